@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "vault",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "VaultCore", targets: ["VaultCore"]),
+        .executable(name: "vault", targets: ["vault"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // System libraries, found through pkg-config. Nothing else lives here.
+        .systemLibrary(
+            name: "CGit2", pkgConfig: "libgit2",
+            providers: [.apt(["libgit2-dev"])]),
+        .systemLibrary(
+            name: "CCurl", pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]),
+        // Typed C wrappers for the variadic C calls Swift cannot make.
+        .target(name: "CVaultShims", dependencies: ["CGit2", "CCurl"]),
+        // Models, the file format, dates, the file store. No C imports.
+        .target(
+            name: "VaultCore",
+            dependencies: [.product(name: "Yams", package: "Yams")]),
+        // The command-line interface: one file per command.
+        .target(
+            name: "VaultCLI",
+            dependencies: [
+                "VaultCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(name: "vault", dependencies: ["VaultCLI"]),
+        .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore"]),
+        .testTarget(
+            name: "VaultCLITests", dependencies: ["VaultCore", "CVaultShims"]),
+    ]
+)

@@ -1,0 +1,34 @@
+// CVaultShims: typed, non-variadic wrappers around the variadic C calls of
+// libcurl and libgit2. Swift cannot call C variadic functions such as
+// curl_easy_setopt() or git_libgit2_opts(), so each wrapper below fixes the
+// argument type of one family of options. Nothing else belongs here.
+#ifndef CVAULTSHIMS_H
+#define CVAULTSHIMS_H
+
+#include <curl/curl.h>
+#include <git2.h>
+
+// ---- libcurl: curl_easy_setopt by argument type -------------------------
+CURLcode cvault_curl_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode cvault_curl_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode cvault_curl_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode cvault_curl_setopt_offset(CURL *handle, CURLoption option, curl_off_t value);
+
+typedef size_t (*cvault_curl_data_callback)(char *data, size_t size, size_t count, void *context);
+typedef int (*cvault_curl_progress_callback)(void *context, curl_off_t dltotal, curl_off_t dlnow,
+                                             curl_off_t ultotal, curl_off_t ulnow);
+CURLcode cvault_curl_setopt_write_function(CURL *handle, cvault_curl_data_callback callback);
+CURLcode cvault_curl_setopt_header_function(CURL *handle, cvault_curl_data_callback callback);
+CURLcode cvault_curl_setopt_progress_function(CURL *handle, cvault_curl_progress_callback callback);
+
+// curl_easy_getinfo is variadic too.
+CURLcode cvault_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+
+// ---- libgit2: git_libgit2_opts by option -------------------------------
+int cvault_git_set_strict_object_creation(int enabled);
+int cvault_git_set_strict_hash_verification(int enabled);
+int cvault_git_set_fsync_gitdir(int enabled);
+int cvault_git_set_search_path(int level, const char *path);
+int cvault_git_set_owner_validation(int enabled);
+
+#endif

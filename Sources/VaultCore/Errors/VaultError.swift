@@ -1,0 +1,135 @@
+import Foundation
+
+/// A problem found in one file of a vault, with the place it was found.
+///
+/// Every message names the file and the line, and says what is wrong in
+/// words a person at the terminal can act on:
+///
+///     rooms/busan.md:14: the message header has an invalid timestamp "2026-13-01T09:00:00+09:00"
+public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    /// How serious a problem is.
+    public enum Severity: String, Sendable, Hashable, Codable {
+        /// The file cannot be read safely; commands that would write it refuse.
+        case error
+        /// The file can be read, but something in it is suspicious (`vault check` reports it).
+        case warning
+    }
+
+    /// What is wrong.
+    public enum Kind: Sendable, Hashable {
+        /// Bytes that are not UTF-8.
+        case invalidUTF8
+        /// `---` opens the front-matter, and no `---` or `...` line closes it.
+        case unclosedFrontMatter
+        /// The front-matter is not valid YAML; the text is the YAML parser's.
+        case invalidYAML(String)
+        /// The front-matter is valid YAML but not a mapping of keys to values.
+        case frontMatterNotMapping
+        /// The same top-level key twice.
+        case duplicateKey(String, firstLine: Int)
+        /// A front-matter time (`created`, `updated`) that is not RFC 3339 with an offset.
+        case invalidDate(key: String, value: String)
+        /// A line that has the shape of a message header, but a part of it is invalid.
+        case invalidHeader(String)
+        /// The same message id on two headers of one room.
+        case duplicateMessageID(String, firstLine: Int)
+        /// A prompt marker with more messages after it (a line-based merge of two appends).
+        case strayPromptMarker
+        /// A value in `vault.yml` that the tool cannot use.
+        case invalidSetting(key: String, reason: String)
+    }
+
+    /// The file's path as the user should see it (relative to the vault when possible).
+    public var path: String
+    /// 1-based line number.
+    public var line: Int
+    public var kind: Kind
+
+    public init(path: String, line: Int, kind: Kind) {
+        self.path = path
+        self.line = line
+        self.kind = kind
+    }
+
+    public var severity: Severity {
+        switch kind {
+        case .duplicateMessageID, .strayPromptMarker: return .warning
+        default: return .error
+        }
+    }
+
+    /// What is wrong, without the place.
+    public var message: String {
+        switch kind {
+        case .invalidUTF8:
+            return "the file is not valid UTF-8 (save it as UTF-8 in your editor)"
+        case .unclosedFrontMatter:
+            return "the front-matter opened here with '---' is never closed (add a line '---' after the last key)"
+        case .invalidYAML(let detail):
+            return "the front-matter is not valid YAML: \(detail)"
+        case .frontMatterNotMapping:
+            return "the front-matter must be a list of 'key: value' lines"
+        case .duplicateKey(let key, let firstLine):
+            return "the front-matter key '\(key)' appears twice (first on line \(firstLine)); keep one"
+        case .invalidDate(let key, let value):
+            return "'\(key)' must be an RFC 3339 time with an offset, like 2026-11-21T09:30:00+09:00, not \"\(value)\""
+        case .invalidHeader(let detail):
+            return "the message header \(detail)"
+        case .duplicateMessageID(let id, let firstLine):
+            return "the message id \(id) is used twice (first on line \(firstLine)); give one of them a new id"
+        case .strayPromptMarker:
+            return "a prompt marker ('<!-- vault:prompt … -->') stands before more messages; delete this line"
+        case .invalidSetting(let key, let reason):
+            return "'\(key)': \(reason)"
+        }
+    }
+
+    public var description: String { "\(path):\(line): \(message)" }
+}
+
+/// Errors of the vault library: what went wrong, for the person at the terminal.
+public enum VaultError: Error, Sendable, CustomStringConvertible {
+    /// One or more files are malformed; nothing was written.
+    case malformed([FormatProblem])
+    /// No vault was found.
+    case notAVault(String)
+    /// `vault init` on a folder that already is a vault.
+    case alreadyAVault(String)
+    /// The named room or diary entry does not exist.
+    case itemNotFound(String, hint: String)
+    /// A name matches several items.
+    case ambiguousItem(String, candidates: [String])
+    /// A system call on a file failed.
+    case io(path: String, operation: String, reason: String)
+    /// Another `vault` process holds the vault's lock for too long.
+    case locked(path: String, holder: String)
+    /// A value given on the command line is not usable.
+    case invalidArgument(String)
+
+    public var description: String {
+        switch self {
+        case .malformed(let problems):
+            let errors = problems.filter { $0.severity == .error }
+            let shown = errors.isEmpty ? problems : errors
+            return shown.map(\.description).joined(separator: "\n") + "\nnothing was written."
+        case .notAVault(let detail):
+            return detail
+        case .alreadyAVault(let path):
+            return "\(path) is already a vault (it has vault.yml)"
+        case .itemNotFound(let name, let hint):
+            return "no room or diary entry matches '\(name)'. \(hint)"
+        case .ambiguousItem(let name, let candidates):
+            return "'\(name)' matches more than one item: \(candidates.joined(separator: ", ")). Give more of the name or a path."
+        case .io(let path, let operation, let reason):
+            return "cannot \(operation) \(path): \(reason)"
+        case .locked(let path, let holder):
+            return "another vault process (\(holder)) is still working on this vault; waited for its lock \(path). Try again when it has finished."
+        case .invalidArgument(let detail):
+            return detail
+        }
+    }
+}
+
+extension VaultError: LocalizedError {
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The line ending a file uses. Lines the tool adds use the file's own.
+public enum LineEnding: String, Sendable, Hashable {
+    case lf = "\n"
+    case crlf = "\r\n"
+
+    var bytes: [UInt8] { self == .lf ? [10] : [13, 10] }
+
+    /// The ending of the first line; `lf` for a file with a single line.
+    static func detect(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> LineEnding {
+        guard let nl = b.firstNewline(from: start) else { return .lf }
+        return nl > start && b[nl - 1] == 13 ? .crlf : .lf
+    }
+}
+
+extension UnsafeBufferPointer where Element == UInt8 {
+    /// Index of the next `\n` at or after `from`, found with `memchr`.
+    @inline(__always)
+    func firstNewline(from: Int) -> Int? {
+        guard from < count, let base = baseAddress else { return nil }
+        guard let hit = memchr(base + from, 10, count - from) else { return nil }
+        return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// The end of the line's content: before `\r\n` or `\n`, or `end` for the last line.
+    @inline(__always)
+    func contentEnd(lineStart: Int, newline: Int?) -> Int {
+        guard let nl = newline else { return count }
+        return nl > lineStart && self[nl - 1] == 13 ? nl - 1 : nl
+    }
+
+    /// The end of `start..<end` without trailing spaces, tabs and `\r`.
+    @inline(__always)
+    func trimmedEnd(_ start: Int, _ end: Int) -> Int {
+        var e = end
+        while e > start, self[e - 1] == 32 || self[e - 1] == 9 || self[e - 1] == 13 { e -= 1 }
+        return e
+    }
+
+    func string(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: self[range]), as: UTF8.self)
+    }
+
+    func hasPrefix(_ prefix: StaticString, at i: Int, end: Int) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        guard end - i >= n else { return false }
+        let p = prefix.utf8Start
+        for k in 0..<n where self[i + k] != p[k] { return false }
+        return true
+    }
+
+    func hasSuffix(_ suffix: StaticString, start: Int, end: Int) -> Bool {
+        let n = suffix.utf8CodeUnitCount
+        guard end - start >= n else { return false }
+        let p = suffix.utf8Start
+        for k in 0..<n where self[end - n + k] != p[k] { return false }
+        return true
+    }
+
+    /// 1-based line number of byte `offset` (counts the `\n` before it).
+    func lineNumber(of offset: Int) -> Int {
+        var line = 1
+        var i = 0
+        while let nl = firstNewline(from: i), nl < offset {
+            line += 1
+            i = nl + 1
+        }
+        return line
+    }
+}
+
+/// UTF-8 validation that reports where the first bad byte is.
+enum UTF8Check {
+    /// Offset of the first byte that is not part of valid UTF-8, or `nil` when all is valid.
+    static func firstInvalidByte(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        var i = 0
+        let n = b.count
+        while i < n {
+            // Fast path: 8 ASCII bytes at a time.
+            if i + 8 <= n {
+                let word = UnsafeRawPointer(b.baseAddress! + i).loadUnaligned(as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 == 0 {
+                    i += 8
+                    continue
+                }
+            }
+            let c = b[i]
+            if c < 0x80 {
+                i += 1
+                continue
+            }
+            let length: Int
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xBF
+            switch c {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; low = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; high = 0x9F
+            case 0xF0: length = 4; low = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; high = 0x8F
+            default: return i
+            }
+            guard i + length <= n else { return i }
+            let second = b[i + 1]
+            guard second >= low, second <= high else { return i }
+            for k in 2..<max(length, 2) where b[i + k] & 0xC0 != 0x80 { return i }
+            i += length
+        }
+        return nil
+    }
+}

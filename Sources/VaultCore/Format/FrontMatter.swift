@@ -1,0 +1,215 @@
+import Yams
+
+/// The YAML block at the top of a room or diary file, kept as the person wrote it.
+///
+/// `FrontMatter` never re-emits YAML. It indexes the top-level keys by byte
+/// range so that one key can be changed by rewriting only that key's lines,
+/// and it reads values *as written*: `no` stays the string `no`, and
+/// `2026-11-21T09:30:00+09:00` stays a string for `Timestamp` to parse.
+///
+/// Simple front-matter (the kind the tool writes and most people type:
+/// `key: scalar`, quoted strings, `|` blocks, flow and block lists of
+/// scalars) is read by a small line reader that accepts only a safe subset
+/// of YAML. Anything outside that subset is handed to Yams, which then
+/// validates the whole block and supplies every value.
+public struct FrontMatter: Sendable {
+    /// One top-level key and the bytes of its lines.
+    public struct Entry: Sendable {
+        public let key: String
+        /// 1-based line of the key.
+        public let line: Int
+        /// Bytes of the key's line and its indented continuation lines, line endings included.
+        let range: Range<Int>
+    }
+
+    /// Byte range of the whole block, delimiter lines included (after a BOM, if any).
+    let range: Range<Int>
+    /// Start of the closing delimiter line.
+    let closingLineStart: Int
+    public let entries: [Entry]
+    /// Values of the keys, read as written.
+    public let values: [String: FrontMatterValue]
+
+    public subscript(key: String) -> FrontMatterValue? { values[key] }
+
+    /// The value of `key` as one string, when it is a scalar.
+    public func string(_ key: String) -> String? {
+        if case .string(let s)? = values[key] { return s }
+        return nil
+    }
+
+    /// The value of `key` as a list of strings: a list, or a single scalar as a list of one.
+    public func strings(_ key: String) -> [String] {
+        switch values[key] {
+        case .list(let items)?: return items
+        case .string(let s)?: return s.isEmpty ? [] : [s]
+        default: return []
+        }
+    }
+
+    /// Reads the front-matter that starts at `start` (after a BOM), if the file has one.
+    ///
+    /// - Returns: `nil` when the file does not start with `---`.
+    /// - Throws: the problems that make the block unreadable.
+    static func parse(
+        _ b: UnsafeBufferPointer<UInt8>, from start: Int, path: String, firstLine: Int = 1
+    ) throws(FormatProblemList) -> FrontMatter? {
+        let firstNL = b.firstNewline(from: start)
+        let firstEnd = b.trimmedEnd(start, firstNL ?? b.count)
+        guard firstEnd - start == 3, b.hasPrefix("---", at: start, end: firstEnd) else { return nil }
+        guard let firstNL else {
+            throw FormatProblemList([FormatProblem(path: path, line: firstLine, kind: .unclosedFrontMatter)])
+        }
+        var problems: [FormatProblem] = []
+        var entries: [Entry] = []
+        var lineNumber = firstLine + 1
+        var i = firstNL + 1
+        var closing: Int?
+        var blockEnd = b.count
+        var needsYAML = false
+        var fastValues: [String: FrontMatterValue] = [:]
+        var seen: [String: Int] = [:]
+        // The current entry: key, its line, start, end of its last non-blank line
+        // (so blank lines after a key are not part of it), and its lines.
+        var current: (key: String, line: Int, start: Int, end: Int, lines: [Range<Int>])?
+
+        func finish() {
+            guard let c = current else { return }
+            entries.append(Entry(key: c.key, line: c.line, range: c.start..<c.end))
+            if !needsYAML {
+                if let v = FastYAML.value(b, lines: c.lines) { fastValues[c.key] = v } else { needsYAML = true }
+            }
+            current = nil
+        }
+
+        while i < b.count {
+            let nl = b.firstNewline(from: i)
+            let lineEnd = nl.map { $0 + 1 } ?? b.count
+            let contentEnd = b.contentEnd(lineStart: i, newline: nl)
+            let trimmed = b.trimmedEnd(i, contentEnd)
+            if trimmed - i == 3, b.hasPrefix("---", at: i, end: trimmed) || b.hasPrefix("...", at: i, end: trimmed) {
+                closing = i
+                blockEnd = lineEnd
+                break
+            }
+            let c = trimmed > i ? b[i] : 0
+            if trimmed == i || c == 32 || c == 9 {
+                // Blank or indented: belongs to the current key (blank lines only if more follows).
+                if var cur = current {
+                    if trimmed > i {
+                        cur.end = lineEnd
+                    }
+                    cur.lines.append(i..<contentEnd)
+                    current = cur
+                } else if trimmed > i {
+                    needsYAML = true
+                }
+            } else if c == UInt8(ascii: "#") {
+                finish()
+            } else if let key = FastYAML.key(b, i, trimmed) {
+                finish()
+                if let first = seen[key] {
+                    problems.append(FormatProblem(path: path, line: lineNumber, kind: .duplicateKey(key, firstLine: first)))
+                } else {
+                    seen[key] = lineNumber
+                }
+                current = (key, lineNumber, i, lineEnd, [i..<contentEnd])
+            } else {
+                finish()
+                needsYAML = true
+            }
+            lineNumber += 1
+            i = lineEnd
+        }
+        guard let closingStart = closing else {
+            throw FormatProblemList([FormatProblem(path: path, line: firstLine, kind: .unclosedFrontMatter)])
+        }
+        finish()
+        var values = fastValues
+        if needsYAML {
+            let text = b.string((firstNL + 1)..<closingStart)
+            do {
+                values = try YAMLReader.values(text)
+            } catch let failure as YAMLReader.Failure {
+                switch failure {
+                case .notMapping:
+                    problems.append(FormatProblem(path: path, line: firstLine, kind: .frontMatterNotMapping))
+                case .syntax(let message, let line):
+                    problems.append(FormatProblem(path: path, line: firstLine + line, kind: .invalidYAML(message)))
+                }
+            } catch {
+                problems.append(FormatProblem(path: path, line: firstLine, kind: .invalidYAML("\(error)")))
+            }
+        }
+        if !problems.isEmpty { throw FormatProblemList(problems) }
+        return FrontMatter(range: start..<blockEnd, closingLineStart: closingStart, entries: entries, values: values)
+    }
+}
+
+/// A front-matter value as the person wrote it.
+public enum FrontMatterValue: Sendable, Hashable {
+    case string(String)
+    case list([String])
+    /// A mapping or anything else that is not a scalar or a list of scalars, as YAML text.
+    case other(String)
+}
+
+/// A list of problems, thrown by the parsers.
+public struct FormatProblemList: Error, Sendable {
+    public var problems: [FormatProblem]
+    public init(_ problems: [FormatProblem]) { self.problems = problems }
+}
+
+/// Values through Yams, for front-matter outside the fast subset.
+enum YAMLReader {
+    enum Failure: Error {
+        case notMapping
+        case syntax(String, line: Int)
+    }
+
+    static func values(_ text: String) throws -> [String: FrontMatterValue] {
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw describe(error)
+        }
+        guard let node else { return [:] }
+        guard let mapping = node.mapping else { throw Failure.notMapping }
+        var out: [String: FrontMatterValue] = [:]
+        for (k, v) in mapping {
+            guard let key = k.scalar?.string else { continue }
+            out[key] = value(v)
+        }
+        return out
+    }
+
+    static func value(_ node: Node) -> FrontMatterValue {
+        switch node {
+        case .scalar(let s):
+            return .string(s.string)
+        case .sequence(let seq):
+            var items: [String] = []
+            for item in seq {
+                guard let s = item.scalar?.string else { return .other((try? Yams.serialize(node: node)) ?? "") }
+                items.append(s)
+            }
+            return .list(items)
+        default:
+            return .other((try? Yams.serialize(node: node)) ?? "")
+        }
+    }
+
+    static func describe(_ error: YamlError) -> Failure {
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _):
+            let what = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+            return .syntax(what, line: mark.line)
+        case .composer(let context, let problem, let mark, _):
+            let what = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+            return .syntax(what, line: mark.line)
+        default:
+            return .syntax("\(error)", line: 1)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// Changes one front-matter key by rewriting only that key's lines.
+///
+/// The new value is written in the plainest YAML that reads back as exactly
+/// that value (plain, double-quoted, or a `|` block), and the result is parsed
+/// again before it is returned, so a change can never leave a file the
+/// parser rejects or a value that reads back differently.
+public enum FrontMatterEditor {
+    /// The bytes with `key` set to `value`, or removed when `value` is `nil`.
+    public static func setting(
+        _ key: String, to value: FrontMatterValue?, in bytes: [UInt8], frontMatter: FrontMatter?, path: String,
+        lineEnding: LineEnding
+    ) throws(VaultError) -> [UInt8] {
+        guard !key.isEmpty, FastYAML.isSafePlain(Substring(key)), key.utf8.allSatisfy({ $0 > 32 && $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: "#") })
+        else { throw VaultError.invalidArgument("'\(key)' cannot be a front-matter key") }
+        let eol = lineEnding.rawValue
+        let rendered = value.map { render(key: key, value: $0).map { $0 + eol }.joined() } ?? ""
+        var out: [UInt8]
+        if let fm = frontMatter {
+            if let entry = fm.entries.first(where: { $0.key == key }) {
+                out = Array(bytes[..<entry.range.lowerBound]) + Array(rendered.utf8) + Array(bytes[entry.range.upperBound...])
+            } else if fm.values[key] != nil {
+                throw VaultError.invalidArgument(
+                    "\(path): the key '\(key)' is written in a form the tool does not change; edit it by hand")
+            } else if value == nil {
+                return bytes
+            } else {
+                out = Array(bytes[..<fm.closingLineStart]) + Array(rendered.utf8) + Array(bytes[fm.closingLineStart...])
+            }
+        } else {
+            guard value != nil else { return bytes }
+            let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            out = Array(bytes[..<start]) + Array(("---" + eol + rendered + "---" + eol).utf8) + Array(bytes[start...])
+        }
+        // Read it back: the change must parse and give the value asked for.
+        let check: FrontMatter?
+        do {
+            check = try out.withUnsafeBufferPointer { b throws(FormatProblemList) in
+                try FrontMatter.parse(b, from: out.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0, path: path)
+            }
+        } catch {
+            throw VaultError.malformed(error.problems)
+        }
+        guard check?.values[key] == value else {
+            throw VaultError.invalidArgument("\(path): the value for '\(key)' cannot be written safely; edit it by hand")
+        }
+        return out
+    }
+
+    /// The YAML lines (without line endings) that write `key: value`.
+    public static func render(key: String, value: FrontMatterValue) -> [String] {
+        switch value {
+        case .string(let s):
+            if s.contains("\n") {
+                if let block = literalBlock(s) { return ["\(key): \(block.indicator)"] + block.lines }
+                return ["\(key): \(doubleQuoted(s))"]
+            }
+            return ["\(key): \(scalar(s))"]
+        case .list(let items):
+            if items.allSatisfy({ isPlainWritable($0) && !$0.contains(where: { ",[]{}:".contains($0) }) }) {
+                return ["\(key): [\(items.joined(separator: ", "))]"]
+            }
+            return ["\(key):"] + items.map { "  - \(scalar($0))" }
+        case .other(let yaml):
+            return ["\(key):"] + yaml.split(separator: "\n").map { "  " + $0 }
+        }
+    }
+
+    static func scalar(_ s: String) -> String {
+        isPlainWritable(s) ? s : doubleQuoted(s)
+    }
+
+    /// Plain, and not a word that YAML 1.1 tools read as a boolean, null or number.
+    static func isPlainWritable(_ s: String) -> Bool {
+        guard !s.isEmpty, FastYAML.isSafePlain(Substring(s)), !s.contains("\r") else { return false }
+        let reserved: Set<String> = ["y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"]
+        if reserved.contains(s.lowercased()) { return false }
+        if Double(s) != nil || s.hasPrefix("0x") || s.hasPrefix("0o") { return false }
+        return s.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F && $0 != "\u{FEFF}" }
+    }
+
+    static func doubleQuoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case "\0": out += "\\0"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{FEFF}" {
+                    out += "\\u" + String(format: "%04X", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+
+    /// A `|` or `|-` block for text that reads back exactly, or `nil` when one cannot.
+    static func literalBlock(_ s: String) -> (indicator: String, lines: [String])? {
+        var text = Substring(s)
+        let keep = text.hasSuffix("\n")
+        if keep { text = text.dropLast() }
+        if text.hasSuffix("\n") || text.isEmpty { return nil }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for line in lines {
+            if line.contains("\r") || line.contains("\t") { return nil }
+            if !line.isEmpty && line.allSatisfy({ $0 == " " }) { return nil }
+            if !line.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && $0 != "\u{FEFF}" }) { return nil }
+        }
+        if lines.first?.first == " " { return nil }
+        return (keep ? "|" : "|-", lines.map { $0.isEmpty ? "" : "  " + $0 })
+    }
+}

@@ -1,0 +1,71 @@
+extension RoomFile {
+    /// The marker line the tool leaves at the end of a room (FORMAT.md, "The prompt marker").
+    public static let promptMarkerLine =
+        "<!-- vault:prompt · write your next message below this line, then run `vault chat` -->"
+
+    /// The new bytes of a room file with front-matter and, optionally, nothing else: a new room.
+    public static func newRoom(title: String, created: Timestamp, settings: [(String, FrontMatterValue)] = [])
+        -> [UInt8]
+    {
+        var lines = ["---"]
+        lines += FrontMatterEditor.render(key: "title", value: .string(title))
+        lines += FrontMatterEditor.render(key: "created", value: .string(created.text))
+        for (key, value) in settings { lines += FrontMatterEditor.render(key: key, value: value) }
+        lines += ["---", "", promptMarkerLine]
+        return Array((lines.joined(separator: "\n") + "\n").utf8)
+    }
+
+    /// The file after appending `drafts` as messages at the end of the conversation.
+    ///
+    /// Bytes before the prompt marker (or before the end of the file, when there is no
+    /// marker) are kept as they are; at most one or two line endings are added so a blank
+    /// line separates the new header from the text before it. A new marker follows the
+    /// new messages.
+    ///
+    /// - Parameters:
+    ///   - consumingPendingPrompt: when `true`, the text below the old marker is dropped
+    ///     (it was sent as the first of `drafts`); otherwise it is kept below the new marker.
+    ///   - display: writes the display date of a header.
+    /// - Returns: the new bytes and the messages as written (with ids and line numbers).
+    public func appending(
+        _ drafts: [MessageDraft], consumingPendingPrompt: Bool = false, display: (Timestamp) -> String
+    ) -> (bytes: [UInt8], messages: [Message]) {
+        let eol = lineEnding.bytes
+        let cut = promptMarkerOffset ?? bytes.count
+        var out = Array(bytes[..<cut])
+        out.reserveCapacity(bytes.count + drafts.reduce(256) { $0 + $1.body.utf8.count + 200 })
+        let contentStart = hasByteOrderMark ? 3 : 0
+        if out.count > contentStart {
+            if out.last != 10 { out += eol }
+            let endsBlank = out.count >= contentStart + 2 && out[out.count - 2] == 10
+                || (out.count >= contentStart + 3 && out[out.count - 2] == 13 && out[out.count - 3] == 10)
+            if !endsBlank { out += eol }
+        }
+        var line = 1
+        for byte in out where byte == 10 { line += 1 }
+        var written: [Message] = []
+        for draft in drafts {
+            var shown = display(draft.timestamp)
+            if let suffix = draft.displaySuffix, !suffix.isEmpty { shown += " · " + suffix }
+            let header = MessageHeader(
+                icon: draft.role.icon, role: draft.role, display: shown, timestamp: draft.timestamp,
+                id: Identifier.newMessageID(), attributes: draft.attributes)
+            let escaped = BodyEscaping.escape(draft.body)
+            out += Array(header.line.utf8) + eol + eol + Array(escaped.utf8) + eol + eol
+            written.append(Message(header: header, body: draft.body, line: line))
+            line += 2
+            for byte in escaped.utf8 where byte == 10 { line += 1 }
+            line += 2
+        }
+        out += Array(RoomFile.promptMarkerLine.utf8) + eol
+        if !consumingPendingPrompt, let pending = pendingText, !pending.isEmpty {
+            out += Array(pending.utf8)
+        }
+        return (out, written)
+    }
+
+    /// The file with front-matter `key` set to `value` (removed when `nil`), all other bytes kept.
+    public func setting(_ key: String, to value: FrontMatterValue?) throws(VaultError) -> [UInt8] {
+        try FrontMatterEditor.setting(key, to: value, in: bytes, frontMatter: frontMatter, path: path, lineEnding: lineEnding)
+    }
+}

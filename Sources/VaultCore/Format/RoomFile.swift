@@ -1,0 +1,195 @@
+/// A room file, parsed: front-matter, preamble, messages and the pending prompt.
+///
+/// `RoomFile` keeps the file's bytes; it never re-renders what it read.
+/// Writing an untouched `RoomFile` gives back the same bytes, appending adds
+/// bytes after the last message, and changing a setting rewrites only that
+/// key's lines (FORMAT.md, "Room files").
+///
+///     var room = try RoomFile(parsing: bytes, path: "rooms/busan.md")
+///     let updated = room.appending([reply], style: style)
+public struct RoomFile: Sendable {
+    public let path: String
+    /// The file as read.
+    public let bytes: [UInt8]
+    public let hasByteOrderMark: Bool
+    public let lineEnding: LineEnding
+    public let frontMatter: FrontMatter?
+    /// Text between the front-matter and the first message, as written.
+    public let preamble: String
+    public let messages: [Message]
+    /// Byte offset of the prompt marker line that ends the conversation, if the file has one.
+    public let promptMarkerOffset: Int?
+    /// Text typed below the prompt marker, as written (`nil` without a marker).
+    public let pendingText: String?
+    /// Problems that do not stop the file from being read (`vault check` reports them).
+    public let warnings: [FormatProblem]
+
+    /// The pending prompt, without surrounding blank lines, or `nil` when there is none.
+    public var pendingPrompt: String? {
+        guard let text = pendingText else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The title from the front-matter, else the file name without `.md`.
+    public var title: String {
+        if let t = frontMatter?.string("title"), !t.isEmpty { return t }
+        return VaultPath.stem(of: path)
+    }
+
+    /// Parses a room file.
+    ///
+    /// - Throws: `VaultError.malformed` with every error found (line numbers included).
+    public init(parsing bytes: [UInt8], path: String) throws(VaultError) {
+        do {
+            self = try RoomFile.parse(bytes, path: path)
+        } catch {
+            throw VaultError.malformed(error.problems)
+        }
+    }
+
+    /// Every problem in a room file, errors and warnings.
+    public static func problems(in bytes: [UInt8], path: String) -> [FormatProblem] {
+        do {
+            return try parse(bytes, path: path).warnings
+        } catch {
+            return error.problems
+        }
+    }
+
+    private init(
+        path: String, bytes: [UInt8], bom: Bool, lineEnding: LineEnding, frontMatter: FrontMatter?, preamble: String,
+        messages: [Message], promptMarkerOffset: Int?, pendingText: String?, warnings: [FormatProblem]
+    ) {
+        self.path = path
+        self.bytes = bytes
+        self.hasByteOrderMark = bom
+        self.lineEnding = lineEnding
+        self.frontMatter = frontMatter
+        self.preamble = preamble
+        self.messages = messages
+        self.promptMarkerOffset = promptMarkerOffset
+        self.pendingText = pendingText
+        self.warnings = warnings
+    }
+
+    static func parse(_ bytes: [UInt8], path: String) throws(FormatProblemList) -> RoomFile {
+        let result: Result<RoomFile, FormatProblemList> = bytes.withUnsafeBufferPointer { b in
+            do throws(FormatProblemList) {
+                return .success(try parse(b, bytes: bytes, path: path))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>, bytes: [UInt8], path: String) throws(FormatProblemList)
+        -> RoomFile
+    {
+        if let bad = UTF8Check.firstInvalidByte(b) {
+            throw FormatProblemList([FormatProblem(path: path, line: b.lineNumber(of: bad), kind: .invalidUTF8)])
+        }
+        let bom = b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF
+        let start = bom ? 3 : 0
+        let lineEnding = LineEnding.detect(b, from: start)
+        var problems: [FormatProblem] = []
+        var frontMatter: FrontMatter?
+        do throws(FormatProblemList) {
+            frontMatter = try FrontMatter.parse(b, from: start, path: path)
+        } catch {
+            if error.problems.contains(where: { $0.kind == .unclosedFrontMatter }) { throw error }
+            problems += error.problems
+        }
+        let bodyStart = frontMatter?.range.upperBound ?? start
+        var line = 1
+        if let fm = frontMatter {
+            for i in fm.range where b[i] == 10 { line += 1 }
+        }
+
+        // One pass over the lines: find headers and prompt markers.
+        struct Boundary {
+            var lineStart: Int
+            var next: Int
+            var line: Int
+            var header: MessageHeader?
+        }
+        var boundaries: [Boundary] = []
+        var i = bodyStart
+        while i < b.count {
+            let nl = b.firstNewline(from: i)
+            let next = nl.map { $0 + 1 } ?? b.count
+            let first = b[i]
+            if first == UInt8(ascii: "#") || first == UInt8(ascii: "<") {
+                switch MessageHeader.classify(b, i, b.contentEnd(lineStart: i, newline: nl)) {
+                case .text: break
+                case .promptMarker: boundaries.append(Boundary(lineStart: i, next: next, line: line, header: nil))
+                case .header(let h): boundaries.append(Boundary(lineStart: i, next: next, line: line, header: h))
+                case .invalidHeader(let why):
+                    problems.append(FormatProblem(path: path, line: line, kind: .invalidHeader(why)))
+                }
+            }
+            line += 1
+            i = next
+        }
+        if !problems.isEmpty { throw FormatProblemList(problems) }
+
+        var warnings: [FormatProblem] = []
+        var messages: [Message] = []
+        messages.reserveCapacity(boundaries.count)
+        var firstLineOfID: [String: Int] = [:]
+        let firstHeader = boundaries.first { $0.header != nil }
+        // The marker that ends the conversation: the last boundary, when it is a marker.
+        let marker = boundaries.last.flatMap { $0.header == nil ? $0 : nil }
+        let preambleEnd = firstHeader?.lineStart ?? marker?.lineStart ?? b.count
+        let preamble = b.string(bodyStart..<preambleEnd)
+        let lastIndex = boundaries.count - 1
+        for (k, boundary) in boundaries.enumerated() {
+            guard let header = boundary.header else {
+                if k != lastIndex {
+                    warnings.append(FormatProblem(path: path, line: boundary.line, kind: .strayPromptMarker))
+                }
+                continue
+            }
+            // The content runs to the next header or the final marker; stray markers stay in the text.
+            var end = b.count
+            for j in (k + 1)..<boundaries.count where boundaries[j].header != nil || j == lastIndex {
+                end = boundaries[j].lineStart
+                break
+            }
+            let content = unframe(b, boundary.next, end, lineEnding)
+            var body = b.string(content)
+            if b[content].contains(UInt8(ascii: "\\")) { body = BodyEscaping.unescape(body) }
+            if let first = firstLineOfID[header.id] {
+                warnings.append(
+                    FormatProblem(path: path, line: boundary.line, kind: .duplicateMessageID(header.id, firstLine: first)))
+            } else {
+                firstLineOfID[header.id] = boundary.line
+            }
+            messages.append(Message(header: header, body: body, line: boundary.line))
+        }
+        return RoomFile(
+            path: path, bytes: bytes, bom: bom, lineEnding: lineEnding, frontMatter: frontMatter, preamble: preamble,
+            messages: messages, promptMarkerOffset: marker?.lineStart,
+            pendingText: marker.map { b.string($0.next..<b.count) }, warnings: warnings)
+    }
+
+    /// The body's bytes within a message's content: one leading line ending and up to
+    /// two trailing ones are framing (FORMAT.md, "Message bodies and framing").
+    static func unframe(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ eol: LineEnding) -> Range<Int> {
+        var s = start
+        var e = end
+        if s < e, b[s] == 10 {
+            s += 1
+        } else if s + 1 < e, b[s] == 13, b[s + 1] == 10 {
+            s += 2
+        }
+        for _ in 0..<2 {
+            if e > s, b[e - 1] == 10 {
+                e -= 1
+                if eol == .crlf, e > s, b[e - 1] == 13 { e -= 1 }
+            }
+        }
+        return s..<e
+    }
+}

@@ -1,0 +1,28 @@
+/// Random identifiers for messages (`m-…`) and diary entries (`d-…`).
+///
+/// Twelve Crockford base-32 characters (60 random bits): short enough to read,
+/// long enough that two machines writing to the same room offline do not pick
+/// the same id.
+public enum Identifier {
+    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+
+    /// A new message id, like `m-01JPA3K8Z4QX`.
+    public static func newMessageID() -> String { "m-" + randomBody() }
+    /// A new diary entry id, like `d-01JPA3K8Z4QX`.
+    public static func newEntryID() -> String { "d-" + randomBody() }
+
+    static func randomBody() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bits = generator.next() as UInt64
+        var chars = [UInt8](repeating: 0, count: 12)
+        for i in 0..<12 { chars[i] = alphabet[Int((bits >> (UInt64(i) * 5)) & 31)] }
+        return String(decoding: chars, as: UTF8.self)
+    }
+
+    /// True when `text` is a message id: `m-` and 4 to 40 ASCII letters or digits.
+    public static func isMessageID(_ text: Substring) -> Bool {
+        let u = text.utf8
+        guard u.count >= 6, u.count <= 42, u.starts(with: "m-".utf8) else { return false }
+        return u.dropFirst(2).allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) }
+    }
+}

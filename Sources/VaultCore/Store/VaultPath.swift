@@ -1,0 +1,34 @@
+import Foundation
+
+/// Names of files and folders in a vault.
+public enum VaultPath {
+    public static let config = "vault.yml"
+    public static let rooms = "rooms"
+    public static let diary = "diary"
+    public static let attachments = "attachments"
+    public static let state = ".vault"
+
+    /// `rooms/부산-여행.md` → `부산-여행`.
+    public static func stem(of path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return name.hasSuffix(".md") ? String(name.dropLast(3)) : name
+    }
+
+    /// A file-name slug for a title (FORMAT.md, "Layout"): NFC, letters and digits of any
+    /// script, ASCII lower-cased, other runs turned into one `-`, at most 60 characters.
+    public static func slug(_ title: String) -> String {
+        var out = ""
+        var pendingDash = false
+        for ch in title.precomposedStringWithCanonicalMapping {
+            if ch.isLetter || ch.isNumber {
+                if pendingDash && !out.isEmpty { out.append("-") }
+                pendingDash = false
+                out += ch.isASCII ? ch.lowercased() : String(ch)
+            } else {
+                pendingDash = true
+            }
+            if out.count >= 60 { break }
+        }
+        return out.isEmpty ? "untitled" : out
+    }
+}
