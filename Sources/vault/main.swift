@@ -1,1 +1,3 @@
 import VaultCLI
+
+VaultCommand.main()

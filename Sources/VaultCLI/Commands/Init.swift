@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+
+extension VaultCommand {
+    struct Init: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a folder a vault (vault.yml, rooms/, diary/, attachments/).")
+
+        @Argument(help: "The folder (created if missing); default: the current folder.")
+        var directory: String = "."
+
+        @Option(help: ArgumentHelp("Locale of written dates; default: from LC_ALL, LC_TIME or LANG.", valueName: "ID"))
+        var locale: String?
+
+        @Option(name: .customLong("time-zone"), help: ArgumentHelp("Zone of new timestamps; default: this machine's.", valueName: "ZONE"))
+        var timeZone: String?
+
+        func execute() throws {
+            let env = ProcessInfo.processInfo.environment
+            let root = Vault.absolute(directory, from: FileManager.default.currentDirectoryPath)
+            var localeID = LocaleSetting.fromEnvironment(env) ?? "en_US"
+            if !LocaleSetting.isKnown(localeID) { localeID = "en_US" }
+            if let raw = locale {
+                guard let id = LocaleSetting.normalize(raw), LocaleSetting.isKnown(id) else {
+                    throw VaultError.invalidArgument("unknown locale '\(raw)' (try ko_KR, ja_JP, de_DE, en_US)")
+                }
+                localeID = id
+            }
+            var zone = TimeZone.current
+            if let raw = timeZone {
+                guard let z = TimeZone(identifier: raw) else {
+                    throw VaultError.invalidArgument("unknown time zone '\(raw)' (write an IANA name like Asia/Seoul)")
+                }
+                zone = z
+            }
+            let vault = try Vault.create(at: root, locale: localeID, timeZone: zone)
+            print("Made a vault in \(vault.root) (dates in \(vault.config.locale), \(vault.config.timeZone.identifier)).")
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+
+extension VaultCommand {
+    struct Rooms: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            abstract: "List the chat rooms, most recent activity first, with the last message.")
+
+        @OptionGroup var location: VaultLocation
+        @OptionGroup var reading: ReadingOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func execute() throws {
+            let vault = try location.open()
+            let (locale, zone) = try reading.resolve(for: vault)
+            let rooms = vault.roomSummaries()
+            if json { return try Terminal.json(rooms) }
+            if rooms.isEmpty {
+                print("No rooms yet. Start one with `vault room new TITLE`.")
+                return
+            }
+            for room in rooms {
+                let when = room.lastActivity.flatMap { Timestamp(rfc3339: $0) }
+                    .map { DateText.string(for: $0.date, style: .compact, locale: locale, timeZone: zone) } ?? ""
+                let icon = room.problem != nil ? "⚠️" : room.hasPendingPrompt ? "✍️" : room.lastRole?.icon ?? "  "
+                let preview = room.problem.map { _ in "cannot be read: run `vault check`" } ?? room.preview
+                print("\(Terminal.fit(when, 20)) \(Terminal.fit(room.title, 24)) \(icon) \(preview)")
+            }
+        }
+    }
+
+    struct RoomCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "room", abstract: "Make and change rooms.", subcommands: [New.self])
+
+        struct New: VaultRunnable {
+            static let configuration = CommandConfiguration(abstract: "Start a new chat room.")
+
+            @OptionGroup var location: VaultLocation
+            @Argument(help: "The room's title.") var title: String
+            @Option(help: "The model to use in this room.") var model: String?
+            @Option(help: "The room's system prompt.") var system: String?
+
+            func execute() throws {
+                let vault = try location.open()
+                let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !title.isEmpty else { throw VaultError.invalidArgument("give the room a title") }
+                let path = try vault.changing { () throws(VaultError) -> String in
+                    let path = vault.newRoomPath(title: title)
+                    var settings: [(String, FrontMatterValue)] = []
+                    if let model { settings.append(("model", .string(model))) }
+                    if let system { settings.append(("system", .string(system))) }
+                    try vault.write(RoomFile.newRoom(title: title, created: vault.now(), settings: settings), to: path)
+                    return path
+                }
+                print("Made \(path). Talk in it with `vault chat \(VaultPath.stem(of: path)) \"…\"`.")
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing to the terminal: results to stdout, problems to stderr.
+enum Terminal {
+    static func error(_ text: String) {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let first = lines.isEmpty ? "" : lines.removeFirst()
+        var out = "vault: error: \(first)\n"
+        for line in lines { out += "  \(line)\n" }
+        FileHandle.standardError.write(Data(out.utf8))
+    }
+
+    static func warning(_ text: String) {
+        FileHandle.standardError.write(Data("vault: warning: \(text)\n".utf8))
+    }
+
+    /// Writes without a newline and flushes: used for streamed replies.
+    static func stream(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static var stdinIsTerminal: Bool { isatty(0) == 1 }
+    static var stdoutIsTerminal: Bool { isatty(1) == 1 }
+
+    /// Pretty, sorted JSON with unescaped slashes and Unicode.
+    static func json<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        FileHandle.standardOutput.write(data)
+        FileHandle.standardOutput.write(Data("\n".utf8))
+    }
+
+    /// Columns on a terminal: Hangul, kana and CJK ideographs take two.
+    static func width(_ s: String) -> Int {
+        s.unicodeScalars.reduce(0) { sum, u in
+            let v = u.value
+            if u.properties.generalCategory == .nonspacingMark || v == 0x200D || (0xFE00...0xFE0F).contains(v) { return sum }
+            let wide =
+                (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
+                || (0xF900...0xFAFF).contains(v) || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v)
+                || (0x1F300...0x1FAFF).contains(v) || (0x20000...0x3FFFD).contains(v)
+            return sum + (wide ? 2 : 1)
+        }
+    }
+
+    /// `s` cut to `columns` (with `…`) or padded with spaces to exactly `columns`.
+    static func fit(_ s: String, _ columns: Int) -> String {
+        var out = ""
+        var used = 0
+        for ch in s {
+            let w = width(String(ch))
+            if used + w > columns - 1 && width(s) > columns {
+                out += "…"
+                used += 1
+                break
+            }
+            out.append(ch)
+            used += w
+        }
+        return out + String(repeating: " ", count: max(0, columns - used))
+    }
+}
+
+/// Which locale and zone to show dates in: `--locale`/`--time-zone`, else the vault's.
+struct ReadingOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Show dates in this locale (e.g. de_DE, ja_JP); default: the vault's.", valueName: "ID"))
+    var locale: String?
+
+    @Option(name: .customLong("time-zone"), help: ArgumentHelp("Show times in this zone (e.g. Europe/Berlin); default: the vault's.", valueName: "ZONE"))
+    var timeZone: String?
+
+    func resolve(for vault: Vault) throws(VaultError) -> (locale: String, zone: TimeZone) {
+        var locale = vault.config.locale
+        if let raw = self.locale {
+            guard let id = LocaleSetting.normalize(raw), LocaleSetting.isKnown(id) else {
+                throw VaultError.invalidArgument("unknown locale '\(raw)' (try ko_KR, ja_JP, de_DE, en_US)")
+            }
+            locale = id
+        }
+        var zone = vault.config.timeZone
+        if let raw = timeZone {
+            guard let z = TimeZone(identifier: raw) else {
+                throw VaultError.invalidArgument("unknown time zone '\(raw)' (write an IANA name like Europe/Berlin)")
+            }
+            zone = z
+        }
+        return (locale, zone)
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+
+/// `vault`: AI chat rooms and a diary as Markdown files, versioned with git.
+public struct VaultCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "vault",
+        abstract: "AI chat rooms and a diary, kept as Markdown files in a folder.",
+        discussion: """
+            The vault is found from --vault DIR, then VAULT_DIR, then by walking up from the \
+            current folder to the nearest folder with a vault.yml.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            Init.self, Rooms.self, RoomCommand.self, Chat.self, Diary.self, Show.self, Check.self,
+        ])
+
+    public init() {}
+}
+
+/// Options every command that works on a vault takes.
+struct VaultLocation: ParsableArguments {
+    @Option(name: .customLong("vault"), help: ArgumentHelp("The vault's folder.", valueName: "DIR"))
+    var directory: String?
+
+    func open() throws(VaultError) -> Vault {
+        let root = try Vault.locate(
+            explicit: directory, environment: ProcessInfo.processInfo.environment,
+            workingDirectory: FileManager.default.currentDirectoryPath)
+        return try Vault(root: root)
+    }
+}
+
+/// A command whose failures are printed for a person (`vault: error: …`), never as a trace.
+protocol VaultRunnable: ParsableCommand {
+    func execute() throws
+}
+
+extension VaultRunnable {
+    func run() throws {
+        do {
+            try execute()
+        } catch let error as VaultError {
+            Terminal.error(error.description)
+            throw ExitCode.failure
+        }
+    }
+}

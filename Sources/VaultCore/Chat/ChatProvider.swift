@@ -1,0 +1,74 @@
+/// What a chat provider is sent: the system prompt and the conversation so far.
+public struct ChatRequest: Sendable, Hashable {
+    public struct Turn: Sendable, Hashable {
+        public var role: Role
+        public var content: String
+        public init(role: Role, content: String) {
+            self.role = role
+            self.content = content
+        }
+    }
+
+    public var model: String
+    public var turns: [Turn]
+
+    public init(model: String, turns: [Turn]) {
+        self.model = model
+        self.turns = turns
+    }
+}
+
+/// Something that answers a conversation: the built-in offline provider, or (later) an
+/// OpenAI-compatible server.
+public protocol ChatProvider: Sendable {
+    /// The name written into the `provider=` attribute of replies.
+    var name: String { get }
+    /// Text shown after the date in the reply's header.
+    func label(model: String) -> String
+    /// Answers `request`, handing each piece of text to `onText` as it arrives.
+    func reply(to request: ChatRequest, onText: (String) -> Void) throws(VaultError) -> String
+}
+
+/// The built-in provider that works with no network and no model.
+///
+/// Its replies say plainly that they come from no model, and its messages are
+/// marked `provider=offline` in the room, so an offline reply is never taken
+/// for a model's. It exists so a new vault and the quickstart work anywhere.
+public struct OfflineProvider: ChatProvider {
+    public init() {}
+
+    public var name: String { "offline" }
+
+    public func label(model: String) -> String { "offline, no model" }
+
+    public func reply(to request: ChatRequest, onText: (String) -> Void) throws(VaultError) -> String {
+        let last = request.turns.last { $0.role == .user }?.content ?? ""
+        let words = last.split(whereSeparator: { $0.isWhitespace }).count
+        let characters = last.count
+        let exchanged = request.turns.filter { $0.role != .system }.count
+        let quoted = last.split(separator: "\n", omittingEmptySubsequences: false).prefix(3).map { "> " + $0 }
+            .joined(separator: "\n")
+        let text = """
+            (offline) This reply comes from vault's built-in offline provider, not from a model: \
+            nothing was sent anywhere.
+
+            Your message has \(words) word\(words == 1 ? "" : "s") and \(characters) characters; \
+            it is message \(exchanged) of this room.
+
+            \(quoted)
+
+            To talk to a model, name a provider in vault.yml or in the room's front-matter.
+            """
+        // Hand it over in word-sized pieces, as a streaming server would.
+        var piece = ""
+        for ch in text {
+            piece.append(ch)
+            if ch == " " || ch == "\n" {
+                onText(piece)
+                piece = ""
+            }
+        }
+        if !piece.isEmpty { onText(piece) }
+        return text
+    }
+}

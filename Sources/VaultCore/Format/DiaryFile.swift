@@ -1,0 +1,162 @@
+import Foundation
+
+/// A diary entry file, parsed: front-matter, the date heading, the body.
+///
+/// The heading is display only: the entry's day comes from `created` (in its
+/// own offset), else from the file name, else from outside (git history or
+/// the file's time, which the store supplies).
+public struct DiaryFile: Sendable {
+    public let path: String
+    public let bytes: [UInt8]
+    public let lineEnding: LineEnding
+    public let frontMatter: FrontMatter?
+    /// The `# ` heading line's text (without `# `), if the entry has one.
+    public let heading: String?
+    /// Everything after the heading (or after the front-matter when there is no heading).
+    public let body: String
+    /// `created` from the front-matter.
+    public let created: Timestamp?
+    public let updated: Timestamp?
+
+    private init(
+        path: String, bytes: [UInt8], lineEnding: LineEnding, frontMatter: FrontMatter?, heading: String?, body: String,
+        created: Timestamp?, updated: Timestamp?
+    ) {
+        self.path = path
+        self.bytes = bytes
+        self.lineEnding = lineEnding
+        self.frontMatter = frontMatter
+        self.heading = heading
+        self.body = body
+        self.created = created
+        self.updated = updated
+    }
+
+    public init(parsing bytes: [UInt8], path: String) throws(VaultError) {
+        do {
+            self = try DiaryFile.parse(bytes, path: path)
+        } catch {
+            throw VaultError.malformed(error.problems)
+        }
+    }
+
+    public static func problems(in bytes: [UInt8], path: String) -> [FormatProblem] {
+        do {
+            _ = try parse(bytes, path: path)
+            return []
+        } catch {
+            return error.problems
+        }
+    }
+
+    public var id: String? { frontMatter?.string("id") }
+    public var tags: [String] { frontMatter?.strings("tags") ?? [] }
+
+    /// The title: front-matter `title`, else the body's first non-empty line, else the file name.
+    public var title: String {
+        if let t = frontMatter?.string("title"), !t.isEmpty { return t }
+        if let first = firstLine { return first }
+        return VaultPath.stem(of: path)
+    }
+
+    /// The first non-empty line of the body, with Markdown heading marks removed.
+    public var firstLine: String? {
+        for line in body.split(separator: "\n", maxSplits: 50) {
+            var t = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            while t.hasPrefix("#") { t.removeFirst() }
+            t = t.trimmingCharacters(in: .whitespaces)
+            if !t.isEmpty { return t }
+        }
+        return nil
+    }
+
+    /// The day from `created`, else the first `yyyy-mm-dd` in the file name.
+    public var day: LocalDate? {
+        if let created { return created.localDate }
+        return DiaryFile.dateInName(path)
+    }
+
+    /// The first `yyyy-mm-dd` in the file's name.
+    public static func dateInName(_ path: String) -> LocalDate? {
+        let name = Array((path.split(separator: "/").last.map(String.init) ?? path).utf8)
+        guard name.count >= 10 else { return nil }
+        for i in 0...(name.count - 10) {
+            if let d = LocalDate(iso: String(decoding: name[i..<(i + 10)], as: UTF8.self)) { return d }
+        }
+        return nil
+    }
+
+    static func parse(_ bytes: [UInt8], path: String) throws(FormatProblemList) -> DiaryFile {
+        let r: Result<DiaryFile, FormatProblemList> = bytes.withUnsafeBufferPointer { b in
+            do throws(FormatProblemList) {
+                return .success(try parse(b, bytes: bytes, path: path))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try r.get()
+    }
+
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>, bytes: [UInt8], path: String) throws(FormatProblemList)
+        -> DiaryFile
+    {
+        if let bad = UTF8Check.firstInvalidByte(b) {
+            throw FormatProblemList([FormatProblem(path: path, line: b.lineNumber(of: bad), kind: .invalidUTF8)])
+        }
+        let start = b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF ? 3 : 0
+        let eol = LineEnding.detect(b, from: start)
+        let fm = try FrontMatter.parse(b, from: start, path: path)
+        var problems: [FormatProblem] = []
+        func time(_ key: String) -> Timestamp? {
+            guard let fm, let value = fm.values[key] else { return nil }
+            guard case .string(let s) = value, let t = Timestamp(rfc3339: s) else {
+                let line = fm.entries.first { $0.key == key }?.line ?? 1
+                let text: String
+                if case .string(let s) = value { text = s } else { text = "\(value)" }
+                problems.append(FormatProblem(path: path, line: line, kind: .invalidDate(key: key, value: text)))
+                return nil
+            }
+            return t
+        }
+        let created = time("created")
+        let updated = time("updated")
+        if !problems.isEmpty { throw FormatProblemList(problems) }
+        // The heading: the first non-blank line after the front-matter, if it starts with "# ".
+        var i = fm?.range.upperBound ?? start
+        var heading: String?
+        var bodyStart = i
+        while i < b.count {
+            let nl = b.firstNewline(from: i)
+            let end = b.contentEnd(lineStart: i, newline: nl)
+            let next = nl.map { $0 + 1 } ?? b.count
+            if b.trimmedEnd(i, end) == i {
+                i = next
+                continue
+            }
+            if b.hasPrefix("# ", at: i, end: end) {
+                heading = b.string((i + 2)..<b.trimmedEnd(i, end))
+                bodyStart = next
+            }
+            break
+        }
+        return DiaryFile(
+            path: path, bytes: bytes, lineEnding: eol, frontMatter: fm, heading: heading,
+            body: b.string(bodyStart..<b.count), created: created, updated: updated)
+    }
+
+    /// A new entry's bytes (FORMAT.md, "Diary entries").
+    public static func newEntry(
+        id: String, title: String?, created: Timestamp, tags: [String], heading: String, body: String
+    ) -> [UInt8] {
+        var lines = ["---"]
+        lines += FrontMatterEditor.render(key: "id", value: .string(id))
+        if let title, !title.isEmpty { lines += FrontMatterEditor.render(key: "title", value: .string(title)) }
+        lines += FrontMatterEditor.render(key: "created", value: .string(created.text))
+        lines += FrontMatterEditor.render(key: "updated", value: .string(created.text))
+        lines += FrontMatterEditor.render(key: "tags", value: .list(tags))
+        lines += ["---", "", "# " + heading, ""]
+        var text = lines.joined(separator: "\n") + "\n" + body
+        if !text.hasSuffix("\n") { text += "\n" }
+        return Array(text.utf8)
+    }
+}

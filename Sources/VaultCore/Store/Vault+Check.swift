@@ -1,0 +1,38 @@
+import Foundation
+
+extension Vault {
+    /// Every problem in the vault: `vault.yml`, every room and every diary entry.
+    ///
+    /// Files are read and parsed in parallel; problems come back sorted by path and line.
+    public func check() -> [FormatProblem] {
+        let rooms = roomPaths()
+        let entries = diaryPaths()
+        let all = rooms.map { ($0, true) } + entries.map { ($0, false) }
+        var perFile = [[FormatProblem]](repeating: [], count: all.count)
+        perFile.withUnsafeMutableBufferPointer { out in
+            nonisolated(unsafe) let slots = out.baseAddress!
+            let workers = max(1, min(8, all.count / 64 + 1))
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var i = worker
+                while i < all.count {
+                    let (path, isRoom) = all[i]
+                    do {
+                        let bytes = try FileIO.read(absolute(path))
+                        slots[i] = isRoom ? RoomFile.problems(in: bytes, path: path) : DiaryFile.problems(in: bytes, path: path)
+                    } catch {
+                        slots[i] = [FormatProblem(path: path, line: 1, kind: .invalidSetting(key: "file", reason: "\(error)"))]
+                    }
+                    i += workers
+                }
+            }
+        }
+        var problems: [FormatProblem] = []
+        do {
+            _ = try VaultConfig(parsing: try FileIO.read(absolute(VaultPath.config)))
+        } catch {
+            if case .malformed(let list) = error { problems += list }
+        }
+        problems += perFile.joined()
+        return problems.sorted { ($0.path, $0.line) < ($1.path, $1.line) }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A room or a diary entry, by its path relative to the vault.
+public enum VaultItem: Sendable, Hashable {
+    case room(String)
+    case diaryEntry(String)
+
+    public var path: String {
+        switch self {
+        case .room(let p), .diaryEntry(let p): return p
+        }
+    }
+}
+
+extension Vault {
+    /// Finds the item a person named: a path, a room slug or title prefix, a diary date
+    /// (`2026-11-21`), or a diary file name.
+    ///
+    /// Names are compared in Unicode NFC, so a Hangul name typed on macOS (NFD) finds the
+    /// file written on Linux (NFC) and the other way round.
+    public func resolve(_ name: String, workingDirectory: String) throws(VaultError) -> VaultItem {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw VaultError.invalidArgument("name a room or a diary entry") }
+        // 1. A path to a file in the vault.
+        for candidate in [Vault.absolute(trimmed, from: workingDirectory), Vault.absolute(trimmed, from: root)]
+        where candidate.hasPrefix(root + "/") && FileIO.exists(candidate) && !FileIO.isDirectory(candidate) {
+            let relative = String(candidate.dropFirst(root.count + 1))
+            if relative.hasPrefix(VaultPath.rooms + "/") { return .room(relative) }
+            if relative.hasPrefix(VaultPath.diary + "/") { return .diaryEntry(relative) }
+        }
+        let key = trimmed.precomposedStringWithCanonicalMapping
+        let lowered = key.lowercased()
+        let rooms = roomPaths()
+        // 2. A room's slug.
+        if let hit = rooms.first(where: { VaultPath.stem(of: $0).precomposedStringWithCanonicalMapping == key }) {
+            return .room(hit)
+        }
+        let entries = diaryPaths()
+        // 3. A diary date or file name.
+        if let day = LocalDate(iso: key) {
+            let hits = entries.filter { DiaryFile.dateInName($0) == day }
+            if hits.count == 1 { return .diaryEntry(hits[0]) }
+            if hits.count > 1 { throw VaultError.ambiguousItem(name, candidates: hits) }
+        }
+        if let hit = entries.first(where: { VaultPath.stem(of: $0).precomposedStringWithCanonicalMapping == key }) {
+            return .diaryEntry(hit)
+        }
+        // 4. A title prefix (rooms first, then diary titles).
+        let roomHits = roomSummaries().filter {
+            $0.title.precomposedStringWithCanonicalMapping.lowercased().hasPrefix(lowered)
+                || $0.slug.precomposedStringWithCanonicalMapping.lowercased().hasPrefix(lowered)
+        }
+        if roomHits.count == 1 { return .room(roomHits[0].path) }
+        if roomHits.count > 1 { throw VaultError.ambiguousItem(name, candidates: roomHits.map(\.path)) }
+        let entryHits = diarySummaries().filter {
+            $0.title.precomposedStringWithCanonicalMapping.lowercased().hasPrefix(lowered)
+        }
+        if entryHits.count == 1 { return .diaryEntry(entryHits[0].path) }
+        if entryHits.count > 1 { throw VaultError.ambiguousItem(name, candidates: entryHits.map(\.path)) }
+        throw VaultError.itemNotFound(name, hint: "`vault rooms` and `vault diary list` show what there is.")
+    }
+
+    /// Like `resolve`, but only rooms.
+    public func resolveRoom(_ name: String, workingDirectory: String) throws(VaultError) -> String {
+        let item = try resolve(name, workingDirectory: workingDirectory)
+        guard case .room(let path) = item else {
+            throw VaultError.invalidArgument("\(item.path) is a diary entry, not a room")
+        }
+        return path
+    }
+}

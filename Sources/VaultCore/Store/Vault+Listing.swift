@@ -1,0 +1,253 @@
+import Foundation
+
+/// One line of `vault rooms`.
+public struct RoomSummary: Sendable, Codable, Hashable {
+    public var path: String
+    public var slug: String
+    public var title: String
+    /// The last message's time, else `created`; `nil` when neither is known.
+    public var lastActivity: String?
+    public var lastRole: Role?
+    /// The last message's first non-empty line (or the pending prompt's), shortened.
+    public var preview: String
+    /// True when text waits below the prompt marker.
+    public var hasPendingPrompt: Bool
+    /// Set when the file could not be read; `vault check` says more.
+    public var problem: String?
+
+    var sortKey: Double = 0
+
+    enum CodingKeys: String, CodingKey {
+        case path, slug, title, lastActivity = "last_activity", lastRole = "last_role", preview
+        case hasPendingPrompt = "pending_prompt", problem
+    }
+}
+
+/// One line of `vault diary list`.
+public struct DiarySummary: Sendable, Codable, Hashable {
+    public var path: String
+    public var id: String?
+    public var date: LocalDate?
+    public var created: String?
+    public var title: String
+    public var preview: String
+    public var tags: [String]
+    public var problem: String?
+}
+
+extension Vault {
+    /// Every room, most recent activity first.
+    ///
+    /// Fast on large vaults: it reads a room's first bytes for the title and its last
+    /// bytes for the last message (header lines are recognised on their own, so the
+    /// last header is found by reading backwards), never the whole history.
+    public func roomSummaries() -> [RoomSummary] {
+        let paths = roomPaths()
+        var results = [RoomSummary?](repeating: nil, count: paths.count)
+        results.withUnsafeMutableBufferPointer { out in
+            let base = out.baseAddress!
+            // Each index is written by one worker only.
+            nonisolated(unsafe) let slots = base
+            DispatchQueue.concurrentPerform(iterations: max(1, min(8, paths.count / 256 + 1))) { worker in
+                let workers = max(1, min(8, paths.count / 256 + 1))
+                var i = worker
+                while i < paths.count {
+                    slots[i] = summarizeRoom(paths[i])
+                    i += workers
+                }
+            }
+        }
+        return results.compactMap { $0 }.sorted {
+            $0.sortKey != $1.sortKey ? $0.sortKey > $1.sortKey : $0.path < $1.path
+        }
+    }
+
+    func summarizeRoom(_ relative: String) -> RoomSummary {
+        var summary = RoomSummary(
+            path: relative, slug: VaultPath.stem(of: relative), title: VaultPath.stem(of: relative), lastActivity: nil,
+            lastRole: nil, preview: "", hasPendingPrompt: false, problem: nil)
+        do {
+            let scan = try RoomTail.scan(absolute(relative), path: relative)
+            if let t = scan.title { summary.title = t }
+            if let header = scan.lastHeader {
+                summary.lastActivity = header.timestamp.text
+                summary.lastRole = header.role
+                summary.sortKey = header.timestamp.secondsSince1970
+            } else if let created = scan.created {
+                summary.lastActivity = created.text
+                summary.sortKey = created.secondsSince1970
+            } else {
+                summary.sortKey = FileIO.modificationTime(absolute(relative)) ?? 0
+            }
+            summary.preview = scan.preview
+            summary.hasPendingPrompt = scan.hasPendingPrompt
+        } catch {
+            summary.problem = "\(error)"
+        }
+        return summary
+    }
+
+    /// Every diary entry, newest first.
+    public func diarySummaries() -> [DiarySummary] {
+        let paths = diaryPaths()
+        var results = [DiarySummary?](repeating: nil, count: paths.count)
+        var keys = [Double](repeating: 0, count: paths.count)
+        results.withUnsafeMutableBufferPointer { out in
+            keys.withUnsafeMutableBufferPointer { keyOut in
+                nonisolated(unsafe) let slots = out.baseAddress!
+                nonisolated(unsafe) let keySlots = keyOut.baseAddress!
+                let workers = max(1, min(8, paths.count / 256 + 1))
+                DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                    var i = worker
+                    while i < paths.count {
+                        (slots[i], keySlots[i]) = summarizeEntry(paths[i])
+                        i += workers
+                    }
+                }
+            }
+        }
+        let order = paths.indices.sorted {
+            let a = results[$0]?.date, b = results[$1]?.date
+            if a != b { return (a ?? LocalDate(year: 0, month: 1, day: 1)) > (b ?? LocalDate(year: 0, month: 1, day: 1)) }
+            if keys[$0] != keys[$1] { return keys[$0] > keys[$1] }
+            return paths[$0] > paths[$1]
+        }
+        return order.compactMap { results[$0] }
+    }
+
+    func summarizeEntry(_ relative: String) -> (DiarySummary, Double) {
+        var summary = DiarySummary(
+            path: relative, id: nil, date: DiaryFile.dateInName(relative), created: nil, title: VaultPath.stem(of: relative),
+            preview: "", tags: [], problem: nil)
+        var key = 0.0
+        do {
+            let entry = try readDiaryEntry(relative)
+            summary.id = entry.id
+            summary.title = entry.title
+            summary.tags = entry.tags
+            summary.created = entry.created?.text
+            key = entry.created?.secondsSince1970 ?? 0
+            summary.date = entry.day
+            summary.preview = Preview.firstLine(of: entry.body, skipping: entry.frontMatter?.string("title") == nil ? entry.title : nil)
+        } catch {
+            summary.problem = "\(error)"
+        }
+        if summary.date == nil, let mtime = FileIO.modificationTime(absolute(relative)) {
+            let t = Timestamp(date: Date(timeIntervalSince1970: mtime), timeZone: config.timeZone)
+            summary.date = t.localDate
+            key = mtime
+        }
+        return (summary, key)
+    }
+}
+
+/// Short previews for listings.
+enum Preview {
+    /// The first non-empty line, without Markdown heading marks, at most `limit` characters.
+    static func firstLine(of text: String, skipping: String? = nil, limit: Int = 80) -> String {
+        for line in text.split(separator: "\n", maxSplits: 200, omittingEmptySubsequences: true) {
+            var t = Substring(line)
+            while let f = t.first, f == "#" || f == ">" || f == " " || f == "\t" || f == "\r" { t = t.dropFirst() }
+            while let l = t.last, l == " " || l == "\t" || l == "\r" { t = t.dropLast() }
+            if t.isEmpty || t.hasPrefix("```") || (skipping != nil && String(t) == skipping!) { continue }
+            if t.count > limit { return String(t.prefix(limit - 1)) + "…" }
+            return String(t)
+        }
+        return ""
+    }
+}
+
+/// Reads only a room's head and tail: enough for its title and its last message.
+enum RoomTail {
+    struct Scan {
+        var title: String?
+        var created: Timestamp?
+        var lastHeader: MessageHeader?
+        var preview: String
+        var hasPendingPrompt: Bool
+    }
+
+    static let headSize = 16 * 1024
+    static let tailSize = 32 * 1024
+
+    static func scan(_ absolutePath: String, path: String) throws(VaultError) -> Scan {
+        let (head, size) = try FileIO.read(absolutePath, offset: 0, count: headSize)
+        if size <= head.count {
+            return try scanWhole(head, path: path)
+        }
+        // Title from the head (front-matter is small); fall back to a full read if it is not.
+        var title: String?
+        var created: Timestamp?
+        let start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let parsed: Result<FrontMatter?, FormatProblemList> = head.withUnsafeBufferPointer { b in
+            do throws(FormatProblemList) {
+                return .success(try FrontMatter.parse(b, from: start, path: path))
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard case .success(let fm) = parsed else { return try scanWhole(try FileIO.read(absolutePath), path: path) }
+        title = fm?.string("title")
+        created = fm?.string("created").flatMap { Timestamp(rfc3339: $0) }
+        var window = tailSize
+        while true {
+            let offset = max(0, size - window)
+            let (tail, _) = try FileIO.read(absolutePath, offset: offset, count: size - offset)
+            // Skip a partial first line unless the window starts the file.
+            if let found = lastMessage(tail, skipFirstLine: offset > 0) {
+                return Scan(
+                    title: title, created: created, lastHeader: found.header, preview: found.preview,
+                    hasPendingPrompt: found.pending)
+            }
+            if offset == 0 { return Scan(title: title, created: created, lastHeader: nil, preview: "", hasPendingPrompt: false) }
+            window *= 4
+        }
+    }
+
+    static func scanWhole(_ bytes: [UInt8], path: String) throws(VaultError) -> Scan {
+        let room = try RoomFile(parsing: bytes, path: path)
+        let last = room.messages.last
+        let preview = room.pendingPrompt.map { Preview.firstLine(of: $0) } ?? last.map { Preview.firstLine(of: $0.body) } ?? ""
+        return Scan(
+            title: room.title == VaultPath.stem(of: path) ? nil : room.title,
+            created: room.frontMatter?.string("created").flatMap { Timestamp(rfc3339: $0) }, lastHeader: last?.header,
+            preview: preview, hasPendingPrompt: room.pendingPrompt != nil)
+    }
+
+    /// The last header in `bytes`, searched from the end, and the preview of what follows it.
+    static func lastMessage(_ bytes: [UInt8], skipFirstLine: Bool) -> (header: MessageHeader, preview: String, pending: Bool)? {
+        bytes.withUnsafeBufferPointer { b -> (MessageHeader, String, Bool)? in
+            var end = b.count
+            var markerLine: Int?
+            while end > 0 {
+                // Start of the line that ends at `end` (exclusive of its newline).
+                var lineEnd = end
+                if lineEnd > 0, b[lineEnd - 1] == 10 { lineEnd -= 1 }
+                var start = lineEnd
+                while start > 0, b[start - 1] != 10 { start -= 1 }
+                if start == 0 && skipFirstLine { return nil }
+                if start < lineEnd, b[start] == UInt8(ascii: "#") || b[start] == UInt8(ascii: "<") {
+                    switch MessageHeader.classify(b, start, b.contentEnd(lineStart: start, newline: lineEnd < b.count ? lineEnd : nil)) {
+                    case .header(let h):
+                        let bodyStart = lineEnd < b.count ? lineEnd + 1 : b.count
+                        let stop = markerLine ?? b.count
+                        let text = b.string(bodyStart..<max(bodyStart, stop))
+                        let pendingText = markerLine.map { m -> String in
+                            var next = m
+                            while next < b.count, b[next] != 10 { next += 1 }
+                            return next < b.count ? b.string((next + 1)..<b.count) : ""
+                        }
+                        let pending = pendingText.map { Preview.firstLine(of: $0) } ?? ""
+                        return (h, pending.isEmpty ? Preview.firstLine(of: text) : pending, !pending.isEmpty)
+                    case .promptMarker:
+                        if markerLine == nil { markerLine = start }
+                    default:
+                        break
+                    }
+                }
+                end = start
+            }
+            return nil
+        }
+    }
+}

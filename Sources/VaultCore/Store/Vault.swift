@@ -1,0 +1,179 @@
+import Foundation
+
+/// A vault on disk: its folder, its settings, and the operations on its files.
+///
+/// Reads never take the lock (every write is an atomic rename, so a reader
+/// sees the old file or the new one). Every change runs inside `changing`,
+/// which holds the vault's lock and re-reads the file under it, so two
+/// processes never interleave and an edit saved in the meantime is kept.
+public final class Vault: Sendable {
+    /// Absolute path of the vault's folder.
+    public let root: String
+    public let config: VaultConfig
+
+    public init(root: String) throws(VaultError) {
+        self.root = root
+        let path = root + "/" + VaultPath.config
+        guard FileIO.exists(path) else {
+            throw VaultError.notAVault("\(root) is not a vault: it has no \(VaultPath.config). Run `vault init \(root)` to make it one.")
+        }
+        self.config = try VaultConfig(parsing: try FileIO.read(path))
+    }
+
+    // MARK: Finding a vault
+
+    /// The vault's folder: `explicit` (`--vault`), else `VAULT_DIR`, else the nearest folder
+    /// at or above `workingDirectory` that holds `vault.yml`.
+    public static func locate(explicit: String?, environment: [String: String], workingDirectory: String) throws(VaultError)
+        -> String
+    {
+        if let dir = explicit ?? environment["VAULT_DIR"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            let path = absolute(dir, from: workingDirectory)
+            guard FileIO.isDirectory(path) else {
+                throw VaultError.notAVault("\(dir) is not a folder")
+            }
+            guard FileIO.exists(path + "/" + VaultPath.config) else {
+                let source = explicit != nil ? "--vault" : "VAULT_DIR"
+                throw VaultError.notAVault(
+                    "\(dir) (from \(source)) is not a vault: it has no \(VaultPath.config). Run `vault init \(dir)` to make it one.")
+            }
+            return path
+        }
+        var dir = absolute(workingDirectory, from: "/")
+        while true {
+            if FileIO.exists(dir + "/" + VaultPath.config) { return dir }
+            let up = FileIO.parent(of: dir)
+            if up == dir { break }
+            dir = up
+        }
+        throw VaultError.notAVault(
+            "no vault here: neither \(workingDirectory) nor a folder above it has a \(VaultPath.config). Run `vault init`, pass --vault DIR, or set VAULT_DIR.")
+    }
+
+    /// `path` made absolute against `base`, with `.` and `..` resolved and no trailing `/`.
+    public static func absolute(_ path: String, from base: String) -> String {
+        let joined = path.hasPrefix("/") ? path : base + "/" + path
+        var parts: [Substring] = []
+        for part in joined.split(separator: "/") {
+            if part == "." || part.isEmpty { continue }
+            if part == ".." {
+                if !parts.isEmpty { parts.removeLast() }
+                continue
+            }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    // MARK: Creating a vault
+
+    /// Makes `root` a vault: `vault.yml`, `.gitattributes`, `.gitignore` and the folders.
+    /// Existing files other than `vault.yml` are kept.
+    @discardableResult
+    public static func create(at root: String, locale: String, timeZone: TimeZone) throws(VaultError) -> Vault {
+        if FileIO.exists(root + "/" + VaultPath.config) { throw VaultError.alreadyAVault(root) }
+        try FileIO.makeDirectory(root)
+        for dir in [VaultPath.rooms, VaultPath.diary, VaultPath.attachments] {
+            try FileIO.makeDirectory(root + "/" + dir)
+        }
+        let attributes = """
+            # Written by `vault init`.
+            # Keep every file byte for byte: no end-of-line conversion.
+            * -text
+            *.md diff
+
+            """
+        if !FileIO.exists(root + "/.gitattributes") {
+            try FileIO.write(Array(attributes.utf8), to: root + "/.gitattributes")
+        }
+        let ignorePath = root + "/.gitignore"
+        let ignore = (try? FileIO.read(ignorePath)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        if !ignore.split(separator: "\n").contains(where: { $0 == ".vault/" || $0 == "/.vault/" }) {
+            let text = ignore + (ignore.isEmpty || ignore.hasSuffix("\n") ? "" : "\n") + ".vault/\n"
+            try FileIO.write(Array(text.utf8), to: ignorePath)
+        }
+        try FileIO.write(Array(VaultConfig.initialText(locale: locale, timeZone: timeZone).utf8), to: root + "/" + VaultPath.config)
+        return try Vault(root: root)
+    }
+
+    // MARK: Files
+
+    /// `rooms/x.md` → `/abs/vault/rooms/x.md`.
+    public func absolute(_ relative: String) -> String { root + "/" + relative }
+
+    /// Paths (relative to the vault) of every room file, sorted.
+    public func roomPaths() -> [String] {
+        FileIO.list(absolute(VaultPath.rooms))
+            .filter { !$0.isDirectory && $0.name.hasSuffix(".md") && !$0.name.hasPrefix(".") }
+            .map { VaultPath.rooms + "/" + $0.name }
+            .sorted()
+    }
+
+    /// Paths (relative to the vault) of every diary entry, at any depth, sorted.
+    public func diaryPaths() -> [String] {
+        var out: [String] = []
+        var stack = [VaultPath.diary]
+        while let dir = stack.popLast() {
+            for entry in FileIO.list(absolute(dir)) where !entry.name.hasPrefix(".") {
+                let rel = dir + "/" + entry.name
+                if entry.isDirectory {
+                    stack.append(rel)
+                } else if entry.name.hasSuffix(".md") {
+                    out.append(rel)
+                }
+            }
+        }
+        return out.sorted()
+    }
+
+    public func readRoom(_ relative: String) throws(VaultError) -> RoomFile {
+        try RoomFile(parsing: try FileIO.read(absolute(relative)), path: relative)
+    }
+
+    public func readDiaryEntry(_ relative: String) throws(VaultError) -> DiaryFile {
+        try DiaryFile(parsing: try FileIO.read(absolute(relative)), path: relative)
+    }
+
+    // MARK: Changing files
+
+    /// Runs `change` holding the vault's lock. Everything that writes goes through here.
+    public func changing<T>(_ change: () throws(VaultError) -> T) throws(VaultError) -> T {
+        let lock = try VaultLock(vaultRoot: root, timeout: lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        return try change()
+    }
+
+    /// How long to wait for another process's lock (`VAULT_LOCK_TIMEOUT` seconds, default 30).
+    var lockTimeout: Double {
+        ProcessInfo.processInfo.environment["VAULT_LOCK_TIMEOUT"].flatMap(Double.init) ?? 30
+    }
+
+    /// Writes a file of the vault atomically (call inside `changing`).
+    public func write(_ bytes: [UInt8], to relative: String) throws(VaultError) {
+        try FileIO.makeDirectory(FileIO.parent(of: absolute(relative)))
+        try FileIO.write(bytes, to: absolute(relative))
+    }
+
+    /// A free `rooms/<slug>.md` path for a title.
+    public func newRoomPath(title: String) -> String {
+        freePath(folder: VaultPath.rooms, stem: VaultPath.slug(title))
+    }
+
+    func freePath(folder: String, stem: String) -> String {
+        var candidate = "\(folder)/\(stem).md"
+        var n = 2
+        while FileIO.exists(absolute(candidate)) {
+            candidate = "\(folder)/\(stem)-\(n).md"
+            n += 1
+        }
+        return candidate
+    }
+
+    /// The display date of a new header, in the vault's locale and zone.
+    public func headerDisplay(_ t: Timestamp) -> String {
+        DateText.header(t, locale: config.locale, timeZone: config.timeZone)
+    }
+
+    /// Now, as a timestamp in the vault's zone.
+    public func now() -> Timestamp { Timestamp(date: Date(), timeZone: config.timeZone) }
+}

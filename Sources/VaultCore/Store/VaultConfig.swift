@@ -1,0 +1,98 @@
+import Foundation
+
+/// `vault.yml`: the settings every machine that syncs the vault shares (FORMAT.md, "Configuration").
+///
+/// It never holds secrets: providers name the environment variable that holds
+/// a key, never the key.
+public struct VaultConfig: Sendable {
+    /// Locale of the dates the tool writes, as an ICU identifier (`ko_KR`).
+    public var locale: String
+    /// Zone of new timestamps and of their display dates.
+    public var timeZone: TimeZone
+    public var provider: String
+    public var model: String
+    /// Every value, as written (unknown keys included).
+    public var values: [String: FrontMatterValue]
+
+    public static let fileName = VaultPath.config
+
+    /// Reads `vault.yml`; `path` is the name shown in messages.
+    public init(parsing bytes: [UInt8], path: String = VaultPath.config) throws(VaultError) {
+        var problems: [FormatProblem] = []
+        let text: String
+        if let s = String(validating: bytes, as: UTF8.self) {
+            text = s
+        } else {
+            throw VaultError.malformed([FormatProblem(path: path, line: 1, kind: .invalidUTF8)])
+        }
+        var values: [String: FrontMatterValue] = [:]
+        do {
+            values = try YAMLReader.values(text)
+        } catch let failure as YAMLReader.Failure {
+            switch failure {
+            case .notMapping:
+                problems.append(FormatProblem(path: path, line: 1, kind: .frontMatterNotMapping))
+            case .syntax(let message, let line):
+                problems.append(FormatProblem(path: path, line: line, kind: .invalidYAML(message)))
+            }
+        } catch {
+            problems.append(FormatProblem(path: path, line: 1, kind: .invalidYAML("\(error)")))
+        }
+        func line(of key: String) -> Int {
+            for (n, l) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where l.hasPrefix(key + ":") {
+                return n + 1
+            }
+            return 1
+        }
+        func string(_ key: String) -> String? {
+            if case .string(let s)? = values[key], !s.isEmpty { return s }
+            return nil
+        }
+        var locale = "en_US"
+        if let raw = string("locale") {
+            if let id = LocaleSetting.normalize(raw), LocaleSetting.isKnown(id) {
+                locale = id
+            } else {
+                problems.append(
+                    FormatProblem(
+                        path: path, line: line(of: "locale"),
+                        kind: .invalidSetting(key: "locale", reason: "unknown locale \"\(raw)\" (write one like ko_KR, ja_JP, de_DE, en_US)")))
+            }
+        }
+        var zone = TimeZone(identifier: "UTC")!
+        if let raw = string("time_zone") {
+            if let z = TimeZone(identifier: raw) {
+                zone = z
+            } else {
+                problems.append(
+                    FormatProblem(
+                        path: path, line: line(of: "time_zone"),
+                        kind: .invalidSetting(key: "time_zone", reason: "unknown time zone \"\(raw)\" (write an IANA name like Asia/Seoul)")))
+            }
+        }
+        if !problems.isEmpty { throw VaultError.malformed(problems) }
+        self.locale = locale
+        self.timeZone = zone
+        self.provider = string("provider") ?? "offline"
+        self.model = string("model") ?? "echo"
+        self.values = values
+    }
+
+    /// The text of a new `vault.yml`.
+    public static func initialText(locale: String, timeZone: TimeZone) -> String {
+        """
+        # vault configuration, shared by every machine that syncs this vault.
+        # Never put secrets here: API keys are read from environment variables.
+        format: 1
+        # Locale of the dates written in headings, and zone of new timestamps.
+        # Fixed here so every machine writes the same headings.
+        locale: \(locale)
+        time_zone: \(timeZone.identifier)
+        # Provider and model used when a room names none (offline is built in).
+        provider: offline
+        model: echo
+
+        """
+    }
+}
