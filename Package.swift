@@ -34,8 +34,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "vault", dependencies: ["VaultCLI"]),
-        .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore"]),
+        // Shared test fixtures: temporary folders, seeded randomness, running the built `vault`.
+        .target(name: "VaultTestSupport", dependencies: ["VaultCore"], path: "Tests/VaultTestSupport"),
+        .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore", "VaultTestSupport"]),
         .testTarget(
-            name: "VaultCLITests", dependencies: ["VaultCore", "CVaultShims"]),
+            name: "VaultCLITests", dependencies: ["VaultCore", "VaultTestSupport", "CVaultShims"]),
     ]
 )

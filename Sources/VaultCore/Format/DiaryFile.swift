@@ -61,8 +61,8 @@ public struct DiaryFile: Sendable {
 
     /// The first non-empty line of the body, with Markdown heading marks removed.
     public var firstLine: String? {
-        for line in body.split(separator: "\n", maxSplits: 50) {
-            var t = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        for line in body.unicodeScalars.split(separator: "\n", maxSplits: 50) {
+            var t = Substring(line).trimmingCharacters(in: .whitespacesAndNewlines)
             while t.hasPrefix("#") { t.removeFirst() }
             t = t.trimmingCharacters(in: .whitespaces)
             if !t.isEmpty { return t }

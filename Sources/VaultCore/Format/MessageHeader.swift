@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The one line that starts a message in a room file.
 ///
 /// It carries the role, the time with its offset and the message id in a
@@ -75,12 +81,6 @@ public struct MessageHeader: Sendable, Hashable {
         return .text
     }
 
-    /// Classifies a whole line given as text (used for escaping bodies).
-    static func classify(_ line: Substring) -> LineClass {
-        var copy = String(line)
-        return copy.withUTF8 { classify($0, 0, $0.count) }
-    }
-
     static let roles: [String: Role] = ["user": .user, "assistant": .assistant, "system": .system]
 
     private static func classifyCandidate(_ t: String) -> LineClass {
@@ -144,12 +144,15 @@ public enum Role: String, Sendable, Hashable, Codable, CaseIterable {
 }
 
 /// Escaping of body lines that would read as a header or the prompt marker (FORMAT.md, "Escaping").
+///
+/// Works on UTF-8 bytes and splits lines at `\n` only: Swift's `Character` treats `\r\n`
+/// as one character, so splitting a `String` at `"\n"` would miss lines of CRLF text.
 public enum BodyEscaping {
-    /// True when a line, after removing all its leading backslashes, would be read as structure.
-    static func isStructural(_ line: Substring) -> Bool {
-        var rest = line
-        while rest.first == "\\" { rest = rest.dropFirst() }
-        switch MessageHeader.classify(rest) {
+    /// True when the line `start..<end`, after removing all its leading backslashes, would be read as structure.
+    static func isStructural(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        var s = start
+        while s < end, b[s] == UInt8(ascii: "\\") { s += 1 }
+        switch MessageHeader.classify(b, s, end) {
         case .text: return false
         case .promptMarker, .header, .invalidHeader: return true
         }
@@ -157,33 +160,63 @@ public enum BodyEscaping {
 
     /// The body as it is written to the file: one `\` added in front of each structural line.
     public static func escape(_ body: String) -> String {
-        guard body.contains("-->") else { return body }
-        return transformLines(body) { isStructural($0) ? "\\" + $0 : nil }
+        transform(body) { b, start, end in isStructural(b, start, end) ? .add : .keep }
     }
 
     /// The body as it was before `escape`.
     public static func unescape(_ stored: String) -> String {
-        guard stored.contains("\\"), stored.contains("-->") else { return stored }
-        return transformLines(stored) { line in
-            line.first == "\\" && isStructural(line) ? String(line.dropFirst()) : nil
+        transform(stored) { b, start, end in
+            start < end && b[start] == UInt8(ascii: "\\") && isStructural(b, start, end) ? .remove : .keep
         }
     }
 
-    /// Applies `change` to each line (without its `\n`); `nil` keeps the line.
-    private static func transformLines(_ text: String, _ change: (Substring) -> String?) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 8)
-        var changed = false
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        for (i, line) in lines.enumerated() {
-            if i > 0 { out += "\n" }
-            if let replacement = change(line) {
-                out += replacement
-                changed = true
+    enum Change { case keep, add, remove }
+
+    /// True when `-->` occurs in `b`.
+    static func containsCommentEnd(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 2
+        while i < b.count {
+            let c = b[i]
+            if c == UInt8(ascii: ">") {
+                if b[i - 1] == UInt8(ascii: "-") && b[i - 2] == UInt8(ascii: "-") { return true }
+                i += 1
+            } else if c == UInt8(ascii: "-") {
+                i += 1
             } else {
-                out += line
+                i += 3
             }
         }
-        return changed ? out : text
+        return false
+    }
+
+    private static func transform(
+        _ text: String, _ decide: (UnsafeBufferPointer<UInt8>, Int, Int) -> Change
+    ) -> String {
+        var copy = text
+        return copy.withUTF8 { b -> String in
+            // Only lines that end in "-->" can be structural; most bodies have none.
+            guard b.count >= 4, containsCommentEnd(b) else { return text }
+            var out: [UInt8] = []
+            var changed = false
+            var i = 0
+            while i <= b.count {
+                let nl = b.firstNewline(from: i)
+                let end = nl ?? b.count
+                let next = nl.map { $0 + 1 } ?? b.count + 1
+                switch decide(b, i, end) {
+                case .keep:
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<min(next, b.count)]))
+                case .add:
+                    out.append(UInt8(ascii: "\\"))
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<min(next, b.count)]))
+                    changed = true
+                case .remove:
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: b[(i + 1)..<min(next, b.count)]))
+                    changed = true
+                }
+                i = next
+            }
+            return changed ? String(decoding: out, as: UTF8.self) : text
+        }
     }
 }

@@ -145,7 +145,7 @@ extension Vault {
 enum Preview {
     /// The first non-empty line, without Markdown heading marks, at most `limit` characters.
     static func firstLine(of text: String, skipping: String? = nil, limit: Int = 80) -> String {
-        for line in text.split(separator: "\n", maxSplits: 200, omittingEmptySubsequences: true) {
+        for line in text.unicodeScalars.split(separator: "\n", maxSplits: 200) {
             var t = Substring(line)
             while let f = t.first, f == "#" || f == ">" || f == " " || f == "\t" || f == "\r" { t = t.dropFirst() }
             while let l = t.last, l == " " || l == "\t" || l == "\r" { t = t.dropLast() }

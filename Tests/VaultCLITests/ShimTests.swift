@@ -1,0 +1,22 @@
+import CVaultShims
+import Testing
+
+/// The C shim compiles, links against libgit2 and libcurl, and passes arguments through.
+@Suite struct ShimTests {
+    @Test func curlOptionsReachLibcurl() {
+        let handle = curl_easy_init()
+        #expect(handle != nil)
+        defer { curl_easy_cleanup(handle) }
+        #expect(cvault_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 5) == CURLE_OK)
+        #expect(cvault_curl_setopt_string(handle, CURLOPT_URL, "http://127.0.0.1:9/") == CURLE_OK)
+        // A string where libcurl expects a number of a range it checks: rejected, so the call really reached it.
+        #expect(cvault_curl_setopt_long(handle, CURLOPT_HTTP_VERSION, 9999) != CURLE_OK)
+    }
+
+    @Test func libgit2OptionsReachLibgit2() {
+        #expect(git_libgit2_init() > 0)
+        defer { git_libgit2_shutdown() }
+        #expect(cvault_git_set_strict_object_creation(1) == 0)
+        #expect(cvault_git_set_fsync_gitdir(1) == 0)
+    }
+}

@@ -1,0 +1,74 @@
+import Testing
+import VaultTestSupport
+
+@testable import VaultCore
+
+/// Random message bodies survive write → read exactly, in LF and CRLF files, and an
+/// append never changes a byte before the prompt marker.
+@Suite struct RoundTripPropertyTests {
+    static let pieces: [String] = [
+        "안녕하세요", "부산 여행", "한글 문장입니다.", "🤖", "👩‍💻", "🇰🇷", "é", "e\u{301}", "漢字", "かな", "hello", " ", "  ",
+        "\t", "\n", "\r\n", "\r", "\n\n", "```", "```swift\nlet x = 1\n```", "## user", "## 🤖 assistant",
+        "## 🧑 user · 2026년 11월 21일 토요일 오전 9:31 <!-- 2026-11-21T09:31:07+09:00 m-01JPA3K8Z4QX -->",
+        "\\## 🧑 user · x <!-- 2026-11-21T09:31:07+09:00 m-01JPA3K8Z4QX -->",
+        "\\\\## 🤖 assistant · y <!-- 2026-13-01T09:31:07+09:00 m-01 -->",
+        "## user · bad <!-- 2026-13-01T00:00:00Z m-BAD1 -->",
+        "<!-- vault:prompt · write below -->", "\\<!-- vault:prompt -->", "<!-- comment -->", "---", "...",
+        "# Heading", "> quote", "- item", "\\", "\\\\", "-->", "<!--", "·", "m-01JPA3K8Z4QX", "\u{FEFF}",
+    ]
+
+    static func randomBody(_ rng: inout SeededRandom) -> String {
+        let count = Int.random(in: 0...12, using: &rng)
+        var s = ""
+        for _ in 0..<count {
+            s += pieces.randomElement(using: &rng)!
+            if Bool.random(using: &rng) { s += "\n" }
+        }
+        return s
+    }
+
+    static func emptyRoom(_ eol: String) -> [UInt8] {
+        Array("---\(eol)title: 방\(eol)created: 2026-11-21T09:00:00+09:00\(eol)---\(eol)\(eol)<!-- vault:prompt -->\(eol)".utf8)
+    }
+
+    @Test(arguments: ["\n", "\r\n"])
+    func randomBodiesSurviveWriteAndRead(eol: String) throws {
+        var rng = SeededRandom(seed: eol == "\n" ? 1 : 2)
+        let start = Timestamp(rfc3339: "2026-11-21T09:31:07+09:00")!
+        for round in 0..<300 {
+            var bytes = Self.emptyRoom(eol)
+            var expected: [String] = []
+            for k in 0..<Int.random(in: 1...4, using: &rng) {
+                let room = try RoomFile(parsing: bytes, path: "rooms/r.md")
+                let body = Self.randomBody(&rng)
+                let role: Role = k % 2 == 0 ? .user : .assistant
+                let before = bytes
+                let result = room.appending([MessageDraft(role: role, body: body, timestamp: start)]) { _ in "날짜" }
+                bytes = result.bytes
+                expected.append(body)
+                // Nothing before the old marker changes.
+                let cut = room.promptMarkerOffset!
+                #expect(Array(bytes[..<cut]) == Array(before[..<cut]), "round \(round): bytes before the marker changed")
+            }
+            let parsed = try RoomFile(parsing: bytes, path: "rooms/r.md")
+            #expect(parsed.messages.map(\.body) == expected, "round \(round)")
+            #expect(parsed.pendingPrompt == nil)
+            #expect(parsed.warnings.isEmpty)
+            // An untouched file serializes back byte-identical.
+            #expect(parsed.bytes == bytes)
+        }
+    }
+
+    @Test func pendingTextIsKeptWhenAnotherMessageIsSent() throws {
+        let bytes = Self.emptyRoom("\n") + Array("다음에 물어볼 것\n".utf8)
+        let room = try RoomFile(parsing: bytes, path: "rooms/r.md")
+        #expect(room.pendingPrompt == "다음에 물어볼 것")
+        let t = Timestamp(rfc3339: "2026-11-21T09:31:07+09:00")!
+        let kept = room.appending([MessageDraft(role: .user, body: "other", timestamp: t)]) { _ in "d" }
+        #expect(try RoomFile(parsing: kept.bytes, path: "r").pendingPrompt == "다음에 물어볼 것")
+        let consumed = room.appending([MessageDraft(role: .user, body: "다음에 물어볼 것", timestamp: t)], consumingPendingPrompt: true) { _ in "d" }
+        let after = try RoomFile(parsing: consumed.bytes, path: "r")
+        #expect(after.pendingPrompt == nil)
+        #expect(after.messages.map(\.body) == ["다음에 물어볼 것"])
+    }
+}

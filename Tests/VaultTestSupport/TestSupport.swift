@@ -1,0 +1,149 @@
+import Foundation
+import VaultCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A folder under the system's temporary folder, removed when the value goes away.
+public final class TemporaryDirectory: @unchecked Sendable {
+    public let path: String
+
+    public init(_ label: String = "vault-test") {
+        var template = Array((NSTemporaryDirectory() + "/\(label)-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
+        precondition(made != nil, "mkdtemp failed")
+        path = Vault.absolute(String(cString: made!), from: "/")
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Writes `text` (or bytes) to `relative`, creating folders.
+    public func write(_ relative: String, _ bytes: [UInt8]) throws {
+        let full = path + "/" + relative
+        try FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(bytes).write(to: URL(fileURLWithPath: full))
+    }
+
+    public func write(_ relative: String, _ text: String) throws { try write(relative, Array(text.utf8)) }
+
+    public func read(_ relative: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path + "/" + relative))) }
+
+    public func readText(_ relative: String) throws -> String { String(decoding: try read(relative), as: UTF8.self) }
+
+    /// Every file below the folder (relative paths), sorted.
+    public func files() -> [String] {
+        let e = FileManager.default.enumerator(atPath: path)
+        var out: [String] = []
+        while let p = e?.nextObject() as? String {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path + "/" + p, isDirectory: &isDir), !isDir.boolValue { out.append(p) }
+        }
+        return out.sorted()
+    }
+
+    /// Path → bytes of every file: to prove a failed command changed nothing.
+    public func snapshot() throws -> [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        for f in files() where !f.hasPrefix(".vault/") { out[f] = try read(f) }
+        return out
+    }
+}
+
+/// A small, fast, seeded generator (SplitMix64), so property tests are repeatable.
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Where the repository is (for `sample-vault/`) and where the built `vault` binary is.
+public enum Project {
+    public static let root: String = {
+        var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while dir.path != "/" {
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { return dir.path }
+            dir = dir.deletingLastPathComponent()
+        }
+        fatalError("Package.swift not found above \(#filePath)")
+    }()
+
+    /// The `vault` executable built next to the test bundle.
+    public static let vaultExecutable: String = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vault").path,
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("vault").path,
+            Bundle.main.bundleURL.appendingPathComponent("vault").path,
+            root + "/.build/debug/vault",
+        ]
+        for c in candidates where FileManager.default.isExecutableFile(atPath: c) { return c }
+        fatalError("the vault executable was not built; looked in \(candidates)")
+    }()
+
+    /// Copies `sample-vault/` into a new temporary folder.
+    public static func copyOfSampleVault() throws -> TemporaryDirectory {
+        let dir = TemporaryDirectory("sample-vault")
+        let source = root + "/sample-vault"
+        for item in try FileManager.default.contentsOfDirectory(atPath: source) {
+            try FileManager.default.copyItem(atPath: source + "/" + item, toPath: dir.path + "/" + item)
+        }
+        return dir
+    }
+}
+
+/// The result of running the `vault` binary.
+public struct RunResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs the built `vault` with `arguments` in `directory`.
+///
+/// The environment is the test's own minus vault variables, plus `environment`.
+@discardableResult
+public func runVault(
+    _ arguments: [String], in directory: String, environment: [String: String] = [:], stdin: String? = nil
+) throws -> RunResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: Project.vaultExecutable)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    var env = ProcessInfo.processInfo.environment
+    env["VAULT_DIR"] = nil
+    env["LC_ALL"] = nil
+    env["LC_TIME"] = nil
+    env["LANG"] = "C.UTF-8"
+    for (k, v) in environment { env[k] = v }
+    process.environment = env
+    let out = Pipe()
+    let err = Pipe()
+    let input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    // Read both pipes fully before waiting, so a large output cannot block the child.
+    nonisolated(unsafe) var errData = Data()
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return RunResult(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self))
+}
