@@ -12,15 +12,18 @@ import Synchronization
 ///     // "2023년 8월 28일 월요일"
 public enum DateText {
     /// What a piece of date text shows.
+    ///
+    /// The day styles are the locale's own full and long date formats (CLDR), not
+    /// templates, so each language gets its canonical spelling.
     public enum Style: String, Sendable, Hashable {
-        /// Weekday, day, month, year: diary headings. `2023년 8월 28일 월요일`.
-        case day = "yMMMMdEEEE"
-        /// `day` and the time: message headers. `2023년 8월 28일 월요일 오전 9:31`.
-        case dayAndTime = "yMMMMdEEEEjmm"
-        /// Day, month, year: lists. `2023년 8월 28일`.
-        case shortDay = "yMMMMd"
+        /// The full date: diary headings. `2023년 8월 28일 월요일`, `2023年8月28日 月曜日`.
+        case day
+        /// The full date and the short time: message headers. `2023년 8월 28일 월요일 오전 9:31`.
+        case dayAndTime
+        /// The long date: lists. `2023년 8월 28일`.
+        case shortDay
         /// Month, day and time, for compact lists. `8월 28일 오전 9:31`.
-        case compact = "MMMdjmm"
+        case compact
     }
 
     private struct Key: Hashable {
@@ -48,7 +51,14 @@ public enum DateText {
                 let f = DateFormatter()
                 f.locale = Locale(identifier: locale)
                 f.timeZone = timeZone
-                f.setLocalizedDateFormatFromTemplate(style.rawValue)
+                switch style {
+                case .day: f.dateStyle = .full
+                case .dayAndTime:
+                    f.dateStyle = .full
+                    f.timeStyle = .short
+                case .shortDay: f.dateStyle = .long
+                case .compact: f.setLocalizedDateFormatFromTemplate("MMMdjmm")
+                }
                 box = Box(f)
                 formatters[key] = box
             }

@@ -113,7 +113,8 @@ public enum FrontMatterEditor {
             if !line.isEmpty && line.allSatisfy({ $0 == " " }) { return nil }
             if !line.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && $0 != "\u{FEFF}" }) { return nil }
         }
-        if lines.first?.first == " " { return nil }
+        // YAML takes the indentation from the first non-empty line: it must not start with a space.
+        if lines.first(where: { !$0.isEmpty })?.first == " " { return nil }
         return (keep ? "|" : "|-", lines.map { $0.isEmpty ? "" : "  " + $0 })
     }
 }
