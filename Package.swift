@@ -34,6 +34,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "vault", dependencies: ["VaultCLI"]),
+        // Parse throughput on a generated vault (Benchmarks/README.md).
+        .executableTarget(name: "vault-bench", dependencies: ["VaultCore"], path: "Benchmarks/vault-bench"),
         // Shared test fixtures: temporary folders, seeded randomness, running the built `vault`.
         .target(name: "VaultTestSupport", dependencies: ["VaultCore"], path: "Tests/VaultTestSupport"),
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore", "VaultTestSupport"]),

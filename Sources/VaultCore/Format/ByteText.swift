@@ -94,6 +94,11 @@ enum UTF8Check {
                 i += 1
                 continue
             }
+            // Fast path for the common 3-byte sequences (Hangul, kana, CJK): E1–EC, EE–EF.
+            if i + 2 < n, c >= 0xE1, c <= 0xEF, c != 0xED, b[i + 1] & 0xC0 == 0x80, b[i + 2] & 0xC0 == 0x80 {
+                i += 3
+                continue
+            }
             let length: Int
             var low: UInt8 = 0x80
             var high: UInt8 = 0xBF

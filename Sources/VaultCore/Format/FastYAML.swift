@@ -93,7 +93,7 @@ enum FastYAML {
 
     static func plain(_ text: String) -> String? {
         var value = Substring(text)
-        if let hash = value.range(of: " #") { value = value[..<hash.lowerBound] }
+        if let hash = value.utf8Find(" #") { value = value[..<hash] }
         while let l = value.last, l == " " || l == "\t" { value = value.dropLast() }
         guard isSafePlain(value) else { return nil }
         return String(value)
@@ -106,7 +106,7 @@ enum FastYAML {
             // "-x", "?x", ":x" are plain when not followed by a space; keep it simple and refuse.
             return false
         }
-        if s.contains(": ") || s.hasSuffix(":") || s.contains(" #") || s.contains("\t") { return false }
+        if s.utf8Find(": ") != nil || s.hasSuffix(":") || s.utf8Find(" #") != nil || s.utf8.contains(9) { return false }
         if let last = s.last, last == " " { return false }
         return true
     }
@@ -172,7 +172,7 @@ enum FastYAML {
 
     static func flowList(_ text: String) -> FrontMatterValue? {
         var t = Substring(text)
-        if let hash = t.range(of: " #"), t[..<hash.lowerBound].hasSuffix("]") { t = t[..<hash.lowerBound] }
+        if let hash = t.utf8Find(" #"), t[..<hash].hasSuffix("]") { t = t[..<hash] }
         while let l = t.last, l == " " { t = t.dropLast() }
         guard t.hasPrefix("["), t.hasSuffix("]") else { return nil }
         let inner = t.dropFirst().dropLast()
@@ -183,7 +183,7 @@ enum FastYAML {
             var item = part
             while item.first == " " { item = item.dropFirst() }
             while item.last == " " { item = item.dropLast() }
-            guard isSafePlain(item), !item.contains(":") else { return nil }
+            guard isSafePlain(item), !item.utf8.contains(UInt8(ascii: ":")) else { return nil }
             items.append(String(item))
         }
         return .list(items)
@@ -242,5 +242,27 @@ extension String {
         while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
         return String(s)
+    }
+}
+
+extension Substring {
+    /// Index of the first occurrence of an ASCII `pattern`, searched byte by byte.
+    func utf8Find(_ pattern: StaticString) -> Index? {
+        let p = UnsafeBufferPointer(start: pattern.utf8Start, count: pattern.utf8CodeUnitCount)
+        let u = utf8
+        var i = u.startIndex
+        while i != u.endIndex {
+            if u[i] == p[0] {
+                var j = u.index(after: i)
+                var k = 1
+                while k < p.count, j != u.endIndex, u[j] == p[k] {
+                    j = u.index(after: j)
+                    k += 1
+                }
+                if k == p.count { return i }
+            }
+            i = u.index(after: i)
+        }
+        return nil
     }
 }

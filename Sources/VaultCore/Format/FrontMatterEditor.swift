@@ -52,7 +52,7 @@ public enum FrontMatterEditor {
     public static func render(key: String, value: FrontMatterValue) -> [String] {
         switch value {
         case .string(let s):
-            if s.contains("\n") {
+            if s.utf8.contains(10) {
                 if let block = literalBlock(s) { return ["\(key): \(block.indicator)"] + block.lines }
                 return ["\(key): \(doubleQuoted(s))"]
             }
@@ -73,7 +73,7 @@ public enum FrontMatterEditor {
 
     /// Plain, and not a word that YAML 1.1 tools read as a boolean, null or number.
     static func isPlainWritable(_ s: String) -> Bool {
-        guard !s.isEmpty, FastYAML.isSafePlain(Substring(s)), !s.contains("\r") else { return false }
+        guard !s.isEmpty, FastYAML.isSafePlain(Substring(s)), !s.utf8.contains(13) else { return false }
         let reserved: Set<String> = ["y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"]
         if reserved.contains(s.lowercased()) { return false }
         if Double(s) != nil || s.hasPrefix("0x") || s.hasPrefix("0o") { return false }
@@ -109,7 +109,7 @@ public enum FrontMatterEditor {
         if text.hasSuffix("\n") || text.isEmpty { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         for line in lines {
-            if line.contains("\r") || line.contains("\t") { return nil }
+            if line.utf8.contains(13) || line.utf8.contains(9) { return nil }
             if !line.isEmpty && line.allSatisfy({ $0 == " " }) { return nil }
             if !line.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && $0 != "\u{FEFF}" }) { return nil }
         }

@@ -72,7 +72,7 @@ public struct MessageHeader: Sendable, Hashable {
         let first = b[start]
         if first == UInt8(ascii: "#") {
             guard b.hasPrefix("## ", at: start, end: e), b.hasSuffix(" -->", start: start, end: e) else { return .text }
-            return classifyCandidate(b.string(start..<e))
+            return classifyCandidate(b, start, e)
         }
         if first == UInt8(ascii: "<") {
             return b.hasPrefix("<!-- vault:prompt", at: start, end: e) && b.hasSuffix("-->", start: start, end: e)
@@ -81,51 +81,68 @@ public struct MessageHeader: Sendable, Hashable {
         return .text
     }
 
-    static let roles: [String: Role] = ["user": .user, "assistant": .assistant, "system": .system]
-
-    private static func classifyCandidate(_ t: String) -> LineClass {
-        // t starts with "## " and ends with " -->" (trailing blanks removed).
-        guard let open = t.range(of: " <!-- ", options: .backwards) else { return .text }
-        let head = t[t.index(t.startIndex, offsetBy: 3)..<open.lowerBound]
-        let commentEnd = t.index(t.endIndex, offsetBy: -4)
-        guard open.upperBound <= commentEnd else { return .text }
-        let comment = t[open.upperBound..<commentEnd]
-        guard let dot = head.range(of: " ·") else { return .text }
-        let words = head[..<dot.lowerBound].split(separator: " ", omittingEmptySubsequences: false)
-        guard words.count == 1 || words.count == 2, let roleWord = words.last, !roleWord.isEmpty,
-            roleWord.utf8.allSatisfy({ $0 >= 97 && $0 <= 122 })
-        else { return .text }
-        let fields = comment.split(separator: " ", omittingEmptySubsequences: false)
-        guard fields.count >= 2, let c = fields[0].utf8.first, c >= 48, c <= 57, fields[1].hasPrefix("m-") else {
-            return .text
+    /// Looks at a line that starts with `## ` and ends with ` -->` (`start..<end`, trailing
+    /// blanks removed). Byte-level: Foundation's string search is far too slow for the hot path.
+    private static func classifyCandidate(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> LineClass {
+        let commentEnd = end - 4  // start of " -->"
+        // The last " <!-- " before the end.
+        var open = commentEnd - 6
+        while open >= start + 3, !b.hasPrefix(" <!-- ", at: open, end: commentEnd) { open -= 1 }
+        guard open >= start + 3 else { return .text }
+        let headStart = start + 3
+        // The first " ·" (U+00B7 is C2 B7 in UTF-8) in the head.
+        var dot = headStart
+        while dot + 2 < open, !(b[dot] == 32 && b[dot + 1] == 0xC2 && b[dot + 2] == 0xB7) { dot += 1 }
+        guard dot + 2 < open else { return .text }
+        // One or two words before it: [icon] role.
+        var space: Int?
+        for i in headStart..<dot where b[i] == 32 {
+            guard space == nil else { return .text }
+            space = i
         }
+        let roleStart = space.map { $0 + 1 } ?? headStart
+        guard roleStart < dot, space != headStart,
+            b[roleStart..<dot].allSatisfy({ $0 >= 97 && $0 <= 122 })
+        else { return .text }
+        // Fields of the comment, split at single spaces.
+        var fields: [Range<Int>] = []
+        var f = open + 6
+        for i in (open + 6)...commentEnd where i == commentEnd || b[i] == 32 {
+            fields.append(f..<i)
+            f = i + 1
+        }
+        guard fields.count >= 2, !fields[0].isEmpty, b[fields[0].lowerBound] >= 48, b[fields[0].lowerBound] <= 57,
+            b.hasPrefix("m-", at: fields[1].lowerBound, end: fields[1].upperBound)
+        else { return .text }
         // From here on the line is a header candidate: every problem is an error.
-        guard let role = roles[String(roleWord)] else {
+        let roleWord = b.string(roleStart..<dot)
+        guard let role = Role(rawValue: roleWord) else {
             return .invalidHeader("has an unknown role '\(roleWord)' (use user, assistant or system)")
         }
-        guard let timestamp = Timestamp(rfc3339: fields[0]) else {
+        let stampBytes = UnsafeBufferPointer(rebasing: b[fields[0]])
+        guard let parsed = Timestamp.parse(stampBytes) else {
             return .invalidHeader(
-                "has an invalid timestamp \"\(fields[0])\" (write RFC 3339 with an offset, like 2026-11-21T09:31:07+09:00)")
+                "has an invalid timestamp \"\(b.string(fields[0]))\" (write RFC 3339 with an offset, like 2026-11-21T09:31:07+09:00)")
         }
-        guard Identifier.isMessageID(fields[1]) else {
-            return .invalidHeader("has an invalid id \"\(fields[1])\" (write m- and 4 to 40 letters or digits)")
+        let id = b.string(fields[1])
+        guard Identifier.isMessageID(Substring(id)) else {
+            return .invalidHeader("has an invalid id \"\(id)\" (write m- and 4 to 40 letters or digits)")
         }
         var attributes: [Attribute] = []
         for field in fields.dropFirst(2) {
-            guard let eq = field.firstIndex(of: "="), eq != field.startIndex, field.index(after: eq) != field.endIndex,
-                let k = field.utf8.first, k >= 97, k <= 122
+            guard let eq = b[field].firstIndex(of: UInt8(ascii: "=")), eq != field.lowerBound, eq + 1 < field.upperBound,
+                b[field.lowerBound] >= 97, b[field.lowerBound] <= 122
             else {
-                return .invalidHeader("has a malformed attribute \"\(field)\" (write key=value)")
+                return .invalidHeader("has a malformed attribute \"\(b.string(field))\" (write key=value)")
             }
-            attributes.append(Attribute(String(field[..<eq]), String(field[field.index(after: eq)...])))
+            attributes.append(Attribute(b.string(field.lowerBound..<eq), b.string((eq + 1)..<field.upperBound)))
         }
-        var display = head[dot.upperBound...]
-        if display.first == " " { display = display.dropFirst() }
-        let icon = words.count == 2 ? String(words[0]) : nil
+        var displayStart = dot + 3
+        if displayStart < open, b[displayStart] == 32 { displayStart += 1 }
         return .header(
             MessageHeader(
-                icon: icon, role: role, display: String(display), timestamp: timestamp, id: String(fields[1]),
-                attributes: attributes))
+                icon: space.map { b.string(headStart..<$0) }, role: role, display: b.string(displayStart..<max(displayStart, open)),
+                timestamp: Timestamp(parsed: parsed, text: b.string(fields[0])), id: id, attributes: attributes))
     }
 }
 

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A room file, parsed: front-matter, preamble, messages and the pending prompt.
 ///
 /// `RoomFile` keeps the file's bytes; it never re-renders what it read.
@@ -158,15 +164,16 @@ public struct RoomFile: Sendable {
                 break
             }
             let content = unframe(b, boundary.next, end, lineEnding)
-            var body = b.string(content)
-            if b[content].contains(UInt8(ascii: "\\")) { body = BodyEscaping.unescape(body) }
+            // Only a body with a backslash can hold an escaped line.
+            let mayBeEscaped = memchr(b.baseAddress! + content.lowerBound, Int32(UInt8(ascii: "\\")), content.count) != nil
             if let first = firstLineOfID[header.id] {
                 warnings.append(
                     FormatProblem(path: path, line: boundary.line, kind: .duplicateMessageID(header.id, firstLine: first)))
             } else {
                 firstLineOfID[header.id] = boundary.line
             }
-            messages.append(Message(header: header, body: body, line: boundary.line))
+            messages.append(
+                Message(header: header, file: bytes, bodyRange: content, mayBeEscaped: mayBeEscaped, line: boundary.line))
         }
         return RoomFile(
             path: path, bytes: bytes, bom: bom, lineEnding: lineEnding, frontMatter: frontMatter, preamble: preamble,

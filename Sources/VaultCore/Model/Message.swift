@@ -1,15 +1,57 @@
 /// One message of a room: who, when, and what.
 public struct Message: Sendable, Hashable {
     public var header: MessageHeader
-    /// The text of the message, unescaped, byte for byte as it was given.
-    public var body: String
     /// 1-based line of the header in the file (0 for a message not yet written).
     public var line: Int
+    private var storage: Body
+
+    /// A body is kept as bytes of the (already validated) file until it is asked for:
+    /// parsing a room then never copies or re-validates the text of its messages.
+    private enum Body: Sendable, Hashable {
+        case text(String)
+        case bytes([UInt8], Range<Int>, escaped: Bool)
+    }
 
     public init(header: MessageHeader, body: String, line: Int = 0) {
         self.header = header
-        self.body = body
         self.line = line
+        self.storage = .text(body)
+    }
+
+    init(header: MessageHeader, file: [UInt8], bodyRange: Range<Int>, mayBeEscaped: Bool, line: Int) {
+        self.header = header
+        self.line = line
+        self.storage = .bytes(file, bodyRange, escaped: mayBeEscaped)
+    }
+
+    /// The text of the message, unescaped, byte for byte as it was given.
+    public var body: String {
+        get {
+            switch storage {
+            case .text(let s): return s
+            case .bytes(let file, let range, let escaped):
+                let text = String(decoding: file[range], as: UTF8.self)
+                return escaped ? BodyEscaping.unescape(text) : text
+            }
+        }
+        set { storage = .text(newValue) }
+    }
+
+    /// Size of the body in bytes, without decoding it.
+    public var bodyByteCount: Int {
+        switch storage {
+        case .text(let s): return s.utf8.count
+        case .bytes(_, let range, _): return range.count
+        }
+    }
+
+    public static func == (a: Message, b: Message) -> Bool {
+        a.header == b.header && a.line == b.line && a.body == b.body
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(header)
+        h.combine(body)
     }
 
     public var role: Role { header.role }

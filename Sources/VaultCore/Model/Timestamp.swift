@@ -38,6 +38,12 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         self.text = s
     }
 
+    init(parsed: (seconds: Double, offset: Int), text: String) {
+        self.secondsSince1970 = parsed.seconds
+        self.utcOffsetSeconds = parsed.offset
+        self.text = text
+    }
+
     /// Makes the timestamp of `date` in `timeZone`, to the second, with a numeric offset.
     public init(date: Date, timeZone: TimeZone) {
         let whole = date.timeIntervalSince1970.rounded(.down)
