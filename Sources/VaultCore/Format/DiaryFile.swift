@@ -12,14 +12,18 @@ public struct DiaryFile: Sendable {
     public let frontMatter: FrontMatter?
     /// The `# ` heading line's text (without `# `), if the entry has one.
     public let heading: String?
+    /// Where the body starts in `bytes`.
+    private let bodyStart: Int
+
     /// Everything after the heading (or after the front-matter when there is no heading).
-    public let body: String
+    /// Decoded when asked for: a listing reads thousands of entries and shows one line of each.
+    public var body: String { String(decoding: bytes[bodyStart...], as: UTF8.self) }
     /// `created` from the front-matter.
     public let created: Timestamp?
     public let updated: Timestamp?
 
     private init(
-        path: String, bytes: [UInt8], lineEnding: LineEnding, frontMatter: FrontMatter?, heading: String?, body: String,
+        path: String, bytes: [UInt8], lineEnding: LineEnding, frontMatter: FrontMatter?, heading: String?, bodyStart: Int,
         created: Timestamp?, updated: Timestamp?
     ) {
         self.path = path
@@ -27,7 +31,7 @@ public struct DiaryFile: Sendable {
         self.lineEnding = lineEnding
         self.frontMatter = frontMatter
         self.heading = heading
-        self.body = body
+        self.bodyStart = bodyStart
         self.created = created
         self.updated = updated
     }
@@ -141,7 +145,7 @@ public struct DiaryFile: Sendable {
         }
         return DiaryFile(
             path: path, bytes: bytes, lineEnding: eol, frontMatter: fm, heading: heading,
-            body: b.string(bodyStart..<b.count), created: created, updated: updated)
+            bodyStart: bodyStart, created: created, updated: updated)
     }
 
     /// A new entry's bytes (FORMAT.md, "Diary entries").

@@ -48,6 +48,9 @@ enum FastYAML {
     }
 
     /// The value of one entry, given its lines (first is `key: …`), or `nil` when outside the subset.
+    ///
+    /// Works on bytes: front-matter is read for every file of a listing, and `Character`
+    /// operations (grapheme breaking) would cost more than the rest of the parse.
     static func value(_ b: UnsafeBufferPointer<UInt8>, lines: [Range<Int>]) -> FrontMatterValue? {
         let first = lines[0]
         // Find the ": " or final ":" that ends the key (the key has no quotes or '#').
@@ -58,57 +61,81 @@ enum FastYAML {
         }
         var v = colon + 1
         while v < first.upperBound, b[v] == 32 { v += 1 }
-        let rest = String(decoding: UnsafeBufferPointer(rebasing: b[v..<first.upperBound]), as: UTF8.self)
+        let end = b.trimmedEnd(v, first.upperBound)
         let more = lines.dropFirst()
-        let moreContent = more.filter { b.trimmedEnd($0.lowerBound, $0.upperBound) > $0.lowerBound }
-        let restTrimmed = trimTrailingBlanks(rest)
+        let hasMoreContent = more.contains { b.trimmedEnd($0.lowerBound, $0.upperBound) > $0.lowerBound }
 
-        if restTrimmed.isEmpty || restTrimmed.hasPrefix("#") {
-            if moreContent.isEmpty { return .string("") }
-            return blockList(b, moreContent)
+        if v == end || b[v] == UInt8(ascii: "#") {
+            if !hasMoreContent { return .string("") }
+            return blockList(b, more.filter { b.trimmedEnd($0.lowerBound, $0.upperBound) > $0.lowerBound })
         }
-        if restTrimmed == "|" || restTrimmed == "|-" {
-            return literalBlock(b, Array(more), keep: restTrimmed == "|")
+        if b[v] == UInt8(ascii: "|") && (end == v + 1 || (end == v + 2 && b[v + 1] == UInt8(ascii: "-"))) {
+            return literalBlock(b, Array(more), keep: end == v + 1)
         }
-        guard moreContent.isEmpty else { return nil }  // multi-line plain scalars: leave to YAML
-        if restTrimmed.hasPrefix("[") {
-            return flowList(restTrimmed)
+        guard !hasMoreContent else { return nil }  // multi-line plain scalars: leave to YAML
+        if b[v] == UInt8(ascii: "[") {
+            return flowList(b, v, end)
         }
-        return scalar(restTrimmed).map { .string($0) }
+        return scalar(b, v, end).map { .string($0) }
+    }
+
+    /// A scalar on one line (`start..<end`, no trailing blanks): quoted, or plain with an optional ` # comment`.
+    static func scalar(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> String? {
+        guard start < end else { return "" }
+        switch b[start] {
+        case UInt8(ascii: "\""):
+            // No escapes and the closing quote last: the common case, read directly.
+            if let close = (start + 1..<end).first(where: { b[$0] == UInt8(ascii: "\"") || b[$0] == UInt8(ascii: "\\") }),
+                b[close] == UInt8(ascii: "\""), isEmptyOrComment(b, close + 1, end)
+            {
+                return b.string((start + 1)..<close)
+            }
+            return doubleQuoted(b.string(start..<end))
+        case UInt8(ascii: "'"):
+            return singleQuoted(b.string(start..<end))
+        default:
+            var e = end
+            var i = start
+            while i + 1 < end {
+                if b[i] == 32 && b[i + 1] == UInt8(ascii: "#") {
+                    e = b.trimmedEnd(start, i)
+                    break
+                }
+                i += 1
+            }
+            return isSafePlain(b, start, e) ? b.string(start..<e) : nil
+        }
+    }
+
+    /// Nothing, or only a ` # comment`, in `start..<end`.
+    static func isEmptyOrComment(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        start == end || (b[start] == 32 && b.trimmedEnd(start, end) > start
+            && b[(start..<end).first { b[$0] != 32 && b[$0] != 9 }!] == UInt8(ascii: "#"))
+    }
+
+    /// True when `start..<end` reads back as exactly these bytes from a plain YAML scalar on one line.
+    static func isSafePlain(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        guard start < end, !isIndicator(b[start]), b[end - 1] != 32, b[end - 1] != UInt8(ascii: ":") else { return false }
+        for i in start..<end {
+            let c = b[i]
+            if c == 9 || c < 32 && c != 9 { return false }
+            if i + 1 < end {
+                if c == UInt8(ascii: ":") && b[i + 1] == 32 { return false }
+                if c == 32 && b[i + 1] == UInt8(ascii: "#") { return false }
+            }
+        }
+        return true
+    }
+
+    static func isSafePlain(_ s: Substring) -> Bool {
+        var copy = String(s)
+        return copy.withUTF8 { isSafePlain($0, 0, $0.count) }
     }
 
     static func trimTrailingBlanks(_ s: String) -> String {
         var t = Substring(s)
         while let l = t.last, l == " " || l == "\t" { t = t.dropLast() }
         return String(t)
-    }
-
-    /// A scalar on one line: quoted, or plain with an optional ` # comment`.
-    static func scalar(_ text: String) -> String? {
-        guard let c = text.utf8.first else { return "" }
-        if c == UInt8(ascii: "\"") { return doubleQuoted(text) }
-        if c == UInt8(ascii: "'") { return singleQuoted(text) }
-        return plain(text)
-    }
-
-    static func plain(_ text: String) -> String? {
-        var value = Substring(text)
-        if let hash = value.utf8Find(" #") { value = value[..<hash] }
-        while let l = value.last, l == " " || l == "\t" { value = value.dropLast() }
-        guard isSafePlain(value) else { return nil }
-        return String(value)
-    }
-
-    /// True when `s` reads back as exactly this string from a plain YAML scalar on one line.
-    static func isSafePlain(_ s: Substring) -> Bool {
-        guard let first = s.utf8.first else { return false }
-        if isIndicator(first) {
-            // "-x", "?x", ":x" are plain when not followed by a space; keep it simple and refuse.
-            return false
-        }
-        if s.utf8Find(": ") != nil || s.hasSuffix(":") || s.utf8Find(" #") != nil || s.utf8.contains(9) { return false }
-        if let last = s.last, last == " " { return false }
-        return true
     }
 
     static func doubleQuoted(_ text: String) -> String? {
@@ -170,21 +197,28 @@ enum FastYAML {
         return nil
     }
 
-    static func flowList(_ text: String) -> FrontMatterValue? {
-        var t = Substring(text)
-        if let hash = t.utf8Find(" #"), t[..<hash].hasSuffix("]") { t = t[..<hash] }
-        while let l = t.last, l == " " { t = t.dropLast() }
-        guard t.hasPrefix("["), t.hasSuffix("]") else { return nil }
-        let inner = t.dropFirst().dropLast()
-        if inner.contains(where: { "[]{}\"'#".contains($0) }) { return nil }
-        if inner.allSatisfy({ $0 == " " }) { return .list([]) }
+    static func flowList(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> FrontMatterValue? {
+        // "[a, b]" optionally followed by " # comment".
+        var close = start + 1
+        while close < end, b[close] != UInt8(ascii: "]") {
+            switch b[close] {
+            case UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "\""), UInt8(ascii: "'"),
+                UInt8(ascii: "#"), UInt8(ascii: ":"):
+                return nil
+            default: close += 1
+            }
+        }
+        guard close < end, isEmptyOrComment(b, close + 1, end) else { return nil }
         var items: [String] = []
-        for part in inner.split(separator: ",", omittingEmptySubsequences: false) {
-            var item = part
-            while item.first == " " { item = item.dropFirst() }
-            while item.last == " " { item = item.dropLast() }
-            guard isSafePlain(item), !item.utf8.contains(UInt8(ascii: ":")) else { return nil }
-            items.append(String(item))
+        var itemStart = start + 1
+        if b.trimmedEnd(itemStart, close) == itemStart && (itemStart..<close).allSatisfy({ b[$0] == 32 }) { return .list([]) }
+        for i in (start + 1)...close where i == close || b[i] == UInt8(ascii: ",") {
+            var s = itemStart
+            while s < i, b[s] == 32 { s += 1 }
+            let e = b.trimmedEnd(s, i)
+            guard isSafePlain(b, s, e) else { return nil }
+            items.append(b.string(s..<e))
+            itemStart = i + 1
         }
         return .list(items)
     }
@@ -203,8 +237,8 @@ enum FastYAML {
             indent = width
             var v = i + 2
             while v < line.upperBound, b[v] == 32 { v += 1 }
-            let text = trimTrailingBlanks(b.string(v..<line.upperBound))
-            guard let item = scalar(text), !item.isEmpty || text.isEmpty else { return nil }
+            let end = b.trimmedEnd(v, line.upperBound)
+            guard let item = scalar(b, v, end), !item.isEmpty || end == v else { return nil }
             items.append(item)
         }
         return .list(items)

@@ -14,14 +14,17 @@ import Darwin
 ///
 /// See FORMAT.md, "Message header", for the grammar.
 public struct MessageHeader: Sendable, Hashable {
-    public var icon: String?
     public var role: Role
-    /// The locale-formatted text between `·` and `<!--`. Display only.
-    public var display: String
     public var timestamp: Timestamp
     public var id: String
-    /// `key=value` pairs after the id, in order.
-    public var attributes: [Attribute]
+    /// Icon, display text and attributes: read from the file's bytes only when asked for,
+    /// so that reading a long room allocates next to nothing per message.
+    private var details: Details
+
+    private enum Details: Sendable {
+        case values(icon: String?, display: String, attributes: [Attribute])
+        case bytes([UInt8], icon: Range<Int>?, display: Range<Int>, attributes: Range<Int>)
+    }
 
     public struct Attribute: Sendable, Hashable {
         public var key: String
@@ -33,12 +36,62 @@ public struct MessageHeader: Sendable, Hashable {
     }
 
     public init(icon: String?, role: Role, display: String, timestamp: Timestamp, id: String, attributes: [Attribute] = []) {
-        self.icon = icon
         self.role = role
-        self.display = display
         self.timestamp = timestamp
         self.id = id
-        self.attributes = attributes
+        self.details = .values(icon: icon, display: display, attributes: attributes)
+    }
+
+    init(
+        role: Role, timestamp: Timestamp, id: String, file: [UInt8], icon: Range<Int>?, display: Range<Int>,
+        attributes: Range<Int>
+    ) {
+        self.role = role
+        self.timestamp = timestamp
+        self.id = id
+        self.details = .bytes(file, icon: icon, display: display, attributes: attributes)
+    }
+
+    private var values: (icon: String?, display: String, attributes: [Attribute]) {
+        switch details {
+        case .values(let icon, let display, let attributes): return (icon, display, attributes)
+        case .bytes(let file, let icon, let display, let attributes):
+            let text = { (r: Range<Int>) in String(decoding: file[r], as: UTF8.self) }
+            var list: [Attribute] = []
+            for field in text(attributes).split(separator: " ") {
+                if let eq = field.firstIndex(of: "=") {
+                    list.append(Attribute(String(field[..<eq]), String(field[field.index(after: eq)...])))
+                }
+            }
+            return (icon.map(text), text(display), list)
+        }
+    }
+
+    /// Decoration before the role, e.g. 🧑.
+    public var icon: String? {
+        get { values.icon }
+        set { let v = values; details = .values(icon: newValue, display: v.display, attributes: v.attributes) }
+    }
+
+    /// The locale-formatted text between `·` and `<!--`. Display only.
+    public var display: String {
+        get { values.display }
+        set { let v = values; details = .values(icon: v.icon, display: newValue, attributes: v.attributes) }
+    }
+
+    /// `key=value` pairs after the id, in order.
+    public var attributes: [Attribute] {
+        get { values.attributes }
+        set { let v = values; details = .values(icon: v.icon, display: v.display, attributes: newValue) }
+    }
+
+    public static func == (a: MessageHeader, b: MessageHeader) -> Bool {
+        a.role == b.role && a.timestamp == b.timestamp && a.id == b.id && a.values == b.values
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(id)
+        h.combine(timestamp)
     }
 
     public func attribute(_ key: String) -> String? { attributes.first { $0.key == key }?.value }
@@ -66,13 +119,13 @@ public struct MessageHeader: Sendable, Hashable {
 
     /// Classifies the line `start..<end` (no line ending). Cheap for ordinary text:
     /// only lines that start with `## ` or `<!-- vault:prompt` are looked at further.
-    static func classify(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> LineClass {
+    static func classify(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, file: [UInt8] = []) -> LineClass {
         let e = b.trimmedEnd(start, end)
         guard e - start >= 4 else { return .text }
         let first = b[start]
         if first == UInt8(ascii: "#") {
             guard b.hasPrefix("## ", at: start, end: e), b.hasSuffix(" -->", start: start, end: e) else { return .text }
-            return classifyCandidate(b, start, e)
+            return classifyCandidate(b, start, e, file: file.isEmpty ? Array(b) : file)
         }
         if first == UInt8(ascii: "<") {
             return b.hasPrefix("<!-- vault:prompt", at: start, end: e) && b.hasSuffix("-->", start: start, end: e)
@@ -83,7 +136,9 @@ public struct MessageHeader: Sendable, Hashable {
 
     /// Looks at a line that starts with `## ` and ends with ` -->` (`start..<end`, trailing
     /// blanks removed). Byte-level: Foundation's string search is far too slow for the hot path.
-    private static func classifyCandidate(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> LineClass {
+    private static func classifyCandidate(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, file: [UInt8])
+        -> LineClass
+    {
         let commentEnd = end - 4  // start of " -->"
         // The last " <!-- " before the end.
         var open = commentEnd - 6
@@ -104,51 +159,62 @@ public struct MessageHeader: Sendable, Hashable {
         guard roleStart < dot, space != headStart,
             b[roleStart..<dot].allSatisfy({ $0 >= 97 && $0 <= 122 })
         else { return .text }
-        // Fields of the comment, split at single spaces.
-        var fields: [Range<Int>] = []
-        var f = open + 6
-        for i in (open + 6)...commentEnd where i == commentEnd || b[i] == 32 {
-            fields.append(f..<i)
-            f = i + 1
-        }
-        guard fields.count >= 2, !fields[0].isEmpty, b[fields[0].lowerBound] >= 48, b[fields[0].lowerBound] <= 57,
-            b.hasPrefix("m-", at: fields[1].lowerBound, end: fields[1].upperBound)
+        // The comment: timestamp, id, then attributes, split at single spaces.
+        let stampStart = open + 6
+        var stampEnd = stampStart
+        while stampEnd < commentEnd, b[stampEnd] != 32 { stampEnd += 1 }
+        let idStart = stampEnd + 1
+        guard stampEnd > stampStart, idStart < commentEnd, b[stampStart] >= 48, b[stampStart] <= 57,
+            b.hasPrefix("m-", at: idStart, end: commentEnd)
         else { return .text }
+        var idEnd = idStart
+        while idEnd < commentEnd, b[idEnd] != 32 { idEnd += 1 }
         // From here on the line is a header candidate: every problem is an error.
-        let roleWord = b.string(roleStart..<dot)
-        guard let role = Role(rawValue: roleWord) else {
-            return .invalidHeader("has an unknown role '\(roleWord)' (use user, assistant or system)")
+        guard let role = Role(bytes: UnsafeBufferPointer(rebasing: b[roleStart..<dot])) else {
+            return .invalidHeader("has an unknown role '\(b.string(roleStart..<dot))' (use user, assistant or system)")
         }
-        let stampBytes = UnsafeBufferPointer(rebasing: b[fields[0]])
-        guard let parsed = Timestamp.parse(stampBytes) else {
+        guard let parsed = Timestamp.parse(UnsafeBufferPointer(rebasing: b[stampStart..<stampEnd])) else {
             return .invalidHeader(
-                "has an invalid timestamp \"\(b.string(fields[0]))\" (write RFC 3339 with an offset, like 2026-11-21T09:31:07+09:00)")
+                "has an invalid timestamp \"\(b.string(stampStart..<stampEnd))\" (write RFC 3339 with an offset, like 2026-11-21T09:31:07+09:00)")
         }
-        let id = b.string(fields[1])
-        guard Identifier.isMessageID(Substring(id)) else {
-            return .invalidHeader("has an invalid id \"\(id)\" (write m- and 4 to 40 letters or digits)")
+        guard Identifier.isMessageID(UnsafeBufferPointer(rebasing: b[idStart..<idEnd])) else {
+            return .invalidHeader("has an invalid id \"\(b.string(idStart..<idEnd))\" (write m- and 4 to 40 letters or digits)")
         }
-        var attributes: [Attribute] = []
-        for field in fields.dropFirst(2) {
-            guard let eq = b[field].firstIndex(of: UInt8(ascii: "=")), eq != field.lowerBound, eq + 1 < field.upperBound,
-                b[field.lowerBound] >= 97, b[field.lowerBound] <= 122
-            else {
-                return .invalidHeader("has a malformed attribute \"\(b.string(field))\" (write key=value)")
+        // Attributes: key=value, key starting with a lower-case letter, no empty parts.
+        let attributesStart = min(idEnd + 1, commentEnd)
+        var f = attributesStart
+        while f < commentEnd {
+            var e = f
+            while e < commentEnd, b[e] != 32 { e += 1 }
+            var eq = f
+            while eq < e, b[eq] != UInt8(ascii: "=") { eq += 1 }
+            guard eq > f, eq + 1 < e, b[f] >= 97, b[f] <= 122 else {
+                return .invalidHeader("has a malformed attribute \"\(b.string(f..<e))\" (write key=value)")
             }
-            attributes.append(Attribute(b.string(field.lowerBound..<eq), b.string((eq + 1)..<field.upperBound)))
+            f = e + 1
         }
         var displayStart = dot + 3
         if displayStart < open, b[displayStart] == 32 { displayStart += 1 }
         return .header(
             MessageHeader(
-                icon: space.map { b.string(headStart..<$0) }, role: role, display: b.string(displayStart..<max(displayStart, open)),
-                timestamp: Timestamp(parsed: parsed, text: b.string(fields[0])), id: id, attributes: attributes))
+                role: role, timestamp: Timestamp(parsed: parsed, bytes: UnsafeBufferPointer(rebasing: b[stampStart..<stampEnd])),
+                id: b.string(idStart..<idEnd), file: file, icon: space.map { headStart..<$0 },
+                display: displayStart..<max(displayStart, open), attributes: attributesStart..<commentEnd))
     }
 }
 
 /// Who wrote a message.
 public enum Role: String, Sendable, Hashable, Codable, CaseIterable {
     case user, assistant, system
+
+    init?(bytes b: UnsafeBufferPointer<UInt8>) {
+        switch b.count {
+        case 4 where b.elementsEqual("user".utf8): self = .user
+        case 9 where b.elementsEqual("assistant".utf8): self = .assistant
+        case 6 where b.elementsEqual("system".utf8): self = .system
+        default: return nil
+        }
+    }
 
     /// The icon the tool writes in front of the role.
     public var icon: String {

@@ -27,8 +27,23 @@ public struct RoomFile: Sendable {
     public let promptMarkerOffset: Int?
     /// Text typed below the prompt marker, as written (`nil` without a marker).
     public let pendingText: String?
-    /// Problems that do not stop the file from being read (`vault check` reports them).
-    public let warnings: [FormatProblem]
+    /// Stray prompt markers found while reading.
+    private let markerWarnings: [FormatProblem]
+
+    /// Problems that do not stop the file from being read (`vault check` reports them):
+    /// stray prompt markers and message ids used twice.
+    public var warnings: [FormatProblem] {
+        var out = markerWarnings
+        var firstLineOfID: [String: Int] = [:]
+        for m in messages {
+            if let first = firstLineOfID[m.id] {
+                out.append(FormatProblem(path: path, line: m.line, kind: .duplicateMessageID(m.id, firstLine: first)))
+            } else {
+                firstLineOfID[m.id] = m.line
+            }
+        }
+        return out.sorted { $0.line < $1.line }
+    }
 
     /// The pending prompt, without surrounding blank lines, or `nil` when there is none.
     public var pendingPrompt: String? {
@@ -76,7 +91,7 @@ public struct RoomFile: Sendable {
         self.messages = messages
         self.promptMarkerOffset = promptMarkerOffset
         self.pendingText = pendingText
-        self.warnings = warnings
+        self.markerWarnings = warnings
     }
 
     static func parse(_ bytes: [UInt8], path: String) throws(FormatProblemList) -> RoomFile {
@@ -127,7 +142,7 @@ public struct RoomFile: Sendable {
             let next = nl.map { $0 + 1 } ?? b.count
             let first = b[i]
             if first == UInt8(ascii: "#") || first == UInt8(ascii: "<") {
-                switch MessageHeader.classify(b, i, b.contentEnd(lineStart: i, newline: nl)) {
+                switch MessageHeader.classify(b, i, b.contentEnd(lineStart: i, newline: nl), file: bytes) {
                 case .text: break
                 case .promptMarker: boundaries.append(Boundary(lineStart: i, next: next, line: line, header: nil))
                 case .header(let h): boundaries.append(Boundary(lineStart: i, next: next, line: line, header: h))
@@ -143,7 +158,6 @@ public struct RoomFile: Sendable {
         var warnings: [FormatProblem] = []
         var messages: [Message] = []
         messages.reserveCapacity(boundaries.count)
-        var firstLineOfID: [String: Int] = [:]
         let firstHeader = boundaries.first { $0.header != nil }
         // The marker that ends the conversation: the last boundary, when it is a marker.
         let marker = boundaries.last.flatMap { $0.header == nil ? $0 : nil }
@@ -166,12 +180,6 @@ public struct RoomFile: Sendable {
             let content = unframe(b, boundary.next, end, lineEnding)
             // Only a body with a backslash can hold an escaped line.
             let mayBeEscaped = memchr(b.baseAddress! + content.lowerBound, Int32(UInt8(ascii: "\\")), content.count) != nil
-            if let first = firstLineOfID[header.id] {
-                warnings.append(
-                    FormatProblem(path: path, line: boundary.line, kind: .duplicateMessageID(header.id, firstLine: first)))
-            } else {
-                firstLineOfID[header.id] = boundary.line
-            }
             messages.append(
                 Message(header: header, file: bytes, bodyRange: content, mayBeEscaped: mayBeEscaped, line: boundary.line))
         }

@@ -20,9 +20,12 @@ public enum Identifier {
     }
 
     /// True when `text` is a message id: `m-` and 4 to 40 ASCII letters or digits.
-    public static func isMessageID(_ text: Substring) -> Bool {
-        let u = text.utf8
-        guard u.count >= 6, u.count <= 42, u.starts(with: "m-".utf8) else { return false }
+    public static func isMessageID(_ text: String) -> Bool {
+        Array(text.utf8).withUnsafeBufferPointer { isMessageID($0) }
+    }
+
+    static func isMessageID(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard u.count >= 6, u.count <= 42, u[0] == UInt8(ascii: "m"), u[1] == UInt8(ascii: "-") else { return false }
         return u.dropFirst(2).allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) }
     }
 }

@@ -15,8 +15,21 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     public let secondsSince1970: Double
     /// The offset from UTC the time was written in, in seconds.
     public let utcOffsetSeconds: Int
+    /// The text as written, when it is not the canonical `yyyy-mm-ddThh:mm:ss±hh:mm` spelling
+    /// (which `text` recomputes, so reading a room does not allocate a string per header).
+    private let writtenText: String?
+
     /// The text as written.
-    public let text: String
+    public var text: String { writtenText ?? Timestamp.canonicalText(secondsSince1970, utcOffsetSeconds) }
+
+    static func canonicalText(_ seconds: Double, _ offset: Int) -> String {
+        let local = CivilTime(secondsSince1970: Int64(seconds.rounded(.down)) + Int64(offset))
+        let magnitude = abs(offset)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02d%@%02d:%02d",
+            local.year, local.month, local.day, local.hour, local.minute, local.second,
+            offset < 0 ? "-" : "+", magnitude / 3600, (magnitude % 3600) / 60)
+    }
 
     public var date: Date { Date(timeIntervalSince1970: secondsSince1970) }
     public var description: String { text }
@@ -31,32 +44,25 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Parses `yyyy-mm-ddThh:mm:ss[.fraction](Z|±hh:mm)`; `nil` when it is not that.
     public init?(rfc3339 text: some StringProtocol) {
         let s = String(text)
-        guard let parsed = s.utf8.withContiguousStorageIfAvailable({ Timestamp.parse($0) }) ?? Timestamp.parse(Array(s.utf8))
-        else { return nil }
+        guard let parsed = Array(s.utf8).withUnsafeBufferPointer({ Timestamp.parse($0) }) else { return nil }
         self.secondsSince1970 = parsed.seconds
         self.utcOffsetSeconds = parsed.offset
-        self.text = s
+        self.writtenText = parsed.canonical ? nil : s
     }
 
-    init(parsed: (seconds: Double, offset: Int), text: String) {
+    /// A timestamp from bytes that `parse` accepted.
+    init(parsed: Parsed, bytes: UnsafeBufferPointer<UInt8>) {
         self.secondsSince1970 = parsed.seconds
         self.utcOffsetSeconds = parsed.offset
-        self.text = text
+        self.writtenText = parsed.canonical ? nil : String(decoding: bytes, as: UTF8.self)
     }
 
     /// Makes the timestamp of `date` in `timeZone`, to the second, with a numeric offset.
     public init(date: Date, timeZone: TimeZone) {
         let whole = date.timeIntervalSince1970.rounded(.down)
-        let offset = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: whole))
-        let local = CivilTime(secondsSince1970: Int64(whole) + Int64(offset))
-        let sign = offset < 0 ? "-" : "+"
-        let magnitude = abs(offset)
-        self.text = String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d%@%02d:%02d",
-            local.year, local.month, local.day, local.hour, local.minute, local.second,
-            sign, magnitude / 3600, (magnitude % 3600) / 60)
         self.secondsSince1970 = whole
-        self.utcOffsetSeconds = offset
+        self.utcOffsetSeconds = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: whole))
+        self.writtenText = nil
     }
 
     /// The calendar day in the timestamp's own offset.
@@ -68,7 +74,9 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// A fixed-offset time zone equal to the timestamp's offset.
     public var timeZone: TimeZone { TimeZone(secondsFromGMT: utcOffsetSeconds) ?? TimeZone(identifier: "UTC")! }
 
-    static func parse<C: Collection>(_ b: C) -> (seconds: Double, offset: Int)? where C.Element == UInt8, C.Index == Int {
+    typealias Parsed = (seconds: Double, offset: Int, canonical: Bool)
+
+    static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Parsed? {
         // Fixed positions: 0123-56-89T12:45:78
         let n = b.count
         guard n >= 20 else { return nil }
@@ -85,8 +93,9 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             }
             return value
         }
+        var canonical = b[s + 10] == UInt8(ascii: "T")
         guard b[s + 4] == UInt8(ascii: "-"), b[s + 7] == UInt8(ascii: "-"),
-            b[s + 10] == UInt8(ascii: "T") || b[s + 10] == UInt8(ascii: "t"),
+            canonical || b[s + 10] == UInt8(ascii: "t"),
             b[s + 13] == UInt8(ascii: ":"), b[s + 16] == UInt8(ascii: ":"),
             let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
             let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2)
@@ -97,6 +106,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         var i = 19
         var fraction = 0.0
         if b[s + i] == UInt8(ascii: ".") {
+            canonical = false
             i += 1
             var scale = 0.1
             let start = i
@@ -110,18 +120,21 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         var offset = 0
         let c = b[s + i]
         if c == UInt8(ascii: "Z") || c == UInt8(ascii: "z") {
+            canonical = false
             guard i + 1 == n else { return nil }
         } else if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") {
             guard i + 6 == n, b[s + i + 3] == UInt8(ascii: ":"),
                 let oh = number(i + 1, 2), let om = number(i + 4, 2), oh < 24, om < 60
             else { return nil }
             offset = (oh * 3600 + om * 60) * (c == UInt8(ascii: "-") ? -1 : 1)
+            if offset == 0 && c == UInt8(ascii: "-") { canonical = false }
         } else {
             return nil
         }
         let days = LocalDate.daysSince1970(year: year, month: month, day: day)
+        if second == 60 { canonical = false }
         let local = Int64(days) * 86400 + Int64(hour * 3600 + minute * 60 + min(second, 59))
-        return (Double(local - Int64(offset)) + fraction, offset)
+        return (Double(local - Int64(offset)) + fraction, offset, canonical)
     }
 }
 

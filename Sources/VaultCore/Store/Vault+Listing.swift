@@ -227,7 +227,7 @@ enum RoomTail {
                 while start > 0, b[start - 1] != 10 { start -= 1 }
                 if start == 0 && skipFirstLine { return nil }
                 if start < lineEnd, b[start] == UInt8(ascii: "#") || b[start] == UInt8(ascii: "<") {
-                    switch MessageHeader.classify(b, start, b.contentEnd(lineStart: start, newline: lineEnd < b.count ? lineEnd : nil)) {
+                    switch MessageHeader.classify(b, start, b.contentEnd(lineStart: start, newline: lineEnd < b.count ? lineEnd : nil), file: bytes) {
                     case .header(let h):
                         let bodyStart = lineEnd < b.count ? lineEnd + 1 : b.count
                         let stop = markerLine ?? b.count
