@@ -103,3 +103,39 @@ import VaultTestSupport
         #expect(r.preamble == text)
     }
 }
+
+/// The eight-bytes-at-a-time UTF-8 check agrees with the standard library on every input.
+@Suite struct UTF8CheckTests {
+    @Test func agreesWithTheStandardLibrary() {
+        var rng = SeededRandom(seed: 3)
+        // Bytes near every boundary of the UTF-8 table, plus valid text in several scripts.
+        let interesting: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+                                    0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF]
+        let valid = Array("가힣하 é ·漢字🤖🧑 \u{10FFFF}\u{FFFF}\u{D7FF}\u{E000}\u{800}\u{7FF}\u{80}".utf8)
+        var disagreements = 0
+        var invalidSeen = 0
+        for _ in 0..<50_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...40, using: &rng) {
+                switch Int.random(in: 0..<4, using: &rng) {
+                case 0: bytes.append(interesting.randomElement(using: &rng)!)
+                case 1: bytes.append(UInt8.random(in: 0...255, using: &rng))
+                default:
+                    let start = Int.random(in: 0..<valid.count, using: &rng)
+                    bytes += valid[start..<min(valid.count, start + Int.random(in: 1...8, using: &rng))]
+                }
+            }
+            let expected = String(validating: bytes, as: UTF8.self) != nil
+            let got = bytes.withUnsafeBufferPointer { UTF8Check.isValid($0) }
+            let located = bytes.withUnsafeBufferPointer { UTF8Check.firstInvalidByte($0) }
+            if got != expected || (located == nil) != expected { disagreements += 1 }
+            if !expected { invalidSeen += 1 }
+            if let at = located {
+                // The reported byte starts the first bad sequence: everything before it is valid.
+                if String(validating: bytes[..<at], as: UTF8.self) == nil { disagreements += 1 }
+            }
+        }
+        #expect(disagreements == 0)
+        #expect(invalidSeen > 10_000)
+    }
+}

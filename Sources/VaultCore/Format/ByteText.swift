@@ -78,6 +78,75 @@ extension UnsafeBufferPointer where Element == UInt8 {
 enum UTF8Check {
     /// Offset of the first byte that is not part of valid UTF-8, or `nil` when all is valid.
     static func firstInvalidByte(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+        isValid(b) ? nil : locateInvalidByte(b)
+    }
+
+    // Eight bytes at a time, with 64-bit integer arithmetic ("SIMD within a register").
+    // Every lane's high bit (0x80) carries one flag. For each word:
+    // - a lead byte (>= C0) requires a continuation byte (10xxxxxx) one lane later, a lead
+    //   of three or four bytes (>= E0, >= F0) two and three lanes later too; the lanes that
+    //   are continuation bytes must be exactly the lanes that are required, with the
+    //   requirements of the previous word's last lanes carried in;
+    // - C0, C1 and F5–FF never occur;
+    // - the byte after E0 is >= A0, after ED <= 9F (no surrogates), after F0 >= 90, after
+    //   F4 <= 8F (nothing above U+10FFFF).
+    // That is the whole of UTF-8's well-formedness table. No branch depends on the text,
+    // which is what makes Hangul-heavy text (a lead byte every third byte) fast.
+    private static let high: UInt64 = 0x8080_8080_8080_8080
+    private static let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+
+    @inline(__always)
+    private static func lanes(_ w: UInt64, equalTo v: UInt8) -> UInt64 {
+        let x = w ^ (UInt64(v) &* 0x0101_0101_0101_0101)
+        return ~(((x & low7) &+ low7) | x) & high
+    }
+
+    static func isValid(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = b.baseAddress else { return true }
+        let n = b.count
+        var i = 0
+        var errors: UInt64 = 0
+        var carryRequired: UInt64 = 0
+        var carryE0: UInt64 = 0, carryED: UInt64 = 0, carryF0: UInt64 = 0, carryF4: UInt64 = 0
+        while i < n {
+            var w: UInt64
+            if i + 8 <= n {
+                w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            } else {
+                // The tail, padded with zero bytes (ASCII): a sequence cut off by the end fails.
+                w = 0
+                for k in 0..<(n - i) { w |= UInt64(base[i + k]) << (8 * UInt64(k)) }
+            }
+            i += 8
+            if w & high == 0 && carryRequired == 0 { continue }
+            let continuation = w & ~(w << 1) & high
+            let lead = w & (w << 1) & high
+            let lead3 = lead & (w << 2)
+            let lead4 = lead3 & (w << 3)
+            let required = (lead << 8) | (lead3 << 16) | (lead4 << 24) | carryRequired
+            carryRequired = (lead >> 56) | (lead3 >> 48) | (lead4 >> 40)
+            errors |= required ^ continuation
+            errors |= lanes(w & 0xFEFE_FEFE_FEFE_FEFE, equalTo: 0xC0)
+            errors |= ((((w & 0x0F0F_0F0F_0F0F_0F0F) &+ 0x0B0B_0B0B_0B0B_0B0B) & 0x1010_1010_1010_1010) << 3) & lead4
+            let e0 = lanes(w, equalTo: 0xE0), ed = lanes(w, equalTo: 0xED)
+            let f0 = lanes(w, equalTo: 0xF0), f4 = lanes(w, equalTo: 0xF4)
+            let afterE0 = (e0 << 8) | carryE0, afterED = (ed << 8) | carryED
+            let afterF0 = (f0 << 8) | carryF0, afterF4 = (f4 << 8) | carryF4
+            carryE0 = e0 >> 56
+            carryED = ed >> 56
+            carryF0 = f0 >> 56
+            carryF4 = f4 >> 56
+            let bit5 = w << 2, bit4 = w << 3
+            errors |= afterE0 & ~bit5
+            errors |= afterED & bit5
+            errors |= afterF0 & ~(bit5 | bit4)
+            errors |= afterF4 & (bit5 | bit4)
+        }
+        return errors == 0 && carryRequired == 0
+    }
+
+    /// The exact, byte-by-byte search for the first invalid byte, used once a file is known to be bad.
+    private static func locateInvalidByte(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
         var i = 0
         let n = b.count
         while i < n {
