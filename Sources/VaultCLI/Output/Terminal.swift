@@ -37,34 +37,33 @@ enum Terminal {
         FileHandle.standardOutput.write(Data("\n".utf8))
     }
 
-    /// Columns on a terminal: Hangul, kana and CJK ideographs take two.
-    static func width(_ s: String) -> Int {
-        s.unicodeScalars.reduce(0) { sum, u in
-            let v = u.value
-            if u.properties.generalCategory == .nonspacingMark || v == 0x200D || (0xFE00...0xFE0F).contains(v) { return sum }
-            let wide =
-                (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
-                || (0xF900...0xFAFF).contains(v) || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v)
-                || (0x1F300...0x1FAFF).contains(v) || (0x20000...0x3FFFD).contains(v)
-            return sum + (wide ? 2 : 1)
-        }
+    /// Columns of one scalar on a terminal: Hangul, kana, CJK ideographs and emoji take two.
+    static func width(_ u: Unicode.Scalar) -> Int {
+        let v = u.value
+        if v < 0x300 { return 1 }
+        if u.properties.generalCategory == .nonspacingMark || v == 0x200D || (0xFE00...0xFE0F).contains(v) { return 0 }
+        let wide =
+            (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
+            || (0xF900...0xFAFF).contains(v) || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v)
+            || (0x1F300...0x1FAFF).contains(v) || (0x20000...0x3FFFD).contains(v)
+        return wide ? 2 : 1
     }
 
-    /// `s` cut to `columns` (with `…`) or padded with spaces to exactly `columns`.
+    static func width(_ s: String) -> Int { s.unicodeScalars.reduce(0) { $0 + width($1) } }
+
+    /// `s` cut to `columns` (ending in `…`) or padded with spaces to exactly `columns`.
     static func fit(_ s: String, _ columns: Int) -> String {
+        let total = width(s)
+        if total <= columns { return s + String(repeating: " ", count: columns - total) }
         var out = ""
         var used = 0
         for ch in s {
-            let w = width(String(ch))
-            if used + w > columns - 1 && width(s) > columns {
-                out += "…"
-                used += 1
-                break
-            }
+            let w = ch.unicodeScalars.reduce(0) { $0 + width($1) }
+            if used + w > columns - 1 { break }
             out.append(ch)
             used += w
         }
-        return out + String(repeating: " ", count: max(0, columns - used))
+        return out + "…" + String(repeating: " ", count: max(0, columns - used - 1))
     }
 }
 

@@ -25,10 +25,31 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     static func canonicalText(_ seconds: Double, _ offset: Int) -> String {
         let local = CivilTime(secondsSince1970: Int64(seconds.rounded(.down)) + Int64(offset))
         let magnitude = abs(offset)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d%@%02d:%02d",
-            local.year, local.month, local.day, local.hour, local.minute, local.second,
-            offset < 0 ? "-" : "+", magnitude / 3600, (magnitude % 3600) / 60)
+        // yyyy-mm-ddThh:mm:ss±hh:mm, written digit by digit (String(format:) is slow on Linux).
+        var out = [UInt8](repeating: 0, count: 25)
+        func put(_ value: Int, _ at: Int, _ width: Int) {
+            var v = value
+            for k in stride(from: at + width - 1, through: at, by: -1) {
+                out[k] = UInt8(48 + v % 10)
+                v /= 10
+            }
+        }
+        put(local.year, 0, 4)
+        out[4] = UInt8(ascii: "-")
+        put(local.month, 5, 2)
+        out[7] = UInt8(ascii: "-")
+        put(local.day, 8, 2)
+        out[10] = UInt8(ascii: "T")
+        put(local.hour, 11, 2)
+        out[13] = UInt8(ascii: ":")
+        put(local.minute, 14, 2)
+        out[16] = UInt8(ascii: ":")
+        put(local.second, 17, 2)
+        out[19] = offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
+        put(magnitude / 3600, 20, 2)
+        out[22] = UInt8(ascii: ":")
+        put((magnitude % 3600) / 60, 23, 2)
+        return String(decoding: out, as: UTF8.self)
     }
 
     public var date: Date { Date(timeIntervalSince1970: secondsSince1970) }

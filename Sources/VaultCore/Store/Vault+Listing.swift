@@ -145,12 +145,17 @@ extension Vault {
 enum Preview {
     /// The first non-empty line, without Markdown heading marks, at most `limit` characters.
     static func firstLine(of text: String, skipping: String? = nil, limit: Int = 80) -> String {
-        for line in text.unicodeScalars.split(separator: "\n", maxSplits: 200) {
-            var t = Substring(line)
-            while let f = t.first, f == "#" || f == ">" || f == " " || f == "\t" || f == "\r" { t = t.dropFirst() }
-            while let l = t.last, l == " " || l == "\t" || l == "\r" { t = t.dropLast() }
-            if t.isEmpty || t.hasPrefix("```") || (skipping != nil && String(t) == skipping!) { continue }
-            if t.count > limit { return String(t.prefix(limit - 1)) + "…" }
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            let nl = rest.utf8.firstIndex(of: 10) ?? rest.endIndex
+            var t = rest[..<nl]
+            rest = nl == rest.endIndex ? "" : rest[rest.utf8.index(after: nl)...]
+            while let f = t.utf8.first, f == UInt8(ascii: "#") || f == UInt8(ascii: ">") || f == 32 || f == 9 || f == 13 {
+                t = t.dropFirst()
+            }
+            while let l = t.utf8.last, l == 32 || l == 9 || l == 13 { t = t.dropLast() }
+            if t.isEmpty || t.hasPrefix("```") || (skipping != nil && t == skipping![...]) { continue }
+            if t.utf8.count > limit, t.count > limit { return String(t.prefix(limit - 1)) + "…" }
             return String(t)
         }
         return ""
@@ -172,12 +177,7 @@ enum RoomTail {
 
     static func scan(_ absolutePath: String, path: String) throws(VaultError) -> Scan {
         let (head, size) = try FileIO.read(absolutePath, offset: 0, count: headSize)
-        if size <= head.count {
-            return try scanWhole(head, path: path)
-        }
-        // Title from the head (front-matter is small); fall back to a full read if it is not.
-        var title: String?
-        var created: Timestamp?
+        // Title and creation time from the front-matter at the head (it is small).
         let start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         let parsed: Result<FrontMatter?, FormatProblemList> = head.withUnsafeBufferPointer { b in
             do throws(FormatProblemList) {
@@ -186,20 +186,39 @@ enum RoomTail {
                 return .failure(error)
             }
         }
-        guard case .success(let fm) = parsed else { return try scanWhole(try FileIO.read(absolutePath), path: path) }
-        title = fm?.string("title")
-        created = fm?.string("created").flatMap { Timestamp(rfc3339: $0) }
+        let frontMatter: FrontMatter?
+        switch parsed {
+        case .success(let fm): frontMatter = fm
+        case .failure(let problems):
+            // A front-matter longer than the head: read it all. A broken one: say so.
+            guard size > head.count, problems.problems.contains(where: { $0.kind == .unclosedFrontMatter }) else {
+                throw VaultError.malformed(problems.problems)
+            }
+            return try scanWhole(try FileIO.read(absolutePath), path: path)
+        }
+        let title = frontMatter?.string("title")
+        let created = frontMatter?.string("created").flatMap { Timestamp(rfc3339: $0) }
+        // The last message, read backwards from the end (headers are recognised line by line).
+        let bodyStart = frontMatter?.range.upperBound ?? start
         var window = tailSize
         while true {
-            let offset = max(0, size - window)
-            let (tail, _) = try FileIO.read(absolutePath, offset: offset, count: size - offset)
-            // Skip a partial first line unless the window starts the file.
-            if let found = lastMessage(tail, skipFirstLine: offset > 0) {
+            let tail: [UInt8]
+            let offset: Int
+            if size <= head.count {
+                (tail, offset) = (Array(head[bodyStart...]), bodyStart)
+            } else {
+                offset = max(bodyStart, size - window)
+                tail = try FileIO.read(absolutePath, offset: offset, count: size - offset).bytes
+            }
+            // A partial first line is skipped unless the window starts at the body.
+            if let found = lastMessage(tail, skipFirstLine: offset > bodyStart) {
                 return Scan(
                     title: title, created: created, lastHeader: found.header, preview: found.preview,
                     hasPendingPrompt: found.pending)
             }
-            if offset == 0 { return Scan(title: title, created: created, lastHeader: nil, preview: "", hasPendingPrompt: false) }
+            if offset == bodyStart {
+                return Scan(title: title, created: created, lastHeader: nil, preview: "", hasPendingPrompt: false)
+            }
             window *= 4
         }
     }

@@ -10,8 +10,8 @@ public enum VaultPath {
 
     /// `rooms/부산-여행.md` → `부산-여행`.
     public static func stem(of path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        return name.hasSuffix(".md") ? String(name.dropLast(3)) : name
+        let name = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? Substring(path)
+        return String(name.hasSuffix(".md") ? name.dropLast(3) : name)
     }
 
     /// A file-name slug for a title (FORMAT.md, "Layout"): NFC, letters and digits of any
