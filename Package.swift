@@ -26,11 +26,14 @@ let package = Package(
         .target(
             name: "VaultCore",
             dependencies: [.product(name: "Yams", package: "Yams")]),
+        // The libgit2 wrapper: every change of the vault becomes one commit.
+        .target(name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CVaultShims"]),
         // The command-line interface: one file per command.
         .target(
             name: "VaultCLI",
             dependencies: [
                 "VaultCore",
+                "VaultGit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(name: "vault", dependencies: ["VaultCLI"]),
@@ -39,6 +42,7 @@ let package = Package(
         // Shared test fixtures: temporary folders, seeded randomness, running the built `vault`.
         .target(name: "VaultTestSupport", dependencies: ["VaultCore"], path: "Tests/VaultTestSupport"),
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore", "VaultTestSupport"]),
+        .testTarget(name: "VaultGitTests", dependencies: ["VaultCore", "VaultGit", "VaultTestSupport"]),
         .testTarget(
             name: "VaultCLITests", dependencies: ["VaultCore", "VaultTestSupport", "CVaultShims"]),
     ]

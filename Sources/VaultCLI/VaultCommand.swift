@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultGit
 
 /// `vault`: AI chat rooms and a diary as Markdown files, versioned with git.
 public struct VaultCommand: ParsableCommand {
@@ -14,6 +15,7 @@ public struct VaultCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Init.self, Rooms.self, RoomCommand.self, Chat.self, Diary.self, Show.self, Check.self,
+
         ])
 
     public init() {}
@@ -24,11 +26,22 @@ struct VaultLocation: ParsableArguments {
     @Option(name: .customLong("vault"), help: ArgumentHelp("The vault's folder.", valueName: "DIR"))
     var directory: String?
 
+    /// The vault, to read.
     func open() throws(VaultError) -> Vault {
         let root = try Vault.locate(
             explicit: directory, environment: ProcessInfo.processInfo.environment,
             workingDirectory: FileManager.default.currentDirectoryPath)
         return try Vault(root: root)
+    }
+
+    /// The vault, to change: with its git history, so every change becomes a commit.
+    ///
+    /// The repository is opened when the first commit is made (see `GitHistoryOnDemand`):
+    /// a vault with none gets one; a vault inside someone else's repository is refused.
+    func openForChange() throws(VaultError) -> Vault {
+        let plain = try open()
+        let history = GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }
+        return try Vault(root: plain.root, history: history)
     }
 }
 

@@ -45,7 +45,11 @@ import VaultTestSupport
         for folder in ["rooms", "diary", "attachments"] {
             #expect(isDirectory(root + "/" + folder), "\(folder)/ was not made")
         }
-        #expect(tmp.files() == ["notes/.gitattributes", "notes/.gitignore", "notes/vault.yml"])
+        #expect(tmp.files().filter { !$0.hasPrefix("notes/.git/") } == ["notes/.gitattributes", "notes/.gitignore", "notes/vault.yml"])
+        // ... and its own repository, whose first commit holds those files (read with the git command line).
+        #expect(try git(["ls-files"], in: root) == ".gitattributes\n.gitignore\nvault.yml\n")
+        #expect(try git(["log", "--format=%s"], in: root) == "init: vault\n")
+        #expect(try git(["status", "--porcelain"], in: root) == "")
         // The new vault is usable and clean.
         try expectCheckClean(root)
         let rooms = try runVault(["rooms"], in: root)

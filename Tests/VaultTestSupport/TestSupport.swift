@@ -147,3 +147,43 @@ public func runVault(
         status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
         stderr: String(decoding: errData, as: UTF8.self))
 }
+
+/// Runs the `git` command line in `directory` and returns its standard output;
+/// throws when git fails. The independent reader of what vault committed.
+@discardableResult
+public func git(_ arguments: [String], in directory: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["git"] + arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    var env = ProcessInfo.processInfo.environment
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    env["LC_ALL"] = "C"
+    process.environment = env
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    nonisolated(unsafe) var errData = Data()
+    let group = DispatchGroup()
+    group.enter()
+    DispatchQueue.global().async {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw GitCommandFailure(arguments: arguments, status: process.terminationStatus, stderr: String(decoding: errData, as: UTF8.self))
+    }
+    return String(decoding: data, as: UTF8.self)
+}
+
+public struct GitCommandFailure: Error, CustomStringConvertible {
+    public var arguments: [String]
+    public var status: Int32
+    public var stderr: String
+    public var description: String { "git \(arguments.joined(separator: " ")) exited \(status): \(stderr)" }
+}

@@ -16,7 +16,7 @@ extension VaultCommand {
         @Argument(help: "The message.") var message: String?
 
         func execute() throws {
-            let vault = try location.open()
+            let vault = try location.openForChange()
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
             var text = message
             if text == nil && !Terminal.stdinIsTerminal {

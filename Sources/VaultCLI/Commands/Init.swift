@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultGit
 
 extension VaultCommand {
     struct Init: VaultRunnable {
@@ -34,8 +35,13 @@ extension VaultCommand {
                 }
                 zone = z
             }
+            if case .inside(let outer) = GitHistory.locate(root) {
+                Terminal.note("\(root) is inside the git repository \(outer); the vault gets a repository of its own")
+            }
             let vault = try Vault.create(at: root, locale: localeID, timeZone: zone)
-            print("Made a vault in \(vault.root) (dates in \(vault.config.locale), \(vault.config.timeZone.identifier)).")
+            let history = try GitHistory.create(vault: vault.root, config: vault.config)
+            if let warning = history.author.warning { Terminal.warning(warning) }
+            print("Made a vault in \(vault.root) (dates in \(vault.config.locale), \(vault.config.timeZone.identifier)), with its own git repository.")
         }
     }
 }

@@ -43,15 +43,17 @@ extension VaultCommand {
             @Option(help: "The room's system prompt.") var system: String?
 
             func execute() throws {
-                let vault = try location.open()
                 let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
                 guard !title.isEmpty else { throw VaultError.invalidArgument("give the room a title") }
+                let vault = try location.openForChange()
                 let path = try vault.changing { () throws(VaultError) -> String in
                     let path = vault.newRoomPath(title: title)
+                    try vault.history?.prepare([path])
                     var settings: [(String, FrontMatterValue)] = []
                     if let model { settings.append(("model", .string(model))) }
                     if let system { settings.append(("system", .string(system))) }
                     try vault.write(RoomFile.newRoom(title: title, created: vault.now(), settings: settings), to: path)
+                    try vault.history?.commit([path], message: "room: new \(title)")
                     return path
                 }
                 print("Made \(path). Talk in it with `vault chat \(VaultPath.stem(of: path)) \"…\"`.")

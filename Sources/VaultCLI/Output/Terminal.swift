@@ -16,6 +16,10 @@ enum Terminal {
         FileHandle.standardError.write(Data(out.utf8))
     }
 
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data("vault: \(text)\n".utf8))
+    }
+
     static func warning(_ text: String) {
         FileHandle.standardError.write(Data("vault: warning: \(text)\n".utf8))
     }

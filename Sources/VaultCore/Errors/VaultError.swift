@@ -105,6 +105,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case locked(path: String, holder: String)
     /// A value given on the command line is not usable.
     case invalidArgument(String)
+    /// The vault's git repository refused or failed; the text says what to do.
+    case repository(String)
 
     public var description: String {
         switch self {
@@ -124,7 +126,7 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
             return "cannot \(operation) \(path): \(reason)"
         case .locked(let path, let holder):
             return "another vault process (\(holder)) is still working on this vault; waited for its lock \(path). Try again when it has finished."
-        case .invalidArgument(let detail):
+        case .invalidArgument(let detail), .repository(let detail):
             return detail
         }
     }

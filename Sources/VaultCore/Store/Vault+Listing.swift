@@ -210,16 +210,23 @@ enum RoomTail {
                 offset = max(bodyStart, size - window)
                 tail = try FileIO.read(absolutePath, offset: offset, count: size - offset).bytes
             }
+            // Whatever is read must be UTF-8 (a window may start inside a character: skip to a line).
+            var checkFrom = 0
+            if offset > bodyStart { checkFrom = (tail.firstIndex(of: 10) ?? tail.count - 1) + 1 }
+            let headValid = head.withUnsafeBufferPointer { UTF8Check.isValid(UnsafeBufferPointer(rebasing: $0[..<min(head.count, bodyStart)])) }
+            let tailValid = tail.withUnsafeBufferPointer { UTF8Check.isValid(UnsafeBufferPointer(rebasing: $0[checkFrom...])) }
+            guard headValid, tailValid else {
+                throw VaultError.invalidArgument("\(path) is not valid UTF-8; run `vault check`")
+            }
             // A partial first line is skipped unless the window starts at the body.
-            if let found = lastMessage(tail, skipFirstLine: offset > bodyStart) {
-                return Scan(
-                    title: title, created: created, lastHeader: found.header, preview: found.preview,
-                    hasPendingPrompt: found.pending)
+            switch lastMessage(tail, skipFirstLine: offset > bodyStart) {
+            case .found(let header, let preview, let pending):
+                return Scan(title: title, created: created, lastHeader: header, preview: preview, hasPendingPrompt: pending)
+            case .broken(let why):
+                throw VaultError.invalidArgument("\(path): \(why)")
+            case .needMore:
+                window *= 4
             }
-            if offset == bodyStart {
-                return Scan(title: title, created: created, lastHeader: nil, preview: "", hasPendingPrompt: false)
-            }
-            window *= 4
         }
     }
 
@@ -233,40 +240,55 @@ enum RoomTail {
             preview: preview, hasPendingPrompt: room.pendingPrompt != nil)
     }
 
+    enum Tail {
+        /// The last message's header (nil: the room has none) and what to preview.
+        case found(MessageHeader?, preview: String, pending: Bool)
+        /// The window holds no header: read more of the file.
+        case needMore
+        /// Something in the window is broken.
+        case broken(String)
+    }
+
     /// The last header in `bytes`, searched from the end, and the preview of what follows it.
-    static func lastMessage(_ bytes: [UInt8], skipFirstLine: Bool) -> (header: MessageHeader, preview: String, pending: Bool)? {
-        bytes.withUnsafeBufferPointer { b -> (MessageHeader, String, Bool)? in
+    /// `bytes` starts at a line start, or mid-line when `skipFirstLine` (a window into the file).
+    static func lastMessage(_ bytes: [UInt8], skipFirstLine: Bool) -> Tail {
+        bytes.withUnsafeBufferPointer { b -> Tail in
             var end = b.count
             var markerLine: Int?
+            func pendingPreview() -> String {
+                guard let m = markerLine else { return "" }
+                var next = m
+                while next < b.count, b[next] != 10 { next += 1 }
+                return next < b.count ? Preview.firstLine(of: b.string((next + 1)..<b.count)) : ""
+            }
             while end > 0 {
                 // Start of the line that ends at `end` (exclusive of its newline).
                 var lineEnd = end
                 if lineEnd > 0, b[lineEnd - 1] == 10 { lineEnd -= 1 }
                 var start = lineEnd
                 while start > 0, b[start - 1] != 10 { start -= 1 }
-                if start == 0 && skipFirstLine { return nil }
+                if start == 0 && skipFirstLine { return .needMore }
                 if start < lineEnd, b[start] == UInt8(ascii: "#") || b[start] == UInt8(ascii: "<") {
-                    switch MessageHeader.classify(b, start, b.contentEnd(lineStart: start, newline: lineEnd < b.count ? lineEnd : nil), file: bytes) {
+                    let contentEnd = b.contentEnd(lineStart: start, newline: lineEnd < b.count ? lineEnd : nil)
+                    switch MessageHeader.classify(b, start, contentEnd, file: bytes) {
                     case .header(let h):
                         let bodyStart = lineEnd < b.count ? lineEnd + 1 : b.count
                         let stop = markerLine ?? b.count
-                        let text = b.string(bodyStart..<max(bodyStart, stop))
-                        let pendingText = markerLine.map { m -> String in
-                            var next = m
-                            while next < b.count, b[next] != 10 { next += 1 }
-                            return next < b.count ? b.string((next + 1)..<b.count) : ""
-                        }
-                        let pending = pendingText.map { Preview.firstLine(of: $0) } ?? ""
-                        return (h, pending.isEmpty ? Preview.firstLine(of: text) : pending, !pending.isEmpty)
+                        let pending = pendingPreview()
+                        let preview = pending.isEmpty ? Preview.firstLine(of: b.string(bodyStart..<max(bodyStart, stop))) : pending
+                        return .found(h, preview: preview, pending: !pending.isEmpty)
                     case .promptMarker:
                         if markerLine == nil { markerLine = start }
-                    default:
+                    case .invalidHeader(let why):
+                        return .broken("a message header near the end \(why); run `vault check`")
+                    case .text:
                         break
                     }
                 }
                 end = start
             }
-            return nil
+            let pending = pendingPreview()
+            return .found(nil, preview: pending, pending: !pending.isEmpty)
         }
     }
 }

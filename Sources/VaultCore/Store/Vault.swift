@@ -10,9 +10,12 @@ public final class Vault: Sendable {
     /// Absolute path of the vault's folder.
     public let root: String
     public let config: VaultConfig
+    /// Where changes are committed; `nil` for a vault opened only to read.
+    public let history: (any VaultHistory)?
 
-    public init(root: String) throws(VaultError) {
+    public init(root: String, history: (any VaultHistory)? = nil) throws(VaultError) {
         self.root = root
+        self.history = history
         let path = root + "/" + VaultPath.config
         guard FileIO.exists(path) else {
             throw VaultError.notAVault("\(root) is not a vault: it has no \(VaultPath.config). Run `vault init \(root)` to make it one.")
@@ -141,6 +144,20 @@ public final class Vault: Sendable {
         let lock = try VaultLock(vaultRoot: root, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         return try change()
+    }
+
+    /// Runs `change` holding the vault's lock, with history: hand edits of `paths` are
+    /// committed first (`edit: …`), then the change, as one commit with the message
+    /// `change` returns.
+    public func changing<T>(
+        _ paths: [String], _ change: () throws(VaultError) -> (result: T, message: String)
+    ) throws(VaultError) -> T {
+        try changing { () throws(VaultError) -> T in
+            try history?.prepare(paths)
+            let (result, message) = try change()
+            try history?.commit(paths, message: message)
+            return result
+        }
     }
 
     /// How long to wait for another process's lock (`VAULT_LOCK_TIMEOUT` seconds, default 30).

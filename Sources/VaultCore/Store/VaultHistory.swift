@@ -1,0 +1,14 @@
+/// What keeps the vault's history: every change the tool makes becomes one commit.
+///
+/// `VaultCore` does not know git; `VaultGit` implements this with libgit2, and the
+/// command line attaches it to the `Vault` for commands that change files. All calls
+/// happen inside `Vault.changing`, holding the vault's lock.
+public protocol VaultHistory: AnyObject, Sendable {
+    /// Checks that a commit can be made now (no merge or rebase in progress, no stale
+    /// lock), and commits, as `edit: …`, what a person changed by hand in `paths` since
+    /// the last commit, so that hand edits and the tool's changes never mix.
+    func prepare(_ paths: [String]) throws(VaultError)
+
+    /// Commits `paths` as they are on disk now (a missing file is a deletion).
+    func commit(_ paths: [String], message: String) throws(VaultError)
+}

@@ -1,0 +1,33 @@
+import CGit2
+import CVaultShims
+import VaultCore
+
+/// libgit2 failures, read with `git_error_last` right after the failing call and
+/// turned into a `VaultError` a person can act on.
+enum GitFailure {
+    /// Throws when `code` is negative; `doing` says what was being done ("write the index").
+    @inline(__always)
+    static func check(_ code: Int32, _ doing: @autoclosure () -> String) throws(VaultError) {
+        guard code < 0 else { return }
+        throw error(code, doing())
+    }
+
+    static func error(_ code: Int32, _ doing: String) -> VaultError {
+        let detail = git_error_last().map { String(cString: $0.pointee.message) } ?? "error \(code)"
+        if code == GIT_ELOCKED.rawValue {
+            return .repository(
+                "cannot \(doing): the git repository is locked (\(detail)). If no other git program is running, the lock is left over from a crash: run `vault unlock`.")
+        }
+        return .repository("cannot \(doing): \(detail)")
+    }
+}
+
+/// Starts libgit2 once per process, with the options vault relies on.
+enum LibGit2 {
+    static let ready: Void = {
+        git_libgit2_init()
+        // Check every object the tool creates (trees pointing at missing blobs, bad names).
+        _ = cvault_git_set_strict_object_creation(1)
+        _ = cvault_git_set_fsync_gitdir(1)
+    }()
+}

@@ -1,0 +1,252 @@
+import CGit2
+import Foundation
+import VaultCore
+
+extension GitHistory {
+    // MARK: VaultHistory
+
+    public func prepare(_ paths: [String]) throws(VaultError) {
+        try checkReady()
+        let head = try headCommit()
+        var edited: [String] = []
+        for path in paths where try differsFromCommit(path, head?.tree) { edited.append(path) }
+        if !edited.isEmpty {
+            try commit(edited, message: "edit: " + edited.joined(separator: ", "))
+        }
+    }
+
+    public func commit(_ paths: [String], message: String) throws(VaultError) {
+        try checkReady()
+        let head = try headCommit()
+        defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
+        var updates: [(path: String, oid: git_oid?)] = []
+        for path in Set(paths).sorted() {
+            if let bytes = try? FileIO.read(root + "/" + path) {
+                updates.append((path, try writeBlob(bytes)))
+            } else {
+                updates.append((path, nil))
+            }
+        }
+        let base: OpaquePointer
+        if let tree = head?.tree { base = tree } else { base = try emptyTree() }
+        defer { if head == nil { git_tree_free(base) } }
+        var newTree = git_oid()
+        var entries = updates.map { u -> git_tree_update in
+            var e = git_tree_update()
+            e.action = u.oid == nil ? GIT_TREE_UPDATE_REMOVE : GIT_TREE_UPDATE_UPSERT
+            if let oid = u.oid { e.id = oid }
+            e.filemode = GIT_FILEMODE_BLOB
+            return e
+        }
+        // Removing a path that is not in the tree is an error in libgit2: leave those out.
+        var kept: [Int] = []
+        for (k, u) in updates.enumerated() {
+            if u.oid == nil {
+                var entry: OpaquePointer?
+                if git_tree_entry_bypath(&entry, base, u.path) != 0 { continue }
+                git_tree_entry_free(entry)
+            }
+            kept.append(k)
+        }
+        let code = withCStrings(kept.map { updates[$0].path }) { cPaths -> Int32 in
+            var selected = kept.enumerated().map { i, k -> git_tree_update in
+                var e = entries[k]
+                e.path = cPaths[i]
+                return e
+            }
+            return git_tree_create_updated(&newTree, repo, base, selected.count, &selected)
+        }
+        entries.removeAll()
+        try GitFailure.check(code, "build the new tree")
+        if var oldTree = head.map({ git_tree_id($0.tree).pointee }), git_oid_equal(&oldTree, &newTree) != 0 {
+            try updateIndex(paths)
+            return  // Nothing changed in these paths.
+        }
+        try makeCommit(tree: newTree, parent: head?.commit, message: message)
+        try updateIndex(paths)
+    }
+
+    // MARK: Commit pieces
+
+    /// HEAD's commit and tree, or `nil` for a repository with no commit yet.
+    func headCommit() throws(VaultError) -> (commit: OpaquePointer, tree: OpaquePointer)? {
+        var ref: OpaquePointer?
+        let code = git_repository_head(&ref, repo)
+        if code == GIT_EUNBORNBRANCH.rawValue || code == GIT_ENOTFOUND.rawValue { return nil }
+        try GitFailure.check(code, "read HEAD")
+        defer { git_reference_free(ref) }
+        var commit: OpaquePointer?
+        try GitFailure.check(git_reference_peel(&commit, ref, GIT_OBJECT_COMMIT), "read HEAD's commit")
+        var tree: OpaquePointer?
+        let treeCode = git_commit_tree(&tree, commit)
+        if treeCode < 0 { git_object_free(commit) }
+        try GitFailure.check(treeCode, "read HEAD's tree")
+        return (commit!, tree!)
+    }
+
+    func emptyTree() throws(VaultError) -> OpaquePointer {
+        var builder: OpaquePointer?
+        try GitFailure.check(git_treebuilder_new(&builder, repo, nil), "make an empty tree")
+        defer { git_treebuilder_free(builder) }
+        var oid = git_oid()
+        try GitFailure.check(git_treebuilder_write(&oid, builder), "write an empty tree")
+        var tree: OpaquePointer?
+        try GitFailure.check(git_tree_lookup(&tree, repo, &oid), "read the empty tree")
+        return tree!
+    }
+
+    func writeBlob(_ bytes: [UInt8]) throws(VaultError) -> git_oid {
+        var oid = git_oid()
+        let code = bytes.withUnsafeBytes { git_blob_create_from_buffer(&oid, repo, $0.baseAddress, $0.count) }
+        try GitFailure.check(code, "write a file into the repository")
+        return oid
+    }
+
+    /// True when the file at `path` differs from its version in `tree` (or one of them is missing).
+    func differsFromCommit(_ path: String, _ tree: OpaquePointer?) throws(VaultError) -> Bool {
+        let bytes = try? FileIO.read(root + "/" + path)
+        var entry: OpaquePointer?
+        let found = tree != nil && git_tree_entry_bypath(&entry, tree, path) == 0
+        defer { if found { git_tree_entry_free(entry) } }
+        guard let bytes else { return found }
+        guard found else { return true }
+        var oid = git_oid()
+        let code = bytes.withUnsafeBytes { git_odb_hash(&oid, $0.baseAddress, $0.count, GIT_OBJECT_BLOB) }
+        try GitFailure.check(code, "hash \(path)")
+        return git_oid_equal(&oid, git_tree_entry_id(entry)) == 0
+    }
+
+    func makeCommit(tree treeID: git_oid, parent: OpaquePointer?, message: String) throws(VaultError) {
+        var treeOID = treeID
+        var tree: OpaquePointer?
+        try GitFailure.check(git_tree_lookup(&tree, repo, &treeOID), "read the new tree")
+        defer { git_tree_free(tree) }
+        var signature: UnsafeMutablePointer<git_signature>?
+        try GitFailure.check(git_signature_now(&signature, author.name, author.email), "make the commit's author")
+        defer { git_signature_free(signature) }
+        var commitID = git_oid()
+        var parents: [OpaquePointer?] = parent.map { [$0] } ?? []
+        let code = parents.withUnsafeMutableBufferPointer { p in
+            git_commit_create(
+                &commitID, repo, nil, signature, signature, "UTF-8", message, tree, p.count, p.baseAddress)
+        }
+        try GitFailure.check(code, "create the commit")
+        // Move the branch only if it is still where we read it (another git program may have moved it).
+        let branch = try currentBranch()
+        var ref: OpaquePointer?
+        let moved: Int32
+        if let parent {
+            var old = git_commit_id(parent).pointee
+            moved = git_reference_create_matching(&ref, repo, branch, &commitID, 1, &old, "vault: " + message)
+        } else {
+            moved = git_reference_create(&ref, repo, branch, &commitID, 0, "vault: " + message)
+        }
+        git_reference_free(ref)
+        if moved == GIT_EMODIFIED.rawValue || moved == GIT_EEXISTS.rawValue {
+            throw VaultError.repository(
+                "\(branch) moved while vault was committing (another git program is working on the repository); your files are saved, run the command again to commit them")
+        }
+        try GitFailure.check(moved, "move \(branch) to the new commit")
+    }
+
+    /// The branch HEAD points at, e.g. `refs/heads/main`.
+    func currentBranch() throws(VaultError) -> String {
+        var head: OpaquePointer?
+        try GitFailure.check(git_reference_lookup(&head, repo, "HEAD"), "read HEAD")
+        defer { git_reference_free(head) }
+        guard git_reference_type(head) == GIT_REFERENCE_SYMBOLIC, let target = git_reference_symbolic_target(head) else {
+            throw VaultError.repository(
+                "HEAD is detached in \(root): vault commits on a branch. Run `git -C \(root) switch main` (or your branch) first.")
+        }
+        return String(cString: target)
+    }
+
+    /// Brings the index entries of `paths` up to date with the files (and so with HEAD).
+    func updateIndex(_ paths: [String]) throws(VaultError) {
+        var index: OpaquePointer?
+        try GitFailure.check(git_repository_index(&index, repo), "open the index")
+        defer { git_index_free(index) }
+        try GitFailure.check(git_index_read(index, 0), "read the index")
+        for path in paths {
+            if FileIO.exists(root + "/" + path) {
+                try GitFailure.check(git_index_add_bypath(index, path), "add \(path) to the index")
+            } else if git_index_get_bypath(index, path, 0) != nil {
+                try GitFailure.check(git_index_remove_bypath(index, path), "remove \(path) from the index")
+            }
+        }
+        try GitFailure.check(git_index_write(index), "write the index")
+    }
+
+    /// Commits every vault file that differs from HEAD (used by `vault init`).
+    func commitAll(message: String) throws(VaultError) {
+        try checkReady()
+        var index: OpaquePointer?
+        try GitFailure.check(git_repository_index(&index, repo), "open the index")
+        defer { git_index_free(index) }
+        let specs = [VaultPath.config, ".gitattributes", ".gitignore", VaultPath.rooms, VaultPath.diary, VaultPath.attachments]
+        let code = withCStrings(specs) { ptrs -> Int32 in
+            let mutable = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>(OpaquePointer(ptrs.baseAddress))
+            var array = git_strarray(strings: mutable, count: ptrs.count)
+            let added = git_index_add_all(index, &array, 0, nil, nil)
+            return added < 0 ? added : git_index_update_all(index, &array, nil, nil)
+        }
+        try GitFailure.check(code, "add the vault's files to the index")
+        try GitFailure.check(git_index_write(index), "write the index")
+        var tree = git_oid()
+        try GitFailure.check(git_index_write_tree(&tree, index), "write the tree")
+        let head = try headCommit()
+        defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
+        if var old = head.map({ git_tree_id($0.tree).pointee }), git_oid_equal(&old, &tree) != 0 { return }
+        try makeCommit(tree: tree, parent: head?.commit, message: message)
+    }
+
+    // MARK: Safety checks
+
+    /// Refuses to commit over a merge or rebase in progress, or through a stale lock.
+    func checkReady() throws(VaultError) {
+        let state = git_repository_state(repo)
+        if state != GIT_REPOSITORY_STATE_NONE.rawValue {
+            let what: String
+            switch git_repository_state_t(rawValue: UInt32(state)) {
+            case GIT_REPOSITORY_STATE_MERGE: what = "a merge (finish it with `git commit`, or `git merge --abort`)"
+            case GIT_REPOSITORY_STATE_REBASE, GIT_REPOSITORY_STATE_REBASE_INTERACTIVE, GIT_REPOSITORY_STATE_REBASE_MERGE:
+                what = "a rebase (finish it with `git rebase --continue`, or `git rebase --abort`)"
+            case GIT_REPOSITORY_STATE_CHERRYPICK, GIT_REPOSITORY_STATE_CHERRYPICK_SEQUENCE: what = "a cherry-pick"
+            case GIT_REPOSITORY_STATE_REVERT, GIT_REPOSITORY_STATE_REVERT_SEQUENCE: what = "a revert"
+            case GIT_REPOSITORY_STATE_BISECT: what = "a bisect (`git bisect reset` ends it)"
+            default: what = "another git operation"
+            }
+            throw VaultError.repository(
+                "the repository in \(root) is in the middle of \(what); vault does not commit over it. Your files are unchanged.")
+        }
+        let stale = GitHistory.lockFiles(in: gitDirectory).filter { FileIO.exists($0) }
+        if let lock = stale.first {
+            throw VaultError.repository(
+                "the repository is locked (\(lock) exists): another git program may be working on it. If none is, the lock is left over from a crash: run `vault unlock` to remove it. Your files are unchanged.")
+        }
+    }
+
+    var gitDirectory: String {
+        var path = String(cString: git_repository_path(repo))
+        if path.hasSuffix("/") { path.removeLast() }
+        return path
+    }
+
+    /// The lock files a crashed git program can leave behind that block vault's commits.
+    static func lockFiles(in gitDir: String) -> [String] {
+        var locks = [gitDir + "/index.lock", gitDir + "/HEAD.lock"]
+        if let head = try? FileIO.read(gitDir + "/HEAD") {
+            let text = String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.hasPrefix("ref: ") { locks.append(gitDir + "/" + text.dropFirst(5) + ".lock") }
+        }
+        return locks
+    }
+}
+
+/// Calls `body` with C strings for `strings`, valid during the call.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafeBufferPointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    let pointers = copies.map { UnsafePointer($0) }
+    return pointers.withUnsafeBufferPointer(body)
+}

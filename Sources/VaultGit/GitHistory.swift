@@ -1,0 +1,115 @@
+import CGit2
+import Foundation
+import VaultCore
+
+/// The vault's history in its own git repository, through libgit2.
+///
+/// Every change is one commit made without touching the rest of the vault: the
+/// changed files are written as blobs, a new tree is built from HEAD's tree with
+/// only those paths replaced, the commit is created, the branch moved with a
+/// compare-and-swap, and the index entries of the changed paths updated (so
+/// `git status` stays clean). Nothing stats or hashes the whole vault.
+///
+/// One `GitHistory` owns one `git_repository` handle and is used from one place
+/// at a time (inside the vault's lock).
+public final class GitHistory: VaultHistory, @unchecked Sendable {
+    public let root: String
+    let repo: OpaquePointer
+    public let author: Author
+
+    /// Who commits: `author:` in vault.yml, else git's `user.name`/`user.email`, else a default.
+    public struct Author: Sendable {
+        public var name: String
+        public var email: String
+        /// Set when the default was used: the command line shows it once.
+        public var warning: String?
+    }
+
+    /// Where a vault stands with git.
+    public enum Location: Sendable, Equatable {
+        /// The vault's folder is the root of a repository.
+        case own
+        /// The vault is inside the repository at this path, which vault does not own.
+        case inside(String)
+        /// No repository at or above the vault.
+        case none
+    }
+
+    /// Where the vault at `root` stands with git.
+    public static func locate(_ root: String) -> Location {
+        _ = LibGit2.ready
+        if FileIO.exists(root + "/.git") { return .own }
+        var buf = git_buf()
+        defer { git_buf_dispose(&buf) }
+        guard git_repository_discover(&buf, root, 0, nil) == 0, let ptr = buf.ptr else { return .none }
+        var path = String(cString: ptr)
+        if path.hasSuffix("/") { path.removeLast() }
+        if path.hasSuffix("/.git") { path.removeLast(5) }
+        return .inside(path)
+    }
+
+    /// Opens the repository at the vault's root.
+    ///
+    /// - Throws: when the vault has no repository of its own; `vault init` makes one.
+    public init(vault root: String, config: VaultConfig) throws(VaultError) {
+        _ = LibGit2.ready
+        switch GitHistory.locate(root) {
+        case .inside(let outer):
+            throw VaultError.repository(
+                "the vault \(root) is inside the git repository \(outer), which is not the vault's own: vault never commits there. Run `vault init \(root)` to give the vault its own repository, or copy the vault elsewhere.")
+        case .none:
+            throw VaultError.repository("the vault \(root) has no git repository: run `vault init \(root)` to create one.")
+        case .own:
+            break
+        }
+        var handle: OpaquePointer?
+        try GitFailure.check(
+            git_repository_open_ext(&handle, root, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil), "open the repository in \(root)")
+        self.root = root
+        self.repo = handle!
+        self.author = GitHistory.author(repo: handle!, config: config)
+    }
+
+    deinit { git_repository_free(repo) }
+
+    /// Creates the repository at `root` (or adopts the one there) and commits every file of
+    /// the vault that is not committed yet, as the first commit of the vault.
+    @discardableResult
+    public static func create(vault root: String, config: VaultConfig) throws(VaultError) -> GitHistory {
+        _ = LibGit2.ready
+        if !FileIO.exists(root + "/.git") {
+            var handle: OpaquePointer?
+            var options = git_repository_init_options()
+            git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION))
+            options.flags = GIT_REPOSITORY_INIT_MKPATH.rawValue
+            let code = "main".withCString { head in
+                options.initial_head = head
+                return git_repository_init_ext(&handle, root, &options)
+            }
+            try GitFailure.check(code, "create a git repository in \(root)")
+            git_repository_free(handle)
+        }
+        let history = try GitHistory(vault: root, config: config)
+        try history.commitAll(message: "init: vault")
+        return history
+    }
+
+    static func author(repo: OpaquePointer, config: VaultConfig) -> Author {
+        if let text = config.values["author"].flatMap({ v -> String? in if case .string(let s) = v { return s }; return nil }),
+            let open = text.firstIndex(of: "<"), let close = text.lastIndex(of: ">"), open < close
+        {
+            let name = text[..<open].trimmingCharacters(in: .whitespaces)
+            let email = String(text[text.index(after: open)..<close])
+            if !name.isEmpty && !email.isEmpty { return Author(name: name, email: email, warning: nil) }
+        }
+        var sig: UnsafeMutablePointer<git_signature>?
+        if git_signature_default(&sig, repo) == 0, let sig {
+            defer { git_signature_free(sig) }
+            return Author(name: String(cString: sig.pointee.name), email: String(cString: sig.pointee.email), warning: nil)
+        }
+        return Author(
+            name: "vault", email: "vault@localhost",
+            warning:
+                "commits are authored as \"vault <vault@localhost>\": set `author: Your Name <you@example.com>` in vault.yml or git's user.name and user.email")
+    }
+}

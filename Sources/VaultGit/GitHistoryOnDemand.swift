@@ -1,0 +1,41 @@
+import VaultCore
+
+/// The vault's history, opened only when the first commit is about to be made.
+///
+/// A command that fails before it changes anything (a name that matches no room, a
+/// malformed file) therefore leaves no trace, not even a new repository. A vault with
+/// no repository at or above it gets one at that moment; a vault inside a repository
+/// it does not own is refused then, before any file is written.
+public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
+    let root: String
+    let config: VaultConfig
+    let report: (String) -> Void
+    private var opened: GitHistory?
+
+    /// - Parameter report: shows a note or warning to the person (e.g. on standard error).
+    public init(vault root: String, config: VaultConfig, report: @escaping (String) -> Void) {
+        self.root = root
+        self.config = config
+        self.report = report
+    }
+
+    func history() throws(VaultError) -> GitHistory {
+        if let opened { return opened }
+        let history: GitHistory
+        if GitHistory.locate(root) == .none {
+            history = try GitHistory.create(vault: root, config: config)
+            report("made a git repository in \(root): every change is now a commit")
+        } else {
+            history = try GitHistory(vault: root, config: config)
+        }
+        if let warning = history.author.warning { report("warning: " + warning) }
+        opened = history
+        return history
+    }
+
+    public func prepare(_ paths: [String]) throws(VaultError) { try history().prepare(paths) }
+
+    public func commit(_ paths: [String], message: String) throws(VaultError) {
+        try history().commit(paths, message: message)
+    }
+}

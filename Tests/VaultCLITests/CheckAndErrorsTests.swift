@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+/// `vault check`, and how malformed files are reported.
+@Suite struct CheckAndErrorsTests {
+    /// The `path:line:` problem lines of a `vault check` run.
+    private func problemLines(_ r: RunResult) -> [String] {
+        r.stderr.split(separator: "\n").map(String.init).filter { !$0.hasSuffix("problems.") && !$0.hasSuffix("problem.") }
+    }
+
+    @Test func sampleVaultIsClean() throws {
+        let vault = try Project.copyOfSampleVault()
+        let before = try vault.snapshot()
+        let r = try runVault(["check"], in: vault.path)
+        #expect(r.status == 0)
+        #expect(r.stdout == "16 files checked, no problems.\n")
+        #expect(r.stderr.isEmpty)
+        // The folder as an argument, from elsewhere.
+        let elsewhere = TemporaryDirectory("elsewhere")
+        let r2 = try runVault(["check", vault.path], in: elsewhere.path)
+        #expect(r2.status == 0)
+        #expect(r2.stdout == "16 files checked, no problems.\n")
+        expectUnchanged(before, try vault.snapshot())
+    }
+
+    @Test func everyProblemIsListedWithFileAndLine() throws {
+        let vault = try Project.copyOfSampleVault()
+        var utf = utf8("---\ntitle: ok\n---\n\n## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nfine\nbad ")
+        utf += [0xC3, 0x28]  // an invalid two-byte sequence on line 8
+        utf += utf8(" byte\n\n\(promptMarker)\n")
+        try vault.write("rooms/invalid-utf8.md", utf)
+        try vault.write(
+            "rooms/unclosed.md",
+            "---\ntitle: unclosed\ncreated: 2026-11-01T09:00:00+09:00\n\n## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nhi\n")
+        try vault.write("rooms/bad-yaml.md", "---\ntitle: ok\n  created: 2026-11-01T09:00:00+09:00\nmodel: echo\n---\n\nhi\n")
+        try vault.write(
+            "rooms/bad-timestamp.md",
+            "---\ntitle: ok\n---\n\n## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nhi\n\n## 🤖 assistant · d <!-- 2026-13-01T09:00:00+09:00 m-ABCDEFGHJKMP -->\n\nthere\n")
+        try vault.write(
+            "diary/2026/2026-11-02-dup.md", "---\ntitle: one\ncreated: 2026-11-02T09:00:00+09:00\ntitle: two\n---\n\n# heading\n\nbody\n")
+        try vault.write("diary/2026/2026-11-03-bad-date.md", "---\ntitle: x\ncreated: 2026/11/03 9:00\n---\n\n# heading\n\nbody\n")
+        let before = try vault.snapshot()
+        let r = try runVault(["check"], in: vault.path)
+        #expect(r.status != 0)
+        let lines = problemLines(r)
+        let expected = [
+            ("diary/2026/2026-11-02-dup.md:4: ", "'title'"),
+            ("diary/2026/2026-11-03-bad-date.md:3: ", "2026/11/03 9:00"),
+            ("rooms/bad-timestamp.md:9: ", "2026-13-01T09:00:00+09:00"),
+            ("rooms/bad-yaml.md:3: ", "YAML"),
+            ("rooms/invalid-utf8.md:8: ", "UTF-8"),
+            ("rooms/unclosed.md:1: ", "never closed"),
+        ]
+        for (place, detail) in expected {
+            let hit = lines.first { $0.hasPrefix(place) }
+            #expect(hit != nil, "no problem reported at \(place); stderr: \(r.stderr)")
+            if let hit { #expect(hit.contains(detail), "\(hit)") }
+        }
+        #expect(lines.count == expected.count, "\(r.stderr)")
+        #expect(r.stderr.hasSuffix("22 files checked, 6 problems.\n"), "\(r.stderr)")
+        expectUnchanged(before, try vault.snapshot())
+    }
+
+    @Test func roomListingMarksRoomsThatCannotBeRead() throws {
+        // `vault rooms` still lists every room, and marks those that cannot be read
+        // ("⚠️ cannot be read: run `vault check`") instead of showing them as fine.
+        let vault = try Project.copyOfSampleVault()
+        var utf = utf8("---\ntitle: utf\n---\n\n## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nbad ")
+        utf += [0xC3, 0x28]
+        utf += utf8(" byte\n\n\(promptMarker)\n")
+        try vault.write("rooms/invalid-utf8.md", utf)
+        try vault.write("rooms/unclosed.md", "---\ntitle: unclosed\n\nhi\n")
+        try vault.write("rooms/bad-yaml.md", "---\ntitle: ok\n  created: 2026-11-01T09:00:00+09:00\n---\n\nhi\n")
+        // The last header has month 13: the room must not be listed with the message before it as its last one.
+        try vault.write(
+            "rooms/bad-timestamp.md",
+            "---\ntitle: bad stamp\n---\n\n## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nhi\n\n## 🤖 assistant · d <!-- 2026-13-01T09:00:00+09:00 m-ABCDEFGHJKMP -->\n\nthere\n")
+        let before = try vault.snapshot()
+        let rooms = try runVault(["rooms", "--json"], in: vault.path)
+        expectSuccess(rooms)
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(rooms.stdout.utf8)) as? [[String: Any]])
+        #expect(list.count == 10)
+        let broken = Set(list.filter { $0["problem"] is String }.compactMap { $0["path"] as? String })
+        for path in ["rooms/invalid-utf8.md", "rooms/unclosed.md", "rooms/bad-yaml.md", "rooms/bad-timestamp.md"] {
+            #expect(broken.contains(path), "\(path) is listed as readable: \(list.first { $0["path"] as? String == path } ?? [:])")
+        }
+        #expect(broken.count == 4)
+        let text = try runVault(["rooms"], in: vault.path)
+        expectSuccess(text)
+        #expect(text.stdout.split(separator: "\n").filter { $0.contains("cannot be read") }.count == 4, "\(text.stdout)")
+        expectUnchanged(before, try vault.snapshot())
+    }
+
+    @Test func warningsAreReportedToo() throws {
+        let vault = try freshVault()
+        let header1 = "## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->"
+        let header2 = "## 🤖 assistant · d <!-- 2026-11-01T09:00:05+09:00 m-ABCDEFGHJKMN model=echo provider=offline -->"
+        try vault.write("rooms/dup-id.md", "---\ntitle: d\n---\n\n\(header1)\n\nhi\n\n\(header2)\n\nhello\n\n\(promptMarker)\n")
+        let merged = "---\ntitle: m\n---\n\n\(header1)\n\nhi\n\n\(promptMarker)\n## 🤖 assistant · d <!-- 2026-11-01T09:00:05+09:00 m-ZZZZZZZZZZZZ -->\n\nhello\n\n\(promptMarker)\n"
+        try vault.write("rooms/merged.md", merged)
+        let before = try vault.snapshot()
+        let r = try runVault(["check"], in: vault.path)
+        #expect(r.status != 0)
+        let lines = problemLines(r)
+        #expect(lines.contains { $0.hasPrefix("rooms/dup-id.md:9: ") && $0.contains("m-ABCDEFGHJKMN") && $0.contains("line 5") }, "\(r.stderr)")
+        #expect(lines.contains { $0.hasPrefix("rooms/merged.md:9: ") && $0.contains("prompt marker") }, "\(r.stderr)")
+        expectUnchanged(before, try vault.snapshot())
+    }
+
+    @Test func aRoomWithABadCreatedTimeIsReported() throws {
+        // FORMAT.md, "What `vault check` reports": `created`/`updated` that are not RFC 3339 with an offset.
+        // A room's `created` is "RFC 3339 time with offset" (Room files, Front-matter keys).
+        let vault = try freshVault()
+        try vault.write("rooms/when.md", "---\ntitle: when\ncreated: 2026-11-01 09:00\n---\n\n\(promptMarker)\n")
+        let before = try vault.snapshot()
+        let r = try runVault(["check"], in: vault.path)
+        #expect(r.status != 0, "vault check passed a room whose created is not RFC 3339: \(r.stdout)")
+        #expect(problemLines(r).contains { $0.hasPrefix("rooms/when.md:3: ") && $0.contains("created") }, "\(r.stderr)")
+        expectUnchanged(before, try vault.snapshot())
+    }
+
+    @Test func invalidYAMLThatLooksSimpleIsReported() throws {
+        // `key: a: b` is not valid YAML ("mapping values are not allowed here"): every YAML parser rejects it.
+        let vault = try freshVault()
+        try vault.write("rooms/colon.md", "---\ntitle: colon\nsummary: a: b\n---\n\n\(promptMarker)\n")
+        let before = try vault.snapshot()
+        let r = try runVault(["check"], in: vault.path)
+        #expect(r.status != 0, "vault check passed invalid YAML: \(r.stdout)")
+        #expect(problemLines(r).contains { $0.hasPrefix("rooms/colon.md:3: ") && $0.contains("YAML") }, "\(r.stderr)")
+        expectUnchanged(before, try vault.snapshot())
+    }
+
+    @Test(arguments: [
+        ("locale: ko_KR ", "locale: xx_YY ", 4, "xx_YY"),
+        ("time_zone: Asia/Seoul ", "time_zone: Mars/Base ", 5, "Mars/Base"),
+    ])
+    func brokenVaultConfigIsReportedWithItsLine(old: String, new: String, line: Int, detail: String) throws {
+        let vault = try Project.copyOfSampleVault()
+        let config = try vault.readText("vault.yml")
+        try #require(config.contains(old))
+        try vault.write("vault.yml", config.replacingOccurrences(of: old, with: new))
+        let before = try vault.snapshot()
+        let r = try runVault(["check"], in: vault.path)
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("vault.yml:\(line): "), "\(r.stderr)")
+        #expect(r.stderr.contains(detail))
+        // Every other command refuses the vault with the same place, and writes nothing.
+        for args in [["rooms"], ["chat", "독서", "hi"], ["show", "부산-여행"], ["room", "new", "x"]] {
+            let other = try runVault(args, in: vault.path)
+            expectUserError(other, ["vault.yml:\(line):", detail])
+        }
+        expectUnchanged(before, try vault.snapshot())
+    }
+
+    @Test func vaultConfigThatIsNotYAMLIsReportedWithItsLine() throws {
+        let vault = try freshVault()
+        let config = try vault.readText("vault.yml")
+        try vault.write("vault.yml", config.replacingOccurrences(of: "provider: offline\n", with: "provider: [offline\n"))
+        let before = try vault.snapshot()
+        let r = try runVault(["check"], in: vault.path)
+        #expect(r.status != 0)
+        #expect(r.stderr.contains("vault.yml:"), "\(r.stderr)")
+        #expect(r.stderr.range(of: #"vault\.yml:\d+: "#, options: .regularExpression) != nil, "\(r.stderr)")
+        expectUnchanged(before, try vault.snapshot())
+    }
+
+    @Test func writesNeverTouchABrokenFileButOthersStillWork() throws {
+        let vault = try Project.copyOfSampleVault()
+        try vault.write("rooms/broken.md", "---\ntitle: broken\n---\n\n## 🧑 user · d <!-- 2026-02-30T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nhi\n\n\(promptMarker)\n")
+        let broken = try vault.read("rooms/broken.md")
+        let r = try runVault(["chat", "broken", "hello"], in: vault.path)
+        expectUserError(r, ["rooms/broken.md:5:", "2026-02-30T09:00:00+09:00"])
+        #expect(try vault.read("rooms/broken.md") == broken)
+        // Another room is not affected.
+        let ok = try runVault(["chat", "독서", "hello"], in: vault.path)
+        expectSuccess(ok)
+        #expect(try vault.read("rooms/broken.md") == broken)
+        // `vault show` of the broken room fails clearly too.
+        let show = try runVault(["show", "broken"], in: vault.path)
+        expectUserError(show, ["rooms/broken.md:5:"])
+    }
+}
