@@ -12,8 +12,8 @@ demo="$(mktemp -d "${TMPDIR:-/tmp}/vault-demo-XXXXXX")"
 cp -R sample-vault/. "$demo/"
 echo
 echo "== A copy of sample-vault is in $demo"
-echo "== vault chat 부산 \"…\"  (the built-in offline provider answers; no network)"
-"$vault" chat --vault "$demo" 부산 "둘째 날 저녁은 어디서 먹을까?"
+echo "== vault chat 독서 \"…\"  (the built-in offline provider answers; no network)"
+"$vault" chat --vault "$demo" 독서 "발제문 첫 문단을 같이 다듬어 줄래?"
 echo
 echo "== vault rooms"
 "$vault" rooms --vault "$demo"

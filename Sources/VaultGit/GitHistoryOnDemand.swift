@@ -19,7 +19,8 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         self.report = report
     }
 
-    func history() throws(VaultError) -> GitHistory {
+    /// The repository, opened (or made) now.
+    public func history() throws(VaultError) -> GitHistory {
         if let opened { return opened }
         let history: GitHistory
         if GitHistory.locate(root) == .none {

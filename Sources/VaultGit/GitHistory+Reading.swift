@@ -1,0 +1,216 @@
+import CGit2
+import Foundation
+import VaultCore
+
+/// One commit, as `vault log` shows it.
+public struct HistoryEntry: Sendable, Codable, Hashable {
+    /// Full commit id.
+    public var id: String
+    /// The first seven characters of the id.
+    public var shortID: String { String(id.prefix(7)) }
+    /// Commit time with the committer's offset.
+    public var time: String
+    public var author: String
+    public var summary: String
+}
+
+extension GitHistory {
+    /// Commits from HEAD backwards, newest first; with `path`, only those that changed it
+    /// (including the one that deleted it).
+    public func log(path: String? = nil, limit: Int = 50) throws(VaultError) -> [HistoryEntry] {
+        guard let head = try headCommit() else { return [] }
+        git_commit_free(head.commit)
+        git_tree_free(head.tree)
+        var walk: OpaquePointer?
+        try GitFailure.check(git_revwalk_new(&walk, repo), "walk the history")
+        defer { git_revwalk_free(walk) }
+        git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue)
+        try GitFailure.check(git_revwalk_push_head(walk), "walk the history")
+        var out: [HistoryEntry] = []
+        var oid = git_oid()
+        while out.count < limit, git_revwalk_next(&oid, walk) == 0 {
+            var commit: OpaquePointer?
+            try GitFailure.check(git_commit_lookup(&commit, repo, &oid), "read a commit")
+            defer { git_commit_free(commit) }
+            if let path, try !changes(commit!, path) { continue }
+            out.append(entry(commit!))
+        }
+        return out
+    }
+
+    func entry(_ commit: OpaquePointer) -> HistoryEntry {
+        let offsetMinutes = Int(git_commit_time_offset(commit))
+        let seconds = Double(git_commit_time(commit))
+        let time = Timestamp(
+            date: Date(timeIntervalSince1970: seconds), timeZone: TimeZone(secondsFromGMT: offsetMinutes * 60) ?? .gmt)
+        let author = git_commit_author(commit).map { String(cString: $0.pointee.name) } ?? ""
+        let summary = git_commit_summary(commit).map { String(cString: $0) } ?? ""
+        return HistoryEntry(id: oidString(git_commit_id(commit)), time: time.text, author: author, summary: summary)
+    }
+
+    /// True when `commit` changed `path` compared with its first parent.
+    func changes(_ commit: OpaquePointer, _ path: String) throws(VaultError) -> Bool {
+        let now = try blobID(in: commit, path)
+        var parent: OpaquePointer?
+        guard git_commit_parentcount(commit) > 0, git_commit_parent(&parent, commit, 0) == 0 else { return now != nil }
+        defer { git_commit_free(parent) }
+        return try blobID(in: parent!, path) != now
+    }
+
+    /// The id of `path`'s blob in `commit`, or `nil` when the path is not there.
+    func blobID(in commit: OpaquePointer, _ path: String) throws(VaultError) -> String? {
+        var tree: OpaquePointer?
+        try GitFailure.check(git_commit_tree(&tree, commit), "read a commit's tree")
+        defer { git_tree_free(tree) }
+        var entry: OpaquePointer?
+        guard git_tree_entry_bypath(&entry, tree, path) == 0 else { return nil }
+        defer { git_tree_entry_free(entry) }
+        return oidString(git_tree_entry_id(entry))
+    }
+
+    /// The commit a revision names (`HEAD~2`, an id, a branch).
+    func commit(_ revision: String) throws(VaultError) -> OpaquePointer {
+        var object: OpaquePointer?
+        let code = git_revparse_single(&object, repo, revision)
+        guard code == 0 else {
+            throw VaultError.invalidArgument("no revision '\(revision)' in the history (`vault log` lists them)")
+        }
+        var commit: OpaquePointer?
+        let peeled = git_object_peel(&commit, object, GIT_OBJECT_COMMIT)
+        git_object_free(object)
+        try GitFailure.check(peeled, "read the commit '\(revision)'")
+        return commit!
+    }
+
+    /// The bytes of `path` as of `revision`, or `nil` when it did not exist then.
+    public func contents(of path: String, at revision: String) throws(VaultError) -> [UInt8]? {
+        let c = try commit(revision)
+        defer { git_commit_free(c) }
+        return try contents(of: path, in: c)
+    }
+
+    func contents(of path: String, in commit: OpaquePointer) throws(VaultError) -> [UInt8]? {
+        var tree: OpaquePointer?
+        try GitFailure.check(git_commit_tree(&tree, commit), "read a commit's tree")
+        defer { git_tree_free(tree) }
+        var entry: OpaquePointer?
+        guard git_tree_entry_bypath(&entry, tree, path) == 0 else { return nil }
+        defer { git_tree_entry_free(entry) }
+        var blob: OpaquePointer?
+        try GitFailure.check(git_blob_lookup(&blob, repo, git_tree_entry_id(entry)), "read \(path)")
+        defer { git_blob_free(blob) }
+        let size = Int(git_blob_rawsize(blob))
+        guard size > 0, let raw = git_blob_rawcontent(blob) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: raw, count: size))
+    }
+
+    /// The last version of a path that no longer exists: its bytes and the commit that still had it.
+    public func lastVersion(of path: String) throws(VaultError) -> (bytes: [UInt8], revision: String)? {
+        for entry in try log(path: path, limit: 1000) {
+            let c = try commit(entry.id)
+            defer { git_commit_free(c) }
+            if let bytes = try contents(of: path, in: c) { return (bytes, entry.id) }
+        }
+        return nil
+    }
+
+    /// Paths under `folder` that some commit had and HEAD does not: deleted rooms or entries.
+    public func deletedPaths(under folder: String, limit: Int = 2000) throws(VaultError) -> [String] {
+        var walk: OpaquePointer?
+        try GitFailure.check(git_revwalk_new(&walk, repo), "walk the history")
+        defer { git_revwalk_free(walk) }
+        guard git_revwalk_push_head(walk) == 0 else { return [] }
+        var seen = Set<String>()
+        var oid = git_oid()
+        var count = 0
+        while count < limit, git_revwalk_next(&oid, walk) == 0 {
+            count += 1
+            var commit: OpaquePointer?
+            guard git_commit_lookup(&commit, repo, &oid) == 0 else { continue }
+            defer { git_commit_free(commit) }
+            var tree: OpaquePointer?
+            guard git_commit_tree(&tree, commit) == 0 else { continue }
+            defer { git_tree_free(tree) }
+            seen.formUnion(blobPaths(in: tree!, under: folder))
+        }
+        let head = try headCommit()
+        defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
+        let present = head.map { blobPaths(in: $0.tree, under: folder) } ?? []
+        return seen.subtracting(present).sorted()
+    }
+
+    /// Every file path below `folder` in `tree`.
+    func blobPaths(in tree: OpaquePointer, under folder: String) -> Set<String> {
+        var entry: OpaquePointer?
+        guard git_tree_entry_bypath(&entry, tree, folder) == 0 else { return [] }
+        defer { git_tree_entry_free(entry) }
+        var sub: OpaquePointer?
+        guard git_tree_lookup(&sub, repo, git_tree_entry_id(entry)) == 0 else { return [] }
+        defer { git_tree_free(sub) }
+        var out = Set<String>()
+        for i in 0..<git_tree_entrycount(sub) {
+            let e = git_tree_entry_byindex(sub, i)
+            let name = String(cString: git_tree_entry_name(e))
+            if git_tree_entry_type(e) == GIT_OBJECT_TREE {
+                out.formUnion(blobPaths(in: tree, under: folder + "/" + name))
+            } else {
+                out.insert(folder + "/" + name)
+            }
+        }
+        return out
+    }
+
+    /// A unified diff from `old` to `new` (both shown as `path`), or "" when they are equal.
+    public func unifiedDiff(_ old: [UInt8]?, _ new: [UInt8]?, path: String, context: Int = 3) throws(VaultError) -> String {
+        var options = git_diff_options()
+        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
+        options.context_lines = UInt32(context)
+        var patch: OpaquePointer?
+        let oldBytes = old ?? []
+        let newBytes = new ?? []
+        let code = oldBytes.withUnsafeBytes { o in
+            newBytes.withUnsafeBytes { n in
+                git_patch_from_buffers(
+                    &patch, old == nil ? nil : o.baseAddress, o.count, path, new == nil ? nil : n.baseAddress, n.count,
+                    path, &options)
+            }
+        }
+        try GitFailure.check(code, "compare the versions of \(path)")
+        defer { git_patch_free(patch) }
+        var buf = git_buf()
+        defer { git_buf_dispose(&buf) }
+        try GitFailure.check(git_patch_to_buf(&buf, patch), "write the diff")
+        guard let ptr = buf.ptr else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: ptr, count: buf.size), as: UTF8.self)
+    }
+
+    /// The first seven characters of a commit id, or of HEAD when `revision` is nil.
+    public func shortID(_ revision: String = "HEAD") throws(VaultError) -> String {
+        let c = try commit(revision)
+        defer { git_commit_free(c) }
+        return String(oidString(git_commit_id(c)).prefix(7))
+    }
+
+    /// Removes lock files left by a crashed git program. Only files untouched for `olderThan`
+    /// seconds are removed unless `force`; returns the removed and the kept paths.
+    public static func removeStaleLocks(vault root: String, olderThan: Double = 60, force: Bool = false) -> (removed: [String], kept: [String]) {
+        var removed: [String] = []
+        var kept: [String] = []
+        for lock in lockFiles(in: root + "/.git") where FileIO.exists(lock) {
+            let age = Date().timeIntervalSince1970 - ((try? FileManager.default.attributesOfItem(atPath: lock)[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+            if force || age >= olderThan, unlink(lock) == 0 {
+                removed.append(lock)
+            } else {
+                kept.append(lock)
+            }
+        }
+        return (removed, kept)
+    }
+}
+
+func oidString(_ oid: UnsafePointer<git_oid>?) -> String {
+    guard let oid else { return "" }
+    var buffer = [CChar](repeating: 0, count: 41)
+    git_oid_tostr(&buffer, 41, oid)
+    return String(cString: buffer)
+}
