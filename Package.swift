@@ -20,6 +20,10 @@ let package = Package(
         .systemLibrary(
             name: "CCurl", pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]),
+        // OpenSSL's libcrypto, for SHA-1 of the git index (the index checksum).
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
         // Typed C wrappers for the variadic C calls Swift cannot make.
         .target(name: "CVaultShims", dependencies: ["CGit2", "CCurl"]),
         // Models, the file format, dates, the file store. No C imports.
@@ -27,7 +31,7 @@ let package = Package(
             name: "VaultCore",
             dependencies: [.product(name: "Yams", package: "Yams")]),
         // The libgit2 wrapper: every change of the vault becomes one commit.
-        .target(name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CVaultShims"]),
+        .target(name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CCrypto", "CVaultShims"]),
         // The command-line interface: one file per command.
         .target(
             name: "VaultCLI",

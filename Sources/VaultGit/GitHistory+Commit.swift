@@ -6,64 +6,62 @@ extension GitHistory {
     // MARK: VaultHistory
 
     public func prepare(_ paths: [String]) throws(VaultError) {
+        Trace.mark("prepare: start")
         try checkReady()
         let head = try headCommit()
+        defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
+        let editor = TreeEditor(repo: repo, odb: odb)
+        let rootID = head.map { git_tree_id($0.tree).pointee }
         var edited: [String] = []
-        for path in paths where try differsFromCommit(path, head?.tree) { edited.append(path) }
+        for path in paths {
+            let bytes = try? FileIO.read(root + "/" + path)
+            var committed = try rootID.flatMap { id throws(VaultError) in try editor.blob(at: path, in: id) }
+            switch (bytes, committed) {
+            case (nil, nil): continue
+            case (nil, _), (_, nil): edited.append(path)
+            case (let bytes?, _):
+                var oid = git_oid()
+                let code = bytes.withUnsafeBytes { git_odb_hash(&oid, $0.baseAddress, $0.count, GIT_OBJECT_BLOB) }
+                try GitFailure.check(code, "hash \(path)")
+                if git_oid_equal(&oid, &committed!) == 0 { edited.append(path) }
+            }
+        }
+        Trace.mark("prepare: hand edits checked")
         if !edited.isEmpty {
             try commit(edited, message: "edit: " + edited.joined(separator: ", "))
         }
     }
 
     public func commit(_ paths: [String], message: String) throws(VaultError) {
+        Trace.mark("commit: start")
         try checkReady()
         let head = try headCommit()
         defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
-        var updates: [(path: String, oid: git_oid?)] = []
+        var changes: [(path: String, oid: git_oid?)] = []
         for path in Set(paths).sorted() {
             if let bytes = try? FileIO.read(root + "/" + path) {
-                updates.append((path, try writeBlob(bytes)))
+                changes.append((path, try writeBlob(bytes)))
             } else {
-                updates.append((path, nil))
+                changes.append((path, nil))
             }
         }
-        let base: OpaquePointer
-        if let tree = head?.tree { base = tree } else { base = try emptyTree() }
-        defer { if head == nil { git_tree_free(base) } }
-        var newTree = git_oid()
-        var entries = updates.map { u -> git_tree_update in
-            var e = git_tree_update()
-            e.action = u.oid == nil ? GIT_TREE_UPDATE_REMOVE : GIT_TREE_UPDATE_UPSERT
-            if let oid = u.oid { e.id = oid }
-            e.filemode = GIT_FILEMODE_BLOB
-            return e
+        Trace.mark("commit: blobs written")
+        let oldRoot = head.map { git_tree_id($0.tree).pointee }
+        var newRoot: git_oid
+        if let edited = try TreeEditor(repo: repo, odb: odb).apply(changes, to: oldRoot) {
+            newRoot = edited
+        } else {
+            newRoot = try emptyTreeID()
         }
-        // Removing a path that is not in the tree is an error in libgit2: leave those out.
-        var kept: [Int] = []
-        for (k, u) in updates.enumerated() {
-            if u.oid == nil {
-                var entry: OpaquePointer?
-                if git_tree_entry_bypath(&entry, base, u.path) != 0 { continue }
-                git_tree_entry_free(entry)
-            }
-            kept.append(k)
-        }
-        let code = withCStrings(kept.map { updates[$0].path }) { cPaths -> Int32 in
-            var selected = kept.enumerated().map { i, k -> git_tree_update in
-                var e = entries[k]
-                e.path = cPaths[i]
-                return e
-            }
-            return git_tree_create_updated(&newTree, repo, base, selected.count, &selected)
-        }
-        entries.removeAll()
-        try GitFailure.check(code, "build the new tree")
-        if var oldTree = head.map({ git_tree_id($0.tree).pointee }), git_oid_equal(&oldTree, &newTree) != 0 {
-            try updateIndex(paths)
+        Trace.mark("commit: trees written")
+        if var old = oldRoot, git_oid_equal(&old, &newRoot) != 0 {
+            try updateIndex(changes)
             return  // Nothing changed in these paths.
         }
-        try makeCommit(tree: newTree, parent: head?.commit, message: message)
-        try updateIndex(paths)
+        try makeCommit(tree: newRoot, parent: head?.commit, message: message)
+        Trace.mark("commit: commit made, branch moved")
+        try updateIndex(changes)
+        Trace.mark("commit: index updated")
     }
 
     // MARK: Commit pieces
@@ -84,36 +82,17 @@ extension GitHistory {
         return (commit!, tree!)
     }
 
-    func emptyTree() throws(VaultError) -> OpaquePointer {
-        var builder: OpaquePointer?
-        try GitFailure.check(git_treebuilder_new(&builder, repo, nil), "make an empty tree")
-        defer { git_treebuilder_free(builder) }
+    func emptyTreeID() throws(VaultError) -> git_oid {
         var oid = git_oid()
-        try GitFailure.check(git_treebuilder_write(&oid, builder), "write an empty tree")
-        var tree: OpaquePointer?
-        try GitFailure.check(git_tree_lookup(&tree, repo, &oid), "read the empty tree")
-        return tree!
+        try GitFailure.check(git_odb_write(&oid, odb, nil, 0, GIT_OBJECT_TREE), "write an empty tree")
+        return oid
     }
 
     func writeBlob(_ bytes: [UInt8]) throws(VaultError) -> git_oid {
         var oid = git_oid()
-        let code = bytes.withUnsafeBytes { git_blob_create_from_buffer(&oid, repo, $0.baseAddress, $0.count) }
+        let code = bytes.withUnsafeBytes { git_odb_write(&oid, odb, $0.baseAddress, $0.count, GIT_OBJECT_BLOB) }
         try GitFailure.check(code, "write a file into the repository")
         return oid
-    }
-
-    /// True when the file at `path` differs from its version in `tree` (or one of them is missing).
-    func differsFromCommit(_ path: String, _ tree: OpaquePointer?) throws(VaultError) -> Bool {
-        let bytes = try? FileIO.read(root + "/" + path)
-        var entry: OpaquePointer?
-        let found = tree != nil && git_tree_entry_bypath(&entry, tree, path) == 0
-        defer { if found { git_tree_entry_free(entry) } }
-        guard let bytes else { return found }
-        guard found else { return true }
-        var oid = git_oid()
-        let code = bytes.withUnsafeBytes { git_odb_hash(&oid, $0.baseAddress, $0.count, GIT_OBJECT_BLOB) }
-        try GitFailure.check(code, "hash \(path)")
-        return git_oid_equal(&oid, git_tree_entry_id(entry)) == 0
     }
 
     func makeCommit(tree treeID: git_oid, parent: OpaquePointer?, message: String) throws(VaultError) {
@@ -161,8 +140,15 @@ extension GitHistory {
         return String(cString: target)
     }
 
-    /// Brings the index entries of `paths` up to date with the files (and so with HEAD).
-    func updateIndex(_ paths: [String]) throws(VaultError) {
+    /// Brings the index entries of the changed paths up to date with the files (and so
+    /// with HEAD): patched in place when the index allows it, else through libgit2.
+    func updateIndex(_ changes: [(path: String, oid: git_oid?)]) throws(VaultError) {
+        let updates = changes.map { IndexPatcher.Update(path: $0.path, oid: $0.oid) }
+        if try IndexPatcher.apply(updates, gitDirectory: gitDirectory, workdir: root) { return }
+        try updateIndexWithLibgit2(changes.map(\.path))
+    }
+
+    func updateIndexWithLibgit2(_ paths: [String]) throws(VaultError) {
         var index: OpaquePointer?
         try GitFailure.check(git_repository_index(&index, repo), "open the index")
         defer { git_index_free(index) }

@@ -15,6 +15,10 @@ import VaultCore
 public final class GitHistory: VaultHistory, @unchecked Sendable {
     public let root: String
     let repo: OpaquePointer
+    /// The object database, with a loose-object writer of compression level 1 in front: a
+    /// commit rewrites the large tree of the folder it touches, and zlib's default level
+    /// spends most of a commit on it. Packing (`git gc`) compresses again later.
+    let odb: OpaquePointer
     public let author: Author
 
     /// Who commits: `author:` in vault.yml, else git's `user.name`/`user.email`, else a default.
@@ -65,12 +69,26 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
         var handle: OpaquePointer?
         try GitFailure.check(
             git_repository_open_ext(&handle, root, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil), "open the repository in \(root)")
+        var database: OpaquePointer?
+        let odbCode = git_repository_odb(&database, handle)
+        if odbCode < 0 { git_repository_free(handle) }
+        try GitFailure.check(odbCode, "open the object database")
+        var path = String(cString: git_repository_path(handle!))
+        if path.hasSuffix("/") { path.removeLast() }
+        var fast: UnsafeMutablePointer<git_odb_backend>?
+        if git_odb_backend_loose(&fast, path + "/objects", 1, 1, 0, 0) == 0, let fast {
+            if git_odb_add_backend(database, fast, 1000) != 0 { fast.pointee.free?(fast) }
+        }
         self.root = root
         self.repo = handle!
+        self.odb = database!
         self.author = GitHistory.author(repo: handle!, config: config)
     }
 
-    deinit { git_repository_free(repo) }
+    deinit {
+        git_odb_free(odb)
+        git_repository_free(repo)
+    }
 
     /// Creates the repository at `root` (or adopts the one there) and commits every file of
     /// the vault that is not committed yet, as the first commit of the vault.

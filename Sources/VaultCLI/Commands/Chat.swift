@@ -17,7 +17,9 @@ extension VaultCommand {
 
         func execute() throws {
             let vault = try location.openForChange()
+            Trace.mark("vault opened")
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
+            Trace.mark("room resolved")
             var text = message
             if text == nil && !Terminal.stdinIsTerminal {
                 let data = FileHandle.standardInput.readDataToEndOfFile()
@@ -34,6 +36,7 @@ extension VaultCommand {
             let turn = ChatTurn(vault: vault, roomPath: path, provider: OfflineProvider())
             let outcome = try turn.run(message: text) { Terminal.stream($0) }
             Terminal.stream("\n")
+            Trace.mark("done")
             FileHandle.standardError.write(Data("(saved to \(path), line \(outcome.reply.line))\n".utf8))
         }
     }

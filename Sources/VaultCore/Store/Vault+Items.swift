@@ -30,6 +30,10 @@ extension Vault {
         }
         let key = trimmed.precomposedStringWithCanonicalMapping
         let lowered = key.lowercased()
+        // 2a. A room's slug, without listing the folder (the common case on a large vault).
+        if !key.contains("/"), FileIO.exists(absolute(VaultPath.rooms + "/" + key + ".md")) {
+            return .room(VaultPath.rooms + "/" + key + ".md")
+        }
         let rooms = roomPaths()
         // 2. A room's slug.
         if let hit = rooms.first(where: { VaultPath.stem(of: $0).precomposedStringWithCanonicalMapping == key }) {

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Append-one-message-and-commit, whole process: vault next to the git command line.
+#
+#   Benchmarks/commit-bench.sh
+#
+# Generates two committed synthetic vaults once (seeded; in Benchmarks/.data/):
+#   - 50,000 files (20,000 rooms, 30,000 diary entries, ~300 MB)
+#   - 10,000 files (4,000 rooms, 6,000 diary entries)
+# and times, with hyperfine, in each:
+#   - git:   append a line to a room by hand, then `git add ROOM && git commit`
+#   - vault: `vault chat ROOM "…"` (the offline provider answers at once): reads the
+#            room, checks it for hand edits, appends two messages, writes the file
+#            atomically, commits, updates the index.
+# Quote the medians and their ratio; the machines are shared and noisy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/common.sh
+find_swift
+VAULT_APT_PACKAGES+=(hyperfine python3)
+install_missing_packages
+swift build -c release --product vault >/dev/null
+vault="$PWD/.build/release/vault"
+
+make_vault() {  # DIR ROOMS ENTRIES
+    if [ ! -d "$1/.git" ]; then
+        rm -rf "$1"
+        mkdir -p "$(dirname "$1")"
+        python3 Benchmarks/generate-vault.py "$1" --seed 42 --rooms "$2" --entries "$3" --commit
+    fi
+}
+make_vault Benchmarks/.data/git-50k 20000 30000
+make_vault Benchmarks/.data/git-10k 4000 6000
+
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
+args=()
+for size in 50k 10k; do
+    d="$PWD/Benchmarks/.data/git-$size"
+    # One room for git, another for vault, so neither sees the other's changes.
+    git_room=$(ls "$d/rooms" | sed -n 1p)
+    vault_room=$(ls "$d/rooms" | sed -n 2p)
+    git -C "$d" status --porcelain --untracked-files=no >/dev/null  # refresh the index once
+    args+=(-n "git add + commit ($size files)" --prepare "printf 'one more line\n' >> '$d/rooms/$git_room'"
+        "git -C '$d' add 'rooms/$git_room' && git -C '$d' commit -q -m 'edit'")
+    args+=(-n "vault chat ($size files)" "'$vault' chat --vault '$d' '${vault_room%.md}' 'one more message'")
+done
+hyperfine --warmup 3 --runs 20 --style basic --export-markdown Benchmarks/.data/commit-bench.md "${args[@]}"
+echo
+cat Benchmarks/.data/commit-bench.md
+for size in 50k 10k; do
+    d="Benchmarks/.data/git-$size"
+    echo "$size: git status --porcelain: '$(git -C "$d" status --porcelain | head -3)'; git fsck: $(git -C "$d" fsck --strict 2>&1 | wc -l) lines"
+done

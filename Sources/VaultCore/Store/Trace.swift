@@ -1,0 +1,21 @@
+import Foundation
+
+/// Timings of the steps of a command, on standard error, when `VAULT_TRACE=1`.
+///
+///     VAULT_TRACE=1 vault chat 부산 "…"
+///     vault trace:   3.1 ms  resolved room
+///     vault trace:  12.4 ms  tree written
+///
+/// For finding where time goes on a large vault; costs nothing when off.
+public enum Trace {
+    public static let enabled = ProcessInfo.processInfo.environment["VAULT_TRACE"] == "1"
+    nonisolated(unsafe) static var start = DispatchTime.now().uptimeNanoseconds
+
+    @inline(__always)
+    public static func mark(_ what: @autoclosure () -> String) {
+        guard enabled else { return }
+        let origin = start  // first use sets it, so read it before the clock
+        let ms = Double(DispatchTime.now().uptimeNanoseconds &- origin) / 1e6
+        FileHandle.standardError.write(Data(String(format: "vault trace: %7.1f ms  %@\n", ms, what()).utf8))
+    }
+}

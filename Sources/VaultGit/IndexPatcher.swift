@@ -1,0 +1,205 @@
+import CCrypto
+import CGit2
+import Foundation
+import VaultCore
+
+/// Updates the git index for a few paths without parsing it into memory structures.
+///
+/// The index of a 50,000-file vault is about 5 MB. Loading it into libgit2, changing one
+/// entry and writing it back costs tens of milliseconds, most of it building and hashing
+/// structures for entries that do not change. This patcher follows git's own format
+/// (`Documentation/gitformat-index.txt`): it walks the entries to find the changed paths,
+/// splices their 62-byte records (stat data from the file on disk, so `git status` needs no
+/// re-hash), drops the extensions that describe entries it moved (the cache tree, the
+/// untracked cache, the offset tables: all optional, git rebuilds them), keeps the rest,
+/// and writes the result under git's `index.lock` protocol with a fresh SHA-1 checksum.
+///
+/// It handles versions 2 and 3 without conflicts or required extensions; for anything
+/// else it answers `false` and the caller uses libgit2.
+enum IndexPatcher {
+    struct Update {
+        var path: String
+        /// nil removes the entry.
+        var oid: git_oid?
+    }
+
+    /// Applies `updates`; false when this index is one it leaves to libgit2.
+    static func apply(_ updates: [Update], gitDirectory: String, workdir: String) throws(VaultError) -> Bool {
+        let indexPath = gitDirectory + "/index"
+        guard let old = try? FileIO.read(indexPath), old.count >= 32,
+            old[0..<4].elementsEqual("DIRC".utf8)
+        else { return false }
+        Trace.mark("index: read \(old.count) bytes")
+        let version = be32(old, 4)
+        guard version == 2 || version == 3 else { return false }
+        let count = Int(be32(old, 8))
+        let body = old.count - 20
+        // The entries: (path bytes range, whole entry range, stage).
+        var entries: [(name: Range<Int>, entry: Range<Int>, stage: Int)] = []
+        entries.reserveCapacity(count)
+        var p = 12
+        for _ in 0..<count {
+            guard p + 62 <= body else { return false }
+            let flags = Int(be16(old, p + 60))
+            let extended = flags & 0x4000 != 0
+            let nameStart = p + 62 + (extended ? 2 : 0)
+            var nameEnd = nameStart + (flags & 0xFFF)
+            if flags & 0xFFF == 0xFFF {
+                nameEnd = nameStart
+                while nameEnd < body, old[nameEnd] != 0 { nameEnd += 1 }
+            }
+            let size = ((nameEnd - p) + 8) & ~7
+            guard nameEnd < body, p + size <= body else { return false }
+            entries.append((nameStart..<nameEnd, p..<(p + size), (flags >> 12) & 3))
+            p += size
+        }
+        Trace.mark("index: \(count) entries walked")
+        // Extensions: keep REUC; drop the optional ones that describe entries; refuse required ones.
+        var kept: [UInt8] = []
+        var q = p
+        while q + 8 <= body {
+            let signature = old[q..<(q + 4)]
+            let size = Int(be32(old, q + 4))
+            guard q + 8 + size <= body else { return false }
+            if let first = signature.first, first >= 97, first <= 122 { return false }  // required: not for us
+            if signature.elementsEqual("REUC".utf8) { kept += old[q..<(q + 8 + size)] }
+            q += 8 + size
+        }
+        guard q == body else { return false }
+        if entries.contains(where: { $0.stage != 0 }) { return false }  // conflicts: let libgit2 handle them
+
+        // New entries, in path order (git sorts by the bytes of the path).
+        var replacement: [Int: [UInt8]] = [:]  // entry index → new bytes ([] removes)
+        var inserts: [(at: Int, name: [UInt8], bytes: [UInt8])] = []
+        for update in updates {
+            let name = Array(update.path.utf8)
+            let position = lowerBound(entries.count) { k in old[entries[k].name].lexicographicallyPrecedes(name) }
+            let exists = position < entries.count && old[entries[position].name].elementsEqual(name)
+            var bytes: [UInt8] = []
+            if var oid = update.oid {
+                guard let record = entry(for: update.path, name: name, oid: &oid, workdir: workdir) else { return false }
+                bytes = record
+            }
+            if exists {
+                replacement[position] = bytes
+            } else if !bytes.isEmpty {
+                inserts.append((position, name, bytes))
+            }
+        }
+        inserts.sort { $0.at != $1.at ? $0.at < $1.at : $0.name.lexicographicallyPrecedes($1.name) }
+        // Copy the unchanged runs of entries whole (memcpy), splicing in the changed ones.
+        var out: [UInt8] = []
+        out.reserveCapacity(old.count + inserts.reduce(0) { $0 + $1.bytes.count })
+        var newCount = entries.count
+        var edits: [(at: Int, replaces: Bool, bytes: [UInt8])] = inserts.map { ($0.at, false, $0.bytes) }
+        for (k, bytes) in replacement { edits.append((k, true, bytes)) }
+        edits.sort { $0.at != $1.at ? $0.at < $1.at : (!$0.replaces && $1.replaces) }
+        var copied = 0  // entries before this index are in `out`
+        old.withUnsafeBufferPointer { src in
+            func copyEntries(upTo k: Int) {
+                guard k > copied else { return }
+                let from = copied < entries.count ? entries[copied].entry.lowerBound : p
+                let to = k < entries.count ? entries[k].entry.lowerBound : p
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: src[from..<to]))
+                copied = k
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: src[0..<12]))
+            for edit in edits {
+                copyEntries(upTo: edit.at)
+                out += edit.bytes
+                if edit.replaces {
+                    copied = edit.at + 1
+                    if edit.bytes.isEmpty { newCount -= 1 }
+                } else {
+                    newCount += 1
+                }
+            }
+            copyEntries(upTo: entries.count)
+        }
+        out += kept
+        put32(&out, 8, UInt32(newCount))
+        Trace.mark("index: new entries spliced")
+        var digest = [UInt8](repeating: 0, count: 20)
+        out.withUnsafeBytes { src in digest.withUnsafeMutableBytes { _ = SHA1(src.baseAddress, src.count, $0.baseAddress) } }
+        out += digest
+        Trace.mark("index: checksum")
+        try writeLocked(out, to: indexPath)
+        return true
+    }
+
+    /// The index record of a file: stat data, mode, id, flags and the NUL-padded path.
+    static func entry(for path: String, name: [UInt8], oid: inout git_oid, workdir: String) -> [UInt8]? {
+        var st = stat()
+        guard stat(workdir + "/" + path, &st) == 0 else { return nil }
+        var e: [UInt8] = []
+        e.reserveCapacity(64 + name.count + 8)
+        func add(_ v: UInt32) { e += [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        add(UInt32(truncatingIfNeeded: st.st_ctim.tv_sec))
+        add(UInt32(truncatingIfNeeded: st.st_ctim.tv_nsec))
+        add(UInt32(truncatingIfNeeded: st.st_mtim.tv_sec))
+        add(UInt32(truncatingIfNeeded: st.st_mtim.tv_nsec))
+        add(UInt32(truncatingIfNeeded: st.st_dev))
+        add(UInt32(truncatingIfNeeded: st.st_ino))
+        add(st.st_mode & 0o111 != 0 ? 0o100755 : 0o100644)
+        add(st.st_uid)
+        add(st.st_gid)
+        add(UInt32(truncatingIfNeeded: st.st_size))
+        withUnsafeBytes(of: &oid.id) { e += $0 }
+        let flags = UInt16(min(name.count, 0xFFF))
+        e += [UInt8(flags >> 8), UInt8(flags & 0xFF)]
+        e += name
+        let padded = (e.count + 8) & ~7
+        e += [UInt8](repeating: 0, count: padded - e.count)
+        return e
+    }
+
+    /// Writes `bytes` as the index the way git does: `index.lock` created exclusively, then renamed.
+    static func writeLocked(_ bytes: [UInt8], to indexPath: String) throws(VaultError) {
+        let lock = indexPath + ".lock"
+        let fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw VaultError.repository(
+                "cannot update the git index: \(lock) exists, so another git program is working on the repository. If none is, run `vault unlock`.")
+        }
+        var ok = bytes.withUnsafeBytes { buf -> Bool in
+            var done = 0
+            while done < buf.count {
+                let n = write(fd, buf.baseAddress! + done, buf.count - done)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                done += n
+            }
+            return true
+        }
+        ok = ok && close(fd) == 0
+        if !ok || rename(lock, indexPath) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(lock)
+            throw VaultError.repository("cannot write the git index \(indexPath): \(reason)")
+        }
+    }
+
+    static func be32(_ b: [UInt8], _ i: Int) -> UInt32 {
+        UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
+    }
+
+    static func be16(_ b: [UInt8], _ i: Int) -> UInt16 { UInt16(b[i]) << 8 | UInt16(b[i + 1]) }
+
+    static func put32(_ b: inout [UInt8], _ i: Int, _ v: UInt32) {
+        b[i] = UInt8(v >> 24)
+        b[i + 1] = UInt8((v >> 16) & 0xFF)
+        b[i + 2] = UInt8((v >> 8) & 0xFF)
+        b[i + 3] = UInt8(v & 0xFF)
+    }
+
+    /// The first index in `0..<count` for which `isBefore` is false (binary search).
+    static func lowerBound(_ count: Int, _ isBefore: (Int) -> Bool) -> Int {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if isBefore(mid) { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+}
