@@ -10,7 +10,7 @@ extension GitHistory {
         try checkReady()
         let head = try headCommit()
         defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
-        let editor = TreeEditor(repo: repo, odb: odb)
+        let editor = trees
         let rootID = head.map { git_tree_id($0.tree).pointee }
         var edited: [String] = []
         for path in paths {
@@ -46,21 +46,43 @@ extension GitHistory {
             }
         }
         Trace.mark("commit: blobs written")
-        let oldRoot = head.map { git_tree_id($0.tree).pointee }
-        var newRoot: git_oid
-        if let edited = try TreeEditor(repo: repo, odb: odb).apply(changes, to: oldRoot) {
-            newRoot = edited
+        // git's index lock is taken now, and the new index computed on another core while
+        // the trees and the commit are written; it replaces the index once the branch moved.
+        let lock = try IndexLock(gitDirectory: gitDirectory)
+        let updates = changes.map { IndexPatcher.Update(path: $0.path, oid: $0.oid) }
+        let pending = PendingIndex()
+        let group = DispatchGroup()
+        let (indexPath, workdir) = (lock.indexPath, root)
+        DispatchQueue.global().async(group: group) {
+            if let old = try? FileIO.read(indexPath) {
+                pending.bytes = IndexPatcher.patched(updates, old: old, workdir: workdir)
+            }
+        }
+        do {
+            let oldRoot = head.map { git_tree_id($0.tree).pointee }
+            var newRoot: git_oid
+            if let edited = try trees.apply(changes, to: oldRoot) {
+                newRoot = edited
+            } else {
+                newRoot = try emptyTreeID()
+            }
+            Trace.mark("commit: trees written")
+            if var old = oldRoot, git_oid_equal(&old, &newRoot) == 0 {
+                try makeCommit(tree: newRoot, parent: head?.commit, message: message)
+                Trace.mark("commit: commit made, branch moved")
+            }
+        } catch {
+            group.wait()
+            lock.release()
+            throw error
+        }
+        group.wait()
+        if let bytes = pending.bytes {
+            try lock.commit(bytes)
         } else {
-            newRoot = try emptyTreeID()
+            lock.release()
+            try updateIndexWithLibgit2(changes.map(\.path))
         }
-        Trace.mark("commit: trees written")
-        if var old = oldRoot, git_oid_equal(&old, &newRoot) != 0 {
-            try updateIndex(changes)
-            return  // Nothing changed in these paths.
-        }
-        try makeCommit(tree: newRoot, parent: head?.commit, message: message)
-        Trace.mark("commit: commit made, branch moved")
-        try updateIndex(changes)
         Trace.mark("commit: index updated")
     }
 
@@ -138,14 +160,6 @@ extension GitHistory {
                 "HEAD is detached in \(root): vault commits on a branch. Run `git -C \(root) switch main` (or your branch) first.")
         }
         return String(cString: target)
-    }
-
-    /// Brings the index entries of the changed paths up to date with the files (and so
-    /// with HEAD): patched in place when the index allows it, else through libgit2.
-    func updateIndex(_ changes: [(path: String, oid: git_oid?)]) throws(VaultError) {
-        let updates = changes.map { IndexPatcher.Update(path: $0.path, oid: $0.oid) }
-        if try IndexPatcher.apply(updates, gitDirectory: gitDirectory, workdir: root) { return }
-        try updateIndexWithLibgit2(changes.map(\.path))
     }
 
     func updateIndexWithLibgit2(_ paths: [String]) throws(VaultError) {
@@ -235,4 +249,10 @@ func withCStrings<R>(_ strings: [String], _ body: (UnsafeBufferPointer<UnsafePoi
     defer { copies.forEach { free($0) } }
     let pointers = copies.map { UnsafePointer($0) }
     return pointers.withUnsafeBufferPointer(body)
+}
+
+/// The new index, computed on another thread while the commit is made.
+final class PendingIndex: @unchecked Sendable {
+    // Written by one task before `DispatchGroup.wait()` returns, read after it.
+    var bytes: [UInt8]?
 }

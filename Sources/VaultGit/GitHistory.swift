@@ -17,9 +17,12 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     let repo: OpaquePointer
     /// The object database, with a loose-object writer of compression level 1 in front: a
     /// commit rewrites the large tree of the folder it touches, and zlib's default level
-    /// spends most of a commit on it. Packing (`git gc`) compresses again later.
+    /// spends most of a commit on it. Packing (`git gc`) compresses again later. (Level 0
+    /// is not an option: libgit2 1.5 then writes objects without zlib, which git cannot read.)
     let odb: OpaquePointer
     public let author: Author
+    /// Reads and writes trees (and remembers the ones it saw).
+    private(set) lazy var trees = TreeEditor(repo: repo, odb: odb)
 
     /// Who commits: `author:` in vault.yml, else git's `user.name`/`user.email`, else a default.
     public struct Author: Sendable {

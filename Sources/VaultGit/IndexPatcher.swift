@@ -23,15 +23,11 @@ enum IndexPatcher {
         var oid: git_oid?
     }
 
-    /// Applies `updates`; false when this index is one it leaves to libgit2.
-    static func apply(_ updates: [Update], gitDirectory: String, workdir: String) throws(VaultError) -> Bool {
-        let indexPath = gitDirectory + "/index"
-        guard let old = try? FileIO.read(indexPath), old.count >= 32,
-            old[0..<4].elementsEqual("DIRC".utf8)
-        else { return false }
-        Trace.mark("index: read \(old.count) bytes")
+    /// The index `old` with `updates` applied, or nil when this index is one it leaves to libgit2.
+    static func patched(_ updates: [Update], old: [UInt8], workdir: String) -> [UInt8]? {
+        guard old.count >= 32, old[0..<4].elementsEqual("DIRC".utf8) else { return nil }
         let version = be32(old, 4)
-        guard version == 2 || version == 3 else { return false }
+        guard version == 2 || version == 3 else { return nil }
         let count = Int(be32(old, 8))
         let body = old.count - 20
         // The entries: (path bytes range, whole entry range, stage).
@@ -39,7 +35,7 @@ enum IndexPatcher {
         entries.reserveCapacity(count)
         var p = 12
         for _ in 0..<count {
-            guard p + 62 <= body else { return false }
+            guard p + 62 <= body else { return nil }
             let flags = Int(be16(old, p + 60))
             let extended = flags & 0x4000 != 0
             let nameStart = p + 62 + (extended ? 2 : 0)
@@ -49,24 +45,23 @@ enum IndexPatcher {
                 while nameEnd < body, old[nameEnd] != 0 { nameEnd += 1 }
             }
             let size = ((nameEnd - p) + 8) & ~7
-            guard nameEnd < body, p + size <= body else { return false }
+            guard nameEnd < body, p + size <= body else { return nil }
             entries.append((nameStart..<nameEnd, p..<(p + size), (flags >> 12) & 3))
             p += size
         }
-        Trace.mark("index: \(count) entries walked")
         // Extensions: keep REUC; drop the optional ones that describe entries; refuse required ones.
         var kept: [UInt8] = []
         var q = p
         while q + 8 <= body {
             let signature = old[q..<(q + 4)]
             let size = Int(be32(old, q + 4))
-            guard q + 8 + size <= body else { return false }
-            if let first = signature.first, first >= 97, first <= 122 { return false }  // required: not for us
+            guard q + 8 + size <= body else { return nil }
+            if let first = signature.first, first >= 97, first <= 122 { return nil }  // required: not for us
             if signature.elementsEqual("REUC".utf8) { kept += old[q..<(q + 8 + size)] }
             q += 8 + size
         }
-        guard q == body else { return false }
-        if entries.contains(where: { $0.stage != 0 }) { return false }  // conflicts: let libgit2 handle them
+        guard q == body else { return nil }
+        if entries.contains(where: { $0.stage != 0 }) { return nil }  // conflicts: let libgit2 handle them
 
         // New entries, in path order (git sorts by the bytes of the path).
         var replacement: [Int: [UInt8]] = [:]  // entry index → new bytes ([] removes)
@@ -77,7 +72,7 @@ enum IndexPatcher {
             let exists = position < entries.count && old[entries[position].name].elementsEqual(name)
             var bytes: [UInt8] = []
             if var oid = update.oid {
-                guard let record = entry(for: update.path, name: name, oid: &oid, workdir: workdir) else { return false }
+                guard let record = entry(for: update.path, name: name, oid: &oid, workdir: workdir) else { return nil }
                 bytes = record
             }
             if exists {
@@ -118,13 +113,10 @@ enum IndexPatcher {
         }
         out += kept
         put32(&out, 8, UInt32(newCount))
-        Trace.mark("index: new entries spliced")
         var digest = [UInt8](repeating: 0, count: 20)
         out.withUnsafeBytes { src in digest.withUnsafeMutableBytes { _ = SHA1(src.baseAddress, src.count, $0.baseAddress) } }
         out += digest
-        Trace.mark("index: checksum")
-        try writeLocked(out, to: indexPath)
-        return true
+        return out
     }
 
     /// The index record of a file: stat data, mode, id, flags and the NUL-padded path.
@@ -153,32 +145,6 @@ enum IndexPatcher {
         return e
     }
 
-    /// Writes `bytes` as the index the way git does: `index.lock` created exclusively, then renamed.
-    static func writeLocked(_ bytes: [UInt8], to indexPath: String) throws(VaultError) {
-        let lock = indexPath + ".lock"
-        let fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw VaultError.repository(
-                "cannot update the git index: \(lock) exists, so another git program is working on the repository. If none is, run `vault unlock`.")
-        }
-        var ok = bytes.withUnsafeBytes { buf -> Bool in
-            var done = 0
-            while done < buf.count {
-                let n = write(fd, buf.baseAddress! + done, buf.count - done)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                done += n
-            }
-            return true
-        }
-        ok = ok && close(fd) == 0
-        if !ok || rename(lock, indexPath) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(lock)
-            throw VaultError.repository("cannot write the git index \(indexPath): \(reason)")
-        }
-    }
-
     static func be32(_ b: [UInt8], _ i: Int) -> UInt32 {
         UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
     }
@@ -202,4 +168,54 @@ enum IndexPatcher {
         }
         return low
     }
+}
+
+/// git's lock on the index (`index.lock`, created exclusively), held while a commit is made:
+/// the new index is written into the lock file and renamed over the index only after the
+/// branch has moved, so the index never runs ahead of HEAD.
+final class IndexLock {
+    let indexPath: String
+    let lockPath: String
+    private var fd: Int32
+
+    init(gitDirectory: String) throws(VaultError) {
+        indexPath = gitDirectory + "/index"
+        lockPath = indexPath + ".lock"
+        fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw VaultError.repository(
+                "the repository is locked (\(lockPath) exists): another git program may be working on it. If none is, the lock is left over from a crash: run `vault unlock` to remove it. Your files are saved.")
+        }
+    }
+
+    /// Writes `bytes` and renames the lock over the index.
+    func commit(_ bytes: [UInt8]) throws(VaultError) {
+        var ok = bytes.withUnsafeBytes { buf -> Bool in
+            var done = 0
+            while done < buf.count {
+                let n = write(fd, buf.baseAddress! + done, buf.count - done)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                done += n
+            }
+            return true
+        }
+        ok = close(fd) == 0 && ok
+        fd = -1
+        if !ok || rename(lockPath, indexPath) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(lockPath)
+            throw VaultError.repository("cannot write the git index \(indexPath): \(reason)")
+        }
+    }
+
+    /// Gives the lock up without changing the index.
+    func release() {
+        guard fd >= 0 else { return }
+        close(fd)
+        fd = -1
+        unlink(lockPath)
+    }
+
+    deinit { release() }
 }

@@ -9,9 +9,17 @@ import VaultCore
 /// structure and re-sorts them; for one changed file out of 20,000 that is most of the
 /// cost of a commit. Here the raw bytes are searched and spliced, and only the trees on
 /// the changed paths are written, through libgit2's object database.
-struct TreeEditor {
+final class TreeEditor {
     let repo: OpaquePointer
     let odb: OpaquePointer
+    /// Raw trees read or written in this process, by id: the hand-edit check and the commit
+    /// that follows read the same large folder tree, and inflating it is not free.
+    private var cache: [String: [UInt8]] = [:]
+
+    init(repo: OpaquePointer, odb: OpaquePointer) {
+        self.repo = repo
+        self.odb = odb
+    }
 
     /// A change: `oid` nil removes the path.
     struct Change {
@@ -61,10 +69,23 @@ struct TreeEditor {
         var out = git_oid()
         let code = raw.withUnsafeBytes { git_odb_write(&out, odb, $0.baseAddress, $0.count, GIT_OBJECT_TREE) }
         try GitFailure.check(code, "write a tree")
+        remember(out, raw)
         return out
     }
 
+    private func remember(_ id: git_oid, _ raw: [UInt8]) {
+        if cache.count > 16 { cache.removeAll() }
+        cache[oidString(withUnsafePointer(to: id) { $0 })] = raw
+    }
+
     func read(_ id: git_oid) throws(VaultError) -> [UInt8] {
+        if let raw = cache[oidString(withUnsafePointer(to: id) { $0 })] { return raw }
+        let raw = try readFromDatabase(id)
+        remember(id, raw)
+        return raw
+    }
+
+    private func readFromDatabase(_ id: git_oid) throws(VaultError) -> [UInt8] {
         var oid = id
         var object: OpaquePointer?
         try GitFailure.check(git_odb_read(&object, odb, &oid), "read a tree")
