@@ -25,13 +25,14 @@ let package = Package(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
         // Typed C wrappers for the variadic C calls Swift cannot make.
-        .target(name: "CVaultShims", dependencies: ["CGit2", "CCurl"]),
+        .target(name: "CVaultShims", dependencies: ["CGit2", "CCurl"], exclude: ["README.md"]),
         // Models, the file format, dates, the file store. No C imports.
         .target(
             name: "VaultCore",
-            dependencies: [.product(name: "Yams", package: "Yams")]),
+            dependencies: [.product(name: "Yams", package: "Yams")], exclude: ["README.md"]),
         // The libgit2 wrapper: every change of the vault becomes one commit.
-        .target(name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CCrypto", "CVaultShims"]),
+        .target(
+            name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CCrypto", "CVaultShims"], exclude: ["README.md"]),
         // The command-line interface: one file per command.
         .target(
             name: "VaultCLI",
@@ -39,8 +40,8 @@ let package = Package(
                 "VaultCore",
                 "VaultGit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
-        .executableTarget(name: "vault", dependencies: ["VaultCLI"]),
+            ], exclude: ["README.md"]),
+        .executableTarget(name: "vault", dependencies: ["VaultCLI"], exclude: ["README.md"]),
         // Parse throughput on a generated vault (Benchmarks/README.md).
         .executableTarget(name: "vault-bench", dependencies: ["VaultCore"], path: "Benchmarks/vault-bench"),
         // Shared test fixtures: temporary folders, seeded randomness, running the built `vault`.

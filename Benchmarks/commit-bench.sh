@@ -42,7 +42,7 @@ for size in 50k 10k; do
     git -C "$d" status --porcelain --untracked-files=no >/dev/null  # refresh the index once
     args+=(-n "git add + commit ($size files)" --prepare "printf 'one more line\n' >> '$d/rooms/$git_room'"
         "git -C '$d' add 'rooms/$git_room' && git -C '$d' commit -q -m 'edit'")
-    args+=(-n "vault chat ($size files)" "'$vault' chat --vault '$d' '${vault_room%.md}' 'one more message'")
+    args+=(-n "vault chat ($size files)" --prepare true "'$vault' chat --vault '$d' '${vault_room%.md}' 'one more message'")
 done
 hyperfine --warmup 3 --runs 20 --style basic --export-markdown Benchmarks/.data/commit-bench.md "${args[@]}"
 echo

@@ -1,4 +1,5 @@
 import CGit2
+import Foundation
 import CVaultShims
 import VaultCore
 
@@ -30,4 +31,11 @@ enum LibGit2 {
         _ = cvault_git_set_strict_object_creation(1)
         _ = cvault_git_set_fsync_gitdir(1)
     }()
+
+    /// Starts libgit2 on another core now: its start-up loads the system's TLS certificates
+    /// (several milliseconds), which a local commit never needs but cannot skip. Whoever
+    /// needs libgit2 later waits only for what is left.
+    static func warmUp() {
+        DispatchQueue.global(qos: .userInitiated).async { _ = ready }
+    }
 }

@@ -17,6 +17,7 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         self.root = root
         self.config = config
         self.report = report
+        LibGit2.warmUp()
     }
 
     /// The repository, opened (or made) now.
