@@ -212,5 +212,5 @@ func oidString(_ oid: UnsafePointer<git_oid>?) -> String {
     guard let oid else { return "" }
     var buffer = [CChar](repeating: 0, count: 41)
     git_oid_tostr(&buffer, 41, oid)
-    return String(cString: buffer)
+    return String(decoding: buffer.prefix(40).map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
