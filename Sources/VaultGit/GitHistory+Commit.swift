@@ -157,7 +157,7 @@ extension GitHistory {
         defer { git_reference_free(head) }
         guard git_reference_type(head) == GIT_REFERENCE_SYMBOLIC, let target = git_reference_symbolic_target(head) else {
             throw VaultError.repository(
-                "HEAD is detached in \(root): vault commits on a branch. Run `git -C \(root) switch main` (or your branch) first.")
+                "HEAD is detached in \(root): vault commits on a branch. Run `git -C \(root) switch main` (or your branch) first. Your files are unchanged.")
         }
         return String(cString: target)
     }
@@ -219,6 +219,8 @@ extension GitHistory {
             throw VaultError.repository(
                 "the repository in \(root) is in the middle of \(what); vault does not commit over it. Your files are unchanged.")
         }
+        // Commits go on a branch: a detached HEAD is refused before any file is touched.
+        _ = try currentBranch()
         let stale = GitHistory.lockFiles(in: gitDirectory).filter { FileIO.exists($0) }
         if let lock = stale.first {
             throw VaultError.repository(

@@ -186,9 +186,14 @@ extension GitHistory {
 
     /// The first seven characters of a commit id, or of HEAD when `revision` is nil.
     public func shortID(_ revision: String = "HEAD") throws(VaultError) -> String {
+        String(try commitID(revision).prefix(7))
+    }
+
+    /// The full id of the commit a revision names (`HEAD~1` → `4ab2f9f…`).
+    public func commitID(_ revision: String) throws(VaultError) -> String {
         let c = try commit(revision)
         defer { git_commit_free(c) }
-        return String(oidString(git_commit_id(c)).prefix(7))
+        return oidString(git_commit_id(c))
     }
 
     /// Removes lock files left by a crashed git program. Only files untouched for `olderThan`

@@ -46,9 +46,12 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     public static func locate(_ root: String) -> Location {
         _ = LibGit2.ready
         if FileIO.exists(root + "/.git") { return .own }
+        // A folder that does not exist yet (`vault init new-folder`) is inside whatever holds its parent.
+        var existing = root
+        while !FileIO.isDirectory(existing), existing != "/" { existing = FileIO.parent(of: existing) }
         var buf = git_buf()
         defer { git_buf_dispose(&buf) }
-        guard git_repository_discover(&buf, root, 0, nil) == 0, let ptr = buf.ptr else { return .none }
+        guard git_repository_discover(&buf, existing, 0, nil) == 0, let ptr = buf.ptr else { return .none }
         var path = String(cString: ptr)
         if path.hasSuffix("/") { path.removeLast() }
         if path.hasSuffix("/.git") { path.removeLast(5) }

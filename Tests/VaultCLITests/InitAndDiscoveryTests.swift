@@ -106,13 +106,21 @@ import VaultTestSupport
         #expect(try tmp.readText("v/notes.txt") == "mine\n")
     }
 
-    @Test func initOnAnExistingVaultFailsAndChangesNothing() throws {
+    @Test func initOnAnExistingVaultOnlyGivesItARepositoryThenRefuses() throws {
         let vault = try Project.copyOfSampleVault()
         let before = try vault.snapshot()
+        // A vault without a repository of its own gets one; its files stay as they are.
+        let first = try runVault(["init", ".", "--locale", "de_DE"], in: vault.path)
+        expectSuccess(first)
+        #expect(first.stdout.contains("its own git repository"))
+        let after = try vault.snapshot()
+        expectUnchanged(before, after.filter { !$0.key.hasPrefix(".git/") })
+        #expect(try git(["status", "--porcelain"], in: vault.path) == "")
+        // Once it has one, init is refused and changes nothing.
         for args in [["init"], ["init", vault.path], ["init", ".", "--locale", "de_DE", "--time-zone", "Europe/Berlin"]] {
             let r = try runVault(args, in: vault.path, environment: ["LANG": "de_DE.UTF-8"])
             expectUserError(r, ["already a vault", "vault.yml"])
-            expectUnchanged(before, try vault.snapshot())
+            expectUnchanged(after, try vault.snapshot())
         }
     }
 

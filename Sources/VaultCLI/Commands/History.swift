@@ -56,9 +56,12 @@ extension VaultCommand {
                 print(path.map { "No commits change \($0)." } ?? "No commits yet.")
                 return
             }
-            for e in entries {
-                let when = Timestamp(rfc3339: e.time).map { DateText.header($0, locale: locale, timeZone: zone) } ?? e.time
-                print("\(e.shortID)  \(Terminal.fit(when, 34)) \(e.summary)")
+            let dates = entries.map { e in
+                Timestamp(rfc3339: e.time).map { DateText.header($0, locale: locale, timeZone: zone) } ?? e.time
+            }
+            let width = dates.map(Terminal.width).max() ?? 0
+            for (e, when) in zip(entries, dates) {
+                print("\(e.shortID)  \(Terminal.fit(when, width))  \(e.summary)")
             }
         }
     }
@@ -104,7 +107,7 @@ extension VaultCommand {
                 guard let bytes = try history.contents(of: path, at: revision) else {
                     throw VaultError.invalidArgument("\(path) did not exist at \(revision) (`vault log \(path)` shows its history)")
                 }
-                source = (bytes, revision)
+                source = (bytes, try history.commitID(revision))
             } else if !exists, let last = try history.lastVersion(of: path) {
                 source = last
             } else if exists {
