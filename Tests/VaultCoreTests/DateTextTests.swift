@@ -61,3 +61,34 @@ import Testing
         #expect(Timestamp(rfc3339: made.text)?.secondsSince1970 == 1_795_000_000)
     }
 }
+
+@Suite struct DateArgumentTests {
+    let seoul = TimeZone(identifier: "Asia/Seoul")!
+    // 2026-11-21T23:30:00+09:00: late evening in Seoul, still the 21st there, the 21st in UTC too (14:30).
+    let now = Timestamp(rfc3339: "2026-11-21T23:30:00+09:00")!.date
+
+    @Test func wordsAndOffsetsNameDaysInTheVaultsZone() {
+        #expect(DateArgument.day("today", now: now, timeZone: seoul) == LocalDate(year: 2026, month: 11, day: 21))
+        #expect(DateArgument.day("yesterday", now: now, timeZone: seoul) == LocalDate(year: 2026, month: 11, day: 20))
+        #expect(DateArgument.day("-3", now: now, timeZone: seoul) == LocalDate(year: 2026, month: 11, day: 18))
+        #expect(DateArgument.day("2026-02-28", now: now, timeZone: seoul) == LocalDate(year: 2026, month: 2, day: 28))
+        #expect(DateArgument.day("2026-02-30", now: now, timeZone: seoul) == nil)
+        #expect(DateArgument.day("someday", now: now, timeZone: seoul) == nil)
+        // In Los Angeles the same instant is still the 21st, 06:30.
+        let la = TimeZone(identifier: "America/Los_Angeles")!
+        #expect(DateArgument.day("today", now: now, timeZone: la) == LocalDate(year: 2026, month: 11, day: 21))
+        let after = Timestamp(rfc3339: "2026-11-22T01:00:00+09:00")!.date
+        #expect(DateArgument.day("today", now: after, timeZone: seoul) == LocalDate(year: 2026, month: 11, day: 22))
+        #expect(DateArgument.day("today", now: after, timeZone: la) == LocalDate(year: 2026, month: 11, day: 21))
+    }
+
+    @Test func timesKeepOrGainAnOffset() {
+        #expect(DateArgument.time("2026-11-21T09:30", timeZone: seoul)?.text == "2026-11-21T09:30:00+09:00")
+        #expect(DateArgument.time("2026-11-21 09:30:15", timeZone: seoul)?.text == "2026-11-21T09:30:15+09:00")
+        #expect(DateArgument.time("2026-09-12T23:40:00-07:00", timeZone: seoul)?.text == "2026-09-12T23:40:00-07:00")
+        #expect(DateArgument.time("2026-11-21", timeZone: seoul)?.text == "2026-11-21T12:00:00+09:00")
+        let berlin = TimeZone(identifier: "Europe/Berlin")!
+        #expect(DateArgument.time("2026-07-01T08:00", timeZone: berlin)?.text == "2026-07-01T08:00:00+02:00")
+        #expect(DateArgument.time("2026-13-01T08:00", timeZone: berlin) == nil)
+    }
+}
