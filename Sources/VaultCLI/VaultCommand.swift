@@ -15,7 +15,7 @@ public struct VaultCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Init.self, Rooms.self, RoomCommand.self, Chat.self, Diary.self, Show.self, Check.self, Log.self,
-            Diff.self, Restore.self, Remove.self, Unlock.self,
+            Diff.self, Restore.self, Remove.self, Unlock.self, Write.self, Today.self, Edit.self, Tag.self,
 
         ])
 

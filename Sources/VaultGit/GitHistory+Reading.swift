@@ -184,6 +184,11 @@ extension GitHistory {
         return String(decoding: UnsafeRawBufferPointer(start: ptr, count: buf.size), as: UTF8.self)
     }
 
+    /// When `path` was first committed (the oldest commit that changed it), or nil.
+    public func firstCommitTime(of path: String) throws(VaultError) -> Timestamp? {
+        try log(path: path, limit: 100_000).last.flatMap { Timestamp(rfc3339: $0.time) }
+    }
+
     /// The first seven characters of a commit id, or of HEAD when `revision` is nil.
     public func shortID(_ revision: String = "HEAD") throws(VaultError) -> String {
         String(try commitID(revision).prefix(7))

@@ -1,23 +1,59 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultGit
 
 extension VaultCommand {
     struct Diary: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Diary entries.", subcommands: [List.self], defaultSubcommand: List.self)
+            abstract: "Diary entries.", subcommands: [List.self, Write.self], defaultSubcommand: List.self)
 
         struct List: VaultRunnable {
             static let configuration = CommandConfiguration(abstract: "List diary entries, newest first.")
 
             @OptionGroup var location: VaultLocation
             @OptionGroup var reading: ReadingOptions
+            @Option(help: "Only entries on or after this day (2026-11-01, yesterday, or --since=-7 for a week ago).") var since: String?
+            @Option(help: "Only entries on or before this day.") var until: String?
+            @Option(help: "Only entries with this tag.") var tag: String?
             @Flag(help: "Print JSON.") var json = false
 
             func execute() throws {
                 let vault = try location.open()
                 let (locale, _) = try reading.resolve(for: vault)
-                let entries = vault.diarySummaries()
+                let zone = vault.config.timeZone
+                let from = try since.map { s throws(VaultError) in
+                    guard let d = DateArgument.day(s, timeZone: zone) else { throw DateArgument.problem(s) }
+                    return d
+                }
+                let to = try until.map { s throws(VaultError) in
+                    guard let d = DateArgument.day(s, timeZone: zone) else { throw DateArgument.problem(s) }
+                    return d
+                }
+                var all = vault.diarySummaries()
+                // An entry with no date of its own (no front-matter, none in its name) is dated by
+                // the commit that added it, when the vault has history.
+                if all.contains(where: { $0.dateSource == "modified" }), GitHistory.locate(vault.root) == .own,
+                    let history = try? GitHistory(vault: vault.root, config: vault.config)
+                {
+                    for k in all.indices where all[k].dateSource == "modified" {
+                        if let first = try? history.firstCommitTime(of: all[k].path) {
+                            all[k].date = first.localDate
+                            all[k].dateSource = "history"
+                        }
+                    }
+                    let none = LocalDate(year: 0, month: 1, day: 1)
+                    all = all.enumerated().sorted {
+                        let (a, b) = ($0.element.date ?? none, $1.element.date ?? none)
+                        return a != b ? a > b : $0.offset < $1.offset
+                    }.map(\.element)
+                }
+                let entries = all.filter { e in
+                    if let from, (e.date ?? LocalDate(year: 0, month: 1, day: 1)) < from { return false }
+                    if let to, let d = e.date, d > to { return false }
+                    if let tag, !e.tags.contains(tag) { return false }
+                    return true
+                }
                 if json { return try Terminal.json(entries) }
                 if entries.isEmpty {
                     print("No diary entries yet.")

@@ -191,6 +191,20 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
 
+    /// Encoded as `yyyy-mm-dd`.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+
+    public init(from decoder: Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let d = LocalDate(iso: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not yyyy-mm-dd: \(text)"))
+        }
+        self = d
+    }
+
     public static func < (a: LocalDate, b: LocalDate) -> Bool {
         (a.year, a.month, a.day) < (b.year, b.month, b.day)
     }

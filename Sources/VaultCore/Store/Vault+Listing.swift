@@ -33,6 +33,13 @@ public struct DiarySummary: Sendable, Codable, Hashable {
     public var preview: String
     public var tags: [String]
     public var problem: String?
+    /// Where `date` comes from: `created` (front-matter), `file name`, `history` or `modified` (the file's time).
+    public var dateSource: String?
+
+    enum CodingKeys: String, CodingKey {
+        case path, id, date, created, title, preview, tags, problem
+        case dateSource = "date_source"
+    }
 }
 
 extension Vault {
@@ -118,7 +125,7 @@ extension Vault {
     func summarizeEntry(_ relative: String) -> (DiarySummary, Double) {
         var summary = DiarySummary(
             path: relative, id: nil, date: DiaryFile.dateInName(relative), created: nil, title: VaultPath.stem(of: relative),
-            preview: "", tags: [], problem: nil)
+            preview: "", tags: [], problem: nil, dateSource: DiaryFile.dateInName(relative) != nil ? "file name" : nil)
         var key = 0.0
         do {
             let entry = try readDiaryEntry(relative)
@@ -128,6 +135,7 @@ extension Vault {
             summary.created = entry.created?.text
             key = entry.created?.secondsSince1970 ?? 0
             summary.date = entry.day
+            summary.dateSource = entry.created != nil ? "created" : (entry.day != nil ? "file name" : nil)
             summary.preview = Preview.firstLine(of: entry.body, skipping: entry.frontMatter?.string("title") == nil ? entry.title : nil)
         } catch {
             summary.problem = "\(error)"
@@ -135,6 +143,7 @@ extension Vault {
         if summary.date == nil, let mtime = FileIO.modificationTime(absolute(relative)) {
             let t = Timestamp(date: Date(timeIntervalSince1970: mtime), timeZone: config.timeZone)
             summary.date = t.localDate
+            summary.dateSource = "modified"
             key = mtime
         }
         return (summary, key)
