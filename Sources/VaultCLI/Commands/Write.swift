@@ -43,11 +43,12 @@ extension VaultCommand {
 
         func execute() throws {
             let vault = try location.openForChange()
-            let today = vault.now().localDate
+            let writing = DiaryWriting(vault: vault)
+            let today = writing.now.localDate
             if let path = vault.entries(on: today).first {
-                try DiaryWriting(vault: vault).edit(path)
+                try writing.edit(path)
             } else {
-                try DiaryWriting(vault: vault).write(title: nil, date: nil, tags: [], body: nil, forceEditor: true)
+                try writing.write(title: nil, date: nil, tags: [], body: nil, forceEditor: true)
             }
         }
     }
@@ -92,7 +93,7 @@ extension VaultCommand {
             }
             let tags = try vault.changing { () throws(VaultError) -> [String] in
                 try vault.history?.prepare([path])
-                let (bytes, tags) = try vault.retagging(path, adding: adding, removing: removing, now: vault.now())
+                let (bytes, tags) = try vault.retagging(path, adding: adding, removing: removing, now: DiaryWriting(vault: vault).now)
                 try vault.write(bytes, to: path)
                 let entry = try DiaryFile(parsing: bytes, path: path)
                 let summary = (adding.map { "+" + $0 } + removing.map { "-" + $0 }).joined(separator: " ")
@@ -108,14 +109,19 @@ extension VaultCommand {
 /// without it (another `vault` may work meanwhile), and the result is committed under it.
 struct DiaryWriting {
     let vault: Vault
+    /// Diary times are written in the zone the person is in (the machine's, `TZ`), so an entry
+    /// written late at night abroad belongs to that night there; headings still use the vault's locale.
+    let zone = TimeZone.current
+
+    var now: Timestamp { Timestamp(date: Date(), timeZone: zone) }
 
     func write(title: String?, date: String?, tags: [String], body: String?, forceEditor: Bool) throws(VaultError) {
         let created: Timestamp
         if let date {
-            guard let t = DateArgument.time(date, timeZone: vault.config.timeZone) else { throw DateArgument.problem(date) }
+            guard let t = DateArgument.time(date, timeZone: zone) else { throw DateArgument.problem(date) }
             created = date.contains("T") || date.contains(" ") || date.contains("+") ? t : timeOfDayNow(on: t.localDate)
         } else {
-            created = vault.now()
+            created = now
         }
         for tag in tags where tag.trimmingCharacters(in: .whitespaces).isEmpty || tag.contains(",") {
             throw VaultError.invalidArgument("'\(tag)' is not a tag")
@@ -195,7 +201,7 @@ struct DiaryWriting {
             }
             let message: String
             if path.hasPrefix(VaultPath.diary + "/"), let entry = try? DiaryFile(parsing: bytes, path: path) {
-                bytes = try vault.touchingUpdated(bytes, path: path, now: vault.now())
+                bytes = try vault.touchingUpdated(bytes, path: path, now: now)
                 try vault.write(bytes, to: path)
                 message = "diary: edit \(entryLabel(entry))"
             } else {
@@ -215,11 +221,11 @@ struct DiaryWriting {
         unlink(vault.absolute(path))
     }
 
-    /// The current time of day, on `day`, in the vault's zone.
+    /// The current time of day, on `day`, in the person's zone.
     private func timeOfDayNow(on day: LocalDate) -> Timestamp {
-        let now = vault.now()
-        let clock = now.text.dropFirst(11).prefix(8)
-        return DateArgument.time("\(day)T\(clock)", timeZone: vault.config.timeZone) ?? now
+        let current = now
+        let clock = current.text.dropFirst(11).prefix(8)
+        return DateArgument.time("\(day)T\(clock)", timeZone: zone) ?? current
     }
 
     private func firstLine(_ text: String) -> String? {
