@@ -24,6 +24,10 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // cmark-gfm and its GitHub extensions (tables, strikethrough, autolinks, task lists), for `vault export`.
+        .systemLibrary(
+            name: "CCmark", pkgConfig: "libcmark-gfm",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         // Typed C wrappers for the variadic C calls Swift cannot make.
         .target(name: "CVaultShims", dependencies: ["CGit2", "CCurl"], exclude: ["README.md"]),
         // Models, the file format, dates, the file store. No C imports.
@@ -33,12 +37,18 @@ let package = Package(
         // The libgit2 wrapper: every change of the vault becomes one commit.
         .target(
             name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CCrypto", "CVaultShims"], exclude: ["README.md"]),
+        // Sharing: rooms and diary entries as one Markdown, HTML or JSON document.
+        .target(name: "VaultExport", dependencies: ["VaultCore", "CCmark"], exclude: ["README.md"]),
+        // Chat with OpenAI-compatible servers: libcurl client, event-stream decoder, providers.
+        .target(name: "VaultChat", dependencies: ["VaultCore", "CCurl", "CVaultShims"]),
         // The command-line interface: one file per command.
         .target(
             name: "VaultCLI",
             dependencies: [
                 "VaultCore",
                 "VaultGit",
+                "VaultChat",
+                "VaultExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], exclude: ["README.md"]),
         .executableTarget(name: "vault", dependencies: ["VaultCLI"], exclude: ["README.md"]),
@@ -48,7 +58,9 @@ let package = Package(
         .target(name: "VaultTestSupport", dependencies: ["VaultCore"], path: "Tests/VaultTestSupport"),
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore", "VaultTestSupport"]),
         .testTarget(name: "VaultGitTests", dependencies: ["VaultCore", "VaultGit", "VaultTestSupport"]),
+        .testTarget(name: "VaultChatTests", dependencies: ["VaultCore", "VaultChat", "VaultTestSupport"]),
         .testTarget(
             name: "VaultCLITests", dependencies: ["VaultCore", "VaultTestSupport", "CVaultShims"]),
+        .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),
     ]
 )

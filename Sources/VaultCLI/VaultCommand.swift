@@ -16,6 +16,7 @@ public struct VaultCommand: ParsableCommand {
         subcommands: [
             Init.self, Rooms.self, RoomCommand.self, Chat.self, Diary.self, Show.self, Check.self, Log.self,
             Diff.self, Restore.self, Remove.self, Unlock.self, Write.self, Today.self, Edit.self, Tag.self,
+            Retry.self, Export.self,
 
         ])
 
@@ -57,7 +58,7 @@ extension VaultRunnable {
             try execute()
         } catch let error as VaultError {
             Terminal.error(error.description)
-            throw ExitCode.failure
+            throw ExitCode(error.exitStatus)
         }
     }
 }

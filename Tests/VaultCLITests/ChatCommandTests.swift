@@ -265,7 +265,7 @@ import VaultTestSupport
         (["chat", "no-such-room", "hi"], ["no room or diary entry matches 'no-such-room'"]),
         (["chat", "rooms/missing.md", "hi"], ["rooms/missing.md"]),
         (["chat", "2026-11-21", "hi"], ["diary/2026/2026-11-21-첫눈.md", "diary entry, not a room"]),
-        (["chat", "부산-여행", "hi"], ["'openai'", "offline"]),
+        (["chat", "부산-여행", "hi", "--provider", "nowhere"], ["'nowhere'", "not configured", "vault.yml"]),
         (["chat", "김치찌개-레시피"], ["'ollama'", "offline"]),
         (["chat", "", "hi"], ["name a room"]),
         (["chat", "독서", "   \n  \n"], ["nothing to send"]),

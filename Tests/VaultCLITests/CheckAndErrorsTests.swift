@@ -156,7 +156,7 @@ import VaultTestSupport
     @Test func vaultConfigThatIsNotYAMLIsReportedWithItsLine() throws {
         let vault = try freshVault()
         let config = try vault.readText("vault.yml")
-        try vault.write("vault.yml", config.replacingOccurrences(of: "provider: offline\n", with: "provider: [offline\n"))
+        try vault.write("vault.yml", config.replacingOccurrences(of: "format: 1\n", with: "format: [1\n"))
         let before = try vault.snapshot()
         let r = try runVault(["check"], in: vault.path)
         #expect(r.status != 0)

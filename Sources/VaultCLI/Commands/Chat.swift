@@ -1,6 +1,21 @@
 import ArgumentParser
 import Foundation
+import Synchronization
+import VaultChat
 import VaultCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Ctrl-C during a reply: the transfer stops, and what arrived is kept, marked interrupted.
+enum Interrupt {
+    static let requested = Atomic<Bool>(false)
+
+    static func install() {
+        signal(SIGINT) { _ in Interrupt.requested.store(true, ordering: .relaxed) }
+    }
+}
 
 extension VaultCommand {
     struct Chat: VaultRunnable {
@@ -8,12 +23,16 @@ extension VaultCommand {
             abstract: "Send a message to a room's model and append the reply to the room.",
             discussion: """
                 The message comes from the argument, else from standard input when it is not a \
-                terminal, else from the text typed below the prompt marker at the end of the room file.
+                terminal, else from the text typed below the prompt marker at the end of the room \
+                file; on a terminal with none of these, vault asks for messages one after another \
+                (an empty line ends).
                 """)
 
         @OptionGroup var location: VaultLocation
         @Argument(help: "The room: a path, its slug, or the start of its title.") var room: String
         @Argument(help: "The message.") var message: String?
+        @Option(help: "Use this provider for this turn (a name from vault.yml, openai, or offline).") var provider: String?
+        @Option(help: "Use this model for this turn.") var model: String?
 
         func execute() throws {
             let vault = try location.openForChange()
@@ -28,16 +47,63 @@ extension VaultCommand {
                 }
                 if !s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { text = s }
             }
-            let providerName = (try? vault.readRoom(path))?.frontMatter?.string("provider") ?? vault.config.provider
-            guard providerName == "offline" else {
-                throw VaultError.invalidArgument(
-                    "the provider '\(providerName)' is not available in this version; only the built-in 'offline' provider is")
+            let turn = try makeTurn(vault: vault, path: path, provider: provider, model: model)
+            Interrupt.install()
+            if text == nil, Terminal.stdinIsTerminal, (try? vault.readRoom(path).pendingPrompt) == nil {
+                // The interactive loop.
+                while true {
+                    Terminal.stream("you> ")
+                    guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+                    try send(turn, line)
+                }
             }
-            let turn = ChatTurn(vault: vault, roomPath: path, provider: OfflineProvider())
+            try send(turn, text)
+        }
+
+        func send(_ turn: ChatTurn, _ text: String?) throws(VaultError) {
+            Interrupt.requested.store(false, ordering: .relaxed)
             let outcome = try turn.run(message: text) { Terminal.stream($0) }
             Terminal.stream("\n")
             Trace.mark("done")
+            FileHandle.standardError.write(Data("(saved to \(turn.roomPath), line \(outcome.reply.line))\n".utf8))
+        }
+    }
+
+    struct Retry: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Send a room's last unanswered message again (after a failed turn).")
+
+        @OptionGroup var location: VaultLocation
+        @Argument(help: "The room.") var room: String
+        @Option(help: "Use this provider for this turn.") var provider: String?
+        @Option(help: "Use this model for this turn.") var model: String?
+
+        func execute() throws {
+            let vault = try location.openForChange()
+            let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
+            let turn = try makeTurn(vault: vault, path: path, provider: provider, model: model)
+            Interrupt.install()
+            let outcome = try turn.retry { Terminal.stream($0) }
+            Terminal.stream("\n")
             FileHandle.standardError.write(Data("(saved to \(path), line \(outcome.reply.line))\n".utf8))
         }
     }
+}
+
+/// The turn for a room: provider and model from the flags, the room, vault.yml and the environment.
+func makeTurn(vault: Vault, path: String, provider: String?, model: String?) throws(VaultError) -> ChatTurn {
+    let frontMatter = try vault.readRoom(path).frontMatter
+    let settings = try ProviderSettings.resolve(
+        flagProvider: provider, flagModel: model, room: frontMatter, config: vault.config,
+        environment: ProcessInfo.processInfo.environment)
+    var chosen = settings.provider
+    if var openAI = chosen as? OpenAIProvider {
+        openAI.shouldStop = { Interrupt.requested.load(ordering: .relaxed) }
+        let env = ProcessInfo.processInfo.environment
+        if let s = env["VAULT_CONNECT_TIMEOUT"].flatMap(Double.init) { openAI.client.connectTimeout = s }
+        if let s = env["VAULT_IDLE_TIMEOUT"].flatMap(Double.init) { openAI.client.idleTimeout = s }
+        if let s = env["VAULT_MAX_RETRY_WAIT"].flatMap(Double.init) { openAI.maxRetryWait = s }
+        chosen = openAI
+    }
+    return ChatTurn(vault: vault, roomPath: path, provider: chosen, model: settings.model)
 }

@@ -32,7 +32,37 @@ extension VaultCommand {
 
     struct RoomCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "room", abstract: "Make and change rooms.", subcommands: [New.self])
+            commandName: "room", abstract: "Make and change rooms.", subcommands: [New.self, Set.self])
+
+        struct Set: VaultRunnable {
+            static let configuration = CommandConfiguration(
+                abstract: "Set a room's front-matter setting (model, provider, system, context_messages, …).",
+                discussion: "Only that key's lines change; comments, quoting and other keys stay as they are. --unset removes the key.")
+
+            @OptionGroup var location: VaultLocation
+            @Argument(help: "The room.") var room: String
+            @Argument(help: "The key, e.g. model.") var key: String
+            @Argument(help: "The value.") var value: String?
+            @Flag(help: "Remove the key.") var unset = false
+
+            func execute() throws {
+                guard unset || value != nil else { throw VaultError.invalidArgument("give a value for '\(key)', or --unset") }
+                let vault = try location.openForChange()
+                let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
+                try vault.changing { () throws(VaultError) in
+                    try vault.history?.prepare([path])
+                    let file = try vault.readRoom(path)
+                    let bytes = try file.setting(key, to: unset ? nil : .string(value!))
+                    guard bytes != file.bytes else {
+                        print("\(path): '\(key)' is already so.")
+                        return
+                    }
+                    try vault.write(bytes, to: path)
+                    try vault.history?.commit([path], message: unset ? "room: \(file.title): unset \(key)" : "room: \(file.title): set \(key)")
+                    print(unset ? "\(path): removed '\(key)'." : "\(path): \(key) set.")
+                }
+            }
+        }
 
         struct New: VaultRunnable {
             static let configuration = CommandConfiguration(abstract: "Start a new chat room.")

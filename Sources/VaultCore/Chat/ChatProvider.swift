@@ -26,7 +26,7 @@ public protocol ChatProvider: Sendable {
     /// Text shown after the date in the reply's header.
     func label(model: String) -> String
     /// Answers `request`, handing each piece of text to `onText` as it arrives.
-    func reply(to request: ChatRequest, onText: (String) -> Void) throws(VaultError) -> String
+    func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> String
 }
 
 /// The built-in provider that works with no network and no model.
@@ -41,7 +41,7 @@ public struct OfflineProvider: ChatProvider {
 
     public func label(model: String) -> String { "offline, no model" }
 
-    public func reply(to request: ChatRequest, onText: (String) -> Void) throws(VaultError) -> String {
+    public func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> String {
         let last = request.turns.last { $0.role == .user }?.content ?? ""
         let words = last.split(whereSeparator: { $0.isWhitespace }).count
         let characters = last.count

@@ -3,20 +3,26 @@
 /// The user's message is written (and the lock released) *before* the provider is
 /// asked, so a failure or a crash during the reply never loses what the person
 /// typed. The reply is appended to the file as it is on disk then: an edit a
-/// person saved in the meantime is kept.
+/// person saved in the meantime is kept. A failed reply is never written as a
+/// reply: the turn ends with the user's message unanswered (what `vault retry`
+/// sends again), and text that had arrived before a failure is kept, marked
+/// `status=interrupted`, and never sent back to a model.
 public struct ChatTurn {
     public let vault: Vault
     public let roomPath: String
     public let provider: any ChatProvider
+    /// The model to ask (from `--model`, the room, the provider or the vault).
+    public let model: String
 
-    public init(vault: Vault, roomPath: String, provider: any ChatProvider) {
+    public init(vault: Vault, roomPath: String, provider: any ChatProvider, model: String) {
         self.vault = vault
         self.roomPath = roomPath
         self.provider = provider
+        self.model = model
     }
 
     public struct Outcome: Sendable {
-        public var prompt: Message
+        public var prompt: Message?
         public var reply: Message
     }
 
@@ -34,37 +40,109 @@ public struct ChatTurn {
             let draft = MessageDraft(role: .user, body: text, timestamp: vault.now())
             let (bytes, written) = room.appending([draft], consumingPendingPrompt: usePending, display: vault.headerDisplay)
             try vault.write(bytes, to: roomPath)
-            let model = room.frontMatter?.string("model") ?? vault.config.model
-            var turns: [ChatRequest.Turn] = []
-            if let system = room.frontMatter?.string("system"), !system.isEmpty {
-                turns.append(.init(role: .system, content: system))
-            }
-            for m in room.messages + written where m.status == nil {
-                turns.append(.init(role: m.role, content: m.body))
-            }
-            return (written[0], ChatRequest(model: model, turns: turns), bytes)
+            return (written[0], makeRequest(room: room, upTo: room.messages + written), bytes)
         }
-        let text = ChatTurn.tidy(try provider.reply(to: request, onText: onText))
-        let reply = try vault.changing { () throws(VaultError) -> Message in
+        let reply = try ask(request, after: written, added: 2, onText: onText)
+        return Outcome(prompt: prompt, reply: reply)
+    }
+
+    /// Sends the room's last message again when it is an unanswered user message (after a
+    /// failed turn); the reply is appended after it.
+    public func retry(onText: (String) -> Void) throws(VaultError) -> Outcome {
+        let (request, bytes) = try vault.changing { () throws(VaultError) -> (ChatRequest, [UInt8]) in
+            try vault.history?.prepare([roomPath])
+            let room = try vault.readRoom(roomPath)
+            let answered = room.messages.filter { $0.status == nil }
+            guard let last = answered.last, last.role == .user else {
+                throw VaultError.invalidArgument(
+                    "nothing to retry in \(roomPath): its last message has a reply. Send a new one with `vault chat`.")
+            }
+            return (makeRequest(room: room, upTo: room.messages), room.bytes)
+        }
+        let reply = try ask(request, after: bytes, added: 1, onText: onText)
+        return Outcome(prompt: nil, reply: reply)
+    }
+
+    /// Asks the provider and appends its reply (or what arrived of it) to the room.
+    private func ask(_ request: ChatRequest, after written: [UInt8], added: Int, onText: (String) -> Void) throws(VaultError) -> Message {
+        let text: String
+        var failure: ProviderFailure?
+        do {
+            text = ChatTurn.tidy(try provider.reply(to: request, onText: onText))
+        } catch {
+            failure = error
+            text = ChatTurn.tidy(error.partialReply)
+        }
+        let title = (try? RoomFile(parsing: written, path: roomPath).title) ?? VaultPath.stem(of: roomPath)
+        let saved = try vault.changing { () throws(VaultError) -> Message? in
             // Edited in the meantime (saved in an editor while the reply came): commit that
             // state on its own before the reply, so the person's edit stays their own.
             let onDisk = try FileIO.read(vault.absolute(roomPath))
-            var added = 2
+            var count = added
             if onDisk != written {
                 try vault.history?.commit([roomPath], message: "edit: \(roomPath) (while waiting for the reply)")
-                added = 1
+                count -= 1
             }
             let room = try RoomFile(parsing: onDisk, path: roomPath)
-            let draft = MessageDraft(
-                role: .assistant, body: text, timestamp: vault.now(),
-                attributes: [.init("model", request.model), .init("provider", provider.name)],
-                displaySuffix: provider.label(model: request.model))
-            let (bytes, appended) = room.appending([draft], display: vault.headerDisplay)
-            try vault.write(bytes, to: roomPath)
-            try vault.history?.commit([roomPath], message: "chat: \(room.title) (+\(added) message\(added == 1 ? "" : "s"))")
-            return appended[0]
+            var appended: Message?
+            var bytes = onDisk
+            if !text.isEmpty {
+                var attributes: [MessageHeader.Attribute] = [
+                    .init("model", ChatTurn.attributeValue(request.model)), .init("provider", ChatTurn.attributeValue(provider.name)),
+                ]
+                if failure != nil { attributes.append(.init("status", "interrupted")) }
+                let draft = MessageDraft(
+                    role: .assistant, body: text, timestamp: vault.now(), attributes: attributes,
+                    displaySuffix: provider.label(model: request.model) + (failure != nil ? " · interrupted" : ""))
+                let result = room.appending([draft], display: vault.headerDisplay)
+                bytes = result.bytes
+                appended = result.messages[0]
+                try vault.write(bytes, to: roomPath)
+            } else {
+                count -= 1
+            }
+            var message = "chat: \(title) (+\(count) message\(count == 1 ? "" : "s")"
+            if let failure { message += failure.partialReply.isEmpty ? ", no reply: \(failure.kind.rawValue)" : ", reply \(failure.kind.rawValue)" }
+            message += ")"
+            if count > 0 || bytes != written { try vault.history?.commit([roomPath], message: message) }
+            return appended
         }
-        return Outcome(prompt: prompt, reply: reply)
+        if let failure {
+            throw VaultError.provider(failure.message, exitStatus: failure.exitStatus, kept: saved != nil)
+        }
+        return saved!
+    }
+
+    /// The request for a room: the system prompt and as many recent messages as the room's
+    /// budget allows (`context_messages`, `context_tokens` in front-matter). History is never
+    /// deleted to fit; the budget only limits what is sent.
+    func makeRequest(room: RoomFile, upTo messages: [Message]) -> ChatRequest {
+        var turns: [ChatRequest.Turn] = []
+        let usable = messages.filter { $0.status == nil }
+        let maxMessages = room.frontMatter?.string("context_messages").flatMap { Int($0) } ?? 200
+        let maxTokens = room.frontMatter?.string("context_tokens").flatMap { Int($0) } ?? 64_000
+        var picked: [Message] = []
+        var tokens = 0
+        for m in usable.reversed() {
+            let cost = ChatTurn.approximateTokens(m.bodyByteCount)
+            if !picked.isEmpty && (picked.count >= maxMessages || tokens + cost > maxTokens) { break }
+            picked.append(m)
+            tokens += cost
+        }
+        if let system = room.frontMatter?.string("system"), !system.isEmpty {
+            turns.append(.init(role: .system, content: system))
+        }
+        for m in picked.reversed() { turns.append(.init(role: m.role, content: m.body)) }
+        return ChatRequest(model: model, turns: turns)
+    }
+
+    /// About one token for every three bytes of UTF-8 (Hangul is about one per character).
+    static func approximateTokens(_ bytes: Int) -> Int { bytes / 3 + 1 }
+
+    /// A header attribute value: no spaces (FORMAT.md, "Message header").
+    static func attributeValue(_ text: String) -> String {
+        let cleaned = String(text.map { $0.isWhitespace ? "_" : $0 })
+        return cleaned.isEmpty ? "unknown" : cleaned
     }
 
     /// Leading and trailing blank lines removed (spaces inside lines are kept).

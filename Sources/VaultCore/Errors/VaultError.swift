@@ -107,6 +107,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case invalidArgument(String)
     /// The vault's git repository refused or failed; the text says what to do.
     case repository(String)
+    /// The model's server gave no complete reply; `kept` says whether a partial reply was saved.
+    case provider(String, exitStatus: Int32, kept: Bool)
 
     public var description: String {
         switch self {
@@ -128,7 +130,20 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
             return "another vault process (\(holder)) is still working on this vault; waited for its lock \(path). Try again when it has finished."
         case .invalidArgument(let detail), .repository(let detail):
             return detail
+        case .provider(let detail, _, let kept):
+            return detail
+                + (kept
+                    ? " (the part of the reply that arrived is saved, marked interrupted; `vault retry` asks again)"
+                    : " (your message is saved; `vault retry` sends it again)")
         }
+    }
+}
+
+extension VaultError {
+    /// The process exit status for this error: 1, or the provider failure's own.
+    public var exitStatus: Int32 {
+        if case .provider(_, let status, _) = self { return status }
+        return 1
     }
 }
 

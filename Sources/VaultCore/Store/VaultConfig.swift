@@ -1,4 +1,5 @@
 import Foundation
+import Yams
 
 /// `vault.yml`: the settings every machine that syncs the vault shares (FORMAT.md, "Configuration").
 ///
@@ -13,6 +14,8 @@ public struct VaultConfig: Sendable {
     public var model: String
     /// Every value, as written (unknown keys included).
     public var values: [String: FrontMatterValue]
+    /// `providers:` — name → settings (`base_url`, `model`, `api_key_env`), values as written.
+    public var providers: [String: [String: String]]
 
     public static let fileName = VaultPath.config
 
@@ -77,6 +80,18 @@ public struct VaultConfig: Sendable {
         self.provider = string("provider") ?? "offline"
         self.model = string("model") ?? "echo"
         self.values = values
+        var table: [String: [String: String]] = [:]
+        if let root = try? Yams.compose(yaml: text)?.mapping, let list = root["providers"]?.mapping {
+            for (k, v) in list {
+                guard let name = k.scalar?.string, let settings = v.mapping else { continue }
+                var entry: [String: String] = [:]
+                for (sk, sv) in settings {
+                    if let key = sk.scalar?.string, let value = sv.scalar?.string { entry[key] = value }
+                }
+                table[name] = entry
+            }
+        }
+        self.providers = table
     }
 
     /// The text of a new `vault.yml`.
@@ -89,9 +104,17 @@ public struct VaultConfig: Sendable {
         # Fixed here so every machine writes the same headings.
         locale: \(locale)
         time_zone: \(timeZone.identifier)
-        # Provider and model used when a room names none (offline is built in).
-        provider: offline
-        model: echo
+        # Provider and model used when a room names none. Without a provider here,
+        # OPENAI_BASE_URL / OPENAI_API_KEY in the environment select an OpenAI-compatible
+        # server; without those, the built-in offline provider answers (no network).
+        # provider: ollama
+        # model: llama3.1:8b
+        # providers:
+        #   ollama:
+        #     base_url: http://localhost:11434/v1
+        #   openai:
+        #     base_url: https://api.openai.com/v1
+        #     api_key_env: OPENAI_API_KEY   # the name of the variable, never the key
 
         """
     }

@@ -1,0 +1,191 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+import VaultExport
+import VaultGit
+
+extension VaultCommand {
+    struct Export: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            abstract: "Export rooms and diary entries as one Markdown, HTML or JSON document to share.",
+            discussion: """
+                Name items (rooms and diary entries can be mixed), or export the diary with --diary \
+                (oldest entry first, optionally --since, --until, --tag), or one room with --room. \
+                HTML pages stand alone: styles inline, images from attachments/ embedded. \
+                Examples: vault export 부산 -o busan.html; vault export --diary --since 2026-11-01 --format json
+                """)
+
+        @OptionGroup var location: VaultLocation
+        @Argument(help: "Rooms and diary entries: paths, room slugs or titles, diary dates (2026-11-21) or file names.")
+        var items: [String] = []
+        @Flag(help: "Export the diary, oldest entry first.") var diary = false
+        @Option(help: "With --diary: only entries on or after this day (2026-11-01, yesterday, -7).") var since: String?
+        @Option(help: "With --diary: only entries on or before this day.") var until: String?
+        @Option(help: "With --diary: only entries with this tag.") var tag: String?
+        @Option(help: ArgumentHelp("Export one room.", valueName: "ROOM")) var room: String?
+        @Option(help: ArgumentHelp("md, html or json (default: from -o's extension, else md).", valueName: "FORMAT"))
+        var format: String?
+        @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "FILE"))
+        var output: String?
+        @Flag(help: "Replace FILE when it exists.") var force = false
+
+        func execute() throws {
+            let vault = try location.open()
+            let kind = try chosenFormat()
+            let destination = try output.map { o throws(VaultError) in try Export.checkedDestination(o, vault: vault, force: force) }
+            let selected = try selectedItems(vault)
+            let exporter = Exporter(vault: vault)
+            let bytes: Data
+            switch kind {
+            case .markdown:
+                bytes = Data(exporter.markdown(selected).utf8)
+            case .json:
+                bytes = try exporter.json(selected)
+            case .html:
+                let page = exporter.html(selected, title: diary ? diaryTitle(selected) : nil)
+                for warning in page.warnings { Terminal.warning(warning.description) }
+                bytes = Data(page.html.utf8)
+            }
+            if let destination {
+                // Checked again right before writing: refusing to overwrite must hold.
+                if !force, FileIO.exists(destination) { throw Export.exists(output ?? destination) }
+                try FileIO.write(Array(bytes), to: destination)
+            } else {
+                FileHandle.standardOutput.write(bytes)
+            }
+        }
+
+        enum Kind { case markdown, html, json }
+
+        /// `--format`, else the output file's extension, else Markdown.
+        func chosenFormat() throws(VaultError) -> Kind {
+            if let format {
+                switch format.lowercased() {
+                case "md", "markdown": return .markdown
+                case "html", "htm": return .html
+                case "json": return .json
+                default: throw VaultError.invalidArgument("unknown format '\(format)': write md, html or json")
+                }
+            }
+            switch output.map({ ($0 as NSString).pathExtension.lowercased() }) {
+            case "html", "htm": return .html
+            case "json": return .json
+            default: return .markdown
+            }
+        }
+
+        /// What to export, in order, each item once.
+        func selectedItems(_ vault: Vault) throws(VaultError) -> [ExportItem] {
+            let sources = (items.isEmpty ? 0 : 1) + (diary ? 1 : 0) + (room == nil ? 0 : 1)
+            guard sources == 1 else {
+                throw VaultError.invalidArgument(
+                    sources == 0
+                        ? "name what to export: rooms or diary entries, --diary, or --room ROOM"
+                        : "export either named items, --diary or --room ROOM, not several of them")
+            }
+            if !diary, since != nil || until != nil || tag != nil {
+                throw VaultError.invalidArgument("--since, --until and --tag choose diary entries: use them with --diary")
+            }
+            let here = FileManager.default.currentDirectoryPath
+            if let room {
+                return [try ExportItem(.room(try vault.resolveRoom(room, workingDirectory: here)), in: vault)]
+            }
+            if diary { return try diaryEntries(vault) }
+            var seen: Set<VaultItem> = []
+            var out: [ExportItem] = []
+            for name in items {
+                let item = try vault.resolve(name, workingDirectory: here)
+                if seen.insert(item).inserted { out.append(try ExportItem(item, in: vault)) }
+            }
+            return out
+        }
+
+        /// The diary entries chosen by --since, --until and --tag, oldest first.
+        func diaryEntries(_ vault: Vault) throws(VaultError) -> [ExportItem] {
+            let zone = vault.config.timeZone
+            let from = try since.map { s throws(VaultError) in
+                guard let d = DateArgument.day(s, timeZone: zone) else { throw DateArgument.problem(s) }
+                return d
+            }
+            let to = try until.map { s throws(VaultError) in
+                guard let d = DateArgument.day(s, timeZone: zone) else { throw DateArgument.problem(s) }
+                return d
+            }
+            if let from, let to, from > to {
+                throw VaultError.invalidArgument("--since \(from) is after --until \(to): no day is in between")
+            }
+            var all = vault.diarySummaries()
+            // An entry with no date of its own is dated by the commit that added it, as `vault diary list` does.
+            if all.contains(where: { $0.dateSource == "modified" }), GitHistory.locate(vault.root) == .own,
+                let history = try? GitHistory(vault: vault.root, config: vault.config)
+            {
+                for k in all.indices where all[k].dateSource == "modified" {
+                    if let first = try? history.firstCommitTime(of: all[k].path) { all[k].date = first.localDate }
+                }
+            }
+            let none = LocalDate(year: 0, month: 1, day: 1)
+            let chosen = all.enumerated().filter { _, e in
+                let day = e.date ?? none
+                if let from, day < from { return false }
+                if let to, day > to { return false }
+                if let tag, !e.tags.contains(tag) { return false }
+                return true
+            }
+            // Oldest first: by day, then in the reverse of the listing's newest-first order.
+            .sorted { a, b in (a.element.date ?? none, b.offset) < (b.element.date ?? none, a.offset) }
+            .map(\.element)
+            guard !chosen.isEmpty else {
+                var what = ["no diary entries"]
+                if let tag { what.append("tagged '\(tag)'") }
+                if let from { what.append("from \(from)") }
+                if let to { what.append("until \(to)") }
+                throw VaultError.invalidArgument(what.joined(separator: " ") + "; nothing was exported")
+            }
+            var out: [ExportItem] = []
+            for e in chosen { out.append(try ExportItem(.diaryEntry(e.path), in: vault, day: e.date)) }
+            return out
+        }
+
+        /// `Diary · 2026-08-15 – 2026-11-21`.
+        func diaryTitle(_ items: [ExportItem]) -> String {
+            let days = items.compactMap { item -> LocalDate? in
+                if case .diaryEntry(let entry, let day) = item { return entry.day ?? day }
+                return nil
+            }
+            guard let first = days.min(), let last = days.max() else { return "Diary" }
+            return first == last ? "Diary · \(first)" : "Diary · \(first) – \(last)"
+        }
+
+        /// The absolute path to write, after the checks that keep an export from doing harm:
+        /// never inside a `.git` folder, never a room or diary file of the vault, never over
+        /// an existing file without `--force`.
+        static func checkedDestination(_ path: String, vault: Vault, force: Bool) throws(VaultError) -> String {
+            let target = Vault.absolute(path, from: FileManager.default.currentDirectoryPath)
+            let folder = FileIO.parent(of: target)
+            guard FileIO.isDirectory(folder) else {
+                throw VaultError.invalidArgument("cannot write \(path): the folder \(folder) does not exist")
+            }
+            // The folder as the system sees it (symbolic links followed), and as written.
+            let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path + "/" + (target.split(separator: "/").last ?? "")
+            for candidate in [target, real] where candidate.split(separator: "/").contains(".git") {
+                throw VaultError.invalidArgument("will not write \(path): it is inside a .git folder; choose a file outside it")
+            }
+            for area in [VaultPath.rooms, VaultPath.diary] {
+                let inside = [target, real].contains { $0.hasPrefix(vault.root + "/" + area + "/") }
+                if inside, target.hasSuffix(".md") {
+                    throw VaultError.invalidArgument(
+                        "will not write \(path): a Markdown file in \(area)/ would become part of the vault; choose a file outside it")
+                }
+            }
+            if FileIO.isDirectory(target) {
+                throw VaultError.invalidArgument("cannot write \(path): it is a folder; name a file")
+            }
+            if !force, FileIO.exists(target) { throw exists(path) }
+            return target
+        }
+
+        static func exists(_ path: String) -> VaultError {
+            .invalidArgument("\(path) already exists; pass --force to replace it")
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import VaultCore
+
+/// Rooms and diary entries as one document to share: Markdown, HTML or JSON.
+///
+/// The Markdown is what a person reads: a diary entry is its date heading (in
+/// the vault's locale), its title, its tags and its body as written; a room is
+/// its title and each message under a `### 🧑 user · <date>` heading. The
+/// machine half of the files (message header comments, the prompt marker,
+/// front-matter) is left out. The HTML is that Markdown rendered by cmark-gfm
+/// in a page of its own, with attachments embedded. The JSON keeps the data:
+/// bodies exactly as the files hold them.
+///
+///     let exporter = Exporter(vault: vault)
+///     let items = try [ExportItem(.room("rooms/부산-여행.md"), in: vault)]
+///     let page = exporter.html(items)
+///     page.warnings   // attachments that could not be embedded
+public struct Exporter: Sendable {
+    /// The locale dates are written in (`ko_KR`).
+    public var locale: String
+    /// The zone message times are shown in.
+    public var timeZone: TimeZone
+    /// The vault's folder: where `attachments/` is. `nil` embeds no attachment.
+    public var vaultRoot: String?
+
+    public init(locale: String, timeZone: TimeZone, vaultRoot: String? = nil) {
+        self.locale = locale
+        self.timeZone = timeZone
+        self.vaultRoot = vaultRoot
+    }
+
+    /// Dates in the vault's locale and zone; attachments from its folder.
+    public init(vault: Vault) {
+        self.init(locale: vault.config.locale, timeZone: vault.config.timeZone, vaultRoot: vault.root)
+    }
+
+    // MARK: Markdown
+
+    /// One Markdown document: the items in order, separated by `---`.
+    public func markdown(_ items: [ExportItem]) -> String {
+        var out = ""
+        for (k, item) in items.enumerated() {
+            if k > 0 { Exporter.appendBlock("---", to: &out) }
+            for part in parts(of: item) { Exporter.appendBlock(part.markdown, to: &out) }
+        }
+        if !out.isEmpty, out.utf8.last != 10 { out += "\n" }
+        return out
+    }
+
+    /// A block of an item: the Markdown of its heading, of one message, or of its body.
+    struct Part {
+        enum Kind: Equatable {
+            /// The item's headings (and a diary entry's tags).
+            case head
+            /// One message: its heading and body.
+            case message(Role)
+            /// A diary entry's body.
+            case body
+        }
+        var kind: Kind
+        var markdown: String
+    }
+
+    /// The blocks `item` is made of, in order.
+    func parts(of item: ExportItem) -> [Part] {
+        switch item {
+        case .diaryEntry(let entry, let day):
+            var head = "# " + Exporter.inline(day.map { DateText.heading($0, locale: locale) } ?? entry.heading ?? entry.title)
+            if let title = entry.frontMatter?.string("title"), !title.isEmpty {
+                head += "\n\n## " + Exporter.inline(title)
+            }
+            let tags = entry.tags.map { $0.replacingOccurrences(of: "`", with: "") }.filter { !$0.isEmpty }
+            if !tags.isEmpty {
+                head += "\n\n" + tags.map { "`#\($0)`" }.joined(separator: " ")
+            }
+            var parts = [Part(kind: .head, markdown: head)]
+            let body = entry.body.trimmingCharacters(in: .newlines)
+            if !body.isEmpty { parts.append(Part(kind: .body, markdown: body)) }
+            return parts
+        case .room(let room):
+            var parts = [Part(kind: .head, markdown: "# " + Exporter.inline(room.title))]
+            for message in room.messages {
+                var text = "### " + Exporter.inline(messageHeading(message))
+                let body = message.body
+                if !body.isEmpty { Exporter.appendBlock(body, to: &text) }
+                parts.append(Part(kind: .message(message.role), markdown: text))
+            }
+            return parts
+        }
+    }
+
+    /// `🧑 user · 2026년 11월 21일 토요일 오전 9:31`, with the model (or `offline, no model`)
+    /// for a reply and the status of a failed or interrupted message.
+    func messageHeading(_ message: Message) -> String {
+        var line = "\(message.role.icon) \(message.role.rawValue) · " + DateText.header(message.timestamp, locale: locale, timeZone: timeZone)
+        if message.role == .assistant {
+            if message.header.attribute("provider") == "offline" {
+                line += " · offline, no model"
+            } else if let model = message.header.attribute("model") {
+                line += " · " + model
+            }
+        }
+        if let status = message.status { line += " · " + status }
+        return line
+    }
+
+    /// Appends `block` to `text` as a Markdown block of its own: after a blank line.
+    static func appendBlock(_ block: String, to text: inout String) {
+        if !text.isEmpty {
+            // Byte-wise: to Swift "\r\n" is one character, and hasSuffix("\n") would miss it.
+            let tail = Array(text.utf8.suffix(2))
+            if tail.last != 10 {
+                text += "\n\n"
+            } else if !(tail.count == 2 && tail[0] == 10) {
+                text += "\n"
+            }
+        }
+        text += block
+    }
+
+    /// `text` as literal Markdown inline text on one line: punctuation that could start
+    /// emphasis, a link, code, HTML or a table cell is backslash-escaped.
+    static func inline(_ text: String) -> String {
+        var out = ""
+        for ch in text {
+            switch ch {
+            case "\r\n", "\n", "\r", "\t": out.append(" ")
+            case "\\", "`", "*", "_", "[", "]", "<", ">", "!", "#", "|", "~", "&":
+                out.append("\\")
+                out.append(ch)
+            default: out.append(ch)
+            }
+        }
+        return out.trimmingCharacters(in: .whitespaces)
+    }
+}
