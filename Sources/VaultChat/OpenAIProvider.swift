@@ -59,7 +59,12 @@ public struct OpenAIProvider: ChatProvider {
     }
 
     func requestBody(_ request: ChatRequest) throws(ProviderFailure) -> [UInt8] {
-        let messages = request.turns.map { ["role": $0.role.rawValue, "content": $0.content] }
+        let messages = request.turns.map { turn -> [String: Any] in
+            guard !turn.images.isEmpty else { return ["role": turn.role.rawValue, "content": turn.content] }
+            var parts: [[String: Any]] = [["type": "text", "text": turn.content]]
+            for url in turn.images { parts.append(["type": "image_url", "image_url": ["url": url]]) }
+            return ["role": turn.role.rawValue, "content": parts]
+        }
         let object: [String: Any] = ["model": request.model, "messages": messages, "stream": true]
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]) else {
             throw ProviderFailure(.rejected, "cannot encode the request")

@@ -33,8 +33,15 @@ extension VaultCommand {
         @Argument(help: "The message.") var message: String?
         @Option(help: "Use this provider for this turn (a name from vault.yml, openai, or offline).") var provider: String?
         @Option(help: "Use this model for this turn.") var model: String?
+        @Option(name: .customLong("attach"), help: "A file to attach (copied into attachments/; images go to the model).")
+        var attachments: [String] = []
 
         func execute() throws {
+            let cwd = FileManager.default.currentDirectoryPath
+            let files = attachments.map { Vault.absolute($0, from: cwd) }
+            for file in files where !FileIO.exists(file) || FileIO.isDirectory(file) {
+                throw VaultError.invalidArgument("cannot attach \(file): no such file")
+            }
             let vault = try location.openForChange()
             Trace.mark("vault opened")
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
@@ -50,19 +57,21 @@ extension VaultCommand {
             let turn = try makeTurn(vault: vault, path: path, provider: provider, model: model)
             Interrupt.install()
             if text == nil, Terminal.stdinIsTerminal, (try? vault.readRoom(path).pendingPrompt) == nil {
-                // The interactive loop.
+                // The interactive loop (attachments go with the first message).
+                var first = true
                 while true {
                     Terminal.stream("you> ")
                     guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
-                    try send(turn, line)
+                    try send(turn, line, first ? files : [])
+                    first = false
                 }
             }
-            try send(turn, text)
+            try send(turn, text, files)
         }
 
-        func send(_ turn: ChatTurn, _ text: String?) throws(VaultError) {
+        func send(_ turn: ChatTurn, _ text: String?, _ files: [String]) throws(VaultError) {
             Interrupt.requested.store(false, ordering: .relaxed)
-            let outcome = try turn.run(message: text) { Terminal.stream($0) }
+            let outcome = try turn.run(message: text ?? (files.isEmpty ? nil : ""), attachments: files) { Terminal.stream($0) }
             Terminal.stream("\n")
             Trace.mark("done")
             FileHandle.standardError.write(Data("(saved to \(turn.roomPath), line \(outcome.reply.line))\n".utf8))

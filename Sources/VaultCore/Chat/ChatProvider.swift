@@ -3,9 +3,12 @@ public struct ChatRequest: Sendable, Hashable {
     public struct Turn: Sendable, Hashable {
         public var role: Role
         public var content: String
-        public init(role: Role, content: String) {
+        /// Images sent with the message (to vision-capable models), as `data:` URLs.
+        public var images: [String]
+        public init(role: Role, content: String, images: [String] = []) {
             self.role = role
             self.content = content
+            self.images = images
         }
     }
 

@@ -26,23 +26,30 @@ public struct ChatTurn {
         public var reply: Message
     }
 
-    /// Sends `message`, or the room's pending prompt when `message` is `nil`.
-    public func run(message: String?, onText: (String) -> Void) throws(VaultError) -> Outcome {
+    /// Sends `message`, or the room's pending prompt when `message` is `nil`, with `attachments`
+    /// (paths of files to copy into the vault and link from the message).
+    public func run(message: String?, attachments: [String] = [], onText: (String) -> Void) throws(VaultError) -> Outcome {
+        var attached: [String] = []
         let (prompt, request, written) = try vault.changing { () throws(VaultError) -> (Message, ChatRequest, [UInt8]) in
             let room = try vault.readRoom(roomPath)
             let usePending = message == nil
-            guard let text = (message ?? room.pendingPrompt).map(ChatTurn.tidy), !text.isEmpty else {
+            guard var text = (message ?? room.pendingPrompt).map(ChatTurn.tidy), !text.isEmpty || !attachments.isEmpty else {
                 throw VaultError.invalidArgument(
                     "nothing to send: give a message (`vault chat \(VaultPath.stem(of: roomPath)) \"…\"`), pipe one in, or type it below the prompt marker at the end of \(roomPath)")
             }
             // Commit what the person changed by hand first (the file itself is not touched).
             try vault.history?.prepare([roomPath])
+            for file in attachments {
+                let stored = try Attachments.store(file, in: vault)
+                attached.append(stored.path)
+                text += (text.isEmpty ? "" : "\n\n") + stored.markdown
+            }
             let draft = MessageDraft(role: .user, body: text, timestamp: vault.now())
             let (bytes, written) = room.appending([draft], consumingPendingPrompt: usePending, display: vault.headerDisplay)
             try vault.write(bytes, to: roomPath)
             return (written[0], makeRequest(room: room, upTo: room.messages + written), bytes)
         }
-        let reply = try ask(request, after: written, added: 2, onText: onText)
+        let reply = try ask(request, after: written, added: 2, attached: attached, onText: onText)
         return Outcome(prompt: prompt, reply: reply)
     }
 
@@ -64,7 +71,9 @@ public struct ChatTurn {
     }
 
     /// Asks the provider and appends its reply (or what arrived of it) to the room.
-    private func ask(_ request: ChatRequest, after written: [UInt8], added: Int, onText: (String) -> Void) throws(VaultError) -> Message {
+    private func ask(
+        _ request: ChatRequest, after written: [UInt8], added: Int, attached: [String] = [], onText: (String) -> Void
+    ) throws(VaultError) -> Message {
         let text: String
         var failure: ProviderFailure?
         do {
@@ -104,7 +113,9 @@ public struct ChatTurn {
             var message = "chat: \(title) (+\(count) message\(count == 1 ? "" : "s")"
             if let failure { message += failure.partialReply.isEmpty ? ", no reply: \(failure.kind.rawValue)" : ", reply \(failure.kind.rawValue)" }
             message += ")"
-            if count > 0 || bytes != written { try vault.history?.commit([roomPath], message: message) }
+            if count > 0 || bytes != written || !attached.isEmpty {
+                try vault.history?.commit([roomPath] + attached, message: message)
+            }
             return appended
         }
         if let failure {
@@ -132,7 +143,14 @@ public struct ChatTurn {
         if let system = room.frontMatter?.string("system"), !system.isEmpty {
             turns.append(.init(role: .system, content: system))
         }
-        for m in picked.reversed() { turns.append(.init(role: m.role, content: m.body)) }
+        // Images linked from the newest user message go with it (unless the room says `vision: no`);
+        // older ones are not sent again.
+        let vision = !["no", "false", "off"].contains(room.frontMatter?.string("vision")?.lowercased() ?? "")
+        let newestUser = picked.first { $0.role == .user }?.id
+        for m in picked.reversed() {
+            let images = vision && m.id == newestUser ? Attachments.images(in: m.body, vault: vault) : []
+            turns.append(.init(role: m.role, content: m.body, images: images))
+        }
         return ChatRequest(model: model, turns: turns)
     }
 
