@@ -178,10 +178,6 @@ struct DiaryEntryText {
         }
     }
 
-    init(file relative: String, in dir: TemporaryDirectory) throws {
-        try self.init(try dir.readText(relative))
-    }
-
     /// The raw value of a top-level key (`key: value`), nil when the key is absent.
     func value(_ key: String) -> String? {
         for l in frontMatter where l.hasPrefix(key + ":") {

@@ -126,6 +126,9 @@ struct DiaryWriting {
         for tag in tags where tag.trimmingCharacters(in: .whitespaces).isEmpty || tag.contains(",") {
             throw VaultError.invalidArgument("'\(tag)' is not a tag")
         }
+        var unique: [String] = []
+        for tag in tags where !unique.contains(tag) { unique.append(tag) }
+        let tags = unique
         let title = title?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
         var text = body
         if text == nil && !forceEditor && !Terminal.stdinIsTerminal {
@@ -167,7 +170,15 @@ struct DiaryWriting {
         }
         try vault.changing { () throws(VaultError) in
             let bytes = try FileIO.read(vault.absolute(path))
-            let entry = try DiaryFile(parsing: bytes, path: path)
+            guard let entry = try? DiaryFile(parsing: bytes, path: path) else {
+                // Broken in the editor: the words are kept and committed; the problems are shown.
+                try vault.history?.commit([path], message: "diary: add \(path)")
+                for p in DiaryFile.problems(in: bytes, path: path) {
+                    Terminal.warning("\(p) (your entry is saved and committed; fix it when you can)")
+                }
+                print("Wrote \(path).")
+                return
+            }
             if entry.body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
                 try removeIfUnchanged(path, bytes)
                 print("The entry was left empty, so it was not kept.")
