@@ -165,10 +165,25 @@ struct DiaryWriting {
         do {
             try Editor.edit(vault.absolute(path))
         } catch {
-            try? vault.changing { () throws(VaultError) in try removeIfUnchanged(path, draft) }
+            // Words the person wrote before the editor failed are kept (and committed); an
+            // untouched draft is removed.
+            try vault.changing { () throws(VaultError) in
+                guard FileIO.exists(vault.absolute(path)) else { return }
+                let bytes = try FileIO.read(vault.absolute(path))
+                if bytes == draft {
+                    try removeIfUnchanged(path, draft)
+                } else {
+                    try vault.history?.commit([path], message: "diary: add \(path) (the editor failed)")
+                    Terminal.warning("the editor failed, but what it had saved is kept in \(path)")
+                }
+            }
             throw error
         }
         try vault.changing { () throws(VaultError) in
+            guard FileIO.exists(vault.absolute(path)) else {
+                print("The entry was removed in the editor, so it was not kept.")
+                return
+            }
             let bytes = try FileIO.read(vault.absolute(path))
             guard let entry = try? DiaryFile(parsing: bytes, path: path) else {
                 // Broken in the editor: the words are kept and committed; the problems are shown.
