@@ -30,13 +30,15 @@ let package = Package(
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         // Typed C wrappers for the variadic C calls Swift cannot make.
         .target(name: "CVaultShims", dependencies: ["CGit2", "CCurl"], exclude: ["README.md"]),
+        // A write-only loose-object backend for libgit2 (stored trees, fast commits on large folders).
+        .target(name: "CVaultObjects", dependencies: ["CGit2"], linkerSettings: [.linkedLibrary("z")]),
         // Models, the file format, dates, the file store. No C imports.
         .target(
             name: "VaultCore",
             dependencies: [.product(name: "Yams", package: "Yams")], exclude: ["README.md"]),
         // The libgit2 wrapper: every change of the vault becomes one commit.
         .target(
-            name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CCrypto", "CVaultShims"], exclude: ["README.md"]),
+            name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CCrypto", "CVaultShims", "CVaultObjects"], exclude: ["README.md"]),
         // Sharing: rooms and diary entries as one Markdown, HTML or JSON document.
         .target(name: "VaultExport", dependencies: ["VaultCore", "CCmark"], exclude: ["README.md"]),
         // Chat with OpenAI-compatible servers: libcurl client, event-stream decoder, providers.

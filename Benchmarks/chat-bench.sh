@@ -15,7 +15,7 @@ source scripts/common.sh
 find_swift
 VAULT_APT_PACKAGES+=(hyperfine python3 time)
 install_missing_packages
-swift build -c release --product vault >/dev/null
+swift build -c release --static-swift-stdlib --product vault >/dev/null
 vault="$PWD/.build/release/vault"
 
 make_room_vault() {  # DIR MESSAGES

@@ -27,8 +27,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-swift build -c release --product vault >/dev/null
-swift build -c release --product vault-bench >/dev/null
+swift build -c release --static-swift-stdlib --product vault >/dev/null
+swift build -c release --static-swift-stdlib --product vault-bench >/dev/null
 vault="$PWD/.build/release/vault"
 bench="$PWD/.build/release/vault-bench"
 

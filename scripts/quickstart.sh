@@ -5,7 +5,7 @@ source "$(dirname "$0")/common.sh"
 cd "$(dirname "$0")/.."
 find_swift
 install_missing_packages
-swift build -c release --product vault
+swift build -c release --static-swift-stdlib --product vault
 vault=".build/release/vault"
 
 demo="$(mktemp -d "${TMPDIR:-/tmp}/vault-demo-XXXXXX")"

@@ -21,6 +21,16 @@ public struct VaultCommand: ParsableCommand {
         ])
 
     public init() {}
+
+    /// Commands that commit or read the history: libgit2 starts on another core as the
+    /// process starts, so its start-up is done by the time the commit is made.
+    static let gitCommands: Swift.Set<String> = [
+        "init", "room", "chat", "retry", "write", "today", "edit", "tag", "rm", "restore", "log", "diff", "diary",
+    ]
+
+    public static func startGitEarly(for arguments: [String]) {
+        if arguments.count > 1, gitCommands.contains(arguments[1]) { GitHistoryOnDemand.warmUp() }
+    }
 }
 
 /// Options every command that works on a vault takes.

@@ -1,4 +1,5 @@
 import CGit2
+import CVaultObjects
 import Foundation
 import VaultCore
 
@@ -15,10 +16,12 @@ import VaultCore
 public final class GitHistory: VaultHistory, @unchecked Sendable {
     public let root: String
     let repo: OpaquePointer
-    /// The object database, with a loose-object writer of compression level 1 in front: a
-    /// commit rewrites the large tree of the folder it touches, and zlib's default level
-    /// spends most of a commit on it. Packing (`git gc`) compresses again later. (Level 0
-    /// is not an option: libgit2 1.5 then writes objects without zlib, which git cannot read.)
+    /// The object database, with vault's loose-object writer in front (`CVaultObjects`): a
+    /// commit rewrites the large tree of the folder it touches, and compressing it spends most
+    /// of a commit on a 20,000-room folder for little gain (object ids do not compress).
+    /// Trees are written with zlib's stored blocks (what git writes with
+    /// core.looseCompression=0), everything else at zlib's fastest level; `git gc` packs and
+    /// compresses them later. Every object file is flushed to disk before it is renamed in.
     let odb: OpaquePointer
     public let author: Author
     /// Reads and writes trees (and remembers the ones it saw).
@@ -82,7 +85,7 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
         var path = String(cString: git_repository_path(handle!))
         if path.hasSuffix("/") { path.removeLast() }
         var fast: UnsafeMutablePointer<git_odb_backend>?
-        if git_odb_backend_loose(&fast, path + "/objects", 1, 1, 0, 0) == 0, let fast {
+        if cvault_odb_writer_new(&fast, path + "/objects", 0, 1, 1) == 0, let fast {
             if git_odb_add_backend(database, fast, 1000) != 0 { fast.pointee.free?(fast) }
         }
         self.root = root

@@ -35,6 +35,11 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         return history
     }
 
+    /// Starts libgit2 on another core right away (it loads the system's TLS certificates at
+    /// start-up, several milliseconds). `main` calls this first for commands that commit or
+    /// read history, so the start-up overlaps argument parsing and reading the vault.
+    public static func warmUp() { LibGit2.warmUp() }
+
     public func prepare(_ paths: [String]) throws(VaultError) { try history().prepare(paths) }
 
     public func commit(_ paths: [String], message: String) throws(VaultError) {

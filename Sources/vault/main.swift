@@ -1,3 +1,4 @@
 import VaultCLI
 
+VaultCommand.startGitEarly(for: CommandLine.arguments)
 VaultCommand.main()

@@ -20,6 +20,7 @@ enum Interrupt {
 extension VaultCommand {
     struct Chat: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "chat",
             abstract: "Send a message to a room's model and append the reply to the room.",
             discussion: """
                 The message comes from the argument, else from standard input when it is not a \
@@ -80,6 +81,7 @@ extension VaultCommand {
 
     struct Retry: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "retry",
             abstract: "Send a room's last unanswered message again (after a failed turn).")
 
         @OptionGroup var location: VaultLocation

@@ -5,6 +5,7 @@ import VaultCore
 extension VaultCommand {
     struct Check: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Check every file of the vault; report each problem as file:line.",
             discussion: "Exits with status 1 when there is any problem.")
 

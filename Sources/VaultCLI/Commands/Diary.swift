@@ -6,10 +6,11 @@ import VaultGit
 extension VaultCommand {
     struct Diary: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "diary",
             abstract: "Diary entries.", subcommands: [List.self, Write.self], defaultSubcommand: List.self)
 
         struct List: VaultRunnable {
-            static let configuration = CommandConfiguration(abstract: "List diary entries, newest first.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List diary entries, newest first.")
 
             @OptionGroup var location: VaultLocation
             @OptionGroup var reading: ReadingOptions

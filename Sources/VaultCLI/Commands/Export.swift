@@ -7,6 +7,7 @@ import VaultGit
 extension VaultCommand {
     struct Export: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Export rooms and diary entries as one Markdown, HTML or JSON document to share.",
             discussion: """
                 Name items (rooms and diary entries can be mixed), or export the diary with --diary \

@@ -38,6 +38,7 @@ func resolveInHistory(_ name: String, vault: Vault, history: GitHistory) throws(
 extension VaultCommand {
     struct Log: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "log",
             abstract: "Show the history of the vault, or of one room or diary entry.")
 
         @OptionGroup var location: VaultLocation
@@ -68,6 +69,7 @@ extension VaultCommand {
 
     struct Diff: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "diff",
             abstract: "Show how a room or diary entry differs from its last commit, or from an older revision.")
 
         @OptionGroup var location: VaultLocation
@@ -90,6 +92,7 @@ extension VaultCommand {
 
     struct Restore: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Bring back a room or diary entry as it was at a revision; also brings back deleted ones.",
             discussion: "The current version is committed first, so restoring never loses it.")
 
@@ -172,6 +175,7 @@ extension VaultCommand {
 
     struct Unlock: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "unlock",
             abstract: "Remove git lock files left behind by a crashed program.",
             discussion: """
                 Only locks untouched for a minute are removed (a running git program holds its \

@@ -6,6 +6,7 @@ import VaultGit
 extension VaultCommand {
     struct Init: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "init",
             abstract: "Make a folder a vault (vault.yml, rooms/, diary/, attachments/).")
 
         @Argument(help: "The folder (created if missing); default: the current folder.")

@@ -5,6 +5,7 @@ import VaultCore
 extension VaultCommand {
     struct Rooms: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "rooms",
             abstract: "List the chat rooms, most recent activity first, with the last message.")
 
         @OptionGroup var location: VaultLocation
@@ -36,6 +37,7 @@ extension VaultCommand {
 
         struct Set: VaultRunnable {
             static let configuration = CommandConfiguration(
+                commandName: "set",
                 abstract: "Set a room's front-matter setting (model, provider, system, context_messages, …).",
                 discussion: "Only that key's lines change; comments, quoting and other keys stay as they are. --unset removes the key.")
 
@@ -65,7 +67,7 @@ extension VaultCommand {
         }
 
         struct New: VaultRunnable {
-            static let configuration = CommandConfiguration(abstract: "Start a new chat room.")
+            static let configuration = CommandConfiguration(commandName: "new", abstract: "Start a new chat room.")
 
             @OptionGroup var location: VaultLocation
             @Argument(help: "The room's title.") var title: String

@@ -5,6 +5,7 @@ import VaultCore
 extension VaultCommand {
     struct Show: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show a room or a diary entry, with dates in the vault's locale or another one.")
 
         @OptionGroup var location: VaultLocation

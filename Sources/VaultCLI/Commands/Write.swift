@@ -15,6 +15,7 @@ func entryLabel(_ entry: DiaryFile) -> String {
 extension VaultCommand {
     struct Write: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "write",
             abstract: "Write a diary entry.",
             discussion: """
                 The body comes from --body, else from standard input when it is not a terminal, \
@@ -37,6 +38,7 @@ extension VaultCommand {
 
     struct Today: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "today",
             abstract: "Open today's diary entry in your editor, making it if there is none.")
 
         @OptionGroup var location: VaultLocation
@@ -55,6 +57,7 @@ extension VaultCommand {
 
     struct Edit: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Edit a diary entry or a room in your editor; the change is committed when the editor exits.")
 
         @OptionGroup var location: VaultLocation
@@ -69,6 +72,7 @@ extension VaultCommand {
 
     struct Tag: VaultRunnable {
         static let configuration = CommandConfiguration(
+            commandName: "tag",
             abstract: "Add (+tag or tag) and remove (-tag) tags of a diary entry.")
 
         @OptionGroup var location: VaultLocation

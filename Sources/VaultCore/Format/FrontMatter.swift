@@ -168,20 +168,26 @@ enum YAMLReader {
     }
 
     static func values(_ text: String) throws -> [String: FrontMatterValue] {
+        var out: [String: FrontMatterValue] = [:]
+        for (key, v) in try pairs(text) { out[key] = value(v) }
+        return out
+    }
+
+    /// The top-level mapping's keys and value nodes, in order.
+    ///
+    /// Composed with Yams' basic resolver: values are read as the person wrote them
+    /// (`no` stays "no", a timestamp stays text), and the default resolver's regular
+    /// expressions are never compiled.
+    static func pairs(_ text: String) throws -> [(key: String, value: Node)] {
         let node: Node?
         do {
-            node = try Yams.compose(yaml: text)
+            node = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
             throw describe(error)
         }
-        guard let node else { return [:] }
+        guard let node else { return [] }
         guard let mapping = node.mapping else { throw Failure.notMapping }
-        var out: [String: FrontMatterValue] = [:]
-        for (k, v) in mapping {
-            guard let key = k.scalar?.string else { continue }
-            out[key] = value(v)
-        }
-        return out
+        return mapping.compactMap { k, v in k.scalar.map { ($0.string, v) } }
     }
 
     static func value(_ node: Node) -> FrontMatterValue {

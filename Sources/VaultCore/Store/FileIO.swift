@@ -20,21 +20,36 @@ public enum FileIO {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "read", reason: errorText()) }
-        var out = [UInt8](repeating: 0, count: Int(st.st_size))
-        var filled = 0
-        while true {
-            if filled == out.count { out.append(contentsOf: repeatElement(0, count: max(4096, out.count))) }
-            let n = out.withUnsafeMutableBytes { buf in
-                Glibc.read(fd, buf.baseAddress! + filled, buf.count - filled)
+        // Read straight into the array's storage (no zero-filling); a file that grew since
+        // fstat is read on to its end.
+        let size = Int(st.st_size)
+        var failure: Int32?
+        var out = [UInt8](unsafeUninitializedCapacity: size) { buf, count in
+            while count < size {
+                let n = Glibc.read(fd, buf.baseAddress! + count, size - count)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                if n == 0 { return }
+                count += n
             }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw VaultError.io(path: path, operation: "read", reason: errorText())
-            }
-            if n == 0 { break }
-            filled += n
         }
-        out.removeSubrange(filled...)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16384) { chunk in
+            while failure == nil {
+                let n = Glibc.read(fd, chunk.baseAddress!, chunk.count)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                } else if n == 0 {
+                    break
+                } else {
+                    out += chunk[..<n]
+                }
+            }
+        }
+        if let failure { throw VaultError.io(path: path, operation: "read", reason: errorText(failure)) }
         return out
     }
 

@@ -29,8 +29,10 @@ public struct VaultConfig: Sendable {
             throw VaultError.malformed([FormatProblem(path: path, line: 1, kind: .invalidUTF8)])
         }
         var values: [String: FrontMatterValue] = [:]
+        var pairs: [(key: String, value: Node)] = []
         do {
-            values = try YAMLReader.values(text)
+            pairs = try YAMLReader.pairs(text)
+            for (key, node) in pairs { values[key] = YAMLReader.value(node) }
         } catch let failure as YAMLReader.Failure {
             switch failure {
             case .notMapping:
@@ -81,7 +83,7 @@ public struct VaultConfig: Sendable {
         self.model = string("model") ?? "echo"
         self.values = values
         var table: [String: [String: String]] = [:]
-        if let root = try? Yams.compose(yaml: text)?.mapping, let list = root["providers"]?.mapping {
+        if let list = pairs.first(where: { $0.key == "providers" })?.value.mapping {
             for (k, v) in list {
                 guard let name = k.scalar?.string, let settings = v.mapping else { continue }
                 var entry: [String: String] = [:]

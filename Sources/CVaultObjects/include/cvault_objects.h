@@ -1,0 +1,24 @@
+// CVaultObjects: a write-only loose-object backend for libgit2's object database.
+//
+// libgit2's own loose backend compresses every object it writes with one zlib level.
+// A vault commit rewrites the tree of the folder it touches, and with 20,000 rooms in
+// rooms/ that tree is 1.2 MB, mostly 20-byte object ids that do not compress: zlib's
+// fastest level still spends ~15 ms on it to save half of it on disk. This backend
+// writes trees with zlib's "stored" blocks (level 0: what git itself writes with
+// core.looseCompression=0), and every other object at the level given. Objects are
+// written to a temporary file in the object's fan-out folder, flushed to disk, and
+// renamed into place, like git and libgit2 do. It only writes: libgit2's own backends
+// still read every object.
+#ifndef CVAULT_OBJECTS_H
+#define CVAULT_OBJECTS_H
+
+#include <git2.h>
+#include <git2/sys/odb_backend.h>
+
+/// A backend writing loose objects into `objects_dir` (the repository's `objects` folder).
+/// Trees are written at `tree_level`, other objects at `other_level` (zlib levels 0–9);
+/// with `do_fsync` each object file and its folder are flushed to disk.
+int cvault_odb_writer_new(git_odb_backend **out, const char *objects_dir, int tree_level, int other_level,
+                          int do_fsync);
+
+#endif
