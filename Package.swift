@@ -17,9 +17,8 @@ let package = Package(
         .systemLibrary(
             name: "CGit2", pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"])]),
-        .systemLibrary(
-            name: "CCurl", pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl's headers only: CVaultShims loads libcurl.so.4 when the first request is made.
+        .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // OpenSSL's libcrypto, for SHA-1 of the git index (the index checksum).
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",

@@ -44,9 +44,19 @@ for size in 50k 10k; do
         "git -C '$d' add 'rooms/$git_room' && git -C '$d' commit -q -m 'edit'")
     args+=(-n "vault chat ($size files)" --prepare true "'$vault' chat --vault '$d' '${vault_room%.md}' 'one more message'")
 done
-hyperfine --warmup 3 --runs 20 --style basic --export-markdown Benchmarks/.data/commit-bench.md "${args[@]}"
+hyperfine --warmup 3 --runs 30 --style basic --export-markdown Benchmarks/.data/commit-bench.md \
+    --export-json Benchmarks/.data/commit-bench.json "${args[@]}"
 echo
 cat Benchmarks/.data/commit-bench.md
+python3 - Benchmarks/.data/commit-bench.json <<'PY'
+import json, sys
+runs = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+print()
+for size in ("50k", "10k"):
+    git = runs[f"git add + commit ({size} files)"]["median"] * 1000
+    vault = runs[f"vault chat ({size} files)"]["median"] * 1000
+    print(f"{size} files: median git add + commit {git:.1f} ms, vault chat {vault:.1f} ms, vault/git = {vault / git:.2f}")
+PY
 for size in 50k 10k; do
     d="Benchmarks/.data/git-$size"
     echo "$size: git status --porcelain: '$(git -C "$d" status --porcelain | head -3)'; git fsck: $(git -C "$d" fsck --strict 2>&1 | wc -l) lines"

@@ -29,6 +29,7 @@ public struct VaultCommand: ParsableCommand {
     ]
 
     public static func startGitEarly(for arguments: [String]) {
+        Trace.mark("main")
         if arguments.count > 1, gitCommands.contains(arguments[1]) { GitHistoryOnDemand.warmUp() }
     }
 }

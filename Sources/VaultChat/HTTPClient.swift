@@ -41,8 +41,6 @@ public struct HTTPClient: Sendable {
         public var headers: [String: String]
     }
 
-    static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-
     /// Sends `body` to `url`; `onBody` gets the status and headers once, then each piece of the
     /// body; it returns false to stop the transfer. `shouldStop` is polled while waiting.
     public func post(
@@ -50,12 +48,12 @@ public struct HTTPClient: Sendable {
         onBody: (Response, [UInt8]) -> Bool,
         shouldStop: @escaping () -> Bool = { false }
     ) throws(TransportFailure) -> Response {
-        _ = HTTPClient.globalInit
-        guard let handle = curl_easy_init() else { throw .other("libcurl could not start") }
-        defer { curl_easy_cleanup(handle) }
+        if let problem = cvault_curl_load() { throw .other("cannot load libcurl: " + String(cString: problem)) }
+        guard let handle = cvault_curl_easy_init() else { throw .other("libcurl could not start") }
+        defer { cvault_curl_easy_cleanup(handle) }
         var list: UnsafeMutablePointer<curl_slist>?
-        for h in headers { list = curl_slist_append(list, h) }
-        defer { curl_slist_free_all(list) }
+        for h in headers { list = cvault_curl_slist_append(list, h) }
+        defer { cvault_curl_slist_free_all(list) }
 
         return try withoutActuallyEscaping(onBody) { (onBody) throws(TransportFailure) -> Response in
             try perform(handle, url: url, list: list, body: body, onBody: onBody, shouldStop: shouldStop)
@@ -95,7 +93,7 @@ public struct HTTPClient: Sendable {
         }
         _ = cvault_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
 
-        let code = withExtendedLifetime(transfer) { curl_easy_perform(handle) }
+        let code = withExtendedLifetime(transfer) { cvault_curl_easy_perform(handle) }
         var status = 0
         _ = cvault_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         let response = Response(status: status, headers: transfer.headers)
@@ -110,11 +108,11 @@ public struct HTTPClient: Sendable {
         case CURLE_ABORTED_BY_CALLBACK: throw .cancelled
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR:
-            throw .tls(String(cString: curl_easy_strerror(code)))
+            throw .tls(String(cString: cvault_curl_easy_strerror(code)))
         case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM:
-            throw .cutOff(String(cString: curl_easy_strerror(code)))
+            throw .cutOff(String(cString: cvault_curl_easy_strerror(code)))
         default:
-            throw .other(String(cString: curl_easy_strerror(code)))
+            throw .other(String(cString: cvault_curl_easy_strerror(code)))
         }
     }
 

@@ -1,12 +1,13 @@
 import CVaultShims
 import Testing
 
-/// The C shim compiles, links against libgit2 and libcurl, and passes arguments through.
+/// The C shim compiles, links against libgit2, loads libcurl, and passes arguments through.
 @Suite struct ShimTests {
     @Test func curlOptionsReachLibcurl() {
-        let handle = curl_easy_init()
+        #expect(cvault_curl_load() == nil)
+        let handle = cvault_curl_easy_init()
         #expect(handle != nil)
-        defer { curl_easy_cleanup(handle) }
+        defer { cvault_curl_easy_cleanup(handle) }
         #expect(cvault_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT, 5) == CURLE_OK)
         #expect(cvault_curl_setopt_string(handle, CURLOPT_URL, "http://127.0.0.1:9/") == CURLE_OK)
         // A string where libcurl expects a number of a range it checks: rejected, so the call really reached it.

@@ -1,12 +1,25 @@
 // CVaultShims: typed, non-variadic wrappers around the variadic C calls of
 // libcurl and libgit2. Swift cannot call C variadic functions such as
 // curl_easy_setopt() or git_libgit2_opts(), so each wrapper below fixes the
-// argument type of one family of options. Nothing else belongs here.
+// argument type of one family of options. libcurl itself is loaded on first use
+// (see below), so its few other calls are here too. Nothing else belongs here.
 #ifndef CVAULTSHIMS_H
 #define CVAULTSHIMS_H
 
 #include <curl/curl.h>
 #include <git2.h>
+
+// ---- libcurl: loaded on first use -----------------------------------------
+// libcurl is not linked: the first of these calls loads libcurl.so.4 (and runs
+// curl_global_init once). cvault_curl_load() says why it could not (NULL when loaded);
+// the others fail with NULL or CURLE_FAILED_INIT then.
+const char *cvault_curl_load(void);
+CURL *cvault_curl_easy_init(void);
+void cvault_curl_easy_cleanup(CURL *handle);
+CURLcode cvault_curl_easy_perform(CURL *handle);
+const char *cvault_curl_easy_strerror(CURLcode code);
+struct curl_slist *cvault_curl_slist_append(struct curl_slist *list, const char *text);
+void cvault_curl_slist_free_all(struct curl_slist *list);
 
 // ---- libcurl: curl_easy_setopt by argument type -------------------------
 CURLcode cvault_curl_setopt_long(CURL *handle, CURLoption option, long value);

@@ -46,7 +46,9 @@ public struct ChatTurn {
             }
             let draft = MessageDraft(role: .user, body: text, timestamp: vault.now())
             let (bytes, written) = room.appending([draft], consumingPendingPrompt: usePending, display: vault.headerDisplay)
+            Trace.mark("turn: message appended")
             try vault.write(bytes, to: roomPath)
+            Trace.mark("turn: room written")
             return (written[0], makeRequest(room: room, upTo: room.messages + written), bytes)
         }
         let reply = try ask(request, after: written, added: 2, attached: attached, onText: onText)
@@ -82,6 +84,7 @@ public struct ChatTurn {
             failure = error
             text = ChatTurn.tidy(error.partialReply)
         }
+        Trace.mark("turn: reply received")
         let title = (try? RoomFile(parsing: written, path: roomPath).title) ?? VaultPath.stem(of: roomPath)
         let saved = try vault.changing { () throws(VaultError) -> Message? in
             // Edited in the meantime (saved in an editor while the reply came): commit that
@@ -106,7 +109,9 @@ public struct ChatTurn {
                 let result = room.appending([draft], display: vault.headerDisplay)
                 bytes = result.bytes
                 appended = result.messages[0]
+                Trace.mark("turn: reply appended")
                 try vault.write(bytes, to: roomPath)
+                Trace.mark("turn: room written")
             } else {
                 count -= 1
             }
