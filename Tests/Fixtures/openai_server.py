@@ -322,6 +322,18 @@ class Handler(BaseHTTPRequestHandler):
         time.sleep(30)
         self.cut_connection()
 
+    def slow(self, request):
+        """The reply of `ok`, with a pause of 1.5 s after its first piece (a slow model)."""
+        self.start_stream()
+        self.write_chunk(event(chunk(role="assistant", content="")))
+        self.write_chunk(event(chunk(content=REPLY_PIECES[0])))
+        time.sleep(1.5)
+        for piece in REPLY_PIECES[1:]:
+            self.write_chunk(event(chunk(content=piece)))
+        self.write_chunk(event(chunk(finish="stop")))
+        self.write_chunk(event("[DONE]"))
+        self.end_stream()
+
     def malformed(self, request):
         self.start_stream()
         self.write_chunk(b"data: not json\n\n")
@@ -351,6 +363,7 @@ BEHAVIOURS = {
     "drop": Handler.drop,
     "no-done": Handler.no_done,
     "stall": Handler.stall,
+    "slow": Handler.slow,
     "malformed": Handler.malformed,
     "error-in-stream": Handler.error_in_stream,
 }

@@ -14,6 +14,12 @@ enum Interrupt {
 
     static func install() {
         signal(SIGINT) { _ in Interrupt.requested.store(true, ordering: .relaxed) }
+        // A parent may have started vault with SIGINT blocked (the mask is inherited): Ctrl-C
+        // must still reach the reply it interrupts.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 }
 
