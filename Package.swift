@@ -30,7 +30,8 @@ let package = Package(
         // Typed C wrappers for the variadic C calls Swift cannot make.
         .target(name: "CVaultShims", dependencies: ["CGit2", "CCurl"], exclude: ["README.md"]),
         // A write-only loose-object backend for libgit2 (stored trees, fast commits on large folders).
-        .target(name: "CVaultObjects", dependencies: ["CGit2"], linkerSettings: [.linkedLibrary("z")]),
+        .target(
+            name: "CVaultObjects", dependencies: ["CGit2"], exclude: ["README.md"], linkerSettings: [.linkedLibrary("z")]),
         // Models, the file format, dates, the file store. No C imports.
         .target(
             name: "VaultCore",

@@ -11,7 +11,8 @@
 #   - vault: `vault chat ROOM "…"` (the offline provider answers at once): reads the
 #            room, checks it for hand edits, appends two messages, writes the file
 #            atomically, commits, updates the index.
-# Quote the medians and their ratio; the machines are shared and noisy.
+# Quote the medians and their ratio; the machines are shared and noisy. Each run starts from
+# the vault as generated (reset before it, untimed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh
@@ -36,13 +37,18 @@ export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
 args=()
 for size in 50k 10k; do
     d="$PWD/Benchmarks/.data/git-$size"
+    # Every run starts from the generated state (`git reset --hard` to the first commit, not
+    # timed), so the rooms keep their generated size (10–40 messages) however often this runs.
+    base=$(git -C "$d" rev-list --max-parents=0 HEAD)
     # One room for git, another for vault, so neither sees the other's changes.
     git_room=$(ls "$d/rooms" | sed -n 1p)
     vault_room=$(ls "$d/rooms" | sed -n 2p)
-    git -C "$d" status --porcelain --untracked-files=no >/dev/null  # refresh the index once
-    args+=(-n "git add + commit ($size files)" --prepare "printf 'one more line\n' >> '$d/rooms/$git_room'"
+    git -C "$d" reset -q --hard "$base"
+    args+=(-n "git add + commit ($size files)"
+        --prepare "git -C '$d' reset -q --hard $base && printf 'one more line\n' >> '$d/rooms/$git_room'"
         "git -C '$d' add 'rooms/$git_room' && git -C '$d' commit -q -m 'edit'")
-    args+=(-n "vault chat ($size files)" --prepare true "'$vault' chat --vault '$d' '${vault_room%.md}' 'one more message'")
+    args+=(-n "vault chat ($size files)" --prepare "git -C '$d' reset -q --hard $base"
+        "'$vault' chat --vault '$d' '${vault_room%.md}' 'one more message'")
 done
 hyperfine --warmup 3 --runs 30 --style basic --export-markdown Benchmarks/.data/commit-bench.md \
     --export-json Benchmarks/.data/commit-bench.json "${args[@]}"
