@@ -49,9 +49,17 @@ echo "== 1. parse throughput, one core"
 echo
 echo "== 2. vault rooms / vault check, whole process, next to ripgrep"
 hyperfine --warmup 2 --runs 10 --style basic --export-markdown Benchmarks/.data/last-run.md \
+    --export-json Benchmarks/.data/last-run.json \
     -n "vault rooms" "$vault rooms --vault $data" \
     -n "rg: every room's title" "rg --no-ignore -m1 '^title:' $data/rooms" \
     -n "vault check" "$vault check $data" \
     -n "rg: every message header" "rg --no-ignore -c '^## .* <!-- ' $data"
 echo
 cat Benchmarks/.data/last-run.md
+python3 - Benchmarks/.data/last-run.json <<'PY'
+import json, sys
+runs = {r["command"]: r["median"] * 1000 for r in json.load(open(sys.argv[1]))["results"]}
+print()
+for mine, theirs in (("vault rooms", "rg: every room's title"), ("vault check", "rg: every message header")):
+    print(f"median {mine}: {runs[mine]:.0f} ms; {theirs}: {runs[theirs]:.0f} ms; ratio {runs[mine] / runs[theirs]:.1f}")
+PY

@@ -66,4 +66,53 @@ import VaultTestSupport
         #expect(try git(["fsck", "--strict"], in: root) == "")
         #expect(try git(["status", "--porcelain"], in: root) == "")
     }
+
+    /// vault's object writer: trees stored (zlib level 0), blobs compressed, each object once,
+    /// and all of it read back by git as written.
+    @Test func objectsAreWrittenTreesStoredBlobsCompressedAndGitReadsThem() throws {
+        let dir = TemporaryDirectory("vault-git")
+        let root = dir.path
+        try Vault.create(at: root, locale: "en_US", timeZone: TimeZone(identifier: "UTC")!)
+        let history = try GitHistory.create(vault: root, config: try Vault(root: root).config)
+        var names: [String] = []
+        for k in 0..<300 {
+            let name = "rooms/room-\(k).md"
+            try dir.write(name, String(repeating: "같은 말을 여러 번 되풀이하는 방 \(k)\n", count: 40))
+            names.append(name)
+        }
+        try history.commit(names, message: "add")
+        func objectFile(_ spec: String) throws -> (path: String, size: Int, contentSize: Int) {
+            let id = try git(["rev-parse", spec], in: root).trimmingCharacters(in: .whitespacesAndNewlines)
+            let path = root + "/.git/objects/" + id.prefix(2) + "/" + id.dropFirst(2)
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            let contentSize = try #require(Int(try git(["cat-file", "-s", id], in: root).trimmingCharacters(in: .whitespacesAndNewlines)))
+            return (path, size, contentSize)
+        }
+        let tree = try objectFile("HEAD:rooms")
+        #expect(tree.size > tree.contentSize, "the rooms tree was compressed: \(tree.size) of \(tree.contentSize) bytes")
+        let blob = try objectFile("HEAD:rooms/room-7.md")
+        #expect(blob.size * 4 < blob.contentSize, "the blob was not compressed: \(blob.size) of \(blob.contentSize) bytes")
+        // Read-only files, like git's.
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: tree.path)[.posixPermissions] as? Int)
+        #expect(mode == 0o444)
+        // git reads every object back as written, and finds nothing wrong.
+        #expect(try git(["show", "HEAD:rooms/room-7.md"], in: root) == String(repeating: "같은 말을 여러 번 되풀이하는 방 7\n", count: 40))
+        #expect(try git(["ls-tree", "--name-only", "HEAD:rooms"], in: root).split(separator: "\n").count == 300)
+        #expect(try git(["fsck", "--strict", "--full"], in: root) == "")
+        // No temporary files are left in the object folders.
+        let objects = try FileManager.default.subpathsOfDirectory(atPath: root + "/.git/objects")
+        #expect(!objects.contains { $0.contains("tmp_obj") }, "\(objects.filter { $0.contains("tmp") })")
+        // Writing the same content again adds no object.
+        let count = objects.count
+        try dir.write("rooms/room-7.md", "changed\n")
+        try history.commit(["rooms/room-7.md"], message: "change")
+        try dir.write("rooms/room-7.md", String(repeating: "같은 말을 여러 번 되풀이하는 방 7\n", count: 40))
+        try history.commit(["rooms/room-7.md"], message: "back")
+        let after = try FileManager.default.subpathsOfDirectory(atPath: root + "/.git/objects").filter { !$0.hasSuffix("/") }
+        // change: blob, rooms tree, root tree, commit (+ up to one new fan-out folder each);
+        // back: the old blob and both old trees exist, so only the commit is new.
+        #expect(after.count <= count + 4 * 2 + 1 * 2, "\(after.count - count) new entries")
+        #expect(try git(["rev-parse", "HEAD:rooms"], in: root) == git(["rev-parse", "HEAD~2:rooms"], in: root))
+        #expect(try git(["status", "--porcelain"], in: root) == "")
+    }
 }
