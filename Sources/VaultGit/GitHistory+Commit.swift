@@ -84,6 +84,7 @@ extension GitHistory {
             try updateIndexWithLibgit2(changes.map(\.path))
         }
         Trace.mark("commit: index updated")
+        if packIfNeeded() { Trace.mark("commit: git gc --auto started") }
     }
 
     // MARK: Commit pieces

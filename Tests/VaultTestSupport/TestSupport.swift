@@ -157,7 +157,7 @@ public func runVault(
 /// Runs the `git` command line in `directory` and returns its standard output;
 /// throws when git fails. The independent reader of what vault committed.
 @discardableResult
-public func git(_ arguments: [String], in directory: String) throws -> String {
+public func git(_ arguments: [String], in directory: String, stdin: String? = nil) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["git"] + arguments
@@ -170,7 +170,16 @@ public func git(_ arguments: [String], in directory: String) throws -> String {
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
+    let input = Pipe()
+    if stdin != nil { process.standardInput = input }
     try process.run()
+    if let stdin {
+        let bytes = Data(stdin.utf8)
+        DispatchQueue.global().async {
+            input.fileHandleForWriting.write(bytes)
+            try? input.fileHandleForWriting.close()
+        }
+    }
     nonisolated(unsafe) var errData = Data()
     let group = DispatchGroup()
     group.enter()
