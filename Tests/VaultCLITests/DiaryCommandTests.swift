@@ -715,6 +715,10 @@ import VaultTestSupport
         #expect(try paths(["--since", "2026-09-30", "--until", "2026-09-30"]) == ["diary/2026/2026-09-30 회고.md"])
         #expect(try paths(["--tag", "여행", "--since", "2026-11-01"]) == ["diary/2026/2026-11-07-부산-둘째-날.md"])
         #expect(try paths(["--tag", "없는태그"]) == [])
+        // Days ago, written with a space like any other value (not taken for an option).
+        #expect(try paths(["--since", "-36500"]) == expected.map { $0.path } + [night, memo])
+        #expect(try paths(["--until", "-36500"]) == [])
+        #expect(try paths(["--since=-36500", "--until", "2025-05-05"]) == [memo])
         // Listing reads and never writes.
         expectUnchanged(before, try vault.snapshot())
 

@@ -14,8 +14,8 @@ extension VaultCommand {
 
             @OptionGroup var location: VaultLocation
             @OptionGroup var reading: ReadingOptions
-            @Option(help: "Only entries on or after this day (2026-11-01, yesterday, or --since=-7 for a week ago).") var since: String?
-            @Option(help: "Only entries on or before this day.") var until: String?
+            @Option(parsing: .unconditional, help: "Only entries on or after this day (2026-11-01, yesterday, or -7 for a week ago).") var since: String?
+            @Option(parsing: .unconditional, help: "Only entries on or before this day.") var until: String?
             @Option(help: "Only entries with this tag.") var tag: String?
             @Flag(help: "Print JSON.") var json = false
 

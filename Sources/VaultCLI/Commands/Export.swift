@@ -20,8 +20,8 @@ extension VaultCommand {
         @Argument(help: "Rooms and diary entries: paths, room slugs or titles, diary dates (2026-11-21) or file names.")
         var items: [String] = []
         @Flag(help: "Export the diary, oldest entry first.") var diary = false
-        @Option(help: "With --diary: only entries on or after this day (2026-11-01, yesterday, -7).") var since: String?
-        @Option(help: "With --diary: only entries on or before this day.") var until: String?
+        @Option(parsing: .unconditional, help: "With --diary: only entries on or after this day (2026-11-01, yesterday, -7).") var since: String?
+        @Option(parsing: .unconditional, help: "With --diary: only entries on or before this day.") var until: String?
         @Option(help: "With --diary: only entries with this tag.") var tag: String?
         @Option(help: ArgumentHelp("Export one room.", valueName: "ROOM")) var room: String?
         @Option(help: ArgumentHelp("md, html or json (default: from -o's extension, else md).", valueName: "FORMAT"))
