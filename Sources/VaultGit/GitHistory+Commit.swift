@@ -20,9 +20,7 @@ extension GitHistory {
             case (nil, nil): continue
             case (nil, _), (_, nil): edited.append(path)
             case (let bytes?, _):
-                var oid = git_oid()
-                let code = bytes.withUnsafeBytes { git_odb_hash(&oid, $0.baseAddress, $0.count, GIT_OBJECT_BLOB) }
-                try GitFailure.check(code, "hash \(path)")
+                var oid = bytes.withUnsafeBytes { ObjectStore.id(of: $0, type: GIT_OBJECT_BLOB) }
                 if git_oid_equal(&oid, &committed!) == 0 { edited.append(path) }
             }
         }
@@ -46,8 +44,8 @@ extension GitHistory {
             }
         }
         Trace.mark("commit: blobs written")
-        // git's index lock is taken now, and the new index computed on another core while
-        // the trees and the commit are written; it replaces the index once the branch moved.
+        // git's index lock is taken now, and the new index written into it on another core
+        // while the trees and the commit are written; it replaces the index once the branch moved.
         let lock = try IndexLock(gitDirectory: gitDirectory)
         let updates = changes.map { IndexPatcher.Update(path: $0.path, oid: $0.oid) }
         let pending = PendingIndex()
@@ -55,7 +53,8 @@ extension GitHistory {
         let (indexPath, workdir) = (lock.indexPath, root)
         DispatchQueue.global().async(group: group) {
             if let old = try? FileIO.read(indexPath) {
-                pending.bytes = IndexPatcher.patched(updates, old: old, workdir: workdir)
+                pending.written = IndexPatcher.patch(updates, old: old, workdir: workdir, emit: lock.write) && lock.flush()
+                Trace.mark("commit: index written (other core)")
             }
         }
         do {
@@ -77,8 +76,8 @@ extension GitHistory {
             throw error
         }
         group.wait()
-        if let bytes = pending.bytes {
-            try lock.commit(bytes)
+        if pending.written {
+            try lock.finish()
         } else {
             lock.release()
             try updateIndexWithLibgit2(changes.map(\.path))
@@ -106,16 +105,11 @@ extension GitHistory {
     }
 
     func emptyTreeID() throws(VaultError) -> git_oid {
-        var oid = git_oid()
-        try GitFailure.check(git_odb_write(&oid, odb, nil, 0, GIT_OBJECT_TREE), "write an empty tree")
-        return oid
+        try objects.write(UnsafeRawBufferPointer(start: nil, count: 0), type: GIT_OBJECT_TREE, "write an empty tree")
     }
 
     func writeBlob(_ bytes: [UInt8]) throws(VaultError) -> git_oid {
-        var oid = git_oid()
-        let code = bytes.withUnsafeBytes { git_odb_write(&oid, odb, $0.baseAddress, $0.count, GIT_OBJECT_BLOB) }
-        try GitFailure.check(code, "write a file into the repository")
-        return oid
+        try objects.write(bytes, type: GIT_OBJECT_BLOB, "write a file into the repository")
     }
 
     func makeCommit(tree treeID: git_oid, parent: OpaquePointer?, message: String) throws(VaultError) {
@@ -254,8 +248,8 @@ func withCStrings<R>(_ strings: [String], _ body: (UnsafeBufferPointer<UnsafePoi
     return pointers.withUnsafeBufferPointer(body)
 }
 
-/// The new index, computed on another thread while the commit is made.
+/// Whether the new index was written into the lock on another thread while the commit was made.
 final class PendingIndex: @unchecked Sendable {
     // Written by one task before `DispatchGroup.wait()` returns, read after it.
-    var bytes: [UInt8]?
+    var written = false
 }

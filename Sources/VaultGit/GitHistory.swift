@@ -25,7 +25,9 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     let odb: OpaquePointer
     public let author: Author
     /// Reads and writes trees (and remembers the ones it saw).
-    private(set) lazy var trees = TreeEditor(repo: repo, odb: odb)
+    private(set) lazy var trees = TreeEditor(repo: repo, objects: objects)
+    /// Object ids and writes (OpenSSL's SHA-1, vault's loose-object writer).
+    let objects: ObjectStore
 
     /// Who commits: `author:` in vault.yml, else git's `user.name`/`user.email`, else a default.
     public struct Author: Sendable {
@@ -85,9 +87,11 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
         var path = String(cString: git_repository_path(handle!))
         if path.hasSuffix("/") { path.removeLast() }
         var fast: UnsafeMutablePointer<git_odb_backend>?
+        var writer: UnsafeMutablePointer<git_odb_backend>?
         if cvault_odb_writer_new(&fast, path + "/objects", 0, 1, 1) == 0, let fast {
-            if git_odb_add_backend(database, fast, 1000) != 0 { fast.pointee.free?(fast) }
+            if git_odb_add_backend(database, fast, 1000) == 0 { writer = fast } else { fast.pointee.free?(fast) }
         }
+        self.objects = ObjectStore(odb: database!, writer: writer)
         self.root = root
         self.repo = handle!
         self.odb = database!

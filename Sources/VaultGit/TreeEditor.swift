@@ -12,13 +12,15 @@ import VaultCore
 final class TreeEditor {
     let repo: OpaquePointer
     let odb: OpaquePointer
+    let objects: ObjectStore
     /// Raw trees read or written in this process, by id: the hand-edit check and the commit
     /// that follows read the same large folder tree, and inflating it is not free.
     private var cache: [String: [UInt8]] = [:]
 
-    init(repo: OpaquePointer, odb: OpaquePointer) {
+    init(repo: OpaquePointer, objects: ObjectStore) {
         self.repo = repo
-        self.odb = odb
+        self.odb = objects.odb
+        self.objects = objects
     }
 
     /// A change: `oid` nil removes the path.
@@ -66,9 +68,7 @@ final class TreeEditor {
             }
         }
         if raw.isEmpty { return nil }
-        var out = git_oid()
-        let code = raw.withUnsafeBytes { git_odb_write(&out, odb, $0.baseAddress, $0.count, GIT_OBJECT_TREE) }
-        try GitFailure.check(code, "write a tree")
+        let out = try objects.write(raw, type: GIT_OBJECT_TREE, "write a tree")
         remember(out, raw)
         return out
     }
