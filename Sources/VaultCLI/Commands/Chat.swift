@@ -44,6 +44,7 @@ extension VaultCommand {
         var attachments: [String] = []
 
         func execute() throws {
+            Trace.mark("arguments parsed")
             let cwd = FileManager.default.currentDirectoryPath
             let files = attachments.map { Vault.absolute($0, from: cwd) }
             for file in files where !FileIO.exists(file) || FileIO.isDirectory(file) {
