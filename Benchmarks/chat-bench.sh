@@ -50,5 +50,11 @@ for n in 100 10000; do
     args+=(-n "vault chat, $n messages" "'$vault' chat --vault '$d' '${room%.md}' 'one more question' --provider local --model ok")
     echo "$n messages: $(du -h "$d/rooms/$room" | cut -f1) room; peak memory $(/usr/bin/time -f '%M KB' "$vault" chat --vault "$d" "${room%.md}" 'memory?' --provider local --model ok 2>&1 >/dev/null | tail -1)"
 done
-hyperfine --warmup 3 --runs 20 --style basic --export-markdown Benchmarks/.data/chat-bench.md "${args[@]}"
+hyperfine --warmup 3 --runs 20 --style basic --export-markdown Benchmarks/.data/chat-bench.md \
+    --export-json Benchmarks/.data/chat-bench.json "${args[@]}"
 cat Benchmarks/.data/chat-bench.md
+python3 - Benchmarks/.data/chat-bench.json <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print(f"median {r['command']}: {r['median'] * 1000:.1f} ms")
+PY

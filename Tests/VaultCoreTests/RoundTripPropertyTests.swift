@@ -71,4 +71,60 @@ import VaultTestSupport
         #expect(after.pendingPrompt == nil)
         #expect(after.messages.map(\.body) == ["다음에 물어볼 것"])
     }
+
+    /// The room `appendingRoom` builds (so a chat turn need not parse a long room twice) is
+    /// the room parsing its bytes gives: same bytes, marker, pending text, messages and lines.
+    @Test(arguments: ["\n", "\r\n"])
+    func theAppendedRoomIsWhatParsingItsBytesGives(eol: String) throws {
+        var rng = SeededRandom(seed: eol == "\n" ? 5 : 6)
+        let start = Timestamp(rfc3339: "2026-11-21T09:31:07+09:00")!
+        let openings: [String] = [
+            "", "\u{FEFF}", "preamble text\(eol)\(eol)", "\u{FEFF}앞글\(eol)",
+        ]
+        for round in 0..<300 {
+            let opening = openings.randomElement(using: &rng)!
+            var text = "---\(eol)title: 방 \(round)\(eol)---\(eol)"
+            if opening.hasPrefix("\u{FEFF}") { text = "\u{FEFF}" + text + opening.dropFirst() } else { text += opening }
+            // Sometimes no marker yet (a room written by hand), sometimes pending text below it.
+            switch Int.random(in: 0...2, using: &rng) {
+            case 0: break
+            case 1: text += "<!-- vault:prompt -->\(eol)"
+            default:
+                // Text typed below the marker (ordinary text: a header line there is a format error).
+                let typed = ["다음 질문", "  ", "line one\(eol)line two", "```\(eol)code\(eol)```", "\(eol)\(eol)끝"]
+                text += "<!-- vault:prompt -->\(eol)" + typed.randomElement(using: &rng)! + (Bool.random(using: &rng) ? eol : "")
+            }
+            var room = try RoomFile(parsing: Array(text.utf8), path: "rooms/r.md")
+            for k in 0..<Int.random(in: 1...3, using: &rng) {
+                let drafts = (0..<Int.random(in: 1...2, using: &rng)).map { i in
+                    MessageDraft(role: (k + i) % 2 == 0 ? .user : .assistant, body: Self.randomBody(&rng), timestamp: start)
+                }
+                let consuming = room.pendingPrompt != nil && Bool.random(using: &rng)
+                let built = room.appendingRoom(drafts, consumingPendingPrompt: consuming) { _ in "날짜" }.room
+                let parsed = try RoomFile(parsing: built.bytes, path: "rooms/r.md")
+                #expect(built.bytes == parsed.bytes)
+                #expect(built.hasByteOrderMark == parsed.hasByteOrderMark && built.lineEnding == parsed.lineEnding, "round \(round)")
+                #expect(built.promptMarkerOffset == parsed.promptMarkerOffset, "round \(round)")
+                #expect(built.pendingText == parsed.pendingText, "round \(round)")
+                #expect(built.title == parsed.title)
+                #expect(built.preamble == parsed.preamble, "round \(round)")
+                #expect(built.messages.map(\.body) == parsed.messages.map(\.body), "round \(round)")
+                #expect(built.messages.map(\.id) == parsed.messages.map(\.id), "round \(round)")
+                #expect(built.messages.map(\.line) == parsed.messages.map(\.line), "round \(round)")
+                #expect(built.messages.map(\.role) == parsed.messages.map(\.role))
+                #expect(built.warnings.count == parsed.warnings.count, "round \(round)")
+                room = built
+            }
+        }
+    }
+
+    @Test func lineFeedsAreCountedExactly() {
+        var rng = SeededRandom(seed: 9)
+        for _ in 0..<2000 {
+            let bytes = (0..<Int.random(in: 0...70, using: &rng)).map { _ in
+                [10, 13, 0x0A ^ 0x80, 0x8A, 0, 255, 65].randomElement(using: &rng)! as UInt8
+            }
+            #expect(RoomFile.lineFeeds(in: bytes) == bytes.filter { $0 == 10 }.count, "\(bytes)")
+        }
+    }
 }

@@ -110,7 +110,7 @@ extension VaultCommand {
 
 /// The turn for a room: provider and model from the flags, the room, vault.yml and the environment.
 func makeTurn(vault: Vault, path: String, provider: String?, model: String?) throws(VaultError) -> ChatTurn {
-    let frontMatter = try vault.readRoom(path).frontMatter
+    let frontMatter = try vault.readRoomFrontMatter(path)
     let settings = try ProviderSettings.resolve(
         flagProvider: provider, flagModel: model, room: frontMatter, config: vault.config,
         environment: ProcessInfo.processInfo.environment)

@@ -30,7 +30,7 @@ public struct ChatTurn {
     /// (paths of files to copy into the vault and link from the message).
     public func run(message: String?, attachments: [String] = [], onText: (String) -> Void) throws(VaultError) -> Outcome {
         var attached: [String] = []
-        let (prompt, request, written) = try vault.changing { () throws(VaultError) -> (Message, ChatRequest, [UInt8]) in
+        let (prompt, request, written) = try vault.changing { () throws(VaultError) -> (Message, ChatRequest, RoomFile) in
             let room = try vault.readRoom(roomPath)
             let usePending = message == nil
             guard var text = (message ?? room.pendingPrompt).map(ChatTurn.tidy), !text.isEmpty || !attachments.isEmpty else {
@@ -45,11 +45,11 @@ public struct ChatTurn {
                 text += (text.isEmpty ? "" : "\n\n") + stored.markdown
             }
             let draft = MessageDraft(role: .user, body: text, timestamp: vault.now())
-            let (bytes, written) = room.appending([draft], consumingPendingPrompt: usePending, display: vault.headerDisplay)
+            let (after, written) = room.appendingRoom([draft], consumingPendingPrompt: usePending, display: vault.headerDisplay)
             Trace.mark("turn: message appended")
-            try vault.write(bytes, to: roomPath)
+            try vault.write(after.bytes, to: roomPath)
             Trace.mark("turn: room written")
-            return (written[0], makeRequest(room: room, upTo: room.messages + written), bytes)
+            return (written[0], makeRequest(room: room, upTo: room.messages + written), after)
         }
         let reply = try ask(request, after: written, added: 2, attached: attached, onText: onText)
         return Outcome(prompt: prompt, reply: reply)
@@ -58,7 +58,7 @@ public struct ChatTurn {
     /// Sends the room's last message again when it is an unanswered user message (after a
     /// failed turn); the reply is appended after it.
     public func retry(onText: (String) -> Void) throws(VaultError) -> Outcome {
-        let (request, bytes) = try vault.changing { () throws(VaultError) -> (ChatRequest, [UInt8]) in
+        let (request, room) = try vault.changing { () throws(VaultError) -> (ChatRequest, RoomFile) in
             try vault.history?.prepare([roomPath])
             let room = try vault.readRoom(roomPath)
             let answered = room.messages.filter { $0.status == nil }
@@ -66,16 +66,18 @@ public struct ChatTurn {
                 throw VaultError.invalidArgument(
                     "nothing to retry in \(roomPath): its last message has a reply. Send a new one with `vault chat`.")
             }
-            return (makeRequest(room: room, upTo: room.messages), room.bytes)
+            return (makeRequest(room: room, upTo: room.messages), room)
         }
-        let reply = try ask(request, after: bytes, added: 1, onText: onText)
+        let reply = try ask(request, after: room, added: 1, onText: onText)
         return Outcome(prompt: nil, reply: reply)
     }
 
-    /// Asks the provider and appends its reply (or what arrived of it) to the room.
+    /// Asks the provider and appends its reply (or what arrived of it) to the room, which is
+    /// `written` unless someone changed the file in the meantime.
     private func ask(
-        _ request: ChatRequest, after written: [UInt8], added: Int, attached: [String] = [], onText: (String) -> Void
+        _ request: ChatRequest, after writtenRoom: RoomFile, added: Int, attached: [String] = [], onText: (String) -> Void
     ) throws(VaultError) -> Message {
+        let written = writtenRoom.bytes
         let text: String
         var failure: ProviderFailure?
         do {
@@ -85,7 +87,7 @@ public struct ChatTurn {
             text = ChatTurn.tidy(error.partialReply)
         }
         Trace.mark("turn: reply received")
-        let title = (try? RoomFile(parsing: written, path: roomPath).title) ?? VaultPath.stem(of: roomPath)
+        let title = writtenRoom.title
         let saved = try vault.changing { () throws(VaultError) -> Message? in
             // Edited in the meantime (saved in an editor while the reply came): commit that
             // state on its own before the reply, so the person's edit stays their own.
@@ -95,7 +97,8 @@ public struct ChatTurn {
                 try vault.history?.commit([roomPath], message: "edit: \(roomPath) (while waiting for the reply)")
                 count -= 1
             }
-            let room = try RoomFile(parsing: onDisk, path: roomPath)
+            // Parsed again only when it changed (a long room takes milliseconds to parse).
+            let room = onDisk == written ? writtenRoom : try RoomFile(parsing: onDisk, path: roomPath)
             var appended: Message?
             var bytes = onDisk
             if !text.isEmpty {

@@ -30,10 +30,20 @@ extension RoomFile {
     public func appending(
         _ drafts: [MessageDraft], consumingPendingPrompt: Bool = false, display: (Timestamp) -> String
     ) -> (bytes: [UInt8], messages: [Message]) {
+        let result = appendingRoom(drafts, consumingPendingPrompt: consumingPendingPrompt, display: display)
+        return (result.room.bytes, result.messages)
+    }
+
+    /// Like `appending`, and the room those bytes make, built without parsing them again (a
+    /// long room takes milliseconds to parse; a chat turn appends twice).
+    public func appendingRoom(
+        _ drafts: [MessageDraft], consumingPendingPrompt: Bool = false, display: (Timestamp) -> String
+    ) -> (room: RoomFile, messages: [Message]) {
         let eol = lineEnding.bytes
         let cut = promptMarkerOffset ?? bytes.count
-        var out = Array(bytes[..<cut])
-        out.reserveCapacity(bytes.count + drafts.reduce(256) { $0 + $1.body.utf8.count + 200 })
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + drafts.reduce(256) { $0 + $1.body.utf8.count * 2 + 300 })
+        out.append(contentsOf: bytes[..<cut])
         let contentStart = hasByteOrderMark ? 3 : 0
         if out.count > contentStart {
             if out.last != 10 { out += eol }
@@ -41,10 +51,11 @@ extension RoomFile {
                 || (out.count >= contentStart + 3 && out[out.count - 2] == 13 && out[out.count - 3] == 10)
             if !endsBlank { out += eol }
         }
-        var line = 1
-        for byte in out where byte == 10 { line += 1 }
+        var line = 1 + RoomFile.lineFeeds(in: out)
         var written: [Message] = []
+        var firstHeaderStart: Int?
         for draft in drafts {
+            if firstHeaderStart == nil { firstHeaderStart = out.count }
             var shown = display(draft.timestamp)
             if let suffix = draft.displaySuffix, !suffix.isEmpty { shown += " · " + suffix }
             let header = MessageHeader(
@@ -57,11 +68,48 @@ extension RoomFile {
             for byte in escaped.utf8 where byte == 10 { line += 1 }
             line += 2
         }
+        let marker = out.count
         out += Array(RoomFile.promptMarkerLine.utf8) + eol
-        if !consumingPendingPrompt, let pending = pendingText, !pending.isEmpty {
-            out += Array(pending.utf8)
+        var pending = ""
+        if !consumingPendingPrompt, let text = pendingText, !text.isEmpty {
+            out += Array(text.utf8)
+            pending = text
         }
-        return (out, written)
+        // The preamble ends at the first message: with none before, at the first new one.
+        var newPreamble = preamble
+        if messages.isEmpty, let end = firstHeaderStart {
+            let bodyStart = frontMatter?.range.upperBound ?? contentStart
+            newPreamble = String(decoding: out[min(bodyStart, end)..<end], as: UTF8.self)
+        }
+        let room = RoomFile(
+            path: path, bytes: out, bom: hasByteOrderMark, lineEnding: lineEnding, frontMatter: frontMatter,
+            preamble: newPreamble, messages: messages + written, promptMarkerOffset: marker, pendingText: pending,
+            warnings: markerWarnings)
+        return (room, written)
+    }
+
+    /// The number of line feeds in `bytes`, eight bytes at a time.
+    static func lineFeeds(in bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBytes { raw -> Int in
+            var count = 0
+            var i = 0
+            let n = raw.count
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            let feeds: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
+            while i + 8 <= n {
+                let x = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ feeds
+                // A zero byte of x is a line feed: mark it with its high bit, exactly.
+                let zero = ~(((x & ~highs) &+ ~highs) | x) & highs
+                count += zero.nonzeroBitCount
+                i += 8
+            }
+            while i < n {
+                if raw[i] == 10 { count += 1 }
+                i += 1
+            }
+            return count
+        }
     }
 
     /// The file with front-matter `key` set to `value` (removed when `nil`), all other bytes kept.

@@ -28,7 +28,7 @@ public struct RoomFile: Sendable {
     /// Text typed below the prompt marker, as written (`nil` without a marker).
     public let pendingText: String?
     /// Stray prompt markers found while reading.
-    private let markerWarnings: [FormatProblem]
+    let markerWarnings: [FormatProblem]
 
     /// Problems that do not stop the file from being read (`vault check` reports them):
     /// stray prompt markers and message ids used twice.
@@ -78,7 +78,7 @@ public struct RoomFile: Sendable {
         }
     }
 
-    private init(
+    init(
         path: String, bytes: [UInt8], bom: Bool, lineEnding: LineEnding, frontMatter: FrontMatter?, preamble: String,
         messages: [Message], promptMarkerOffset: Int?, pendingText: String?, warnings: [FormatProblem]
     ) {

@@ -172,7 +172,44 @@ enum Preview {
 }
 
 /// Reads only a room's head and tail: enough for its title and its last message.
+extension Vault {
+    /// A room's front-matter, read from the head of the file (all of the file only when the
+    /// front-matter is longer than the head): a long room's settings without parsing it.
+    public func readRoomFrontMatter(_ relative: String) throws(VaultError) -> FrontMatter? {
+        let path = absolute(relative)
+        let (head, size) = try FileIO.read(path, offset: 0, count: RoomTail.headSize)
+        guard let (frontMatter, _) = try RoomTail.headFrontMatter(head, size: size, path: relative) else {
+            return try readRoom(relative).frontMatter
+        }
+        return frontMatter
+    }
+}
+
 enum RoomTail {
+    /// The front-matter in `head`, the first bytes of a file of `size` bytes, and where the
+    /// content starts (after a byte-order mark); nil when the front-matter goes on past the head.
+    static func headFrontMatter(_ head: [UInt8], size: Int, path: String) throws(VaultError)
+        -> (frontMatter: FrontMatter?, start: Int)?
+    {
+        let start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let parsed: Result<FrontMatter?, FormatProblemList> = head.withUnsafeBufferPointer { b in
+            do throws(FormatProblemList) {
+                return .success(try FrontMatter.parse(b, from: start, path: path))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch parsed {
+        case .success(let frontMatter): return (frontMatter, start)
+        case .failure(let problems):
+            // A front-matter longer than the head: the caller reads it all. A broken one: say so.
+            guard size > head.count, problems.problems.contains(where: { $0.kind == .unclosedFrontMatter }) else {
+                throw VaultError.malformed(problems.problems)
+            }
+            return nil
+        }
+    }
+
     struct Scan {
         var title: String?
         var created: Timestamp?
@@ -187,22 +224,7 @@ enum RoomTail {
     static func scan(_ absolutePath: String, path: String) throws(VaultError) -> Scan {
         let (head, size) = try FileIO.read(absolutePath, offset: 0, count: headSize)
         // Title and creation time from the front-matter at the head (it is small).
-        let start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        let parsed: Result<FrontMatter?, FormatProblemList> = head.withUnsafeBufferPointer { b in
-            do throws(FormatProblemList) {
-                return .success(try FrontMatter.parse(b, from: start, path: path))
-            } catch {
-                return .failure(error)
-            }
-        }
-        let frontMatter: FrontMatter?
-        switch parsed {
-        case .success(let fm): frontMatter = fm
-        case .failure(let problems):
-            // A front-matter longer than the head: read it all. A broken one: say so.
-            guard size > head.count, problems.problems.contains(where: { $0.kind == .unclosedFrontMatter }) else {
-                throw VaultError.malformed(problems.problems)
-            }
+        guard let (frontMatter, start) = try headFrontMatter(head, size: size, path: path) else {
             return try scanWhole(try FileIO.read(absolutePath), path: path)
         }
         let title = frontMatter?.string("title")
