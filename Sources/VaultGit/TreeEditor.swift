@@ -1,6 +1,10 @@
 import CGit2
 import VaultCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Builds a new tree from an old one by replacing, adding or removing a few paths, working
 /// on the raw tree objects.
 ///
@@ -75,11 +79,17 @@ final class TreeEditor {
 
     private func remember(_ id: git_oid, _ raw: [UInt8]) {
         if cache.count > 16 { cache.removeAll() }
-        cache[oidString(withUnsafePointer(to: id) { $0 })] = raw
+        cache[TreeEditor.key(id)] = raw
+    }
+
+    /// The cache key of a tree id: its hex digits.
+    static func key(_ id: git_oid) -> String {
+        var copy = id
+        return oidString(&copy)
     }
 
     func read(_ id: git_oid) throws(VaultError) -> [UInt8] {
-        if let raw = cache[oidString(withUnsafePointer(to: id) { $0 })] { return raw }
+        if let raw = cache[TreeEditor.key(id)] { return raw }
         let raw = try readFromDatabase(id)
         remember(id, raw)
         return raw
@@ -130,19 +140,26 @@ final class TreeEditor {
     }
 
     /// Walks the entries of a raw tree: (entry range, mode range, name range, oid offset).
-    static func forEachEntry(_ raw: [UInt8], _ body: (Range<Int>, Range<Int>, Range<Int>, Int) -> Bool) {
-        var i = 0
-        while i < raw.count {
-            let start = i
-            while i < raw.count, raw[i] != 32 { i += 1 }
-            let mode = start..<i
-            i += 1
-            let nameStart = i
-            while i < raw.count, raw[i] != 0 { i += 1 }
-            let name = nameStart..<i
-            let oid = i + 1
-            i = oid + 20
-            guard i <= raw.count, body(start..<i, mode, name, oid) else { return }
+    /// `body` returns false to stop. Scans with `memchr`: a folder of 20,000 rooms is a
+    /// 1.2 MB tree, walked on every commit into it.
+    static func forEachEntry(
+        _ raw: [UInt8], _ body: (UnsafeRawBufferPointer, Range<Int>, Range<Int>, Range<Int>, Int) -> Bool
+    ) {
+        raw.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            let count = buffer.count
+            var i = 0
+            while i < count {
+                let start = i
+                guard let space = memchr(base + i, 32, count - i) else { return }
+                let modeEnd = base.distance(to: UnsafeRawPointer(space))
+                let nameStart = modeEnd + 1
+                guard nameStart <= count, let nul = memchr(base + nameStart, 0, count - nameStart) else { return }
+                let nameEnd = base.distance(to: UnsafeRawPointer(nul))
+                let oid = nameEnd + 1
+                i = oid + 20
+                guard i <= count, body(buffer, start..<i, start..<modeEnd, nameStart..<nameEnd, oid) else { return }
+            }
         }
     }
 
@@ -150,12 +167,16 @@ final class TreeEditor {
 
     static func find(_ raw: [UInt8], _ name: [UInt8], isTree: Bool) -> Found? {
         var result: Found?
-        forEachEntry(raw) { entry, mode, nameRange, oid in
-            if raw[nameRange].elementsEqual(name) {
-                result = Found(entry: entry, mode: mode, oid: oid)
-                return false
+        name.withUnsafeBytes { wanted in
+            forEachEntry(raw) { buffer, entry, mode, nameRange, oid in
+                if nameRange.count == wanted.count,
+                    wanted.count == 0 || memcmp(buffer.baseAddress! + nameRange.lowerBound, wanted.baseAddress!, wanted.count) == 0
+                {
+                    result = Found(entry: entry, mode: mode, oid: oid)
+                    return false
+                }
+                return true
             }
-            return true
         }
         return result
     }
@@ -164,8 +185,10 @@ final class TreeEditor {
     /// folder's name compares as if it ended in `/`.
     static func insertionPoint(_ raw: [UInt8], _ name: [UInt8], isTree: Bool) -> Int {
         var point = raw.count
-        forEachEntry(raw) { entry, mode, nameRange, _ in
-            if compare(Array(raw[nameRange]), isTreeMode(raw, mode), name, isTree) > 0 {
+        forEachEntry(raw) { buffer, entry, mode, nameRange, _ in
+            let entryName = UnsafeRawBufferPointer(rebasing: buffer[nameRange])
+            let entryIsTree = mode.count == 5 && buffer[mode.lowerBound] == 52  // "40000"
+            if compare(entryName, entryIsTree, name, isTree) > 0 {
                 point = entry.lowerBound
                 return false
             }
@@ -174,12 +197,16 @@ final class TreeEditor {
         return point
     }
 
-    static func compare(_ a: [UInt8], _ aIsTree: Bool, _ b: [UInt8], _ bIsTree: Bool) -> Int {
+    static func compare(_ a: UnsafeRawBufferPointer, _ aIsTree: Bool, _ b: [UInt8], _ bIsTree: Bool) -> Int {
         let n = min(a.count, b.count)
         for k in 0..<n where a[k] != b[k] { return a[k] < b[k] ? -1 : 1 }
         let ca: UInt8 = a.count > n ? a[n] : (aIsTree ? 47 : 0)
         let cb: UInt8 = b.count > n ? b[n] : (bIsTree ? 47 : 0)
         return ca == cb ? 0 : (ca < cb ? -1 : 1)
+    }
+
+    static func compare(_ a: [UInt8], _ aIsTree: Bool, _ b: [UInt8], _ bIsTree: Bool) -> Int {
+        a.withUnsafeBytes { compare($0, aIsTree, b, bIsTree) }
     }
 
     /// The blob id of `path` in the tree `root`, reading only the trees on the path.

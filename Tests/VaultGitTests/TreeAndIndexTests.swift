@@ -1,3 +1,4 @@
+import CGit2
 import Foundation
 import Testing
 import VaultCore
@@ -16,6 +17,18 @@ import VaultTestSupport
         #expect(cmp("a", false, "a.md", false) < 0)  // a prefix first
         #expect(cmp("부산.md", false, "abc.md", false) > 0)  // bytes, not characters
         #expect(cmp("same", true, "same", true) == 0)
+    }
+
+    /// Trees are cached by their id's hex digits (a key made from a dangling pointer once
+    /// made every lookup miss, and could have returned another tree).
+    @Test func treeCacheKeysAreTheIdsHexDigits() {
+        var a = git_oid()
+        var b = git_oid()
+        withUnsafeMutableBytes(of: &a.id) { for k in 0..<20 { $0[k] = UInt8(k * 13 % 256) } }
+        withUnsafeMutableBytes(of: &b.id) { for k in 0..<20 { $0[k] = UInt8(255 - k) } }
+        #expect(TreeEditor.key(a) == "000d1a2734414e5b6875828f9ca9b6c3d0ddeaf7")
+        #expect(TreeEditor.key(b) == "fffefdfcfbfaf9f8f7f6f5f4f3f2f1f0efeeedec")
+        #expect(TreeEditor.key(a) == TreeEditor.key(a))
     }
 
     /// New folders, new files among existing ones, replaced and removed files, in one commit:
