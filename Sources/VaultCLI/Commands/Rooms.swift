@@ -53,13 +53,13 @@ extension VaultCommand {
                 let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
                 try vault.changing { () throws(VaultError) in
                     try vault.history?.prepare([path])
-                    let file = try vault.readRoom(path)
+                    let (file, stamp) = try vault.readRoomStamped(path)
                     let bytes = try file.setting(key, to: unset ? nil : .string(value!))
                     guard bytes != file.bytes else {
                         print("\(path): '\(key)' is already so.")
                         return
                     }
-                    try vault.write(bytes, to: path)
+                    try vault.write(bytes, to: path, expecting: .unchanged(stamp))
                     try vault.history?.commit([path], message: unset ? "room: \(file.title): unset \(key)" : "room: \(file.title): set \(key)")
                     print(unset ? "\(path): removed '\(key)'." : "\(path): \(key) set.")
                 }
@@ -84,7 +84,7 @@ extension VaultCommand {
                     var settings: [(String, FrontMatterValue)] = []
                     if let model { settings.append(("model", .string(model))) }
                     if let system { settings.append(("system", .string(system))) }
-                    try vault.write(RoomFile.newRoom(title: title, created: vault.now(), settings: settings), to: path)
+                    try vault.write(RoomFile.newRoom(title: title, created: vault.now(), settings: settings), to: path, expecting: .absent)
                     try vault.history?.commit([path], message: "room: new \(title)")
                     return path
                 }

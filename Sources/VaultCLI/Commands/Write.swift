@@ -97,8 +97,8 @@ extension VaultCommand {
             }
             let tags = try vault.changing { () throws(VaultError) -> [String] in
                 try vault.history?.prepare([path])
-                let (bytes, tags) = try vault.retagging(path, adding: adding, removing: removing, now: DiaryWriting(vault: vault).now)
-                try vault.write(bytes, to: path)
+                let (bytes, tags, stamp) = try vault.retagging(path, adding: adding, removing: removing, now: DiaryWriting(vault: vault).now)
+                try vault.write(bytes, to: path, expecting: .unchanged(stamp))
                 let entry = try DiaryFile(parsing: bytes, path: path)
                 let summary = (adding.map { "+" + $0 } + removing.map { "-" + $0 }).joined(separator: " ")
                 try vault.history?.commit([path], message: "tag: \(entryLabel(entry)) \(summary)")
@@ -152,7 +152,7 @@ struct DiaryWriting {
                 let path = vault.newEntryPath(day: created.localDate, title: title ?? firstLine(text))
                 let bytes = DiaryFile.newEntry(id: id, title: title, created: created, tags: tags, heading: heading, body: text)
                 try vault.history?.prepare([path])
-                try vault.write(bytes, to: path)
+                try vault.write(bytes, to: path, expecting: .absent)
                 try vault.history?.commit([path], message: "diary: add \(entryLabel(try DiaryFile(parsing: bytes, path: path)))")
                 return path
             }
@@ -163,7 +163,7 @@ struct DiaryWriting {
         let draft = DiaryFile.newEntry(id: id, title: title, created: created, tags: tags, heading: heading, body: "")
         let path = try vault.changing { () throws(VaultError) -> String in
             let path = vault.newEntryPath(day: created.localDate, title: title)
-            try vault.write(draft, to: path)
+            try vault.write(draft, to: path, expecting: .absent)
             return path
         }
         do {

@@ -29,30 +29,48 @@ public struct ChatTurn {
     /// Sends `message`, or the room's pending prompt when `message` is `nil`, with `attachments`
     /// (paths of files to copy into the vault and link from the message).
     public func run(message: String?, attachments: [String] = [], onText: (String) -> Void) throws(VaultError) -> Outcome {
-        var attached: [String] = []
-        let (prompt, request, written) = try vault.changing { () throws(VaultError) -> (Message, ChatRequest, RoomFile) in
-            let room = try vault.readRoom(roomPath)
-            let usePending = message == nil
-            guard var text = (message ?? room.pendingPrompt).map(ChatTurn.tidy), !text.isEmpty || !attachments.isEmpty else {
-                throw VaultError.invalidArgument(
-                    "nothing to send: give a message (`vault chat \(VaultPath.stem(of: roomPath)) \"…\"`), pipe one in, or type it below the prompt marker at the end of \(roomPath)")
+        let (prompt, request, written, attached) = try ChatTurn.retryingIfChangedOnDisk {
+            () throws(VaultError) -> (Message, ChatRequest, RoomFile, [String]) in
+            try vault.changing { () throws(VaultError) -> (Message, ChatRequest, RoomFile, [String]) in
+                let (room, stamp) = try vault.readRoomStamped(roomPath)
+                let usePending = message == nil
+                guard var text = (message ?? room.pendingPrompt).map(ChatTurn.tidy), !text.isEmpty || !attachments.isEmpty else {
+                    throw VaultError.invalidArgument(
+                        "nothing to send: give a message (`vault chat \(VaultPath.stem(of: roomPath)) \"…\"`), pipe one in, or type it below the prompt marker at the end of \(roomPath)")
+                }
+                // Commit what the person changed by hand first (the file itself is not touched).
+                try vault.history?.prepare([roomPath])
+                var attached: [String] = []
+                for file in attachments {
+                    let stored = try Attachments.store(file, in: vault)
+                    attached.append(stored.path)
+                    text += (text.isEmpty ? "" : "\n\n") + stored.markdown
+                }
+                let draft = MessageDraft(role: .user, body: text, timestamp: vault.now())
+                let (after, written) = room.appendingRoom([draft], consumingPendingPrompt: usePending, display: vault.headerDisplay)
+                Trace.mark("turn: message appended")
+                // Only over the version read: a save made in an editor meanwhile is never overwritten.
+                try vault.write(after.bytes, to: roomPath, expecting: .unchanged(stamp))
+                Trace.mark("turn: room written")
+                return (written[0], makeRequest(room: room, upTo: room.messages + written), after, attached)
             }
-            // Commit what the person changed by hand first (the file itself is not touched).
-            try vault.history?.prepare([roomPath])
-            for file in attachments {
-                let stored = try Attachments.store(file, in: vault)
-                attached.append(stored.path)
-                text += (text.isEmpty ? "" : "\n\n") + stored.markdown
-            }
-            let draft = MessageDraft(role: .user, body: text, timestamp: vault.now())
-            let (after, written) = room.appendingRoom([draft], consumingPendingPrompt: usePending, display: vault.headerDisplay)
-            Trace.mark("turn: message appended")
-            try vault.write(after.bytes, to: roomPath)
-            Trace.mark("turn: room written")
-            return (written[0], makeRequest(room: room, upTo: room.messages + written), after)
         }
         let reply = try ask(request, after: written, added: 2, attached: attached, onText: onText)
         return Outcome(prompt: prompt, reply: reply)
+    }
+
+    /// Runs `step` again (up to three times in all) when the room changed on disk while it was
+    /// being written: the step re-reads the room, so the person's save and the turn both stay.
+    static func retryingIfChangedOnDisk<T>(_ step: () throws(VaultError) -> T) throws(VaultError) -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try step()
+            } catch .changedOnDisk(let path) where attempt < 3 {
+                Trace.mark("turn: \(path) changed on disk while being written; again")
+                attempt += 1
+            }
+        }
     }
 
     /// Sends the room's last message again when it is an unanswered user message (after a
@@ -88,43 +106,50 @@ public struct ChatTurn {
         }
         Trace.mark("turn: reply received")
         let title = writtenRoom.title
-        let saved = try vault.changing { () throws(VaultError) -> Message? in
-            // Edited in the meantime (saved in an editor while the reply came): commit that
-            // state on its own before the reply, so the person's edit stays their own.
-            let onDisk = try FileIO.read(vault.absolute(roomPath))
-            var count = added
-            if onDisk != written {
-                try vault.history?.commit([roomPath], message: "edit: \(roomPath) (while waiting for the reply)")
-                count -= 1
+        // The room as the first half of the turn left it; after a save in an editor, as it was
+        // committed on the person's behalf.
+        var base = written
+        var count = added
+        let saved = try ChatTurn.retryingIfChangedOnDisk { () throws(VaultError) -> Message? in
+            try vault.changing { () throws(VaultError) -> Message? in
+                // Edited in the meantime (saved in an editor while the reply came): commit that
+                // state on its own before the reply, so the person's edit stays their own.
+                let (onDisk, stamp) = try FileIO.readStamped(vault.absolute(roomPath))
+                if onDisk != base {
+                    try vault.history?.commit([roomPath], message: "edit: \(roomPath) (while waiting for the reply)")
+                    if base == written { count -= 1 }
+                    base = onDisk
+                }
+                // Parsed again only when it changed (a long room takes milliseconds to parse).
+                let room = onDisk == written ? writtenRoom : try RoomFile(parsing: onDisk, path: roomPath)
+                var appended: Message?
+                var bytes = onDisk
+                var total = count
+                if !text.isEmpty {
+                    var attributes: [MessageHeader.Attribute] = [
+                        .init("model", ChatTurn.attributeValue(request.model)), .init("provider", ChatTurn.attributeValue(provider.name)),
+                    ]
+                    if failure != nil { attributes.append(.init("status", "interrupted")) }
+                    let draft = MessageDraft(
+                        role: .assistant, body: text, timestamp: vault.now(), attributes: attributes,
+                        displaySuffix: provider.label(model: request.model) + (failure != nil ? " · interrupted" : ""))
+                    let result = room.appending([draft], display: vault.headerDisplay)
+                    bytes = result.bytes
+                    appended = result.messages[0]
+                    Trace.mark("turn: reply appended")
+                    try vault.write(bytes, to: roomPath, expecting: .unchanged(stamp))
+                    Trace.mark("turn: room written")
+                } else {
+                    total -= 1
+                }
+                var message = "chat: \(title) (+\(total) message\(total == 1 ? "" : "s")"
+                if let failure { message += failure.partialReply.isEmpty ? ", no reply: \(failure.kind.rawValue)" : ", reply \(failure.kind.rawValue)" }
+                message += ")"
+                if total > 0 || bytes != written || !attached.isEmpty {
+                    try vault.history?.commit([roomPath] + attached, message: message)
+                }
+                return appended
             }
-            // Parsed again only when it changed (a long room takes milliseconds to parse).
-            let room = onDisk == written ? writtenRoom : try RoomFile(parsing: onDisk, path: roomPath)
-            var appended: Message?
-            var bytes = onDisk
-            if !text.isEmpty {
-                var attributes: [MessageHeader.Attribute] = [
-                    .init("model", ChatTurn.attributeValue(request.model)), .init("provider", ChatTurn.attributeValue(provider.name)),
-                ]
-                if failure != nil { attributes.append(.init("status", "interrupted")) }
-                let draft = MessageDraft(
-                    role: .assistant, body: text, timestamp: vault.now(), attributes: attributes,
-                    displaySuffix: provider.label(model: request.model) + (failure != nil ? " · interrupted" : ""))
-                let result = room.appending([draft], display: vault.headerDisplay)
-                bytes = result.bytes
-                appended = result.messages[0]
-                Trace.mark("turn: reply appended")
-                try vault.write(bytes, to: roomPath)
-                Trace.mark("turn: room written")
-            } else {
-                count -= 1
-            }
-            var message = "chat: \(title) (+\(count) message\(count == 1 ? "" : "s")"
-            if let failure { message += failure.partialReply.isEmpty ? ", no reply: \(failure.kind.rawValue)" : ", reply \(failure.kind.rawValue)" }
-            message += ")"
-            if count > 0 || bytes != written || !attached.isEmpty {
-                try vault.history?.commit([roomPath] + attached, message: message)
-            }
-            return appended
         }
         if let failure {
             throw VaultError.provider(failure.message, exitStatus: failure.exitStatus, kept: saved != nil)

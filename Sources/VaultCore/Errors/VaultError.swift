@@ -109,6 +109,9 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case repository(String)
     /// The model's server gave no complete reply; `kept` says whether a partial reply was saved.
     case provider(String, exitStatus: Int32, kept: Bool)
+    /// The file changed on disk (saved in an editor) while vault was changing it; vault left
+    /// the file as the other program wrote it.
+    case changedOnDisk(path: String)
 
     public var description: String {
         switch self {
@@ -130,6 +133,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
             return "another vault process (\(holder)) is still working on this vault; waited for its lock \(path). Try again when it has finished."
         case .invalidArgument(let detail), .repository(let detail):
             return detail
+        case .changedOnDisk(let path):
+            return "\(path) changed on disk while vault was changing it (saved in an editor?): vault left it as it is now and wrote nothing. Run the command again."
         case .provider(let detail, _, let kept):
             return detail
                 + (kept

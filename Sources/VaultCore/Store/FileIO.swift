@@ -13,13 +13,67 @@ import Darwin
 public enum FileIO {
     static func errorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)) }
 
+    /// What identifies one version of a file on disk: any write by any program changes it
+    /// (a save by rename gives a new inode, an in-place save a new change time).
+    public struct Stamp: Equatable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var modified: timespec
+        var changed: timespec
+
+        init(_ st: stat) {
+            device = UInt64(st.st_dev)
+            inode = UInt64(st.st_ino)
+            size = Int64(st.st_size)
+            modified = st.st_mtim
+            changed = st.st_ctim
+        }
+
+        public static func == (a: Stamp, b: Stamp) -> Bool {
+            a.device == b.device && a.inode == b.inode && a.size == b.size
+                && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
+                && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
+        }
+    }
+
+    /// What a write expects to find at its path when it replaces it.
+    public enum Expectation: Sendable {
+        /// Replace whatever is there.
+        case anything
+        /// A new file: refuse if one appeared meanwhile.
+        case absent
+        /// The version read before (`read(_:stamp:)`): refuse if anyone wrote the file since.
+        case unchanged(Stamp)
+    }
+
+    /// The stamp of the file at `path` now, or nil when there is none.
+    public static func stamp(of path: String) -> Stamp? {
+        var st = stat()
+        return stat(path, &st) == 0 ? Stamp(st) : nil
+    }
+
+    /// The whole file and the stamp of the version read.
+    public static func readStamped(_ path: String) throws(VaultError) -> (bytes: [UInt8], stamp: Stamp) {
+        var stamp: Stamp?
+        let bytes = try read(path, stamp: &stamp)
+        return (bytes, stamp!)
+    }
+
     /// The whole file.
     public static func read(_ path: String) throws(VaultError) -> [UInt8] {
+        var stamp: Stamp?
+        return try read(path, stamp: &stamp)
+    }
+
+    /// The whole file; `stamp` gets the stamp of the version read (from the same open file).
+    static func read(_ path: String, stamp: inout Stamp?) throws(VaultError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw VaultError.io(path: path, operation: "read", reason: errorText()) }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "read", reason: errorText()) }
+        stamp = Stamp(st)
         // Read straight into the array's storage (no zero-filling); a file that grew since
         // fstat is read on to its end.
         let size = Int(st.st_size)
@@ -75,7 +129,13 @@ public enum FileIO {
     }
 
     /// Replaces (or creates) `path` with `bytes`, atomically and durably.
-    public static func write(_ bytes: [UInt8], to path: String) throws(VaultError) {
+    ///
+    /// With `expecting`, the file is replaced only if it is still what the caller read
+    /// (`.unchanged`) or still missing (`.absent`); otherwise nothing is written and
+    /// `VaultError.changedOnDisk` is thrown, so a save made in an editor meanwhile is never
+    /// overwritten. The check is made just before the rename (a new file is linked into
+    /// place, which fails if one appeared).
+    public static func write(_ bytes: [UInt8], to path: String, expecting: Expectation = .anything) throws(VaultError) {
         let dir = parent(of: path)
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let temp = "\(dir)/.\(name).vault-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -99,7 +159,26 @@ public enum FileIO {
         }
         if failure == nil, fsync(fd) != 0 { failure = errno }
         if close(fd) != 0, failure == nil { failure = errno }
-        if failure == nil, rename(temp, path) != 0 { failure = errno }
+        if failure == nil {
+            switch expecting {
+            case .anything:
+                if rename(temp, path) != 0 { failure = errno }
+            case .unchanged(let stamp):
+                guard FileIO.stamp(of: path) == stamp else {
+                    unlink(temp)
+                    throw VaultError.changedOnDisk(path: path)
+                }
+                if rename(temp, path) != 0 { failure = errno }
+            case .absent:
+                if link(temp, path) != 0 {
+                    let code = errno
+                    unlink(temp)
+                    if code == EEXIST { throw VaultError.changedOnDisk(path: path) }
+                    throw VaultError.io(path: path, operation: "write", reason: errorText(code))
+                }
+                unlink(temp)
+            }
+        }
         if let failure {
             unlink(temp)
             throw VaultError.io(path: path, operation: "write", reason: errorText(failure))

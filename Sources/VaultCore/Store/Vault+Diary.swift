@@ -15,15 +15,17 @@ extension Vault {
 
     /// The bytes of a diary entry with its tags changed (`+tag` adds, `-tag` removes) and
     /// `updated` set; only those two keys' lines change.
-    public func retagging(_ path: String, adding: [String], removing: [String], now: Timestamp) throws(VaultError) -> (bytes: [UInt8], tags: [String]) {
-        let bytes = try FileIO.read(absolute(path))
+    public func retagging(_ path: String, adding: [String], removing: [String], now: Timestamp) throws(VaultError)
+        -> (bytes: [UInt8], tags: [String], stamp: FileIO.Stamp)
+    {
+        let (bytes, stamp) = try FileIO.readStamped(absolute(path))
         let entry = try DiaryFile(parsing: bytes, path: path)
         var tags = entry.tags.filter { !removing.contains($0) }
         for tag in adding where !tags.contains(tag) { tags.append(tag) }
         var out = try FrontMatterEditor.setting(
             "tags", to: .list(tags), in: bytes, frontMatter: entry.frontMatter, path: path, lineEnding: entry.lineEnding)
         out = try touchingUpdated(out, path: path, now: now)
-        return (out, tags)
+        return (out, tags, stamp)
     }
 
     /// The entry's bytes with `updated` set to `now` (when it has front-matter).

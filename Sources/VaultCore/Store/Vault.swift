@@ -133,6 +133,13 @@ public final class Vault: Sendable {
         try RoomFile(parsing: try FileIO.read(absolute(relative)), path: relative)
     }
 
+    /// The room and the stamp of the version read, for a write that must not overwrite a
+    /// save made meanwhile (`write(_:to:expecting:)`).
+    public func readRoomStamped(_ relative: String) throws(VaultError) -> (room: RoomFile, stamp: FileIO.Stamp) {
+        let (bytes, stamp) = try FileIO.readStamped(absolute(relative))
+        return (try RoomFile(parsing: bytes, path: relative), stamp)
+    }
+
     public func readDiaryEntry(_ relative: String) throws(VaultError) -> DiaryFile {
         try DiaryFile(parsing: try FileIO.read(absolute(relative)), path: relative)
     }
@@ -165,10 +172,15 @@ public final class Vault: Sendable {
         ProcessInfo.processInfo.environment["VAULT_LOCK_TIMEOUT"].flatMap(Double.init) ?? 30
     }
 
-    /// Writes a file of the vault atomically (call inside `changing`).
-    public func write(_ bytes: [UInt8], to relative: String) throws(VaultError) {
+    /// Writes a file of the vault atomically (call inside `changing`). With `expecting`, only
+    /// if the file is still as it was read (or still missing); see `FileIO.write`.
+    public func write(_ bytes: [UInt8], to relative: String, expecting: FileIO.Expectation = .anything) throws(VaultError) {
         try FileIO.makeDirectory(FileIO.parent(of: absolute(relative)))
-        try FileIO.write(bytes, to: absolute(relative))
+        do {
+            try FileIO.write(bytes, to: absolute(relative), expecting: expecting)
+        } catch VaultError.changedOnDisk {
+            throw VaultError.changedOnDisk(path: relative)
+        }
     }
 
     /// A free `rooms/<slug>.md` path for a title.
