@@ -44,6 +44,7 @@ import VaultTestSupport
         #expect(try tmp.readText("notes/.gitattributes") == Self.gitattributes)
         let ignore = try tmp.readText("notes/.gitignore")
         #expect(ignore.split(separator: "\n").contains(".vault/"))
+        #expect(ignore.split(separator: "\n").contains(".*.vault-tmp-*"))
         for folder in ["rooms", "diary", "attachments"] {
             #expect(isDirectory(root + "/" + folder), "\(folder)/ was not made")
         }
@@ -104,7 +105,7 @@ import VaultTestSupport
         try tmp.write("v/.gitignore", "node_modules/\n*.swp")
         try tmp.write("v/notes.txt", "mine\n")
         expectSuccess(try runVault(["init", "v"], in: tmp.path))
-        #expect(try tmp.readText("v/.gitignore") == "node_modules/\n*.swp\n.vault/\n")
+        #expect(try tmp.readText("v/.gitignore") == "node_modules/\n*.swp\n.vault/\n.*.vault-tmp-*\n")
         #expect(try tmp.readText("v/notes.txt") == "mine\n")
     }
 

@@ -128,6 +128,9 @@ public enum FileIO {
         return (out, size)
     }
 
+    /// The names of the temporary files of `write` (a `.gitignore` pattern): `.NAME.vault-tmp-PID-N`.
+    public static let temporaryPattern = ".*.vault-tmp-*"
+
     /// Replaces (or creates) `path` with `bytes`, atomically and durably.
     ///
     /// With `expecting`, the file is replaced only if it is still what the caller read

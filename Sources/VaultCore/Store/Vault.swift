@@ -89,11 +89,16 @@ public final class Vault: Sendable {
         if !FileIO.exists(root + "/.gitattributes") {
             try FileIO.write(Array(attributes.utf8), to: root + "/.gitattributes")
         }
+        // Local state (the lock), and the temporary files of writes a crash interrupted.
         let ignorePath = root + "/.gitignore"
-        let ignore = (try? FileIO.read(ignorePath)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        if !ignore.split(separator: "\n").contains(where: { $0 == ".vault/" || $0 == "/.vault/" }) {
-            let text = ignore + (ignore.isEmpty || ignore.hasSuffix("\n") ? "" : "\n") + ".vault/\n"
-            try FileIO.write(Array(text.utf8), to: ignorePath)
+        var ignore = (try? FileIO.read(ignorePath)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let lines = ignore.split(separator: "\n")
+        var missing: [String] = []
+        if !lines.contains(where: { $0 == ".vault/" || $0 == "/.vault/" }) { missing.append(".vault/") }
+        if !lines.contains(Substring(FileIO.temporaryPattern)) { missing.append(FileIO.temporaryPattern) }
+        if !missing.isEmpty {
+            ignore += (ignore.isEmpty || ignore.hasSuffix("\n") ? "" : "\n") + missing.joined(separator: "\n") + "\n"
+            try FileIO.write(Array(ignore.utf8), to: ignorePath)
         }
         try FileIO.write(Array(VaultConfig.initialText(locale: locale, timeZone: timeZone).utf8), to: root + "/" + VaultPath.config)
         return try Vault(root: root)
