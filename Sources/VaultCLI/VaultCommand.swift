@@ -28,6 +28,27 @@ public struct VaultCommand: ParsableCommand {
         "init", "room", "chat", "retry", "write", "today", "edit", "tag", "rm", "restore", "log", "diff", "diary",
     ]
 
+    /// The arguments with a `--vault DIR` given before the command moved behind it, where the
+    /// command's own option takes it: `vault --vault ~/notes rooms` is `vault rooms --vault ~/notes`.
+    public static func normalized(_ arguments: [String]) -> [String] {
+        guard arguments.count > 1 else { return arguments }
+        var rest = Array(arguments.dropFirst())
+        let moved: [String]
+        if rest[0] == "--vault", rest.count > 1 {
+            moved = ["--vault", rest[1]]
+            rest.removeFirst(2)
+        } else if rest[0].hasPrefix("--vault=") {
+            moved = [rest[0]]
+            rest.removeFirst()
+        } else {
+            return arguments
+        }
+        guard !rest.isEmpty else { return arguments }
+        let end = rest.firstIndex(of: "--") ?? rest.endIndex
+        rest.insert(contentsOf: moved, at: end)
+        return [arguments[0]] + rest
+    }
+
     public static func startGitEarly(for arguments: [String]) {
         Trace.mark("main")
         if arguments.count > 1, gitCommands.contains(arguments[1]) { GitHistoryOnDemand.warmUp() }

@@ -1,4 +1,5 @@
 import VaultCLI
 
-VaultCommand.startGitEarly(for: CommandLine.arguments)
-VaultCommand.main()
+let arguments = VaultCommand.normalized(CommandLine.arguments)
+VaultCommand.startGitEarly(for: arguments)
+VaultCommand.main(Array(arguments.dropFirst()))

@@ -163,6 +163,25 @@ import VaultTestSupport
         #expect(r2.stdout.contains(sampleTitle))
     }
 
+    /// `--vault` may also come first, before the command (like `git -C`).
+    @Test func vaultOptionBeforeTheCommand() throws {
+        let vault = try Project.copyOfSampleVault()
+        let elsewhere = TemporaryDirectory("elsewhere")
+        let r = try runVault(["--vault", vault.path, "rooms"], in: elsewhere.path)
+        expectSuccess(r)
+        #expect(r.stdout.contains(sampleTitle))
+        let r2 = try runVault(["--vault=" + vault.path, "diary", "list", "--tag", "여행"], in: elsewhere.path)
+        expectSuccess(r2)
+        #expect(!r2.stdout.isEmpty)
+        // After `--`, words are the command's own (a message may start with a dash).
+        let r3 = try runVault(["--vault", vault.path, "show", "--raw", "--", "김치찌개"], in: elsewhere.path)
+        expectSuccess(r3)
+        #expect(r3.stdout.contains("title: \(sampleTitle)"), "\(r3.stdout)")
+        // Nothing after it: the usage error, as before.
+        let r4 = try runVault(["--vault", vault.path], in: elsewhere.path)
+        #expect(r4.status != 0)
+    }
+
     @Test func vaultDirVariableFindsTheVault() throws {
         let vault = try Project.copyOfSampleVault()
         let elsewhere = TemporaryDirectory("elsewhere")
