@@ -30,6 +30,12 @@ public struct HTTPClient: Sendable {
     /// reply that keeps streaming is never cut).
     public var idleTimeout: Double = 120
 
+    /// Loads libcurl on another core now (it and its libraries take a few milliseconds to
+    /// load), for a command that is about to talk to a server.
+    public static func warmUp() {
+        DispatchQueue.global(qos: .userInitiated).async { _ = cvault_curl_load() }
+    }
+
     public init(connectTimeout: Double = 15, idleTimeout: Double = 120) {
         self.connectTimeout = connectTimeout
         self.idleTimeout = idleTimeout

@@ -116,6 +116,8 @@ func makeTurn(vault: Vault, path: String, provider: String?, model: String?) thr
         environment: ProcessInfo.processInfo.environment)
     var chosen = settings.provider
     if var openAI = chosen as? OpenAIProvider {
+        // libcurl loads on another core while the room is read and the message saved.
+        HTTPClient.warmUp()
         openAI.shouldStop = { Interrupt.requested.load(ordering: .relaxed) }
         let env = ProcessInfo.processInfo.environment
         if let s = env["VAULT_CONNECT_TIMEOUT"].flatMap(Double.init) { openAI.client.connectTimeout = s }
