@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 #include "cvault_objects.h"
 
 #include <errno.h>
@@ -183,11 +182,3 @@ int cvault_odb_writer_new(git_odb_backend **out, const char *objects_dir, int tr
     return 0;
 }
 
-int cvault_start_writeback(int fd) {
-#ifdef SYNC_FILE_RANGE_WRITE
-    return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#else
-    (void)fd;
-    return 0;
-#endif
-}

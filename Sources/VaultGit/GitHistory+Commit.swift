@@ -53,7 +53,7 @@ extension GitHistory {
         let (indexPath, workdir) = (lock.indexPath, root)
         DispatchQueue.global().async(group: group) {
             if let old = try? FileIO.read(indexPath) {
-                pending.written = IndexPatcher.patch(updates, old: old, workdir: workdir, emit: lock.write) && lock.flush()
+                pending.written = IndexPatcher.patch(updates, old: old, workdir: workdir, reserve: lock.reserve, emit: lock.write)
                 Trace.mark("commit: index written (other core)")
             }
         }

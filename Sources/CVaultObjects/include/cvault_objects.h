@@ -21,10 +21,4 @@
 int cvault_odb_writer_new(git_odb_backend **out, const char *objects_dir, int tree_level, int other_level,
                           int do_fsync);
 
-/// Starts writing the file's dirty pages to disk without waiting (Linux sync_file_range
-/// with SYNC_FILE_RANGE_WRITE; elsewhere nothing). ext4 flushes a file renamed over
-/// another before the rename returns; started early, on another thread, that costs the
-/// renaming thread nothing. Returns 0, or -1 with errno.
-int cvault_start_writeback(int fd);
-
 #endif
