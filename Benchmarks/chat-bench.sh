@@ -45,6 +45,7 @@ for n in 100 10000; do
     fi
     sed -i "s#127.0.0.1:[0-9A-Z]*/v1#127.0.0.1:$port/v1#" "$d/vault.yml"
     git -C "$d" init -q 2>/dev/null || true
+    git -C "$d" config gc.auto 0  # packing is maintenance, not the turn being measured
     git -C "$d" add -A && git -C "$d" -c user.name=bench -c user.email=bench@example.invalid commit -q -m setup || true
     room=$(ls "$d/rooms" | head -1)
     args+=(-n "vault chat, $n messages" "'$vault' chat --vault '$d' '${room%.md}' 'one more question' --provider local --model ok")
