@@ -75,7 +75,7 @@ struct VaultLocation: ParsableArguments {
     func openForChange() throws(VaultError) -> Vault {
         let plain = try open()
         let history = GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }
-        return try Vault(root: plain.root, history: history)
+        return plain.with(history: history)
     }
 }
 

@@ -23,6 +23,17 @@ public final class Vault: Sendable {
         self.config = try VaultConfig(parsing: try FileIO.read(path))
     }
 
+    /// The same vault with a history to commit into (its configuration is not read again).
+    public func with(history: any VaultHistory) -> Vault {
+        Vault(root: root, config: config, history: history)
+    }
+
+    private init(root: String, config: VaultConfig, history: (any VaultHistory)?) {
+        self.root = root
+        self.config = config
+        self.history = history
+    }
+
     // MARK: Finding a vault
 
     /// The vault's folder: `explicit` (`--vault`), else `VAULT_DIR`, else the nearest folder
