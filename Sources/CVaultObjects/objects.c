@@ -15,6 +15,7 @@ typedef struct {
     int tree_level;
     int other_level;
     int do_fsync;
+    unsigned long long bytes_written;
 } writer;
 
 static int fail(const char *what, const char *path) {
@@ -146,6 +147,7 @@ static int writer_write(git_odb_backend *backend, const git_oid *oid, const void
             goto done;
         }
     }
+    w->bytes_written += zipped_size;
     result = 0;
 done:
     if (fd >= 0) close(fd);
@@ -182,3 +184,7 @@ int cvault_odb_writer_new(git_odb_backend **out, const char *objects_dir, int tr
     return 0;
 }
 
+
+unsigned long long cvault_odb_writer_bytes_written(git_odb_backend *backend) {
+    return backend ? ((writer *)backend)->bytes_written : 0;
+}

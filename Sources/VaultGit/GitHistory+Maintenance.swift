@@ -1,4 +1,5 @@
 import CGit2
+import CVaultObjects
 import Foundation
 import VaultCore
 
@@ -16,12 +17,12 @@ extension GitHistory {
     ///
     /// Every vault commit writes loose objects (a chat turn on a 20,000-room vault writes a
     /// 1.2 MB tree), and libgit2 has no garbage collector. The git command line packs a
-    /// repository on its own (`git commit` runs `git gc --auto`); vault does the same. After
-    /// a commit it samples one of the 256 fan-out folders (`objects/17`), as git does, and
-    /// estimates the loose objects' number and size:
-    /// - past git's `gc.auto` objects (default 6,700), it runs `git gc --auto --quiet`;
-    /// - past `vault.looseObjectBytes` bytes (default 256 MiB; large trees reach it long
-    ///   before the count), it runs the same with `gc.auto=1`, so git packs now.
+    /// repository on its own (`git commit` runs `git gc --auto`); vault does the same:
+    /// - past git's `gc.auto` loose objects (default 6,700), estimated as git does from one
+    ///   of the 256 fan-out folders (`objects/17`), it runs `git gc --auto --quiet`;
+    /// - past `vault.looseObjectBytes` bytes of objects written by vault since it last had
+    ///   them packed (default 256 MiB; kept in `.vault/loose-bytes`), it runs the same with
+    ///   `gc.auto=1`, so git packs now: large trees fill that long before the count.
     /// `gc.auto=0` turns both off. git packs in the background and is safe next to other git
     /// programs. Without the git command line nothing happens: the repository stays correct,
     /// only larger, until someone runs `git gc`.
@@ -30,29 +31,58 @@ extension GitHistory {
     @discardableResult
     func packIfNeeded() -> Bool {
         let (countLimit, byteLimit) = looseObjectLimits()
+        let written = recordWrittenBytes()
         guard countLimit > 0 else { return false }
-        let sample = gitDirectory + "/objects/17"
-        guard let folder = opendir(sample) else { return false }
-        var count = 0
-        var bytes: Int64 = 0
-        while let entry = readdir(folder) {
-            // Object files are named by the 38 hex digits that follow the folder's two.
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-            }
-            guard name.utf8.count == 38 else { continue }
-            count += 1
-            var st = stat()
-            if stat(sample + "/" + name, &st) == 0 { bytes += Int64(st.st_size) }
-        }
-        closedir(folder)
-        if count > (countLimit + 255) / 256 {
+        if looseObjectsInSample() > (countLimit + 255) / 256 {
+            resetWrittenBytes()
             return GitHistory.runQuietly(["git", "-C", root, "gc", "--auto", "--quiet"])
         }
-        if byteLimit > 0, bytes * 256 > byteLimit {
+        if byteLimit > 0, written > byteLimit {
+            resetWrittenBytes()
             return GitHistory.runQuietly(["git", "-C", root, "-c", "gc.auto=1", "gc", "--auto", "--quiet"])
         }
         return false
+    }
+
+    /// The loose objects in `objects/17`, one of git's 256 fan-out folders.
+    func looseObjectsInSample() -> Int {
+        guard let folder = opendir(gitDirectory + "/objects/17") else { return 0 }
+        defer { closedir(folder) }
+        var count = 0
+        while let entry = readdir(folder) {
+            // Object files are named by the 38 hex digits that follow the folder's two.
+            let length = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                strnlen(raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)
+            }
+            if length == 38 { count += 1 }
+        }
+        return count
+    }
+
+    var writtenBytesPath: String { root + "/" + VaultPath.state + "/loose-bytes" }
+
+    /// Adds what this process's object writer wrote since the last call to the vault's tally
+    /// (`.vault/loose-bytes`) and returns the new total.
+    func recordWrittenBytes() -> Int64 {
+        let total = Int64(clamping: cvault_odb_writer_bytes_written(objects.writer))
+        let new = total - writtenBytesCounted
+        writtenBytesCounted = total
+        let previous = (try? FileIO.read(writtenBytesPath)).flatMap { Int64(String(decoding: $0, as: UTF8.self)) } ?? 0
+        let sum = previous + new
+        if new > 0 { writeTally(sum) }
+        return sum
+    }
+
+    func resetWrittenBytes() { writeTally(0) }
+
+    private func writeTally(_ value: Int64) {
+        // A tally, not data: a plain write is enough (a torn one reads as 0).
+        try? FileIO.makeDirectory(root + "/" + VaultPath.state)
+        let fd = open(writtenBytesPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        let text = Array(String(value).utf8)
+        _ = text.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
     }
 
     /// `gc.auto` and `vault.looseObjectBytes` from git's configuration (repository, user,

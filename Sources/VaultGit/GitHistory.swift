@@ -28,6 +28,8 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     private(set) lazy var trees = TreeEditor(repo: repo, objects: objects)
     /// Object ids and writes (OpenSSL's SHA-1, vault's loose-object writer).
     let objects: ObjectStore
+    /// The bytes of the writer already added to `.vault/loose-bytes`.
+    var writtenBytesCounted: Int64 = 0
 
     /// Who commits: `author:` in vault.yml, else git's `user.name`/`user.email`, else a default.
     public struct Author: Sendable {

@@ -69,16 +69,28 @@ import VaultTestSupport
     }
 
     /// Few but large loose objects (the 1.2 MB tree of a 20,000-room folder, once per commit)
-    /// are packed once their estimated size passes `vault.looseObjectBytes`.
-    @Test func largeLooseObjectsArePackedBySize() throws {
+    /// are packed once what vault wrote passes `vault.looseObjectBytes`, counted in
+    /// `.vault/loose-bytes` across commands.
+    @Test func looseObjectsArePackedBySize() throws {
         let dir = try vaultWithLooseObjects(limit: 6700, perFolder: 1)
-        try git(["config", "vault.looseObjectBytes", "4096"], in: dir.path)
+        try git(["config", "vault.looseObjectBytes", "2000"], in: dir.path)
         let before = try looseCount(dir)
+        // The first commit writes less than 2,000 bytes of objects: counted, not packed.
         let made = try runVault(["room", "new", "짐 싸기"], in: dir.path)
         #expect(made.status == 0, "\(made.stderr)")
+        let tally = try #require(Int(try dir.readText(".vault/loose-bytes")))
+        #expect(tally > 0 && tally < 2000, "\(tally)")
+        #expect(try git(["count-objects", "-v"], in: dir.path).contains("packs: 0"))
+        // More commits pass it: packed, and the tally starts again.
+        for k in 1...6 {
+            let chat = try runVault(["chat", "짐 싸기", "챙길 것 \(k)"], in: dir.path)
+            #expect(chat.status == 0, "\(chat.stderr)")
+        }
+        #expect(!(try git(["count-objects", "-v"], in: dir.path)).contains("packs: 0"), "not packed")
         #expect(try looseCount(dir) < before / 10, "not packed")
-        #expect(!(try git(["count-objects", "-v"], in: dir.path)).contains("packs: 0"))
+        #expect(try Int(dir.readText(".vault/loose-bytes")) ?? -1 < 2000)
         #expect(try git(["fsck", "--strict"], in: dir.path) == "")
         #expect(try git(["status", "--porcelain"], in: dir.path) == "")
+        #expect(try git(["log", "--format=%s"], in: dir.path).split(separator: "\n").count >= 8)
     }
 }

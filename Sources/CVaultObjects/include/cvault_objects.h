@@ -21,4 +21,7 @@
 int cvault_odb_writer_new(git_odb_backend **out, const char *objects_dir, int tree_level, int other_level,
                           int do_fsync);
 
+/// The bytes of object files this backend has written (as stored on disk).
+unsigned long long cvault_odb_writer_bytes_written(git_odb_backend *backend);
+
 #endif
