@@ -230,8 +230,8 @@ final class BackgroundVault: @unchecked Sendable {
     private var out = Data()
     private var err = Data()
     private let exited = DispatchSemaphore(value: 0)
-    /// Signalled once for each of stdout and stderr when it reaches its end.
-    private let ended = DispatchSemaphore(value: 0)
+    /// The two readers (stdout, stderr), each done at its pipe's end.
+    private let readers = DispatchGroup()
 
     init(_ arguments: [String], vault: ChatVault) throws {
         process.executableURL = URL(fileURLWithPath: Project.vaultExecutable)
@@ -249,28 +249,24 @@ final class BackgroundVault: @unchecked Sendable {
         process.standardOutput = outPipe
         process.standardError = errPipe
         process.standardInput = input
-        let ended = ended
-        outPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let data = h.availableData
-            if data.isEmpty {
-                h.readabilityHandler = nil
-                ended.signal()
-            } else if let self {
-                self.lock.withLock { self.out += data }
-            }
-        }
-        errPipe.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let data = h.availableData
-            if data.isEmpty {
-                h.readabilityHandler = nil
-                ended.signal()
-            } else if let self {
-                self.lock.withLock { self.err += data }
-            }
-        }
         process.terminationHandler = { [exited] _ in exited.signal() }
         try process.run()
         try input.fileHandleForWriting.close()
+        // One thread per pipe, blocking on reads until the pipe ends (not the dispatch
+        // readability handlers, which a loaded machine can hold back for seconds).
+        for (handle, isOut) in [(outPipe.fileHandleForReading, true), (errPipe.fileHandleForReading, false)] {
+            readers.enter()
+            Thread { [self] in
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    lock.withLock {
+                        if isOut { out += data } else { err += data }
+                    }
+                }
+                readers.leave()
+            }.start()
+        }
     }
 
     var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
@@ -297,7 +293,7 @@ final class BackgroundVault: @unchecked Sendable {
             throw FixtureError("vault did not exit within \(seconds) s; stdout: \(stdout.debugDescription)")
         }
         process.waitUntilExit()
-        for _ in 0..<2 where ended.wait(timeout: .now() + 5) == .timedOut {
+        guard readers.wait(timeout: .now() + 30) == .success else {
             throw FixtureError("the output of vault did not end")
         }
         return lock.withLock {
