@@ -23,17 +23,6 @@ enum IndexPatcher {
         var oid: git_oid?
     }
 
-    /// The index `old` with `updates` applied, or nil when this index is one it leaves to libgit2.
-    static func patched(_ updates: [Update], old: [UInt8], workdir: String) -> [UInt8]? {
-        var out: [UInt8] = []
-        out.reserveCapacity(old.count + 256)
-        let done = patch(updates, old: old, workdir: workdir) { piece in
-            out.append(contentsOf: piece)
-            return true
-        }
-        return done ? out : nil
-    }
-
     /// Emits the index `old` with `updates` applied, in pieces (runs of unchanged entries are
     /// passed straight from `old`), ending with its SHA-1 checksum; so it can be written to
     /// `index.lock` as it is made, with no copy. Returns false, having emitted nothing, when
@@ -224,16 +213,6 @@ final class IndexLock: @unchecked Sendable {
             done += n
         }
         return true
-    }
-
-    /// Writes `bytes` and renames the lock over the index.
-    func commit(_ bytes: [UInt8]) throws(VaultError) {
-        guard bytes.withUnsafeBytes(write) else {
-            let reason = String(cString: strerror(errno))
-            release()
-            throw VaultError.repository("cannot write the git index \(indexPath): \(reason)")
-        }
-        try finish()
     }
 
     /// Allocates the new index's disk blocks before it is written. ext4 flushes a file renamed

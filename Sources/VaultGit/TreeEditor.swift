@@ -15,15 +15,14 @@ import Glibc
 /// the changed paths are written, through libgit2's object database.
 final class TreeEditor {
     let repo: OpaquePointer
-    let odb: OpaquePointer
     let objects: ObjectStore
+    var odb: OpaquePointer { objects.odb }
     /// Raw trees read or written in this process, by id: the hand-edit check and the commit
     /// that follows read the same large folder tree, and inflating it is not free.
     private var cache: [String: [UInt8]] = [:]
 
     init(repo: OpaquePointer, objects: ObjectStore) {
         self.repo = repo
-        self.odb = objects.odb
         self.objects = objects
     }
 

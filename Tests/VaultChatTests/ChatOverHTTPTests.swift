@@ -109,20 +109,11 @@ import VaultTestSupport
     }
 
     /// A server and a vault with the local provider and the system prompt set.
-    func start(system: String? = ChatOverHTTPTests.system) throws -> (FakeOpenAIServer, ChatVault) {
-        let server = try FakeOpenAIServer(expectedKey: ChatVault.key)
-        do {
-            return (server, try ChatVault(baseURL: server.baseURL, system: system))
-        } catch {
-            server.stop()
-            throw error
-        }
-    }
 
     // MARK: Replies
 
     @Test func streamedReplyIsPrintedSavedAndCommitted() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let before = try vault.roomBytes()
         let subjects = try vault.subjects()
@@ -142,7 +133,7 @@ import VaultTestSupport
     /// The same reply, however the stream is cut into network reads and lines.
     @Test(arguments: ["split", "crlf", "comments"])
     func streamVariantsGiveTheSameReply(model: String) throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let before = try vault.roomBytes()
         let subjects = try vault.subjects()
@@ -156,7 +147,7 @@ import VaultTestSupport
     }
 
     @Test func plainJSONReplyIsAccepted() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let before = try vault.roomBytes()
         let subjects = try vault.subjects()
@@ -168,7 +159,7 @@ import VaultTestSupport
     }
 
     @Test func earlierTurnsAndTheSystemPromptAreSent() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let first = try vault.chat("첫 질문", model: "ok")
         #expect(first.status == 0, "\(first.stderr)")
@@ -219,7 +210,7 @@ import VaultTestSupport
     /// and appends only the reply.
     @Test(arguments: failures)
     func failedTurnKeepsTheMessageAndRetryAnswersIt(_ c: FailureCase) throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let before = try vault.roomBytes()
         let subjects = try vault.subjects()
@@ -256,7 +247,7 @@ import VaultTestSupport
     }
 
     @Test func interruptedTextIsNeverSentBack() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let dropped = try vault.chat("끊길 질문", model: "drop")
         #expect(dropped.status == 8, "\(dropped.stderr)")
@@ -271,7 +262,7 @@ import VaultTestSupport
     }
 
     @Test func retryWithAnAnsweredLastMessageFails() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let first = try vault.chat("질문", model: "ok")
         #expect(first.status == 0, "\(first.stderr)")
@@ -293,7 +284,7 @@ import VaultTestSupport
     // MARK: Retries and waits
 
     @Test func rateLimitIsRetriedAfterRetryAfter() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let before = try vault.roomBytes()
         let subjects = try vault.subjects()
@@ -310,7 +301,7 @@ import VaultTestSupport
     }
 
     @Test func serverErrorsAreRetried() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let before = try vault.roomBytes()
         let subjects = try vault.subjects()
@@ -322,7 +313,7 @@ import VaultTestSupport
     }
 
     @Test func aLongRetryAfterFailsAtOnceWithTheWait() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let before = try vault.roomBytes()
         let subjects = try vault.subjects()
@@ -339,7 +330,7 @@ import VaultTestSupport
     }
 
     @Test func aStalledStreamTimesOutAndKeepsWhatArrived() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let before = try vault.roomBytes()
         let subjects = try vault.subjects()
@@ -412,7 +403,7 @@ import VaultTestSupport
     /// A local server (Ollama, llama.cpp) needs no key: with the variable unset, no
     /// Authorization header is sent and the turn works.
     @Test func noKeyMeansNoAuthorizationHeader() throws {
-        let (server, vault) = try start(system: nil)
+        let (server, vault) = try startChat(system: nil)
         defer { server.stop() }
         let run = try vault.vault(
             ["chat", ChatVault.title, "키 없이", "--provider", "local", "--model", "ok"], environment: ["TEST_KEY": ""])

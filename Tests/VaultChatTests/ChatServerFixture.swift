@@ -178,17 +178,7 @@ struct TimedRun {
 func runVaultBounded(
     _ arguments: [String], in directory: String, environment: [String: String] = [:], limit: Double = 20
 ) throws -> TimedRun {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Project.vaultExecutable)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: directory)
-    var env = ProcessInfo.processInfo.environment
-    env["VAULT_DIR"] = nil
-    env["LC_ALL"] = nil
-    env["LC_TIME"] = nil
-    env["LANG"] = "C.UTF-8"
-    for (k, v) in environment { env[k] = v }
-    process.environment = env
+    let process = vaultProcess(arguments, in: directory, environment: environment)
     let out = Pipe()
     let err = Pipe()
     let input = Pipe()
@@ -232,6 +222,18 @@ func runVaultBounded(
 }
 
 // MARK: A vault that talks to the server
+
+/// A fresh fake server and a vault whose `local` provider is that server (the room's system
+/// prompt set to `system`). The server is stopped if the vault cannot be made.
+func startChat(system: String? = ChatOverHTTPTests.system) throws -> (FakeOpenAIServer, ChatVault) {
+    let server = try FakeOpenAIServer(expectedKey: ChatVault.key)
+    do {
+        return (server, try ChatVault(baseURL: server.baseURL, system: system))
+    } catch {
+        server.stop()
+        throw error
+    }
+}
 
 /// A vault made by `vault init`, optionally with a `providers:` entry for the fake server.
 struct ChatVault {

@@ -11,20 +11,11 @@ import Glibc
 /// and attached files. Against the real loopback server, checked through the room's bytes,
 /// the git command line and what the server was sent.
 @Suite struct ChatTurnBehaviourTests {
-    func start(system: String? = ChatOverHTTPTests.system) throws -> (FakeOpenAIServer, ChatVault) {
-        let server = try FakeOpenAIServer(expectedKey: ChatVault.key)
-        do {
-            return (server, try ChatVault(baseURL: server.baseURL, system: system))
-        } catch {
-            server.stop()
-            throw error
-        }
-    }
 
     // MARK: While the reply streams
 
     @Test func ctrlCKeepsThePartialReplyMarkedInterrupted() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let subjects = try vault.subjects()
         // `stall` sends its first piece, then nothing for 30 s.
@@ -54,7 +45,7 @@ import Glibc
     }
 
     @Test func anEditSavedWhileTheReplyStreamsIsKept() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let subjects = try vault.subjects()
         // `slow` sends its first piece, waits 1.5 s, then the rest.
@@ -95,7 +86,7 @@ import Glibc
     // MARK: What is sent
 
     @Test func theRoomsContextBudgetLimitsWhatIsSentNotWhatIsKept() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let set = try vault.vault(["room", "set", ChatVault.title, "context_messages", "3"])
         #expect(set.status == 0, "\(set.stderr)")
@@ -130,7 +121,7 @@ import Glibc
     }
 
     @Test func anAttachedImageIsStoredLinkedCommittedAndSent() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         // A 1×1 PNG, outside the vault.
         let png: [UInt8] = [
@@ -183,7 +174,7 @@ import Glibc
     }
 
     @Test func aMissingAttachmentFailsBeforeAnythingIsWritten() throws {
-        let (server, vault) = try start()
+        let (server, vault) = try startChat()
         defer { server.stop() }
         let before = try vault.dir.snapshot().filter { !$0.key.hasPrefix(".git/") }
         let subjects = try vault.subjects()
@@ -225,7 +216,7 @@ func shellOutput(_ arguments: [String]) throws -> String {
 
 /// `vault` running in the background: its output read as it comes, Ctrl-C on demand.
 final class BackgroundVault: @unchecked Sendable {
-    let process = Process()
+    let process: Process
     private let lock = NSLock()
     private var out = Data()
     private var err = Data()
@@ -234,15 +225,7 @@ final class BackgroundVault: @unchecked Sendable {
     private let readers = DispatchGroup()
 
     init(_ arguments: [String], vault: ChatVault) throws {
-        process.executableURL = URL(fileURLWithPath: Project.vaultExecutable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: vault.path)
-        var env = ProcessInfo.processInfo.environment
-        env["VAULT_DIR"] = nil
-        env["LC_ALL"] = nil
-        env["LANG"] = "C.UTF-8"
-        for (k, v) in vault.environment { env[k] = v }
-        process.environment = env
+        process = vaultProcess(arguments, in: vault.path, environment: vault.environment)
         let outPipe = Pipe()
         let errPipe = Pipe()
         let input = Pipe()

@@ -111,13 +111,9 @@ public struct RunResult: Sendable {
     }
 }
 
-/// Runs the built `vault` with `arguments` in `directory`.
-///
-/// The environment is the test's own minus vault variables, plus `environment`.
-@discardableResult
-public func runVault(
-    _ arguments: [String], in directory: String, environment: [String: String] = [:], stdin: String? = nil
-) throws -> RunResult {
+/// The built `vault` with `arguments` in `directory`, not started yet. Its environment is the
+/// test's own without the vault and locale variables (`LANG=C.UTF-8`), plus `environment`.
+public func vaultProcess(_ arguments: [String], in directory: String, environment: [String: String] = [:]) -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Project.vaultExecutable)
     process.arguments = arguments
@@ -129,6 +125,17 @@ public func runVault(
     env["LANG"] = "C.UTF-8"
     for (k, v) in environment { env[k] = v }
     process.environment = env
+    return process
+}
+
+/// Runs the built `vault` with `arguments` in `directory`.
+///
+/// The environment is the test's own minus vault variables, plus `environment`.
+@discardableResult
+public func runVault(
+    _ arguments: [String], in directory: String, environment: [String: String] = [:], stdin: String? = nil
+) throws -> RunResult {
+    let process = vaultProcess(arguments, in: directory, environment: environment)
     let out = Pipe()
     let err = Pipe()
     let input = Pipe()
