@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "CVaultShims", dependencies: ["CGit2", "CCurl"], exclude: ["README.md"]),
         // A write-only loose-object backend for libgit2 (stored trees, fast commits on large folders).
         .target(
-            name: "CVaultObjects", dependencies: ["CGit2"], exclude: ["README.md"], linkerSettings: [.linkedLibrary("z")]),
+            name: "CVaultObjects", dependencies: ["CGit2", "CCrypto"], exclude: ["README.md"], linkerSettings: [.linkedLibrary("z")]),
         // Models, the file format, dates, the file store. No C imports.
         .target(
             name: "VaultCore",

@@ -14,14 +14,12 @@ extension GitHistory {
         let rootID = head.map { git_tree_id($0.tree).pointee }
         var edited: [String] = []
         for path in paths {
-            let bytes = try? FileIO.read(root + "/" + path)
-            var committed = try rootID.flatMap { id throws(VaultError) in try editor.blob(at: path, in: id) }
-            switch (bytes, committed) {
+            let onDisk = try blobID(ofFile: path)
+            let committed = try rootID.flatMap { id throws(VaultError) in try editor.blob(at: path, in: id) }
+            switch (onDisk, committed) {
             case (nil, nil): continue
-            case (nil, _), (_, nil): edited.append(path)
-            case (let bytes?, _):
-                var oid = bytes.withUnsafeBytes { ObjectStore.id(of: $0, type: GIT_OBJECT_BLOB) }
-                if git_oid_equal(&oid, &committed!) == 0 { edited.append(path) }
+            case (let a?, let b?) where GitHistory.same(a, b): continue
+            default: edited.append(path)
             }
         }
         Trace.mark("prepare: hand edits checked")
@@ -36,12 +34,14 @@ extension GitHistory {
         let head = try headCommit()
         defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
         var changes: [(path: String, oid: git_oid?)] = []
+        let oldRootID = head.map { git_tree_id($0.tree).pointee }
         for path in Set(paths).sorted() {
-            if let bytes = try? FileIO.read(root + "/" + path) {
-                changes.append((path, try writeBlob(bytes)))
-            } else {
-                changes.append((path, nil))
+            // A large file reuses the compressed pieces of the blob it replaces (LargeBlobs.swift).
+            var previous: git_oid?
+            if let size = FileIO.size(of: root + "/" + path), size >= GitHistory.largeFileSize, let rootID = oldRootID {
+                previous = try trees.blob(at: path, in: rootID)
             }
+            changes.append((path, try writeBlob(ofFile: path, replacing: previous)))
         }
         Trace.mark("commit: blobs written")
         // git's index lock is taken now, and the new index written into it on another core

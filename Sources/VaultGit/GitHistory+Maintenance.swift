@@ -65,8 +65,9 @@ extension GitHistory {
     /// (`.vault/loose-bytes`) and returns the new total.
     func recordWrittenBytes() -> Int64 {
         let total = Int64(clamping: cvault_odb_writer_bytes_written(objects.writer))
-        let new = total - writtenBytesCounted
+        let new = total - writtenBytesCounted + streamedBytesWritten
         writtenBytesCounted = total
+        streamedBytesWritten = 0
         let previous = (try? FileIO.read(writtenBytesPath)).flatMap { Int64(String(decoding: $0, as: UTF8.self)) } ?? 0
         let sum = previous + new
         if new > 0 { writeTally(sum) }

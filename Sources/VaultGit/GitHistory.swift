@@ -30,6 +30,8 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     let objects: ObjectStore
     /// The bytes of the writer already added to `.vault/loose-bytes`.
     var writtenBytesCounted: Int64 = 0
+    /// The bytes of large blobs written in pieces (`LargeBlobs.swift`), not yet added to it.
+    var streamedBytesWritten: Int64 = 0
 
     /// Who commits: `author:` in vault.yml, else git's `user.name`/`user.email`, else a default.
     public struct Author: Sendable {

@@ -30,9 +30,9 @@ public struct ChatTurn {
     /// (paths of files to copy into the vault and link from the message).
     public func run(message: String?, attachments: [String] = [], onText: (String) -> Void) throws(VaultError) -> Outcome {
         let (prompt, request, written, attached) = try ChatTurn.retryingIfChangedOnDisk {
-            () throws(VaultError) -> (Message, ChatRequest, RoomFile, [String]) in
-            try vault.changing { () throws(VaultError) -> (Message, ChatRequest, RoomFile, [String]) in
-                let (room, stamp) = try vault.readRoomStamped(roomPath)
+            () throws(VaultError) -> (Message, ChatRequest, Written, [String]) in
+            try vault.changing { () throws(VaultError) -> (Message, ChatRequest, Written, [String]) in
+                let (room, stamp) = try readRoom()
                 let usePending = message == nil
                 guard var text = (message ?? room.pendingPrompt).map(ChatTurn.tidy), !text.isEmpty || !attachments.isEmpty else {
                     throw VaultError.invalidArgument(
@@ -47,16 +47,34 @@ public struct ChatTurn {
                     text += (text.isEmpty ? "" : "\n\n") + stored.markdown
                 }
                 let draft = MessageDraft(role: .user, body: text, timestamp: vault.now())
-                let (after, written) = room.appendingRoom([draft], consumingPendingPrompt: usePending, display: vault.headerDisplay)
+                let change = room.appendingAtEnd([draft], consumingPendingPrompt: usePending, display: vault.headerDisplay)
                 Trace.mark("turn: message appended")
                 // Only over the version read: a save made in an editor meanwhile is never overwritten.
-                try vault.write(after.bytes, to: roomPath, expecting: .unchanged(stamp))
+                let after = try vault.replaceTail(
+                    of: roomPath, from: change.offset, with: change.bytes, mark: change.mark, expecting: stamp)
+                vault.remember(lines: change.room, stamp: after)
                 Trace.mark("turn: room written")
-                return (written[0], makeRequest(room: room, upTo: room.messages + written), after, attached)
+                let request = makeRequest(room: room, upTo: room.messages + change.messages)
+                return (change.messages[0], request, Written(room: change.room, stamp: after), attached)
             }
         }
         let reply = try ask(request, after: written, added: 2, attached: attached, onText: onText)
         return Outcome(prompt: prompt, reply: reply)
+    }
+
+    /// The room as the turn left it on disk, and the stamp of that version.
+    struct Written {
+        var room: RoomFile
+        var stamp: FileIO.Stamp
+    }
+
+    /// The room's settings and as many of its last messages as its context budget sends
+    /// (a long room is not read whole; see `RoomFile.readEnd`).
+    func readRoom() throws(VaultError) -> (room: RoomFile, stamp: FileIO.Stamp) {
+        try RoomFile.readEnd(vault.absolute(roomPath), path: roomPath, facts: vault.facts(of: roomPath)) { room in
+            let budget = ChatTurn.budget(of: room)
+            return ChatTurn.pick(room.messages, maxMessages: budget.messages, maxTokens: budget.tokens).full
+        }
     }
 
     /// Runs `step` again (up to three times in all) when the room changed on disk while it was
@@ -76,26 +94,25 @@ public struct ChatTurn {
     /// Sends the room's last message again when it is an unanswered user message (after a
     /// failed turn); the reply is appended after it.
     public func retry(onText: (String) -> Void) throws(VaultError) -> Outcome {
-        let (request, room) = try vault.changing { () throws(VaultError) -> (ChatRequest, RoomFile) in
+        let (request, written) = try vault.changing { () throws(VaultError) -> (ChatRequest, Written) in
             try vault.history?.prepare([roomPath])
-            let room = try vault.readRoom(roomPath)
+            let (room, stamp) = try readRoom()
             let answered = room.messages.filter { $0.status == nil }
             guard let last = answered.last, last.role == .user else {
                 throw VaultError.invalidArgument(
                     "nothing to retry in \(roomPath): its last message has a reply. Send a new one with `vault chat`.")
             }
-            return (makeRequest(room: room, upTo: room.messages), room)
+            return (makeRequest(room: room, upTo: room.messages), Written(room: room, stamp: stamp))
         }
-        let reply = try ask(request, after: room, added: 1, onText: onText)
+        let reply = try ask(request, after: written, added: 1, onText: onText)
         return Outcome(prompt: nil, reply: reply)
     }
 
     /// Asks the provider and appends its reply (or what arrived of it) to the room, which is
-    /// `written` unless someone changed the file in the meantime.
+    /// as `written` left it unless someone changed the file in the meantime.
     private func ask(
-        _ request: ChatRequest, after writtenRoom: RoomFile, added: Int, attached: [String] = [], onText: (String) -> Void
+        _ request: ChatRequest, after written: Written, added: Int, attached: [String] = [], onText: (String) -> Void
     ) throws(VaultError) -> Message {
-        let written = writtenRoom.bytes
         let text: String
         var failure: ProviderFailure?
         do {
@@ -105,25 +122,27 @@ public struct ChatTurn {
             text = ChatTurn.tidy(error.partialReply)
         }
         Trace.mark("turn: reply received")
-        let title = writtenRoom.title
-        // The room as the first half of the turn left it; after a save in an editor, as it was
+        let title = written.room.title
+        // The version the first half of the turn left; after a save in an editor, the version
         // committed on the person's behalf.
-        var base = written
+        var base = written.stamp
         var count = added
         let saved = try ChatTurn.retryingIfChangedOnDisk { () throws(VaultError) -> Message? in
             try vault.changing { () throws(VaultError) -> Message? in
-                // Edited in the meantime (saved in an editor while the reply came): commit that
-                // state on its own before the reply, so the person's edit stays their own.
-                let (onDisk, stamp) = try FileIO.readStamped(vault.absolute(roomPath))
+                var room = written.room
+                var stamp = written.stamp
+                let onDisk = FileIO.stamp(of: vault.absolute(roomPath))
                 if onDisk != base {
+                    // Edited in the meantime (saved in an editor while the reply came): commit that
+                    // state on its own before the reply, so the person's edit stays their own.
                     try vault.history?.commit([roomPath], message: "edit: \(roomPath) (while waiting for the reply)")
-                    if base == written { count -= 1 }
-                    base = onDisk
+                    if base == written.stamp { count -= 1 }
+                    (room, stamp) = try RoomFile.readEnd(vault.absolute(roomPath), path: roomPath) { _ in true }
+                    base = stamp
+                } else if onDisk != written.stamp {
+                    (room, stamp) = try RoomFile.readEnd(vault.absolute(roomPath), path: roomPath) { _ in true }
                 }
-                // Parsed again only when it changed (a long room takes milliseconds to parse).
-                let room = onDisk == written ? writtenRoom : try RoomFile(parsing: onDisk, path: roomPath)
                 var appended: Message?
-                var bytes = onDisk
                 var total = count
                 if !text.isEmpty {
                     var attributes: [MessageHeader.Attribute] = [
@@ -133,11 +152,12 @@ public struct ChatTurn {
                     let draft = MessageDraft(
                         role: .assistant, body: text, timestamp: vault.now(), attributes: attributes,
                         displaySuffix: provider.label(model: request.model) + (failure != nil ? " · interrupted" : ""))
-                    let result = room.appending([draft], display: vault.headerDisplay)
-                    bytes = result.bytes
-                    appended = result.messages[0]
+                    let change = room.appendingAtEnd([draft], display: vault.headerDisplay)
+                    appended = change.messages[0]
                     Trace.mark("turn: reply appended")
-                    try vault.write(bytes, to: roomPath, expecting: .unchanged(stamp))
+                    let after = try vault.replaceTail(
+                        of: roomPath, from: change.offset, with: change.bytes, mark: change.mark, expecting: stamp)
+                    vault.remember(lines: change.room, stamp: after)
                     Trace.mark("turn: room written")
                 } else {
                     total -= 1
@@ -145,7 +165,7 @@ public struct ChatTurn {
                 var message = "chat: \(title) (+\(total) message\(total == 1 ? "" : "s")"
                 if let failure { message += failure.partialReply.isEmpty ? ", no reply: \(failure.kind.rawValue)" : ", reply \(failure.kind.rawValue)" }
                 message += ")"
-                if total > 0 || bytes != written || !attached.isEmpty {
+                if total > 0 || appended != nil || !attached.isEmpty {
                     try vault.history?.commit([roomPath] + attached, message: message)
                 }
                 return appended
@@ -157,22 +177,35 @@ public struct ChatTurn {
         return saved!
     }
 
+    /// The room's context budget: `context_messages` and `context_tokens` in front-matter.
+    static func budget(of room: RoomFile) -> (messages: Int, tokens: Int) {
+        (
+            room.frontMatter?.string("context_messages").flatMap { Int($0) } ?? 200,
+            room.frontMatter?.string("context_tokens").flatMap { Int($0) } ?? 64_000
+        )
+    }
+
+    /// The most recent usable messages that fit the budget, newest first; `full` when the
+    /// budget, not the messages, ran out (so older messages would not be sent anyway).
+    static func pick(_ messages: [Message], maxMessages: Int, maxTokens: Int) -> (picked: [Message], full: Bool) {
+        var picked: [Message] = []
+        var tokens = 0
+        for m in messages.reversed() where m.status == nil {
+            let cost = ChatTurn.approximateTokens(m.bodyByteCount)
+            if !picked.isEmpty && (picked.count >= maxMessages || tokens + cost > maxTokens) { return (picked, true) }
+            picked.append(m)
+            tokens += cost
+        }
+        return (picked, false)
+    }
+
     /// The request for a room: the system prompt and as many recent messages as the room's
     /// budget allows (`context_messages`, `context_tokens` in front-matter). History is never
     /// deleted to fit; the budget only limits what is sent.
     func makeRequest(room: RoomFile, upTo messages: [Message]) -> ChatRequest {
         var turns: [ChatRequest.Turn] = []
-        let usable = messages.filter { $0.status == nil }
-        let maxMessages = room.frontMatter?.string("context_messages").flatMap { Int($0) } ?? 200
-        let maxTokens = room.frontMatter?.string("context_tokens").flatMap { Int($0) } ?? 64_000
-        var picked: [Message] = []
-        var tokens = 0
-        for m in usable.reversed() {
-            let cost = ChatTurn.approximateTokens(m.bodyByteCount)
-            if !picked.isEmpty && (picked.count >= maxMessages || tokens + cost > maxTokens) { break }
-            picked.append(m)
-            tokens += cost
-        }
+        let budget = ChatTurn.budget(of: room)
+        let picked = ChatTurn.pick(messages, maxMessages: budget.messages, maxTokens: budget.tokens).picked
         if let system = room.frontMatter?.string("system"), !system.isEmpty {
             turns.append(.init(role: .system, content: system))
         }

@@ -51,7 +51,7 @@ extension RoomFile {
                 || (out.count >= contentStart + 3 && out[out.count - 2] == 13 && out[out.count - 3] == 10)
             if !endsBlank { out += eol }
         }
-        var line = 1 + RoomFile.lineFeeds(in: out)
+        var line = 1 + RoomFile.lineFeeds(in: out) + (elision?.lines ?? 0)
         var written: [Message] = []
         var firstHeaderStart: Int?
         for draft in drafts {
@@ -84,8 +84,35 @@ extension RoomFile {
         let room = RoomFile(
             path: path, bytes: out, bom: hasByteOrderMark, lineEnding: lineEnding, frontMatter: frontMatter,
             preamble: newPreamble, messages: messages + written, promptMarkerOffset: marker, pendingText: pending,
-            warnings: markerWarnings)
+            warnings: markerWarnings, elision: elision)
         return (room, written)
+    }
+
+    /// An append as a change of the file's end: from `offset` on, the file becomes `bytes`.
+    public struct EndChange: Sendable {
+        /// Where the change starts in the file (the prompt marker, or the end of the file).
+        public var offset: Int
+        /// The file's new end.
+        public var bytes: [UInt8]
+        /// The first new message's header line: found nowhere else in the file.
+        public var mark: [UInt8]
+        /// The room after the change.
+        public var room: RoomFile
+        /// The messages as written.
+        public var messages: [Message]
+    }
+
+    /// Like `appendingRoom`, as the change of the end of the file to write in place
+    /// (`Vault.replaceTail`): everything before the prompt marker stays as it is on disk.
+    public func appendingAtEnd(
+        _ drafts: [MessageDraft], consumingPendingPrompt: Bool = false, display: (Timestamp) -> String
+    ) -> EndChange {
+        let cut = promptMarkerOffset ?? bytes.count
+        let (room, written) = appendingRoom(drafts, consumingPendingPrompt: consumingPendingPrompt, display: display)
+        let end = Array(room.bytes[cut...])
+        return EndChange(
+            offset: fileOffset(cut), bytes: end, mark: Array((written.first?.header.line ?? "").utf8), room: room,
+            messages: written)
     }
 
     /// The number of line feeds in `bytes`, eight bytes at a time.

@@ -29,6 +29,26 @@ public struct RoomFile: Sendable {
     public let pendingText: String?
     /// Stray prompt markers found while reading.
     let markerWarnings: [FormatProblem]
+    /// Set when the room was read without the middle of its file (`readEnd`): `bytes` is the
+    /// file's head (up to the end of the front-matter) followed by its end, `messages` are the
+    /// last messages only, and `preamble` is not known.
+    public let elision: Elision?
+
+    /// The part of a file a room read with `readEnd` leaves out.
+    public struct Elision: Sendable, Equatable {
+        /// Where it starts, in the file and in `bytes`: the end of the front-matter.
+        public var offset: Int
+        /// Its length in bytes.
+        public var count: Int
+        /// The line feeds in it.
+        public var lines: Int
+    }
+
+    /// The offset in the file of an offset in `bytes`.
+    public func fileOffset(_ offset: Int) -> Int {
+        guard let e = elision, offset >= e.offset else { return offset }
+        return offset + e.count
+    }
 
     /// Problems that do not stop the file from being read (`vault check` reports them):
     /// stray prompt markers and message ids used twice.
@@ -80,8 +100,10 @@ public struct RoomFile: Sendable {
 
     init(
         path: String, bytes: [UInt8], bom: Bool, lineEnding: LineEnding, frontMatter: FrontMatter?, preamble: String,
-        messages: [Message], promptMarkerOffset: Int?, pendingText: String?, warnings: [FormatProblem]
+        messages: [Message], promptMarkerOffset: Int?, pendingText: String?, warnings: [FormatProblem],
+        elision: Elision? = nil
     ) {
+        self.elision = elision
         self.path = path
         self.bytes = bytes
         self.hasByteOrderMark = bom
@@ -94,10 +116,10 @@ public struct RoomFile: Sendable {
         self.markerWarnings = warnings
     }
 
-    static func parse(_ bytes: [UInt8], path: String) throws(FormatProblemList) -> RoomFile {
+    static func parse(_ bytes: [UInt8], path: String, elision: Elision? = nil) throws(FormatProblemList) -> RoomFile {
         let result: Result<RoomFile, FormatProblemList> = bytes.withUnsafeBufferPointer { b in
             do throws(FormatProblemList) {
-                return .success(try parse(b, bytes: bytes, path: path))
+                return .success(try parse(b, bytes: bytes, path: path, elision: elision))
             } catch {
                 return .failure(error)
             }
@@ -105,9 +127,9 @@ public struct RoomFile: Sendable {
         return try result.get()
     }
 
-    private static func parse(_ b: UnsafeBufferPointer<UInt8>, bytes: [UInt8], path: String) throws(FormatProblemList)
-        -> RoomFile
-    {
+    private static func parse(
+        _ b: UnsafeBufferPointer<UInt8>, bytes: [UInt8], path: String, elision: Elision?
+    ) throws(FormatProblemList) -> RoomFile {
         if let bad = UTF8Check.firstInvalidByte(b) {
             throw FormatProblemList([FormatProblem(path: path, line: b.lineNumber(of: bad), kind: .invalidUTF8)])
         }
@@ -127,7 +149,7 @@ public struct RoomFile: Sendable {
             problems.append(FormatProblem(path: path, line: line, kind: .invalidDate(key: "created", value: created)))
         }
         let bodyStart = frontMatter?.range.upperBound ?? start
-        var line = 1
+        var line = 1 + (elision?.lines ?? 0)
         if let fm = frontMatter {
             for i in fm.range where b[i] == 10 { line += 1 }
         }
@@ -190,7 +212,7 @@ public struct RoomFile: Sendable {
         return RoomFile(
             path: path, bytes: bytes, bom: bom, lineEnding: lineEnding, frontMatter: frontMatter, preamble: preamble,
             messages: messages, promptMarkerOffset: marker?.lineStart,
-            pendingText: marker.map { b.string($0.next..<b.count) }, warnings: warnings)
+            pendingText: marker.map { b.string($0.next..<b.count) }, warnings: warnings, elision: elision)
     }
 
     /// The body's bytes within a message's content: one leading line ending and up to

@@ -22,7 +22,15 @@ public enum FileIO {
         var modified: timespec
         var changed: timespec
 
-        init(_ st: stat) {
+        init(device: UInt64, inode: UInt64, size: Int64, modified: timespec, changed: timespec) {
+            self.device = device
+            self.inode = inode
+            self.size = size
+            self.modified = modified
+            self.changed = changed
+        }
+
+        public init(_ st: stat) {
             device = UInt64(st.st_dev)
             inode = UInt64(st.st_ino)
             size = Int64(st.st_size)
@@ -71,6 +79,7 @@ public enum FileIO {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw VaultError.io(path: path, operation: "read", reason: errorText()) }
         defer { close(fd) }
+        sharedLock(fd)
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "read", reason: errorText()) }
         stamp = Stamp(st)
@@ -112,6 +121,7 @@ public enum FileIO {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw VaultError.io(path: path, operation: "read", reason: errorText()) }
         defer { close(fd) }
+        sharedLock(fd)
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "read", reason: errorText()) }
         let size = Int(st.st_size)
@@ -119,13 +129,48 @@ public enum FileIO {
         var out = [UInt8](repeating: 0, count: want)
         var filled = 0
         while filled < want {
-            let n = out.withUnsafeMutableBytes { buf in pread(fd, buf.baseAddress! + filled, want - filled, off_t(offset + filled)) }
+            let n = out.withUnsafeMutableBytes { buf in Glibc.pread(fd, buf.baseAddress! + filled, want - filled, off_t(offset + filled)) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }
             filled += n
         }
         if filled < want { out.removeSubrange(filled...) }
         return (out, size)
+    }
+
+    /// Waits while a `TailWrite` is writing the end of the file (it holds an exclusive
+    /// `flock`), so a read never sees half of it. Released when the file is closed.
+    @inline(__always)
+    static func sharedLock(_ fd: Int32) {
+        while flock(fd, LOCK_SH) != 0 && errno == EINTR {}
+    }
+
+    /// `count` bytes at `offset` of an open file (fewer at its end).
+    static func pread(_ fd: Int32, offset: Int, count: Int, path: String) throws(VaultError) -> [UInt8] {
+        guard count > 0 else { return [] }
+        var failure: Int32?
+        let out = [UInt8](unsafeUninitializedCapacity: count) { buf, filled in
+            while filled < count {
+                let n = Glibc.pread(fd, buf.baseAddress! + filled, count - filled, off_t(offset + filled))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                if n == 0 { return }
+                filled += n
+            }
+        }
+        if let failure { throw VaultError.io(path: path, operation: "read", reason: errorText(failure)) }
+        return out
+    }
+
+    /// A file name made from `base` that no other call in any process returns:
+    /// `<time>-<pid>-<random>-<base>`.
+    static func uniqueName(base: String) -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return "\(now.tv_sec)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(base)"
     }
 
     /// The names of the temporary files of `write` (a `.gitignore` pattern): `.NAME.vault-tmp-PID-N`.
@@ -138,7 +183,11 @@ public enum FileIO {
     /// `VaultError.changedOnDisk` is thrown, so a save made in an editor meanwhile is never
     /// overwritten. The check is made just before the rename (a new file is linked into
     /// place, which fails if one appeared).
-    public static func write(_ bytes: [UInt8], to path: String, expecting: Expectation = .anything) throws(VaultError) {
+    ///
+    /// `durable: false` skips the flushes, for caches whose loss costs only time.
+    public static func write(
+        _ bytes: [UInt8], to path: String, expecting: Expectation = .anything, durable: Bool = true
+    ) throws(VaultError) {
         let dir = parent(of: path)
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let temp = "\(dir)/.\(name).vault-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -160,7 +209,7 @@ public enum FileIO {
                 done += n
             }
         }
-        if failure == nil, fsync(fd) != 0 { failure = errno }
+        if failure == nil, durable, fsync(fd) != 0 { failure = errno }
         if close(fd) != 0, failure == nil { failure = errno }
         if failure == nil {
             switch expecting {
@@ -186,7 +235,7 @@ public enum FileIO {
             unlink(temp)
             throw VaultError.io(path: path, operation: "write", reason: errorText(failure))
         }
-        syncDirectory(dir)
+        if durable { syncDirectory(dir) }
     }
 
     /// Flushes a folder's entries (the rename) to disk.
@@ -211,6 +260,12 @@ public enum FileIO {
         if mkdir(path, 0o755) != 0 && errno != EEXIST {
             throw VaultError.io(path: path, operation: "create the folder", reason: errorText())
         }
+    }
+
+    /// The size in bytes of the file at `path`, or nil when there is none.
+    public static func size(of path: String) -> Int? {
+        var st = stat()
+        return stat(path, &st) == 0 ? Int(st.st_size) : nil
     }
 
     public static func exists(_ path: String) -> Bool {

@@ -178,7 +178,7 @@ extension Vault {
     public func readRoomFrontMatter(_ relative: String) throws(VaultError) -> FrontMatter? {
         let path = absolute(relative)
         let (head, size) = try FileIO.read(path, offset: 0, count: RoomTail.headSize)
-        guard let (frontMatter, _) = try RoomTail.headFrontMatter(head, size: size, path: relative) else {
+        guard let (frontMatter, _) = try RoomFile.headFrontMatter(head, size: size, path: relative) else {
             return try readRoom(relative).frontMatter
         }
         return frontMatter
@@ -186,30 +186,6 @@ extension Vault {
 }
 
 enum RoomTail {
-    /// The front-matter in `head`, the first bytes of a file of `size` bytes, and where the
-    /// content starts (after a byte-order mark); nil when the front-matter goes on past the head.
-    static func headFrontMatter(_ head: [UInt8], size: Int, path: String) throws(VaultError)
-        -> (frontMatter: FrontMatter?, start: Int)?
-    {
-        let start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        let parsed: Result<FrontMatter?, FormatProblemList> = head.withUnsafeBufferPointer { b in
-            do throws(FormatProblemList) {
-                return .success(try FrontMatter.parse(b, from: start, path: path))
-            } catch {
-                return .failure(error)
-            }
-        }
-        switch parsed {
-        case .success(let frontMatter): return (frontMatter, start)
-        case .failure(let problems):
-            // A front-matter longer than the head: the caller reads it all. A broken one: say so.
-            guard size > head.count, problems.problems.contains(where: { $0.kind == .unclosedFrontMatter }) else {
-                throw VaultError.malformed(problems.problems)
-            }
-            return nil
-        }
-    }
-
     struct Scan {
         var title: String?
         var created: Timestamp?
@@ -224,7 +200,7 @@ enum RoomTail {
     static func scan(_ absolutePath: String, path: String) throws(VaultError) -> Scan {
         let (head, size) = try FileIO.read(absolutePath, offset: 0, count: headSize)
         // Title and creation time from the front-matter at the head (it is small).
-        guard let (frontMatter, start) = try headFrontMatter(head, size: size, path: path) else {
+        guard let (frontMatter, start) = try RoomFile.headFrontMatter(head, size: size, path: path) else {
             return try scanWhole(try FileIO.read(absolutePath), path: path)
         }
         let title = frontMatter?.string("title")

@@ -2,9 +2,10 @@ import Foundation
 
 /// A vault on disk: its folder, its settings, and the operations on its files.
 ///
-/// Reads never take the lock (every write is an atomic rename, so a reader
-/// sees the old file or the new one). Every change runs inside `changing`,
-/// which holds the vault's lock and re-reads the file under it, so two
+/// Reads never take the vault's lock: a whole-file write is an atomic rename, and a chat
+/// turn's append (`TailWrite`) holds the room file with an exclusive `flock` that readers
+/// wait for, so a reader sees the old file or the new one. Every change runs inside
+/// `changing`, which holds the vault's lock and re-reads the file under it, so two
 /// processes never interleave and an edit saved in the meantime is kept.
 public final class Vault: Sendable {
     /// Absolute path of the vault's folder.
@@ -21,6 +22,10 @@ public final class Vault: Sendable {
             throw VaultError.notAVault("\(root) is not a vault: it has no \(VaultPath.config). Run `vault init \(root)` to make it one.")
         }
         self.config = try VaultConfig(parsing: try FileIO.read(path))
+        // An append a crash interrupted is finished before anything reads the vault.
+        if TailWrite.Journal.isPending(journalPath) {
+            try changing {}
+        }
     }
 
     /// The same vault with a history to commit into (its configuration is not read again).
@@ -166,7 +171,34 @@ public final class Vault: Sendable {
     public func changing<T>(_ change: () throws(VaultError) -> T) throws(VaultError) -> T {
         let lock = try VaultLock(vaultRoot: root, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
+        if TailWrite.Journal.isPending(journalPath), let note = TailWrite.recover(journal: journalPath, root: root) {
+            Vault.report("warning: " + note)
+        }
         return try change()
+    }
+
+    /// `.vault/journal`: the redo journal of appends in place (`TailWrite`).
+    var journalPath: String { root + "/" + VaultPath.state + "/journal" }
+
+    /// Shows a note to the person (standard error).
+    static func report(_ text: String) {
+        FileHandle.standardError.write(Data("vault: \(text)\n".utf8))
+    }
+
+    /// Replaces the end of a vault file from `offset` with `bytes`, in place (call inside
+    /// `changing`); only if the file is still the version `expected`. See `TailWrite`.
+    ///
+    /// - Returns: the file's stamp after the write.
+    public func replaceTail(
+        of relative: String, from offset: Int, with bytes: [UInt8], mark: [UInt8], expecting expected: FileIO.Stamp
+    ) throws(VaultError) -> FileIO.Stamp {
+        do {
+            return try TailWrite.replace(
+                absolute(relative), relative: relative, from: offset, with: bytes, mark: mark, expecting: expected,
+                journal: journalPath)
+        } catch VaultError.changedOnDisk {
+            throw VaultError.changedOnDisk(path: relative)
+        }
     }
 
     /// Runs `change` holding the vault's lock, with history: hand edits of `paths` are
@@ -197,6 +229,19 @@ public final class Vault: Sendable {
         } catch VaultError.changedOnDisk {
             throw VaultError.changedOnDisk(path: relative)
         }
+    }
+
+    /// What is known of the version of `relative` on disk now (large files only).
+    public func facts(of relative: String) -> FileFacts? {
+        FileFacts.current(root: root, relative: relative)
+    }
+
+    /// Keeps the number of lines of a room just written (version `stamp`), so the next turn on
+    /// a long room need not count them (`FileFacts`).
+    func remember(lines room: RoomFile, stamp: FileIO.Stamp) {
+        guard stamp.size >= Int64(RoomFile.wholeReadLimit) else { return }
+        let lines = (room.elision?.lines ?? 0) + RoomFile.lineFeeds(in: room.bytes)
+        FileFacts(stamp: stamp, lines: lines).save(root: root, relative: room.path)
     }
 
     /// A free `rooms/<slug>.md` path for a title.
