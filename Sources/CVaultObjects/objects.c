@@ -1,3 +1,4 @@
+#define _GNU_SOURCE  // sync_file_range
 #include "cvault_objects.h"
 
 #include <errno.h>
@@ -9,6 +10,21 @@
 #include <unistd.h>
 #include <zlib.h>
 
+/// An object of the open batch: written to its temporary file (write-back started), not yet
+/// flushed nor renamed in. Its bytes are kept so libgit2 can read it before then.
+typedef struct {
+    git_oid oid;
+    git_object_t type;
+    void *data;
+    size_t size;
+    int fd;
+    char *temp;
+    char *path;
+    char *folder;
+    int made_folder;
+    size_t zipped_size;
+} pending_object;
+
 typedef struct {
     git_odb_backend parent;
     char *objects_dir;
@@ -16,6 +32,10 @@ typedef struct {
     int other_level;
     int do_fsync;
     unsigned long long bytes_written;
+    int batching;
+    pending_object *pending;
+    size_t pending_count;
+    size_t pending_capacity;
 } writer;
 
 static int fail(const char *what, const char *path) {
@@ -84,6 +104,29 @@ static unsigned char *deflate_object(const char *header, size_t header_size, con
     return out;
 }
 
+static pending_object *find_pending(writer *w, const git_oid *oid) {
+    for (size_t i = 0; i < w->pending_count; i++)
+        if (git_oid_equal(&w->pending[i].oid, oid)) return &w->pending[i];
+    return NULL;
+}
+
+static void release_pending(pending_object *p, int remove_temp) {
+    if (p->fd >= 0) close(p->fd);
+    if (remove_temp && p->temp) unlink(p->temp);
+    free(p->data);
+    free(p->temp);
+    free(p->path);
+    free(p->folder);
+    memset(p, 0, sizeof *p);
+    p->fd = -1;
+}
+
+static int flush_pending(writer *w);
+
+/// Objects a batch keeps open at most (one file descriptor each): past that, the batch so far is
+/// flushed and renamed in (objects no ref names yet), and the batch goes on.
+enum { most_pending = 64 };
+
 static int writer_write(git_odb_backend *backend, const git_oid *oid, const void *data, size_t size,
                         git_object_t type) {
     writer *w = (writer *)backend;
@@ -93,6 +136,7 @@ static int writer_write(git_odb_backend *backend, const git_oid *oid, const void
     char *folder = malloc(dir_size + 4);
     char *path = malloc(dir_size + 4 + GIT_OID_HEXSZ);
     char *temp = malloc(dir_size + 4 + 32);
+    void *copy = NULL;
     int result = -1;
     unsigned char *zipped = NULL;
     int fd = -1;
@@ -103,7 +147,7 @@ static int writer_write(git_odb_backend *backend, const git_oid *oid, const void
     sprintf(folder, "%s/%.2s", w->objects_dir, hex);
     sprintf(path, "%s/%s", folder, hex + 2);
     struct stat st;
-    if (stat(path, &st) == 0) {  // objects never change: it is already there
+    if (find_pending(w, oid) || stat(path, &st) == 0) {  // objects never change: it is already there
         result = 0;
         goto done;
     }
@@ -129,7 +173,55 @@ static int writer_write(git_odb_backend *backend, const git_oid *oid, const void
         fail("cannot create", temp);
         goto done;
     }
-    if (fchmod(fd, 0444) != 0 || write_all(fd, zipped, zipped_size) != 0 || (w->do_fsync && fsync(fd) != 0)) {
+    if (fchmod(fd, 0444) != 0 || write_all(fd, zipped, zipped_size) != 0) {
+        fail("cannot write", temp);
+        unlink(temp);
+        goto done;
+    }
+    if (w->batching && w->pending_count >= most_pending && flush_pending(w) != 0) {
+        unlink(temp);
+        goto done;
+    }
+    if (w->batching) {
+        // Flushed, renamed in and its folder flushed by cvault_odb_writer_flush, with the
+        // rest of the batch; until then it is read from memory. The disk starts writing it now.
+        if (w->do_fsync) sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+        if (w->pending_count == w->pending_capacity) {
+            size_t capacity = w->pending_capacity ? 2 * w->pending_capacity : 8;
+            pending_object *grown = realloc(w->pending, capacity * sizeof *grown);
+            if (!grown) {
+                git_error_set_oom();
+                unlink(temp);
+                goto done;
+            }
+            w->pending = grown;
+            w->pending_capacity = capacity;
+        }
+        copy = malloc(size ? size : 1);
+        if (!copy) {
+            git_error_set_oom();
+            unlink(temp);
+            goto done;
+        }
+        if (size) memcpy(copy, data, size);
+        pending_object *p = &w->pending[w->pending_count++];
+        git_oid_cpy(&p->oid, oid);
+        p->type = type;
+        p->data = copy;
+        p->size = size;
+        p->fd = fd;
+        p->temp = temp;
+        p->path = path;
+        p->folder = folder;
+        p->made_folder = made_folder;
+        p->zipped_size = zipped_size;
+        fd = -1;
+        copy = NULL;
+        temp = path = folder = NULL;  // owned by the batch now
+        result = 0;
+        goto done;
+    }
+    if (w->do_fsync && fsync(fd) != 0) {
         fail("cannot write", temp);
         unlink(temp);
         goto done;
@@ -151,6 +243,7 @@ static int writer_write(git_odb_backend *backend, const git_oid *oid, const void
     result = 0;
 done:
     if (fd >= 0) close(fd);
+    free(copy);
     free(zipped);
     free(folder);
     free(path);
@@ -158,8 +251,102 @@ done:
     return result;
 }
 
+// Reads of the batch's objects (libgit2 looks up the new tree, and checks that the tree and
+// parent of a new commit exist); every other object is left to libgit2's own backends.
+static int writer_read(void **out, size_t *size, git_object_t *type, git_odb_backend *backend, const git_oid *oid) {
+    writer *w = (writer *)backend;
+    pending_object *p = find_pending(w, oid);
+    if (!p) return GIT_ENOTFOUND;
+    void *copy = git_odb_backend_data_alloc(backend, p->size ? p->size : 1);
+    if (!copy) {
+        git_error_set_oom();
+        return -1;
+    }
+    if (p->size) memcpy(copy, p->data, p->size);
+    *out = copy;
+    *size = p->size;
+    *type = p->type;
+    return 0;
+}
+
+static int writer_read_header(size_t *size, git_object_t *type, git_odb_backend *backend, const git_oid *oid) {
+    pending_object *p = find_pending((writer *)backend, oid);
+    if (!p) return GIT_ENOTFOUND;
+    *size = p->size;
+    *type = p->type;
+    return 0;
+}
+
+static int writer_exists(git_odb_backend *backend, const git_oid *oid) {
+    return find_pending((writer *)backend, oid) != NULL;
+}
+
+void cvault_odb_writer_begin_batch(git_odb_backend *backend) {
+    if (backend) ((writer *)backend)->batching = 1;
+}
+
+void cvault_odb_writer_abandon_batch(git_odb_backend *backend) {
+    if (!backend) return;
+    writer *w = (writer *)backend;
+    for (size_t i = 0; i < w->pending_count; i++) release_pending(&w->pending[i], 1);
+    w->pending_count = 0;
+    w->batching = 0;
+}
+
+int cvault_odb_writer_flush_batch(git_odb_backend *backend) {
+    if (!backend) return 0;
+    ((writer *)backend)->batching = 0;
+    return flush_pending((writer *)backend);
+}
+
+static int flush_pending(writer *w) {
+    git_odb_backend *backend = &w->parent;
+    size_t count = w->pending_count;
+    if (count == 0) return 0;
+    // Every file's data first (their write-back was started as each was written, so the disk
+    // writes them together; the first fsync commits the file system's journal for all of them)...
+    for (size_t i = 0; i < count && w->do_fsync; i++) {
+        if (fsync(w->pending[i].fd) != 0) {
+            fail("cannot write", w->pending[i].temp);
+            cvault_odb_writer_abandon_batch(backend);
+            return -1;
+        }
+    }
+    // ...then their names: renamed in, and each folder flushed once.
+    int made_folder = 0;
+    for (size_t i = 0; i < count; i++) {
+        pending_object *p = &w->pending[i];
+        int closed = close(p->fd);
+        p->fd = -1;
+        if (closed != 0 || rename(p->temp, p->path) != 0) {
+            fail("cannot write", p->path);
+            cvault_odb_writer_abandon_batch(backend);
+            return -1;
+        }
+        free(p->temp);
+        p->temp = NULL;  // renamed: nothing to remove if a later one fails
+        made_folder |= p->made_folder;
+    }
+    int result = 0;
+    for (size_t i = 0; i < count && w->do_fsync && result == 0; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++) seen = strcmp(w->pending[j].folder, w->pending[i].folder) == 0;
+        if (!seen && fsync_folder(w->pending[i].folder) != 0) result = fail("cannot flush", w->pending[i].folder);
+    }
+    if (result == 0 && w->do_fsync && made_folder && fsync_folder(w->objects_dir) != 0)
+        result = fail("cannot flush", w->objects_dir);
+    for (size_t i = 0; i < count; i++) {
+        w->bytes_written += w->pending[i].zipped_size;
+        release_pending(&w->pending[i], 0);
+    }
+    w->pending_count = 0;
+    return result;
+}
+
 static void writer_free(git_odb_backend *backend) {
     writer *w = (writer *)backend;
+    cvault_odb_writer_abandon_batch(backend);
+    free(w->pending);
     free(w->objects_dir);
     free(w);
 }
@@ -179,6 +366,9 @@ int cvault_odb_writer_new(git_odb_backend **out, const char *objects_dir, int tr
     w->other_level = other_level;
     w->do_fsync = do_fsync;
     w->parent.write = writer_write;
+    w->parent.read = writer_read;
+    w->parent.read_header = writer_read_header;
+    w->parent.exists = writer_exists;
     w->parent.free = writer_free;
     *out = &w->parent;
     return 0;

@@ -1,7 +1,9 @@
+#define _GNU_SOURCE  // RTLD_NEXT
 #include "CVaultShims.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 // ---- libcurl, loaded when the first request is made ----------------------
@@ -115,4 +117,52 @@ int cvault_git_set_search_path(int level, const char *path) {
 }
 int cvault_git_set_owner_validation(int enabled) {
     return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);
+}
+
+// ---- libgit2's start-up without the TLS certificates ------------------------
+// Debian's libgit2 (mbedTLS) parses the system's CA bundle in git_libgit2_init: ~4 ms of
+// every command that touches git, for HTTPS connections vault never makes through libgit2.
+// libgit2 has no option to skip it, so vault's executable defines mbedTLS's two loading
+// functions itself (the executable's symbols come first when libgit2's calls are bound):
+// while cvault_git_init runs, they load nothing (libgit2 keeps an empty CA chain); at any
+// other time they pass the call on to mbedTLS. git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS)
+// (cvault_git_load_certificates) loads the bundle for real if a network feature needs it.
+// A libgit2 built on OpenSSL never calls these.
+
+static atomic_int skipping_certificates;
+static char skipped_file[4096];
+
+typedef int (*mbedtls_loader)(void *chain, const char *location);
+
+static int pass_on(const char *name, void *chain, const char *location) {
+    mbedtls_loader real;
+    *(void **)(&real) = dlsym(RTLD_NEXT, name);
+    return real ? real(chain, location) : -0x2900;  // MBEDTLS_ERR_X509_FILE_IO_ERROR
+}
+
+int mbedtls_x509_crt_parse_file(void *chain, const char *path) {
+    if (atomic_load(&skipping_certificates)) {
+        if (path) snprintf(skipped_file, sizeof skipped_file, "%s", path);
+        return 0;
+    }
+    return pass_on("mbedtls_x509_crt_parse_file", chain, path);
+}
+
+int mbedtls_x509_crt_parse_path(void *chain, const char *path) {
+    if (atomic_load(&skipping_certificates)) return 0;
+    return pass_on("mbedtls_x509_crt_parse_path", chain, path);
+}
+
+int cvault_git_init(void) {
+    atomic_store(&skipping_certificates, 1);
+    int result = git_libgit2_init();
+    atomic_store(&skipping_certificates, 0);
+    return result;
+}
+
+int cvault_git_certificates_skipped(void) { return skipped_file[0] != 0; }
+
+int cvault_git_load_certificates(void) {
+    if (!skipped_file[0]) return 0;
+    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, skipped_file, NULL);
 }

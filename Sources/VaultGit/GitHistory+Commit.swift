@@ -1,4 +1,5 @@
 import CGit2
+import CVaultObjects
 import Foundation
 import VaultCore
 
@@ -33,6 +34,10 @@ extension GitHistory {
         try checkReady()
         let head = try headCommit()
         defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
+        // The commit's objects (blobs, trees, the commit) are written as one batch, made durable
+        // together just before the branch moves (`makeCommit`); a commit not made leaves none.
+        cvault_odb_writer_begin_batch(objects.writer)
+        defer { cvault_odb_writer_abandon_batch(objects.writer) }
         var changes: [(path: String, oid: git_oid?)] = []
         let oldRootID = head.map { git_tree_id($0.tree).pointee }
         for path in Set(paths).sorted() {
@@ -127,6 +132,9 @@ extension GitHistory {
                 &commitID, repo, nil, signature, signature, "UTF-8", message, tree, p.count, p.baseAddress)
         }
         try GitFailure.check(code, "create the commit")
+        // Every object the commit names is on disk before the branch names it.
+        try GitFailure.check(cvault_odb_writer_flush_batch(objects.writer), "write the new objects to disk")
+        Trace.mark("commit: objects flushed")
         // Move the branch only if it is still where we read it (another git program may have moved it).
         let branch = try currentBranch()
         var ref: OpaquePointer?

@@ -20,4 +20,14 @@ import Testing
         #expect(cvault_git_set_strict_object_creation(1) == 0)
         #expect(cvault_git_set_fsync_gitdir(1) == 0)
     }
+
+    /// libgit2 starts without parsing the TLS certificates, and can still load them later
+    /// (through mbedTLS itself: the executable's stand-ins pass the call on).
+    @Test func libgit2StartsWithoutCertificatesAndCanLoadThem() {
+        #expect(cvault_git_init() > 0)
+        defer { git_libgit2_shutdown() }
+        if cvault_git_certificates_skipped() != 0 {
+            #expect(cvault_git_load_certificates() == 0)
+        }
+    }
 }

@@ -21,6 +21,16 @@
 int cvault_odb_writer_new(git_odb_backend **out, const char *objects_dir, int tree_level, int other_level,
                           int do_fsync);
 
+/// Batches: after cvault_odb_writer_begin_batch, each object is written to its temporary file
+/// and its write-back started, but not flushed nor renamed in (this backend serves reads of
+/// it meanwhile). cvault_odb_writer_flush_batch then flushes every file, renames them in and
+/// flushes their folders: one wait on the disk for all of a commit's objects instead of two per
+/// object. Call it before a ref names any of them. cvault_odb_writer_abandon_batch removes them.
+/// Each ends the batch; all accept NULL (no backend: nothing to do).
+void cvault_odb_writer_begin_batch(git_odb_backend *backend);
+int cvault_odb_writer_flush_batch(git_odb_backend *backend);
+void cvault_odb_writer_abandon_batch(git_odb_backend *backend);
+
 /// The bytes of object files this backend has written (as stored on disk).
 unsigned long long cvault_odb_writer_bytes_written(git_odb_backend *backend);
 

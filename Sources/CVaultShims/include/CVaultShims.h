@@ -44,4 +44,12 @@ int cvault_git_set_fsync_gitdir(int enabled);
 int cvault_git_set_search_path(int level, const char *path);
 int cvault_git_set_owner_validation(int enabled);
 
+// ---- libgit2: start-up without loading the system's TLS certificates -----
+// git_libgit2_init, except that a libgit2 built on mbedTLS does not parse the CA bundle
+// (see shims.c). cvault_git_certificates_skipped() says whether it would have;
+// cvault_git_load_certificates() loads them (for HTTPS through libgit2; 0 when done or not needed).
+int cvault_git_init(void);
+int cvault_git_certificates_skipped(void);
+int cvault_git_load_certificates(void);
+
 #endif
