@@ -52,7 +52,7 @@ extension GitHistory {
             return try writeBlob(bytes)
         }
         let objectsDir = gitDirectory + "/objects"
-        var old = previous.flatMap { BlobLayoutFile.read(root: root, blob: $0) }
+        let old = previous.flatMap { BlobLayoutFile.read(root: root, blob: $0) }
         defer { old?.layout.points?.deallocate() }
         let oldObject = previous.map { GitHistory.looseObjectPath(objectsDir, $0) }
         var oid = git_oid()
