@@ -394,7 +394,11 @@ int cvault_blob_write(git_oid *out, const char *objects_dir, const char *path, c
         }
         matching = 0;
         if (!deflating) {
-            if (*reused > 0 && sink_copy(&s, prev_fd, prev_start, matched_stream) != 0) goto write_failed;
+            if (*reused > 0) {
+                if (sink_copy(&s, prev_fd, prev_start, matched_stream) != 0) goto write_failed;
+                // The disk starts on the copied megabytes while the rest is compressed.
+                if (do_fsync) sync_file_range(s.fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+            }
             if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
                 git_error_set_oom();
                 goto done;

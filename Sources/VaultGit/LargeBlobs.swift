@@ -18,7 +18,7 @@ extension GitHistory {
     /// Files at least this large are read in pieces.
     static let largeFileSize = 256 * 1024
     /// Bytes of a large file between two points where its compressed stream can be reused.
-    static let blobPieceSize: UInt64 = 128 * 1024
+    static let blobPieceSize: UInt64 = 64 * 1024
 
     /// The blob id of the vault file `relative` as it is on disk, or nil when there is none.
     func blobID(ofFile relative: String) throws(VaultError) -> git_oid? {

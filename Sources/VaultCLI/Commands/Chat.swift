@@ -52,6 +52,7 @@ extension VaultCommand {
             }
             let vault = try location.openForChange()
             Trace.mark("vault opened")
+            vault.warmUpHeaderDates()
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
             Trace.mark("room resolved")
             var text = message
@@ -98,6 +99,7 @@ extension VaultCommand {
 
         func execute() throws {
             let vault = try location.openForChange()
+            vault.warmUpHeaderDates()
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
             let turn = try makeTurn(vault: vault, path: path, provider: provider, model: model)
             Interrupt.install()
