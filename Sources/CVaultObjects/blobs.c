@@ -1,6 +1,7 @@
 // Large files as git blobs, read and written in pieces (see cvault_blobs.h).
 #define _GNU_SOURCE
 #include "cvault_blobs.h"
+#include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,27 +37,6 @@ static int read_exactly(int fd, unsigned char *buf, size_t count, size_t *got) {
         *got += (size_t)n;
     }
     return 0;
-}
-
-static int write_all(int fd, const unsigned char *bytes, size_t count) {
-    while (count > 0) {
-        ssize_t n = write(fd, bytes, count);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        bytes += n;
-        count -= (size_t)n;
-    }
-    return 0;
-}
-
-static int fsync_folder(const char *path) {
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    int result = fsync(fd);
-    close(fd);
-    return result;
 }
 
 void cvault_blob_layout_dispose(cvault_blob_layout *layout) {
@@ -181,7 +161,7 @@ typedef struct {
 } sink;
 
 static int sink_flush(sink *s) {
-    if (s->used && write_all(s->fd, s->buf, s->used) != 0) return -1;
+    if (s->used && cvault_write_all(s->fd, s->buf, s->used) != 0) return -1;
     s->total += s->used;
     s->used = 0;
     return 0;
@@ -190,7 +170,7 @@ static int sink_flush(sink *s) {
 static int sink_put(sink *s, const void *bytes, size_t count) {
     if (s->used + count > OUT_BUFFER && sink_flush(s) != 0) return -1;
     if (count > OUT_BUFFER) {
-        if (write_all(s->fd, bytes, count) != 0) return -1;
+        if (cvault_write_all(s->fd, bytes, count) != 0) return -1;
         s->total += count;
         return 0;
     }
@@ -222,7 +202,7 @@ static int sink_copy(sink *s, int from, uint64_t offset, uint64_t count) {
             if (n == 0) errno = ESTALE;
             return -1;
         }
-        if (write_all(s->fd, buf, (size_t)n) != 0) {
+        if (cvault_write_all(s->fd, buf, (size_t)n) != 0) {
             free(buf);
             return -1;
         }
@@ -467,7 +447,7 @@ int cvault_blob_write(git_oid *out, const char *objects_dir, const char *path, c
         unlink(temp);
         goto done;
     }
-    if (do_fsync && (fsync_folder(folder) != 0 || (made_folder && fsync_folder(objects_dir) != 0))) {
+    if (do_fsync && (cvault_fsync_folder(folder) != 0 || (made_folder && cvault_fsync_folder(objects_dir) != 0))) {
         os_error("cannot flush", folder);
         goto done;
     }

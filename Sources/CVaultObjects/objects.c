@@ -1,5 +1,6 @@
 #define _GNU_SOURCE  // sync_file_range
 #include "cvault_objects.h"
+#include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,27 +44,6 @@ static int fail(const char *what, const char *path) {
     snprintf(message, sizeof message, "%s %s: %s", what, path, strerror(errno));
     git_error_set_str(GIT_ERROR_OS, message);
     return -1;
-}
-
-static int write_all(int fd, const unsigned char *bytes, size_t count) {
-    while (count > 0) {
-        ssize_t n = write(fd, bytes, count);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return -1;
-        }
-        bytes += n;
-        count -= (size_t)n;
-    }
-    return 0;
-}
-
-static int fsync_folder(const char *path) {
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    int result = fsync(fd);
-    close(fd);
-    return result;
 }
 
 /// zlib stream of "<type> <size>\0" followed by the object's bytes, into a new buffer.
@@ -173,7 +153,7 @@ static int writer_write(git_odb_backend *backend, const git_oid *oid, const void
         fail("cannot create", temp);
         goto done;
     }
-    if (fchmod(fd, 0444) != 0 || write_all(fd, zipped, zipped_size) != 0) {
+    if (fchmod(fd, 0444) != 0 || cvault_write_all(fd, zipped, zipped_size) != 0) {
         fail("cannot write", temp);
         unlink(temp);
         goto done;
@@ -234,7 +214,7 @@ static int writer_write(git_odb_backend *backend, const git_oid *oid, const void
         goto done;
     }
     if (w->do_fsync) {
-        if (fsync_folder(folder) != 0 || (made_folder && fsync_folder(w->objects_dir) != 0)) {
+        if (cvault_fsync_folder(folder) != 0 || (made_folder && cvault_fsync_folder(w->objects_dir) != 0)) {
             fail("cannot flush", folder);
             goto done;
         }
@@ -331,9 +311,9 @@ static int flush_pending(writer *w) {
     for (size_t i = 0; i < count && w->do_fsync && result == 0; i++) {
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++) seen = strcmp(w->pending[j].folder, w->pending[i].folder) == 0;
-        if (!seen && fsync_folder(w->pending[i].folder) != 0) result = fail("cannot flush", w->pending[i].folder);
+        if (!seen && cvault_fsync_folder(w->pending[i].folder) != 0) result = fail("cannot flush", w->pending[i].folder);
     }
-    if (result == 0 && w->do_fsync && made_folder && fsync_folder(w->objects_dir) != 0)
+    if (result == 0 && w->do_fsync && made_folder && cvault_fsync_folder(w->objects_dir) != 0)
         result = fail("cannot flush", w->objects_dir);
     for (size_t i = 0; i < count; i++) {
         w->bytes_written += w->pending[i].zipped_size;

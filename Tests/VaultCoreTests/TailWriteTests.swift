@@ -79,11 +79,7 @@ import VaultTestSupport
     @Test(arguments: ["old", "half", "zeros", "whole"])
     func aCrashInTheMiddleIsFinishedByTheNextCommand(state: String) throws {
         let (dir, path, journal) = try setUp()
-        let st = try #require(statOf(path))
-        let record = TailWrite.Record(
-            path: "rooms/r.md", device: UInt64(st.st_dev), inode: UInt64(st.st_ino), offset: prefix.count, old: oldEnd,
-            new: newEnd, mark: mark)
-        try TailWrite.Journal.write(record, to: journal)
+        try journalTheWrite(path, journal)
         let end: [UInt8]
         switch state {
         case "old": end = oldEnd
@@ -104,11 +100,7 @@ import VaultTestSupport
     /// was being written is kept in `.vault/recovered/`.
     @Test func aFileChangedAfterTheCrashIsLeftAloneAndTheTextKeptAside() throws {
         let (dir, path, journal) = try setUp()
-        let st = try #require(statOf(path))
-        let record = TailWrite.Record(
-            path: "rooms/r.md", device: UInt64(st.st_dev), inode: UInt64(st.st_ino), offset: prefix.count, old: oldEnd,
-            new: newEnd, mark: mark)
-        try TailWrite.Journal.write(record, to: journal)
+        try journalTheWrite(path, journal)
         let saved = prefix + Array("the person's own ending\n".utf8)
         try overwriteInPlace(path, saved)
         let note = try #require(TailWrite.recover(journal: journal, root: dir.path))
@@ -124,11 +116,7 @@ import VaultTestSupport
     /// text is in the file, so nothing is done.
     @Test func aWholeWriteEditedAfterwardsIsLeftAsItIs() throws {
         let (dir, path, journal) = try setUp()
-        let st = try #require(statOf(path))
-        let record = TailWrite.Record(
-            path: "rooms/r.md", device: UInt64(st.st_dev), inode: UInt64(st.st_ino), offset: prefix.count, old: oldEnd,
-            new: newEnd, mark: mark)
-        try TailWrite.Journal.write(record, to: journal)
+        try journalTheWrite(path, journal)
         let edited = Array("# notes\n".utf8) + prefix + newEnd + Array("more\n".utf8)
         try Data(edited).write(to: URL(fileURLWithPath: path), options: .atomic)
         #expect(TailWrite.recover(journal: journal, root: dir.path) == nil)
@@ -141,6 +129,15 @@ import VaultTestSupport
         #expect(TailWrite.isInterrupted([9, 9, 3], old: [1, 2, 3], new: [9, 9, 9, 9]))
         #expect(!TailWrite.isInterrupted([9, 5, 3], old: [1, 2, 3], new: [9, 9, 9, 9]))
         #expect(!TailWrite.isInterrupted([9, 9, 9, 9, 9], old: [1, 2, 3], new: [9, 9, 9, 9]))
+    }
+
+    /// What `replace` writes into the journal before it touches the file: the crash comes next.
+    func journalTheWrite(_ path: String, _ journal: String) throws {
+        let st = try #require(statOf(path))
+        let record = TailWrite.Record(
+            path: "rooms/r.md", device: UInt64(st.st_dev), inode: UInt64(st.st_ino), offset: prefix.count, old: oldEnd,
+            new: newEnd, mark: mark)
+        try TailWrite.Journal.write(record, to: journal)
     }
 
     func statOf(_ path: String) -> stat? {

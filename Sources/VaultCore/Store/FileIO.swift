@@ -125,16 +125,7 @@ public enum FileIO {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "read", reason: errorText()) }
         let size = Int(st.st_size)
-        let want = max(0, min(count, size - offset))
-        var out = [UInt8](repeating: 0, count: want)
-        var filled = 0
-        while filled < want {
-            let n = out.withUnsafeMutableBytes { buf in Glibc.pread(fd, buf.baseAddress! + filled, want - filled, off_t(offset + filled)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            filled += n
-        }
-        if filled < want { out.removeSubrange(filled...) }
+        let out = try pread(fd, offset: offset, count: max(0, min(count, size - offset)), path: path)
         return (out, size)
     }
 
