@@ -65,7 +65,7 @@ extension VaultCommand {
             }
             let turn = try makeTurn(vault: vault, path: path, provider: provider, model: model)
             Interrupt.install()
-            if text == nil, Terminal.stdinIsTerminal, (try? vault.readRoom(path).pendingPrompt) == nil {
+            if text == nil, Terminal.stdinIsTerminal, (try? vault.readRoomEnd(path).pendingPrompt) == nil {
                 // The interactive loop (attachments go with the first message).
                 var first = true
                 while true {

@@ -154,6 +154,11 @@ public final class Vault: Sendable {
         try RoomFile(parsing: try FileIO.read(absolute(relative)), path: relative)
     }
 
+    /// The room's front-matter and its end (a long room is not read whole; `RoomFile.readEnd`).
+    public func readRoomEnd(_ relative: String) throws(VaultError) -> RoomFile {
+        try RoomFile.readEnd(absolute(relative), path: relative, facts: facts(of: relative)) { _ in true }.room
+    }
+
     /// The room and the stamp of the version read, for a write that must not overwrite a
     /// save made meanwhile (`write(_:to:expecting:)`).
     public func readRoomStamped(_ relative: String) throws(VaultError) -> (room: RoomFile, stamp: FileIO.Stamp) {
