@@ -49,6 +49,27 @@ const char *cvault_git2_load(void) {
     return atomic_load_explicit(&cvault_git2_loaded, memory_order_acquire) ? NULL : problem;
 }
 
+static void *load_then(void *then) {
+    cvault_git2_load();
+    void (*next)(void);
+    *(void **)(&next) = then;
+    if (next) next();
+    return NULL;
+}
+
+void cvault_git2_load_in_background(void (*then)(void)) {
+    static atomic_flag started = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&started)) return;  // one thread at most
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    void *argument = *(void **)(&then);
+    // Should no thread start, whoever needs libgit2 loads it then.
+    (void)pthread_create(&thread, &attributes, load_then, argument);
+    pthread_attr_destroy(&attributes);
+}
+
 void *cvault_git2_library(void) {
     return atomic_load_explicit(&cvault_git2_loaded, memory_order_acquire) ? library : NULL;
 }

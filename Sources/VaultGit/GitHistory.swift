@@ -75,6 +75,7 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     /// - Throws: when the vault has no repository of its own; `vault init` makes one.
     public init(vault root: String, config: VaultConfig) throws(VaultError) {
         try LibGit2.ready()
+        Trace.mark("libgit2 ready")
         switch try GitHistory.locate(root) {
         case .inside(let outer):
             throw VaultError.repository(

@@ -15,6 +15,11 @@
 // naming the library and the Debian package that has it.
 const char *cvault_git2_load(void);
 
+// Starts cvault_git2_load() on a new thread of its own and returns at once; the thread then
+// calls `then` (if not NULL) whether or not loading worked. Only the first call does anything. A thread of its own rather than
+// a dispatch queue: libdispatch's first worker often started only 1-3 ms later.
+void cvault_git2_load_in_background(void (*then)(void));
+
 // The library's dlopen handle (searches libgit2 and the libraries it loaded), NULL until loaded.
 void *cvault_git2_library(void);
 
