@@ -14,9 +14,9 @@ let package = Package(
     ],
     targets: [
         // System libraries, found through pkg-config. Nothing else lives here.
-        .systemLibrary(
-            name: "CGit2", pkgConfig: "libgit2",
-            providers: [.apt(["libgit2-dev"])]),
+        // libgit2's headers only (no pkgConfig: it would link libgit2): CGit2Loader loads
+        // libgit2.so.1.5 when vault first needs it.
+        .systemLibrary(name: "CGit2", providers: [.apt(["libgit2-dev"])]),
         // libcurl's headers only: CVaultShims loads libcurl.so.4 when the first request is made.
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // OpenSSL's libcrypto, for SHA-1 of the git index (the index checksum).
@@ -27,18 +27,20 @@ let package = Package(
         .systemLibrary(
             name: "CCmark", pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+        // libgit2 loaded with dlopen on first use; defines the git_* functions vault calls.
+        .target(name: "CGit2Loader", dependencies: ["CGit2"], exclude: ["README.md"]),
         // Typed C wrappers for the variadic C calls Swift cannot make.
-        .target(name: "CVaultShims", dependencies: ["CGit2", "CCurl"], exclude: ["README.md"]),
+        .target(name: "CVaultShims", dependencies: ["CGit2", "CGit2Loader", "CCurl"], exclude: ["README.md"]),
         // A write-only loose-object backend for libgit2 (stored trees, fast commits on large folders).
         .target(
-            name: "CVaultObjects", dependencies: ["CGit2", "CCrypto"], exclude: ["README.md"], linkerSettings: [.linkedLibrary("z")]),
+            name: "CVaultObjects", dependencies: ["CGit2", "CGit2Loader", "CCrypto"], exclude: ["README.md"], linkerSettings: [.linkedLibrary("z")]),
         // Models, the file format, dates, the file store. No C imports.
         .target(
             name: "VaultCore",
             dependencies: [.product(name: "Yams", package: "Yams")], exclude: ["README.md"]),
         // The libgit2 wrapper: every change of the vault becomes one commit.
         .target(
-            name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CCrypto", "CVaultShims", "CVaultObjects"], exclude: ["README.md"]),
+            name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CGit2Loader", "CCrypto", "CVaultShims", "CVaultObjects"], exclude: ["README.md"]),
         // Sharing: rooms and diary entries as one Markdown, HTML or JSON document.
         .target(name: "VaultExport", dependencies: ["VaultCore", "CCmark"], exclude: ["README.md"]),
         // Chat with OpenAI-compatible servers: libcurl client, event-stream decoder, providers.
@@ -62,7 +64,7 @@ let package = Package(
         .testTarget(name: "VaultGitTests", dependencies: ["VaultCore", "VaultGit", "VaultTestSupport"]),
         .testTarget(name: "VaultChatTests", dependencies: ["VaultCore", "VaultChat", "VaultTestSupport"]),
         .testTarget(
-            name: "VaultCLITests", dependencies: ["VaultCore", "VaultTestSupport", "CVaultShims"]),
+            name: "VaultCLITests", dependencies: ["VaultCore", "VaultTestSupport", "CVaultShims", "CGit2Loader"]),
         .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),
     ]
 )

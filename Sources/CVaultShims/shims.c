@@ -1,6 +1,8 @@
 #define _GNU_SOURCE  // RTLD_NEXT
 #include "CVaultShims.h"
 
+#include <CGit2Loader.h>
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -103,27 +105,30 @@ CURLcode cvault_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
 }
 
 // ---- libgit2 ----------------------------------------------------------------
+// libgit2 is loaded at run time (CGit2Loader), and a variadic function cannot be passed on by
+// a trampoline: these call the loaded git_libgit2_opts through its pointer.
 int cvault_git_set_strict_object_creation(int enabled) {
-    return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, enabled);
+    return cvault_git2_git_libgit2_opts()(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, enabled);
 }
 int cvault_git_set_strict_hash_verification(int enabled) {
-    return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, enabled);
+    return cvault_git2_git_libgit2_opts()(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, enabled);
 }
 int cvault_git_set_fsync_gitdir(int enabled) {
-    return git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, enabled);
+    return cvault_git2_git_libgit2_opts()(GIT_OPT_ENABLE_FSYNC_GITDIR, enabled);
 }
 int cvault_git_set_search_path(int level, const char *path) {
-    return git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, level, path);
+    return cvault_git2_git_libgit2_opts()(GIT_OPT_SET_SEARCH_PATH, level, path);
 }
 int cvault_git_set_owner_validation(int enabled) {
-    return git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, enabled);
+    return cvault_git2_git_libgit2_opts()(GIT_OPT_SET_OWNER_VALIDATION, enabled);
 }
 
 // ---- libgit2's start-up without the TLS certificates ------------------------
 // Debian's libgit2 (mbedTLS) parses the system's CA bundle in git_libgit2_init: ~4 ms of
 // every command that touches git, for HTTPS connections vault never makes through libgit2.
 // libgit2 has no option to skip it, so vault's executable defines mbedTLS's two loading
-// functions itself (the executable's symbols come first when libgit2's calls are bound):
+// functions itself (the executable's symbols come first when libgit2's calls are bound, also
+// when libgit2 is loaded with dlopen after start-up, as CGit2Loader does):
 // while cvault_git_init runs, they load nothing (libgit2 keeps an empty CA chain); at any
 // other time they pass the call on to mbedTLS. git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS)
 // (cvault_git_load_certificates) loads the bundle for real if a network feature needs it.
@@ -135,8 +140,10 @@ static char skipped_file[4096];
 typedef int (*mbedtls_loader)(void *chain, const char *location);
 
 static int pass_on(const char *name, void *chain, const char *location) {
+    // mbedTLS was loaded with libgit2, privately (RTLD_LOCAL): only libgit2's handle finds it.
+    void *library = cvault_git2_library();
     mbedtls_loader real;
-    *(void **)(&real) = dlsym(RTLD_NEXT, name);
+    *(void **)(&real) = dlsym(library ? library : RTLD_NEXT, name);
     return real ? real(chain, location) : -0x2900;  // MBEDTLS_ERR_X509_FILE_IO_ERROR
 }
 
@@ -154,6 +161,8 @@ int mbedtls_x509_crt_parse_path(void *chain, const char *path) {
 }
 
 int cvault_git_init(void) {
+    const char *problem = cvault_git2_load();
+    if (problem) return -1;
     atomic_store(&skipping_certificates, 1);
     int result = git_libgit2_init();
     atomic_store(&skipping_certificates, 0);
@@ -164,5 +173,5 @@ int cvault_git_certificates_skipped(void) { return skipped_file[0] != 0; }
 
 int cvault_git_load_certificates(void) {
     if (!skipped_file[0]) return 0;
-    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, skipped_file, NULL);
+    return cvault_git2_git_libgit2_opts()(GIT_OPT_SET_SSL_CERT_LOCATIONS, skipped_file, NULL);
 }

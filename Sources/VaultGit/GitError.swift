@@ -1,4 +1,5 @@
 import CGit2
+import CGit2Loader
 import Foundation
 import CVaultShims
 import VaultCore
@@ -23,9 +24,16 @@ enum GitFailure {
     }
 }
 
-/// Starts libgit2 once per process, with the options vault relies on.
+/// Loads and starts libgit2 once per process, with the options vault relies on.
+///
+/// libgit2 is not linked: `CGit2Loader` loads it (and the ~16 libraries it needs) with
+/// `dlopen`, so a command that never touches git does not pay ~3 ms for them at start-up,
+/// and one that does loads them on another core while its arguments are parsed (`warmUp`).
 enum LibGit2 {
-    static let ready: Void = {
+    /// nil once libgit2 is loaded and started; otherwise why it could not be loaded.
+    private static let problem: String? = {
+        if let problem = cvault_git2_load() { return String(cString: problem) }
+        Trace.mark("libgit2: loaded")
         // Without parsing the system's TLS certificates (~4 ms; vault makes no HTTPS
         // connections through libgit2): see CVaultShims.
         cvault_git_init()
@@ -35,11 +43,21 @@ enum LibGit2 {
         // Like git, do not re-hash every object read (fsck checks them): reading the tree of a
         // 20,000-room folder would otherwise hash 1.2 MB with SHA-1DC on every commit.
         _ = cvault_git_set_strict_hash_verification(0)
+        Trace.mark("libgit2: started")
+        return nil
     }()
 
-    /// Starts libgit2 on another core now (~0.5 ms: its libraries' own start-up, random
-    /// seeds). Whoever needs libgit2 later waits only for what is left.
+    /// Waits until libgit2 is loaded and started (loading it now if `warmUp` did not).
+    ///
+    /// - Throws: when libgit2 cannot be loaded (not installed, or another version): the
+    ///   error names the library and the Debian package that has it.
+    static func ready() throws(VaultError) {
+        if let problem { throw VaultError.repository(problem) }
+    }
+
+    /// Loads and starts libgit2 on another core now (~2.5 ms for its libraries, ~0.5 ms for
+    /// its own start-up). Whoever needs libgit2 later waits only for what is left.
     static func warmUp() {
-        DispatchQueue.global(qos: .userInitiated).async { _ = ready }
+        cvault_git2_load_in_background { _ = LibGit2.problem }
     }
 }

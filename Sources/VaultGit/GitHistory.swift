@@ -52,9 +52,12 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     }
 
     /// Where the vault at `root` stands with git.
-    public static func locate(_ root: String) -> Location {
-        _ = LibGit2.ready
+    ///
+    /// - Throws: when the vault has no `.git` of its own and libgit2, needed to look further
+    ///   up, cannot be loaded.
+    public static func locate(_ root: String) throws(VaultError) -> Location {
         if FileIO.exists(root + "/.git") { return .own }
+        try LibGit2.ready()
         // A folder that does not exist yet (`vault init new-folder`) is inside whatever holds its parent.
         var existing = root
         while !FileIO.isDirectory(existing), existing != "/" { existing = FileIO.parent(of: existing) }
@@ -71,8 +74,9 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     ///
     /// - Throws: when the vault has no repository of its own; `vault init` makes one.
     public init(vault root: String, config: VaultConfig) throws(VaultError) {
-        _ = LibGit2.ready
-        switch GitHistory.locate(root) {
+        try LibGit2.ready()
+        Trace.mark("libgit2 ready")
+        switch try GitHistory.locate(root) {
         case .inside(let outer):
             throw VaultError.repository(
                 "the vault \(root) is inside the git repository \(outer), which is not the vault's own: vault never commits there. Run `vault init \(root)` to give the vault its own repository, or copy the vault elsewhere.")
@@ -111,7 +115,7 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     /// the vault that is not committed yet, as the first commit of the vault.
     @discardableResult
     public static func create(vault root: String, config: VaultConfig) throws(VaultError) -> GitHistory {
-        _ = LibGit2.ready
+        try LibGit2.ready()
         if !FileIO.exists(root + "/.git") {
             var handle: OpaquePointer?
             var options = git_repository_init_options()

@@ -24,7 +24,7 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     public func history() throws(VaultError) -> GitHistory {
         if let opened { return opened }
         let history: GitHistory
-        if GitHistory.locate(root) == .none {
+        if try GitHistory.locate(root) == .none {
             history = try GitHistory.create(vault: root, config: config)
             report("made a git repository in \(root): every change is now a commit")
         } else {
@@ -35,9 +35,9 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         return history
     }
 
-    /// Starts libgit2 on another core right away (it loads the system's TLS certificates at
-    /// start-up, several milliseconds). `main` calls this first for commands that commit or
-    /// read history, so the start-up overlaps argument parsing and reading the vault.
+    /// Loads and starts libgit2 on another core right away (its libraries take ~3 ms to load).
+    /// `main` calls this first for commands that commit or read history, so the loading
+    /// overlaps argument parsing and reading the vault.
     public static func warmUp() { LibGit2.warmUp() }
 
     public func prepare(_ paths: [String]) throws(VaultError) { try history().prepare(paths) }

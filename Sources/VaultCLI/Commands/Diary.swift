@@ -34,7 +34,7 @@ extension VaultCommand {
                 var all = vault.diarySummaries()
                 // An entry with no date of its own (no front-matter, none in its name) is dated by
                 // the commit that added it, when the vault has history.
-                if all.contains(where: { $0.dateSource == "modified" }), GitHistory.locate(vault.root) == .own,
+                if all.contains(where: { $0.dateSource == "modified" }), (try? GitHistory.locate(vault.root)) == .own,
                     let history = try? GitHistory(vault: vault.root, config: vault.config)
                 {
                     for k in all.indices where all[k].dateSource == "modified" {

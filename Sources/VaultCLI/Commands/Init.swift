@@ -36,7 +36,7 @@ extension VaultCommand {
                 }
                 zone = z
             }
-            let location = GitHistory.locate(root)
+            let location = try GitHistory.locate(root)
             if case .inside(let outer) = location {
                 Terminal.note("\(root) is inside the git repository \(outer); the vault gets a repository of its own")
             }
