@@ -5,7 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
+#define OPENSSL_SUPPRESS_DEPRECATED 1  // SHA1_*: see Sources/CCrypto/shim.h
+#include <openssl/sha.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,15 +76,15 @@ int cvault_blob_hash_file(git_oid *out, uint64_t *size, const char *path) {
     uint64_t total = (uint64_t)st.st_size;
     size_t chunk = 256 * 1024;
     unsigned char *buf = malloc(chunk);
-    EVP_MD_CTX *sha = EVP_MD_CTX_new();
+    SHA_CTX sha;
     int result = -1;
-    if (!buf || !sha || EVP_DigestInit_ex(sha, EVP_sha1(), NULL) != 1) {
+    if (!buf || SHA1_Init(&sha) != 1) {
         git_error_set_oom();
         goto done;
     }
     char header[64];
     size_t header_size = blob_header(header, sizeof header, total);
-    EVP_DigestUpdate(sha, header, header_size);
+    SHA1_Update(&sha, header, header_size);
     uint64_t seen = 0;
     for (;;) {
         size_t got;
@@ -93,16 +94,15 @@ int cvault_blob_hash_file(git_oid *out, uint64_t *size, const char *path) {
         }
         if (got == 0) break;
         seen += got;
-        EVP_DigestUpdate(sha, buf, got);
+        SHA1_Update(&sha, buf, got);
     }
     if (seen != total) {  // changed while it was read
         errno = ESTALE;
         os_error("changed while being read:", path);
         goto done;
     }
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int digest_size = 0;
-    if (EVP_DigestFinal_ex(sha, digest, &digest_size) != 1 || digest_size != 20) {
+    unsigned char digest[SHA_DIGEST_LENGTH];
+    if (SHA1_Final(digest, &sha) != 1) {
         git_error_set_str(GIT_ERROR_SHA, "SHA-1 failed");
         goto done;
     }
@@ -110,7 +110,6 @@ int cvault_blob_hash_file(git_oid *out, uint64_t *size, const char *path) {
     *size = total;
     result = 0;
 done:
-    EVP_MD_CTX_free(sha);
     free(buf);
     close(fd);
     return result;
@@ -130,24 +129,22 @@ static void *hash_pieces(void *context) {
     h->failed = 1;
     size_t chunk = 256 * 1024;
     unsigned char *buf = malloc(chunk);
-    EVP_MD_CTX *sha = EVP_MD_CTX_new();
-    if (!buf || !sha || EVP_DigestInit_ex(sha, EVP_sha1(), NULL) != 1) goto done;
+    SHA_CTX sha;
+    if (!buf || SHA1_Init(&sha) != 1) goto done;
     char header[64];
     size_t header_size = (size_t)snprintf(header, sizeof header, "blob %llu", (unsigned long long)h->size) + 1;
-    EVP_DigestUpdate(sha, header, header_size);
+    SHA1_Update(&sha, header, header_size);
     uint64_t at = 0;
     while (at < h->size) {
         size_t want = h->size - at < chunk ? (size_t)(h->size - at) : chunk;
         ssize_t n = pread(h->fd, buf, want, (off_t)at);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) goto done;  // shorter than its size: changed while read
-        EVP_DigestUpdate(sha, buf, (size_t)n);
+        SHA1_Update(&sha, buf, (size_t)n);
         at += (uint64_t)n;
     }
-    unsigned int digest_size = 0;
-    if (EVP_DigestFinal_ex(sha, h->digest, &digest_size) == 1 && digest_size == 20) h->failed = 0;
+    if (SHA1_Final(h->digest, &sha) == 1) h->failed = 0;
 done:
-    EVP_MD_CTX_free(sha);
     free(buf);
     return NULL;
 }

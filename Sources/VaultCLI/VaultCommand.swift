@@ -72,9 +72,13 @@ struct VaultLocation: ParsableArguments {
     ///
     /// The repository is opened when the first commit is made (see `GitHistoryOnDemand`):
     /// a vault with none gets one; a vault inside someone else's repository is refused.
-    func openForChange() throws(VaultError) -> Vault {
+    ///
+    /// - Parameter folder: the folder the command will change (`rooms`): its repository is
+    ///   opened, and HEAD's trees down to that folder read, on another core meanwhile.
+    func openForChange(prefetching folder: String? = nil) throws(VaultError) -> Vault {
         let plain = try open()
         let history = GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }
+        if let folder { history.openInBackground(readingTreeOf: folder) }
         return plain.with(history: history)
     }
 }

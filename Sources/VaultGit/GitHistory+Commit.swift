@@ -91,6 +91,17 @@ extension GitHistory {
         if packIfNeeded() { Trace.mark("commit: git gc --auto started") }
     }
 
+    /// Reads HEAD's root tree and the tree of `folder` into the tree cache (errors are left
+    /// for the commit to meet and report).
+    func readTrees(to folder: String) {
+        guard let head = try? headCommit() else { return }
+        defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+        guard let root = try? trees.read(git_tree_id(head.tree).pointee),
+            let entry = TreeEditor.find(root, Array(folder.utf8), isTree: true), TreeEditor.isTreeMode(root, entry.mode)
+        else { return }
+        _ = try? trees.read(TreeEditor.oid(root, at: entry.oid))
+    }
+
     // MARK: Commit pieces
 
     /// HEAD's commit and tree, or `nil` for a repository with no commit yet.

@@ -1,3 +1,4 @@
+import Foundation
 import VaultCore
 
 /// The vault's history, opened only when the first commit is about to be made.
@@ -11,6 +12,8 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     let config: VaultConfig
     let report: (String) -> Void
     private var opened: GitHistory?
+    /// Set while `openInBackground` works; `history()` waits for it.
+    private var opening: DispatchGroup?
 
     /// - Parameter report: shows a note or warning to the person (e.g. on standard error).
     public init(vault root: String, config: VaultConfig, report: @escaping (String) -> Void) {
@@ -20,8 +23,32 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         LibGit2.warmUp()
     }
 
+    /// Opens the vault's own repository on another core now and reads HEAD's trees down to
+    /// `folder` (e.g. `rooms`), so the command's first commit finds them in memory: on a vault
+    /// with thousands of rooms, reading the `rooms` tree is a millisecond or more. Only a
+    /// repository that already exists at the vault's root is opened this way; anything
+    /// else (none yet, a foreign one, an error) is left to `history()`, as before.
+    public func openInBackground(readingTreeOf folder: String) {
+        guard opened == nil, opening == nil, FileIO.exists(root + "/.git") else { return }
+        let group = DispatchGroup()
+        opening = group
+        DispatchQueue.global(qos: .userInitiated).async(group: group) {
+            guard (try? GitHistory.locate(self.root)) == .own,
+                let history = try? GitHistory(vault: self.root, config: self.config)
+            else { return }
+            history.readTrees(to: folder)
+            self.opened = history
+            Trace.mark("history opened, trees read (other core)")
+        }
+    }
+
     /// The repository, opened (or made) now.
     public func history() throws(VaultError) -> GitHistory {
+        if let opening {
+            opening.wait()
+            self.opening = nil
+            if let opened, let warning = opened.author.warning { report("warning: " + warning) }
+        }
         if let opened { return opened }
         let history: GitHistory
         if try GitHistory.locate(root) == .none {

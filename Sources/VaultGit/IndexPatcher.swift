@@ -93,12 +93,11 @@ enum IndexPatcher {
         for (k, bytes) in replacement { edits.append((k, true, bytes)) }
         edits.sort { $0.at != $1.at ? $0.at < $1.at : (!$0.replaces && $1.replaces) }
         let newCount = entries.count + inserts.count - replacement.values.filter(\.isEmpty).count
-        guard let digest = EVP_MD_CTX_new() else { return false }
-        defer { EVP_MD_CTX_free(digest) }
-        guard EVP_DigestInit_ex(digest, EVP_sha1(), nil) == 1 else { return false }
+        var digest = SHA_CTX()
+        guard SHA1_Init(&digest) == 1 else { return false }
         func send(_ piece: UnsafeRawBufferPointer) -> Bool {
             guard piece.count > 0 else { return true }
-            return EVP_DigestUpdate(digest, piece.baseAddress, piece.count) == 1 && emit(piece)
+            return SHA1_Update(&digest, piece.baseAddress, piece.count) == 1 && emit(piece)
         }
         var header = Array(old[0..<12])
         put32(&header, 8, UInt32(newCount))
@@ -121,10 +120,9 @@ enum IndexPatcher {
                 if edit.replaces { copied = edit.at + 1 }
             }
             guard sendEntries(upTo: entries.count), kept.withUnsafeBytes(send) else { return false }
-            var sum = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-            var size: UInt32 = 0
-            guard EVP_DigestFinal_ex(digest, &sum, &size) == 1, size == 20 else { return false }
-            return sum.withUnsafeBytes { emit(UnsafeRawBufferPointer(rebasing: $0[0..<20])) }
+            var sum = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
+            guard SHA1_Final(&sum, &digest) == 1 else { return false }
+            return sum.withUnsafeBytes { emit($0) }
         }
     }
 

@@ -92,7 +92,7 @@ extension GitHistory {
         var id = oid
         var buffer = [CChar](repeating: 0, count: 41)
         git_oid_tostr(&buffer, 41, &id)
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix(40).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     static func same(_ a: git_oid, _ b: git_oid) -> Bool {

@@ -21,15 +21,13 @@ struct ObjectStore {
         var header = Array("\(String(cString: git_object_type2string(type))) \(bytes.count)".utf8)
         header.append(0)
         var oid = git_oid()
-        let context = EVP_MD_CTX_new()
-        defer { EVP_MD_CTX_free(context) }
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var size: UInt32 = 0
+        var context = SHA_CTX()
+        var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
         let hashed =
-            EVP_DigestInit_ex(context, EVP_sha1(), nil) == 1
-            && EVP_DigestUpdate(context, header, header.count) == 1
-            && (bytes.isEmpty || EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1)
-            && EVP_DigestFinal_ex(context, &digest, &size) == 1 && size == 20
+            SHA1_Init(&context) == 1
+            && SHA1_Update(&context, header, header.count) == 1
+            && (bytes.isEmpty || SHA1_Update(&context, bytes.baseAddress, bytes.count) == 1)
+            && SHA1_Final(&digest, &context) == 1
         if hashed {
             withUnsafeMutableBytes(of: &oid.id) { $0.copyBytes(from: digest[0..<20]) }
         } else {  // OpenSSL failed (it does not, short of memory): let libgit2 hash it

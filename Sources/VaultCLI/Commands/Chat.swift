@@ -50,7 +50,7 @@ extension VaultCommand {
             for file in files where !FileIO.exists(file) || FileIO.isDirectory(file) {
                 throw VaultError.invalidArgument("cannot attach \(file): no such file")
             }
-            let vault = try location.openForChange()
+            let vault = try location.openForChange(prefetching: VaultPath.rooms)
             Trace.mark("vault opened")
             vault.warmUpHeaderDates()
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
@@ -98,7 +98,7 @@ extension VaultCommand {
         @Option(help: "Use this model for this turn.") var model: String?
 
         func execute() throws {
-            let vault = try location.openForChange()
+            let vault = try location.openForChange(prefetching: VaultPath.rooms)
             vault.warmUpHeaderDates()
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
             let turn = try makeTurn(vault: vault, path: path, provider: provider, model: model)
