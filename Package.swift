@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "CVaultShims", dependencies: ["CGit2", "CGit2Loader", "CCurl"], exclude: ["README.md"]),
         // A write-only loose-object backend for libgit2 (stored trees, fast commits on large folders).
         .target(
-            name: "CVaultObjects", dependencies: ["CGit2", "CGit2Loader", "CCrypto"], exclude: ["README.md"], linkerSettings: [.linkedLibrary("z")]),
+            name: "CVaultObjects", dependencies: ["CGit2", "CGit2Loader", "CCrypto"], exclude: ["README.md"], linkerSettings: [.linkedLibrary("z"), .linkedLibrary("deflate")]),
         // Models, the file format, dates, the file store. No C imports.
         .target(
             name: "VaultCore",
