@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -128,16 +129,27 @@ typedef struct {
 static void *hash_pieces(void *context) {
     hashing *h = context;
     h->failed = 1;
-    size_t chunk = 256 * 1024;
-    unsigned char *buf = malloc(chunk);
     SHA_CTX sha;
-    if (!buf || SHA1_Init(&sha) != 1) goto done;
+    if (SHA1_Init(&sha) != 1) return NULL;
     char header[64];
     size_t header_size = (size_t)snprintf(header, sizeof header, "blob %llu", (unsigned long long)h->size) + 1;
     SHA1_Update(&sha, header, header_size);
+    // The file is hashed where it lies in the page cache (mapped a window at a time: no copy,
+    // and no more memory than a window); a file that cannot be mapped is read.
+    const uint64_t window = 1 << 20;
     uint64_t at = 0;
+    unsigned char *buf = NULL;
     while (at < h->size) {
-        size_t want = h->size - at < chunk ? (size_t)(h->size - at) : chunk;
+        size_t want = h->size - at < window ? (size_t)(h->size - at) : (size_t)window;
+        void *map = buf ? MAP_FAILED : mmap(NULL, want, PROT_READ, MAP_PRIVATE, h->fd, (off_t)at);
+        if (map != MAP_FAILED) {
+            SHA1_Update(&sha, map, want);
+            munmap(map, want);
+            at += want;
+            continue;
+        }
+        if (!buf && !(buf = malloc(256 * 1024))) return NULL;
+        if (want > 256 * 1024) want = 256 * 1024;
         ssize_t n = pread(h->fd, buf, want, (off_t)at);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) goto done;  // shorter than its size: changed while read
