@@ -359,6 +359,37 @@ import VaultTestSupport
         #expect(run.seconds < 3, "took \(run.seconds) s")
     }
 
+    /// A server name that does not resolve (`.invalid` never does, RFC 6761).
+    @Test func anUnknownHostFailsFastAndSaysDNS() throws {
+        let vault = try ChatVault(baseURL: "http://no-such-host.invalid/v1", system: Self.system)
+        let before = try vault.roomBytes()
+        let subjects = try vault.subjects()
+        let run = try vault.chat("누구 없어요", model: "ok")
+        try expectTurn(
+            run, in: vault, roomBefore: before, subjectsBefore: subjects,
+            Expected(
+                message: "누구 없어요", model: "ok", status: 3, commit: "chat: \(ChatVault.title) (+1 message, no reply: unreachable)",
+                errorFragments: ["cannot find the server no-such-host.invalid (DNS)"]))
+        #expect(!(try vault.fullHistory()).contains(ChatVault.key))
+    }
+
+    /// `https://` to a server that does not speak TLS (the fake server speaks plain HTTP): the
+    /// handshake fails, and that is what the person reads.
+    @Test func aFailedTLSHandshakeIsClear() throws {
+        let server = try FakeOpenAIServer(expectedKey: ChatVault.key)
+        defer { server.stop() }
+        let vault = try ChatVault(baseURL: server.baseURL.replacingOccurrences(of: "http://", with: "https://"), system: Self.system)
+        let before = try vault.roomBytes()
+        let subjects = try vault.subjects()
+        let run = try vault.chat("안전한가요", model: "ok")
+        try expectTurn(
+            run, in: vault, roomBefore: before, subjectsBefore: subjects,
+            Expected(
+                message: "안전한가요", model: "ok", status: 3, commit: "chat: \(ChatVault.title) (+1 message, no reply: unreachable)",
+                errorFragments: ["the secure connection to 127.0.0.1 failed"]))
+        #expect(run.seconds < 5, "took \(run.seconds) s")
+    }
+
     // MARK: Where settings and the key come from
 
     @Test func openAIEnvironmentVariablesReachTheServer() throws {
