@@ -44,7 +44,10 @@ import Glibc
         #expect(try git(["fsck", "--strict"], in: vault.path).isEmpty)
     }
 
-    @Test func anEditSavedWhileTheReplyStreamsIsKept() throws {
+    /// Editors save by renaming a new file over the old one (vim) or by writing the file in
+    /// place (VS Code): either way the edit and the reply both stay.
+    @Test(arguments: ["rename", "in place"])
+    func anEditSavedWhileTheReplyStreamsIsKept(how: String) throws {
         let (server, vault) = try startChat()
         defer { server.stop() }
         let subjects = try vault.subjects()
@@ -59,7 +62,15 @@ import Glibc
         #expect(text.contains("\n" + promptMarkerLine + "\n"), "no prompt marker: \(text)")
         text = text.replacingOccurrences(of: "title: \(ChatVault.title)\n", with: "title: \(ChatVault.title)\ntags: [여행]\n")
         text += typed + "\n"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: vault.path + "/" + ChatVault.roomPath), options: .atomic)
+        let url = URL(fileURLWithPath: vault.path + "/" + ChatVault.roomPath)
+        if how == "rename" {
+            try Data(text.utf8).write(to: url, options: .atomic)
+        } else {
+            let handle = try FileHandle(forWritingTo: url)
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: Data(text.utf8))
+            try handle.close()
+        }
         let done = try run.wait(seconds: 20)
         #expect(done.status == 0, "status \(done.status); stderr: \(done.stderr)")
         #expect(done.stdout == ServerText.reply + "\n", "\(done.stdout)")
