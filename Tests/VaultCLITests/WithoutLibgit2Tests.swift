@@ -24,25 +24,7 @@ struct WithoutLibgit2Tests {
         process.arguments =
             ["-m", "sh", "-c", "mount --bind /dev/null \"$1\" && shift && exec \"$@\"", "sh", installedLibgit2!, Project.vaultExecutable]
             + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return RunResult(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        return try run(process)
     }
 
     @Test func gitCommandsFailWithOneLineAndChangeNothing() throws {

@@ -41,25 +41,8 @@ func gitRun(_ arguments: [String], in directory: String, environment: [String: S
     for (k, v) in cliIdentity { env[k] = v }
     for (k, v) in environment { env[k] = v }
     process.environment = env
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    nonisolated(unsafe) var errData = Data()
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-        errData = err.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
-    }
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return GitRun(
-        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errData, as: UTF8.self))
+    let result = try run(process)
+    return GitRun(status: result.status, stdout: result.stdout, stderr: result.stderr)
 }
 
 /// Runs `git` (with `cliIdentity`) and returns its output; throws when it fails.

@@ -135,17 +135,29 @@ public func vaultProcess(_ arguments: [String], in directory: String, environmen
 public func runVault(
     _ arguments: [String], in directory: String, environment: [String: String] = [:], stdin: String? = nil
 ) throws -> RunResult {
-    let process = vaultProcess(arguments, in: directory, environment: environment)
+    try run(vaultProcess(arguments, in: directory, environment: environment), stdin: stdin)
+}
+
+/// Starts `process` (not started yet) with `stdin` (nothing when nil) as its standard input,
+/// and returns its status and everything it printed. Both outputs are read to their ends,
+/// on two threads, before the process is waited for, and the input is written from a
+/// third: large outputs or inputs can never block it on a full pipe.
+public func run(_ process: Process, stdin: String? = nil) throws -> RunResult {
     let out = Pipe()
     let err = Pipe()
-    let input = Pipe()
     process.standardOutput = out
     process.standardError = err
-    process.standardInput = input
+    let input = stdin.map { _ in Pipe() }
+    process.standardInput = input ?? FileHandle.nullDevice
     try process.run()
-    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-    try input.fileHandleForWriting.close()
-    // Read both pipes fully before waiting, so a large output cannot block the child.
+    if let input, let stdin {
+        let writer = input.fileHandleForWriting
+        let bytes = Data(stdin.utf8)
+        DispatchQueue.global().async {
+            writer.write(bytes)
+            try? writer.close()
+        }
+    }
     nonisolated(unsafe) var errData = Data()
     let group = DispatchGroup()
     group.enter()
