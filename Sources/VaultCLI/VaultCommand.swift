@@ -51,7 +51,29 @@ public struct VaultCommand: ParsableCommand {
 
     public static func startGitEarly(for arguments: [String]) {
         Trace.mark("main")
-        if arguments.count > 1, gitCommands.contains(arguments[1]) { GitHistoryOnDemand.warmUp() }
+        guard arguments.count > 1, gitCommands.contains(arguments[1]) else { return }
+        // A chat turn commits into rooms/: its repository is opened, and HEAD's rooms tree
+        // read, on another core while the arguments are parsed and the room is read.
+        if ["chat", "retry"].contains(arguments[1]), let root = earlyVaultRoot(arguments) {
+            GitHistoryOnDemand.preopen(root: root, readingTreeOf: VaultPath.rooms)
+        } else {
+            GitHistoryOnDemand.warmUp()
+        }
+    }
+
+    /// The vault the command will find (`--vault DIR`, else `VAULT_DIR`, else the folders
+    /// above this one), read from the raw arguments before they are parsed; nil when unsure.
+    static func earlyVaultRoot(_ arguments: [String]) -> String? {
+        var explicit: String?
+        for (i, argument) in arguments.enumerated().dropFirst(2) {
+            if argument == "--" { break }
+            if argument == "--vault", i + 1 < arguments.count { explicit = arguments[i + 1] }
+            if argument.hasPrefix("--vault=") { explicit = String(argument.dropFirst(8)) }
+        }
+        var environment: [String: String] = [:]
+        if let dir = getenv("VAULT_DIR") { environment["VAULT_DIR"] = String(cString: dir) }
+        return try? Vault.locate(
+            explicit: explicit, environment: environment, workingDirectory: FileManager.default.currentDirectoryPath)
     }
 }
 

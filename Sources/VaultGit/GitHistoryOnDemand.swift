@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import VaultCore
 
 /// The vault's history, opened only when the first commit is about to be made.
@@ -14,13 +15,17 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     private var opened: GitHistory?
     /// Set while `openInBackground` works; `history()` waits for it.
     private var opening: DispatchGroup?
+    /// The opening started by `preopen` before this object existed, if it is this vault's.
+    private var early: EarlyOpen?
 
     /// - Parameter report: shows a note or warning to the person (e.g. on standard error).
     public init(vault root: String, config: VaultConfig, report: @escaping (String) -> Void) {
         self.root = root
         self.config = config
         self.report = report
-        LibGit2.warmUp()
+        // Loading libgit2 on another core, unless `preopen` does it already (a thread started
+        // while libraries load waits for the loader's lock).
+        if !GitHistoryOnDemand.earlyOpen.withLock({ $0 != nil }) { LibGit2.warmUp() }
     }
 
     /// Opens the vault's own repository on another core now and reads HEAD's trees down to
@@ -30,6 +35,11 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// else (none yet, a foreign one, an error) is left to `history()`, as before.
     public func openInBackground(readingTreeOf folder: String) {
         guard opened == nil, opening == nil, FileIO.exists(root + "/.git") else { return }
+        if let started = GitHistoryOnDemand.takeEarlyOpen(root: root) {
+            early = started
+            opening = started.group
+            return
+        }
         let group = DispatchGroup()
         opening = group
         DispatchQueue.global(qos: .userInitiated).async(group: group) {
@@ -47,6 +57,10 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         if let opening {
             opening.wait()
             self.opening = nil
+            if let early {
+                opened = early.history
+                self.early = nil
+            }
             if let opened, let warning = opened.author.warning { report("warning: " + warning) }
         }
         if let opened { return opened }
@@ -60,6 +74,48 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         if let warning = history.author.warning { report("warning: " + warning) }
         opened = history
         return history
+    }
+
+    /// An opening of a vault's repository started as the process started (`preopen`).
+    final class EarlyOpen: @unchecked Sendable {
+        let root: String
+        let group = DispatchGroup()
+        // Written by the opening thread before `group` is left; read after waiting on it.
+        var history: GitHistory?
+        init(root: String) { self.root = root }
+    }
+
+    private static let earlyOpen = Mutex<EarlyOpen?>(nil)
+
+    /// Starts, on a thread of its own, what a chat turn's first commit needs from git: loading
+    /// libgit2, opening the repository of the vault at `root` (its own, existing one only) and
+    /// reading HEAD's trees down to `folder`. `main` calls it before the arguments are parsed,
+    /// having found the vault the way the command will (`--vault`, `VAULT_DIR`, the folders
+    /// above); the command's `GitHistoryOnDemand` then takes it over. Nothing is created or
+    /// written, and any failure is left for the command to meet and report.
+    public static func preopen(root: String, readingTreeOf folder: String) {
+        let opening = EarlyOpen(root: root)
+        earlyOpen.withLock { $0 = opening }
+        opening.group.enter()
+        Thread.detachNewThread {
+            defer { opening.group.leave() }
+            guard FileIO.exists(root + "/.git"), (try? GitHistory.locate(root)) == .own,
+                let bytes = try? FileIO.read(root + "/" + VaultPath.config),
+                let config = try? VaultConfig(parsing: bytes),
+                let history = try? GitHistory(vault: root, config: config)
+            else { return }
+            history.readTrees(to: folder)
+            opening.history = history
+            Trace.mark("history opened, trees read (thread started at main)")
+        }
+    }
+
+    static func takeEarlyOpen(root: String) -> EarlyOpen? {
+        earlyOpen.withLock { started -> EarlyOpen? in
+            guard let opening = started, opening.root == root else { return nil }
+            started = nil
+            return opening
+        }
     }
 
     /// Loads and starts libgit2 on another core right away (its libraries take ~3 ms to load).

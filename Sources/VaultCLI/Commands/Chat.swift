@@ -52,7 +52,6 @@ extension VaultCommand {
             }
             let vault = try location.openForChange(prefetching: VaultPath.rooms)
             Trace.mark("vault opened")
-            vault.warmUpHeaderDates()
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
             Trace.mark("room resolved")
             var text = message
@@ -99,7 +98,6 @@ extension VaultCommand {
 
         func execute() throws {
             let vault = try location.openForChange(prefetching: VaultPath.rooms)
-            vault.warmUpHeaderDates()
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
             let turn = try makeTurn(vault: vault, path: path, provider: provider, model: model)
             Interrupt.install()

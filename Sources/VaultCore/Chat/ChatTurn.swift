@@ -38,6 +38,9 @@ public struct ChatTurn {
                     throw VaultError.invalidArgument(
                         "nothing to send: give a message (`vault chat \(VaultPath.stem(of: roomPath)) \"…\"`), pipe one in, or type it below the prompt marker at the end of \(roomPath)")
                 }
+                // The header's date formatter (ICU's start-up, about a millisecond) is made while
+                // the repository is still being opened on the other core.
+                _ = vault.headerDisplay(vault.now())
                 // Commit what the person changed by hand first (the file itself is not touched).
                 try vault.history?.prepare([roomPath])
                 var attached: [String] = []

@@ -269,12 +269,6 @@ public final class Vault: Sendable {
         DateText.header(t, locale: config.locale, timeZone: config.timeZone)
     }
 
-    /// Makes the date formatter of message headers on another core now (ICU's start-up,
-    /// about a millisecond), so the turn that writes a header finds it ready.
-    public func warmUpHeaderDates() {
-        DispatchQueue.global(qos: .userInitiated).async { _ = self.headerDisplay(self.now()) }
-    }
-
     /// Now, as a timestamp in the vault's zone.
     public func now() -> Timestamp { Timestamp(date: Date(), timeZone: config.timeZone) }
 }
