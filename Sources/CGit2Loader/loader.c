@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #define LIBRARY "libgit2.so." LIBGIT2_SOVERSION
@@ -57,8 +58,77 @@ static void *load_then(void *then) {
     return NULL;
 }
 
+static atomic_flag started = ATOMIC_FLAG_INIT;
+
+// ---- Started with the process ---------------------------------------------------------------
+// A command that commits or reads history (named by argv[1], after an optional `--vault DIR`)
+// starts loading libgit2 from a constructor, before main: the load overlaps the Swift
+// runtime's and Foundation's start-up and argument parsing. That thread then runs the one
+// piece of work main hands it (cvault_git2_hand_over), e.g. opening the repository: main
+// starts no thread of its own while libraries load (a new thread waits for the loader's lock).
+
+static pthread_mutex_t early_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t early_posted = PTHREAD_COND_INITIALIZER;
+static int early_running;
+static void (*early_work)(void *);
+static void *early_context;
+
+static void *early_thread(void *unused) {
+    (void)unused;
+    cvault_git2_load();
+    pthread_mutex_lock(&early_lock);
+    while (!early_work) pthread_cond_wait(&early_posted, &early_lock);
+    void (*work)(void *) = early_work;
+    void *context = early_context;
+    pthread_mutex_unlock(&early_lock);
+    work(context);
+    return NULL;
+}
+
+static int is_git_command(const char *name) {
+    static const char *const names[] = {"init", "room", "chat",    "retry", "write", "today", "edit",
+                                        "tag",  "rm",   "restore", "log",   "diff",  "diary", NULL};
+    for (const char *const *n = names; *n; n++)
+        if (strcmp(name, *n) == 0) return 1;
+    return 0;
+}
+
+__attribute__((constructor)) static void start_with_the_process(int argc, char **argv, char **envp) {
+    (void)envp;
+    int i = 1;
+    if (i < argc && strcmp(argv[i], "--vault") == 0) {
+        i += 2;
+    } else if (i < argc && strncmp(argv[i], "--vault=", 8) == 0) {
+        i += 1;
+    }
+    if (i >= argc || !is_git_command(argv[i])) return;
+    if (atomic_flag_test_and_set(&started)) return;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    if (pthread_create(&thread, &attributes, early_thread, NULL) == 0) {
+        early_running = 1;
+    } else {
+        atomic_flag_clear(&started);
+    }
+    pthread_attr_destroy(&attributes);
+}
+
+int cvault_git2_hand_over(void (*work)(void *), void *context) {
+    if (!early_running) return 0;
+    pthread_mutex_lock(&early_lock);
+    int taken = early_work == NULL;
+    if (taken) {
+        early_work = work;
+        early_context = context;
+        pthread_cond_signal(&early_posted);
+    }
+    pthread_mutex_unlock(&early_lock);
+    return taken;
+}
+
 void cvault_git2_load_in_background(void (*then)(void)) {
-    static atomic_flag started = ATOMIC_FLAG_INIT;
     if (atomic_flag_test_and_set(&started)) return;  // one thread at most
     pthread_attr_t attributes;
     pthread_attr_init(&attributes);

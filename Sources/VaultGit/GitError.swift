@@ -58,6 +58,10 @@ enum LibGit2 {
     /// Loads and starts libgit2 on another core now (~2.5 ms for its libraries, ~0.5 ms for
     /// its own start-up). Whoever needs libgit2 later waits only for what is left.
     static func warmUp() {
-        cvault_git2_load_in_background { _ = LibGit2.problem }
+        // The thread that began loading libgit2 with the process starts it too, else a new one.
+        let start: @convention(c) (UnsafeMutableRawPointer?) -> Void = { _ in _ = LibGit2.problem }
+        if cvault_git2_hand_over(start, nil) == 0 {
+            cvault_git2_load_in_background { _ = LibGit2.problem }
+        }
     }
 }

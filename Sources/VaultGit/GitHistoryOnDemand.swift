@@ -1,3 +1,4 @@
+import CGit2Loader
 import Foundation
 import Synchronization
 import VaultCore
@@ -79,34 +80,50 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// An opening of a vault's repository started as the process started (`preopen`).
     final class EarlyOpen: @unchecked Sendable {
         let root: String
+        let folder: String
         let group = DispatchGroup()
         // Written by the opening thread before `group` is left; read after waiting on it.
         var history: GitHistory?
-        init(root: String) { self.root = root }
+
+        init(root: String, folder: String) {
+            self.root = root
+            self.folder = folder
+        }
+
+        /// Opens the repository (its own, existing one only) and reads HEAD's trees.
+        func run() {
+            defer { group.leave() }
+            guard FileIO.exists(root + "/.git"), (try? GitHistory.locate(root)) == .own,
+                let bytes = try? FileIO.read(root + "/" + VaultPath.config),
+                let config = try? VaultConfig(parsing: bytes),
+                let opened = try? GitHistory(vault: root, config: config)
+            else { return }
+            opened.readTrees(to: folder)
+            history = opened
+            Trace.mark("history opened, trees read (other core)")
+        }
     }
 
     private static let earlyOpen = Mutex<EarlyOpen?>(nil)
 
-    /// Starts, on a thread of its own, what a chat turn's first commit needs from git: loading
+    /// Starts, on another core, what a chat turn's first commit needs from git: loading
     /// libgit2, opening the repository of the vault at `root` (its own, existing one only) and
     /// reading HEAD's trees down to `folder`. `main` calls it before the arguments are parsed,
     /// having found the vault the way the command will (`--vault`, `VAULT_DIR`, the folders
-    /// above); the command's `GitHistoryOnDemand` then takes it over. Nothing is created or
-    /// written, and any failure is left for the command to meet and report.
+    /// above); the command's `GitHistoryOnDemand` then takes it over. It runs on the thread
+    /// that began loading libgit2 as the process started (`CGit2Loader`), else on a new one.
+    /// Nothing is created or written, and any failure is left for the command to meet.
     public static func preopen(root: String, readingTreeOf folder: String) {
-        let opening = EarlyOpen(root: root)
+        let opening = EarlyOpen(root: root, folder: folder)
         earlyOpen.withLock { $0 = opening }
         opening.group.enter()
-        Thread.detachNewThread {
-            defer { opening.group.leave() }
-            guard FileIO.exists(root + "/.git"), (try? GitHistory.locate(root)) == .own,
-                let bytes = try? FileIO.read(root + "/" + VaultPath.config),
-                let config = try? VaultConfig(parsing: bytes),
-                let history = try? GitHistory(vault: root, config: config)
-            else { return }
-            history.readTrees(to: folder)
-            opening.history = history
-            Trace.mark("history opened, trees read (thread started at main)")
+        let work: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
+            Unmanaged<EarlyOpen>.fromOpaque(context!).takeRetainedValue().run()
+        }
+        let context = Unmanaged.passRetained(opening)
+        if cvault_git2_hand_over(work, context.toOpaque()) == 0 {
+            context.release()  // not handed over: not run there
+            Thread.detachNewThread { opening.run() }
         }
     }
 

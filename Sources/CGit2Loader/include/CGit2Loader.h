@@ -20,6 +20,11 @@ const char *cvault_git2_load(void);
 // a dispatch queue: libdispatch's first worker often started only 1-3 ms later.
 void cvault_git2_load_in_background(void (*then)(void));
 
+// Hands `work` to the thread that started loading libgit2 with the process (for commands that
+// use git): it runs `work(context)` once libgit2 is loaded. 0 when there is no such thread,
+// or it was given work already: the caller runs `work` some other way.
+int cvault_git2_hand_over(void (*work)(void *), void *context);
+
 // The library's dlopen handle (searches libgit2 and the libraries it loaded), NULL until loaded.
 void *cvault_git2_library(void);
 
