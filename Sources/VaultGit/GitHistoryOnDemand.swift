@@ -14,10 +14,9 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     let config: VaultConfig
     let report: (String) -> Void
     private var opened: GitHistory?
-    /// Set while `openInBackground` works; `history()` waits for it.
-    private var opening: DispatchGroup?
-    /// The opening started by `preopen` before this object existed, if it is this vault's.
-    private var early: EarlyOpen?
+    /// The opening on another core (`openInBackground`, or `preopen`'s when it is this
+    /// vault's); `history()` waits for it.
+    private var pending: Opening?
 
     /// - Parameter report: shows a note or warning to the person (e.g. on standard error).
     public init(vault root: String, config: VaultConfig, report: @escaping (String) -> Void) {
@@ -35,33 +34,22 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// repository that already exists at the vault's root is opened this way; anything
     /// else (none yet, a foreign one, an error) is left to `history()`, as before.
     public func openInBackground(readingTreeOf folder: String) {
-        guard opened == nil, opening == nil, FileIO.exists(root + "/.git") else { return }
+        guard opened == nil, pending == nil, FileIO.exists(root + "/.git") else { return }
         if let started = GitHistoryOnDemand.takeEarlyOpen(root: root) {
-            early = started
-            opening = started.group
+            pending = started
             return
         }
-        let group = DispatchGroup()
-        opening = group
-        DispatchQueue.global(qos: .userInitiated).async(group: group) {
-            guard (try? GitHistory.locate(self.root)) == .own,
-                let history = try? GitHistory(vault: self.root, config: self.config)
-            else { return }
-            history.readTrees(to: folder)
-            self.opened = history
-            Trace.mark("history opened, trees read (other core)")
-        }
+        let opening = Opening(root: root, folder: folder, config: config)
+        pending = opening
+        DispatchQueue.global(qos: .userInitiated).async { opening.run() }
     }
 
     /// The repository, opened (or made) now.
     public func history() throws(VaultError) -> GitHistory {
-        if let opening {
-            opening.wait()
-            self.opening = nil
-            if let early {
-                opened = early.history
-                self.early = nil
-            }
+        if let pending {
+            pending.group.wait()
+            self.pending = nil
+            opened = pending.history
             if let opened, let warning = opened.author.warning { report("warning: " + warning) }
         }
         if let opened { return opened }
@@ -77,25 +65,29 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         return history
     }
 
-    /// An opening of a vault's repository started as the process started (`preopen`).
-    final class EarlyOpen: @unchecked Sendable {
+    /// An opening of a vault's repository on another core.
+    final class Opening: @unchecked Sendable {
         let root: String
         let folder: String
+        /// The vault's configuration, when known (`preopen` runs before it is read).
+        let config: VaultConfig?
         let group = DispatchGroup()
         // Written by the opening thread before `group` is left; read after waiting on it.
         var history: GitHistory?
 
-        init(root: String, folder: String) {
+        /// Made entered: `run` leaves `group`.
+        init(root: String, folder: String, config: VaultConfig? = nil) {
             self.root = root
             self.folder = folder
+            self.config = config
+            group.enter()
         }
 
         /// Opens the repository (its own, existing one only) and reads HEAD's trees.
         func run() {
             defer { group.leave() }
             guard FileIO.exists(root + "/.git"), (try? GitHistory.locate(root)) == .own,
-                let bytes = try? FileIO.read(root + "/" + VaultPath.config),
-                let config = try? VaultConfig(parsing: bytes),
+                let config = config ?? (try? FileIO.read(root + "/" + VaultPath.config)).flatMap({ try? VaultConfig(parsing: $0) }),
                 let opened = try? GitHistory(vault: root, config: config)
             else { return }
             opened.readTrees(to: folder)
@@ -104,7 +96,7 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         }
     }
 
-    private static let earlyOpen = Mutex<EarlyOpen?>(nil)
+    private static let earlyOpen = Mutex<Opening?>(nil)
 
     /// Starts, on another core, what a chat turn's first commit needs from git: loading
     /// libgit2, opening the repository of the vault at `root` (its own, existing one only) and
@@ -114,11 +106,10 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// that began loading libgit2 as the process started (`CGit2Loader`), else on a new one.
     /// Nothing is created or written, and any failure is left for the command to meet.
     public static func preopen(root: String, readingTreeOf folder: String) {
-        let opening = EarlyOpen(root: root, folder: folder)
+        let opening = Opening(root: root, folder: folder)
         earlyOpen.withLock { $0 = opening }
-        opening.group.enter()
         let work: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
-            Unmanaged<EarlyOpen>.fromOpaque(context!).takeRetainedValue().run()
+            Unmanaged<Opening>.fromOpaque(context!).takeRetainedValue().run()
         }
         let context = Unmanaged.passRetained(opening)
         if cvault_git2_hand_over(work, context.toOpaque()) == 0 {
@@ -127,8 +118,8 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         }
     }
 
-    static func takeEarlyOpen(root: String) -> EarlyOpen? {
-        earlyOpen.withLock { started -> EarlyOpen? in
+    static func takeEarlyOpen(root: String) -> Opening? {
+        earlyOpen.withLock { started -> Opening? in
             guard let opening = started, opening.root == root else { return nil }
             started = nil
             return opening

@@ -53,14 +53,14 @@ extension GitHistory {
         }
         let objectsDir = gitDirectory + "/objects"
         let old = previous.flatMap { BlobLayoutFile.read(root: root, blob: $0) }
-        defer { old?.layout.points?.deallocate() }
+        defer { old?.points?.deallocate() }
         let oldObject = previous.map { GitHistory.looseObjectPath(objectsDir, $0) }
         var oid = git_oid()
         var layout = cvault_blob_layout()
         var reused: UInt64 = 0
         var written: UInt64 = 0
         var version = stat()
-        let code = withUnsafePointer(to: old?.layout ?? cvault_blob_layout()) { previousLayout in
+        let code = withUnsafePointer(to: old ?? cvault_blob_layout()) { previousLayout in
             cvault_blob_write(
                 &oid, objectsDir, path, old == nil ? nil : oldObject, old == nil ? nil : previousLayout,
                 GitHistory.blobPieceSize, 1, 1, &layout, &reused, &written, &version)
@@ -116,7 +116,7 @@ enum BlobLayoutFile {
     }
 
     /// The layout, with points allocated for the caller to free.
-    static func read(root: String, blob: git_oid) -> (layout: cvault_blob_layout, count: Int)? {
+    static func read(root: String, blob: git_oid) -> cvault_blob_layout? {
         guard let bytes = try? FileIO.read(path(root: root, blob: blob)) else { return nil }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         guard let first = lines.first else { return nil }
@@ -133,8 +133,7 @@ enum BlobLayoutFile {
         guard !points.isEmpty else { return nil }
         let storage = UnsafeMutablePointer<cvault_blob_point>.allocate(capacity: points.count)
         storage.initialize(from: points, count: points.count)
-        let layout = cvault_blob_layout(object_size: objectSize, content_size: contentSize, count: points.count, points: storage)
-        return (layout, points.count)
+        return cvault_blob_layout(object_size: objectSize, content_size: contentSize, count: points.count, points: storage)
     }
 
     static func write(_ layout: cvault_blob_layout, root: String, blob: git_oid) {

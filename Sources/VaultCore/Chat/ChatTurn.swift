@@ -135,15 +135,17 @@ public struct ChatTurn {
                 var room = written.room
                 var stamp = written.stamp
                 let onDisk = FileIO.stamp(of: vault.absolute(roomPath))
-                if onDisk != base {
+                let edited = onDisk != base
+                if edited {
                     // Edited in the meantime (saved in an editor while the reply came): commit that
                     // state on its own before the reply, so the person's edit stays their own.
                     try vault.history?.commit([roomPath], message: "edit: \(roomPath) (while waiting for the reply)")
                     if base == written.stamp { count -= 1 }
+                }
+                // Not as this turn left it (edited now, or on an earlier try): its end read again.
+                if onDisk != written.stamp {
                     (room, stamp) = try RoomFile.readEnd(vault.absolute(roomPath), path: roomPath) { _ in true }
-                    base = stamp
-                } else if onDisk != written.stamp {
-                    (room, stamp) = try RoomFile.readEnd(vault.absolute(roomPath), path: roomPath) { _ in true }
+                    if edited { base = stamp }
                 }
                 var appended: Message?
                 var total = count

@@ -77,12 +77,7 @@ extension RoomFile {
                     lines = try lineFeeds(fd, from: bodyStart, to: cut, path: path)
                 }
                 let elision = Elision(offset: bodyStart, count: cut - bodyStart, lines: lines)
-                let room: RoomFile
-                do {
-                    room = try RoomFile.parse(bytes, path: path, elision: elision)
-                } catch {
-                    throw VaultError.malformed(error.problems)
-                }
+                let room = try RoomFile(parsing: bytes, path: path, elision: elision)
                 if enough(room) { return room }
             }
             window *= 4

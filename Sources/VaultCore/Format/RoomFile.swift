@@ -81,9 +81,10 @@ public struct RoomFile: Sendable {
     /// Parses a room file.
     ///
     /// - Throws: `VaultError.malformed` with every error found (line numbers included).
-    public init(parsing bytes: [UInt8], path: String) throws(VaultError) {
+    /// - Parameter elision: for the head and end of a file read without its middle (`readEnd`).
+    public init(parsing bytes: [UInt8], path: String, elision: Elision? = nil) throws(VaultError) {
         do {
-            self = try RoomFile.parse(bytes, path: path)
+            self = try RoomFile.parse(bytes, path: path, elision: elision)
         } catch {
             throw VaultError.malformed(error.problems)
         }
