@@ -62,6 +62,8 @@ let package = Package(
         .target(name: "VaultTestSupport", dependencies: ["VaultCore"], path: "Tests/VaultTestSupport"),
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore", "VaultTestSupport"]),
         .testTarget(name: "VaultGitTests", dependencies: ["VaultCore", "VaultGit", "VaultTestSupport"]),
+        // Sync between machines: a bare remote and clones, the built `vault`, checked with `git`.
+        .testTarget(name: "VaultSyncTests", dependencies: ["VaultCore", "VaultTestSupport"]),
         .testTarget(name: "VaultChatTests", dependencies: ["VaultCore", "VaultChat", "VaultTestSupport"]),
         .testTarget(
             name: "VaultCLITests", dependencies: ["VaultCore", "VaultTestSupport", "CVaultShims", "CGit2Loader"]),

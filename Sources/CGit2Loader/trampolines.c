@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 93 functions; variadic, as a pointer only: git_libgit2_opts.
+// 130 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -21,23 +21,40 @@ static struct {
     __typeof__(git_commit_free) *git_commit_free;
     __typeof__(git_commit_id) *git_commit_id;
     __typeof__(git_commit_lookup) *git_commit_lookup;
+    __typeof__(git_commit_message) *git_commit_message;
     __typeof__(git_commit_parent) *git_commit_parent;
     __typeof__(git_commit_parentcount) *git_commit_parentcount;
     __typeof__(git_commit_summary) *git_commit_summary;
     __typeof__(git_commit_time) *git_commit_time;
     __typeof__(git_commit_time_offset) *git_commit_time_offset;
     __typeof__(git_commit_tree) *git_commit_tree;
+    __typeof__(git_commit_tree_id) *git_commit_tree_id;
     __typeof__(git_config_free) *git_config_free;
     __typeof__(git_config_get_int32) *git_config_get_int32;
     __typeof__(git_config_get_int64) *git_config_get_int64;
+    __typeof__(git_config_get_string) *git_config_get_string;
+    __typeof__(git_config_open_level) *git_config_open_level;
+    __typeof__(git_config_set_string) *git_config_set_string;
+    __typeof__(git_diff_find_options_init) *git_diff_find_options_init;
+    __typeof__(git_diff_find_similar) *git_diff_find_similar;
+    __typeof__(git_diff_free) *git_diff_free;
+    __typeof__(git_diff_get_delta) *git_diff_get_delta;
+    __typeof__(git_diff_num_deltas) *git_diff_num_deltas;
     __typeof__(git_diff_options_init) *git_diff_options_init;
+    __typeof__(git_diff_tree_to_tree) *git_diff_tree_to_tree;
     __typeof__(git_error_last) *git_error_last;
     __typeof__(git_error_set_oom) *git_error_set_oom;
     __typeof__(git_error_set_str) *git_error_set_str;
+    __typeof__(git_graph_ahead_behind) *git_graph_ahead_behind;
+    __typeof__(git_graph_descendant_of) *git_graph_descendant_of;
     __typeof__(git_index_add_all) *git_index_add_all;
     __typeof__(git_index_add_bypath) *git_index_add_bypath;
+    __typeof__(git_index_conflict_iterator_free) *git_index_conflict_iterator_free;
+    __typeof__(git_index_conflict_iterator_new) *git_index_conflict_iterator_new;
+    __typeof__(git_index_conflict_next) *git_index_conflict_next;
     __typeof__(git_index_free) *git_index_free;
     __typeof__(git_index_get_bypath) *git_index_get_bypath;
+    __typeof__(git_index_has_conflicts) *git_index_has_conflicts;
     __typeof__(git_index_read) *git_index_read;
     __typeof__(git_index_remove_bypath) *git_index_remove_bypath;
     __typeof__(git_index_update_all) *git_index_update_all;
@@ -47,6 +64,7 @@ static struct {
     __typeof__(git_libgit2_opts) *git_libgit2_opts;
     __typeof__(git_libgit2_shutdown) *git_libgit2_shutdown;
     __typeof__(git_libgit2_version) *git_libgit2_version;
+    __typeof__(git_merge_base) *git_merge_base;
     __typeof__(git_object_free) *git_object_free;
     __typeof__(git_object_peel) *git_object_peel;
     __typeof__(git_object_type2string) *git_object_type2string;
@@ -72,9 +90,19 @@ static struct {
     __typeof__(git_reference_create_matching) *git_reference_create_matching;
     __typeof__(git_reference_free) *git_reference_free;
     __typeof__(git_reference_lookup) *git_reference_lookup;
+    __typeof__(git_reference_name_to_id) *git_reference_name_to_id;
     __typeof__(git_reference_peel) *git_reference_peel;
+    __typeof__(git_reference_remove) *git_reference_remove;
     __typeof__(git_reference_symbolic_target) *git_reference_symbolic_target;
     __typeof__(git_reference_type) *git_reference_type;
+    __typeof__(git_remote_create) *git_remote_create;
+    __typeof__(git_remote_delete) *git_remote_delete;
+    __typeof__(git_remote_free) *git_remote_free;
+    __typeof__(git_remote_list) *git_remote_list;
+    __typeof__(git_remote_lookup) *git_remote_lookup;
+    __typeof__(git_remote_name_is_valid) *git_remote_name_is_valid;
+    __typeof__(git_remote_url) *git_remote_url;
+    __typeof__(git_repository_config) *git_repository_config;
     __typeof__(git_repository_config_snapshot) *git_repository_config_snapshot;
     __typeof__(git_repository_discover) *git_repository_discover;
     __typeof__(git_repository_free) *git_repository_free;
@@ -86,15 +114,24 @@ static struct {
     __typeof__(git_repository_open_ext) *git_repository_open_ext;
     __typeof__(git_repository_path) *git_repository_path;
     __typeof__(git_repository_state) *git_repository_state;
+    __typeof__(git_repository_state_cleanup) *git_repository_state_cleanup;
     __typeof__(git_revparse_single) *git_revparse_single;
     __typeof__(git_revwalk_free) *git_revwalk_free;
+    __typeof__(git_revwalk_hide_ref) *git_revwalk_hide_ref;
     __typeof__(git_revwalk_new) *git_revwalk_new;
     __typeof__(git_revwalk_next) *git_revwalk_next;
     __typeof__(git_revwalk_push_head) *git_revwalk_push_head;
+    __typeof__(git_revwalk_push_ref) *git_revwalk_push_ref;
     __typeof__(git_revwalk_sorting) *git_revwalk_sorting;
     __typeof__(git_signature_default) *git_signature_default;
     __typeof__(git_signature_free) *git_signature_free;
     __typeof__(git_signature_now) *git_signature_now;
+    __typeof__(git_status_byindex) *git_status_byindex;
+    __typeof__(git_status_list_entrycount) *git_status_list_entrycount;
+    __typeof__(git_status_list_free) *git_status_list_free;
+    __typeof__(git_status_list_new) *git_status_list_new;
+    __typeof__(git_status_options_init) *git_status_options_init;
+    __typeof__(git_strarray_dispose) *git_strarray_dispose;
     __typeof__(git_tree_entry_byindex) *git_tree_entry_byindex;
     __typeof__(git_tree_entry_bypath) *git_tree_entry_bypath;
     __typeof__(git_tree_entry_free) *git_tree_entry_free;
@@ -118,23 +155,40 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_commit_free", (void **)&real.git_commit_free},
     {"git_commit_id", (void **)&real.git_commit_id},
     {"git_commit_lookup", (void **)&real.git_commit_lookup},
+    {"git_commit_message", (void **)&real.git_commit_message},
     {"git_commit_parent", (void **)&real.git_commit_parent},
     {"git_commit_parentcount", (void **)&real.git_commit_parentcount},
     {"git_commit_summary", (void **)&real.git_commit_summary},
     {"git_commit_time", (void **)&real.git_commit_time},
     {"git_commit_time_offset", (void **)&real.git_commit_time_offset},
     {"git_commit_tree", (void **)&real.git_commit_tree},
+    {"git_commit_tree_id", (void **)&real.git_commit_tree_id},
     {"git_config_free", (void **)&real.git_config_free},
     {"git_config_get_int32", (void **)&real.git_config_get_int32},
     {"git_config_get_int64", (void **)&real.git_config_get_int64},
+    {"git_config_get_string", (void **)&real.git_config_get_string},
+    {"git_config_open_level", (void **)&real.git_config_open_level},
+    {"git_config_set_string", (void **)&real.git_config_set_string},
+    {"git_diff_find_options_init", (void **)&real.git_diff_find_options_init},
+    {"git_diff_find_similar", (void **)&real.git_diff_find_similar},
+    {"git_diff_free", (void **)&real.git_diff_free},
+    {"git_diff_get_delta", (void **)&real.git_diff_get_delta},
+    {"git_diff_num_deltas", (void **)&real.git_diff_num_deltas},
     {"git_diff_options_init", (void **)&real.git_diff_options_init},
+    {"git_diff_tree_to_tree", (void **)&real.git_diff_tree_to_tree},
     {"git_error_last", (void **)&real.git_error_last},
     {"git_error_set_oom", (void **)&real.git_error_set_oom},
     {"git_error_set_str", (void **)&real.git_error_set_str},
+    {"git_graph_ahead_behind", (void **)&real.git_graph_ahead_behind},
+    {"git_graph_descendant_of", (void **)&real.git_graph_descendant_of},
     {"git_index_add_all", (void **)&real.git_index_add_all},
     {"git_index_add_bypath", (void **)&real.git_index_add_bypath},
+    {"git_index_conflict_iterator_free", (void **)&real.git_index_conflict_iterator_free},
+    {"git_index_conflict_iterator_new", (void **)&real.git_index_conflict_iterator_new},
+    {"git_index_conflict_next", (void **)&real.git_index_conflict_next},
     {"git_index_free", (void **)&real.git_index_free},
     {"git_index_get_bypath", (void **)&real.git_index_get_bypath},
+    {"git_index_has_conflicts", (void **)&real.git_index_has_conflicts},
     {"git_index_read", (void **)&real.git_index_read},
     {"git_index_remove_bypath", (void **)&real.git_index_remove_bypath},
     {"git_index_update_all", (void **)&real.git_index_update_all},
@@ -144,6 +198,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_libgit2_opts", (void **)&real.git_libgit2_opts},
     {"git_libgit2_shutdown", (void **)&real.git_libgit2_shutdown},
     {"git_libgit2_version", (void **)&real.git_libgit2_version},
+    {"git_merge_base", (void **)&real.git_merge_base},
     {"git_object_free", (void **)&real.git_object_free},
     {"git_object_peel", (void **)&real.git_object_peel},
     {"git_object_type2string", (void **)&real.git_object_type2string},
@@ -169,9 +224,19 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_reference_create_matching", (void **)&real.git_reference_create_matching},
     {"git_reference_free", (void **)&real.git_reference_free},
     {"git_reference_lookup", (void **)&real.git_reference_lookup},
+    {"git_reference_name_to_id", (void **)&real.git_reference_name_to_id},
     {"git_reference_peel", (void **)&real.git_reference_peel},
+    {"git_reference_remove", (void **)&real.git_reference_remove},
     {"git_reference_symbolic_target", (void **)&real.git_reference_symbolic_target},
     {"git_reference_type", (void **)&real.git_reference_type},
+    {"git_remote_create", (void **)&real.git_remote_create},
+    {"git_remote_delete", (void **)&real.git_remote_delete},
+    {"git_remote_free", (void **)&real.git_remote_free},
+    {"git_remote_list", (void **)&real.git_remote_list},
+    {"git_remote_lookup", (void **)&real.git_remote_lookup},
+    {"git_remote_name_is_valid", (void **)&real.git_remote_name_is_valid},
+    {"git_remote_url", (void **)&real.git_remote_url},
+    {"git_repository_config", (void **)&real.git_repository_config},
     {"git_repository_config_snapshot", (void **)&real.git_repository_config_snapshot},
     {"git_repository_discover", (void **)&real.git_repository_discover},
     {"git_repository_free", (void **)&real.git_repository_free},
@@ -183,15 +248,24 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_repository_open_ext", (void **)&real.git_repository_open_ext},
     {"git_repository_path", (void **)&real.git_repository_path},
     {"git_repository_state", (void **)&real.git_repository_state},
+    {"git_repository_state_cleanup", (void **)&real.git_repository_state_cleanup},
     {"git_revparse_single", (void **)&real.git_revparse_single},
     {"git_revwalk_free", (void **)&real.git_revwalk_free},
+    {"git_revwalk_hide_ref", (void **)&real.git_revwalk_hide_ref},
     {"git_revwalk_new", (void **)&real.git_revwalk_new},
     {"git_revwalk_next", (void **)&real.git_revwalk_next},
     {"git_revwalk_push_head", (void **)&real.git_revwalk_push_head},
+    {"git_revwalk_push_ref", (void **)&real.git_revwalk_push_ref},
     {"git_revwalk_sorting", (void **)&real.git_revwalk_sorting},
     {"git_signature_default", (void **)&real.git_signature_default},
     {"git_signature_free", (void **)&real.git_signature_free},
     {"git_signature_now", (void **)&real.git_signature_now},
+    {"git_status_byindex", (void **)&real.git_status_byindex},
+    {"git_status_list_entrycount", (void **)&real.git_status_list_entrycount},
+    {"git_status_list_free", (void **)&real.git_status_list_free},
+    {"git_status_list_new", (void **)&real.git_status_list_new},
+    {"git_status_options_init", (void **)&real.git_status_options_init},
+    {"git_strarray_dispose", (void **)&real.git_strarray_dispose},
     {"git_tree_entry_byindex", (void **)&real.git_tree_entry_byindex},
     {"git_tree_entry_bypath", (void **)&real.git_tree_entry_bypath},
     {"git_tree_entry_free", (void **)&real.git_tree_entry_free},
@@ -255,6 +329,11 @@ int git_commit_lookup(git_commit **commit, git_repository *repo, const git_oid *
     return real.git_commit_lookup(commit, repo, id);
 }
 
+const char *git_commit_message(const git_commit *commit) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_commit_message(commit);
+}
+
 int git_commit_parent(git_commit **out, const git_commit *commit, unsigned int n) {
     CVAULT_GIT2_REQUIRE();
     return real.git_commit_parent(out, commit, n);
@@ -285,6 +364,11 @@ int git_commit_tree(git_tree **tree_out, const git_commit *commit) {
     return real.git_commit_tree(tree_out, commit);
 }
 
+const git_oid *git_commit_tree_id(const git_commit *commit) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_commit_tree_id(commit);
+}
+
 void git_config_free(git_config *cfg) {
     CVAULT_GIT2_REQUIRE();
     real.git_config_free(cfg);
@@ -300,9 +384,54 @@ int git_config_get_int64(int64_t *out, const git_config *cfg, const char *name) 
     return real.git_config_get_int64(out, cfg, name);
 }
 
+int git_config_get_string(const char **out, const git_config *cfg, const char *name) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_config_get_string(out, cfg, name);
+}
+
+int git_config_open_level(git_config **out, const git_config *parent, git_config_level_t level) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_config_open_level(out, parent, level);
+}
+
+int git_config_set_string(git_config *cfg, const char *name, const char *value) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_config_set_string(cfg, name, value);
+}
+
+int git_diff_find_options_init(git_diff_find_options *opts, unsigned int version) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_diff_find_options_init(opts, version);
+}
+
+int git_diff_find_similar(git_diff *diff, const git_diff_find_options *options) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_diff_find_similar(diff, options);
+}
+
+void git_diff_free(git_diff *diff) {
+    CVAULT_GIT2_REQUIRE();
+    real.git_diff_free(diff);
+}
+
+const git_diff_delta *git_diff_get_delta(const git_diff *diff, size_t idx) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_diff_get_delta(diff, idx);
+}
+
+size_t git_diff_num_deltas(const git_diff *diff) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_diff_num_deltas(diff);
+}
+
 int git_diff_options_init(git_diff_options *opts, unsigned int version) {
     CVAULT_GIT2_REQUIRE();
     return real.git_diff_options_init(opts, version);
+}
+
+int git_diff_tree_to_tree(git_diff **diff, git_repository *repo, git_tree *old_tree, git_tree *new_tree, const git_diff_options *opts) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_diff_tree_to_tree(diff, repo, old_tree, new_tree, opts);
 }
 
 const git_error *git_error_last(void) {
@@ -320,6 +449,16 @@ int git_error_set_str(int error_class, const char *string) {
     return real.git_error_set_str(error_class, string);
 }
 
+int git_graph_ahead_behind(size_t *ahead, size_t *behind, git_repository *repo, const git_oid *local, const git_oid *upstream) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_graph_ahead_behind(ahead, behind, repo, local, upstream);
+}
+
+int git_graph_descendant_of(git_repository *repo, const git_oid *commit, const git_oid *ancestor) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_graph_descendant_of(repo, commit, ancestor);
+}
+
 int git_index_add_all(git_index *index, const git_strarray *pathspec, unsigned int flags, git_index_matched_path_cb callback, void *payload) {
     CVAULT_GIT2_REQUIRE();
     return real.git_index_add_all(index, pathspec, flags, callback, payload);
@@ -330,6 +469,21 @@ int git_index_add_bypath(git_index *index, const char *path) {
     return real.git_index_add_bypath(index, path);
 }
 
+void git_index_conflict_iterator_free(git_index_conflict_iterator *iterator) {
+    CVAULT_GIT2_REQUIRE();
+    real.git_index_conflict_iterator_free(iterator);
+}
+
+int git_index_conflict_iterator_new(git_index_conflict_iterator **iterator_out, git_index *index) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_index_conflict_iterator_new(iterator_out, index);
+}
+
+int git_index_conflict_next(const git_index_entry **ancestor_out, const git_index_entry **our_out, const git_index_entry **their_out, git_index_conflict_iterator *iterator) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_index_conflict_next(ancestor_out, our_out, their_out, iterator);
+}
+
 void git_index_free(git_index *index) {
     CVAULT_GIT2_REQUIRE();
     real.git_index_free(index);
@@ -338,6 +492,11 @@ void git_index_free(git_index *index) {
 const git_index_entry *git_index_get_bypath(git_index *index, const char *path, int stage) {
     CVAULT_GIT2_REQUIRE();
     return real.git_index_get_bypath(index, path, stage);
+}
+
+int git_index_has_conflicts(const git_index *index) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_index_has_conflicts(index);
 }
 
 int git_index_read(git_index *index, int force) {
@@ -378,6 +537,11 @@ int git_libgit2_shutdown(void) {
 int git_libgit2_version(int *major, int *minor, int *rev) {
     CVAULT_GIT2_REQUIRE();
     return real.git_libgit2_version(major, minor, rev);
+}
+
+int git_merge_base(git_oid *out, git_repository *repo, const git_oid *one, const git_oid *two) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_merge_base(out, repo, one, two);
 }
 
 void git_object_free(git_object *object) {
@@ -505,9 +669,19 @@ int git_reference_lookup(git_reference **out, git_repository *repo, const char *
     return real.git_reference_lookup(out, repo, name);
 }
 
+int git_reference_name_to_id(git_oid *out, git_repository *repo, const char *name) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_reference_name_to_id(out, repo, name);
+}
+
 int git_reference_peel(git_object **out, const git_reference *ref, git_object_t type) {
     CVAULT_GIT2_REQUIRE();
     return real.git_reference_peel(out, ref, type);
+}
+
+int git_reference_remove(git_repository *repo, const char *name) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_reference_remove(repo, name);
 }
 
 const char *git_reference_symbolic_target(const git_reference *ref) {
@@ -518,6 +692,46 @@ const char *git_reference_symbolic_target(const git_reference *ref) {
 git_reference_t git_reference_type(const git_reference *ref) {
     CVAULT_GIT2_REQUIRE();
     return real.git_reference_type(ref);
+}
+
+int git_remote_create(git_remote **out, git_repository *repo, const char *name, const char *url) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_remote_create(out, repo, name, url);
+}
+
+int git_remote_delete(git_repository *repo, const char *name) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_remote_delete(repo, name);
+}
+
+void git_remote_free(git_remote *remote) {
+    CVAULT_GIT2_REQUIRE();
+    real.git_remote_free(remote);
+}
+
+int git_remote_list(git_strarray *out, git_repository *repo) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_remote_list(out, repo);
+}
+
+int git_remote_lookup(git_remote **out, git_repository *repo, const char *name) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_remote_lookup(out, repo, name);
+}
+
+int git_remote_name_is_valid(int *valid, const char *remote_name) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_remote_name_is_valid(valid, remote_name);
+}
+
+const char *git_remote_url(const git_remote *remote) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_remote_url(remote);
+}
+
+int git_repository_config(git_config **out, git_repository *repo) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_repository_config(out, repo);
 }
 
 int git_repository_config_snapshot(git_config **out, git_repository *repo) {
@@ -575,6 +789,11 @@ int git_repository_state(git_repository *repo) {
     return real.git_repository_state(repo);
 }
 
+int git_repository_state_cleanup(git_repository *repo) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_repository_state_cleanup(repo);
+}
+
 int git_revparse_single(git_object **out, git_repository *repo, const char *spec) {
     CVAULT_GIT2_REQUIRE();
     return real.git_revparse_single(out, repo, spec);
@@ -583,6 +802,11 @@ int git_revparse_single(git_object **out, git_repository *repo, const char *spec
 void git_revwalk_free(git_revwalk *walk) {
     CVAULT_GIT2_REQUIRE();
     real.git_revwalk_free(walk);
+}
+
+int git_revwalk_hide_ref(git_revwalk *walk, const char *refname) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_revwalk_hide_ref(walk, refname);
 }
 
 int git_revwalk_new(git_revwalk **out, git_repository *repo) {
@@ -598,6 +822,11 @@ int git_revwalk_next(git_oid *out, git_revwalk *walk) {
 int git_revwalk_push_head(git_revwalk *walk) {
     CVAULT_GIT2_REQUIRE();
     return real.git_revwalk_push_head(walk);
+}
+
+int git_revwalk_push_ref(git_revwalk *walk, const char *refname) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_revwalk_push_ref(walk, refname);
 }
 
 int git_revwalk_sorting(git_revwalk *walk, unsigned int sort_mode) {
@@ -618,6 +847,36 @@ void git_signature_free(git_signature *sig) {
 int git_signature_now(git_signature **out, const char *name, const char *email) {
     CVAULT_GIT2_REQUIRE();
     return real.git_signature_now(out, name, email);
+}
+
+const git_status_entry *git_status_byindex(git_status_list *statuslist, size_t idx) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_status_byindex(statuslist, idx);
+}
+
+size_t git_status_list_entrycount(git_status_list *statuslist) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_status_list_entrycount(statuslist);
+}
+
+void git_status_list_free(git_status_list *statuslist) {
+    CVAULT_GIT2_REQUIRE();
+    real.git_status_list_free(statuslist);
+}
+
+int git_status_list_new(git_status_list **out, git_repository *repo, const git_status_options *opts) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_status_list_new(out, repo, opts);
+}
+
+int git_status_options_init(git_status_options *opts, unsigned int version) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_status_options_init(opts, version);
+}
+
+void git_strarray_dispose(git_strarray *array) {
+    CVAULT_GIT2_REQUIRE();
+    real.git_strarray_dispose(array);
 }
 
 const git_tree_entry *git_tree_entry_byindex(const git_tree *tree, size_t idx) {

@@ -140,7 +140,8 @@ extension GitHistory {
         var parents: [OpaquePointer?] = parent.map { [$0] } ?? []
         let code = parents.withUnsafeMutableBufferPointer { p in
             git_commit_create(
-                &commitID, repo, nil, signature, signature, "UTF-8", message, tree, p.count, p.baseAddress)
+                &commitID, repo, nil, signature, signature, "UTF-8", withMachine(message), tree, p.count,
+                p.baseAddress)
         }
         try GitFailure.check(code, "create the commit")
         // Every object the commit names is on disk before the branch names it.

@@ -26,6 +26,8 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     public let author: Author
     /// Reads and writes trees (and remembers the ones it saw).
     private(set) lazy var trees = TreeEditor(repo: repo, objects: objects)
+    /// This machine's name, for the `Vault-Machine:` trailer of every commit (`machineName()`).
+    private(set) lazy var machine: String = machineName()
     /// Object ids and writes (OpenSSL's SHA-1, vault's loose-object writer).
     let objects: ObjectStore
     /// The bytes of the writer already added to `.vault/loose-bytes`.

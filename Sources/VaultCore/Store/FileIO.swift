@@ -237,6 +237,15 @@ public enum FileIO {
         close(fd)
     }
 
+    /// Removes a file and flushes its folder, so the removal survives a crash. A file that is
+    /// already gone is not an error.
+    public static func remove(_ path: String) throws(VaultError) {
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw VaultError.io(path: path, operation: "remove", reason: errorText())
+        }
+        syncDirectory(parent(of: path))
+    }
+
     /// Creates a folder and its parents (like `mkdir -p`).
     public static func makeDirectory(_ path: String) throws(VaultError) {
         var st = stat()

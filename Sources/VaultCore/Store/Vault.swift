@@ -100,6 +100,11 @@ public final class Vault: Sendable {
             # Keep every file byte for byte: no end-of-line conversion.
             * -text
             *.md diff
+            # vault's merge for `git pull` by hand (`vault merge-driver`, registered by `vault init` and `vault clone`):
+            # rooms by message id, diary entries and vault.yml without conflict markers.
+            rooms/*.md merge=vault
+            diary/**/*.md merge=vault
+            vault.yml merge=vault
 
             """
         if !FileIO.exists(root + "/.gitattributes") {

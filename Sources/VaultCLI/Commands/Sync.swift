@@ -1,0 +1,229 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+import VaultGit
+
+extension VaultCommand {
+    struct Sync: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            commandName: "sync",
+            abstract: "Sync the vault with a remote: commit hand edits, fetch, merge without losing a word, push.",
+            discussion: """
+                Rooms merge by message id, diary entries and vault.yml line by line and key by key; \
+                where both sides changed the same lines of an entry, the other version is kept next to \
+                it as a conflict copy. Nothing is ever force-pushed. --undo puts the vault back as it \
+                was before the last sync.
+                """)
+
+        @OptionGroup var location: VaultLocation
+        @Argument(help: "The remote (default: the branch's upstream, else origin, else the only one).") var remote: String?
+        @Flag(name: .customLong("dry-run"), help: "Say what would come in and go out; change nothing.") var dryRun = false
+        @Flag(help: "Put the vault back as it was before the last sync.") var undo = false
+        @Flag(help: "Print the report as JSON.") var json = false
+
+        func execute() throws {
+            let vault = try location.openForChange()
+            let history = try GitHistoryOnDemand(vault: vault.root, config: vault.config) { Terminal.note($0) }.history()
+            let sync = VaultSync(vault: vault.with(history: history), history: history)
+            sync.interactive = Terminal.stdinIsTerminal
+            if undo {
+                guard !dryRun, remote == nil else { throw VaultError.invalidArgument("--undo takes no remote and no --dry-run") }
+                let done = try sync.undo()
+                if json { return try Terminal.json(done) }
+                print("Undid the last sync: the vault is back at \(done.restored.prefix(7)) (\(done.paths.count) file\(done.paths.count == 1 ? "" : "s") restored).")
+                print("The undone merge is kept as refs/vault/sync/undone (\(done.undone.prefix(7))); the remote was not changed, so the next `vault sync` brings its changes in again.")
+                return
+            }
+            let report = dryRun ? try sync.dryRun(remote: remote) : try sync.sync(remote: remote)
+            if json { return try Terminal.json(report) }
+            SyncOutput.print(report)
+        }
+    }
+
+    struct Clone: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            commandName: "clone",
+            abstract: "Set up this machine with a vault from a remote, ready for `vault chat` and `vault sync`.")
+
+        @Argument(help: "The remote: a path, file://, ssh (host:path or ssh://) or https URL.") var url: String
+        @Argument(help: "The folder to make (default: named after the remote).") var directory: String?
+
+        func execute() throws {
+            let cwd = FileManager.default.currentDirectoryPath
+            let name = directory ?? VaultClone.defaultFolder(for: url)
+            let root = Vault.absolute(name, from: cwd)
+            let vault = try VaultClone.clone(url: url, into: root, interactive: Terminal.stdinIsTerminal)
+            let rooms = vault.roomPaths().count
+            let entries = vault.diaryPaths().count
+            print("Cloned \(url) into \(root): \(rooms) room\(rooms == 1 ? "" : "s"), \(entries) diary entr\(entries == 1 ? "y" : "ies").")
+            print("Ready: `cd \(name)` then `vault rooms`, `vault chat ROOM`, and `vault sync` to exchange changes.")
+        }
+    }
+
+    struct Remote: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remote", abstract: "List, add and remove the remotes the vault syncs with.",
+            subcommands: [List.self, Add.self, RemoveRemote.self], defaultSubcommand: List.self)
+
+        struct List: VaultRunnable {
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the remotes.")
+            @OptionGroup var location: VaultLocation
+
+            func execute() throws {
+                let vault = try location.open()
+                let remotes = try GitHistory(vault: vault.root, config: vault.config).remotes()
+                if remotes.isEmpty { print("No remotes. Add one with `vault remote add origin URL`.") }
+                for r in remotes { print("\(r.name)\t\(r.url)") }
+            }
+        }
+
+        struct Add: VaultRunnable {
+            static let configuration = CommandConfiguration(commandName: "add", abstract: "Add a remote.")
+            @OptionGroup var location: VaultLocation
+            @Argument(help: "Its name, e.g. origin.") var name: String
+            @Argument(help: "Its URL: a path, file://, ssh or https.") var url: String
+
+            func execute() throws {
+                let vault = try location.open()
+                let history = try GitHistoryOnDemand(vault: vault.root, config: vault.config) { Terminal.note($0) }.history()
+                try vault.changing { () throws(VaultError) in
+                    try history.addRemote(name: name, url: url)
+                    try history.ensureMergeDriver()
+                }
+                print("Added the remote \(name) (\(url)). `vault sync` sends and receives changes.")
+            }
+        }
+
+        struct RemoveRemote: VaultRunnable {
+            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a remote (its data is not touched).")
+            @OptionGroup var location: VaultLocation
+            @Argument(help: "Its name.") var name: String
+
+            func execute() throws {
+                let vault = try location.open()
+                let history = try GitHistory(vault: vault.root, config: vault.config)
+                try vault.changing { () throws(VaultError) in try history.removeRemote(name: name) }
+                print("Removed the remote \(name).")
+            }
+        }
+    }
+
+    struct Status: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            commandName: "status",
+            abstract: "Hand edits not committed yet, commits ahead of and behind the remote, unfinished merges, conflict copies.")
+
+        @OptionGroup var location: VaultLocation
+        @Flag(help: "Print JSON.") var json = false
+
+        func execute() throws {
+            let vault = try location.open()
+            let history = try GitHistory(vault: vault.root, config: vault.config)
+            let status = try VaultStatus.read(vault: vault, history: history)
+            if json { return try Terminal.json(status) }
+            SyncOutput.print(status)
+        }
+    }
+
+    struct Resolve: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            commandName: "resolve",
+            abstract: "Repair what other tools left: an unfinished git merge, conflict markers, Syncthing and Dropbox conflict copies.",
+            discussion: """
+                An unfinished merge is finished from git's three versions of each file; a file with \
+                conflict markers is merged from the sides the markers hold; a conflict copy is merged \
+                into its original (rooms by message id) and removed. All in one commit; nothing is lost.
+                """)
+
+        @OptionGroup var location: VaultLocation
+
+        func execute() throws {
+            let vault = try location.open()
+            let history = try GitHistory(vault: vault.root, config: vault.config)
+            let done = try VaultResolve(vault: vault.with(history: history), history: history).run()
+            if done.isEmpty {
+                print("Nothing to resolve: no unfinished merge, no conflict markers, no conflict copies.")
+                return
+            }
+            for line in done { print(line) }
+        }
+    }
+
+    struct MergeDriverCommand: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            commandName: "merge-driver",
+            abstract: "vault's merge for `git merge` and `git pull` (git runs it: `vault merge-driver %O %A %B %P`).",
+            shouldDisplay: false)
+
+        @Argument(help: "The common ancestor's version (%O).") var ancestor: String
+        @Argument(help: "This side's version, replaced by the merge (%A).") var current: String
+        @Argument(help: "The other side's version (%B).") var other: String
+        @Argument(help: "The file's path in the vault (%P).") var path: String
+
+        func execute() throws {
+            let root = FileManager.default.currentDirectoryPath
+            for note in try MergeDriver.run(ancestor: ancestor, current: current, other: other, path: path, root: root) {
+                Terminal.note(note)
+            }
+        }
+    }
+}
+
+/// How sync, status and resolve print for a person.
+enum SyncOutput {
+    static func print(_ r: SyncReport) {
+        var summary: [String] = []
+        if r.newMessageCount > 0 {
+            summary.append("\(r.newMessageCount) new message\(r.newMessageCount == 1 ? "" : "s") in \(r.rooms.count) room\(r.rooms.count == 1 ? "" : "s")")
+        }
+        if !r.newEntries.isEmpty { summary.append("\(r.newEntries.count) new diary entr\(r.newEntries.count == 1 ? "y" : "ies")") }
+        if !r.changed.isEmpty { summary.append("\(r.changed.count) changed") }
+        if !r.deleted.isEmpty { summary.append("\(r.deleted.count) deleted") }
+        if r.dryRun {
+            Swift.print("Dry run against \(r.remote): nothing was changed.")
+            Swift.print("  would come in: \(r.incomingCommits) commit\(r.incomingCommits == 1 ? "" : "s")\(summary.isEmpty ? "" : " (" + summary.joined(separator: ", ") + ")")")
+            Swift.print("  would go out:  \(r.outgoingCommits) commit\(r.outgoingCommits == 1 ? "" : "s")")
+            if !r.pendingHandEdits.isEmpty {
+                Swift.print("  hand edits committed first: \(r.pendingHandEdits.joined(separator: ", "))")
+            }
+        } else {
+            let came = summary.isEmpty ? "nothing new came in" : summary.joined(separator: ", ")
+            Swift.print("Synced with \(r.remote): \(came); \(r.pushed ? "your changes were sent" : "nothing to send").")
+            if !r.handEdits.isEmpty { Swift.print("  committed your hand edits first: \(r.handEdits.joined(separator: ", "))") }
+        }
+        for room in r.rooms {
+            let count = room.newMessageIDs.count
+            let newest = room.newest.map { " — \"\($0)\"" } ?? ""
+            Swift.print("  \(room.isNew ? "new room " : "")\(room.title) (\(room.path)): +\(count)\(newest)")
+        }
+        for e in r.newEntries { Swift.print("  new entry: \(e)") }
+        for e in r.changed { Swift.print("  changed: \(e)") }
+        for e in r.deleted { Swift.print("  deleted: \(e)") }
+        for e in r.renamed { Swift.print("  renamed: \(e.from) → \(e.to)") }
+        for c in r.conflictCopies { Swift.print("  conflict copy: \(c) (both sides changed the same lines; the other version is here)") }
+        for n in r.notes { Swift.print("  note: \(n)") }
+        if r.retries > 0 { Swift.print("  the remote moved during the sync; merged again (\(r.retries)×)") }
+    }
+
+    static func print(_ s: VaultStatus) {
+        if let remote = s.remote {
+            if let ahead = s.ahead, let behind = s.behind {
+                Swift.print("\(s.branch) against \(remote)/\(s.branch) (as of the last fetch): \(ahead) ahead, \(behind) behind")
+            } else {
+                Swift.print("\(s.branch): \(remote) has no \(s.branch) yet (`vault sync` sends it)")
+            }
+        } else {
+            Swift.print("\(s.branch): no remote (`vault remote add origin URL`)")
+        }
+        if s.handEdits.isEmpty {
+            Swift.print("no hand edits waiting")
+        } else {
+            Swift.print("hand edits not committed yet (the next vault command commits them):")
+            for p in s.handEdits { Swift.print("  \(p)") }
+        }
+        if let merge = s.unfinishedMerge { Swift.print("unfinished merge: \(merge) (`vault resolve` finishes it)") }
+        for p in s.conflicted { Swift.print("  conflicted: \(p)") }
+        for c in s.conflictCopies { Swift.print("conflict copy: \(c.copy) (of \(c.original); `vault resolve` merges it in)") }
+        if let last = s.lastSync { Swift.print("last sync: \(last) (`vault sync --undo` undoes it)") }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// Conflict copies made by other sync tools (Syncthing, Dropbox) and by vault itself.
+///
+/// A vault kept in a synced folder as well as in git gets the copies those tools make when two
+/// machines change a file at once; `vault sync` finds them by name to merge them into the file
+/// they belong to.
+///
+///     ConflictCopy.original(of: "diary/2026/x.sync-conflict-20261123-101500-ABCDEFG.md")  // "diary/2026/x.md"
+///     ConflictCopy.name(for: "rooms/x.md", machine: "laptop", time: now)  // "rooms/x.conflict-laptop-20261123-101500.md"
+public enum ConflictCopy {
+    /// The path of the original a conflict copy belongs to, or nil when `path` is not a conflict copy.
+    /// Recognises Syncthing's `NAME.sync-conflict-20261123-101500-ABCDEFG.md`, Dropbox's
+    /// `NAME (conflicted copy 2026-11-23).md` and `NAME (Ada's conflicted copy 2026-11-23).md` (any text before
+    /// "conflicted copy"), and vault's own `NAME.conflict-<machine>-<yyyymmdd-hhmmss>.md` (see `name`). Folder kept:
+    /// `diary/2026/x.sync-conflict-….md` → `diary/2026/x.md`.
+    public static func original(of path: String) -> String? {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        for found in [syncthing(name), dropbox(name), vault(name)] {
+            if let original = found { return folder + original }
+        }
+        return nil
+    }
+
+    /// vault's name for a conflict copy of `path`: `rooms/x.md`, machine "laptop", a time →
+    /// `rooms/x.conflict-laptop-20261123-101500.md` (time in UTC, the machine name made file-name safe:
+    /// letters, digits, `-`, `_` kept, anything else `-`).
+    ///
+    /// Letters and digits of any script are kept, in Unicode's composed form (NFC), so the name is the
+    /// same on macOS and Linux; an empty machine name is written `machine`.
+    public static func name(for path: String, machine: String, time: Date) -> String {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        var stem = name
+        var ext = ""
+        if let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            stem = String(name[..<dot])
+            ext = String(name[dot...])
+        }
+        var safe = ""
+        for scalar in machine.precomposedStringWithCanonicalMapping.unicodeScalars {
+            let keep = scalar.properties.isAlphabetic || scalar.properties.numericType == .decimal
+                || scalar == "-" || scalar == "_"
+            safe.unicodeScalars.append(keep ? scalar : "-")
+        }
+        if safe.isEmpty { safe = "machine" }
+        let t = CivilTime(secondsSince1970: Int64(time.timeIntervalSince1970.rounded(.down)))
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let stamp = "\(t.year)\(two(t.month))\(two(t.day))-\(two(t.hour))\(two(t.minute))\(two(t.second))"
+        return folder + stem + ".conflict-" + safe + "-" + stamp + ext
+    }
+
+    /// `NAME.sync-conflict-yyyymmdd-hhmmss-DEVICE[.ext]` → `NAME[.ext]`.
+    private static func syncthing(_ name: String) -> String? {
+        guard let r = name.range(of: ".sync-conflict-", options: .backwards), r.lowerBound != name.startIndex
+        else { return nil }
+        let rest = name[r.upperBound...]
+        let dot = rest.firstIndex(of: ".") ?? rest.endIndex
+        let parts = rest[..<dot].split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, isDigits(parts[0], 8), isDigits(parts[1], 6), !parts[2].isEmpty,
+            parts[2].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+        else { return nil }
+        return String(name[..<r.lowerBound]) + rest[dot...]
+    }
+
+    /// `NAME (… conflicted copy yyyy-mm-dd)[.ext]` → `NAME[.ext]`.
+    private static func dropbox(_ name: String) -> String? {
+        guard let r = name.range(of: "conflicted copy ", options: .backwards),
+            let open = name[..<r.lowerBound].range(of: " (", options: .backwards), open.lowerBound != name.startIndex
+        else { return nil }
+        let rest = name[r.upperBound...]
+        guard let close = rest.firstIndex(of: ")") else { return nil }
+        let date = rest[..<close].split(separator: "-", omittingEmptySubsequences: false)
+        guard date.count == 3, isDigits(date[0], 4), isDigits(date[1], 2), isDigits(date[2], 2) else { return nil }
+        let after = rest[rest.index(after: close)...]
+        guard after.isEmpty || after.hasPrefix(".") else { return nil }
+        return String(name[..<open.lowerBound]) + after
+    }
+
+    /// `NAME.conflict-<machine>-yyyymmdd-hhmmss[.ext]` → `NAME[.ext]`.
+    private static func vault(_ name: String) -> String? {
+        var search = name.startIndex..<name.endIndex
+        while let r = name.range(of: ".conflict-", options: .backwards, range: search) {
+            let rest = name[r.upperBound...]
+            let dot = rest.firstIndex(of: ".") ?? rest.endIndex
+            let parts = rest[..<dot].split(separator: "-", omittingEmptySubsequences: false)
+            if r.lowerBound != name.startIndex, parts.count >= 3, isDigits(parts[parts.count - 2], 8), isDigits(parts[parts.count - 1], 6),
+                !parts.dropLast(2).joined().isEmpty || parts.count > 3
+            {
+                return String(name[..<r.lowerBound]) + rest[dot...]
+            }
+            search = name.startIndex..<r.lowerBound
+        }
+        return nil
+    }
+
+    private static func isDigits(_ s: Substring, _ count: Int) -> Bool {
+        s.utf8.count == count && s.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+    }
+}

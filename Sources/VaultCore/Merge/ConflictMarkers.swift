@@ -1,0 +1,109 @@
+/// Conflict markers that `git merge` without vault's driver leaves in a file.
+///
+/// A conflict block is a `<<<<<<< ` line, ours' lines, optionally a `||||||| ` line and base's lines
+/// (git's `diff3` and `zdiff3` styles), a `=======` line, theirs' lines and a `>>>>>>> ` line.
+/// Marker lines that do not form such a block (a lone `=======` under a Markdown heading, say)
+/// are text.
+///
+///     if let (_, ours, theirs) = ConflictMarkers.split(bytes) {
+///         let merged = try Merge.room(base: nil, ours: ours, theirs: theirs, path: path, newer: .theirs)
+///     }
+public enum ConflictMarkers {
+    /// 1-based lines of `<<<<<<< `, `|||||||`, `=======`, `>>>>>>> ` marker lines, only when they form a
+    /// complete conflict block (a start, a separator, an end, in order); empty when the file has none.
+    public static func lines(in bytes: [UInt8]) -> [Int] {
+        blocks(TextLines(bytes)).flatMap { block in
+            [block.start, block.base, block.separator, block.end].compactMap { $0.map { $0 + 1 } }
+        }
+    }
+
+    /// The two (or three, with diff3's `|||||||` section) versions a marked file stands for: every conflict
+    /// block replaced by its ours part, by its theirs part, and (when every block has a base section) by
+    /// its base part. nil when the file has no complete conflict block.
+    public static func split(_ bytes: [UInt8]) -> (base: [UInt8]?, ours: [UInt8], theirs: [UInt8])? {
+        let lines = TextLines(bytes)
+        let found = blocks(lines)
+        guard !found.isEmpty else { return nil }
+        var ours: [UInt8] = []
+        var theirs: [UInt8] = []
+        var base: [UInt8]? = found.allSatisfy { $0.base != nil } ? [] : nil
+        var at = 0
+        for block in found {
+            let common = lines.bytes(at..<block.start)
+            ours += common
+            theirs += common
+            base? += common
+            ours += lines.bytes((block.start + 1)..<(block.base ?? block.separator))
+            if let b = block.base { base? += lines.bytes((b + 1)..<block.separator) }
+            theirs += lines.bytes((block.separator + 1)..<block.end)
+            at = block.end + 1
+        }
+        let rest = lines.bytes(at..<lines.count)
+        ours += rest
+        theirs += rest
+        base? += rest
+        return (base, ours, theirs)
+    }
+
+    /// A complete block's marker lines (0-based).
+    struct Block {
+        var start: Int
+        var base: Int?
+        var separator: Int
+        var end: Int
+    }
+
+    enum Marker {
+        case start, base, separator, end
+    }
+
+    /// Which marker a line is: seven marker characters, then the end of the line or (for all but
+    /// `=======`) a space and a label.
+    static func marker(_ line: ArraySlice<UInt8>) -> Marker? {
+        var end = line.endIndex
+        while end > line.startIndex, line[end - 1] == 10 || line[end - 1] == 13 { end -= 1 }
+        let text = line[line.startIndex..<end]
+        guard text.count >= 7 else { return nil }
+        let c = text[text.startIndex]
+        guard text.prefix(7).allSatisfy({ $0 == c }) else { return nil }
+        let labelled = text.count == 7 || text[text.startIndex + 7] == 32
+        switch c {
+        case UInt8(ascii: "<"): return labelled ? .start : nil
+        case UInt8(ascii: "|"): return labelled ? .base : nil
+        case UInt8(ascii: ">"): return labelled ? .end : nil
+        case UInt8(ascii: "="):
+            return text.dropFirst(7).allSatisfy { $0 == 32 || $0 == 9 } ? .separator : nil
+        default: return nil
+        }
+    }
+
+    /// The complete conflict blocks, in order. A start marker inside an unfinished block starts the
+    /// block again; markers out of order leave the block unfinished.
+    static func blocks(_ lines: TextLines) -> [Block] {
+        var found: [Block] = []
+        var start: Int?
+        var base: Int?
+        var separator: Int?
+        for i in 0..<lines.count {
+            guard let kind = marker(lines[i]) else { continue }
+            switch kind {
+            case .start:
+                start = i
+                base = nil
+                separator = nil
+            case .base:
+                if start != nil, base == nil, separator == nil { base = i }
+            case .separator:
+                if start != nil, separator == nil { separator = i }
+            case .end:
+                if let s = start, let sep = separator {
+                    found.append(Block(start: s, base: base, separator: sep, end: i))
+                }
+                start = nil
+                base = nil
+                separator = nil
+            }
+        }
+        return found
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// What a merge of one file produced.
+///
+/// The merge functions in `Merge` are pure: they take the three versions of a file (the common
+/// ancestor, this machine's, the other machine's) and give the merged bytes, lines for the sync
+/// report, and, when a text merge could not combine the two sides, the other side's whole file
+/// to keep next to the merged one.
+///
+///     let result = try Merge.room(base: base, ours: ours, theirs: theirs, path: "rooms/busan.md", newer: .theirs)
+///     for note in result.notes { print("rooms/busan.md: \(note)") }
+public struct FileMerge: Sendable, Equatable {
+    /// The merged file.
+    public var bytes: [UInt8]
+    /// Lines for the sync report, written for a person, e.g.
+    /// `title: both sides changed it; kept "Busan trip" (the later change)`.
+    public var notes: [String]
+    /// For a text merge whose changes overlapped: the other side's whole file, to be saved next to the
+    /// merged one as a conflict copy (the caller names and writes it). nil when the merge was clean.
+    public var conflictCopy: [UInt8]?
+
+    public init(bytes: [UInt8], notes: [String] = [], conflictCopy: [UInt8]? = nil) {
+        self.bytes = bytes
+        self.notes = notes
+        self.conflictCopy = conflictCopy
+    }
+}
+
+/// The merge rules of `vault sync`, one function per kind of file.
+///
+/// Every function is pure (no git, no I/O) and deterministic. The room merge is also symmetric:
+/// merging `(base, A, B)` with `newer: .theirs` gives the same bytes as `(base, B, A)` with
+/// `newer: .ours`, so two machines that merge the same three versions agree byte for byte.
+///
+/// Whatever one side changed and the other did not is taken from the side that changed it;
+/// only where both changed the same thing differently does a rule pick (the newer change, the
+/// later `updated`), keep both (messages, pending text), or keep ours and hand back theirs as a
+/// conflict copy (text). A merge never writes conflict markers.
+public enum Merge {
+    /// Which side's change wins when both sides changed the same front-matter key or config key differently.
+    public enum Newer: Sendable { case ours, theirs }
+
+    /// The version both sides agree on, else the one that changed (the other equals base), else the
+    /// newer one: the three-way pick used for single values (a BOM, a marker line).
+    static func pick<T: Equatable>(_ base: T, _ ours: T, _ theirs: T, newer: Newer) -> T {
+        if ours == theirs { return ours }
+        if ours == base { return theirs }
+        if theirs == base { return ours }
+        return newer == .ours ? ours : theirs
+    }
+
+    /// `(older, newer)` of two sides' values.
+    static func ordered<T>(_ ours: T, _ theirs: T, newer: Newer) -> (older: T, newer: T) {
+        newer == .ours ? (theirs, ours) : (ours, theirs)
+    }
+
+    /// `count` things, in words: "1 message", "2 messages".
+    static func counted(_ count: Int, _ singular: String, _ plural: String) -> String {
+        "\(count) \(count == 1 ? singular : plural)"
+    }
+
+    /// A value as a note shows it: quoted and cut short.
+    static func shown(_ value: FrontMatterValue?) -> String {
+        switch value {
+        case nil: return "no value (removed)"
+        case .string(let s)?:
+            var t = s.replacingOccurrences(of: "\n", with: "\\n")
+            if t.count > 60 { t = String(t.prefix(57)) + "…" }
+            return "\"\(t)\""
+        case .list(let items)?:
+            let t = "[" + items.joined(separator: ", ") + "]"
+            return t.count > 60 ? String(t.prefix(57)) + "…]" : t
+        case .other?: return "a nested value"
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// True when the bytes end with a line feed.
+    var endsWithNewline: Bool { last == 10 }
+
+    /// The bytes followed by a line ending when they do not end with one and are not empty: so that
+    /// what comes next starts on its own line.
+    func terminated(_ eol: LineEnding) -> [UInt8] {
+        isEmpty || endsWithNewline ? self : self + eol.bytes
+    }
+}

@@ -1,0 +1,291 @@
+import CGit2
+import CVaultObjects
+import Foundation
+import VaultCore
+
+/// The repository operations a sync is made of: references, remotes, the work tree.
+extension GitHistory {
+    // MARK: References
+
+    /// The commit a reference names, or nil when there is no such reference.
+    func referenceCommit(_ name: String) throws(VaultError) -> OpaquePointer? {
+        var oid = git_oid()
+        let code = git_reference_name_to_id(&oid, repo, name)
+        if code == GIT_ENOTFOUND.rawValue { return nil }
+        try GitFailure.check(code, "read \(name)")
+        var commit: OpaquePointer?
+        try GitFailure.check(git_commit_lookup(&commit, repo, &oid), "read the commit \(name) names")
+        return commit
+    }
+
+    func setReference(_ name: String, to id: git_oid) throws(VaultError) {
+        var oid = id
+        var ref: OpaquePointer?
+        try GitFailure.check(git_reference_create(&ref, repo, name, &oid, 1, "vault: sync"), "write \(name)")
+        git_reference_free(ref)
+    }
+
+    func deleteReference(_ name: String) {
+        _ = git_reference_remove(repo, name)
+    }
+
+    /// `main` for `refs/heads/main`.
+    func branchName() throws(VaultError) -> String {
+        let branch = try currentBranch()
+        return branch.hasPrefix("refs/heads/") ? String(branch.dropFirst(11)) : branch
+    }
+
+    /// Commits HEAD has that `ref` has not (false when `ref` does not exist but HEAD does).
+    func isAhead(of ref: String) throws(VaultError) -> Bool {
+        guard let head = try headCommit() else { return false }
+        defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+        guard let other = try referenceCommit(ref) else { return true }
+        defer { git_commit_free(other) }
+        return try aheadBehind(head.commit, other).ahead > 0
+    }
+
+    func aheadBehind(_ local: OpaquePointer, _ upstream: OpaquePointer) throws(VaultError) -> (ahead: Int, behind: Int) {
+        var ahead = 0
+        var behind = 0
+        try GitFailure.check(
+            git_graph_ahead_behind(&ahead, &behind, repo, git_commit_id(local), git_commit_id(upstream)),
+            "count the commits on each side")
+        return (ahead, behind)
+    }
+
+    /// The number of commits reachable from `revision` (and not from `notIn`).
+    func commitCount(from revision: String, notIn: String?) throws(VaultError) -> Int {
+        var walk: OpaquePointer?
+        try GitFailure.check(git_revwalk_new(&walk, repo), "walk the history")
+        defer { git_revwalk_free(walk) }
+        guard git_revwalk_push_ref(walk, revision == "HEAD" ? (try currentBranch()) : revision) == 0 else { return 0 }
+        if let notIn { _ = git_revwalk_hide_ref(walk, notIn) }
+        var oid = git_oid()
+        var n = 0
+        while git_revwalk_next(&oid, walk) == 0 { n += 1 }
+        return n
+    }
+
+    /// Moves the current branch from `old` to `id`, only if it still points at `old`.
+    func moveBranch(to id: git_oid, from old: OpaquePointer, message: String) throws(VaultError) {
+        let branch = try currentBranch()
+        var new = id
+        var expected = git_commit_id(old).pointee
+        var ref: OpaquePointer?
+        let moved = git_reference_create_matching(&ref, repo, branch, &new, 1, &expected, message)
+        git_reference_free(ref)
+        if moved == GIT_EMODIFIED.rawValue {
+            throw VaultError.repository(
+                "\(branch) moved while vault was syncing (another git program is working on the repository); run `vault sync` again")
+        }
+        try GitFailure.check(moved, "move \(branch)")
+    }
+
+    /// Writes a commit object (not moving any branch) and makes it durable.
+    func writeCommit(tree treeID: git_oid, parents: [OpaquePointer], message: String) throws(VaultError) -> git_oid {
+        var treeOID = treeID
+        var tree: OpaquePointer?
+        try GitFailure.check(git_tree_lookup(&tree, repo, &treeOID), "read the merged tree")
+        defer { git_tree_free(tree) }
+        var signature: UnsafeMutablePointer<git_signature>?
+        try GitFailure.check(git_signature_now(&signature, author.name, author.email), "make the commit's author")
+        defer { git_signature_free(signature) }
+        var commitID = git_oid()
+        var list: [OpaquePointer?] = parents
+        let code = list.withUnsafeMutableBufferPointer { p in
+            git_commit_create(
+                &commitID, repo, nil, signature, signature, "UTF-8", withMachine(message), tree, p.count,
+                p.baseAddress)
+        }
+        try GitFailure.check(code, "create the merge commit")
+        try GitFailure.check(cvault_odb_writer_flush_batch(objects.writer), "write the new objects to disk")
+        return commitID
+    }
+
+    // MARK: Machines
+
+    /// This machine's name in commit trailers and conflict copies: `VAULT_MACHINE`, else git
+    /// config `vault.machine`, else the host name.
+    func machineName() -> String {
+        if let name = ProcessInfo.processInfo.environment["VAULT_MACHINE"], !name.isEmpty { return name }
+        if let name = try? configString("vault.machine"), !name.isEmpty { return name }
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, buffer.count - 1)
+        let host = String(cString: buffer)
+        return host.isEmpty ? "unknown" : host
+    }
+
+    /// `message` with a `Vault-Machine:` trailer naming this machine.
+    func withMachine(_ message: String) -> String {
+        message + "\n\nVault-Machine: " + machine + "\n"
+    }
+
+    /// One side of a merge: its commit, tree, machine and time.
+    func side(_ commit: OpaquePointer, tree: OpaquePointer) -> TreeMerge.Side {
+        let message = git_commit_message(commit).map { String(cString: $0) } ?? ""
+        var machine = git_commit_author(commit).map { String(cString: $0.pointee.name) } ?? "other"
+        for line in message.split(separator: "\n") where line.hasPrefix("Vault-Machine: ") {
+            machine = String(line.dropFirst(15))
+        }
+        return TreeMerge.Side(
+            commit: commit, tree: tree, machine: machine, time: Date(timeIntervalSince1970: Double(git_commit_time(commit))))
+    }
+
+    // MARK: The work tree
+
+    /// Paths that differ between HEAD and the files (hand edits, new and deleted files),
+    /// as `git status` finds them; ignored files (`.vault/`) are not included.
+    public func workTreeChanges() throws(VaultError) -> [String] {
+        var options = git_status_options()
+        git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION))
+        options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
+        options.flags =
+            GIT_STATUS_OPT_INCLUDE_UNTRACKED.rawValue | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS.rawValue
+            | GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
+        var list: OpaquePointer?
+        try GitFailure.check(git_status_list_new(&list, repo, &options), "find changed files")
+        defer { git_status_list_free(list) }
+        var paths = Set<String>()
+        for i in 0..<git_status_list_entrycount(list) {
+            guard let entry = git_status_byindex(list, i)?.pointee else { continue }
+            for delta in [entry.head_to_index, entry.index_to_workdir] {
+                guard let d = delta?.pointee else { continue }
+                if let p = d.old_file.path { paths.insert(String(cString: p)) }
+                if let p = d.new_file.path { paths.insert(String(cString: p)) }
+            }
+        }
+        return paths.sorted()
+    }
+
+    /// Commits every hand edit as its own commit (`edit: …`); returns the paths.
+    func commitHandEdits() throws(VaultError) -> [String] {
+        try checkReady()
+        let paths = try workTreeChanges()
+        guard !paths.isEmpty else { return [] }
+        // The status compares with the index; `prepare` keeps only what differs from HEAD.
+        let shown = paths.count > 5 ? paths.prefix(5).joined(separator: ", ") + " and \(paths.count - 5) more" : paths.joined(separator: ", ")
+        try commit(paths, message: "edit: " + shown)
+        return paths
+    }
+
+    /// The changes that turn tree `old` into tree `new`, path by path.
+    func directChanges(from old: OpaquePointer, to new: OpaquePointer) throws(VaultError) -> [TreeMerge.Change] {
+        var options = git_diff_options()
+        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
+        var diff: OpaquePointer?
+        try GitFailure.check(git_diff_tree_to_tree(&diff, repo, old, new, &options), "compare two versions of the vault")
+        defer { git_diff_free(diff) }
+        var out: [TreeMerge.Change] = []
+        for i in 0..<git_diff_num_deltas(diff) {
+            guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+            let path = String(cString: delta.status == GIT_DELTA_DELETED ? delta.old_file.path : delta.new_file.path)
+            out.append(TreeMerge.Change(path: path, oid: delta.status == GIT_DELTA_DELETED ? nil : delta.new_file.id))
+        }
+        return out
+    }
+
+    /// Writes the files of `changes` into the vault, each atomically; first checks that every
+    /// one is still as in `tree` (the version just committed), so a save an editor made during
+    /// the sync is never overwritten: then nothing is written and the sync stops.
+    func checkout(_ changes: [TreeMerge.Change], replacing tree: OpaquePointer) throws(VaultError) {
+        let rootID = git_tree_id(tree).pointee
+        for change in changes {
+            let committed = try trees.blob(at: change.path, in: rootID)
+            let onDisk = FileIO.exists(root + "/" + change.path) ? try blobID(ofFile: change.path) : nil
+            if !GitHistory.same(committed, onDisk) {
+                throw VaultError.changedOnDisk(path: change.path)
+            }
+        }
+        for change in changes {
+            let path = root + "/" + change.path
+            if let oid = change.oid {
+                try FileIO.makeDirectory(FileIO.parent(of: path))
+                try FileIO.write(try blobBytes(oid), to: path)
+            } else {
+                try FileIO.remove(path)
+            }
+        }
+    }
+
+    // MARK: Remotes
+
+    /// The remote a sync uses: `name`, else the branch's upstream, else `origin`, else the only one.
+    func syncRemote(named name: String?) throws(VaultError) -> String {
+        let names = try remotes().map(\.name)
+        if let name {
+            guard names.contains(name) else {
+                throw VaultError.invalidArgument(
+                    "there is no remote named '\(name)'\(names.isEmpty ? "" : " (there is: \(names.joined(separator: ", ")))"). Add one with `vault remote add \(name) URL`.")
+            }
+            return name
+        }
+        if let upstream = try? configString("branch.\(branchName()).remote"), names.contains(upstream) { return upstream }
+        if names.contains("origin") { return "origin" }
+        if names.count == 1 { return names[0] }
+        if names.isEmpty {
+            throw VaultError.invalidArgument(
+                "the vault has no remote to sync with. Add one: `vault remote add origin URL` (a bare repository on a server, a USB disk, GitHub, Gitea).")
+        }
+        throw VaultError.invalidArgument("the vault has several remotes (\(names.joined(separator: ", "))): name one, `vault sync NAME`.")
+    }
+
+    /// The remotes and their URLs.
+    public func remotes() throws(VaultError) -> [(name: String, url: String)] {
+        var list = git_strarray()
+        try GitFailure.check(git_remote_list(&list, repo), "list the remotes")
+        defer { git_strarray_dispose(&list) }
+        var out: [(String, String)] = []
+        for i in 0..<list.count {
+            guard let cName = list.strings[i] else { continue }
+            let name = String(cString: cName)
+            var remote: OpaquePointer?
+            guard git_remote_lookup(&remote, repo, name) == 0 else { continue }
+            defer { git_remote_free(remote) }
+            out.append((name, git_remote_url(remote).map { String(cString: $0) } ?? ""))
+        }
+        return out.sorted { $0.0 < $1.0 }
+    }
+
+    public func addRemote(name: String, url: String) throws(VaultError) {
+        guard isValidRemoteName(name) else {
+            throw VaultError.invalidArgument("'\(name)' cannot name a remote (use letters, digits, - and _)")
+        }
+        if try remotes().contains(where: { $0.name == name }) {
+            throw VaultError.invalidArgument("there is already a remote named '\(name)' (`vault remote remove \(name)` first)")
+        }
+        var remote: OpaquePointer?
+        try GitFailure.check(git_remote_create(&remote, repo, name, url), "add the remote '\(name)'")
+        git_remote_free(remote)
+    }
+
+    private func isValidRemoteName(_ name: String) -> Bool {
+        var valid: Int32 = 0
+        return git_remote_name_is_valid(&valid, name) == 0 && valid == 1
+    }
+
+    public func removeRemote(name: String) throws(VaultError) {
+        guard try remotes().contains(where: { $0.name == name }) else {
+            throw VaultError.invalidArgument("there is no remote named '\(name)'")
+        }
+        try GitFailure.check(git_remote_delete(repo, name), "remove the remote '\(name)'")
+    }
+
+    func configString(_ key: String) throws(VaultError) -> String? {
+        var config: OpaquePointer?
+        try GitFailure.check(git_repository_config_snapshot(&config, repo), "read the git config")
+        defer { git_config_free(config) }
+        var value: UnsafePointer<CChar>?
+        guard git_config_get_string(&value, config, key) == 0, let value else { return nil }
+        return String(cString: value)
+    }
+
+    func setConfig(_ key: String, _ value: String) throws(VaultError) {
+        var config: OpaquePointer?
+        try GitFailure.check(git_repository_config(&config, repo), "open the git config")
+        defer { git_config_free(config) }
+        var local: OpaquePointer?
+        try GitFailure.check(git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL), "open the repository's git config")
+        defer { git_config_free(local) }
+        try GitFailure.check(git_config_set_string(local, key, value), "set \(key) in the git config")
+    }
+}

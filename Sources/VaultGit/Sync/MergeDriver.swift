@@ -1,0 +1,73 @@
+import CGit2
+import Foundation
+import VaultCore
+
+/// vault's merge for plain `git merge` and `git pull`: `vault merge-driver %O %A %B %P`.
+///
+/// libgit2 never runs merge drivers from git config, and vault's own sync does not need one (it
+/// merges the trees itself). But a person may still run `git pull` by hand: for that, the
+/// repository's config names vault as the driver of rooms, diary entries and `vault.yml`
+/// (`[merge "vault"]`), and `.gitattributes` assigns it. Without the driver (a clone made by
+/// plain git, `vault` not on the PATH), git leaves conflict markers, which every command
+/// detects and `vault sync` or `vault resolve` repairs.
+public enum MergeDriver {
+    /// The lines `.gitattributes` needs.
+    public static let attributes = [
+        "rooms/*.md merge=vault",
+        "diary/**/*.md merge=vault",
+        "vault.yml merge=vault",
+    ]
+
+    /// The command git runs, from the repository's config.
+    public static let command = "vault merge-driver %O %A %B %P"
+
+    /// Merges the three versions git gives (ancestor, current, other) into `current`, by the
+    /// kind of `path`. Returns what the person should hear, and whether the merge was clean.
+    /// A diary entry whose changes overlap keeps the current version and saves the other next
+    /// to it as a conflict copy (in the folder of `root`/`path`); never markers.
+    public static func run(
+        ancestor: String, current: String, other: String, path: String, root: String
+    ) throws(VaultError) -> [String] {
+        let base = FileIO.exists(ancestor) ? try FileIO.read(ancestor) : nil
+        let ours = try FileIO.read(current)
+        let theirs = try FileIO.read(other)
+        let merged: FileMerge
+        switch VaultPath.kind(of: path) {
+        case .room: merged = try Merge.room(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
+        case .diaryEntry: merged = try Merge.diaryEntry(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
+        case .config: merged = try Merge.config(base: base, ours: ours, theirs: theirs, newer: .theirs)
+        case .other: merged = Merge.text(base: base, ours: ours, theirs: theirs)
+        }
+        var notes = merged.notes.map { "\(path): \($0)" }
+        if let copy = merged.conflictCopy {
+            let copyPath = ConflictCopy.name(for: path, machine: "merge", time: Date())
+            try FileIO.makeDirectory(FileIO.parent(of: root + "/" + copyPath))
+            try FileIO.write(copy, to: root + "/" + copyPath)
+            notes.append("\(path): both sides changed the same lines: the other version is saved as \(copyPath)")
+        }
+        try FileIO.write(merged.bytes, to: current)
+        return notes
+    }
+}
+
+extension GitHistory {
+    /// Registers vault's merge driver in the repository's git config and `.gitattributes`
+    /// (committing `.gitattributes` when it changes), so plain `git pull` merges as vault does.
+    public func ensureMergeDriver() throws(VaultError) {
+        if try configString("merge.vault.driver") != MergeDriver.command {
+            try setConfig("merge.vault.name", "vault: rooms by message id, diary entries without conflict markers")
+            try setConfig("merge.vault.driver", MergeDriver.command)
+        }
+        let path = root + "/.gitattributes"
+        let text = FileIO.exists(path) ? String(decoding: try FileIO.read(path), as: UTF8.self) : ""
+        let lines = Set(text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
+        let missing = MergeDriver.attributes.filter { !lines.contains($0) }
+        guard !missing.isEmpty else { return }
+        var updated = text
+        if !updated.isEmpty && !updated.hasSuffix("\n") { updated += "\n" }
+        updated += "# vault's merge (`vault merge-driver`) for `git pull` by hand\n" + missing.joined(separator: "\n") + "\n"
+        try prepare([".gitattributes"])
+        try FileIO.write(Array(updated.utf8), to: path)
+        try commit([".gitattributes"], message: "sync: vault's merge driver for rooms, diary entries and vault.yml")
+    }
+}

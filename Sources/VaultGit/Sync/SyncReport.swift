@@ -1,0 +1,96 @@
+import Foundation
+import VaultCore
+
+/// What a sync brought in and sent out, the way a chat app shows what is new: per room the new
+/// messages and the first line of the newest, new and changed diary entries, renames,
+/// deletions, conflict copies, and every choice the merge had to make.
+public struct SyncReport: Sendable, Codable {
+    public var remote: String
+    public var dryRun = false
+    /// Hand edits committed (as `edit: …`) before the merge.
+    public var handEdits: [String] = []
+    /// For a dry run: hand edits a sync would commit first.
+    public var pendingHandEdits: [String] = []
+    /// For a dry run: commits the remote has that the vault has not, and the other way round.
+    public var incomingCommits = 0
+    public var outgoingCommits = 0
+    public var rooms: [Room] = []
+    public var newEntries: [String] = []
+    public var changed: [String] = []
+    public var deleted: [String] = []
+    public var renamed: [Rename] = []
+    public var conflictCopies: [String] = []
+    /// Choices the merge made, one line each (a front-matter key both sides changed, …).
+    public var notes: [String] = []
+    /// Merge commits made (0 or 1; a fast-forward makes none).
+    public var merges = 0
+    public var pushed = false
+    /// How many pushes the remote refused before one went through.
+    public var retries = 0
+
+    /// A room that received messages.
+    public struct Room: Sendable, Codable {
+        public var path: String
+        public var title: String
+        public var newMessageIDs: [String]
+        /// The first line of the newest message that came in.
+        public var newest: String?
+        /// The room did not exist here before.
+        public var isNew: Bool
+    }
+
+    public struct Rename: Sendable, Codable {
+        public var from: String
+        public var to: String
+    }
+
+    public init(remote: String) { self.remote = remote }
+
+    /// Whether anything came in.
+    public var broughtIn: Bool {
+        !rooms.isEmpty || !newEntries.isEmpty || !changed.isEmpty || !deleted.isEmpty || !renamed.isEmpty
+            || !conflictCopies.isEmpty
+    }
+
+    public var newMessageCount: Int { rooms.reduce(0) { $0 + $1.newMessageIDs.count } }
+
+    /// ` (+3 messages in 2 rooms, 1 entry)` for a merge commit's subject.
+    var subjectSuffix: String {
+        var parts: [String] = []
+        if newMessageCount > 0 {
+            parts.append("+\(newMessageCount) message\(newMessageCount == 1 ? "" : "s") in \(rooms.count) room\(rooms.count == 1 ? "" : "s")")
+        }
+        let entries = newEntries.count
+        if entries > 0 { parts.append("+\(entries) entr\(entries == 1 ? "y" : "ies")") }
+        if !conflictCopies.isEmpty { parts.append("\(conflictCopies.count) conflict cop\(conflictCopies.count == 1 ? "y" : "ies")") }
+        return parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")"
+    }
+
+    mutating func absorb(_ step: VaultSync.MergeStep) {
+        absorb(step.report)
+    }
+
+    mutating func absorb(_ other: SyncReport) {
+        for room in other.rooms {
+            if let i = rooms.firstIndex(where: { $0.path == room.path }) {
+                rooms[i].newMessageIDs += room.newMessageIDs
+                rooms[i].newest = room.newest ?? rooms[i].newest
+            } else {
+                rooms.append(room)
+            }
+        }
+        newEntries += other.newEntries
+        changed += other.changed.filter { !changed.contains($0) }
+        deleted += other.deleted
+        renamed += other.renamed
+        conflictCopies += other.conflictCopies
+        notes += other.notes
+        merges += other.merges
+    }
+
+    static func firstLine(_ body: String) -> String {
+        let line = body.split(whereSeparator: \.isNewline).first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        let text = line.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+        return text.count > 80 ? String(text.prefix(79)) + "…" : text
+    }
+}

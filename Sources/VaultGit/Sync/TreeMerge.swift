@@ -1,0 +1,312 @@
+import CGit2
+import Foundation
+import VaultCore
+
+/// A three-way merge of two commits' trees, file by file, with vault's rules (`Merge` in
+/// VaultCore): rooms by message id, diary entries and other text by lines (a conflict copy
+/// where changes overlap, never markers), `vault.yml` key by key.
+///
+/// The two sides' changes are read as tree diffs from the merge base (libgit2's
+/// `git_diff_tree_to_tree`, which skips unchanged folders by id, with rename detection), so
+/// the cost grows with what changed, not with the size of the vault. Paths changed on one side
+/// only take that side's version; paths changed on both are merged by their kind; an edit
+/// beats a deletion; a rename on one side and an edit on the other gives the edit under the
+/// new name; two rooms made under one name on both sides are kept apart (one renamed).
+struct TreeMerge {
+    /// One side of the merge.
+    struct Side {
+        var commit: OpaquePointer
+        var tree: OpaquePointer
+        /// The machine that made it (the `Vault-Machine:` trailer of its commit, else its author).
+        var machine: String
+        var time: Date
+    }
+
+    /// A path of the result that differs from ours, and its new blob (nil: removed).
+    struct Change {
+        var path: String
+        var oid: git_oid?
+    }
+
+    /// What the merge did, for the report.
+    struct Outcome {
+        var changes: [Change] = []
+        var notes: [String] = []
+        var renamed: [(from: String, to: String)] = []
+        var conflictCopies: [String] = []
+        /// Paths deleted on one side whose edit on the other side was kept.
+        var keptEdits: [String] = []
+    }
+
+    let history: GitHistory
+
+    /// Merges `theirs` into `ours` over `base` (nil: no common history) and writes the merged
+    /// files' blobs; the caller writes the tree, the commit and the files.
+    func merge(base: OpaquePointer?, ours: Side, theirs: Side) throws(VaultError) -> Outcome {
+        let oursEdits = try history.treeChanges(from: base, to: ours.tree)
+        let theirsEdits = try history.treeChanges(from: base, to: theirs.tree)
+        // Which side's change wins a tie (both changed one front-matter key): the later commit,
+        // the same on every machine (ties by commit id).
+        let theirsNewer: Bool = {
+            if ours.time != theirs.time { return theirs.time > ours.time }
+            return oidString(git_commit_id(theirs.commit)) > oidString(git_commit_id(ours.commit))
+        }()
+        var outcome = Outcome()
+        var result: [String: git_oid?] = [:]  // path → new blob (nil: absent), for paths that may differ from ours
+        var claimed: [String: (oid: git_oid, fromBase: String?)] = [:]
+
+        // Paths of the base changed on either side.
+        let touched = Set(oursEdits.byBase.keys).union(theirsEdits.byBase.keys).sorted()
+        for basePath in touched {
+            let baseOID = oursEdits.baseIDs[basePath] ?? theirsEdits.baseIDs[basePath]
+            let o = oursEdits.byBase[basePath] ?? PathEdit(path: basePath, oid: baseOID)
+            let t = theirsEdits.byBase[basePath] ?? PathEdit(path: basePath, oid: baseOID)
+            // Where it lives now: a rename on one side wins; both renamed differently: the later side's name.
+            var path: String?
+            switch (o.path, t.path) {
+            case (nil, nil): path = nil
+            case (let p?, nil), (nil, let p?): path = p
+            case (let a?, let b?):
+                if a == b { path = a } else if a == basePath { path = b } else if b == basePath { path = a } else {
+                    path = theirsNewer ? b : a
+                    outcome.notes.append("\(basePath) was renamed to \(a) here and to \(b) there: kept \(path!)")
+                }
+            }
+            if let p = path, p != basePath, o.path == basePath || t.path == basePath {
+                outcome.renamed.append((basePath, p))
+            }
+            // Its content.
+            let content: git_oid?
+            if GitHistory.same(o.oid, t.oid) {
+                content = o.oid
+            } else if GitHistory.same(o.oid, baseOID) {
+                content = t.oid
+            } else if GitHistory.same(t.oid, baseOID) {
+                content = o.oid
+            } else if o.oid == nil || t.oid == nil {
+                content = o.oid ?? t.oid  // an edit beats a deletion
+                outcome.keptEdits.append(path ?? basePath)
+                outcome.notes.append(
+                    "\(path ?? basePath): deleted on one side and edited on the other: the edited version is kept")
+                if path == nil { path = o.path ?? t.path ?? basePath }
+            } else {
+                content = try mergeFile(
+                    path: path ?? basePath, base: baseOID, ours: o.oid!, theirs: t.oid!, ours: ours, theirs: theirs,
+                    theirsNewer: theirsNewer, outcome: &outcome)
+            }
+            if basePath != path { result[basePath] = .some(nil) }
+            if let p = path, let c = content {
+                result[p] = c
+                claimed[p] = (c, basePath)
+            } else if let p = path {
+                result[p] = .some(nil)
+            }
+        }
+        // Paths new on either side.
+        let added = Set(oursEdits.added.keys).union(theirsEdits.added.keys).sorted()
+        for path in added {
+            let o = oursEdits.added[path]
+            let t = theirsEdits.added[path]
+            var content: git_oid
+            switch (o, t) {
+            case (let a?, nil): content = a
+            case (nil, let b?): content = b
+            case (let a?, let b?):
+                if GitHistory.same(a, b) {
+                    content = a
+                } else {
+                    content = try mergeAdded(
+                        path: path, ours: a, theirs: b, oursSide: ours, theirsSide: theirs, theirsNewer: theirsNewer,
+                        outcome: &outcome, result: &result)
+                }
+            default: continue
+            }
+            if let earlier = claimed[path], !GitHistory.same(earlier.oid, content) {
+                // A rename on one side onto a name the other side created: both kept apart.
+                content = try mergeAdded(
+                    path: path, ours: earlier.oid, theirs: content, oursSide: ours, theirsSide: theirs,
+                    theirsNewer: theirsNewer, outcome: &outcome, result: &result)
+            }
+            result[path] = content
+        }
+        // Only what differs from ours is a change.
+        for (path, oid) in result.sorted(by: { $0.key < $1.key }) {
+            let current = try history.trees.blob(at: path, in: git_tree_id(ours.tree).pointee)
+            if !GitHistory.same(current, oid) { outcome.changes.append(Change(path: path, oid: oid)) }
+        }
+        return outcome
+    }
+
+    /// Both sides changed a file of the base: merged by its kind.
+    private func mergeFile(
+        path: String, base: git_oid?, ours oursID: git_oid, theirs theirsID: git_oid, ours: Side, theirs: Side,
+        theirsNewer: Bool, outcome: inout Outcome
+    ) throws(VaultError) -> git_oid {
+        let b = try base.map { id throws(VaultError) in try history.blobBytes(id) }
+        let o = try history.blobBytes(oursID)
+        let t = try history.blobBytes(theirsID)
+        let merged = try mergeBytes(path: path, base: b, ours: o, theirs: t, ours: ours, theirs: theirs, theirsNewer: theirsNewer)
+        outcome.notes += merged.notes.map { "\(path): \($0)" }
+        if let copy = merged.conflictCopy {
+            let loser = theirsNewer ? ours : theirs
+            let copyPath = ConflictCopy.name(for: path, machine: loser.machine, time: loser.time)
+            outcome.conflictCopies.append(copyPath)
+            outcome.changes.append(Change(path: copyPath, oid: try history.writeBlob(copy)))
+        }
+        return try history.writeBlob(merged.bytes)
+    }
+
+    /// The bytes of one merged file. For a text merge that overlaps, the later side's version is
+    /// kept and the other becomes the conflict copy, so every machine gets the same result.
+    private func mergeBytes(
+        path: String, base: [UInt8]?, ours: [UInt8], theirs: [UInt8], ours oursSide: Side, theirs theirsSide: Side,
+        theirsNewer: Bool
+    ) throws(VaultError) -> FileMerge {
+        let newer: Merge.Newer = theirsNewer ? .theirs : .ours
+        let (kept, other) = theirsNewer ? (theirs, ours) : (ours, theirs)
+        switch VaultPath.kind(of: path) {
+        case .room:
+            return try Merge.room(base: base, ours: ours, theirs: theirs, path: path, newer: newer)
+        case .diaryEntry:
+            return try Merge.diaryEntry(base: base, ours: kept, theirs: other, path: path, newer: .ours)
+        case .config:
+            return try Merge.config(base: base, ours: ours, theirs: theirs, newer: newer)
+        case .other:
+            return Merge.text(base: base, ours: kept, theirs: other)
+        }
+    }
+
+    /// A path created on both sides with different contents.
+    private func mergeAdded(
+        path: String, ours: git_oid, theirs: git_oid, oursSide: Side, theirsSide: Side, theirsNewer: Bool,
+        outcome: inout Outcome, result: inout [String: git_oid?]
+    ) throws(VaultError) -> git_oid {
+        let o = try history.blobBytes(ours)
+        let t = try history.blobBytes(theirs)
+        if VaultPath.kind(of: path) == .room, !Merge.isSameRoom(o, t, path: path) {
+            // Two different rooms under one name: the later one moves to a free name.
+            let (kept, moved) = theirsNewer ? (ours, theirs) : (theirs, ours)
+            let newPath = freeName(for: path, taken: result)
+            result[newPath] = moved
+            outcome.renamed.append((path, newPath))
+            outcome.notes.append("\(path): two different rooms were made under this name; the later one is now \(newPath)")
+            return kept
+        }
+        let merged = try mergeBytes(
+            path: path, base: nil, ours: o, theirs: t, ours: oursSide, theirs: theirsSide, theirsNewer: theirsNewer)
+        outcome.notes += merged.notes.map { "\(path): \($0)" }
+        if let copy = merged.conflictCopy {
+            let loser = theirsNewer ? oursSide : theirsSide
+            let copyPath = ConflictCopy.name(for: path, machine: loser.machine, time: loser.time)
+            outcome.conflictCopies.append(copyPath)
+            result[copyPath] = try history.writeBlob(copy)
+        }
+        return try history.writeBlob(merged.bytes)
+    }
+
+    private func freeName(for path: String, taken: [String: git_oid?]) -> String {
+        let stem = String(path.dropLast(3))
+        var n = 2
+        while true {
+            let candidate = "\(stem)-\(n).md"
+            let inResult = taken[candidate].map { $0 != nil } ?? false
+            let inTrees = (try? history.headBlob(candidate)) ?? nil
+            if !inResult && inTrees == nil { return candidate }
+            n += 1
+        }
+    }
+}
+
+/// The kinds of files the merge treats differently.
+extension VaultPath {
+    public enum Kind: Sendable, Equatable { case room, diaryEntry, config, other }
+
+    /// `rooms/x.md` → room; `diary/…/x.md` → diary entry; `vault.yml` → config; anything else → other.
+    public static func kind(of path: String) -> Kind {
+        if path == config { return .config }
+        guard path.hasSuffix(".md") else { return .other }
+        if path.hasPrefix(rooms + "/"), !path.dropFirst(rooms.count + 1).contains("/") { return .room }
+        if path.hasPrefix(diary + "/") { return .diaryEntry }
+        return .other
+    }
+}
+
+/// What one side changed since the base.
+struct TreeChanges {
+    /// Base paths modified, deleted or renamed: where each went, and its new blob.
+    var byBase: [String: PathEdit] = [:]
+    /// The base's blob of each path in `byBase`.
+    var baseIDs: [String: git_oid] = [:]
+    /// New paths and their blobs.
+    var added: [String: git_oid] = [:]
+}
+
+/// What one side did to a path of the base.
+struct PathEdit {
+    /// Where it is now; nil: deleted.
+    var path: String?
+    var oid: git_oid?
+}
+
+extension GitHistory {
+    /// The changes from tree `old` (nil: empty) to `new`, renames found as `git diff -M` does.
+    func treeChanges(from old: OpaquePointer?, to new: OpaquePointer) throws(VaultError) -> TreeChanges {
+        var options = git_diff_options()
+        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
+        var diff: OpaquePointer?
+        try GitFailure.check(git_diff_tree_to_tree(&diff, repo, old, new, &options), "compare two versions of the vault")
+        defer { git_diff_free(diff) }
+        var find = git_diff_find_options()
+        git_diff_find_options_init(&find, UInt32(GIT_DIFF_FIND_OPTIONS_VERSION))
+        find.flags = GIT_DIFF_FIND_RENAMES.rawValue
+        try GitFailure.check(git_diff_find_similar(diff, &find), "find renamed files")
+        var changes = TreeChanges()
+        for i in 0..<git_diff_num_deltas(diff) {
+            guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+            let oldPath = String(cString: delta.old_file.path)
+            let newPath = String(cString: delta.new_file.path)
+            switch delta.status {
+            case GIT_DELTA_ADDED:
+                changes.added[newPath] = delta.new_file.id
+            case GIT_DELTA_DELETED:
+                changes.byBase[oldPath] = PathEdit(path: nil, oid: nil)
+                changes.baseIDs[oldPath] = delta.old_file.id
+            case GIT_DELTA_MODIFIED, GIT_DELTA_TYPECHANGE:
+                changes.byBase[oldPath] = PathEdit(path: newPath, oid: delta.new_file.id)
+                changes.baseIDs[oldPath] = delta.old_file.id
+            case GIT_DELTA_RENAMED:
+                changes.byBase[oldPath] = PathEdit(path: newPath, oid: delta.new_file.id)
+                changes.baseIDs[oldPath] = delta.old_file.id
+            default:
+                continue
+            }
+        }
+        return changes
+    }
+
+    /// The bytes of a blob.
+    func blobBytes(_ id: git_oid) throws(VaultError) -> [UInt8] {
+        var oid = id
+        var blob: OpaquePointer?
+        try GitFailure.check(git_blob_lookup(&blob, repo, &oid), "read a file from the repository")
+        defer { git_blob_free(blob) }
+        let size = Int(git_blob_rawsize(blob))
+        guard size > 0, let raw = git_blob_rawcontent(blob) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: raw, count: size))
+    }
+
+    /// The blob of `path` in HEAD, if any.
+    func headBlob(_ path: String) throws(VaultError) -> git_oid? {
+        guard let head = try headCommit() else { return nil }
+        defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+        return try trees.blob(at: path, in: git_tree_id(head.tree).pointee)
+    }
+
+    static func same(_ a: git_oid?, _ b: git_oid?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (let x?, let y?): return same(x, y)
+        default: return false
+        }
+    }
+}

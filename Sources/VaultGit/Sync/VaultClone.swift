@@ -1,0 +1,62 @@
+import Foundation
+import VaultCore
+
+/// `vault clone URL DIR`: a second machine set up completely, in one command.
+public enum VaultClone {
+    /// The folder `git clone` would make: the last part of the URL without `.git`.
+    public static func defaultFolder(for url: String) -> String {
+        var name = url
+        while name.hasSuffix("/") { name.removeLast() }
+        if let cut = name.lastIndex(where: { $0 == "/" || $0 == ":" }) { name = String(name[name.index(after: cut)...]) }
+        if name.hasSuffix(".git") { name.removeLast(4) }
+        return name.isEmpty ? "vault" : name
+    }
+
+    /// Clones the vault at `url` into `root` (a new or empty folder), registers vault's merge
+    /// driver, and checks that what came is a vault. On any failure the folder is removed
+    /// again (when vault made it) and nothing else is left behind.
+    public static func clone(url: String, into root: String, interactive: Bool = false) throws(VaultError) -> Vault {
+        let existed = FileIO.exists(root)
+        if existed {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? ["?"]
+            guard FileIO.isDirectory(root), entries.isEmpty else {
+                throw VaultError.invalidArgument("\(root) already exists and is not an empty folder; name another folder.")
+            }
+        }
+        let parent = FileIO.parent(of: root)
+        guard FileIO.isDirectory(parent) else { throw VaultError.invalidArgument("\(parent) is not a folder") }
+        let transport = GitTransport(root: parent)
+        func cleanUp() {
+            if existed {
+                for name in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
+                    try? FileManager.default.removeItem(atPath: root + "/" + name)
+                }
+            } else {
+                try? FileManager.default.removeItem(atPath: root)
+            }
+        }
+        let output = try transport.run(["clone", "--quiet", "--", url, root], interactive: interactive)
+        guard output.status == 0 else {
+            cleanUp()
+            throw GitTransport.failure("clone \(url)", output, remote: url)
+        }
+        guard FileIO.exists(root + "/" + VaultPath.config) else {
+            cleanUp()
+            let empty = output.stderr.contains("empty repository")
+            throw VaultError.notAVault(
+                empty
+                    ? "\(url) is an empty repository, not a vault yet: on the machine that has the vault, run `vault remote add origin \(url)` and `vault sync`, then clone again. Nothing was kept."
+                    : "\(url) is a git repository but not a vault (it has no \(VaultPath.config) at its top); nothing was kept.")
+        }
+        do {
+            let vault = try Vault(root: root)
+            try FileIO.makeDirectory(root + "/" + VaultPath.state)
+            let history = try GitHistory(vault: root, config: vault.config)
+            try vault.changing { () throws(VaultError) in try history.ensureMergeDriver() }
+            return vault.with(history: history)
+        } catch {
+            cleanUp()
+            throw error
+        }
+    }
+}

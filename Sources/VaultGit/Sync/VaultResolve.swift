@@ -1,0 +1,202 @@
+import CGit2
+import CVaultObjects
+import Foundation
+import VaultCore
+
+/// `vault resolve`: repairs what other tools leave in a vault, losing nothing.
+///
+/// - An unfinished `git merge` (a `git pull` made without vault's merge driver): each conflicted
+///   file is merged from git's three versions in the index (ancestor, this side, the other)
+///   with vault's rules, unless the person already resolved it by hand (the file has no conflict
+///   markers and differs from this side's version: then it is kept as they left it). The merge
+///   commit gets both parents, as `git commit` would have made it.
+/// - Files with conflict markers committed or left in them: merged from the sides the markers hold.
+/// - Conflict copies made by Syncthing, Dropbox or vault: merged into their originals (rooms by
+///   message id, with no common ancestor: a union) and removed, in one commit.
+public final class VaultResolve {
+    let vault: Vault
+    let history: GitHistory
+
+    public init(vault: Vault, history: GitHistory) {
+        self.vault = vault
+        self.history = history
+    }
+
+    /// Does everything there is to do; returns a line per thing done (empty: nothing to do).
+    public func run() throws(VaultError) -> [String] {
+        try vault.changing { () throws(VaultError) -> [String] in
+            var done: [String] = []
+            if FileIO.exists(history.gitDirectory + "/MERGE_HEAD") {
+                done += try finishMerge()
+            }
+            done += try resolveMarkersAndCopies()
+            return done
+        }
+    }
+
+    /// Merges `ours` and `theirs` of `path` by its kind; for a diary entry or other file whose
+    /// changes overlap, keeps ours and writes theirs as a conflict copy next to it.
+    private func merged(path: String, base: [UInt8]?, ours: [UInt8], theirs: [UInt8], union: Bool)
+        throws(VaultError) -> (bytes: [UInt8], copy: (path: String, bytes: [UInt8])?, notes: [String])
+    {
+        var result: FileMerge
+        switch VaultPath.kind(of: path) {
+        case .room: result = try Merge.room(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
+        case .diaryEntry: result = try Merge.diaryEntry(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
+        case .config: result = try Merge.config(base: base, ours: ours, theirs: theirs, newer: .theirs)
+        case .other: result = Merge.text(base: base, ours: ours, theirs: theirs)
+        }
+        if union, let other = result.conflictCopy, VaultPath.kind(of: path) == .diaryEntry {
+            // Folding a copy with no common ancestor: the other version's text is added below.
+            result.bytes = VaultResolve.appendingBody(of: other, to: result.bytes)
+            result.conflictCopy = nil
+            result.notes.append("the other version's text is added at the end")
+        }
+        let copy = result.conflictCopy.map { (ConflictCopy.name(for: path, machine: "merge", time: Date()), $0) }
+        return (result.bytes, copy, result.notes)
+    }
+
+    /// `bytes` with the body of `other` (after its front-matter) appended.
+    static func appendingBody(of other: [UInt8], to bytes: [UInt8]) -> [UInt8] {
+        var body = other[...]
+        let text = String(decoding: other, as: UTF8.self)
+        if text.hasPrefix("---\n") || text.hasPrefix("---\r\n"), let close = text.range(of: "\n---", range: text.index(text.startIndex, offsetBy: 3)..<text.endIndex) {
+            let afterClose = text[close.upperBound...].firstIndex(of: "\n").map { text.index(after: $0) } ?? text.endIndex
+            body = other[text.utf8.distance(from: text.startIndex, to: afterClose)...]
+        }
+        var out = bytes
+        if !out.isEmpty && out.last != 10 { out.append(10) }
+        out.append(10)
+        out += body
+        return out
+    }
+
+    // MARK: An unfinished git merge
+
+    private func finishMerge() throws(VaultError) -> [String] {
+        var index: OpaquePointer?
+        try GitFailure.check(git_repository_index(&index, history.repo), "open the index")
+        defer { git_index_free(index) }
+        try GitFailure.check(git_index_read(index, 1), "read the index")
+        struct Conflict { var path: String; var base: git_oid?; var ours: git_oid?; var theirs: git_oid? }
+        var conflicts: [Conflict] = []
+        if git_index_has_conflicts(index) == 1 {
+            var iterator: OpaquePointer?
+            try GitFailure.check(git_index_conflict_iterator_new(&iterator, index), "read the conflicts")
+            var a: UnsafePointer<git_index_entry>?
+            var o: UnsafePointer<git_index_entry>?
+            var t: UnsafePointer<git_index_entry>?
+            while git_index_conflict_next(&a, &o, &t, iterator) == 0 {
+                guard let any = o ?? t ?? a else { continue }
+                conflicts.append(
+                    Conflict(path: String(cString: any.pointee.path), base: a?.pointee.id, ours: o?.pointee.id, theirs: t?.pointee.id))
+            }
+            git_index_conflict_iterator_free(iterator)
+        }
+        var done: [String] = []
+        var written: [String] = []
+        for c in conflicts {
+            let full = vault.absolute(c.path)
+            let onDisk = FileIO.exists(full) ? try FileIO.read(full) : nil
+            let oursBytes = try c.ours.map { id throws(VaultError) in try history.blobBytes(id) }
+            if let onDisk, ConflictMarkers.lines(in: onDisk).isEmpty, onDisk != oursBytes, c.ours != nil, c.theirs != nil {
+                done.append("\(c.path): kept as you resolved it")
+                written.append(c.path)
+                continue
+            }
+            let theirsBytes = try c.theirs.map { id throws(VaultError) in try history.blobBytes(id) }
+            let baseBytes = try c.base.map { id throws(VaultError) in try history.blobBytes(id) }
+            switch (oursBytes, theirsBytes) {
+            case (let o?, let t?):
+                let m = try merged(path: c.path, base: baseBytes, ours: o, theirs: t, union: false)
+                try FileIO.write(m.bytes, to: full)
+                written.append(c.path)
+                done += m.notes.map { "\(c.path): \($0)" }
+                if let copy = m.copy {
+                    try FileIO.write(copy.bytes, to: vault.absolute(copy.path))
+                    written.append(copy.path)
+                    done.append("\(c.path): both sides changed the same lines; the other version is saved as \(copy.path)")
+                }
+                done.append("\(c.path): merged")
+            case (let only?, nil), (nil, let only?):
+                try FileIO.makeDirectory(FileIO.parent(of: full))
+                try FileIO.write(only, to: full)
+                written.append(c.path)
+                done.append("\(c.path): deleted on one side and changed on the other: the changed version is kept")
+            case (nil, nil):
+                continue
+            }
+        }
+        for path in written {
+            try GitFailure.check(git_index_add_bypath(index, path), "add \(path) to the index")
+        }
+        try GitFailure.check(git_index_write(index), "write the index")
+        var tree = git_oid()
+        try GitFailure.check(git_index_write_tree(&tree, index), "write the merged tree")
+        guard let head = try history.headCommit() else { throw VaultError.repository("the merge has no HEAD commit") }
+        defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+        var parents: [OpaquePointer] = [head.commit]
+        let mergeHeads = String(decoding: try FileIO.read(history.gitDirectory + "/MERGE_HEAD"), as: UTF8.self)
+        for line in mergeHeads.split(separator: "\n") {
+            var oid = git_oid()
+            guard git_oid_fromstr(&oid, String(line)) == 0 else { continue }
+            var commit: OpaquePointer?
+            try GitFailure.check(git_commit_lookup(&commit, history.repo, &oid), "read the commit being merged")
+            parents.append(commit!)
+        }
+        defer { parents.dropFirst().forEach { git_commit_free($0) } }
+        let subject = (try? FileIO.read(history.gitDirectory + "/MERGE_MSG"))
+            .flatMap { String(decoding: $0, as: UTF8.self).split(separator: "\n").first.map(String.init) } ?? "Merge"
+        let commit = try history.writeCommit(tree: tree, parents: parents, message: "\(subject) (resolved by vault)")
+        try history.moveBranch(to: commit, from: head.commit, message: "vault: resolve")
+        git_repository_state_cleanup(history.repo)
+        done.append("finished the merge (\(subject)) as \(oidString([commit]).prefix(7))")
+        return done
+    }
+
+    // MARK: Markers and conflict copies
+
+    private func resolveMarkersAndCopies() throws(VaultError) -> [String] {
+        var done: [String] = []
+        var paths: [String] = []
+        var pending: [(path: String, bytes: [UInt8]?)] = []
+        for path in vault.roomPaths() + vault.diaryPaths() + [VaultPath.config] {
+            guard let bytes = try? FileIO.read(vault.absolute(path)), !ConflictMarkers.lines(in: bytes).isEmpty,
+                let sides = ConflictMarkers.split(bytes)
+            else { continue }
+            let m = try merged(path: path, base: sides.base, ours: sides.ours, theirs: sides.theirs, union: sides.base == nil)
+            pending.append((path, m.bytes))
+            if let copy = m.copy { pending.append((copy.path, copy.bytes)) }
+            done += m.notes.map { "\(path): \($0)" }
+            done.append("\(path): conflict markers merged away")
+        }
+        for (copy, original) in vault.conflictCopies() {
+            let ours = try FileIO.read(vault.absolute(original))
+            let theirs = try FileIO.read(vault.absolute(copy))
+            let m = try merged(path: original, base: nil, ours: pending.last(where: { $0.path == original })?.bytes ?? ours, theirs: theirs, union: true)
+            pending.removeAll { $0.path == original }
+            pending.append((original, m.bytes))
+            pending.append((copy, nil))
+            done += m.notes.map { "\(original): \($0)" }
+            done.append("\(copy): merged into \(original) and removed")
+        }
+        guard !pending.isEmpty else { return done }
+        paths = pending.map(\.path)
+        try history.prepare(paths)
+        for (path, bytes) in pending {
+            if let bytes {
+                try vault.write(bytes, to: path)
+            } else {
+                try FileIO.remove(vault.absolute(path))
+            }
+        }
+        try history.commit(paths, message: "resolve: " + Set(paths).sorted().joined(separator: ", "))
+        return done
+    }
+}
+
+/// The hex id of a commit id.
+func oidString(_ ids: [git_oid]) -> String {
+    var id = ids[0]
+    return oidString(&id)
+}

@@ -1,0 +1,380 @@
+import CGit2
+import CVaultObjects
+import Foundation
+import VaultCore
+
+/// `vault sync`: the vault's changes meet another machine's through a git remote, and nothing
+/// is lost on the way.
+///
+/// One sync, as `sync(remote:)` runs it:
+/// 1. fetch the remote (`git fetch`, no lock held: a chat turn can go on meanwhile);
+/// 2. under the vault's lock: commit hand edits as their own commit (`edit: …`), then merge the
+///    remote's branch with vault's own merge (`TreeMerge`), check that every message and entry
+///    of both sides is in the result, write the changed files, and move the branch to the merge
+///    commit (two parents), or fast-forward it;
+/// 3. push (`git push`, never forced); a push the remote refuses because it moved meanwhile
+///    starts again at 1, at most `attempts` times.
+///
+/// The state before the first merge is kept in `refs/vault/sync/before` for `undo()`.
+public final class VaultSync {
+    public let vault: Vault
+    let history: GitHistory
+    let transport: GitTransport
+    /// Whether git and ssh may ask the person for a password (a terminal is attached).
+    public var interactive = false
+    /// How many times a push the remote refused is tried again after a new fetch and merge.
+    public var attempts = 3
+
+    static let beforeRef = "refs/vault/sync/before"
+    static let afterRef = "refs/vault/sync/after"
+    static let undoneRef = "refs/vault/sync/undone"
+    static let dryRunPrefix = "refs/vault/dry-run/"
+
+    public init(vault: Vault, history: GitHistory, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.vault = vault
+        self.history = history
+        self.transport = GitTransport(root: vault.root, environment: environment)
+    }
+
+    // MARK: Sync
+
+    /// Syncs with `remote` (nil: the branch's upstream remote, else `origin`, else the only one).
+    public func sync(remote name: String? = nil) throws(VaultError) -> SyncReport {
+        let remote = try history.syncRemote(named: name)
+        let branch = try history.branchName()
+        var report = SyncReport(remote: remote)
+        var savedBefore = false
+        for attempt in 1...max(1, attempts) {
+            try fetch(remote: remote, branch: branch)
+            let theirsRef = "refs/remotes/\(remote)/\(branch)"
+            let step = try vault.changing { () throws(VaultError) -> MergeStep in
+                try history.ensureMergeDriver()
+                report.handEdits += try history.commitHandEdits()
+                let step = try merge(theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
+                return step
+            }
+            savedBefore = savedBefore || step.merged
+            report.absorb(step)
+            guard try history.isAhead(of: theirsRef) else {
+                report.pushed = false
+                return report
+            }
+            switch try push(remote: remote, branch: branch) {
+            case .pushed:
+                report.pushed = true
+                return report
+            case .rejected(let why):
+                report.retries = attempt
+                if attempt == max(1, attempts) {
+                    throw VaultError.repository(
+                        "\(remote) kept refusing the push (\(why)) after \(attempt) tries: another machine is syncing at the same moment. Your vault has everything merged and committed; run `vault sync` again in a moment.")
+                }
+            }
+        }
+        return report
+    }
+
+    /// What a sync would bring in and send out, without changing the vault, its refs or the remote.
+    public func dryRun(remote name: String? = nil) throws(VaultError) -> SyncReport {
+        let remote = try history.syncRemote(named: name)
+        let branch = try history.branchName()
+        let probe = VaultSync.dryRunPrefix + branch
+        let fetched = try transport.run(["fetch", "--no-write-fetch-head", "--quiet", remote, "+refs/heads/\(branch):\(probe)"])
+        defer { history.deleteReference(probe) }
+        if fetched.status != 0, !fetched.stderr.contains("couldn't find remote ref") {
+            throw GitTransport.failure("fetch from \(remote)", fetched, remote: remote)
+        }
+        var report = SyncReport(remote: remote)
+        report.dryRun = true
+        report.pendingHandEdits = try history.workTreeChanges()
+        guard let theirs = try history.referenceCommit(probe) else {
+            report.outgoingCommits = try history.commitCount(from: "HEAD", notIn: nil)
+            return report
+        }
+        defer { git_commit_free(theirs) }
+        guard let head = try history.headCommit() else { return report }
+        defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+        let (ahead, behind) = try history.aheadBehind(head.commit, theirs)
+        report.outgoingCommits = ahead
+        report.incomingCommits = behind
+        if behind > 0 {
+            // Nothing the plan writes is kept.
+            cvault_odb_writer_begin_batch(history.objects.writer)
+            defer { cvault_odb_writer_abandon_batch(history.objects.writer) }
+            let plan = try plannedMerge(ours: head, theirs: theirs)
+            report.absorb(try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: ahead > 0))
+        }
+        return report
+    }
+
+    // MARK: Undo
+
+    /// Puts the vault back as it was before the last sync: the branch moves back to
+    /// `refs/vault/sync/before` and the files follow. Refused when commits were made since the
+    /// sync (they would be lost); the undone merge stays reachable as `refs/vault/sync/undone`,
+    /// and the remote is not touched.
+    public func undo() throws(VaultError) -> UndoReport {
+        try vault.changing { () throws(VaultError) -> UndoReport in
+            _ = try history.commitHandEdits()
+            guard let before = try history.referenceCommit(VaultSync.beforeRef),
+                let after = try history.referenceCommit(VaultSync.afterRef)
+            else {
+                throw VaultError.invalidArgument("there is no sync to undo (none was made, or it was undone already).")
+            }
+            defer { git_commit_free(before); git_commit_free(after) }
+            guard let head = try history.headCommit() else { throw VaultError.invalidArgument("there is no sync to undo.") }
+            defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+            guard git_oid_equal(git_commit_id(head.commit), git_commit_id(after)) != 0 else {
+                throw VaultError.invalidArgument(
+                    "commits were made after the last sync (HEAD is no longer the sync's \(oidString(git_commit_id(after)).prefix(7))); undoing it would drop them. Bring single items back with `vault restore ITEM --at REV` instead.")
+            }
+            var beforeTree: OpaquePointer?
+            try GitFailure.check(git_commit_tree(&beforeTree, before), "read the tree before the sync")
+            defer { git_tree_free(beforeTree) }
+            let changes = try history.directChanges(from: head.tree, to: beforeTree!)
+            try history.checkout(changes, replacing: head.tree)
+            try history.moveBranch(to: git_commit_id(before).pointee, from: head.commit, message: "vault: sync --undo")
+            try history.updateIndexWithLibgit2(changes.map(\.path))
+            try history.setReference(VaultSync.undoneRef, to: git_commit_id(after).pointee)
+            history.deleteReference(VaultSync.afterRef)
+            history.deleteReference(VaultSync.beforeRef)
+            return UndoReport(
+                restored: oidString(git_commit_id(before)), undone: oidString(git_commit_id(after)),
+                paths: changes.map(\.path))
+        }
+    }
+
+    // MARK: Steps
+
+    struct MergeStep {
+        var merged = false
+        var fastForward = false
+        var report = SyncReport(remote: "")
+    }
+
+    private func fetch(remote: String, branch: String) throws(VaultError) {
+        let output = try transport.run(["fetch", "--quiet", "--no-write-fetch-head", remote], interactive: interactive)
+        if output.status != 0 { throw GitTransport.failure("fetch from \(remote)", output, remote: remote) }
+    }
+
+    enum PushResult { case pushed, rejected(String) }
+
+    private func push(remote: String, branch: String) throws(VaultError) -> PushResult {
+        let output = try transport.run(
+            ["push", "--porcelain", "--set-upstream", remote, "refs/heads/\(branch):refs/heads/\(branch)"],
+            interactive: interactive)
+        // `--porcelain`: one line per ref, `!` when the remote refused it.
+        for line in output.stdout.split(separator: "\n") where line.hasPrefix("!") {
+            let why = line.split(separator: "\t").last.map(String.init) ?? "rejected"
+            if why.contains("fetch first") || why.contains("non-fast-forward") || why.contains("stale info") {
+                return .rejected(why)
+            }
+            throw VaultError.repository(
+                "\(remote) refused the push (\(why)). Your vault has everything merged and committed; nothing was lost.")
+        }
+        if output.status != 0 {
+            let failed = GitTransport.failure("push to \(remote)", output, remote: remote)
+            throw VaultError.repository(
+                failed.description.replacingOccurrences(
+                    of: "Nothing in the vault was changed.",
+                    with: "Your vault has everything merged and committed; `vault sync` sends it when the remote can be reached."))
+        }
+        return .pushed
+    }
+
+    /// Merges the commit `theirsRef` names into HEAD (inside the vault's lock).
+    private func merge(theirsRef: String, describe name: String, saveBefore: Bool) throws(VaultError) -> MergeStep {
+        var step = MergeStep()
+        guard let theirs = try history.referenceCommit(theirsRef) else { return step }  // the remote has no branch yet
+        defer { git_commit_free(theirs) }
+        guard let head = try history.headCommit() else {
+            // A vault with no commit yet takes the remote's history as it is.
+            throw VaultError.repository("the vault has no commit yet; make one change first (for example `vault room new`).")
+        }
+        defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+        var oursID = git_commit_id(head.commit).pointee
+        var theirsID = git_commit_id(theirs).pointee
+        if git_oid_equal(&oursID, &theirsID) != 0 || git_graph_descendant_of(history.repo, &oursID, &theirsID) == 1 {
+            return step  // nothing new there
+        }
+        if saveBefore { try history.setReference(VaultSync.beforeRef, to: oursID) }
+        // The merge's objects are written as one batch, made durable just before the branch moves.
+        cvault_odb_writer_begin_batch(history.objects.writer)
+        defer { cvault_odb_writer_abandon_batch(history.objects.writer) }
+        let plan = try plannedMerge(ours: head, theirs: theirs)
+        let newCommit: git_oid
+        if plan.fastForward {
+            newCommit = theirsID
+        } else {
+            let newTree = try history.trees.apply(plan.changes.map { ($0.path, $0.oid) }, to: git_tree_id(head.tree).pointee)
+            guard let newTree else { throw VaultError.repository("the merge would leave the vault empty; nothing was changed.") }
+            try verify(plan: plan, ours: head, theirs: theirs, result: newTree)
+            let summary = try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: true)
+            newCommit = try history.writeCommit(
+                tree: newTree, parents: [head.commit, theirs], message: "sync: merge \(name)\(summary.subjectSuffix)")
+        }
+        step.report = try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: !plan.fastForward)
+        try history.checkout(plan.changes, replacing: head.tree)
+        try history.moveBranch(to: newCommit, from: head.commit, message: "vault: sync \(name)")
+        try history.updateIndexWithLibgit2(plan.changes.map(\.path))
+        try history.setReference(VaultSync.afterRef, to: newCommit)
+        UnreadMarks.add(step.report.rooms.map { ($0.path, $0.newMessageIDs) }, root: vault.root)
+        step.merged = true
+        step.fastForward = plan.fastForward
+        return step
+    }
+
+    struct Plan {
+        var changes: [TreeMerge.Change]
+        var outcome: TreeMerge.Outcome
+        var fastForward: Bool
+        var base: OpaquePointer?
+    }
+
+    /// The changes to HEAD's tree a merge with `theirs` makes (blobs written, nothing else).
+    private func plannedMerge(ours head: (commit: OpaquePointer, tree: OpaquePointer), theirs: OpaquePointer) throws(VaultError)
+        -> Plan
+    {
+        var oursID = git_commit_id(head.commit).pointee
+        var theirsID = git_commit_id(theirs).pointee
+        var theirsTree: OpaquePointer?
+        try GitFailure.check(git_commit_tree(&theirsTree, theirs), "read the remote's tree")
+        defer { git_tree_free(theirsTree) }
+        if git_graph_descendant_of(history.repo, &theirsID, &oursID) == 1 {
+            let changes = try history.directChanges(from: head.tree, to: theirsTree!)
+            return Plan(changes: changes, outcome: TreeMerge.Outcome(), fastForward: true)
+        }
+        var baseID = git_oid()
+        var baseTree: OpaquePointer?
+        let found = git_merge_base(&baseID, history.repo, &oursID, &theirsID)
+        if found == 0 {
+            var baseCommit: OpaquePointer?
+            try GitFailure.check(git_commit_lookup(&baseCommit, history.repo, &baseID), "read the common ancestor")
+            defer { git_commit_free(baseCommit) }
+            try GitFailure.check(git_commit_tree(&baseTree, baseCommit), "read the common ancestor's tree")
+        } else if found != GIT_ENOTFOUND.rawValue {
+            try GitFailure.check(found, "find the common ancestor")
+        }
+        defer { git_tree_free(baseTree) }
+        let merge = TreeMerge(history: history)
+        let outcome = try merge.merge(
+            base: baseTree, ours: history.side(head.commit, tree: head.tree), theirs: history.side(theirs, tree: theirsTree!))
+        return Plan(changes: outcome.changes, outcome: outcome, fastForward: false)
+    }
+
+    /// Before the merge commit is written: every message id and diary entry of both sides is
+    /// in the result, unless one side deleted it on purpose (it was in the base and that side
+    /// removed it). Otherwise nothing is changed and the sync stops.
+    private func verify(plan: Plan, ours: (commit: OpaquePointer, tree: OpaquePointer), theirs: OpaquePointer, result: git_oid)
+        throws(VaultError)
+    {
+        var theirsTree: OpaquePointer?
+        try GitFailure.check(git_commit_tree(&theirsTree, theirs), "read the remote's tree")
+        defer { git_tree_free(theirsTree) }
+        var oursID = git_commit_id(ours.commit).pointee
+        var theirsID = git_commit_id(theirs).pointee
+        var baseID = git_oid()
+        var baseRoot: git_oid?
+        if git_merge_base(&baseID, history.repo, &oursID, &theirsID) == 0 {
+            var c: OpaquePointer?
+            if git_commit_lookup(&c, history.repo, &baseID) == 0 {
+                baseRoot = git_commit_tree_id(c).pointee
+                git_commit_free(c)
+            }
+        }
+        let roots: [git_oid] = [git_tree_id(ours.tree).pointee, git_tree_id(theirsTree!).pointee]
+        // The paths either side changed: only they can have lost anything.
+        var paths = Set(plan.changes.map(\.path))
+        for (from, to) in plan.outcome.renamed { paths.insert(from); paths.insert(to) }
+        for p in plan.outcome.keptEdits { paths.insert(p) }
+        func ids(_ path: String, _ root: git_oid?) throws(VaultError) -> Set<String> {
+            guard let root, let blob = try history.trees.blob(at: path, in: root) else { return [] }
+            return Integrity.items(in: try history.blobBytes(blob), path: path)
+        }
+        var required = Set<String>()
+        var resultItems = Set<String>()
+        var deletedOnPurpose = Set<String>()
+        for path in paths where VaultPath.kind(of: path) == .room || VaultPath.kind(of: path) == .diaryEntry {
+            let o = try ids(path, roots[0])
+            let t = try ids(path, roots[1])
+            let b = try ids(path, baseRoot)
+            required.formUnion(o.union(t))
+            deletedOnPurpose.formUnion(b.subtracting(o.intersection(t)))
+            resultItems.formUnion(try ids(path, result))
+        }
+        let missing = required.subtracting(deletedOnPurpose).subtracting(resultItems)
+        if !missing.isEmpty {
+            throw VaultError.repository(
+                "the merge would lose \(missing.count) item(s) (\(missing.sorted().prefix(5).joined(separator: ", "))); vault stopped before changing anything. Please report this: the remote's commit is \(oidString(git_commit_id(theirs)).prefix(12)).")
+        }
+    }
+
+    /// The report of what a change of HEAD's tree brings in.
+    private func describe(changes: [TreeMerge.Change], oursTree: OpaquePointer, outcome: TreeMerge.Outcome, merged: Bool)
+        throws(VaultError) -> SyncReport
+    {
+        var report = SyncReport(remote: "")
+        let oursRoot = git_tree_id(oursTree).pointee
+        let renamedTo = Set(outcome.renamed.map(\.to))
+        let renamedFrom = Set(outcome.renamed.map(\.from))
+        for change in changes {
+            let before = try history.trees.blob(at: change.path, in: oursRoot).map { id throws(VaultError) in try history.blobBytes(id) }
+            let after = try change.oid.map { id throws(VaultError) in try history.blobBytes(id) }
+            switch (VaultPath.kind(of: change.path), after) {
+            case (_, nil):
+                if !renamedFrom.contains(change.path) { report.deleted.append(change.path) }
+            case (.room, let bytes?):
+                guard let room = try? RoomFile(parsing: bytes, path: change.path) else { continue }
+                let old = before.flatMap { try? RoomFile(parsing: $0, path: change.path) }
+                let oldIDs = Set(old?.messages.map(\.id) ?? [])
+                let new = room.messages.filter { !oldIDs.contains($0.id) }
+                if !new.isEmpty || before == nil {
+                    let newest = new.max { $0.timestamp.date < $1.timestamp.date }
+                    report.rooms.append(
+                        SyncReport.Room(
+                            path: change.path, title: room.title, newMessageIDs: new.map(\.id),
+                            newest: newest.map { SyncReport.firstLine($0.body) }, isNew: before == nil))
+                } else {
+                    report.changed.append(change.path)
+                }
+            case (.diaryEntry, _):
+                if outcome.conflictCopies.contains(change.path) { continue }
+                if before == nil && !renamedTo.contains(change.path) {
+                    report.newEntries.append(change.path)
+                } else {
+                    report.changed.append(change.path)
+                }
+            default:
+                if !outcome.conflictCopies.contains(change.path) { report.changed.append(change.path) }
+            }
+        }
+        report.renamed = outcome.renamed.map { SyncReport.Rename(from: $0.from, to: $0.to) }
+        report.conflictCopies = outcome.conflictCopies
+        report.notes = outcome.notes
+        report.merges = merged ? 1 : 0
+        return report
+    }
+}
+
+/// Items whose loss the merge check looks for: message ids in rooms, the entry itself in the diary.
+enum Integrity {
+    static func items(in bytes: [UInt8], path: String) -> Set<String> {
+        switch VaultPath.kind(of: path) {
+        case .room:
+            guard let room = try? RoomFile(parsing: bytes, path: path) else { return ["file:" + path] }
+            return Set(room.messages.map(\.id))
+        case .diaryEntry:
+            let id = (try? DiaryFile(parsing: bytes, path: path))?.id
+            return [id.map { "entry:" + $0 } ?? "file:" + path]
+        default:
+            return []
+        }
+    }
+}
+
+/// What `vault sync --undo` did.
+public struct UndoReport: Sendable, Codable {
+    public var restored: String
+    public var undone: String
+    public var paths: [String]
+}

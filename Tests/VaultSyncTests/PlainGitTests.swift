@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+/// What people do without `vault sync`: `git pull` by hand (with vault's merge driver, and
+/// without it), and other sync tools' conflict copies. `vault resolve` repairs the rest.
+@Suite struct PlainGitTests {
+    let room = "rooms/독서-모임-발제문.md"
+
+    private func gitPull(_ w: SyncWorld, _ machine: String, path: String) throws -> (status: Int32, out: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "pull", "--no-rebase", "--no-edit", "origin", "main"]
+        p.currentDirectoryURL = URL(fileURLWithPath: w.path(machine))
+        var env = ProcessInfo.processInfo.environment
+        env["PATH"] = path
+        env["LC_ALL"] = "C"
+        p.environment = env
+        let r = try run(p)
+        return (r.status, r.stdout + r.stderr)
+    }
+
+    @Test func gitPullByHandUsesVaultsMergeDriver() throws {
+        let w = try SyncWorld()
+        try w.chat("laptop", room, "노트북")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.chat("desktop", room, "데스크톱")
+        let pulled = try gitPull(w, "desktop", path: SyncWorld.pathWithVault)
+        #expect(pulled.status == 0, "\(pulled.out)")
+        let text = try w.read("desktop", room)
+        #expect(!text.contains("<<<<<<<"))
+        #expect(text.contains("노트북") && text.contains("데스크톱"))
+        try w.expectHealthy("desktop")
+    }
+
+    @Test func conflictMarkersFromAPullWithoutTheDriverAreFoundAndResolved() throws {
+        let w = try SyncWorld()
+        try w.chat("laptop", room, "노트북")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.chat("desktop", room, "데스크톱")
+        let laptopIDs = try w.ids("laptop", room)
+        let desktopIDs = try w.ids("desktop", room)
+        // `vault` not on the PATH: git falls back to its text merge and leaves markers.
+        let pulled = try gitPull(w, "desktop", path: "/usr/bin:/bin")
+        #expect(pulled.status != 0)
+        #expect(try w.read("desktop", room).contains("<<<<<<<") || FileManager.default.fileExists(atPath: w.path("desktop") + "/.git/MERGE_HEAD"))
+        let check = try w.vault("desktop", ["check"])
+        #expect(check.status == 1)
+        #expect(check.stderr.contains("merge"), "\(check.stderr)")
+        let show = try w.vault("desktop", ["show", room])
+        #expect(!show.stdout.contains("<<<<<<<"), "show prints no markers")
+        let r = try w.vault("desktop", ["resolve"])
+        try w.expectOK(r)
+        #expect(Set(try w.ids("desktop", room)) == Set(laptopIDs).union(desktopIDs))
+        #expect(!(try w.read("desktop", room).contains("<<<<<<<")))
+        #expect(try git(["log", "-1", "--format=%P"], in: w.path("desktop")).split(separator: " ").count == 2)
+        try w.expectHealthy("desktop")
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        #expect(try w.files("laptop") == w.files("desktop"))
+    }
+
+    @Test func committedConflictMarkersAreMergedBySync() throws {
+        let w = try SyncWorld()
+        try w.chat("laptop", room, "노트북")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.chat("desktop", room, "데스크톱")
+        let want = Set(try w.ids("laptop", room)).union(try w.ids("desktop", room))
+        _ = try gitPull(w, "desktop", path: "/usr/bin:/bin")
+        // The person commits the markers with plain git (what obsidian-git users end up doing).
+        _ = try git(["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-am", "merge"], in: w.path("desktop"))
+        #expect(try w.read("desktop", room).contains("<<<<<<<"))
+        try w.expectOK(w.vault("desktop", ["resolve"]))
+        #expect(Set(try w.ids("desktop", room)) == want)
+        try w.expectHealthy("desktop")
+    }
+
+    @Test func aSyncthingConflictCopyIsFoldedIntoItsOriginal() throws {
+        let w = try SyncWorld(clones: [])
+        let original = try w.read("laptop", room)
+        try w.chat("laptop", room, "여기서 한 대화")
+        // Syncthing saved the other device's version (with its own new turn) next to the room.
+        let copy = "rooms/독서-모임-발제문.sync-conflict-20261123-101500-ABCDEFG.md"
+        let other = original + """
+
+            ## 🧑 user · 다른 기기 <!-- 2026-11-23T10:15:00+09:00 m-OTHERDEVICE01 -->
+
+            다른 기기에서 한 질문
+
+            """
+        try w.write("laptop", copy, other)
+        let check = try w.vault("laptop", ["check"])
+        #expect(check.stderr.contains(copy), "check lists the copy: \(check.stderr)")
+        let r = try w.vault("laptop", ["resolve"])
+        try w.expectOK(r)
+        #expect(!FileManager.default.fileExists(atPath: w.path("laptop") + "/" + copy))
+        let text = try w.read("laptop", room)
+        #expect(text.contains("다른 기기에서 한 질문") && text.contains("여기서 한 대화"))
+        #expect(try git(["log", "-1", "--format=%s"], in: w.path("laptop")).hasPrefix("resolve: "))
+        try w.expectHealthy("laptop")
+    }
+}

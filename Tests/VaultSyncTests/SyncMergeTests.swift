@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+/// `vault sync` between machines: every way two machines' changes can meet, each checked for
+/// loss with the parser and with `git`.
+@Suite struct SyncMergeTests {
+    let room = "rooms/독서-모임-발제문.md"
+    let entry = "diary/2026/2026-11-21-첫눈.md"
+
+    @Test func bothSidesAppendToOneRoom() throws {
+        let w = try SyncWorld()
+        let before = try w.ids("laptop", room)
+        try w.chat("laptop", room, "노트북에서 보낸 질문")
+        try w.chat("desktop", room, "데스크톱에서 보낸 질문")
+        let laptopIDs = try w.ids("laptop", room)
+        let desktopIDs = try w.ids("desktop", room)
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let r = try w.vault("desktop", ["sync"])
+        try w.expectOK(r)
+        #expect(r.stdout.contains("2 new messages in 1 room"), "report: \(r.stdout)")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        #expect(try w.files("laptop") == w.files("desktop"))
+        let merged = try w.ids("desktop", room)
+        #expect(Set(merged) == Set(laptopIDs).union(desktopIDs))
+        #expect(Array(merged.prefix(before.count)) == before)
+        // In time order: the laptop's turn came first.
+        let text = try w.read("desktop", room)
+        let a = try #require(text.range(of: "노트북에서 보낸 질문"))
+        let b = try #require(text.range(of: "데스크톱에서 보낸 질문"))
+        #expect(a.lowerBound < b.lowerBound)
+        #expect(!text.contains("<<<<<<<"))
+        // The merge commit has both parents; the remote has it.
+        let parents = try git(["log", "-1", "--format=%P", "HEAD~0"], in: w.path("desktop")).split(separator: " ")
+        #expect(parents.count == 2)
+        #expect(try git(["rev-parse", "main"], in: w.remote) == git(["rev-parse", "HEAD"], in: w.path("laptop")))
+        try w.expectHealthy("laptop")
+        try w.expectHealthy("desktop")
+    }
+
+    @Test func bothEditTheSameOldMessageKeepsBothVersions() throws {
+        let w = try SyncWorld()
+        let original = try w.read("laptop", room)
+        let id = try #require(try w.ids("laptop", room).first)
+        let body = try #require(
+            try RoomFile(parsing: Array(original.utf8), path: room).messages.first?.body.split(separator: "\n").first)
+        try w.write("laptop", room, original.replacingOccurrences(of: String(body), with: "노트북의 수정"))
+        try w.write("desktop", room, original.replacingOccurrences(of: String(body), with: "데스크톱의 수정"))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let text = try w.read("laptop", room)
+        #expect(text.contains("노트북의 수정") && text.contains("데스크톱의 수정"))
+        #expect(text.contains("conflict=\(id)"))
+        #expect(try w.files("laptop") == w.files("desktop"))
+        try w.expectHealthy("laptop")
+    }
+
+    @Test func sameFrontMatterKeyChangedOnBothSidesLaterWins() throws {
+        let w = try SyncWorld()
+        try w.expectOK(w.vault("laptop", ["room", "set", room, "model", "model-from-laptop"]))
+        try w.expectOK(w.vault("desktop", ["room", "set", room, "model", "model-from-desktop"]))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let r = try w.vault("desktop", ["sync"])
+        try w.expectOK(r)
+        let text = try w.read("desktop", room)
+        // The desktop's commit is the later one.
+        #expect(text.contains("model: model-from-desktop"))
+        #expect(!text.contains("model-from-laptop"))
+        #expect(text.components(separatedBy: "\nmodel:").count == 2, "one model key")
+        #expect(r.stdout.contains("model"), "the report names the key: \(r.stdout)")
+        try w.expectHealthy("desktop")
+    }
+
+    @Test func overlappingDiaryEditsMakeAConflictCopyNeverMarkers() throws {
+        let w = try SyncWorld()
+        let original = try w.read("laptop", entry)
+        try w.write("laptop", entry, original.replacingOccurrences(of: "아침에 첫눈이 왔다.", with: "아침에 첫눈이 펑펑 왔다."))
+        try w.write("desktop", entry, original.replacingOccurrences(of: "아침에 첫눈이 왔다.", with: "새벽에 첫눈이 조금 왔다."))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let r = try w.vault("desktop", ["sync"])
+        try w.expectOK(r)
+        #expect(r.stdout.contains("conflict copy"), "report: \(r.stdout)")
+        let files = try w.files("desktop")
+        let copies = files.keys.filter { $0.contains(".conflict-") }
+        #expect(copies.count == 1)
+        let all = files.values.map { String(decoding: $0, as: UTF8.self) }.joined()
+        #expect(all.contains("펑펑") && all.contains("새벽에 첫눈이 조금"))
+        #expect(!all.contains("<<<<<<<") && !all.contains(">>>>>>>"))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        #expect(try w.files("laptop") == w.files("desktop"))
+        try w.expectHealthy("desktop")
+    }
+
+    @Test func nonOverlappingDiaryEditsMergeCleanly() throws {
+        let w = try SyncWorld()
+        let original = try w.read("laptop", entry)
+        try w.write("laptop", entry, original + "\n노트북에서 덧붙인 줄\n")
+        try w.write("desktop", entry, original.replacingOccurrences(of: "아침에 첫눈이 왔다.", with: "아침에 첫눈이 펑펑 왔다."))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        let text = try w.read("desktop", entry)
+        #expect(text.contains("노트북에서 덧붙인 줄") && text.contains("펑펑"))
+        #expect(try w.files("desktop").keys.allSatisfy { !$0.contains(".conflict-") })
+    }
+
+    @Test func editBeatsDelete() throws {
+        let w = try SyncWorld()
+        try w.expectOK(w.vault("laptop", ["rm", entry, "--yes"]))
+        try w.write("desktop", entry, try w.read("desktop", entry) + "\n지우지 마세요\n")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let r = try w.vault("desktop", ["sync"])
+        try w.expectOK(r)
+        #expect(try w.read("desktop", entry).contains("지우지 마세요"))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        #expect(try w.read("laptop", entry).contains("지우지 마세요"))
+    }
+
+    @Test func renameOnOneSideEditOnTheOtherLandsInTheRenamedFile() throws {
+        let w = try SyncWorld()
+        let renamed = "rooms/독서-모임.md"
+        try FileManager.default.moveItem(atPath: w.path("laptop") + "/" + room, toPath: w.path("laptop") + "/" + renamed)
+        try w.chat("desktop", room, "이름이 바뀐 방에 들어갈 질문")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        #expect(!FileManager.default.fileExists(atPath: w.path("desktop") + "/" + room))
+        #expect(try w.read("desktop", renamed).contains("이름이 바뀐 방에 들어갈 질문"))
+        try w.expectHealthy("desktop")
+    }
+
+    @Test func twoRoomsMadeUnderOneNameAreKeptApart() throws {
+        let w = try SyncWorld()
+        try w.expectOK(w.vault("laptop", ["room", "new", "같은 이름"]))
+        try w.chat("laptop", "rooms/같은-이름.md", "노트북의 방")
+        try w.expectOK(w.vault("desktop", ["room", "new", "같은 이름"]))
+        try w.chat("desktop", "rooms/같은-이름.md", "데스크톱의 방")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let r = try w.vault("desktop", ["sync"])
+        try w.expectOK(r)
+        let one = try w.read("desktop", "rooms/같은-이름.md")
+        let two = try w.read("desktop", "rooms/같은-이름-2.md")
+        #expect(one.contains("노트북의 방") != two.contains("노트북의 방"))
+        #expect(one.contains("데스크톱의 방") != two.contains("데스크톱의 방"))
+        #expect(r.stdout.contains("renamed"), "report: \(r.stdout)")
+    }
+
+    @Test func pendingPromptsOnBothSidesAreBothKept() throws {
+        let w = try SyncWorld()
+        try w.write("laptop", room, try w.read("laptop", room) + "노트북에서 쓰다 만 질문\n")
+        try w.write("desktop", room, try w.read("desktop", room) + "데스크톱에서 쓰다 만 질문\n")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        let pending = try #require(try RoomFile(parsing: Array(w.read("desktop", room).utf8), path: room).pendingPrompt)
+        #expect(pending.contains("노트북에서 쓰다 만 질문") && pending.contains("데스크톱에서 쓰다 만 질문"))
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+/// Three machines doing random work and syncing at random moments: at the end every machine
+/// has the same files, `git fsck` is clean, and every message and entry ever written is there
+/// unless it was deleted on purpose.
+///
+/// The suite runs a short seeded version; `scripts/soak-sync.sh` runs 500 operations and more
+/// seeds (`VAULT_SOAK_OPS`, `VAULT_SOAK_SEED`).
+@Suite struct SyncSoakTests {
+    @Test func randomWorkOnThreeMachinesLosesNothing() throws {
+        let env = ProcessInfo.processInfo.environment
+        let operations = env["VAULT_SOAK_OPS"].flatMap(Int.init) ?? 60
+        let seed = env["VAULT_SOAK_SEED"].flatMap(UInt64.init) ?? 20261123
+        try soak(operations: operations, seed: seed)
+    }
+
+    func soak(operations: Int, seed: UInt64) throws {
+        var random = SeededRandom(seed: seed)
+        let machines = ["laptop", "desktop", "server"]
+        let w = try SyncWorld(machines[0], clones: Array(machines.dropFirst()))
+        var seenMessages = Set<String>()
+        var seenEntries = Set<String>()
+        var deletedEntries = Set<String>()
+        var log: [String] = []
+
+        func record(_ m: String) throws {
+            for (path, bytes) in try w.files(m) {
+                switch VaultPath.kind(of: path) {
+                case .room:
+                    if let room = try? RoomFile(parsing: bytes, path: path) { seenMessages.formUnion(room.messages.map(\.id)) }
+                case .diaryEntry:
+                    if let id = (try? DiaryFile(parsing: bytes, path: path))?.id { seenEntries.insert(id) }
+                default: break
+                }
+            }
+        }
+        for m in machines { try record(m) }
+
+        for step in 0..<operations {
+            let m = machines[Int.random(in: 0..<machines.count, using: &random)]
+            let files = try w.files(m)
+            let rooms = files.keys.filter { VaultPath.kind(of: $0) == .room }.sorted()
+            let entries = files.keys.filter { VaultPath.kind(of: $0) == .diaryEntry && !$0.contains(".conflict-") }.sorted()
+            let roll = Int.random(in: 0..<100, using: &random)
+            let word = "w\(step)-\(m)"
+            switch roll {
+            case 0..<30 where !rooms.isEmpty:
+                let room = rooms[Int.random(in: 0..<rooms.count, using: &random)]
+                log.append("\(step) \(m) chat \(room)")
+                try w.chat(m, room, "질문 \(word)")
+            case 30..<45 where !rooms.isEmpty:
+                // A hand edit of an old message's text, as in an editor.
+                let room = rooms[Int.random(in: 0..<rooms.count, using: &random)]
+                var text = try w.read(m, room)
+                let lines = text.components(separatedBy: "\n")
+                let candidates = lines.indices.filter { i in
+                    let l = lines[i]
+                    return !l.isEmpty && !l.hasPrefix("##") && !l.hasPrefix("<!--") && !l.hasPrefix("---") && !l.contains(":")
+                        && !l.hasPrefix("\\")
+                }
+                guard !candidates.isEmpty else { continue }
+                var edited = lines
+                let i = candidates[Int.random(in: 0..<candidates.count, using: &random)]
+                edited[i] += " (고침 \(word))"
+                text = edited.joined(separator: "\n")
+                log.append("\(step) \(m) edit \(room):\(i + 1)")
+                try w.write(m, room, text)
+            case 45..<60:
+                let day = 1 + Int.random(in: 0..<28, using: &random)
+                log.append("\(step) \(m) write diary 2026-10-\(day)")
+                try w.expectOK(
+                    w.vault(m, ["write", "일기 \(word)", "--date", String(format: "2026-10-%02d", day), "--body", "오늘의 일기 \(word)"]))
+            case 60..<70 where !entries.isEmpty:
+                let entry = entries[Int.random(in: 0..<entries.count, using: &random)]
+                log.append("\(step) \(m) edit \(entry)")
+                try w.write(m, entry, try w.read(m, entry) + "\n덧붙임 \(word)\n")
+            case 70..<74 where !entries.isEmpty:
+                let entry = entries[Int.random(in: 0..<entries.count, using: &random)]
+                if let id = (try? DiaryFile(parsing: files[entry]!, path: entry))?.id { deletedEntries.insert(id) }
+                log.append("\(step) \(m) rm \(entry)")
+                try w.expectOK(w.vault(m, ["rm", entry, "--yes"]))
+            case 74..<78 where !rooms.isEmpty:
+                let room = rooms[Int.random(in: 0..<rooms.count, using: &random)]
+                let to = "rooms/renamed-\(step).md"
+                log.append("\(step) \(m) mv \(room) \(to)")
+                try FileManager.default.moveItem(atPath: w.path(m) + "/" + room, toPath: w.path(m) + "/" + to)
+            default:
+                log.append("\(step) \(m) sync")
+                let r = try w.vault(m, ["sync"])
+                if r.status != 0 {
+                    Issue.record("sync failed at step \(step) on \(m): \(r.stderr)\n\(log.suffix(15).joined(separator: "\n"))")
+                    return
+                }
+            }
+            try record(m)
+        }
+        // Everyone syncs until nothing moves: two rounds reach a fixed point.
+        for _ in 0..<2 {
+            for m in machines {
+                let r = try w.vault(m, ["sync"])
+                if r.status != 0 {
+                    Issue.record("final sync on \(m): \(r.stderr)\n\(log.suffix(15).joined(separator: "\n"))")
+                    return
+                }
+            }
+        }
+        let final = try w.files("laptop")
+        for m in machines.dropFirst() {
+            let other = try w.files(m)
+            #expect(other == final, "\(m) differs from laptop in \(Set(other.keys).symmetricDifference(final.keys).sorted()) / \(final.keys.filter { other[$0] != final[$0] }.sorted())")
+        }
+        var messages = Set<String>()
+        var entries = Set<String>()
+        for (path, bytes) in final {
+            switch VaultPath.kind(of: path) {
+            case .room: messages.formUnion(try RoomFile(parsing: bytes, path: path).messages.map(\.id))
+            case .diaryEntry: if let id = try DiaryFile(parsing: bytes, path: path).id { entries.insert(id) }
+            default: break
+            }
+        }
+        let lostMessages = seenMessages.subtracting(messages)
+        #expect(lostMessages.isEmpty, "lost messages: \(lostMessages.sorted().prefix(10)) (seed \(seed))")
+        let lostEntries = seenEntries.subtracting(deletedEntries).subtracting(entries)
+        #expect(lostEntries.isEmpty, "lost entries: \(lostEntries.sorted()) (seed \(seed))")
+        for m in machines { try w.expectHealthy(m) }
+    }
+}
