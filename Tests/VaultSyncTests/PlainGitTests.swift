@@ -34,26 +34,28 @@ import VaultTestSupport
         try w.expectHealthy("desktop")
     }
 
-    @Test func conflictMarkersFromAPullWithoutTheDriverAreFoundAndResolved() throws {
+    /// Two machines chatted in one room; the desktop pulls with plain git.
+    private func divergedWorld() throws -> (SyncWorld, want: Set<String>) {
         let w = try SyncWorld()
         try w.chat("laptop", room, "노트북")
         try w.expectOK(w.vault("laptop", ["sync"]))
         try w.chat("desktop", room, "데스크톱")
-        let laptopIDs = try w.ids("laptop", room)
-        let desktopIDs = try w.ids("desktop", room)
-        // `vault` not on the PATH: git falls back to its text merge and leaves markers.
+        return (w, Set(try w.ids("laptop", room)).union(try w.ids("desktop", room)))
+    }
+
+    @Test func aPullWithTheDriverMissingFromThePathIsFinishedByResolve() throws {
+        let (w, want) = try divergedWorld()
+        // The driver is configured but `vault` is not on the PATH: git stops, the room unmerged.
         let pulled = try gitPull(w, "desktop", path: "/usr/bin:/bin")
         #expect(pulled.status != 0)
-        #expect(try w.read("desktop", room).contains("<<<<<<<") || FileManager.default.fileExists(atPath: w.path("desktop") + "/.git/MERGE_HEAD"))
+        #expect(FileManager.default.fileExists(atPath: w.path("desktop") + "/.git/MERGE_HEAD"))
         let check = try w.vault("desktop", ["check"])
-        #expect(check.status == 1)
-        #expect(check.stderr.contains("merge"), "\(check.stderr)")
-        let show = try w.vault("desktop", ["show", room])
-        #expect(!show.stdout.contains("<<<<<<<"), "show prints no markers")
+        #expect(check.status == 1 && check.stderr.contains("in the middle of a git merge"), "\(check.stderr)")
+        let status = try w.vault("desktop", ["status"])
+        #expect(status.stdout.contains("unfinished merge") && status.stdout.contains("conflicted: \(room)"), "\(status.stdout)")
         let r = try w.vault("desktop", ["resolve"])
         try w.expectOK(r)
-        #expect(Set(try w.ids("desktop", room)) == Set(laptopIDs).union(desktopIDs))
-        #expect(!(try w.read("desktop", room).contains("<<<<<<<")))
+        #expect(Set(try w.ids("desktop", room)) == want)
         #expect(try git(["log", "-1", "--format=%P"], in: w.path("desktop")).split(separator: " ").count == 2)
         try w.expectHealthy("desktop")
         try w.expectOK(w.vault("desktop", ["sync"]))
@@ -61,17 +63,38 @@ import VaultTestSupport
         #expect(try w.files("laptop") == w.files("desktop"))
     }
 
+    @Test func markersFromACloneWithoutTheDriverAreFoundAndResolved() throws {
+        let (w, want) = try divergedWorld()
+        // A clone made by plain git has no `[merge "vault"]`: git's line merge writes markers.
+        _ = try git(["config", "--remove-section", "merge.vault"], in: w.path("desktop"))
+        let pulled = try gitPull(w, "desktop", path: SyncWorld.pathWithVault)
+        #expect(pulled.status != 0)
+        let text = try w.read("desktop", room)
+        let markerLine = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("<<<<<<<") })
+        let check = try w.vault("desktop", ["check"])
+        #expect(check.status == 1)
+        #expect(check.stderr.contains("\(room):\(markerLine + 1): git left conflict markers"), "\(check.stderr)")
+        let show = try w.vault("desktop", ["show", room])
+        try w.expectOK(show)
+        #expect(!show.stdout.contains("<<<<<<<") && !show.stdout.contains(">>>>>>>"))
+        #expect(show.stderr.contains("conflict markers"))
+        let chat = try w.vault("desktop", ["chat", room, "마커 위에 쓰기", "--provider", "offline"])
+        #expect(chat.status == 1, "a room with markers is not written to")
+        #expect(try w.read("desktop", room) == text)
+        try w.expectOK(w.vault("desktop", ["resolve"]))
+        #expect(Set(try w.ids("desktop", room)) == want)
+        #expect(!(try w.read("desktop", room).contains("<<<<<<<")))
+        try w.expectHealthy("desktop")
+    }
+
     @Test func committedConflictMarkersAreMergedBySync() throws {
-        let w = try SyncWorld()
-        try w.chat("laptop", room, "노트북")
-        try w.expectOK(w.vault("laptop", ["sync"]))
-        try w.chat("desktop", room, "데스크톱")
-        let want = Set(try w.ids("laptop", room)).union(try w.ids("desktop", room))
-        _ = try gitPull(w, "desktop", path: "/usr/bin:/bin")
+        let (w, want) = try divergedWorld()
+        _ = try git(["config", "--remove-section", "merge.vault"], in: w.path("desktop"))
+        _ = try gitPull(w, "desktop", path: SyncWorld.pathWithVault)
         // The person commits the markers with plain git (what obsidian-git users end up doing).
         _ = try git(["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-am", "merge"], in: w.path("desktop"))
         #expect(try w.read("desktop", room).contains("<<<<<<<"))
-        try w.expectOK(w.vault("desktop", ["resolve"]))
+        try w.expectOK(w.vault("desktop", ["sync"]))
         #expect(Set(try w.ids("desktop", room)) == want)
         try w.expectHealthy("desktop")
     }
@@ -82,13 +105,14 @@ import VaultTestSupport
         try w.chat("laptop", room, "여기서 한 대화")
         // Syncthing saved the other device's version (with its own new turn) next to the room.
         let copy = "rooms/독서-모임-발제문.sync-conflict-20261123-101500-ABCDEFG.md"
-        let other = original + """
-
+        let marker = try #require(original.range(of: "<!-- vault:prompt"))
+        let other = original.replacingCharacters(in: marker.lowerBound..<marker.lowerBound, with: """
             ## 🧑 user · 다른 기기 <!-- 2026-11-23T10:15:00+09:00 m-OTHERDEVICE01 -->
 
             다른 기기에서 한 질문
 
-            """
+
+            """)
         try w.write("laptop", copy, other)
         let check = try w.vault("laptop", ["check"])
         #expect(check.stderr.contains(copy), "check lists the copy: \(check.stderr)")

@@ -25,11 +25,15 @@ import VaultTestSupport
         let merged = try w.ids("desktop", room)
         #expect(Set(merged) == Set(laptopIDs).union(desktopIDs))
         #expect(Array(merged.prefix(before.count)) == before)
-        // In time order: the laptop's turn came first.
+        // In time order, each question followed by its own reply.
         let text = try w.read("desktop", room)
-        let a = try #require(text.range(of: "노트북에서 보낸 질문"))
-        let b = try #require(text.range(of: "데스크톱에서 보낸 질문"))
-        #expect(a.lowerBound < b.lowerBound)
+        let messages = try RoomFile(parsing: Array(text.utf8), path: room).messages
+        let times = messages.map(\.timestamp.date)
+        #expect(times == times.sorted())
+        for question in ["노트북에서 보낸 질문", "데스크톱에서 보낸 질문"] {
+            let i = try #require(messages.firstIndex { $0.body == question })
+            #expect(messages[i + 1].role == .assistant && messages[i + 1].body.contains(question))
+        }
         #expect(!text.contains("<<<<<<<"))
         // The merge commit has both parents; the remote has it.
         let parents = try git(["log", "-1", "--format=%P", "HEAD~0"], in: w.path("desktop")).split(separator: " ")
@@ -41,6 +45,7 @@ import VaultTestSupport
 
     @Test func bothEditTheSameOldMessageKeepsBothVersions() throws {
         let w = try SyncWorld()
+        let room = "rooms/김치찌개-레시피.md"
         let original = try w.read("laptop", room)
         let id = try #require(try w.ids("laptop", room).first)
         let body = try #require(
@@ -65,9 +70,17 @@ import VaultTestSupport
         let r = try w.vault("desktop", ["sync"])
         try w.expectOK(r)
         let text = try w.read("desktop", room)
-        // The desktop's commit is the later one.
-        #expect(text.contains("model: model-from-desktop"))
-        #expect(!text.contains("model-from-laptop"))
+        // The later commit wins (commit time, then commit id, the same on every machine).
+        func stamp(_ revision: String) throws -> (time: Int, id: String) {
+            let parts = try git(["log", "-1", "--format=%ct %H", revision], in: w.path("desktop")).split(separator: " ")
+            return (Int(parts[0])!, parts[1].trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let ours = try stamp("HEAD^1")  // the desktop's commit
+        let theirs = try stamp("HEAD^2")  // the laptop's
+        let laptopWins = theirs.time > ours.time || (theirs.time == ours.time && theirs.id > ours.id)
+        let (winner, loser) = laptopWins ? ("model-from-laptop", "model-from-desktop") : ("model-from-desktop", "model-from-laptop")
+        #expect(text.contains("model: \(winner)"))
+        #expect(!text.contains(loser))
         #expect(text.components(separatedBy: "\nmodel:").count == 2, "one model key")
         #expect(r.stdout.contains("model"), "the report names the key: \(r.stdout)")
         try w.expectHealthy("desktop")

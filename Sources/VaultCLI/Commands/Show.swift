@@ -23,7 +23,7 @@ extension VaultCommand {
             }
             switch resolved {
             case .room(let path):
-                let room = try vault.readRoom(path)
+                let room = try ShowMarked.read(path, vault: vault) { bytes throws(VaultError) in try RoomFile(parsing: bytes, path: path) }
                 print("# \(room.title)")
                 var facts = [path]
                 if let model = room.frontMatter?.string("model") { facts.append("model: \(model)") }
@@ -46,7 +46,7 @@ extension VaultCommand {
                     print("\n✍️ not sent yet (send it with `vault chat \(VaultPath.stem(of: path))`)\n\(pending)")
                 }
             case .diaryEntry(let path):
-                let entry = try vault.readDiaryEntry(path)
+                let entry = try ShowMarked.read(path, vault: vault) { bytes throws(VaultError) in try DiaryFile(parsing: bytes, path: path) }
                 let day = entry.day.map { DateText.heading($0, locale: locale) } ?? entry.heading ?? ""
                 print("# \(day)")
                 var facts = [path]
@@ -57,5 +57,19 @@ extension VaultCommand {
                 print(entry.body.trimmingCharacters(in: .newlines))
             }
         }
+    }
+}
+
+/// A file git left conflict markers in is shown as this machine's side, with a warning, never
+/// with the markers as text.
+enum ShowMarked {
+    static func read<T>(_ path: String, vault: Vault, parse: ([UInt8]) throws(VaultError) -> T) throws(VaultError) -> T {
+        let bytes = try FileIO.read(vault.absolute(path))
+        guard let marker = ConflictMarkers.problem(in: bytes, path: path), let sides = ConflictMarkers.split(bytes) else {
+            return try parse(bytes)
+        }
+        Terminal.warning(
+            "\(path):\(marker.line): git left conflict markers in this file; showing this machine's side only. `vault resolve` merges both sides, losing nothing.")
+        return try parse(sides.ours)
     }
 }

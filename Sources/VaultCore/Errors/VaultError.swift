@@ -37,6 +37,12 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case strayPromptMarker
         /// A value in `vault.yml` that the tool cannot use.
         case invalidSetting(key: String, reason: String)
+        /// Conflict markers a line-based `git merge` left (`<<<<<<<` … `=======` … `>>>>>>>`).
+        case conflictMarkers
+        /// A conflict copy another sync tool (or vault) made of the file named.
+        case conflictCopy(of: String)
+        /// The repository is in the middle of a `git merge` that was not finished.
+        case unfinishedMerge
     }
 
     /// The file's path as the user should see it (relative to the vault when possible).
@@ -53,7 +59,7 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var severity: Severity {
         switch kind {
-        case .duplicateMessageID, .strayPromptMarker: return .warning
+        case .duplicateMessageID, .strayPromptMarker, .conflictCopy: return .warning
         default: return .error
         }
     }
@@ -81,6 +87,12 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
             return "a prompt marker ('<!-- vault:prompt … -->') stands before more messages; delete this line"
         case .invalidSetting(let key, let reason):
             return "'\(key)': \(reason)"
+        case .conflictMarkers:
+            return "git left conflict markers here (a merge made without vault's merge driver); run `vault resolve` or `vault sync`: they merge both sides and lose nothing"
+        case .conflictCopy(let original):
+            return "a conflict copy of \(original) (both sides changed the same lines, or another sync tool kept both); keep what you want of it, then `vault resolve` merges it into \(original) and removes it"
+        case .unfinishedMerge:
+            return "the repository is in the middle of a git merge; run `vault resolve` to finish it (both sides are kept), or `git merge --abort`"
         }
     }
 

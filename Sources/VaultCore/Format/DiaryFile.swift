@@ -37,6 +37,7 @@ public struct DiaryFile: Sendable {
     }
 
     public init(parsing bytes: [UInt8], path: String) throws(VaultError) {
+        if let markers = ConflictMarkers.problem(in: bytes, path: path) { throw VaultError.malformed([markers]) }
         do {
             self = try DiaryFile.parse(bytes, path: path)
         } catch {
@@ -45,6 +46,7 @@ public struct DiaryFile: Sendable {
     }
 
     public static func problems(in bytes: [UInt8], path: String) -> [FormatProblem] {
+        if let markers = ConflictMarkers.problem(in: bytes, path: path) { return [markers] }
         do {
             _ = try parse(bytes, path: path)
             return []

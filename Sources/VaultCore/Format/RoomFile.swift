@@ -83,6 +83,7 @@ public struct RoomFile: Sendable {
     /// - Throws: `VaultError.malformed` with every error found (line numbers included).
     /// - Parameter elision: for the head and end of a file read without its middle (`readEnd`).
     public init(parsing bytes: [UInt8], path: String, elision: Elision? = nil) throws(VaultError) {
+        if let markers = ConflictMarkers.problem(in: bytes, path: path) { throw VaultError.malformed([markers]) }
         do {
             self = try RoomFile.parse(bytes, path: path, elision: elision)
         } catch {
@@ -92,6 +93,7 @@ public struct RoomFile: Sendable {
 
     /// Every problem in a room file, errors and warnings.
     public static func problems(in bytes: [UInt8], path: String) -> [FormatProblem] {
+        if let markers = ConflictMarkers.problem(in: bytes, path: path) { return [markers] }
         do {
             return try parse(bytes, path: path).warnings
         } catch {

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Conflict markers that `git merge` without vault's driver leaves in a file.
 ///
 /// A conflict block is a `<<<<<<< ` line, ours' lines, optionally a `||||||| ` line and base's lines
@@ -105,5 +109,28 @@ public enum ConflictMarkers {
             }
         }
         return found
+    }
+}
+
+extension ConflictMarkers {
+    /// The problem `vault check` reports for a file with conflict markers, at the first marker's line.
+    public static func problem(in bytes: [UInt8], path: String) -> FormatProblem? {
+        guard mayContain(bytes), let first = lines(in: bytes).first else { return nil }
+        return FormatProblem(path: path, line: first, kind: .conflictMarkers)
+    }
+
+    /// Whether `bytes` hold a line starting `<<<<<<<` at all (a fast scan: most files do not).
+    static func mayContain(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { b in
+            guard let base = b.baseAddress, b.count >= 7 else { return false }
+            var i = 0
+            while i <= b.count - 7 {
+                guard let hit = memchr(base + i, Int32(UInt8(ascii: "<")), b.count - 7 - i + 1) else { return false }
+                let at = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                if at == 0 || b[at - 1] == 10, (1..<7).allSatisfy({ b[at + $0] == UInt8(ascii: "<") }) { return true }
+                i = at + 1
+            }
+            return false
+        }
     }
 }

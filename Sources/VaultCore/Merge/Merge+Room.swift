@@ -131,6 +131,8 @@ extension Merge {
         }
         let ids = Set(x.messages.map(\.id))
         if y.messages.contains(where: { ids.contains($0.id) }) { return true }
+        // Two conversations with no message in common are two rooms, whatever their titles.
+        if !x.messages.isEmpty && !y.messages.isEmpty { return false }
         guard let created = x.frontMatter?.string("created"), !created.isEmpty,
             y.frontMatter?.string("created") == created
         else { return false }

@@ -33,6 +33,23 @@ extension Vault {
             if case .malformed(let list) = error { problems += list }
         }
         problems += perFile.joined()
+        for (copy, original) in conflictCopies() {
+            problems.append(FormatProblem(path: copy, line: 1, kind: .conflictCopy(of: original)))
+        }
+        if FileIO.exists(root + "/.git/MERGE_HEAD") {
+            problems.append(FormatProblem(path: ".git/MERGE_HEAD", line: 1, kind: .unfinishedMerge))
+        }
         return problems.sorted { ($0.path, $0.line) < ($1.path, $1.line) }
+    }
+}
+
+extension Vault {
+    /// Conflict copies in `rooms/` and `diary/` (Syncthing's, Dropbox's, vault's own) whose
+    /// original exists, as (copy, original) paths.
+    public func conflictCopies() -> [(copy: String, original: String)] {
+        (roomPaths() + diaryPaths()).compactMap { path in
+            guard let original = ConflictCopy.original(of: path), FileIO.exists(absolute(original)) else { return nil }
+            return (path, original)
+        }
     }
 }

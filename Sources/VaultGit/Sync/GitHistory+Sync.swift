@@ -157,6 +157,21 @@ extension GitHistory {
         return paths.sorted()
     }
 
+    /// Files that may hold what plain git left: changed in the work tree, or committed here since
+    /// `ref` (the remote's branch as last fetched; everything when there is none).
+    func locallyChangedPaths(since ref: String) throws(VaultError) -> [String]? {
+        var paths = Set(try workTreeChanges())
+        guard let head = try headCommit() else { return Array(paths) }
+        defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+        guard let other = try referenceCommit(ref) else { return nil }
+        defer { git_commit_free(other) }
+        var tree: OpaquePointer?
+        try GitFailure.check(git_commit_tree(&tree, other), "read the remote's tree")
+        defer { git_tree_free(tree) }
+        for change in try directChanges(from: tree!, to: head.tree) where change.oid != nil { paths.insert(change.path) }
+        return paths.sorted()
+    }
+
     /// Commits every hand edit as its own commit (`edit: …`); returns the paths.
     func commitHandEdits() throws(VaultError) -> [String] {
         try checkReady()

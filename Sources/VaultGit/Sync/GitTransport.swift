@@ -132,6 +132,7 @@ public struct GitTransport: Sendable {
             reason = "\(remote) did not answer in time"
         } else if lower.contains("does not appear to be a git repository") || lower.contains("repository not found")
             || lower.contains("not found") || lower.contains("no such file or directory")
+            || lower.contains("does not exist")
         {
             reason = "\(remote) is not a git repository (a typo in the URL or path?)"
         } else if lower.contains("no space left on device") {

@@ -217,20 +217,6 @@ struct TreeMerge {
     }
 }
 
-/// The kinds of files the merge treats differently.
-extension VaultPath {
-    public enum Kind: Sendable, Equatable { case room, diaryEntry, config, other }
-
-    /// `rooms/x.md` → room; `diary/…/x.md` → diary entry; `vault.yml` → config; anything else → other.
-    public static func kind(of path: String) -> Kind {
-        if path == config { return .config }
-        guard path.hasSuffix(".md") else { return .other }
-        if path.hasPrefix(rooms + "/"), !path.dropFirst(rooms.count + 1).contains("/") { return .room }
-        if path.hasPrefix(diary + "/") { return .diaryEntry }
-        return .other
-    }
-}
-
 /// What one side changed since the base.
 struct TreeChanges {
     /// Base paths modified, deleted or renamed: where each went, and its new blob.

@@ -24,14 +24,18 @@ public final class VaultResolve {
 
     /// Does everything there is to do; returns a line per thing done (empty: nothing to do).
     public func run() throws(VaultError) -> [String] {
-        try vault.changing { () throws(VaultError) -> [String] in
-            var done: [String] = []
-            if FileIO.exists(history.gitDirectory + "/MERGE_HEAD") {
-                done += try finishMerge()
-            }
-            done += try resolveMarkersAndCopies()
-            return done
+        try vault.changing { () throws(VaultError) -> [String] in try repair(candidates: nil, copies: true) }
+    }
+
+    /// The repairs, inside the vault's lock: an unfinished merge, then markers in `candidates`
+    /// (nil: every room, entry and `vault.yml`), then (with `copies`) conflict copies.
+    func repair(candidates: [String]?, copies: Bool) throws(VaultError) -> [String] {
+        var done: [String] = []
+        if FileIO.exists(history.gitDirectory + "/MERGE_HEAD") {
+            done += try finishMerge()
         }
+        done += try resolveMarkersAndCopies(candidates: candidates, copies: copies)
+        return done
     }
 
     /// Merges `ours` and `theirs` of `path` by its kind; for a diary entry or other file whose
@@ -156,11 +160,12 @@ public final class VaultResolve {
 
     // MARK: Markers and conflict copies
 
-    private func resolveMarkersAndCopies() throws(VaultError) -> [String] {
+    private func resolveMarkersAndCopies(candidates: [String]?, copies: Bool) throws(VaultError) -> [String] {
         var done: [String] = []
         var paths: [String] = []
         var pending: [(path: String, bytes: [UInt8]?)] = []
-        for path in vault.roomPaths() + vault.diaryPaths() + [VaultPath.config] {
+        let scanned = candidates?.filter { VaultPath.kind(of: $0) != .other } ?? (vault.roomPaths() + vault.diaryPaths() + [VaultPath.config])
+        for path in scanned {
             guard let bytes = try? FileIO.read(vault.absolute(path)), !ConflictMarkers.lines(in: bytes).isEmpty,
                 let sides = ConflictMarkers.split(bytes)
             else { continue }
@@ -170,7 +175,7 @@ public final class VaultResolve {
             done += m.notes.map { "\(path): \($0)" }
             done.append("\(path): conflict markers merged away")
         }
-        for (copy, original) in vault.conflictCopies() {
+        for (copy, original) in copies ? vault.conflictCopies() : [] {
             let ours = try FileIO.read(vault.absolute(original))
             let theirs = try FileIO.read(vault.absolute(copy))
             let m = try merged(path: original, base: nil, ours: pending.last(where: { $0.path == original })?.bytes ?? ours, theirs: theirs, union: true)

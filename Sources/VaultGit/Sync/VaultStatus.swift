@@ -51,22 +51,6 @@ public struct VaultStatus: Sendable, Codable {
     }
 }
 
-extension Vault {
-    /// Conflict copies in `rooms/` and `diary/` (Syncthing's, Dropbox's, vault's own) whose
-    /// original exists, as (copy, original) paths.
-    public func conflictCopies() -> [(copy: String, original: String)] {
-        var out: [(String, String)] = []
-        var names = roomPaths() + diaryPaths()
-        // Syncthing keeps the extension last, so its copies of rooms are `.md` files too; Dropbox's as well.
-        names.sort()
-        for path in names {
-            guard let original = ConflictCopy.original(of: path) else { continue }
-            out.append((path, original))
-        }
-        return out
-    }
-}
-
 extension GitHistory {
     /// Paths git left conflicted in the index (an unfinished merge).
     func conflictedPaths() throws(VaultError) -> [String] {

@@ -48,6 +48,9 @@ public final class VaultSync {
             try fetch(remote: remote, branch: branch)
             let theirsRef = "refs/remotes/\(remote)/\(branch)"
             let step = try vault.changing { () throws(VaultError) -> MergeStep in
+                // What plain git left (an unfinished merge, markers in changed files) is repaired first.
+                report.notes += try VaultResolve(vault: vault, history: history)
+                    .repair(candidates: try history.locallyChangedPaths(since: theirsRef), copies: false)
                 try history.ensureMergeDriver()
                 report.handEdits += try history.commitHandEdits()
                 let step = try merge(theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
@@ -79,7 +82,7 @@ public final class VaultSync {
         let remote = try history.syncRemote(named: name)
         let branch = try history.branchName()
         let probe = VaultSync.dryRunPrefix + branch
-        let fetched = try transport.run(["fetch", "--no-write-fetch-head", "--quiet", remote, "+refs/heads/\(branch):\(probe)"])
+        let fetched = try transport.run(["fetch", "--no-write-fetch-head", "--quiet", "--refmap=", remote, "+refs/heads/\(branch):\(probe)"])
         defer { history.deleteReference(probe) }
         if fetched.status != 0, !fetched.stderr.contains("couldn't find remote ref") {
             throw GitTransport.failure("fetch from \(remote)", fetched, remote: remote)
@@ -166,7 +169,8 @@ public final class VaultSync {
         // `--porcelain`: one line per ref, `!` when the remote refused it.
         for line in output.stdout.split(separator: "\n") where line.hasPrefix("!") {
             let why = line.split(separator: "\t").last.map(String.init) ?? "rejected"
-            if why.contains("fetch first") || why.contains("non-fast-forward") || why.contains("stale info") {
+            let raced = ["fetch first", "non-fast-forward", "stale info", "failed to update ref", "cannot lock ref", "failed to lock"]
+            if raced.contains(where: why.contains) {
                 return .rejected(why)
             }
             throw VaultError.repository(
