@@ -88,6 +88,25 @@ import VaultTestSupport
         #expect(again.status == 1 && again.stderr.contains("no sync to undo"))
     }
 
+    @Test func roomsCountMessagesThatCameInUntilTheRoomIsShown() throws {
+        let w = try SyncWorld()
+        try w.chat("laptop", room, "새 소식")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let r = try w.vault("desktop", ["sync"])
+        try w.expectOK(r)
+        #expect(r.stdout.contains("독서 모임 발제문 (\(room)): +2 — \"새 소식\"") || r.stdout.contains("+2"), "\(r.stdout)")
+        let line = try w.vault("desktop", ["rooms"]).stdout.split(separator: "\n").first { $0.contains("독서 모임 발제문") }
+        #expect(line?.contains("(2 new)") == true, "\(line ?? "")")
+        let json = try w.vault("desktop", ["rooms", "--json"]).stdout
+        #expect(json.contains("\"unread\" : 2"))
+        try w.expectOK(w.vault("desktop", ["show", room]))
+        let after = try w.vault("desktop", ["rooms"]).stdout
+        #expect(!after.contains("new)"))
+        // Read marks are this machine's: never committed, never synced.
+        #expect(try git(["status", "--porcelain"], in: w.path("desktop")) == "")
+        #expect(try git(["ls-files", ".vault"], in: w.path("desktop")) == "")
+    }
+
     @Test func statusShowsEditsAheadBehindAndCopies() throws {
         let w = try SyncWorld()
         try w.chat("laptop", room, "하나")

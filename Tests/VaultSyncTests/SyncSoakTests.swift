@@ -126,5 +126,12 @@ import VaultTestSupport
         let lostEntries = seenEntries.subtracting(deletedEntries).subtracting(entries)
         #expect(lostEntries.isEmpty, "lost entries: \(lostEntries.sorted()) (seed \(seed))")
         for m in machines { try w.expectHealthy(m) }
+        // What the run went through, for the soak script's log.
+        let merges = try git(["rev-list", "--merges", "--count", "HEAD"], in: w.path("laptop"))
+        let copies = final.keys.filter { $0.contains(".conflict-") }.count
+        let versions = final.values.reduce(0) { $0 + String(decoding: $1, as: UTF8.self).components(separatedBy: " conflict=m-").count - 1 }
+        print(
+            "soak seed \(seed): \(operations) operations, \(merges.trimmingCharacters(in: .whitespacesAndNewlines)) merge commits, "
+                + "\(messages.count) messages, \(entries.count) entries, \(copies) conflict copies, \(versions) conflicting message versions; nothing lost")
     }
 }

@@ -26,7 +26,8 @@ extension VaultCommand {
                     .map { DateText.string(for: $0.date, style: .compact, locale: locale, timeZone: zone) } ?? ""
                 let icon = room.problem != nil ? "⚠️" : room.hasPendingPrompt ? "✍️" : room.lastRole?.icon ?? "  "
                 let preview = room.problem.map { _ in "cannot be read: run `vault check`" } ?? room.preview
-                print("\(Terminal.fit(when, 20)) \(Terminal.fit(room.title, 24)) \(icon) \(preview)")
+                let unread = room.unread > 0 ? "(\(room.unread) new) " : ""
+                print("\(Terminal.fit(when, 20)) \(Terminal.fit(room.title, 24)) \(icon) \(unread)\(preview)")
             }
         }
     }

@@ -45,6 +45,7 @@ extension VaultCommand {
                 if let pending = room.pendingPrompt {
                     print("\n✍️ not sent yet (send it with `vault chat \(VaultPath.stem(of: path))`)\n\(pending)")
                 }
+                UnreadMarks.clear(path, root: vault.root)
             case .diaryEntry(let path):
                 let entry = try ShowMarked.read(path, vault: vault) { bytes throws(VaultError) in try DiaryFile(parsing: bytes, path: path) }
                 let day = entry.day.map { DateText.heading($0, locale: locale) } ?? entry.heading ?? ""

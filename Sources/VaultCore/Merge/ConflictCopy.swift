@@ -7,7 +7,8 @@ import Foundation
 /// they belong to.
 ///
 ///     ConflictCopy.original(of: "diary/2026/x.sync-conflict-20261123-101500-ABCDEFG.md")  // "diary/2026/x.md"
-///     ConflictCopy.name(for: "rooms/x.md", machine: "laptop", time: now)  // "rooms/x.conflict-laptop-20261123-101500.md"
+///     ConflictCopy.name(for: "rooms/x.md", machine: "laptop", time: now)
+///     // "rooms/x.conflict-laptop-20261123-101500.md"
 public enum ConflictCopy {
     /// The path of the original a conflict copy belongs to, or nil when `path` is not a conflict copy.
     /// Recognises Syncthing's `NAME.sync-conflict-20261123-101500-ABCDEFG.md`, Dropbox's
@@ -87,7 +88,8 @@ public enum ConflictCopy {
             let rest = name[r.upperBound...]
             let dot = rest.firstIndex(of: ".") ?? rest.endIndex
             let parts = rest[..<dot].split(separator: "-", omittingEmptySubsequences: false)
-            if r.lowerBound != name.startIndex, parts.count >= 3, isDigits(parts[parts.count - 2], 8), isDigits(parts[parts.count - 1], 6),
+            if r.lowerBound != name.startIndex, parts.count >= 3, isDigits(parts[parts.count - 2], 8),
+                isDigits(parts[parts.count - 1], 6),
                 !parts.dropLast(2).joined().isEmpty || parts.count > 3
             {
                 return String(name[..<r.lowerBound]) + rest[dot...]

@@ -59,6 +59,11 @@ public enum Merge {
         "\(count) \(count == 1 ? singular : plural)"
     }
 
+    /// The note for a merge that kept ours and handed back theirs as the conflict copy.
+    static func keptOurs(_ why: String) -> String {
+        why + ": kept this side's version, the other side's is in the conflict copy"
+    }
+
     /// A value as a note shows it: quoted and cut short.
     static func shown(_ value: FrontMatterValue?) -> String {
         switch value {

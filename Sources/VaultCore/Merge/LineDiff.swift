@@ -227,7 +227,8 @@ enum Diff3 {
             stable(to: lo)
             func side(_ hunks: ArraySlice<LineDiff.Hunk>, _ offset: Int) -> Range<Int> {
                 guard let first = hunks.first, let last = hunks.last else { return (lo + offset)..<(hi + offset) }
-                return (first.new.lowerBound - (first.old.lowerBound - lo))..<(last.new.upperBound + (hi - last.old.upperBound))
+                let start = first.new.lowerBound - (first.old.lowerBound - lo)
+                return start..<(last.new.upperBound + (hi - last.old.upperBound))
             }
             let o = side(oh[firstO..<i], oursOffset)
             let t = side(th[firstT..<j], theirsOffset)

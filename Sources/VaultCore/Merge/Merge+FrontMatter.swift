@@ -194,7 +194,8 @@ extension Merge {
         {
             return ot > tt ? (o, ours, nil) : (t, theirs, nil)
         }
-        let note = "\(key): both sides changed it; kept \(shown(winner.2)) (the later change), dropped \(shown(loser.2))"
+        let note =
+            "\(key): both sides changed it; kept \(shown(winner.2)) (the later change), dropped \(shown(loser.2))"
         return (winner.0, winner.1, note)
     }
 

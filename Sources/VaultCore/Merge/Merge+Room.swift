@@ -103,7 +103,8 @@ extension Merge {
             if ours == base {
                 let known = Set(o.messages.map(\.id))
                 let new = Set(t.messages.map(\.id)).subtracting(known).count
-                return FileMerge(bytes: theirs, notes: new == 0 ? [] : [counted(new, "message", "messages") + " from the other side"])
+                let notes = new == 0 ? [] : [counted(new, "message", "messages") + " from the other side"]
+                return FileMerge(bytes: theirs, notes: notes)
             }
         }
         var merge = RoomMerge(base: b.map(RoomParts.init), ours: RoomParts(o), theirs: RoomParts(t), newer: newer)
@@ -114,7 +115,7 @@ extension Merge {
         } catch {
             return FileMerge(
                 bytes: ours,
-                notes: merged.notes + ["the merged room would not read back (\(error)); kept this side's file, the other side's is in the conflict copy"],
+                notes: merged.notes + [keptOurs("the merged room would not read back (\(error))")],
                 conflictCopy: theirs)
         }
     }
@@ -123,7 +124,10 @@ extension Merge {
     /// least one message id, or the same `created` value and title) — when false, the caller renames
     /// one instead of merging.
     ///
-    /// Files that do not parse are not the same room, unless they are byte for byte the same file.
+    /// `created` and title decide only while one of the two has no messages yet: two conversations
+    /// with no message in common are two rooms (two rooms made under one name in the same second
+    /// have the same `created` and title). Files that do not parse are not the same room, unless they
+    /// are byte for byte the same file.
     public static func isSameRoom(_ a: [UInt8], _ b: [UInt8], path: String) -> Bool {
         if a == b { return true }
         guard let x = try? RoomFile(parsing: a, path: path), let y = try? RoomFile(parsing: b, path: path) else {
@@ -227,7 +231,9 @@ private struct RoomMerge {
                     deletedThere += 1
                 } else {
                     chosen[key] = o
-                    if b != nil { notes.append("\(o.id): deleted on the other side, edited on this one: kept the edit") }
+                    if b != nil {
+                        notes.append("\(o.id): deleted on the other side, edited on this one: kept the edit")
+                    }
                 }
             case (nil, let t?):
                 if let b, b.content == t.content { break }
@@ -251,17 +257,23 @@ private struct RoomMerge {
                     taken.insert(id)
                     copies[key] = Merge.renamed(second.bytes, to: id, conflictOf: second.id)
                     let side = newer == .ours ? "this side's" : "the other side's"
-                    notes.append("\(o.id): edited on both sides: both versions kept, \(side) (the later change) as \(id)")
+                    notes.append(
+                        "\(o.id): edited on both sides: both versions kept, \(side) (the later change) as \(id)")
                 }
             case (nil, nil):
                 break
             }
         }
-        if fromTheirs > 0 { notes.insert(Merge.counted(fromTheirs, "message", "messages") + " from the other side", at: 0) }
-        if deletedThere > 0 { notes.append(Merge.counted(deletedThere, "message", "messages") + " deleted on the other side") }
+        if fromTheirs > 0 {
+            notes.insert(Merge.counted(fromTheirs, "message", "messages") + " from the other side", at: 0)
+        }
+        if deletedThere > 0 {
+            notes.append(Merge.counted(deletedThere, "message", "messages") + " deleted on the other side")
+        }
 
         let order = Merge.interleave(
-            ours.messages.map(\.key).filter { chosen[$0] != nil }, theirs.messages.map(\.key).filter { chosen[$0] != nil }
+            ours.messages.map(\.key).filter { chosen[$0] != nil },
+            theirs.messages.map(\.key).filter { chosen[$0] != nil }
         ) { x, y in
             let a = chosen[x]!.timestamp.secondsSince1970
             let b = chosen[y]!.timestamp.secondsSince1970

@@ -19,10 +19,8 @@ extension Merge {
             return FileMerge(bytes: ours, notes: [addedOnBoth], conflictCopy: theirs)
         }
         guard isText(base), isText(ours), isText(theirs) else {
-            return FileMerge(
-                bytes: ours,
-                notes: ["a binary file changed on both sides: kept this side's version, the other side's is in the conflict copy"],
-                conflictCopy: theirs)
+            let note = keptOurs("a binary file changed on both sides")
+            return FileMerge(bytes: ours, notes: [note], conflictCopy: theirs)
         }
         let merge = LineMerge(base: base, ours: ours, theirs: theirs)
         if merge.hasConflict {
@@ -75,8 +73,7 @@ extension Merge {
         let out = (bom ? [0xEF, 0xBB, 0xBF] : []) + (body.isEmpty ? head : head.terminated(eol)) + body
         guard (try? DiaryFile(parsing: out, path: path)) != nil else {
             return FileMerge(
-                bytes: ours, notes: notes + ["the merged entry would not read back; kept this side's, the other side's is in the conflict copy"],
-                conflictCopy: theirs)
+                bytes: ours, notes: notes + [keptOurs("the merged entry would not read back")], conflictCopy: theirs)
         }
         return FileMerge(bytes: out, notes: notes, conflictCopy: conflictCopy)
     }
@@ -106,20 +103,19 @@ extension Merge {
         let inner = merged.parts.inner
         if inner == op.inner { return FileMerge(bytes: ours, notes: merged.notes) }
         if inner == tp.inner { return FileMerge(bytes: theirs, notes: merged.notes) }
-        let bom = pick(b.map { hasByteOrderMark($0.bytes) }, hasByteOrderMark(ours), hasByteOrderMark(theirs), newer: newer)!
+        let bom = pick(
+            b.map { hasByteOrderMark($0.bytes) }, hasByteOrderMark(ours), hasByteOrderMark(theirs), newer: newer)!
         let out = (bom ? [0xEF, 0xBB, 0xBF] : []) + inner
         guard let check = try? ConfigParts(out), check.parts != nil else {
             return FileMerge(
-                bytes: ours, notes: merged.notes + ["the merged vault.yml would not read back; kept this side's, the other side's is in the conflict copy"],
+                bytes: ours, notes: merged.notes + [keptOurs("the merged vault.yml would not read back")],
                 conflictCopy: theirs)
         }
         return FileMerge(bytes: out, notes: merged.notes)
     }
 
-    private static let overlapped =
-        "both sides changed the same lines: kept this side's version, the other side's is in the conflict copy"
-    private static let addedOnBoth =
-        "added on both sides with different contents: kept this side's, the other side's is in the conflict copy"
+    private static let overlapped = keptOurs("both sides changed the same lines")
+    private static let addedOnBoth = keptOurs("added on both sides with different contents")
 
     static func hasByteOrderMark(_ b: [UInt8]) -> Bool { b.starts(with: [0xEF, 0xBB, 0xBF]) }
 

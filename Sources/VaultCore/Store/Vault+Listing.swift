@@ -14,12 +14,14 @@ public struct RoomSummary: Sendable, Codable, Hashable {
     public var hasPendingPrompt: Bool
     /// Set when the file could not be read; `vault check` says more.
     public var problem: String?
+    /// Messages that came in by sync and were not shown here yet (`UnreadMarks`).
+    public var unread = 0
 
     var sortKey: Double = 0
 
     enum CodingKeys: String, CodingKey {
         case path, slug, title, lastActivity = "last_activity", lastRole = "last_role", preview
-        case hasPendingPrompt = "pending_prompt", problem
+        case hasPendingPrompt = "pending_prompt", problem, unread
     }
 }
 
@@ -64,7 +66,12 @@ extension Vault {
                 }
             }
         }
-        return results.compactMap { $0 }.sorted {
+        let unread = UnreadMarks.load(root: root)
+        return results.compactMap { $0 }.map { summary in
+            var s = summary
+            s.unread = unread[summary.path]?.count ?? 0
+            return s
+        }.sorted {
             $0.sortKey != $1.sortKey ? $0.sortKey > $1.sortKey : $0.path < $1.path
         }
     }
