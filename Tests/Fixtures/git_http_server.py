@@ -329,6 +329,9 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
+    # A process started by the Swift test runner inherits a signal mask that blocks SIGTERM
+    # (and nearly everything else); clear it, for our handlers and for the programs we start.
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     global options, backend
     parser = argparse.ArgumentParser(description="A smart-HTTP git server on 127.0.0.1.")
     parser.add_argument("root", help="the folder holding the bare repositories")

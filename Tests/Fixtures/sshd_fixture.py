@@ -41,6 +41,7 @@ SSHD = "/usr/sbin/sshd"
 PRIVSEP_DIR = "/run/sshd"
 START_TIMEOUT = 10
 PR_SET_PDEATHSIG = 1
+STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 
 CONFIG = """\
 # Written by Tests/Fixtures/sshd_fixture.py for one test; nothing else reads it.
@@ -75,7 +76,8 @@ def free_port():
 
 
 def die_with_parent():
-    """In the child before exec: SIGTERM when this fixture process goes away."""
+    """In the child before exec: no blocked signals, and SIGTERM when this fixture goes away."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
@@ -142,6 +144,10 @@ def start(directory, authorized_keys, port):
 
 
 def main():
+    # A process started by the Swift test runner inherits a signal mask that blocks nearly
+    # everything. Here only SIGTERM and SIGINT stay blocked, in every thread, so that one
+    # thread can take them with sigwait (sshd starts with an empty mask: see die_with_parent).
+    signal.pthread_sigmask(signal.SIG_SETMASK, STOP_SIGNALS)
     parser = argparse.ArgumentParser(description="sshd on 127.0.0.1 for git-over-ssh tests.")
     parser.add_argument("dir", help="the folder for the config, host key, pid file and log")
     parser.add_argument("authorized_keys", help="the authorized_keys file (absolute path)")
@@ -171,17 +177,12 @@ def main():
         sys.stderr.write("sshd_fixture: %s\n" % why)
         sys.exit(1)
 
-    def stop(*_):
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        os._exit(0)
+    # Everything that ends the fixture only sets this event; the main thread does the stopping.
+    finished = threading.Event()
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
+    def watch_signals():
+        signal.sigwait(STOP_SIGNALS)
+        finished.set()
 
     def watch_stdin():
         try:
@@ -189,19 +190,27 @@ def main():
                 pass
         except Exception:
             pass
-        stop()
+        finished.set()
 
-    def deadline():
-        time.sleep(options.lifetime)
-        stop()
+    def watch_sshd():
+        process.wait()
+        finished.set()
 
     sys.stdout.write("%d\n" % port)
     sys.stdout.flush()
+    threading.Thread(target=watch_signals, daemon=True).start()
     threading.Thread(target=watch_stdin, daemon=True).start()
-    threading.Thread(target=deadline, daemon=True).start()
-    process.wait()
-    sys.stderr.write("sshd_fixture: sshd exited with status %d; see %s/sshd.log\n" % (process.returncode, directory))
-    os._exit(1)
+    threading.Thread(target=watch_sshd, daemon=True).start()
+    finished.wait(options.lifetime)
+    if process.poll() is not None:
+        sys.stderr.write("sshd_fixture: sshd exited with status %d; see %s/sshd.log\n" % (process.returncode, directory))
+        os._exit(1)
+    process.terminate()
+    try:
+        process.wait(5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -194,9 +194,14 @@ import VaultTestSupport
         #expect(
             fetch.stderr.contains("Host key verification failed") || fetch.stderr.contains("REMOTE HOST IDENTIFICATION HAS CHANGED"),
             "\(fetch.stderr)")
-        // The refusal is the client's: the new server is up and answers on the same port.
         #expect(try gitRun(["fetch", peer.sshURL(bare)], in: work.path, environment: peer.environment()).status != 0)
-        #expect(peer.serverLog.contains("Server listening on 127.0.0.1 port \(peer.port)"))
+
+        // The refusal is about the key alone: trusting the new key, the same fetch works.
+        let trusted = TemporaryDirectory("ssh-known-hosts")
+        try trusted.write("known_hosts", "[127.0.0.1]:\(peer.port) \(peer.hostPublicKey)\n")
+        var environment = peer.environment()
+        environment["GIT_SSH_COMMAND"] = peer.sshCommand + " -o UserKnownHostsFile=" + trusted.path + "/known_hosts"
+        try Self.gitOK(["fetch", "--quiet", peer.url(bare)], in: work.path, environment)
     }
 
     @Test func sshAgentAuthenticatesTheAgentAlias() throws {

@@ -360,8 +360,13 @@ private final class SSHAgent: @unchecked Sendable {
 
     init(socket: String) throws {
         try? FileManager.default.removeItem(atPath: socket)
+        // Through python3, to clear the signal mask inherited from the test runner (it blocks
+        // SIGTERM, and ssh-agent would then never see the one `stop()` sends).
+        let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, set()); os.execvp(sys.argv[1], sys.argv[1:])"
         process = try FixtureProcess(
-            command: ["ssh-agent", "-a", socket, "sh", "-c", "echo \"$SSH_AGENT_PID\"; exec cat >/dev/null"],
+            command: [
+                "python3", "-c", unblocked, "ssh-agent", "-a", socket, "sh", "-c", "echo \"$SSH_AGENT_PID\"; exec cat >/dev/null",
+            ],
             errorPath: socket + ".stderr", name: "ssh-agent")
         agentPID = pid_t(process.port)
         environment = ["SSH_AUTH_SOCK": socket, "SSH_AGENT_PID": String(agentPID)]
@@ -388,6 +393,7 @@ private final class FixtureProcess: @unchecked Sendable {
     private let errorPath: String
     private let lock = NSLock()
     private var stopped = false
+    private let exited: DispatchSemaphore
 
     /// How long a fixture may take to print its port (sshd generates a key and starts).
     static let startTimeout: Double = 20
@@ -405,6 +411,9 @@ private final class FixtureProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardInput = input
         process.standardError = FileHandle(forWritingAtPath: errorPath)
+        let exited = DispatchSemaphore(value: 0)
+        self.exited = exited
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         // The first line is the port; it is read on another thread, so a fixture that never
         // prints it cannot hang the test.
@@ -436,7 +445,8 @@ private final class FixtureProcess: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Closes its input, sends SIGTERM and waits for it to exit. Safe to call twice.
+    /// Closes its input, sends SIGTERM, and waits for it to exit (SIGKILL after five
+    /// seconds: a process that blocks SIGTERM must not hang the test). Safe to call twice.
     func stop() {
         lock.lock()
         defer { lock.unlock() }
@@ -444,6 +454,7 @@ private final class FixtureProcess: @unchecked Sendable {
         stopped = true
         try? input.fileHandleForWriting.close()
         if process.isRunning { process.terminate() }
+        if exited.wait(timeout: .now() + 5) == .timedOut { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 
