@@ -45,7 +45,9 @@ public final class VaultSync {
         var report = SyncReport(remote: remote)
         var savedBefore = false
         for attempt in 1...max(1, attempts) {
+            Trace.mark("sync: fetch")
             try fetch(remote: remote, branch: branch)
+            Trace.mark("sync: fetched")
             let theirsRef = "refs/remotes/\(remote)/\(branch)"
             let step = try vault.changing { () throws(VaultError) -> MergeStep in
                 // What plain git left (an unfinished merge, markers in changed files) is repaired first.
@@ -53,7 +55,9 @@ public final class VaultSync {
                     .repair(candidates: try history.locallyChangedPaths(since: theirsRef), copies: false)
                 try history.ensureMergeDriver()
                 report.handEdits += try history.commitHandEdits()
+                Trace.mark("sync: hand edits committed")
                 let step = try merge(theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
+                Trace.mark("sync: merged")
                 return step
             }
             savedBefore = savedBefore || step.merged
@@ -62,8 +66,10 @@ public final class VaultSync {
                 report.pushed = false
                 return report
             }
+            Trace.mark("sync: push")
             switch try push(remote: remote, branch: branch) {
             case .pushed:
+                Trace.mark("sync: pushed")
                 report.pushed = true
                 return report
             case .rejected(let why):
