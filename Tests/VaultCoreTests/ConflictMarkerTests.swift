@@ -92,7 +92,8 @@ import VaultTestSupport
         #expect(s(parts.ours) == R.room([m1, a1, a2]))
         let merged = try Merge.room(
             base: parts.base, ours: parts.ours, theirs: parts.theirs, path: "rooms/x.md", newer: .theirs)
-        #expect(merged.text == R.room([m1, a1, b1, a2]))
+        // Turns stay whole: ours' question and reply, then theirs' later question.
+        #expect(merged.text == R.room([m1, a1, a2, b1]))
         #expect(ConflictMarkers.lines(in: merged.bytes).isEmpty)
     }
 

@@ -118,8 +118,9 @@ import VaultTestSupport
             #expect(Set(copies.compactMap { $0.header.attribute("conflict") }) == bothEdited, "round \(round)")
             conflicts += copies.count
             #expect(Set(room.messages.map(\.id)).count == room.messages.count, "round \(round)")
-            // Each side was in time order, so the merge is.
-            let times = room.messages.map(\.timestamp.secondsSince1970)
+            // Each side was in time order, so the merge's turns are: the questions come in time order,
+            // each followed by its replies.
+            let times = room.messages.filter { $0.role == .user }.map(\.timestamp.secondsSince1970)
             #expect(times == times.sorted(), "round \(round)")
             // A side equal to base takes the other side whole; otherwise the marker is there when
             // either side had one.

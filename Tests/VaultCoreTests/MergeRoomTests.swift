@@ -31,6 +31,22 @@ import VaultTestSupport
         #expect(try ids(merged) == ["m-01JPA3K8Z4QX", "m-01JPA3K9B2MD", "m-BBBB0001", "m-AAAA0001", "m-BBBB0002"])
     }
 
+    @Test func turnsMadeAtTheSameTimeOnTwoMachinesKeepEachReplyAfterItsQuestion() throws {
+        // Both asked at 10:05 and got their replies at 10:06: ordering single messages by time
+        // would give question, question, reply, reply.
+        let q1 = R.message("m-AAAA0001", 5, "ours asks")
+        let r1 = R.message("m-AAAA0002", 6, "ours is answered", role: "assistant")
+        let q2 = R.message("m-BBBB0001", 5, "theirs asks")
+        let r2 = R.message("m-BBBB0002", 6, "theirs is answered", role: "assistant")
+        let base = R.room([Self.m1, Self.m2])
+        let merged = try merge(base, R.room([Self.m1, Self.m2, q1, r1]), R.room([Self.m1, Self.m2, q2, r2]))
+        #expect(merged.text == R.room([Self.m1, Self.m2, q1, r1, q2, r2]))
+        let swapped = try Merge.room(
+            base: R.bytes(base), ours: R.bytes(R.room([Self.m1, Self.m2, q2, r2])),
+            theirs: R.bytes(R.room([Self.m1, Self.m2, q1, r1])), path: "rooms/x.md", newer: .ours)
+        #expect(swapped.bytes == merged.bytes)
+    }
+
     @Test func offsetsAreConsideredWhenOrdering() throws {
         // 01:04Z is 10:04 in Seoul: after 10:03, before 10:05.
         let a = R.header("m-AAAA0001", R.time(4, utc: true)) + "\n\nwritten in UTC\n\n"

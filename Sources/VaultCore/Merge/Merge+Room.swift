@@ -9,6 +9,8 @@ struct RoomParts {
         var key: String
         var id: String
         var timestamp: Timestamp
+        /// A user message starts a turn; the replies after it belong to it.
+        var startsTurn: Bool
         var bytes: [UInt8]
         /// The bytes without trailing blank lines: what "changed" compares.
         var content: ArraySlice<UInt8>
@@ -44,7 +46,7 @@ struct RoomParts {
             let block = Array(bytes[range])
             return Block(
                 key: copies == 0 ? message.id : "\(message.id)#\(copies + 1)", id: message.id,
-                timestamp: message.timestamp, bytes: block, content: RoomParts.withoutTrailingBlankLines(block))
+                timestamp: message.timestamp, startsTurn: message.role == .user, bytes: block, content: RoomParts.withoutTrailingBlankLines(block))
         }
         if let m = room.promptMarkerOffset {
             var next = m
@@ -271,13 +273,27 @@ private struct RoomMerge {
             notes.append(Merge.counted(deletedThere, "message", "messages") + " deleted on the other side")
         }
 
-        let order = Merge.interleave(
-            ours.messages.map(\.key).filter { chosen[$0] != nil },
-            theirs.messages.map(\.key).filter { chosen[$0] != nil }
-        ) { x, y in
-            let a = chosen[x]!.timestamp.secondsSince1970
-            let b = chosen[y]!.timestamp.secondsSince1970
-            return a != b ? a < b : x < y
+        // Turns are ordered by time, not single messages: a question and the replies after it stay
+        // together, so two machines' turns in the same minute never interleave question and answer.
+        let oursKeys = ours.messages.map(\.key).filter { chosen[$0] != nil }
+        let theirsKeys = theirs.messages.map(\.key).filter { chosen[$0] != nil }
+        var turn: [String: TurnKey] = [:]
+        for keys in [oursKeys, theirsKeys] {
+            var current: TurnKey?
+            for key in keys {
+                let block = chosen[key]!
+                let own = TurnKey(start: block.timestamp.secondsSince1970, id: key)
+                if block.startsTurn || current == nil { current = own }
+                let start = current!
+                // A message both sides have may open a turn on one side only: the earlier turn wins, on every machine.
+                turn[key] = turn[key].map { min($0, start) } ?? start
+            }
+        }
+        let order = Merge.interleave(oursKeys, theirsKeys) { x, y in
+            let (a, b) = (turn[x]!, turn[y]!)
+            if a != b { return a < b }
+            let (tx, ty) = (chosen[x]!.timestamp.secondsSince1970, chosen[y]!.timestamp.secondsSince1970)
+            return tx != ty ? tx < ty : x < y
         }
         var out: [[UInt8]] = []
         out.reserveCapacity(order.count + copies.count)
@@ -410,4 +426,12 @@ extension Merge {
         let header = String(line[..<open.upperBound]) + words.joined(separator: " ") + " -->"
         return Array(header.utf8) + Array(block[contentEnd...])
     }
+}
+
+/// Where a message's turn starts: its question's time, then its id (ties).
+struct TurnKey: Comparable {
+    var start: Double
+    var id: String
+
+    static func < (a: TurnKey, b: TurnKey) -> Bool { a.start != b.start ? a.start < b.start : a.id < b.id }
 }
