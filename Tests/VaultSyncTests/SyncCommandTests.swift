@@ -192,3 +192,66 @@ import VaultTestSupport
         #expect(!FileManager.default.fileExists(atPath: w.folder.path + "/z"))
     }
 }
+
+/// A disk that fills up during a fetch: a small tmpfs (needs root, as CI is; skipped where
+/// mounting is not allowed).
+@Suite struct FullDiskTests {
+    static let canMount: Bool = {
+        guard getuid() == 0 else { return false }
+        let probe = TemporaryDirectory("vault-mount-probe")
+        let mounted = (try? run(mountProcess(["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe.path])))?.status == 0
+        if mounted { _ = try? run(mountProcess([probe.path], command: "/bin/umount")) }
+        return mounted
+    }()
+
+    static func mountProcess(_ arguments: [String], command: String = "/bin/mount") -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: command)
+        p.arguments = arguments
+        return p
+    }
+
+    @Test(.enabled(if: canMount, "mounting a tmpfs needs root"))
+    func aFullDiskDuringFetchSaysSoAndChangesNothing() throws {
+        let w = try SyncWorld(clones: [])
+        let disk = TemporaryDirectory("vault-small-disk")
+        _ = try run(Self.mountProcess(["-t", "tmpfs", "-o", "size=4m", "tmpfs", disk.path]))
+        defer { _ = try? run(Self.mountProcess([disk.path], command: "/bin/umount")) }
+        let desktop = disk.path + "/desktop"
+        try w.expectOK(w.vault("desktop", ["clone", w.remote, desktop], in: disk.path))
+        // The laptop adds a 3 MB attachment the desktop's disk has no room for.
+        var random = SeededRandom(seed: 7)
+        let big = (0..<(3 << 20)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        try w.write("laptop", "attachments/big.bin", "")
+        try Data(big).write(to: URL(fileURLWithPath: w.path("laptop") + "/attachments/big.bin"))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        // Fill what is left of the small disk.
+        let filler = disk.path + "/filler"
+        FileManager.default.createFile(atPath: filler, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
+        let chunk = Data(repeating: 0, count: 4096)
+        while (try? handle.write(contentsOf: chunk)) != nil {}
+        try? handle.close()
+        let files = try snapshot(desktop)
+        let head = try git(["rev-parse", "HEAD"], in: desktop)
+        let r = try runVault(["sync"], in: desktop, environment: ["PATH": SyncWorld.pathWithVault])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("the disk is full"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1, "one line: \(r.stderr)")
+        #expect(try snapshot(desktop) == files)
+        #expect(try git(["rev-parse", "HEAD"], in: desktop) == head)
+    }
+
+    private func snapshot(_ root: String) throws -> [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        let e = FileManager.default.enumerator(atPath: root)
+        while let p = e?.nextObject() as? String {
+            if p == ".git" || p == ".vault" { e?.skipDescendants(); continue }
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + p, isDirectory: &isDir), !isDir.boolValue {
+                out[p] = Array(try Data(contentsOf: URL(fileURLWithPath: root + "/" + p)))
+            }
+        }
+        return out
+    }
+}
