@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 130 functions; variadic, as a pointer only: git_libgit2_opts.
+// 137 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -16,6 +16,8 @@ static struct {
     __typeof__(git_blob_rawcontent) *git_blob_rawcontent;
     __typeof__(git_blob_rawsize) *git_blob_rawsize;
     __typeof__(git_buf_dispose) *git_buf_dispose;
+    __typeof__(git_clone) *git_clone;
+    __typeof__(git_clone_options_init) *git_clone_options_init;
     __typeof__(git_commit_author) *git_commit_author;
     __typeof__(git_commit_create) *git_commit_create;
     __typeof__(git_commit_free) *git_commit_free;
@@ -45,6 +47,7 @@ static struct {
     __typeof__(git_error_last) *git_error_last;
     __typeof__(git_error_set_oom) *git_error_set_oom;
     __typeof__(git_error_set_str) *git_error_set_str;
+    __typeof__(git_fetch_options_init) *git_fetch_options_init;
     __typeof__(git_graph_ahead_behind) *git_graph_ahead_behind;
     __typeof__(git_graph_descendant_of) *git_graph_descendant_of;
     __typeof__(git_index_add_all) *git_index_add_all;
@@ -86,6 +89,7 @@ static struct {
     __typeof__(git_patch_free) *git_patch_free;
     __typeof__(git_patch_from_buffers) *git_patch_from_buffers;
     __typeof__(git_patch_to_buf) *git_patch_to_buf;
+    __typeof__(git_push_options_init) *git_push_options_init;
     __typeof__(git_reference_create) *git_reference_create;
     __typeof__(git_reference_create_matching) *git_reference_create_matching;
     __typeof__(git_reference_free) *git_reference_free;
@@ -96,11 +100,14 @@ static struct {
     __typeof__(git_reference_symbolic_target) *git_reference_symbolic_target;
     __typeof__(git_reference_type) *git_reference_type;
     __typeof__(git_remote_create) *git_remote_create;
+    __typeof__(git_remote_create_anonymous) *git_remote_create_anonymous;
     __typeof__(git_remote_delete) *git_remote_delete;
+    __typeof__(git_remote_fetch) *git_remote_fetch;
     __typeof__(git_remote_free) *git_remote_free;
     __typeof__(git_remote_list) *git_remote_list;
     __typeof__(git_remote_lookup) *git_remote_lookup;
     __typeof__(git_remote_name_is_valid) *git_remote_name_is_valid;
+    __typeof__(git_remote_push) *git_remote_push;
     __typeof__(git_remote_url) *git_remote_url;
     __typeof__(git_repository_config) *git_repository_config;
     __typeof__(git_repository_config_snapshot) *git_repository_config_snapshot;
@@ -150,6 +157,8 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_blob_rawcontent", (void **)&real.git_blob_rawcontent},
     {"git_blob_rawsize", (void **)&real.git_blob_rawsize},
     {"git_buf_dispose", (void **)&real.git_buf_dispose},
+    {"git_clone", (void **)&real.git_clone},
+    {"git_clone_options_init", (void **)&real.git_clone_options_init},
     {"git_commit_author", (void **)&real.git_commit_author},
     {"git_commit_create", (void **)&real.git_commit_create},
     {"git_commit_free", (void **)&real.git_commit_free},
@@ -179,6 +188,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_error_last", (void **)&real.git_error_last},
     {"git_error_set_oom", (void **)&real.git_error_set_oom},
     {"git_error_set_str", (void **)&real.git_error_set_str},
+    {"git_fetch_options_init", (void **)&real.git_fetch_options_init},
     {"git_graph_ahead_behind", (void **)&real.git_graph_ahead_behind},
     {"git_graph_descendant_of", (void **)&real.git_graph_descendant_of},
     {"git_index_add_all", (void **)&real.git_index_add_all},
@@ -220,6 +230,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_patch_free", (void **)&real.git_patch_free},
     {"git_patch_from_buffers", (void **)&real.git_patch_from_buffers},
     {"git_patch_to_buf", (void **)&real.git_patch_to_buf},
+    {"git_push_options_init", (void **)&real.git_push_options_init},
     {"git_reference_create", (void **)&real.git_reference_create},
     {"git_reference_create_matching", (void **)&real.git_reference_create_matching},
     {"git_reference_free", (void **)&real.git_reference_free},
@@ -230,11 +241,14 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_reference_symbolic_target", (void **)&real.git_reference_symbolic_target},
     {"git_reference_type", (void **)&real.git_reference_type},
     {"git_remote_create", (void **)&real.git_remote_create},
+    {"git_remote_create_anonymous", (void **)&real.git_remote_create_anonymous},
     {"git_remote_delete", (void **)&real.git_remote_delete},
+    {"git_remote_fetch", (void **)&real.git_remote_fetch},
     {"git_remote_free", (void **)&real.git_remote_free},
     {"git_remote_list", (void **)&real.git_remote_list},
     {"git_remote_lookup", (void **)&real.git_remote_lookup},
     {"git_remote_name_is_valid", (void **)&real.git_remote_name_is_valid},
+    {"git_remote_push", (void **)&real.git_remote_push},
     {"git_remote_url", (void **)&real.git_remote_url},
     {"git_repository_config", (void **)&real.git_repository_config},
     {"git_repository_config_snapshot", (void **)&real.git_repository_config_snapshot},
@@ -302,6 +316,16 @@ git_object_size_t git_blob_rawsize(const git_blob *blob) {
 void git_buf_dispose(git_buf *buffer) {
     CVAULT_GIT2_REQUIRE();
     real.git_buf_dispose(buffer);
+}
+
+int git_clone(git_repository **out, const char *url, const char *local_path, const git_clone_options *options) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_clone(out, url, local_path, options);
+}
+
+int git_clone_options_init(git_clone_options *opts, unsigned int version) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_clone_options_init(opts, version);
 }
 
 const git_signature *git_commit_author(const git_commit *commit) {
@@ -447,6 +471,11 @@ void git_error_set_oom(void) {
 int git_error_set_str(int error_class, const char *string) {
     CVAULT_GIT2_REQUIRE();
     return real.git_error_set_str(error_class, string);
+}
+
+int git_fetch_options_init(git_fetch_options *opts, unsigned int version) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_fetch_options_init(opts, version);
 }
 
 int git_graph_ahead_behind(size_t *ahead, size_t *behind, git_repository *repo, const git_oid *local, const git_oid *upstream) {
@@ -649,6 +678,11 @@ int git_patch_to_buf(git_buf *out, git_patch *patch) {
     return real.git_patch_to_buf(out, patch);
 }
 
+int git_push_options_init(git_push_options *opts, unsigned int version) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_push_options_init(opts, version);
+}
+
 int git_reference_create(git_reference **out, git_repository *repo, const char *name, const git_oid *id, int force, const char *log_message) {
     CVAULT_GIT2_REQUIRE();
     return real.git_reference_create(out, repo, name, id, force, log_message);
@@ -699,9 +733,19 @@ int git_remote_create(git_remote **out, git_repository *repo, const char *name, 
     return real.git_remote_create(out, repo, name, url);
 }
 
+int git_remote_create_anonymous(git_remote **out, git_repository *repo, const char *url) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_remote_create_anonymous(out, repo, url);
+}
+
 int git_remote_delete(git_repository *repo, const char *name) {
     CVAULT_GIT2_REQUIRE();
     return real.git_remote_delete(repo, name);
+}
+
+int git_remote_fetch(git_remote *remote, const git_strarray *refspecs, const git_fetch_options *opts, const char *reflog_message) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_remote_fetch(remote, refspecs, opts, reflog_message);
 }
 
 void git_remote_free(git_remote *remote) {
@@ -722,6 +766,11 @@ int git_remote_lookup(git_remote **out, git_repository *repo, const char *name) 
 int git_remote_name_is_valid(int *valid, const char *remote_name) {
     CVAULT_GIT2_REQUIRE();
     return real.git_remote_name_is_valid(valid, remote_name);
+}
+
+int git_remote_push(git_remote *remote, const git_strarray *refspecs, const git_push_options *opts) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_remote_push(remote, refspecs, opts);
 }
 
 const char *git_remote_url(const git_remote *remote) {

@@ -44,7 +44,9 @@ struct TreeMerge {
     /// files' blobs; the caller writes the tree, the commit and the files.
     func merge(base: OpaquePointer?, ours: Side, theirs: Side) throws(VaultError) -> Outcome {
         let oursEdits = try history.treeChanges(from: base, to: ours.tree)
+        Trace.mark("tree merge: our changes read (\(oursEdits.byBase.count + oursEdits.added.count))")
         let theirsEdits = try history.treeChanges(from: base, to: theirs.tree)
+        Trace.mark("tree merge: their changes read (\(theirsEdits.byBase.count + theirsEdits.added.count))")
         // Which side's change wins a tie (both changed one front-matter key): the later commit,
         // the same on every machine (ties by commit id).
         let theirsNewer: Bool = {
@@ -102,6 +104,7 @@ struct TreeMerge {
                 result[p] = .some(nil)
             }
         }
+        Trace.mark("tree merge: changed paths merged")
         // Paths new on either side.
         let added = Set(oursEdits.added.keys).union(theirsEdits.added.keys).sorted()
         for path in added {
@@ -129,11 +132,13 @@ struct TreeMerge {
             }
             result[path] = content
         }
+        Trace.mark("tree merge: added paths merged")
         // Only what differs from ours is a change.
         for (path, oid) in result.sorted(by: { $0.key < $1.key }) {
             let current = try history.trees.blob(at: path, in: git_tree_id(ours.tree).pointee)
             if !GitHistory.same(current, oid) { outcome.changes.append(Change(path: path, oid: oid)) }
         }
+        Trace.mark("tree merge: compared with ours")
         return outcome
     }
 
@@ -242,6 +247,7 @@ extension GitHistory {
         var diff: OpaquePointer?
         try GitFailure.check(git_diff_tree_to_tree(&diff, repo, old, new, &options), "compare two versions of the vault")
         defer { git_diff_free(diff) }
+        Trace.mark("tree merge: trees compared (\(git_diff_num_deltas(diff)) deltas)")
         var find = git_diff_find_options()
         git_diff_find_options_init(&find, UInt32(GIT_DIFF_FIND_OPTIONS_VERSION))
         find.flags = GIT_DIFF_FIND_RENAMES.rawValue

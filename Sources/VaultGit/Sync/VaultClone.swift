@@ -35,14 +35,25 @@ public enum VaultClone {
                 try? FileManager.default.removeItem(atPath: root)
             }
         }
-        let output = try transport.run(["clone", "--quiet", "--", url, root], interactive: interactive)
-        guard output.status == 0 else {
-            cleanUp()
-            throw GitTransport.failure("clone \(url)", output, remote: url)
+        var empty = false
+        if GitTransport.isInstalled() {
+            let output = try transport.run(["clone", "--quiet", "--", url, root], interactive: interactive)
+            guard output.status == 0 else {
+                cleanUp()
+                throw GitTransport.failure("clone \(url)", output, remote: url)
+            }
+            empty = output.stderr.contains("empty repository")
+        } else {
+            do {
+                try LibGit2Transport.clone(url: url, into: root)
+            } catch {
+                cleanUp()
+                throw error
+            }
+            empty = !FileIO.exists(root + "/" + VaultPath.config) && (try? FileManager.default.contentsOfDirectory(atPath: root))?.filter { $0 != ".git" }.isEmpty == true
         }
         guard FileIO.exists(root + "/" + VaultPath.config) else {
             cleanUp()
-            let empty = output.stderr.contains("empty repository")
             throw VaultError.notAVault(
                 empty
                     ? "\(url) is an empty repository, not a vault yet: on the machine that has the vault, run `vault remote add origin \(url)` and `vault sync`, then clone again. Nothing was kept."

@@ -19,9 +19,14 @@ import VaultCore
 public final class VaultSync {
     public let vault: Vault
     let history: GitHistory
-    let transport: GitTransport
+    let git: GitTransport
     /// Whether git and ssh may ask the person for a password (a terminal is attached).
     public var interactive = false
+    /// The `git` command when it is installed, else libgit2 (remotes on this machine only).
+    var transport: any RemoteTransport {
+        GitTransport.isInstalled(environment: git.environment)
+            ? GitCommandTransport(git: git, interactive: interactive) : LibGit2Transport(history: history)
+    }
     /// How many times a push the remote refused is tried again after a new fetch and merge.
     public var attempts = 3
 
@@ -33,7 +38,7 @@ public final class VaultSync {
     public init(vault: Vault, history: GitHistory, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.vault = vault
         self.history = history
-        self.transport = GitTransport(root: vault.root, environment: environment)
+        self.git = GitTransport(root: vault.root, environment: environment)
     }
 
     // MARK: Sync
@@ -46,13 +51,14 @@ public final class VaultSync {
         var savedBefore = false
         for attempt in 1...max(1, attempts) {
             Trace.mark("sync: fetch")
-            try fetch(remote: remote, branch: branch)
+            try transport.fetch(remote: remote)
             Trace.mark("sync: fetched")
             let theirsRef = "refs/remotes/\(remote)/\(branch)"
             let step = try vault.changing { () throws(VaultError) -> MergeStep in
                 // What plain git left (an unfinished merge, markers in changed files) is repaired first.
                 report.notes += try VaultResolve(vault: vault, history: history)
                     .repair(candidates: try history.locallyChangedPaths(since: theirsRef), copies: false)
+                Trace.mark("sync: repair checked")
                 try history.ensureMergeDriver()
                 report.handEdits += try history.commitHandEdits()
                 Trace.mark("sync: hand edits committed")
@@ -67,7 +73,7 @@ public final class VaultSync {
                 return report
             }
             Trace.mark("sync: push")
-            switch try push(remote: remote, branch: branch) {
+            switch try transport.push(remote: remote, branch: branch) {
             case .pushed:
                 Trace.mark("sync: pushed")
                 report.pushed = true
@@ -88,11 +94,8 @@ public final class VaultSync {
         let remote = try history.syncRemote(named: name)
         let branch = try history.branchName()
         let probe = VaultSync.dryRunPrefix + branch
-        let fetched = try transport.run(["fetch", "--no-write-fetch-head", "--quiet", "--refmap=", remote, "+refs/heads/\(branch):\(probe)"])
         defer { history.deleteReference(probe) }
-        if fetched.status != 0, !fetched.stderr.contains("couldn't find remote ref") {
-            throw GitTransport.failure("fetch from \(remote)", fetched, remote: remote)
-        }
+        _ = try transport.fetch(remote: remote, branch: branch, into: probe)
         var report = SyncReport(remote: remote)
         report.dryRun = true
         report.pendingHandEdits = try history.workTreeChanges()
@@ -161,37 +164,6 @@ public final class VaultSync {
         var report = SyncReport(remote: "")
     }
 
-    private func fetch(remote: String, branch: String) throws(VaultError) {
-        let output = try transport.run(["fetch", "--quiet", "--no-write-fetch-head", remote], interactive: interactive)
-        if output.status != 0 { throw GitTransport.failure("fetch from \(remote)", output, remote: remote) }
-    }
-
-    enum PushResult { case pushed, rejected(String) }
-
-    private func push(remote: String, branch: String) throws(VaultError) -> PushResult {
-        let output = try transport.run(
-            ["push", "--porcelain", "--set-upstream", remote, "refs/heads/\(branch):refs/heads/\(branch)"],
-            interactive: interactive)
-        // `--porcelain`: one line per ref, `!` when the remote refused it.
-        for line in output.stdout.split(separator: "\n") where line.hasPrefix("!") {
-            let why = line.split(separator: "\t").last.map(String.init) ?? "rejected"
-            let raced = ["fetch first", "non-fast-forward", "stale info", "failed to update ref", "cannot lock ref", "failed to lock"]
-            if raced.contains(where: why.contains) {
-                return .rejected(why)
-            }
-            throw VaultError.repository(
-                "\(remote) refused the push (\(why)). Your vault has everything merged and committed; nothing was lost.")
-        }
-        if output.status != 0 {
-            let failed = GitTransport.failure("push to \(remote)", output, remote: remote)
-            throw VaultError.repository(
-                failed.description.replacingOccurrences(
-                    of: "Nothing in the vault was changed.",
-                    with: "Your vault has everything merged and committed; `vault sync` sends it when the remote can be reached."))
-        }
-        return .pushed
-    }
-
     /// Merges the commit `theirsRef` names into HEAD (inside the vault's lock).
     private func merge(theirsRef: String, describe name: String, saveBefore: Bool) throws(VaultError) -> MergeStep {
         var step = MergeStep()
@@ -211,22 +183,32 @@ public final class VaultSync {
         // The merge's objects are written as one batch, made durable just before the branch moves.
         cvault_odb_writer_begin_batch(history.objects.writer)
         defer { cvault_odb_writer_abandon_batch(history.objects.writer) }
+        Trace.mark("sync merge: start")
         let plan = try plannedMerge(ours: head, theirs: theirs)
+        Trace.mark("sync merge: planned (\(plan.changes.count) changes)")
         let newCommit: git_oid
         if plan.fastForward {
             newCommit = theirsID
         } else {
             let newTree = try history.trees.apply(plan.changes.map { ($0.path, $0.oid) }, to: git_tree_id(head.tree).pointee)
+            Trace.mark("sync merge: tree written")
             guard let newTree else { throw VaultError.repository("the merge would leave the vault empty; nothing was changed.") }
             try verify(plan: plan, ours: head, theirs: theirs, result: newTree)
+            Trace.mark("sync merge: verified")
             let summary = try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: true)
+            Trace.mark("sync merge: described")
             newCommit = try history.writeCommit(
                 tree: newTree, parents: [head.commit, theirs], message: "sync: merge \(name)\(summary.subjectSuffix)")
+            Trace.mark("sync merge: commit written, objects flushed")
         }
         step.report = try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: !plan.fastForward)
+        Trace.mark("sync merge: report described")
         try history.checkout(plan.changes, replacing: head.tree)
+        Trace.mark("sync merge: files written")
         try history.moveBranch(to: newCommit, from: head.commit, message: "vault: sync \(name)")
+        Trace.mark("sync merge: branch moved")
         try history.updateIndexWithLibgit2(plan.changes.map(\.path))
+        Trace.mark("sync merge: index updated")
         try history.setReference(VaultSync.afterRef, to: newCommit)
         UnreadMarks.add(step.report.rooms.map { ($0.path, $0.newMessageIDs) }, root: vault.root)
         step.merged = true
@@ -257,6 +239,7 @@ public final class VaultSync {
         var baseID = git_oid()
         var baseTree: OpaquePointer?
         let found = git_merge_base(&baseID, history.repo, &oursID, &theirsID)
+        Trace.mark("sync merge: merge base found")
         if found == 0 {
             var baseCommit: OpaquePointer?
             try GitFailure.check(git_commit_lookup(&baseCommit, history.repo, &baseID), "read the common ancestor")

@@ -1,0 +1,209 @@
+import CGit2
+import Foundation
+import VaultCore
+
+/// How a sync reaches its remote: the `git` command when it is installed (`GitTransport`),
+/// else libgit2 for remotes on this machine (`LibGit2Transport`).
+protocol RemoteTransport {
+    /// Fetches the remote's branches into its remote-tracking refs.
+    func fetch(remote: String) throws(VaultError)
+    /// Fetches `branch` of the remote into `ref` only (no remote-tracking ref moves); false
+    /// when the remote has no such branch.
+    func fetch(remote: String, branch: String, into ref: String) throws(VaultError) -> Bool
+    /// Pushes `branch` to the same branch of the remote, never forced.
+    func push(remote: String, branch: String) throws(VaultError) -> PushResult
+}
+
+/// What became of a push.
+enum PushResult {
+    case pushed
+    /// The remote moved meanwhile (refused as not a fast-forward, or its ref changed under
+    /// the push): fetch, merge and push again.
+    case rejected(String)
+}
+
+extension PushResult {
+    /// Whether a refusal the remote gave means it moved meanwhile.
+    static func isRace(_ why: String) -> Bool {
+        let raced = ["fetch first", "non-fast-forward", "stale info", "failed to update ref", "cannot lock ref", "failed to lock"]
+        return raced.contains { why.lowercased().contains($0) }
+    }
+
+    static func refused(_ remote: String, _ why: String) -> VaultError {
+        .repository("\(remote) refused the push (\(why)). Your vault has everything merged and committed; nothing was lost.")
+    }
+
+    static let unsentNote = "Your vault has everything merged and committed; `vault sync` sends it when the remote can be reached."
+}
+
+/// The `git` command line.
+struct GitCommandTransport: RemoteTransport {
+    let git: GitTransport
+    let interactive: Bool
+
+    func fetch(remote: String) throws(VaultError) {
+        let output = try git.run(["fetch", "--quiet", "--no-write-fetch-head", remote], interactive: interactive)
+        if output.status != 0 { throw GitTransport.failure("fetch from \(remote)", output, remote: remote) }
+    }
+
+    func fetch(remote: String, branch: String, into ref: String) throws(VaultError) -> Bool {
+        // `--refmap=`: the remote-tracking refs stay where they are.
+        let output = try git.run(
+            ["fetch", "--no-write-fetch-head", "--quiet", "--refmap=", remote, "+refs/heads/\(branch):\(ref)"],
+            interactive: interactive)
+        if output.status != 0 {
+            if output.stderr.contains("couldn't find remote ref") { return false }
+            throw GitTransport.failure("fetch from \(remote)", output, remote: remote)
+        }
+        return true
+    }
+
+    func push(remote: String, branch: String) throws(VaultError) -> PushResult {
+        let output = try git.run(
+            ["push", "--porcelain", "--set-upstream", remote, "refs/heads/\(branch):refs/heads/\(branch)"],
+            interactive: interactive)
+        // `--porcelain`: one line per ref, `!` when the remote refused it.
+        for line in output.stdout.split(separator: "\n") where line.hasPrefix("!") {
+            let why = line.split(separator: "\t").last.map(String.init) ?? "rejected"
+            if PushResult.isRace(why) { return .rejected(why) }
+            throw PushResult.refused(remote, why)
+        }
+        if output.status != 0 {
+            let failed = GitTransport.failure("push to \(remote)", output, remote: remote)
+            throw VaultError.repository(
+                failed.description.replacingOccurrences(of: "Nothing in the vault was changed.", with: PushResult.unsentNote))
+        }
+        return .pushed
+    }
+}
+
+/// libgit2's own transports, for a machine without the `git` command: remotes on this machine
+/// only (a path, `file://`: a USB disk, a mounted share). Over ssh and https libgit2 1.5 would
+/// ignore `~/.ssh/config` and `known_hosts` (RESEARCH.md), so those need the `git` command.
+///
+/// libgit2 reports a push the remote refused only through the `push_update_reference`
+/// callback (`git_remote_push` still returns 0): the callback's status is checked on every push.
+struct LibGit2Transport: RemoteTransport {
+    let history: GitHistory
+
+    /// Whether libgit2 can reach `url` without the `git` command: a path or a `file://` URL.
+    static func canReach(_ url: String) -> Bool {
+        url.hasPrefix("/") || url.hasPrefix("file://") || url.hasPrefix("./") || url.hasPrefix("../")
+    }
+
+    static func needsGit(_ url: String) -> VaultError {
+        .repository(
+            "\(url) is reached over the network, which needs the `git` command (ssh config, known_hosts and credential helpers work through it): install it with `apt-get install git`. Nothing was changed.")
+    }
+
+    private func lookup(_ remote: String) throws(VaultError) -> OpaquePointer {
+        var handle: OpaquePointer?
+        try GitFailure.check(git_remote_lookup(&handle, history.repo, remote), "read the remote '\(remote)'")
+        let url = git_remote_url(handle).map { String(cString: $0) } ?? ""
+        guard LibGit2Transport.canReach(url) else {
+            git_remote_free(handle)
+            throw LibGit2Transport.needsGit(url)
+        }
+        return handle!
+    }
+
+    func fetch(remote: String) throws(VaultError) {
+        let handle = try lookup(remote)
+        defer { git_remote_free(handle) }
+        var options = git_fetch_options()
+        git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION))
+        options.update_fetchhead = 0
+        let code = git_remote_fetch(handle, nil, &options, "vault: sync")
+        if code < 0 { throw LibGit2Transport.failure("fetch from \(remote)", code) }
+    }
+
+    func fetch(remote: String, branch: String, into ref: String) throws(VaultError) -> Bool {
+        let named = try lookup(remote)
+        let url = String(cString: git_remote_url(named))
+        git_remote_free(named)
+        // An anonymous remote has no configured refspecs, so no remote-tracking ref moves.
+        var handle: OpaquePointer?
+        try GitFailure.check(git_remote_create_anonymous(&handle, history.repo, url), "read the remote '\(remote)'")
+        defer { git_remote_free(handle) }
+        var options = git_fetch_options()
+        git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION))
+        options.update_fetchhead = 0
+        let code = withCStrings(["+refs/heads/\(branch):\(ref)"]) { pointers -> Int32 in
+            var array = git_strarray(
+                strings: UnsafeMutablePointer(mutating: UnsafeRawPointer(pointers.baseAddress!).assumingMemoryBound(
+                    to: UnsafeMutablePointer<CChar>?.self)), count: 1)
+            return git_remote_fetch(handle, &array, &options, "vault: sync --dry-run")
+        }
+        if code < 0 { throw LibGit2Transport.failure("fetch from \(remote)", code) }
+        return (try history.referenceCommit(ref)).map { git_commit_free($0); return true } ?? false
+    }
+
+    func push(remote: String, branch: String) throws(VaultError) -> PushResult {
+        let handle = try lookup(remote)
+        defer { git_remote_free(handle) }
+        let refusals = Refusals()
+        var options = git_push_options()
+        git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION))
+        options.callbacks.payload = Unmanaged.passUnretained(refusals).toOpaque()
+        options.callbacks.push_update_reference = { refname, status, payload in
+            guard let status, let payload else { return 0 }
+            let box = Unmanaged<Refusals>.fromOpaque(payload).takeUnretainedValue()
+            box.list.append((refname.map { String(cString: $0) } ?? "?", String(cString: status)))
+            return 0
+        }
+        let spec = "refs/heads/\(branch):refs/heads/\(branch)"
+        let code = withCStrings([spec]) { pointers -> Int32 in
+            var array = git_strarray(
+                strings: UnsafeMutablePointer(mutating: UnsafeRawPointer(pointers.baseAddress!).assumingMemoryBound(
+                    to: UnsafeMutablePointer<CChar>?.self)), count: 1)
+            return git_remote_push(handle, &array, &options)
+        }
+        if code == GIT_ENONFASTFORWARD.rawValue { return .rejected("non-fast-forward") }
+        if code < 0 {
+            let failed = LibGit2Transport.failure("push to \(remote)", code)
+            throw VaultError.repository(
+                failed.description.replacingOccurrences(of: "Nothing in the vault was changed.", with: PushResult.unsentNote))
+        }
+        if let (_, why) = refusals.list.first {
+            if PushResult.isRace(why) { return .rejected(why) }
+            throw PushResult.refused(remote, why)
+        }
+        // What `git push --set-upstream` records, so plain git knows where the branch goes.
+        try history.setConfig("branch.\(branch).remote", remote)
+        try history.setConfig("branch.\(branch).merge", "refs/heads/\(branch)")
+        return .pushed
+    }
+
+    /// Refusals the remote reported through `push_update_reference`.
+    final class Refusals {
+        var list: [(ref: String, status: String)] = []
+    }
+
+    static func failure(_ doing: String, _ code: Int32) -> VaultError {
+        let detail = git_error_last().map { String(cString: $0.pointee.message) } ?? "error \(code)"
+        let lower = detail.lowercased()
+        let reason: String
+        if lower.contains("no space left") {
+            reason = "the disk is full"
+        } else if lower.contains("not found") || lower.contains("could not find repository") || lower.contains("does not exist")
+            || lower.contains("failed to resolve path")
+        {
+            reason = "it is not a git repository (a typo in the path?)"
+        } else {
+            reason = "libgit2 said: \(detail)"
+        }
+        return .repository("cannot \(doing): \(reason). Nothing in the vault was changed.")
+    }
+
+    /// `git clone` with libgit2, for a remote on this machine.
+    static func clone(url: String, into root: String) throws(VaultError) {
+        guard canReach(url) else { throw needsGit(url) }
+        try LibGit2.ready()
+        var options = git_clone_options()
+        git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION))
+        var repo: OpaquePointer?
+        let code = git_clone(&repo, url, root, &options)
+        if code < 0 { throw failure("clone \(url)", code) }
+        git_repository_free(repo)
+    }
+}
