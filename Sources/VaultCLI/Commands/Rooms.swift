@@ -25,7 +25,10 @@ extension VaultCommand {
                 let when = room.lastActivity.flatMap { Timestamp(rfc3339: $0) }
                     .map { DateText.string(for: $0.date, style: .compact, locale: locale, timeZone: zone) } ?? ""
                 let icon = room.problem != nil ? "⚠️" : room.hasPendingPrompt ? "✍️" : room.lastRole?.icon ?? "  "
-                let preview = room.problem.map { _ in "cannot be read: run `vault check`" } ?? room.preview
+                let preview =
+                    room.problem.map {
+                        $0.contains("conflict markers") ? "git left conflict markers: run `vault resolve`" : "cannot be read: run `vault check`"
+                    } ?? room.preview
                 let unread = room.unread > 0 ? "(\(room.unread) new) " : ""
                 print("\(Terminal.fit(when, 20)) \(Terminal.fit(room.title, 24)) \(icon) \(unread)\(preview)")
             }

@@ -232,6 +232,10 @@ enum RoomTail {
             guard headValid, tailValid else {
                 throw VaultError.invalidArgument("\(path) is not valid UTF-8; run `vault check`")
             }
+            // What a line-based `git merge` left is never shown as a message.
+            if ConflictMarkers.problem(in: Array(tail[checkFrom...]), path: path) != nil {
+                throw VaultError.invalidArgument("\(path): git left conflict markers in this room; run `vault resolve`")
+            }
             // A partial first line is skipped unless the window starts at the body.
             switch lastMessage(tail, skipFirstLine: offset > bodyStart) {
             case .found(let header, let preview, let pending):

@@ -31,6 +31,9 @@ public struct GitTransport: Sendable {
         var status: Int32
         var stdout: String
         var stderr: String
+        /// The user name vault's credential helper answered with the token in `VAULT_GIT_TOKEN`,
+        /// or nil when no token was set (for `failure`: a refused token is named as such).
+        var tokenUser: String? = nil
     }
 
     /// Whether the `git` command line is installed.
@@ -56,16 +59,20 @@ public struct GitTransport: Sendable {
         var env = environment
         env["LC_ALL"] = "C"  // messages vault reads are git's English ones
         env["GIT_TERMINAL_PROMPT"] = interactive ? "1" : "0"
-        if env["GIT_SSH_COMMAND"] == nil, env["GIT_SSH"] == nil, !hasConfiguredSSHCommand(env) {
+        if env["GIT_SSH_COMMAND"] == nil, env["GIT_SSH"] == nil,
+            !hasConfiguredSSHCommand(git: git, env: env, local: arguments.first != "clone", in: directory ?? root)
+        {
             var ssh = "ssh -o StrictHostKeyChecking=yes -o NumberOfPasswordPrompts=3"
             if !interactive { ssh += " -o BatchMode=yes" }
             env["GIT_SSH_COMMAND"] = ssh
         }
         var prefix: [String] = []
+        var tokenUser: String?
         if let token = env["VAULT_GIT_TOKEN"], !token.isEmpty {
             // A credential helper that answers from the environment; the token never appears in
             // an argument list or a file.
-            env["VAULT_GIT_USERNAME"] = env["VAULT_GIT_USERNAME"] ?? "vault"
+            if env["VAULT_GIT_USERNAME"]?.isEmpty ?? true { env["VAULT_GIT_USERNAME"] = "vault" }
+            tokenUser = env["VAULT_GIT_USERNAME"]
             prefix = [
                 "-c", "credential.helper=",
                 "-c",
@@ -96,52 +103,124 @@ public struct GitTransport: Sendable {
         process.waitUntilExit()
         return Output(
             status: process.terminationStatus, stdout: String(decoding: stdoutData.value, as: UTF8.self),
-            stderr: String(decoding: stderrData, as: UTF8.self))
+            stderr: String(decoding: stderrData, as: UTF8.self), tokenUser: tokenUser)
     }
 
-    private func hasConfiguredSSHCommand(_ env: [String: String]) -> Bool {
-        // `core.sshCommand` in the repository's or the person's git config: theirs to keep.
-        let text = (try? FileIO.read(root + "/.git/config")).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let home = env["HOME"].map { (try? FileIO.read($0 + "/.gitconfig")) ?? [] } ?? []
-        return (text + String(decoding: home, as: UTF8.self)).lowercased().contains("sshcommand")
+    /// Whether git's config sets `core.sshCommand`: the person's, to keep.
+    ///
+    /// git itself is asked, so that every place it reads config from counts, as it would for
+    /// the fetch: the repository's config, `~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`,
+    /// `GIT_CONFIG_GLOBAL`, the system config, includes, `GIT_CONFIG_*` variables. A clone
+    /// (`local` false) reads no repository's config, as `git clone` does not: git is asked in `/`.
+    private func hasConfiguredSSHCommand(git: String, env: [String: String], local: Bool, in directory: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: git)
+        process.arguments = ["config", "--get", "core.sshCommand"]
+        process.environment = env
+        process.currentDirectoryURL = URL(fileURLWithPath: local ? directory : "/")
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
     }
 
     /// A failed git command as one message for the person: what failed, why in plain words, what to do.
     static func failure(_ doing: String, _ output: Output, remote: String) -> VaultError {
-        let said = output.stderr
+        .repository("cannot \(doing): \(reason(output, remote: remote)). Nothing in the vault was changed.")
+    }
+
+    /// Why git failed, from what it (and ssh, and curl) said on stderr. The network's answers
+    /// come first: a message that names a port (`port 40123`) must not read as an HTTP 401.
+    static func reason(_ output: Output, remote: String) -> String {
+        let said = output.stderr.replacingOccurrences(of: "\r", with: "")
         let lower = said.lowercased()
-        let reason: String
-        if lower.contains("host key verification failed") || lower.contains("remote host identification has changed") {
-            reason =
-                "the ssh host key of \(remote) is unknown or has changed, so the connection was refused. Check the key with the server's owner, then add it to ~/.ssh/known_hosts (`ssh-keyscan HOST >> ~/.ssh/known_hosts`, or connect once with `ssh HOST`)"
-        } else if lower.contains("permission denied (publickey") || lower.contains("permission denied, please try again") {
-            reason = "the ssh server refused every key offered (is your key in ssh-agent, or named in ~/.ssh/config?)"
-        } else if lower.contains("authentication failed") || lower.contains("could not read username")
-            || lower.contains("could not read password") || lower.contains("terminal prompts disabled")
-            || lower.contains("401")
+        if lower.contains("host key verification failed") || lower.contains("remote host identification has changed")
+            || lower.contains("you have requested strict checking")
         {
-            reason =
-                "the server asked for a user name and password and none was accepted (set VAULT_GIT_TOKEN to an access token, or set up a git credential helper)"
-        } else if lower.contains("could not resolve host") || lower.contains("name or service not known")
+            return hostKeyReason(said)
+        }
+        if lower.contains("permission denied (publickey") || lower.contains("permission denied, please try again") {
+            return "the ssh server refused every key offered (is your key in ssh-agent, or named in ~/.ssh/config?)"
+        }
+        if lower.contains("could not resolve host") || lower.contains("name or service not known")
             || lower.contains("could not resolve hostname")
         {
-            reason = "the host name in \(remote) does not resolve (a typo in the URL, or no network)"
-        } else if lower.contains("connection refused") || lower.contains("couldn't connect") || lower.contains("failed to connect") {
-            reason = "nothing answers at \(remote) (connection refused: the server is down, or the port is wrong)"
-        } else if lower.contains("timed out") {
-            reason = "\(remote) did not answer in time"
-        } else if lower.contains("does not appear to be a git repository") || lower.contains("repository not found")
+            return "the host name in \(remote) does not resolve (a typo in the URL, or no network)"
+        }
+        if lower.contains("connection refused") || lower.contains("couldn't connect") || lower.contains("failed to connect") {
+            return "nothing answers at \(remote) (connection refused: the server is down, or the port is wrong)"
+        }
+        if lower.contains("timed out") {
+            return "\(remote) did not answer in time"
+        }
+        if lower.contains("authentication failed") || lower.contains("invalid username or password")
+            || lower.contains("returned error: 401") || lower.contains("http 401")
+            || lower.contains("could not read username") || lower.contains("could not read password")
+            || lower.contains("terminal prompts disabled")
+        {
+            if let user = output.tokenUser {
+                return
+                    "the server refused the credentials: it did not accept the token in VAULT_GIT_TOKEN (user name `\(user)`); check that the token is right, has not expired, and may read and write this repository"
+            }
+            if lower.contains("authentication failed") || lower.contains("invalid username or password") {
+                return
+                    "the server refused the credentials git gave it (from the URL or a credential helper); set VAULT_GIT_TOKEN to an access token, or correct the saved ones"
+            }
+            return
+                "the server refused access without credentials, and none were given (set VAULT_GIT_TOKEN to an access token, or set up a git credential helper)"
+        }
+        if lower.contains("returned error: 403") || lower.contains("http 403") {
+            let who = output.tokenUser != nil ? "the token in VAULT_GIT_TOKEN" : "your credentials"
+            return
+                "the server refused access (HTTP 403): \(who) may not read or write this repository (check the token's permissions or the URL)"
+        }
+        if lower.contains("does not appear to be a git repository") || lower.contains("repository not found")
             || lower.contains("not found") || lower.contains("no such file or directory")
             || lower.contains("does not exist")
         {
-            reason = "\(remote) is not a git repository (a typo in the URL or path?)"
-        } else if lower.contains("no space left on device") {
-            reason = "the disk is full"
-        } else {
-            let lines = said.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            reason = lines.last.map { "git said: \($0)" } ?? "git exited with status \(output.status)"
+            return "\(remote) is not a git repository (a typo in the URL or path?)"
         }
-        return .repository("cannot \(doing): \(reason). Nothing in the vault was changed.")
+        if lower.contains("no space left on device") {
+            return "the disk is full"
+        }
+        let lines = said.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return lines.last.map { "git said: \($0)" } ?? "git exited with status \(output.status)"
+    }
+
+    /// An ssh host key refused: changed (the old key must go before the new one is added) or
+    /// unknown, with the commands for the host as ssh named it (`[127.0.0.1]:2222`, `example.com`).
+    static func hostKeyReason(_ said: String) -> String {
+        let changed = said.lowercased().contains("remote host identification has changed") || said.contains(" has changed and you have requested")
+        // "Host key for H has changed and ..." / "No ED25519 host key is known for H and ..."
+        let host = hostNamed(in: said, after: "Host key for ", before: " has changed") ?? hostNamed(in: said, after: " is known for ", before: " and ")
+        let name = host ?? "HOST"
+        var keyscan = "ssh-keyscan \(name)"
+        if let host, host.hasPrefix("["), let close = host.firstIndex(of: "]"), host[close...].hasPrefix("]:") {
+            keyscan = "ssh-keyscan -p \(host[host.index(close, offsetBy: 2)...]) \(host[host.index(after: host.startIndex)..<close])"
+        }
+        let quoted = name.contains("[") ? "'\(name)'" : name
+        let add = "add the new one to ~/.ssh/known_hosts (`\(keyscan) >> ~/.ssh/known_hosts`)"
+        if changed {
+            return
+                "the ssh host key of \(name) has changed since it was saved in ~/.ssh/known_hosts, so the connection was refused (the server was reinstalled, or someone is in between). Check the new key with the server's owner; if it is right, remove the old one (`ssh-keygen -R \(quoted)`) and \(add)"
+        }
+        if host != nil {
+            return
+                "the ssh host key of \(name) is unknown (it is not in ~/.ssh/known_hosts), so the connection was refused. Check the key with the server's owner, then add it (`\(keyscan) >> ~/.ssh/known_hosts`, or connect once with `ssh` and accept it)"
+        }
+        return
+            "the ssh host key of the server is unknown or has changed, so the connection was refused. Check the key with the server's owner, then add it to ~/.ssh/known_hosts (`ssh-keyscan HOST >> ~/.ssh/known_hosts`; a changed key: first `ssh-keygen -R HOST`)"
+    }
+
+    private static func hostNamed(in text: String, after start: String, before end: String) -> String? {
+        guard let from = text.range(of: start, options: .caseInsensitive),
+            let to = text.range(of: end, range: from.upperBound..<text.endIndex)
+        else { return nil }
+        let host = text[from.upperBound..<to.lowerBound]
+        guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "\n" || $0 == "`" || $0 == "'" }) else { return nil }
+        return String(host)
     }
 }
 
