@@ -150,7 +150,11 @@ public struct GitTransport: Sendable {
             return "the host name in \(remote) does not resolve (a typo in the URL, or no network)"
         }
         if lower.contains("connection refused") || lower.contains("couldn't connect") || lower.contains("failed to connect") {
-            return "nothing answers at \(remote) (connection refused: the server is down, or the port is wrong)"
+            // ssh: "connect to host H port N: Connection refused"; curl: "Failed to connect to H port N after …".
+            let address = hostNamed(in: said, after: "connect to host ", before: ": ", spaces: true)
+                ?? hostNamed(in: said, after: "failed to connect to ", before: " after", spaces: true)
+            let by = address.map { " by \($0)" } ?? ""
+            return "nothing answers at \(remote) (connection refused\(by): the server is down, or the port is wrong)"
         }
         if lower.contains("timed out") {
             return "\(remote) did not answer in time"
@@ -214,12 +218,15 @@ public struct GitTransport: Sendable {
             "the ssh host key of the server is unknown or has changed, so the connection was refused. Check the key with the server's owner, then add it to ~/.ssh/known_hosts (`ssh-keyscan HOST >> ~/.ssh/known_hosts`; a changed key: first `ssh-keygen -R HOST`)"
     }
 
-    private static func hostNamed(in text: String, after start: String, before end: String) -> String? {
+    /// The text between `start` (any case) and `end` on one line: a host as ssh or curl named it.
+    private static func hostNamed(in text: String, after start: String, before end: String, spaces: Bool = false) -> String? {
         guard let from = text.range(of: start, options: .caseInsensitive),
             let to = text.range(of: end, range: from.upperBound..<text.endIndex)
         else { return nil }
         let host = text[from.upperBound..<to.lowerBound]
-        guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "\n" || $0 == "`" || $0 == "'" }) else { return nil }
+        guard !host.isEmpty, host.count < 300,
+            !host.contains(where: { $0 == "\n" || $0 == "`" || $0 == "'" || (!spaces && $0 == " ") })
+        else { return nil }
         return String(host)
     }
 }
