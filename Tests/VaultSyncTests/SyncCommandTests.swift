@@ -227,7 +227,7 @@ import VaultTestSupport
         try w.expectOK(w.vault("laptop", ["sync"]))
         // Fill what is left of the small disk.
         let filler = disk.path + "/filler"
-        FileManager.default.createFile(atPath: filler, contents: nil)
+        _ = FileManager.default.createFile(atPath: filler, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
         let chunk = Data(repeating: 0, count: 4096)
         while (try? handle.write(contentsOf: chunk)) != nil {}
