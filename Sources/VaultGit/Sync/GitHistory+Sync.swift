@@ -136,6 +136,19 @@ extension GitHistory {
     /// Paths that differ between HEAD and the files (hand edits, new and deleted files),
     /// as `git status` finds them; ignored files (`.vault/`) are not included.
     public func workTreeChanges() throws(VaultError) -> [String] {
+        // `git status` is several times faster than libgit2's on a large vault (its index
+        // preload and untracked-file walk); libgit2's is the fallback without the command.
+        let git = GitTransport(root: root)
+        if GitTransport.isInstalled(environment: git.environment) {
+            let output = try git.run(
+                ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"])
+            if output.status == 0 {
+                // `XY PATH\0` records; with renames off there is no second path.
+                return output.stdout.split(separator: "\0").compactMap { record in
+                    record.count > 3 ? String(record.dropFirst(3)) : nil
+                }.sorted()
+            }
+        }
         var options = git_status_options()
         git_status_options_init(&options, UInt32(GIT_STATUS_OPTIONS_VERSION))
         options.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR
@@ -159,8 +172,8 @@ extension GitHistory {
 
     /// Files that may hold what plain git left: changed in the work tree, or committed here since
     /// `ref` (the remote's branch as last fetched; everything when there is none).
-    func locallyChangedPaths(since ref: String) throws(VaultError) -> [String]? {
-        var paths = Set(try workTreeChanges())
+    func locallyChangedPaths(since ref: String, workTree: [String]) throws(VaultError) -> [String]? {
+        var paths = Set(workTree)
         guard let head = try headCommit() else { return Array(paths) }
         defer { git_commit_free(head.commit); git_tree_free(head.tree) }
         guard let other = try referenceCommit(ref) else { return nil }
@@ -172,10 +185,10 @@ extension GitHistory {
         return paths.sorted()
     }
 
-    /// Commits every hand edit as its own commit (`edit: …`); returns the paths.
-    func commitHandEdits() throws(VaultError) -> [String] {
+    /// Commits the hand edits in `paths` (from `workTreeChanges`) as their own commit (`edit: …`);
+    /// returns the paths.
+    func commitHandEdits(_ paths: [String]) throws(VaultError) -> [String] {
         try checkReady()
-        let paths = try workTreeChanges()
         guard !paths.isEmpty else { return [] }
         // The status compares with the index; `prepare` keeps only what differs from HEAD.
         let shown = paths.count > 5 ? paths.prefix(5).joined(separator: ", ") + " and \(paths.count - 5) more" : paths.joined(separator: ", ")
@@ -203,9 +216,8 @@ extension GitHistory {
     /// one is still as in `tree` (the version just committed), so a save an editor made during
     /// the sync is never overwritten: then nothing is written and the sync stops.
     func checkout(_ changes: [TreeMerge.Change], replacing tree: OpaquePointer) throws(VaultError) {
-        let rootID = git_tree_id(tree).pointee
         for change in changes {
-            let committed = try trees.blob(at: change.path, in: rootID)
+            let committed = blob(at: change.path, in: tree)
             let onDisk = FileIO.exists(root + "/" + change.path) ? try blobID(ofFile: change.path) : nil
             if !GitHistory.same(committed, onDisk) {
                 throw VaultError.changedOnDisk(path: change.path)

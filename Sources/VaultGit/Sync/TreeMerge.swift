@@ -135,7 +135,7 @@ struct TreeMerge {
         Trace.mark("tree merge: added paths merged")
         // Only what differs from ours is a change.
         for (path, oid) in result.sorted(by: { $0.key < $1.key }) {
-            let current = try history.trees.blob(at: path, in: git_tree_id(ours.tree).pointee)
+            let current = history.blob(at: path, in: ours.tree)
             if !GitHistory.same(current, oid) { outcome.changes.append(Change(path: path, oid: oid)) }
         }
         Trace.mark("tree merge: compared with ours")
@@ -285,6 +285,17 @@ extension GitHistory {
         let size = Int(git_blob_rawsize(blob))
         guard size > 0, let raw = git_blob_rawcontent(blob) else { return [] }
         return Array(UnsafeRawBufferPointer(start: raw, count: size))
+    }
+
+    /// The blob of `path` in `tree` (nil: no tree, or no such file), found by libgit2's binary
+    /// search of the parsed trees; for the many lookups of a merge in large folders.
+    func blob(at path: String, in tree: OpaquePointer?) -> git_oid? {
+        guard let tree else { return nil }
+        var entry: OpaquePointer?
+        guard git_tree_entry_bypath(&entry, tree, path) == 0 else { return nil }
+        defer { git_tree_entry_free(entry) }
+        guard git_tree_entry_type(entry) == GIT_OBJECT_BLOB else { return nil }
+        return git_tree_entry_id(entry).pointee
     }
 
     /// The blob of `path` in HEAD, if any.

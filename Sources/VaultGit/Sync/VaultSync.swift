@@ -56,11 +56,15 @@ public final class VaultSync {
             let theirsRef = "refs/remotes/\(remote)/\(branch)"
             let step = try vault.changing { () throws(VaultError) -> MergeStep in
                 // What plain git left (an unfinished merge, markers in changed files) is repaired first.
-                report.notes += try VaultResolve(vault: vault, history: history)
-                    .repair(candidates: try history.locallyChangedPaths(since: theirsRef), copies: false)
+                var edits = try history.workTreeChanges()
+                Trace.mark("sync: work tree read")
+                let repaired = try VaultResolve(vault: vault, history: history)
+                    .repair(candidates: try history.locallyChangedPaths(since: theirsRef, workTree: edits), copies: false)
+                report.notes += repaired
+                if !repaired.isEmpty { edits = try history.workTreeChanges() }
                 Trace.mark("sync: repair checked")
                 try history.ensureMergeDriver()
-                report.handEdits += try history.commitHandEdits()
+                report.handEdits += try history.commitHandEdits(edits)
                 Trace.mark("sync: hand edits committed")
                 let step = try merge(theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
                 Trace.mark("sync: merged")
@@ -127,7 +131,7 @@ public final class VaultSync {
     /// and the remote is not touched.
     public func undo() throws(VaultError) -> UndoReport {
         try vault.changing { () throws(VaultError) -> UndoReport in
-            _ = try history.commitHandEdits()
+            _ = try history.commitHandEdits(try history.workTreeChanges())
             guard let before = try history.referenceCommit(VaultSync.beforeRef),
                 let after = try history.referenceCommit(VaultSync.afterRef)
             else {
@@ -267,33 +271,37 @@ public final class VaultSync {
         var oursID = git_commit_id(ours.commit).pointee
         var theirsID = git_commit_id(theirs).pointee
         var baseID = git_oid()
-        var baseRoot: git_oid?
+        var baseTree: OpaquePointer?
         if git_merge_base(&baseID, history.repo, &oursID, &theirsID) == 0 {
             var c: OpaquePointer?
             if git_commit_lookup(&c, history.repo, &baseID) == 0 {
-                baseRoot = git_commit_tree_id(c).pointee
+                _ = git_commit_tree(&baseTree, c)
                 git_commit_free(c)
             }
         }
-        let roots: [git_oid] = [git_tree_id(ours.tree).pointee, git_tree_id(theirsTree!).pointee]
-        // The paths either side changed: only they can have lost anything.
+        defer { git_tree_free(baseTree) }
+        // The paths either side changed: only they can have lost anything. The result's version
+        // of each is the change's, else ours (the result tree is ours with the changes applied).
+        var resultBlobs: [String: git_oid?] = [:]
+        for change in plan.changes { resultBlobs[change.path] = change.oid }
         var paths = Set(plan.changes.map(\.path))
         for (from, to) in plan.outcome.renamed { paths.insert(from); paths.insert(to) }
         for p in plan.outcome.keptEdits { paths.insert(p) }
-        func ids(_ path: String, _ root: git_oid?) throws(VaultError) -> Set<String> {
-            guard let root, let blob = try history.trees.blob(at: path, in: root) else { return [] }
+        func items(_ blob: git_oid?, _ path: String) throws(VaultError) -> Set<String> {
+            guard let blob else { return [] }
             return Integrity.items(in: try history.blobBytes(blob), path: path)
         }
         var required = Set<String>()
         var resultItems = Set<String>()
         var deletedOnPurpose = Set<String>()
         for path in paths where VaultPath.kind(of: path) == .room || VaultPath.kind(of: path) == .diaryEntry {
-            let o = try ids(path, roots[0])
-            let t = try ids(path, roots[1])
-            let b = try ids(path, baseRoot)
+            let oursBlob = history.blob(at: path, in: ours.tree)
+            let o = try items(oursBlob, path)
+            let t = try items(history.blob(at: path, in: theirsTree), path)
+            let b = try items(history.blob(at: path, in: baseTree), path)
             required.formUnion(o.union(t))
             deletedOnPurpose.formUnion(b.subtracting(o.intersection(t)))
-            resultItems.formUnion(try ids(path, result))
+            resultItems.formUnion(try items(resultBlobs[path] ?? oursBlob, path))
         }
         let missing = required.subtracting(deletedOnPurpose).subtracting(resultItems)
         if !missing.isEmpty {
@@ -307,11 +315,10 @@ public final class VaultSync {
         throws(VaultError) -> SyncReport
     {
         var report = SyncReport(remote: "")
-        let oursRoot = git_tree_id(oursTree).pointee
         let renamedTo = Set(outcome.renamed.map(\.to))
         let renamedFrom = Set(outcome.renamed.map(\.from))
         for change in changes {
-            let before = try history.trees.blob(at: change.path, in: oursRoot).map { id throws(VaultError) in try history.blobBytes(id) }
+            let before = try history.blob(at: change.path, in: oursTree).map { id throws(VaultError) in try history.blobBytes(id) }
             let after = try change.oid.map { id throws(VaultError) in try history.blobBytes(id) }
             switch (VaultPath.kind(of: change.path), after) {
             case (_, nil):
