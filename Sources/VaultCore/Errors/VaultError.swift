@@ -27,7 +27,8 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case frontMatterNotMapping
         /// The same top-level key twice.
         case duplicateKey(String, firstLine: Int)
-        /// A front-matter time (`created`, `updated`) that is not RFC 3339 with an offset.
+        /// A front-matter time (`created`, `updated`) that is not a date or a time in any form
+        /// vault reads (`Timestamp(frontMatter:)`).
         case invalidDate(key: String, value: String)
         /// A line that has the shape of a message header, but a part of it is invalid.
         case invalidHeader(String)
@@ -78,7 +79,7 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case .duplicateKey(let key, let firstLine):
             return "the front-matter key '\(key)' appears twice (first on line \(firstLine)); keep one"
         case .invalidDate(let key, let value):
-            return "'\(key)' must be an RFC 3339 time with an offset, like 2026-11-21T09:30:00+09:00, not \"\(value)\""
+            return "'\(key)' must be a date or a time, like 2026-11-21, 2026-11-21 09:30 or 2026-11-21T09:30:00+09:00, not \"\(value)\""
         case .invalidHeader(let detail):
             return "the message header \(detail)"
         case .duplicateMessageID(let id, let firstLine):
