@@ -29,7 +29,8 @@ extension GitHistory {
         }
     }
 
-    public func commit(_ paths: [String], message: String) throws(VaultError) {
+    @discardableResult
+    public func commit(_ paths: [String], message: String) throws(VaultError) -> Bool {
         Trace.mark("commit: start")
         try checkReady()
         let head = try headCommit()
@@ -54,6 +55,7 @@ extension GitHistory {
         let lock = try IndexLock(gitDirectory: gitDirectory)
         let updates = changes.map { IndexPatcher.Update(path: $0.path, oid: $0.oid) }
         let pending = PendingIndex()
+        var made = false
         let group = DispatchGroup()
         let (indexPath, workdir) = (lock.indexPath, root)
         DispatchQueue.global().async(group: group) {
@@ -73,6 +75,7 @@ extension GitHistory {
             Trace.mark("commit: trees written")
             if var old = oldRoot, git_oid_equal(&old, &newRoot) == 0 {
                 try makeCommit(tree: newRoot, parent: head?.commit, message: message)
+                made = true
                 Trace.mark("commit: commit made, branch moved")
             }
         } catch {
@@ -89,6 +92,7 @@ extension GitHistory {
         }
         Trace.mark("commit: index updated")
         if packIfNeeded() { Trace.mark("commit: git gc --auto started") }
+        return made
     }
 
     /// Reads HEAD's root tree and the tree of `folder` into the tree cache (errors are left
