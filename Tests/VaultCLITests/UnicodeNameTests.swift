@@ -75,6 +75,8 @@ import Glibc
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let stem = "2026-03-01-첫눈".decomposedStringWithCanonicalMapping
         try writeRaw(folder + "/\(stem).md", "---\ncreated: 2026-03-01T09:00:00+09:00\n---\n\n맥에서 쓴 글.\n")
+        try vault.git(["add", "-A"])
+        try vault.git(["commit", "-q", "-m", "an entry from a Mac"])
         try expectDiarySuccess(try vault.run(["write", "첫눈", "--date", "2026-03-01", "--body", "리눅스에서 쓴 글.\n"]), vault)
         let found = names(folder).map { String(decoding: $0, as: UTF8.self).precomposedStringWithCanonicalMapping }
         #expect(Set(found.map { Array($0.utf8) }) == [Array("2026-03-01-첫눈.md".utf8), Array("2026-03-01-첫눈-2.md".utf8)], "\(found)")

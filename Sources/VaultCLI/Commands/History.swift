@@ -142,8 +142,9 @@ extension VaultCommand {
 
         func execute() throws {
             let plain = try location.open()
-            let resolved = try plain.resolve(item, workingDirectory: FileManager.default.currentDirectoryPath)
+            let resolved = try plain.resolve(item, workingDirectory: FileManager.default.currentDirectoryPath, allowingLink: true)
             let path = resolved.path
+            if let link = plain.symbolicLink(on: path) { return try removeLink(link, vault: plain) }
             let title: String
             switch resolved {
             case .room: title = (try? plain.readRoom(path).title) ?? VaultPath.stem(of: path)
@@ -170,6 +171,32 @@ extension VaultCommand {
                 try history.commit([path], message: "rm: \(path) (\(title))")
             }
             print("Removed \(path). Bring it back with: vault restore \(path)")
+        }
+
+        /// Removes a symbolic link itself, never what it points to (which is not read either);
+        /// its removal is committed when the link was.
+        func removeLink(_ link: (path: String, target: String), vault plain: Vault) throws(VaultError) {
+            if !yes {
+                guard Terminal.stdinIsTerminal else {
+                    throw VaultError.invalidArgument("not removing \(link.path) without confirmation: add --yes")
+                }
+                Terminal.stream("Remove the symbolic link \(link.path) (to \(link.target); that stays)? [y/N] ")
+                let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+                guard answer == "y" || answer == "yes" else {
+                    print("Nothing removed.")
+                    return
+                }
+            }
+            let history = try GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }.history()
+            let vault = try Vault(root: plain.root, history: history)
+            try vault.changing { () throws(VaultError) in
+                guard FileIO.kind(of: vault.absolute(link.path)) == .symbolicLink else {
+                    throw VaultError.changedOnDisk(path: link.path)
+                }
+                try FileIO.remove(vault.absolute(link.path))
+                try history.commit([link.path], message: "rm: \(link.path) (a symbolic link)")
+            }
+            print("Removed \(link.path), a symbolic link; what it pointed to (\(link.target)) is untouched.")
         }
     }
 

@@ -206,7 +206,7 @@ extension GitHistory {
         let rootID = git_tree_id(tree).pointee
         for change in changes {
             let committed = try trees.blob(at: change.path, in: rootID)
-            let onDisk = FileIO.exists(root + "/" + change.path) ? try blobID(ofFile: change.path) : nil
+            let onDisk = try blobID(ofFile: change.path)
             if !GitHistory.same(committed, onDisk) {
                 throw VaultError.changedOnDisk(path: change.path)
             }
