@@ -103,6 +103,20 @@ import Glibc
         #expect(parseRoom(text).messages.count == 4, "\(text)")
     }
 
+    /// A deleted room made on a Mac, brought back by a path typed on Linux: the file comes back
+    /// under its own name, not a look-alike.
+    @Test func restoreOfADeletedFileTypedInTheOtherNormalization() throws {
+        let vault = try DiaryVault.fresh()
+        try writeRaw(vault.root + "/rooms/\(Self.decomposed).md", room("부산 여행"))
+        try vault.git(["add", "-A"])
+        try vault.git(["commit", "-q", "-m", "a room from a Mac"])
+        try expectDiarySuccess(try vault.run(["rm", "rooms/\(Self.composed).md", "--yes"]), vault)
+        #expect(names(vault.root + "/rooms") == [])
+        try expectDiarySuccess(try vault.run(["restore", "rooms/\(Self.composed).md"]), vault)
+        #expect(names(vault.root + "/rooms") == [Array("\(Self.decomposed).md".utf8)])
+        try expectDiarySuccess(try vault.run(["log", "rooms/\(Self.composed).md"]), vault)
+    }
+
     @Test func checkReportsLookAlikePairs() throws {
         let vault = try DiaryVault.fresh()
         try writeRaw(vault.root + "/rooms/\(Self.composed).md", room("리눅스"))

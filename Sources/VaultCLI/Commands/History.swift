@@ -20,11 +20,13 @@ func resolveInHistory(_ name: String, vault: Vault, history: GitHistory) throws(
         let key = name.precomposedStringWithCanonicalMapping
         var deleted = try history.deletedPaths(under: VaultPath.rooms) + history.deletedPaths(under: VaultPath.diary)
         let relative = Vault.absolute(name, from: FileManager.default.currentDirectoryPath)
+        // The path as the history spells it (`==` on strings ignores Unicode normalization: a
+        // name typed on Linux finds the file made on a Mac).
         if relative.hasPrefix(vault.root + "/") {
             let inVault = String(relative.dropFirst(vault.root.count + 1))
-            if deleted.contains(inVault) { return inVault }
+            if let hit = deleted.first(where: { $0 == inVault }) { return hit }
         }
-        if deleted.contains(key) { return key }
+        if let hit = deleted.first(where: { $0 == key }) { return hit }
         deleted = deleted.filter {
             let stem = VaultPath.stem(of: $0).precomposedStringWithCanonicalMapping
             return stem == key || stem.hasPrefix(key)

@@ -125,7 +125,10 @@ extension Vault {
     /// (first, other) by the bytes of their paths.
     public func lookAlikeNames() -> [(path: String, other: String)] {
         var groups: [[UInt8]: [String]] = [:]
-        for path in roomPaths() + diaryPaths() { groups[VaultPath.lookAlikeKey(path), default: []].append(path) }
+        // An ASCII name has one spelling: only the others can look alike.
+        for path in roomPaths() + diaryPaths() where !path.utf8.allSatisfy({ $0 < 0x80 }) {
+            groups[VaultPath.lookAlikeKey(path), default: []].append(path)
+        }
         var out: [(String, String)] = []
         for (_, paths) in groups where paths.count > 1 {
             let sorted = paths.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
