@@ -113,6 +113,39 @@ import VaultTestSupport
         #expect(try vault.status() == "")
     }
 
+    /// An editor that removes the file: the removal is kept and committed (`vault restore`
+    /// brings the file back), whether the editor then succeeds or fails.
+    @Test(arguments: [0, 3])
+    func aFileRemovedInTheEditorStaysRemovedAndTheRemovalIsCommitted(status: Int32) throws {
+        let (vault, _, room) = try vaultWithAnEntryAndARoom()
+        let history = try vault.subjects()
+        let editors = DiaryEditors()
+        let r = try vault.run(["edit", room], editor: try editors.make("remover", .script("rm \"$1\"\nexit \(status)")))
+        if status == 0 {
+            try expectDiarySuccess(r, vault)
+            #expect(r.stdout.contains("removed in the editor"), "\(r.stdout)")
+        } else {
+            expectUserError(r, ["editor", "exit status 3", room, "removed", "vault restore"])
+            #expect(r.stderr.split(separator: "\n").count == 1, "more than one line: \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: vault.root + "/" + room), "vault wrote the file back")
+        #expect(try vault.subjects() == ["edit: \(room) (removed in the editor)"] + history)
+        #expect(try vault.changedPaths() == ["D \(room)"])
+        #expect(try vault.status() == "")
+        try expectDiarySuccess(try vault.run(["restore", room]), vault)
+        #expect(FileManager.default.fileExists(atPath: vault.root + "/" + room))
+    }
+
+    @Test func aNewEntryRemovedByAFailingEditorLeavesNothing() throws {
+        let vault = try DiaryVault.fresh()
+        let before = try vault.snapshot()
+        let editors = DiaryEditors()
+        let r = try vault.run(["write", "사라질 글", "--editor"], editor: try editors.make("remover", .script("rm \"$1\"\nexit 6")))
+        try expectDiaryFailure(r, ["editor", "exit status 6", "removed", "no entry was made"], vault, unchangedFrom: before)
+        #expect(vault.diaryFiles() == [])
+        #expect(try vault.status() == "")
+    }
+
     @Test(arguments: ["append", "replace"])
     func todayKeepsAndCommitsWhatAFailingEditorSavedInTodaysEntry(saving: String) throws {
         let vault = try DiaryVault.fresh()

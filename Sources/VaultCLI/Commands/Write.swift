@@ -223,9 +223,17 @@ struct DiaryWriting {
         }
         let outcome = try Editor.run(vault.absolute(path))
         try vault.changing { () throws(VaultError) in
-            guard FileIO.exists(vault.absolute(path)) else {
-                throw VaultError.invalidArgument(
-                    "\(path) is gone after the editor ran: nothing was committed (`vault restore \(path)` brings it back)")
+            guard FileIO.entryExists(vault.absolute(path)) else {
+                // Removed in the editor: that is kept too, and committed.
+                let how: String
+                if case .failed(let text) = outcome { how = text } else { how = "" }
+                try vault.history?.commit([path], message: "edit: \(path) (removed in the editor)")
+                let removed = "\(path) was removed in the editor; the removal is kept\(committedNote) (`vault restore \(path)` brings it back)"
+                guard how.isEmpty else {
+                    throw VaultError.invalidArgument("the editor '\(Editor.command())' failed (\(how)), and \(removed)")
+                }
+                print(removed.prefix(1).uppercased() + removed.dropFirst() + ".")
+                return
             }
             if case .failed(let how) = outcome {
                 // Kept as it is: no `updated`, no write. Committed if anything changed.

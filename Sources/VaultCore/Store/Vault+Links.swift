@@ -50,11 +50,12 @@ extension Vault {
                 current = next
                 continue
             }
-            // ASCII has one spelling.
+            // ASCII has one spelling. Otherwise a name equal as a string (Swift compares strings by
+            // canonical equivalence) is the same name in another normalization.
             guard !part.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-            let key = VaultPath.lookAlikeKey(String(part))
+            let name = String(part)
             let names = FileIO.list(absolute(current)).map(\.name).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-            guard let match = names.first(where: { VaultPath.lookAlikeKey($0) == key }) else { return nil }
+            guard let match = names.first(where: { $0 == name }) else { return nil }
             current = current.isEmpty ? match : current + "/" + match
         }
         return current.isEmpty ? nil : current
@@ -122,16 +123,17 @@ extension Vault {
     }
 
     /// Pairs of rooms or entries whose names differ only in Unicode normalization, as
-    /// (first, other) by the bytes of their paths.
-    public func lookAlikeNames() -> [(path: String, other: String)] {
-        var groups: [[UInt8]: [String]] = [:]
-        // An ASCII name has one spelling: only the others can look alike.
-        for path in roomPaths() + diaryPaths() where !path.utf8.allSatisfy({ $0 < 0x80 }) {
-            groups[VaultPath.lookAlikeKey(path), default: []].append(path)
+    /// (first, other) by the bytes of their paths; among `paths` (default: every room and entry).
+    public func lookAlikeNames(among paths: [String]? = nil) -> [(path: String, other: String)] {
+        // Swift's strings are equal, and hash equally, when canonically equivalent: one key per
+        // name as a person reads it. An ASCII name has one spelling and is left out.
+        var groups: [String: [String]] = [:]
+        for path in paths ?? (roomPaths() + diaryPaths()) where !path.utf8.allSatisfy({ $0 < 0x80 }) {
+            groups[path, default: []].append(path)
         }
         var out: [(String, String)] = []
-        for (_, paths) in groups where paths.count > 1 {
-            let sorted = paths.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        for (_, group) in groups where group.count > 1 {
+            let sorted = group.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
             for other in sorted.dropFirst() { out.append((sorted[0], other)) }
         }
         return out.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }

@@ -279,15 +279,12 @@ public final class Vault: Sendable {
     /// has, in any Unicode normalization (a `부산.md` made on a Mac takes `부산.md` typed on Linux)
     /// and whatever it is (a symbolic link, even to nothing, takes its name).
     func freePath(folder: String, stem: String) -> String {
-        // An ASCII name has one spelling: no need to list the folder (20,000 rooms).
-        let taken: Set<[UInt8]> =
-            stem.utf8.allSatisfy { $0 < 0x80 }
-            ? [] : Set(FileIO.list(absolute(folder)).map { VaultPath.lookAlikeKey($0.name) })
+        // An ASCII name has one spelling: no need to list the folder (20,000 rooms). Otherwise the
+        // names there, as a set of strings: Swift's strings are equal when canonically equivalent.
+        let taken: Set<String> = stem.utf8.allSatisfy { $0 < 0x80 } ? [] : Set(FileIO.list(absolute(folder)).map(\.name))
         var candidate = "\(folder)/\(stem).md"
         var n = 2
-        while FileIO.entryExists(absolute(candidate))
-            || taken.contains(VaultPath.lookAlikeKey(String(candidate.dropFirst(folder.count + 1))))
-        {
+        while FileIO.entryExists(absolute(candidate)) || taken.contains(String(candidate.dropFirst(folder.count + 1))) {
             candidate = "\(folder)/\(stem)-\(n).md"
             n += 1
         }

@@ -34,12 +34,6 @@ public enum VaultPath {
 }
 
 extension VaultPath {
-    /// The bytes of `name` in Unicode NFC: two names with the same key name one file for a
-    /// person (macOS writes Hangul decomposed, Linux composed).
-    public static func lookAlikeKey(_ name: String) -> [UInt8] {
-        Array(name.precomposedStringWithCanonicalMapping.utf8)
-    }
-
     /// `NFC`, `NFD`, or `mixed`: how the letters of `path` are composed.
     public static func normalization(of path: String) -> String {
         let bytes = Array(path.utf8)
