@@ -53,7 +53,9 @@ final class TreeEditor {
     }
 
     /// The new root tree after `changes` of files and symbolic links (nil if it ends up empty).
-    func apply(_ changes: [(path: String, oid: git_oid?, isLink: Bool)], to root: git_oid?) throws(VaultError) -> git_oid? {
+    func apply(_ changes: [(path: String, oid: git_oid?, isLink: Bool)], to root: git_oid?) throws(VaultError)
+        -> git_oid?
+    {
         try update(
             root,
             changes.map {

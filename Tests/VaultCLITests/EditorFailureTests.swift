@@ -78,13 +78,16 @@ import VaultTestSupport
     @Test func aChatTurnThatLandedWhileTheEditorWasOpenIsKept() throws {
         let (vault, _, room) = try vaultWithAnEntryAndARoom()
         let editors = DiaryEditors()
+        let log = editors.dir.path
         let chat =
-            "'\(Project.vaultExecutable)' chat --vault '\(vault.root)' 부산 '편집기가 열린 동안 보낸 말' </dev/null >/dev/null 2>'\(editors.dir.path)/chat.err'; echo \"chat $?\" >> '\(editors.dir.path)/chat.status'\nexit 1"
+            "'\(Project.vaultExecutable)' chat --vault '\(vault.root)' 부산 '편집기가 열린 동안 보낸 말'"
+            + " </dev/null >/dev/null 2>'\(log)/chat.err'; echo \"chat $?\" >> '\(log)/chat.status'\nexit 1"
         let editor = try editors.make("quitter", .script(chat))
         let r = try vault.run(["edit", room], editor: editor, extra: ["VAULT_LOCK_TIMEOUT": "5"])
         expectUserError(r, ["editor", "exit status 1", "saved nothing"])
         let status = (try? editors.dir.readText("chat.status")) ?? "never ran"
-        try #require(status == "chat 0\n", "the chat run from the editor: \(status) \((try? editors.dir.readText("chat.err")) ?? "")")
+        let chatErrors = (try? editors.dir.readText("chat.err")) ?? ""
+        try #require(status == "chat 0\n", "the chat run from the editor: \(status) \(chatErrors)")
         let text = try vault.readText(room)
         #expect(text.contains("편집기가 열린 동안 보낸 말"), "the chat turn was lost:\n\(text)")
         let parsed = parseRoom(text)
@@ -100,7 +103,8 @@ import VaultTestSupport
         let (vault, _, room) = try vaultWithAnEntryAndARoom()
         let editors = DiaryEditors()
         let chat =
-            "'\(Project.vaultExecutable)' chat --vault '\(vault.root)' 부산 '편집 중에 보낸 말' </dev/null >/dev/null 2>'\(editors.dir.path)/chat.err'\nprintf '손으로 쓴 메모\\n' >> \"$1\"\nexit 2"
+            "'\(Project.vaultExecutable)' chat --vault '\(vault.root)' 부산 '편집 중에 보낸 말'"
+            + " </dev/null >/dev/null 2>'\(editors.dir.path)/chat.err'\nprintf '손으로 쓴 메모\\n' >> \"$1\"\nexit 2"
         let editor = try editors.make("saver", .script(chat))
         let history = try vault.subjects()
         let r = try vault.run(["edit", room], editor: editor, extra: ["VAULT_LOCK_TIMEOUT": "5"])
@@ -140,8 +144,10 @@ import VaultTestSupport
         let vault = try DiaryVault.fresh()
         let before = try vault.snapshot()
         let editors = DiaryEditors()
-        let r = try vault.run(["write", "사라질 글", "--editor"], editor: try editors.make("remover", .script("rm \"$1\"\nexit 6")))
-        try expectDiaryFailure(r, ["editor", "exit status 6", "removed", "no entry was made"], vault, unchangedFrom: before)
+        let remover = try editors.make("remover", .script("rm \"$1\"\nexit 6"))
+        let r = try vault.run(["write", "사라질 글", "--editor"], editor: remover)
+        try expectDiaryFailure(
+            r, ["editor", "exit status 6", "removed", "no entry was made"], vault, unchangedFrom: before)
         #expect(vault.diaryFiles() == [])
         #expect(try vault.status() == "")
     }

@@ -34,14 +34,17 @@ import VaultTestSupport
         let vault = try vaultWithHandWrittenEntries()
         let list = try diaryListJSON(try vault.run(["diary", "list", "--json"]))
         for e in Self.entries {
-            let item = try #require(list.first { ($0["path"] as? String) == "diary/imported/" + e.name }, "\(e.name) not listed")
+            let path = "diary/imported/" + e.name
+            let item = try #require(list.first { ($0["path"] as? String) == path }, "\(e.name) not listed")
             #expect(item["date"] as? String == e.day, "\(e.name): \(item)")
             #expect(item["date_source"] as? String == "created", "\(e.name): \(item)")
             #expect(item["problem"] == nil, "\(e.name): \(item)")
         }
         // `--since` filters by the same days.
-        let since = try diaryListJSON(try vault.run(["diary", "list", "--json", "--since", "2025-08-17", "--until", "2025-08-18"]))
-        #expect(Set(since.compactMap { $0["path"] as? String }) == ["diary/imported/jekyll.md", "diary/imported/hugo.md"])
+        let since = try diaryListJSON(
+            try vault.run(["diary", "list", "--json", "--since", "2025-08-17", "--until", "2025-08-18"]))
+        let paths = Set(since.compactMap { $0["path"] as? String })
+        #expect(paths == ["diary/imported/jekyll.md", "diary/imported/hugo.md"])
     }
 
     /// `tag` and `edit` rewrite `updated` (in vault's form) and nothing else of the front-matter.
@@ -71,6 +74,7 @@ import VaultTestSupport
         #expect(room["last_activity"] as? String == "2025-08-15", "\(room)")
         #expect(room["problem"] == nil, "\(room)")
         try expectDiarySuccess(try vault.run(["chat", "obsidian-room", "안녕"]), vault)
-        #expect(try vault.readText("rooms/obsidian-room.md").hasPrefix("---\ntitle: 옵시디언 방\ncreated: 2025-08-15\n---\n\n"))
+        let text = try vault.readText("rooms/obsidian-room.md")
+        #expect(text.hasPrefix("---\ntitle: 옵시디언 방\ncreated: 2025-08-15\n---\n\n"), "\(text)")
     }
 }

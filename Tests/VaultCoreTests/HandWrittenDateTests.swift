@@ -121,6 +121,7 @@ import Testing
         let out = try FrontMatterEditor.setting(
             "updated", to: .string(now.text), in: entry.bytes, frontMatter: entry.frontMatter, path: "diary/x.md",
             lineEnding: entry.lineEnding)
-        #expect(String(decoding: out, as: UTF8.self) == "---\ncreated: \(form.text)\nupdated: 2026-01-02T03:04:05+09:00\n---\n\n본문.\n")
+        let expected = "---\ncreated: \(form.text)\nupdated: 2026-01-02T03:04:05+09:00\n---\n\n본문.\n"
+        #expect(String(decoding: out, as: UTF8.self) == expected)
     }
 }

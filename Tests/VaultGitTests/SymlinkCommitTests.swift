@@ -18,9 +18,10 @@ import Glibc
     func setUp() throws -> (TemporaryDirectory, TemporaryDirectory, GitHistory) {
         let dir = try initVault("vault-links")
         let outside = TemporaryDirectory("vault-outside")
-        try outside.write("secret.md", "---\ntitle: \(SymlinkCommitTests.secret)\n---\n\n\(SymlinkCommitTests.secret)\n")
+        let secret = SymlinkCommitTests.secret
+        try outside.write("secret.md", "---\ntitle: \(secret)\n---\n\n\(secret)\n")
         // Large too, so the path that reads big files in pieces is covered as well.
-        try outside.write("big.md", Array(repeating: Array("\(SymlinkCommitTests.secret)\n".utf8), count: 20_000).flatMap { $0 })
+        try outside.write("big.md", Array(repeating: Array("\(secret)\n".utf8), count: 20_000).flatMap { $0 })
         let vault = try Vault(root: dir.path)
         return (dir, outside, try GitHistory(vault: dir.path, config: vault.config))
     }

@@ -144,7 +144,8 @@ extension VaultCommand {
 
         func execute() throws {
             let plain = try location.open()
-            let resolved = try plain.resolve(item, workingDirectory: FileManager.default.currentDirectoryPath, allowingLink: true)
+            let cwd = FileManager.default.currentDirectoryPath
+            let resolved = try plain.resolve(item, workingDirectory: cwd, allowingLink: true)
             let path = resolved.path
             if let link = plain.symbolicLink(on: path) { return try removeLink(link, vault: plain) }
             let title: String
@@ -189,7 +190,8 @@ extension VaultCommand {
                     return
                 }
             }
-            let history = try GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }.history()
+            let history = try GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }
+                .history()
             let vault = try Vault(root: plain.root, history: history)
             try vault.changing { () throws(VaultError) in
                 guard FileIO.kind(of: vault.absolute(link.path)) == .symbolicLink else {

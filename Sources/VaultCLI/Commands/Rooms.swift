@@ -25,8 +25,8 @@ extension VaultCommand {
                 // A hand-written `created` may have no offset: shown as written (its clock, in UTC).
                 let when = room.lastActivity.flatMap { Timestamp(frontMatter: $0) }
                     .map { t in
-                        DateText.string(
-                            for: t.date, style: .compact, locale: locale, timeZone: t.hasOffset ? zone : TimeZone(identifier: "UTC")!)
+                        let shown = t.hasOffset ? zone : TimeZone(identifier: "UTC")!
+                        return DateText.string(for: t.date, style: .compact, locale: locale, timeZone: shown)
                     } ?? ""
                 let icon = room.problem != nil ? "⚠️" : room.hasPendingPrompt ? "✍️" : room.lastRole?.icon ?? "  "
                 let preview =

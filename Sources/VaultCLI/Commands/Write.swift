@@ -172,7 +172,8 @@ struct DiaryWriting {
         try vault.changing { () throws(VaultError) in
             guard FileIO.exists(vault.absolute(path)) else {
                 if case .failed(let how) = outcome {
-                    throw VaultError.invalidArgument("the editor '\(Editor.command())' failed (\(how)) and removed \(path): no entry was made")
+                    throw VaultError.invalidArgument(
+                        "the editor '\(Editor.command())' failed (\(how)) and removed \(path): no entry was made")
                 }
                 print("The entry was removed in the editor, so it was not kept.")
                 return
@@ -186,8 +187,8 @@ struct DiaryWriting {
                 }
                 let label = (try? DiaryFile(parsing: bytes, path: path)).map(entryLabel) ?? path
                 try vault.history?.commit([path], message: "diary: add \(label) (the editor failed: \(how))")
-                throw VaultError.invalidArgument(
-                    "the editor '\(Editor.command())' failed (\(how)); what it saved in \(path) is kept\(committedNote)")
+                let editor = "the editor '\(Editor.command())' failed (\(how))"
+                throw VaultError.invalidArgument("\(editor); what it saved in \(path) is kept\(committedNote)")
             }
             guard let entry = try? DiaryFile(parsing: bytes, path: path) else {
                 // Broken in the editor: the words are kept and committed; the problems are shown.
@@ -228,7 +229,9 @@ struct DiaryWriting {
                 let how: String
                 if case .failed(let text) = outcome { how = text } else { how = "" }
                 try vault.history?.commit([path], message: "edit: \(path) (removed in the editor)")
-                let removed = "\(path) was removed in the editor; the removal is kept\(committedNote) (`vault restore \(path)` brings it back)"
+                let removed =
+                    "\(path) was removed in the editor; the removal is kept\(committedNote)"
+                    + " (`vault restore \(path)` brings it back)"
                 guard how.isEmpty else {
                     throw VaultError.invalidArgument("the editor '\(Editor.command())' failed (\(how)), and \(removed)")
                 }
@@ -242,9 +245,11 @@ struct DiaryWriting {
                 let editor = "the editor '\(Editor.command())' failed (\(how))"
                 if committed ?? (bytes != original) {
                     throw VaultError.invalidArgument(
-                        "\(editor); what it saved in \(path) is kept\(committedNote) (`vault diff \(path) HEAD~1` shows the change)")
+                        "\(editor); what it saved in \(path) is kept\(committedNote)"
+                            + " (`vault diff \(path) HEAD~1` shows the change)")
                 }
-                throw VaultError.invalidArgument("\(editor) and saved nothing: \(path) is unchanged, nothing was committed")
+                throw VaultError.invalidArgument(
+                    "\(editor) and saved nothing: \(path) is unchanged, nothing was committed")
             }
             var bytes = try FileIO.read(vault.absolute(path))
             guard bytes != original else {

@@ -98,7 +98,8 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case .duplicateKey(let key, let firstLine):
             return "the front-matter key '\(key)' appears twice (first on line \(firstLine)); keep one"
         case .invalidDate(let key, let value):
-            return "'\(key)' must be a date or a time, like 2026-11-21, 2026-11-21 09:30 or 2026-11-21T09:30:00+09:00, not \"\(value)\""
+            return "'\(key)' must be a date or a time, like 2026-11-21, 2026-11-21 09:30 or 2026-11-21T09:30:00+09:00,"
+                + " not \"\(value)\""
         case .invalidHeader(let detail):
             return "the message header \(detail)"
         case .duplicateMessageID(let id, let firstLine):
@@ -114,15 +115,20 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case .unfinishedMerge:
             return "the repository is in the middle of a git merge; run `vault resolve` to finish it (both sides are kept), or `git merge --abort`"
         case .symbolicLink(let target, .outside):
-            return "a symbolic link to \(target), outside the vault: vault never reads, writes or commits through it; put the file itself here, or remove the link"
+            return "a symbolic link to \(target), outside the vault: vault never reads, writes or commits through it;"
+                + " put the file itself here, or remove the link"
         case .symbolicLink(let target, .inside):
-            return "a symbolic link to \(target): vault does not read or write through links, so it is not a room or an entry; put the file itself here, or remove the link"
+            return "a symbolic link to \(target): vault does not read or write through links, so it is not a room or an"
+                + " entry; put the file itself here, or remove the link"
         case .symbolicLink(let target, .loop):
             return "a symbolic link that makes a loop (to \(target)): vault does not follow it; remove it"
         case .symbolicLink(let target, .missing):
             return "a symbolic link to \(target), which does not exist; remove it"
         case .lookAlikeName(let other):
-            return "\(path) (\(VaultPath.normalization(of: path))) and \(other) (\(VaultPath.normalization(of: other))) look like one name but are two files (its letters are composed differently: typed on a Mac and on Linux); copy what you want to keep into one and remove the other"
+            let (these, those) = (VaultPath.normalization(of: path), VaultPath.normalization(of: other))
+            return "\(path) (\(these)) and \(other) (\(those)) look like one name but are two files (its letters are"
+                + " composed differently: typed on a Mac and on Linux); copy what you want to keep into one"
+                + " and remove the other"
         }
     }
 
@@ -179,7 +185,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .invalidArgument(let detail), .repository(let detail):
             return detail
         case .symbolicLink(let path, let target):
-            return "\(path) is a symbolic link (to \(target)): vault never writes through a link or commits what it points to, and changed nothing. Put the file or folder itself there, or remove the link."
+            return "\(path) is a symbolic link (to \(target)): vault never writes through a link or commits what it points"
+                + " to, and changed nothing. Put the file or folder itself there, or remove the link."
         case .changedOnDisk(let path):
             return "\(path) changed on disk while vault was changing it (saved in an editor?): vault left it as it is now and wrote nothing. Run the command again."
         case .provider(let detail, _, let kept):

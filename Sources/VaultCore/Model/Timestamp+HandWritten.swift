@@ -55,7 +55,9 @@ extension Timestamp {
         if i == n { return (midnight, nil) }
         // The time: `T`, `t` or one space, then hh:mm[:ss[.fraction]].
         guard take(UInt8(ascii: "T")) || take(UInt8(ascii: "t")) || take(32) else { return nil }
-        guard let hour = number(2), take(UInt8(ascii: ":")), let minute = number(2), hour < 24, minute < 60 else { return nil }
+        guard let hour = number(2), take(UInt8(ascii: ":")), let minute = number(2), hour < 24, minute < 60 else {
+            return nil
+        }
         var second = 0
         var fraction = 0.0
         if take(UInt8(ascii: ":")) {

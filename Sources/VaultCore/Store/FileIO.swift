@@ -88,7 +88,8 @@ public enum FileIO {
         let fd = open(path, O_RDONLY | O_CLOEXEC | flags)
         guard fd >= 0 else {
             if errno == ELOOP, flags & O_NOFOLLOW != 0 {
-                throw VaultError.symbolicLink(path: path, target: linkText(path).map { String(decoding: $0, as: UTF8.self) } ?? "?")
+                let target = linkText(path).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+                throw VaultError.symbolicLink(path: path, target: target)
             }
             throw VaultError.io(path: path, operation: "read", reason: errorText())
         }

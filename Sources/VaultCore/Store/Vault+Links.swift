@@ -54,7 +54,8 @@ extension Vault {
             // canonical equivalence) is the same name in another normalization.
             guard !part.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
             let name = String(part)
-            let names = FileIO.list(absolute(current)).map(\.name).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+            let names = FileIO.list(absolute(current)).map(\.name)
+                .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
             guard let match = names.first(where: { $0 == name }) else { return nil }
             current = current.isEmpty ? match : current + "/" + match
         }
@@ -115,11 +116,14 @@ extension Vault {
         }
         func isWithin(_ path: String, _ folder: String) -> Bool { path == folder || path.hasPrefix(folder + "/") }
         // A folder that holds the link itself: walking it would go round for ever.
-        if st.st_mode & S_IFMT == S_IFDIR, let parent = FileIO.resolvedPath(FileIO.parent(of: full)), isWithin(parent, resolved) {
+        if st.st_mode & S_IFMT == S_IFDIR, let parent = FileIO.resolvedPath(FileIO.parent(of: full)),
+            isWithin(parent, resolved)
+        {
             return SymbolicLinkFound(path: relative, target: target, link: .loop)
         }
         let vaultRoot = FileIO.resolvedPath(root) ?? root
-        return SymbolicLinkFound(path: relative, target: target, link: isWithin(resolved, vaultRoot) ? .inside : .outside)
+        let link: FormatProblem.Link = isWithin(resolved, vaultRoot) ? .inside : .outside
+        return SymbolicLinkFound(path: relative, target: target, link: link)
     }
 
     /// Pairs of rooms or entries whose names differ only in Unicode normalization, as

@@ -254,7 +254,8 @@ enum RoomTail {
         let preview = room.pendingPrompt.map { Preview.firstLine(of: $0) } ?? last.map { Preview.firstLine(of: $0.body) } ?? ""
         return Scan(
             title: room.title == VaultPath.stem(of: path) ? nil : room.title,
-            created: room.frontMatter?.string("created").flatMap { Timestamp(frontMatter: $0) }, lastHeader: last?.header,
+            created: room.frontMatter?.string("created").flatMap { Timestamp(frontMatter: $0) },
+            lastHeader: last?.header,
             preview: preview, hasPendingPrompt: room.pendingPrompt != nil)
     }
 

@@ -151,9 +151,8 @@ public final class Vault: Sendable {
         var stack = [VaultPath.diary]
         var seen = Set<FolderIdentity>()
         while let dir = stack.popLast() {
-            guard FileIO.kind(of: absolute(dir)) == .directory, seen.insert(FolderIdentity(absolute(dir))).inserted else {
-                continue
-            }
+            guard FileIO.kind(of: absolute(dir)) == .directory, seen.insert(FolderIdentity(absolute(dir))).inserted
+            else { continue }
             for entry in FileIO.list(absolute(dir)) where !entry.name.hasPrefix(".") {
                 let rel = dir + "/" + entry.name
                 if entry.kind == .directory {
@@ -281,7 +280,8 @@ public final class Vault: Sendable {
     func freePath(folder: String, stem: String) -> String {
         // An ASCII name has one spelling: no need to list the folder (20,000 rooms). Otherwise the
         // names there, as a set of strings: Swift's strings are equal when canonically equivalent.
-        let taken: Set<String> = stem.utf8.allSatisfy { $0 < 0x80 } ? [] : Set(FileIO.list(absolute(folder)).map(\.name))
+        let taken: Set<String> =
+            stem.utf8.allSatisfy { $0 < 0x80 } ? [] : Set(FileIO.list(absolute(folder)).map(\.name))
         var candidate = "\(folder)/\(stem).md"
         var n = 2
         while FileIO.entryExists(absolute(candidate)) || taken.contains(String(candidate.dropFirst(folder.count + 1))) {
