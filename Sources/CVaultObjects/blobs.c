@@ -67,7 +67,7 @@ static size_t blob_header(char *header, size_t capacity, uint64_t size) {
 }
 
 int cvault_blob_hash_file(git_oid *out, uint64_t *size, const char *path) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return os_error("cannot read", path);
     struct stat st;
     if (fstat(fd, &st) != 0) {
@@ -305,7 +305,7 @@ int cvault_blob_write(git_oid *out, const char *objects_dir, const char *path, c
     memset(&z, 0, sizeof z);
     sink s = {-1, NULL, 0, 0};
 
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return os_error("cannot read", path);
     struct stat st;
     if (fstat(fd, &st) != 0) {

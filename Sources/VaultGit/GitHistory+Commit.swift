@@ -15,11 +15,12 @@ extension GitHistory {
         let rootID = head.map { git_tree_id($0.tree).pointee }
         var edited: [String] = []
         for path in paths {
-            let onDisk = try blobID(ofFile: path)
-            let committed = try rootID.flatMap { id throws(VaultError) in try editor.blob(at: path, in: id) }
+            // A symbolic link is compared as git does: its text and its kind, never its target.
+            let onDisk = try blobEntry(ofFile: path)
+            let committed = try rootID.flatMap { id throws(VaultError) in try editor.entry(at: path, in: id) }
             switch (onDisk, committed) {
             case (nil, nil): continue
-            case (let a?, let b?) where GitHistory.same(a, b): continue
+            case (let a?, let b?) where GitHistory.same(a.oid, b.oid) && a.isLink == b.isLink: continue
             default: edited.append(path)
             }
         }
@@ -29,7 +30,8 @@ extension GitHistory {
         }
     }
 
-    public func commit(_ paths: [String], message: String) throws(VaultError) {
+    @discardableResult
+    public func commit(_ paths: [String], message: String) throws(VaultError) -> Bool {
         Trace.mark("commit: start")
         try checkReady()
         let head = try headCommit()
@@ -38,15 +40,23 @@ extension GitHistory {
         // together just before the branch moves (`makeCommit`); a commit not made leaves none.
         cvault_odb_writer_begin_batch(objects.writer)
         defer { cvault_odb_writer_abandon_batch(objects.writer) }
-        var changes: [(path: String, oid: git_oid?)] = []
+        var changes: [(path: String, oid: git_oid?, isLink: Bool)] = []
         let oldRootID = head.map { git_tree_id($0.tree).pointee }
         for path in Set(paths).sorted() {
-            // A large file reuses the compressed pieces of the blob it replaces (LargeBlobs.swift).
-            var previous: git_oid?
-            if let size = FileIO.size(of: root + "/" + path), size >= GitHistory.largeFileSize, let rootID = oldRootID {
-                previous = try trees.blob(at: path, in: rootID)
+            switch try workFile(path) {
+            case .missing:
+                changes.append((path, nil, false))
+            case .link(let text):
+                // As git commits a link: its own text, never what it points to.
+                changes.append((path, try writeBlob(text), true))
+            case .file(let size):
+                // A large file reuses the compressed pieces of the blob it replaces (LargeBlobs.swift).
+                var previous: git_oid?
+                if size >= GitHistory.largeFileSize, let rootID = oldRootID {
+                    previous = try trees.blob(at: path, in: rootID)
+                }
+                changes.append((path, try writeBlob(ofFile: path, size: size, replacing: previous), false))
             }
-            changes.append((path, try writeBlob(ofFile: path, replacing: previous)))
         }
         Trace.mark("commit: blobs written")
         // git's index lock is taken now, and the new index written into it on another core
@@ -54,6 +64,7 @@ extension GitHistory {
         let lock = try IndexLock(gitDirectory: gitDirectory)
         let updates = changes.map { IndexPatcher.Update(path: $0.path, oid: $0.oid) }
         let pending = PendingIndex()
+        var made = false
         let group = DispatchGroup()
         let (indexPath, workdir) = (lock.indexPath, root)
         DispatchQueue.global().async(group: group) {
@@ -73,6 +84,7 @@ extension GitHistory {
             Trace.mark("commit: trees written")
             if var old = oldRoot, git_oid_equal(&old, &newRoot) == 0 {
                 try makeCommit(tree: newRoot, parent: head?.commit, message: message)
+                made = true
                 Trace.mark("commit: commit made, branch moved")
             }
         } catch {
@@ -89,6 +101,7 @@ extension GitHistory {
         }
         Trace.mark("commit: index updated")
         if packIfNeeded() { Trace.mark("commit: git gc --auto started") }
+        return made
     }
 
     /// Reads HEAD's root tree and the tree of `folder` into the tree cache (errors are left
@@ -183,7 +196,7 @@ extension GitHistory {
         defer { git_index_free(index) }
         try GitFailure.check(git_index_read(index, 0), "read the index")
         for path in paths {
-            if FileIO.exists(root + "/" + path) {
+            if FileIO.entryExists(root + "/" + path) {
                 try GitFailure.check(git_index_add_bypath(index, path), "add \(path) to the index")
             } else if git_index_get_bypath(index, path, 0) != nil {
                 try GitFailure.check(git_index_remove_bypath(index, path), "remove \(path) from the index")

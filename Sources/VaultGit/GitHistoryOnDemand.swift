@@ -133,7 +133,8 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
 
     public func prepare(_ paths: [String]) throws(VaultError) { try history().prepare(paths) }
 
-    public func commit(_ paths: [String], message: String) throws(VaultError) {
+    @discardableResult
+    public func commit(_ paths: [String], message: String) throws(VaultError) -> Bool {
         try history().commit(paths, message: message)
     }
 }

@@ -126,10 +126,11 @@ enum IndexPatcher {
         }
     }
 
-    /// The index record of a file: stat data, mode, id, flags and the NUL-padded path.
+    /// The index record of a file or a symbolic link (the link's own stat data and mode 120000,
+    /// as git records it): stat data, mode, id, flags and the NUL-padded path.
     static func entry(for path: String, name: [UInt8], oid: inout git_oid, workdir: String) -> [UInt8]? {
         var st = stat()
-        guard stat(workdir + "/" + path, &st) == 0 else { return nil }
+        guard lstat(workdir + "/" + path, &st) == 0 else { return nil }
         var e: [UInt8] = []
         e.reserveCapacity(64 + name.count + 8)
         func add(_ v: UInt32) { e += [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
@@ -139,7 +140,11 @@ enum IndexPatcher {
         add(UInt32(truncatingIfNeeded: st.st_mtim.tv_nsec))
         add(UInt32(truncatingIfNeeded: st.st_dev))
         add(UInt32(truncatingIfNeeded: st.st_ino))
-        add(st.st_mode & 0o111 != 0 ? 0o100755 : 0o100644)
+        if st.st_mode & S_IFMT == S_IFLNK {
+            add(0o120000)
+        } else {
+            add(st.st_mode & 0o111 != 0 ? 0o100755 : 0o100644)
+        }
         add(st.st_uid)
         add(st.st_gid)
         add(UInt32(truncatingIfNeeded: st.st_size))

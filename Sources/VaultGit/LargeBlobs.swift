@@ -20,12 +20,58 @@ extension GitHistory {
     /// Bytes of a large file between two points where its compressed stream can be reused.
     static let blobPieceSize: UInt64 = 64 * 1024
 
+    /// What is at a vault path on disk, as git sees it: a symbolic link is a link (its blob is
+    /// the link's own text, its mode 120000), never what it points to.
+    enum WorkFile {
+        case missing
+        case link(text: [UInt8])
+        case file(size: Int)
+    }
+
+    /// What is at `relative`. A path below a linked folder is refused, as `git add` refuses a
+    /// path "beyond a symbolic link": what is there lies outside the vault's tree.
+    func workFile(_ relative: String) throws(VaultError) -> WorkFile {
+        var folder = ""
+        for part in relative.split(separator: "/").dropLast() {
+            folder += (folder.isEmpty ? "" : "/") + part
+            switch FileIO.kind(of: root + "/" + folder) {
+            case .directory?: continue
+            case .symbolicLink?:
+                let text = FileIO.linkText(root + "/" + folder).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+                throw VaultError.symbolicLink(path: folder, target: text)
+            default: return .missing
+            }
+        }
+        var st = stat()
+        guard lstat(root + "/" + relative, &st) == 0 else { return .missing }
+        switch st.st_mode & S_IFMT {
+        case S_IFLNK: return .link(text: FileIO.linkText(root + "/" + relative) ?? [])
+        case S_IFREG: return .file(size: Int(st.st_size))
+        default: return .missing
+        }
+    }
+
+    /// The blob id of the vault path `relative` as it is on disk and whether it is a symbolic
+    /// link, or nil when there is nothing there.
+    func blobEntry(ofFile relative: String) throws(VaultError) -> (oid: git_oid, isLink: Bool)? {
+        switch try workFile(relative) {
+        case .missing: return nil
+        case .link(let text): return (text.withUnsafeBytes { ObjectStore.id(of: $0, type: GIT_OBJECT_BLOB) }, true)
+        case .file(let size): return try blobID(ofFile: relative, size: size).map { ($0, false) }
+        }
+    }
+
     /// The blob id of the vault file `relative` as it is on disk, or nil when there is none.
+    /// A symbolic link gives the id of its text (`blobEntry(ofFile:)`).
     func blobID(ofFile relative: String) throws(VaultError) -> git_oid? {
+        try blobEntry(ofFile: relative)?.oid
+    }
+
+    /// The blob id of the regular file `relative` of `size` bytes, or nil when it is gone.
+    private func blobID(ofFile relative: String, size: Int) throws(VaultError) -> git_oid? {
         let path = root + "/" + relative
-        guard let size = FileIO.size(of: path) else { return nil }
         if size < GitHistory.largeFileSize {
-            guard let bytes = try? FileIO.read(path) else { return nil }
+            guard let bytes = try readWithoutFollowing(relative) else { return nil }
             return bytes.withUnsafeBytes { ObjectStore.id(of: $0, type: GIT_OBJECT_BLOB) }
         }
         // Known from the last commit of this version of the file (FileFacts): not read again.
@@ -37,18 +83,31 @@ extension GitHistory {
         var hashed: UInt64 = 0
         if cvault_blob_hash_file(&oid, &hashed, path) != 0 {
             if errno == ENOENT { return nil }
+            if errno == ELOOP { throw VaultError.changedOnDisk(path: relative) }
             throw GitFailure.error(-1, "read \(relative)")
         }
         return oid
     }
 
-    /// Writes the vault file `relative` as a blob and returns its id (nil when the file is
-    /// gone). `previous`, the blob it replaces, lends its unchanged compressed pieces.
-    func writeBlob(ofFile relative: String, replacing previous: git_oid?) throws(VaultError) -> git_oid? {
+    /// The bytes of the vault file `relative`, never through a symbolic link (one that
+    /// appeared since `workFile` looked: the file changed on disk); nil when it is gone.
+    func readWithoutFollowing(_ relative: String) throws(VaultError) -> [UInt8]? {
+        do {
+            return try FileIO.readWithoutFollowing(root + "/" + relative)
+        } catch .symbolicLink {
+            throw VaultError.changedOnDisk(path: relative)
+        } catch {
+            return nil
+        }
+    }
+
+    /// Writes the vault file `relative` (a regular file: `workFile`) as a blob and returns its
+    /// id (nil when the file is gone). `previous`, the blob it replaces, lends its unchanged
+    /// compressed pieces.
+    func writeBlob(ofFile relative: String, size: Int, replacing previous: git_oid?) throws(VaultError) -> git_oid? {
         let path = root + "/" + relative
-        guard let size = FileIO.size(of: path) else { return nil }
         if size < GitHistory.largeFileSize {
-            guard let bytes = try? FileIO.read(path) else { return nil }
+            guard let bytes = try readWithoutFollowing(relative) else { return nil }
             return try writeBlob(bytes)
         }
         let objectsDir = gitDirectory + "/objects"
@@ -68,7 +127,7 @@ extension GitHistory {
         defer { cvault_blob_layout_dispose(&layout) }
         if code != 0 {
             if errno == ENOENT { return nil }
-            if errno == ESTALE {
+            if errno == ESTALE || errno == ELOOP {
                 throw VaultError.changedOnDisk(path: relative)
             }
             throw GitFailure.error(-1, "write \(relative) into the repository")

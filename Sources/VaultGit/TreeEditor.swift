@@ -30,14 +30,37 @@ final class TreeEditor {
     struct Change {
         var components: ArraySlice<Substring>
         var oid: git_oid?
+        var kind: Kind = .keep
+    }
+
+    /// What a changed path's entry is.
+    enum Kind {
+        /// As the entry it replaces (a new one: a file).
+        case keep
+        /// A file: 100644, or 100755 when it was so (a link that became a file: 100644).
+        case file
+        /// A symbolic link: 120000, its blob the link's text.
+        case link
     }
 
     static let treeMode: [UInt8] = Array("40000".utf8)
     static let blobMode: [UInt8] = Array("100644".utf8)
+    static let linkMode: [UInt8] = Array("120000".utf8)
 
-    /// The new root tree after `changes` (nil if it ends up empty).
+    /// The new root tree after `changes` (nil if it ends up empty); each entry keeps its mode.
     func apply(_ changes: [(path: String, oid: git_oid?)], to root: git_oid?) throws(VaultError) -> git_oid? {
         try update(root, changes.map { Change(components: $0.path.split(separator: "/")[...], oid: $0.oid) })
+    }
+
+    /// The new root tree after `changes` of files and symbolic links (nil if it ends up empty).
+    func apply(_ changes: [(path: String, oid: git_oid?, isLink: Bool)], to root: git_oid?) throws(VaultError)
+        -> git_oid?
+    {
+        try update(
+            root,
+            changes.map {
+                Change(components: $0.path.split(separator: "/")[...], oid: $0.oid, kind: $0.isLink ? .link : .file)
+            })
     }
 
     private func update(_ treeID: git_oid?, _ changes: [Change]) throws(VaultError) -> git_oid? {
@@ -56,7 +79,13 @@ final class TreeEditor {
             if group.count == 1 && group[0].components.count == 1 {
                 // A file in this tree.
                 let found = TreeEditor.find(raw, nameBytes, isTree: false)
-                let mode = found.map { Array(raw[$0.mode]) } ?? TreeEditor.blobMode
+                let existing = found.map { Array(raw[$0.mode]) }
+                let mode: [UInt8]
+                switch group[0].kind {
+                case .keep: mode = existing ?? TreeEditor.blobMode
+                case .link: mode = TreeEditor.linkMode
+                case .file: mode = existing.flatMap { $0 == TreeEditor.linkMode ? nil : $0 } ?? TreeEditor.blobMode
+                }
                 try splice(&raw, found: found, name: nameBytes, isTree: false, mode: mode, oid: group[0].oid)
             } else {
                 // A folder: update the subtree, then its entry here.
@@ -65,7 +94,7 @@ final class TreeEditor {
                 if let f = found, raw[f.mode] == TreeEditor.treeMode[...] {
                     child = TreeEditor.oid(raw, at: f.oid)
                 }
-                let sub = group.map { Change(components: $0.components.dropFirst(), oid: $0.oid) }
+                let sub = group.map { Change(components: $0.components.dropFirst(), oid: $0.oid, kind: $0.kind) }
                 let newChild = try update(child, sub)
                 try splice(&raw, found: found, name: nameBytes, isTree: true, mode: TreeEditor.treeMode, oid: newChild)
             }
@@ -210,13 +239,20 @@ final class TreeEditor {
 
     /// The blob id of `path` in the tree `root`, reading only the trees on the path.
     func blob(at path: String, in root: git_oid) throws(VaultError) -> git_oid? {
+        try entry(at: path, in: root)?.oid
+    }
+
+    /// The blob id of `path` in the tree `root` and whether it is a symbolic link (mode 120000).
+    func entry(at path: String, in root: git_oid) throws(VaultError) -> (oid: git_oid, isLink: Bool)? {
         var current = root
         let parts = path.split(separator: "/")
         for (k, part) in parts.enumerated() {
             let raw = try read(current)
             guard let found = TreeEditor.find(raw, Array(part.utf8), isTree: k < parts.count - 1) else { return nil }
             let isTree = TreeEditor.isTreeMode(raw, found.mode)
-            if k == parts.count - 1 { return isTree ? nil : TreeEditor.oid(raw, at: found.oid) }
+            if k == parts.count - 1 {
+                return isTree ? nil : (TreeEditor.oid(raw, at: found.oid), raw[found.mode] == TreeEditor.linkMode[...])
+            }
             guard isTree else { return nil }
             current = TreeEditor.oid(raw, at: found.oid)
         }

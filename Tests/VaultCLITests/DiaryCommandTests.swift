@@ -435,28 +435,6 @@ import VaultTestSupport
         #expect(r.stdout.contains("No change"), "\(r.stdout)")
     }
 
-    @Test(arguments: ["entry", "room"], ["append", "empty", "replace"])
-    func aFailingEditorThatChangedTheFileLeavesItAsItWas(item: String, editing: String) throws {
-        let vault = try DiaryVault.fresh()
-        try expectDiarySuccess(try vault.run(["write", "지킬 글", "--date", "2026-03-01", "--body", "지켜야 할 문장.\n"]), vault)
-        try expectDiarySuccess(try vault.run(["room", "new", "부산 여행"]), vault)
-        let path = item == "entry" ? "diary/2026/2026-03-01-지킬-글.md" : "rooms/부산-여행.md"
-        #expect(FileManager.default.fileExists(atPath: vault.root + "/" + path))
-        let before = try vault.snapshot()
-        let editors = DiaryEditors()
-        let script =
-            switch editing {
-            case "append": "printf '반쯤 쓴 글\\n' >> \"$1\"\nexit 4"
-            case "empty": ": > \"$1\"\nexit 4"
-            default: "printf 'all replaced\\n' > \"$1.tmp\" && mv \"$1.tmp\" \"$1\"\nexit 4"
-            }
-        let editor = try editors.make("crash", .script(script))
-        let r = try vault.run(["edit", path], editor: editor)
-        try expectDiaryFailure(r, ["editor", "4"], vault, unchangedFrom: before)
-        #expect(editors.runs("crash").count == 1, "the editor did not run")
-        #expect(try vault.status() == "")
-    }
-
     @Test func editingARoomCommitsItAsAnEdit() throws {
         let vault = try DiaryVault.fresh()
         try expectDiarySuccess(try vault.run(["room", "new", "부산 여행"]), vault)

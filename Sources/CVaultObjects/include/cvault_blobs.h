@@ -45,7 +45,8 @@ typedef struct {
 void cvault_blob_layout_dispose(cvault_blob_layout *layout);
 
 /// The git blob id of the file at `path`, read in pieces; `size` gets its size.
-/// Returns 0, or -1 with errno set (and a libgit2 error message).
+/// Returns 0, or -1 with errno set (and a libgit2 error message); a symbolic link at `path`
+/// is never followed (errno ELOOP).
 int cvault_blob_hash_file(git_oid *out, uint64_t *size, const char *path);
 
 /// Writes the file at `path` as a blob into `objects_dir`, reading it in pieces.
@@ -61,7 +62,8 @@ int cvault_blob_hash_file(git_oid *out, uint64_t *size, const char *path);
 /// - `file_stat`: the file's `stat` when it was opened, which is still its `stat` when the
 ///   last byte has been read (the blob is that version of the file).
 ///
-/// Fails with errno ESTALE when the file changed while it was read.
+/// Fails with errno ESTALE when the file changed while it was read, and ELOOP when `path`
+/// is a symbolic link (never followed).
 int cvault_blob_write(git_oid *out, const char *objects_dir, const char *path, const char *previous_path,
                       const cvault_blob_layout *previous, uint64_t piece_size, int level, int do_fsync,
                       cvault_blob_layout *out_layout, uint64_t *reused, uint64_t *written, struct stat *file_stat);

@@ -20,11 +20,13 @@ func resolveInHistory(_ name: String, vault: Vault, history: GitHistory) throws(
         let key = name.precomposedStringWithCanonicalMapping
         var deleted = try history.deletedPaths(under: VaultPath.rooms) + history.deletedPaths(under: VaultPath.diary)
         let relative = Vault.absolute(name, from: FileManager.default.currentDirectoryPath)
+        // The path as the history spells it (`==` on strings ignores Unicode normalization: a
+        // name typed on Linux finds the file made on a Mac).
         if relative.hasPrefix(vault.root + "/") {
             let inVault = String(relative.dropFirst(vault.root.count + 1))
-            if deleted.contains(inVault) { return inVault }
+            if let hit = deleted.first(where: { $0 == inVault }) { return hit }
         }
-        if deleted.contains(key) { return key }
+        if let hit = deleted.first(where: { $0 == key }) { return hit }
         deleted = deleted.filter {
             let stem = VaultPath.stem(of: $0).precomposedStringWithCanonicalMapping
             return stem == key || stem.hasPrefix(key)
@@ -142,8 +144,10 @@ extension VaultCommand {
 
         func execute() throws {
             let plain = try location.open()
-            let resolved = try plain.resolve(item, workingDirectory: FileManager.default.currentDirectoryPath)
+            let cwd = FileManager.default.currentDirectoryPath
+            let resolved = try plain.resolve(item, workingDirectory: cwd, allowingLink: true)
             let path = resolved.path
+            if let link = plain.symbolicLink(on: path) { return try removeLink(link, vault: plain) }
             let title: String
             switch resolved {
             case .room: title = (try? plain.readRoom(path).title) ?? VaultPath.stem(of: path)
@@ -170,6 +174,33 @@ extension VaultCommand {
                 try history.commit([path], message: "rm: \(path) (\(title))")
             }
             print("Removed \(path). Bring it back with: vault restore \(path)")
+        }
+
+        /// Removes a symbolic link itself, never what it points to (which is not read either);
+        /// its removal is committed when the link was.
+        func removeLink(_ link: (path: String, target: String), vault plain: Vault) throws(VaultError) {
+            if !yes {
+                guard Terminal.stdinIsTerminal else {
+                    throw VaultError.invalidArgument("not removing \(link.path) without confirmation: add --yes")
+                }
+                Terminal.stream("Remove the symbolic link \(link.path) (to \(link.target); that stays)? [y/N] ")
+                let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+                guard answer == "y" || answer == "yes" else {
+                    print("Nothing removed.")
+                    return
+                }
+            }
+            let history = try GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }
+                .history()
+            let vault = try Vault(root: plain.root, history: history)
+            try vault.changing { () throws(VaultError) in
+                guard FileIO.kind(of: vault.absolute(link.path)) == .symbolicLink else {
+                    throw VaultError.changedOnDisk(path: link.path)
+                }
+                try FileIO.remove(vault.absolute(link.path))
+                try history.commit([link.path], message: "rm: \(link.path) (a symbolic link)")
+            }
+            print("Removed \(link.path), a symbolic link; what it pointed to (\(link.target)) is untouched.")
         }
     }
 

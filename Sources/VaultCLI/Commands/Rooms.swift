@@ -22,8 +22,12 @@ extension VaultCommand {
                 return
             }
             for room in rooms {
-                let when = room.lastActivity.flatMap { Timestamp(rfc3339: $0) }
-                    .map { DateText.string(for: $0.date, style: .compact, locale: locale, timeZone: zone) } ?? ""
+                // A hand-written `created` may have no offset: shown as written (its clock, in UTC).
+                let when = room.lastActivity.flatMap { Timestamp(frontMatter: $0) }
+                    .map { t in
+                        let shown = t.hasOffset ? zone : TimeZone(identifier: "UTC")!
+                        return DateText.string(for: t.date, style: .compact, locale: locale, timeZone: shown)
+                    } ?? ""
                 let icon = room.problem != nil ? "⚠️" : room.hasPendingPrompt ? "✍️" : room.lastRole?.icon ?? "  "
                 let preview =
                     room.problem.map {

@@ -166,29 +166,30 @@ struct DiaryWriting {
             try vault.write(draft, to: path, expecting: .absent)
             return path
         }
-        do {
-            try Editor.edit(vault.absolute(path))
-        } catch {
-            // Words the person wrote before the editor failed are kept (and committed); an
-            // untouched draft is removed.
-            try vault.changing { () throws(VaultError) in
-                guard FileIO.exists(vault.absolute(path)) else { return }
-                let bytes = try FileIO.read(vault.absolute(path))
-                if bytes == draft {
-                    try removeIfUnchanged(path, draft)
-                } else {
-                    try vault.history?.commit([path], message: "diary: add \(path) (the editor failed)")
-                    Terminal.warning("the editor failed, but what it had saved is kept in \(path)")
-                }
-            }
-            throw error
-        }
+        let outcome = try Editor.run(vault.absolute(path))
+        // From here on the file is the editor's: it is kept, committed or (left untouched) removed,
+        // never written over.
         try vault.changing { () throws(VaultError) in
             guard FileIO.exists(vault.absolute(path)) else {
+                if case .failed(let how) = outcome {
+                    throw VaultError.invalidArgument(
+                        "the editor '\(Editor.command())' failed (\(how)) and removed \(path): no entry was made")
+                }
                 print("The entry was removed in the editor, so it was not kept.")
                 return
             }
-            let bytes = try FileIO.read(vault.absolute(path))
+            let (bytes, stamp) = try FileIO.readStamped(vault.absolute(path))
+            if case .failed(let how) = outcome {
+                guard bytes != draft else {
+                    try removeIfUnchanged(path, stamp)
+                    throw VaultError.invalidArgument(
+                        "the editor '\(Editor.command())' failed (\(how)) and saved nothing: no entry was made")
+                }
+                let label = (try? DiaryFile(parsing: bytes, path: path)).map(entryLabel) ?? path
+                try vault.history?.commit([path], message: "diary: add \(label) (the editor failed: \(how))")
+                let editor = "the editor '\(Editor.command())' failed (\(how))"
+                throw VaultError.invalidArgument("\(editor); what it saved in \(path) is kept\(committedNote)")
+            }
             guard let entry = try? DiaryFile(parsing: bytes, path: path) else {
                 // Broken in the editor: the words are kept and committed; the problems are shown.
                 try vault.history?.commit([path], message: "diary: add \(path)")
@@ -199,7 +200,7 @@ struct DiaryWriting {
                 return
             }
             if entry.body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                try removeIfUnchanged(path, bytes)
+                try removeIfUnchanged(path, stamp)
                 print("The entry was left empty, so it was not kept.")
                 return
             }
@@ -208,22 +209,48 @@ struct DiaryWriting {
         }
     }
 
+    /// " and committed" when the vault keeps history.
+    private var committedNote: String { vault.history == nil ? "" : " and committed" }
+
     /// Opens `path` in the editor; commits the change (with `updated` set for an entry).
+    ///
+    /// After the editor ran, the file is never written over: what it saved is kept (and
+    /// committed) even when it failed, and so is anything else that changed the file meanwhile
+    /// (a chat turn that landed in the room, a save after a GUI editor returned).
     func edit(_ path: String) throws(VaultError) {
         let original = try vault.changing { () throws(VaultError) -> [UInt8] in
             try vault.history?.prepare([path])
             return try FileIO.read(vault.absolute(path))
         }
-        do {
-            try Editor.edit(vault.absolute(path))
-        } catch {
-            // A failed editor leaves the file as it was.
-            try? vault.changing { () throws(VaultError) in
-                if (try? FileIO.read(vault.absolute(path))) != original { try vault.write(original, to: path) }
-            }
-            throw error
-        }
+        let outcome = try Editor.run(vault.absolute(path))
         try vault.changing { () throws(VaultError) in
+            guard FileIO.entryExists(vault.absolute(path)) else {
+                // Removed in the editor: that is kept too, and committed.
+                let how: String
+                if case .failed(let text) = outcome { how = text } else { how = "" }
+                try vault.history?.commit([path], message: "edit: \(path) (removed in the editor)")
+                let removed =
+                    "\(path) was removed in the editor; the removal is kept\(committedNote)"
+                    + " (`vault restore \(path)` brings it back)"
+                guard how.isEmpty else {
+                    throw VaultError.invalidArgument("the editor '\(Editor.command())' failed (\(how)), and \(removed)")
+                }
+                print(removed.prefix(1).uppercased() + removed.dropFirst() + ".")
+                return
+            }
+            if case .failed(let how) = outcome {
+                // Kept as it is: no `updated`, no write. Committed if anything changed.
+                let bytes = try FileIO.read(vault.absolute(path))
+                let committed = try vault.history?.commit([path], message: "edit: \(path) (the editor failed: \(how))")
+                let editor = "the editor '\(Editor.command())' failed (\(how))"
+                if committed ?? (bytes != original) {
+                    throw VaultError.invalidArgument(
+                        "\(editor); what it saved in \(path) is kept\(committedNote)"
+                            + " (`vault diff \(path) HEAD~1` shows the change)")
+                }
+                throw VaultError.invalidArgument(
+                    "\(editor) and saved nothing: \(path) is unchanged, nothing was committed")
+            }
             var bytes = try FileIO.read(vault.absolute(path))
             guard bytes != original else {
                 print("No change in \(path).")
@@ -231,24 +258,40 @@ struct DiaryWriting {
             }
             let message: String
             if path.hasPrefix(VaultPath.diary + "/"), let entry = try? DiaryFile(parsing: bytes, path: path) {
-                bytes = try vault.touchingUpdated(bytes, path: path, now: now)
-                try vault.write(bytes, to: path)
+                bytes = try settingUpdated(path)
                 message = "diary: edit \(entryLabel(entry))"
             } else {
                 message = "edit: \(path)"
             }
-            try vault.history?.commit([path], message: message)
+            let committed = try vault.history?.commit([path], message: message)
             let problems = path.hasPrefix(VaultPath.rooms + "/")
                 ? RoomFile.problems(in: bytes, path: path) : DiaryFile.problems(in: bytes, path: path)
             for p in problems { Terminal.warning("\(p) (your edit is saved and committed; fix it when you can)") }
-            print("Saved \(path).")
+            print(committed == false ? "No change in \(path)." : "Saved \(path).")
         }
     }
 
-    /// Removes a file the editor did not change (a draft that was never written to).
-    private func removeIfUnchanged(_ path: String, _ expected: [UInt8]) throws(VaultError) {
-        guard (try? FileIO.read(vault.absolute(path))) == expected else { return }
-        unlink(vault.absolute(path))
+    /// Sets `updated` of the entry at `path` over the version on disk, never over a newer save
+    /// (a GUI editor may still be saving): read again and done again if the file changed.
+    private func settingUpdated(_ path: String) throws(VaultError) -> [UInt8] {
+        var attempt = 1
+        while true {
+            let (bytes, stamp) = try FileIO.readStamped(vault.absolute(path))
+            let touched = try vault.touchingUpdated(bytes, path: path, now: now)
+            do {
+                try vault.write(touched, to: path, expecting: .unchanged(stamp))
+                return touched
+            } catch .changedOnDisk where attempt < 3 {
+                attempt += 1
+            }
+        }
+    }
+
+    /// Removes a file the editor left as vault wrote it (a draft never written to), if it is
+    /// still the version read (`stamp`).
+    private func removeIfUnchanged(_ path: String, _ stamp: FileIO.Stamp) throws(VaultError) {
+        guard FileIO.stamp(of: vault.absolute(path)) == stamp else { return }
+        try FileIO.remove(vault.absolute(path))
     }
 
     /// The current time of day, on `day`, in the person's zone.

@@ -27,7 +27,8 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case frontMatterNotMapping
         /// The same top-level key twice.
         case duplicateKey(String, firstLine: Int)
-        /// A front-matter time (`created`, `updated`) that is not RFC 3339 with an offset.
+        /// A front-matter time (`created`, `updated`) that is not a date or a time in any form
+        /// vault reads (`Timestamp(frontMatter:)`).
         case invalidDate(key: String, value: String)
         /// A line that has the shape of a message header, but a part of it is invalid.
         case invalidHeader(String)
@@ -43,6 +44,24 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case conflictCopy(of: String)
         /// The repository is in the middle of a `git merge` that was not finished.
         case unfinishedMerge
+        /// A symbolic link in `rooms/` or `diary/` (or one of those folders itself): vault never
+        /// reads, writes or commits through it. The text is where it points, as written.
+        case symbolicLink(to: String, Link)
+        /// Two files whose names differ only in Unicode normalization (`부산.md` typed on a Mac
+        /// and on Linux): they look like one file. The other's path.
+        case lookAlikeName(of: String)
+    }
+
+    /// Where a symbolic link leads.
+    public enum Link: Sendable, Hashable {
+        /// To a file or folder outside the vault.
+        case outside
+        /// To a file or folder of the vault.
+        case inside
+        /// Round in a circle: to itself, to a folder above it, or through links that lead back.
+        case loop
+        /// To nothing.
+        case missing
     }
 
     /// The file's path as the user should see it (relative to the vault when possible).
@@ -59,7 +78,8 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var severity: Severity {
         switch kind {
-        case .duplicateMessageID, .strayPromptMarker, .conflictCopy: return .warning
+        case .duplicateMessageID, .strayPromptMarker, .conflictCopy, .lookAlikeName: return .warning
+        case .symbolicLink(_, let link): return link == .inside || link == .missing ? .warning : .error
         default: return .error
         }
     }
@@ -78,7 +98,8 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case .duplicateKey(let key, let firstLine):
             return "the front-matter key '\(key)' appears twice (first on line \(firstLine)); keep one"
         case .invalidDate(let key, let value):
-            return "'\(key)' must be an RFC 3339 time with an offset, like 2026-11-21T09:30:00+09:00, not \"\(value)\""
+            return "'\(key)' must be a date or a time, like 2026-11-21, 2026-11-21 09:30 or 2026-11-21T09:30:00+09:00,"
+                + " not \"\(value)\""
         case .invalidHeader(let detail):
             return "the message header \(detail)"
         case .duplicateMessageID(let id, let firstLine):
@@ -93,6 +114,21 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
             return "a conflict copy of \(original) (both sides changed the same lines, or another sync tool kept both); keep what you want of it, then `vault resolve` merges it into \(original) and removes it"
         case .unfinishedMerge:
             return "the repository is in the middle of a git merge; run `vault resolve` to finish it (both sides are kept), or `git merge --abort`"
+        case .symbolicLink(let target, .outside):
+            return "a symbolic link to \(target), outside the vault: vault never reads, writes or commits through it;"
+                + " put the file itself here, or remove the link"
+        case .symbolicLink(let target, .inside):
+            return "a symbolic link to \(target): vault does not read or write through links, so it is not a room or an"
+                + " entry; put the file itself here, or remove the link"
+        case .symbolicLink(let target, .loop):
+            return "a symbolic link that makes a loop (to \(target)): vault does not follow it; remove it"
+        case .symbolicLink(let target, .missing):
+            return "a symbolic link to \(target), which does not exist; remove it"
+        case .lookAlikeName(let other):
+            let (these, those) = (VaultPath.normalization(of: path), VaultPath.normalization(of: other))
+            return "\(path) (\(these)) and \(other) (\(those)) look like one name but are two files (its letters are"
+                + " composed differently: typed on a Mac and on Linux); copy what you want to keep into one"
+                + " and remove the other"
         }
     }
 
@@ -124,6 +160,9 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     /// The file changed on disk (saved in an editor) while vault was changing it; vault left
     /// the file as the other program wrote it.
     case changedOnDisk(path: String)
+    /// The file, or a folder on its way, is a symbolic link (`path`, relative to the vault, to
+    /// `target`): vault never writes through one or commits what it points to.
+    case symbolicLink(path: String, target: String)
 
     public var description: String {
         switch self {
@@ -145,6 +184,9 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
             return "another vault process (\(holder)) is still working on this vault; waited for its lock \(path). Try again when it has finished."
         case .invalidArgument(let detail), .repository(let detail):
             return detail
+        case .symbolicLink(let path, let target):
+            return "\(path) is a symbolic link (to \(target)): vault never writes through a link or commits what it points"
+                + " to, and changed nothing. Put the file or folder itself there, or remove the link."
         case .changedOnDisk(let path):
             return "\(path) changed on disk while vault was changing it (saved in an editor?): vault left it as it is now and wrote nothing. Run the command again."
         case .provider(let detail, _, let kept):

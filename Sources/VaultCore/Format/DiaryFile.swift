@@ -114,15 +114,12 @@ public struct DiaryFile: Sendable {
         let fm = try FrontMatter.parse(b, from: start, path: path)
         var problems: [FormatProblem] = []
         func time(_ key: String) -> Timestamp? {
-            guard let fm, let value = fm.values[key] else { return nil }
-            guard case .string(let s) = value, let t = Timestamp(rfc3339: s) else {
-                let line = fm.entries.first { $0.key == key }?.line ?? 1
-                let text: String
-                if case .string(let s) = value { text = s } else { text = "\(value)" }
-                problems.append(FormatProblem(path: path, line: line, kind: .invalidDate(key: key, value: text)))
+            do throws(FormatProblem) {
+                return try fm?.time(key, path: path)
+            } catch {
+                problems.append(error)
                 return nil
             }
-            return t
         }
         let created = time("created")
         let updated = time("updated")

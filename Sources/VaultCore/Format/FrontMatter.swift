@@ -47,6 +47,28 @@ public struct FrontMatter: Sendable {
         }
     }
 
+    /// The time of `key` (`created`, `updated`) in any form people write
+    /// (`Timestamp(frontMatter:)`), kept as written.
+    ///
+    /// - Returns: nil when the key is missing or has no value (Obsidian writes `created:` for
+    ///   a property left empty).
+    /// - Throws: the problem, at the key's line, when the value is not a date or a time.
+    public func time(_ key: String, path: String) throws(FormatProblem) -> Timestamp? {
+        guard let value = values[key] else { return nil }
+        if case .string(let s) = value {
+            if s.allSatisfy({ $0 == " " || $0 == "\t" }) { return nil }
+            if let t = Timestamp(frontMatter: s) { return t }
+        }
+        let line = entries.first { $0.key == key }?.line ?? 1
+        let text: String
+        switch value {
+        case .string(let s): text = s
+        case .list(let items): text = "[" + items.joined(separator: ", ") + "]"
+        case .other(let yaml): text = yaml
+        }
+        throw FormatProblem(path: path, line: line, kind: .invalidDate(key: key, value: text))
+    }
+
     /// Reads the front-matter that starts at `start` (after a BOM), if the file has one.
     ///
     /// - Returns: `nil` when the file does not start with `---`.

@@ -147,9 +147,10 @@ public struct RoomFile: Sendable {
             if error.problems.contains(where: { $0.kind == .unclosedFrontMatter }) { throw error }
             problems += error.problems
         }
-        if let fm = frontMatter, case .string(let created)? = fm.values["created"], Timestamp(rfc3339: created) == nil {
-            let line = fm.entries.first { $0.key == "created" }?.line ?? 1
-            problems.append(FormatProblem(path: path, line: line, kind: .invalidDate(key: "created", value: created)))
+        do throws(FormatProblem) {
+            _ = try frontMatter?.time("created", path: path)
+        } catch {
+            problems.append(error)
         }
         let bodyStart = frontMatter?.range.upperBound ?? start
         var line = 1 + (elision?.lines ?? 0)

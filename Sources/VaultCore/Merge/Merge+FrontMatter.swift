@@ -190,7 +190,8 @@ extension Merge {
             return (bytes, from, note)
         }
         if laterTime, case .string(let os)? = ov, case .string(let ts)? = tv,
-            let ot = Timestamp(rfc3339: os), let tt = Timestamp(rfc3339: ts), ot.secondsSince1970 != tt.secondsSince1970
+            let ot = Timestamp(frontMatter: os), let tt = Timestamp(frontMatter: ts),
+            ot.secondsSince1970 != tt.secondsSince1970
         {
             return ot > tt ? (o, ours, nil) : (t, theirs, nil)
         }

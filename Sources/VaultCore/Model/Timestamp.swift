@@ -18,6 +18,10 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// The text as written, when it is not the canonical `yyyy-mm-ddThh:mm:ss±hh:mm` spelling
     /// (which `text` recomputes, so reading a room does not allocate a string per header).
     private let writtenText: String?
+    /// False for a date or time written without an offset (`2025-08-15`, `2025-08-15 10:30`:
+    /// `init(frontMatter:)`): its day and clock time are as written, and its instant is taken
+    /// as if it were UTC (`utcOffsetSeconds` is 0), which is right to within a day, for sorting.
+    public let hasOffset: Bool
 
     /// The text as written.
     public var text: String { writtenText ?? Timestamp.canonicalText(secondsSince1970, utcOffsetSeconds) }
@@ -69,6 +73,15 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         self.secondsSince1970 = parsed.seconds
         self.utcOffsetSeconds = parsed.offset
         self.writtenText = parsed.canonical ? nil : s
+        self.hasOffset = true
+    }
+
+    /// A timestamp of the hand-written forms (`Timestamp+HandWritten.swift`).
+    init(seconds: Double, offset: Int, hasOffset: Bool, text: String) {
+        self.secondsSince1970 = seconds
+        self.utcOffsetSeconds = offset
+        self.hasOffset = hasOffset
+        self.writtenText = text
     }
 
     /// A timestamp from bytes that `parse` accepted.
@@ -76,6 +89,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         self.secondsSince1970 = parsed.seconds
         self.utcOffsetSeconds = parsed.offset
         self.writtenText = parsed.canonical ? nil : String(decoding: bytes, as: UTF8.self)
+        self.hasOffset = true
     }
 
     /// Makes the timestamp of `date` in `timeZone`, to the second, with a numeric offset.
@@ -84,6 +98,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
         self.secondsSince1970 = whole
         self.utcOffsetSeconds = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: whole))
         self.writtenText = nil
+        self.hasOffset = true
     }
 
     /// The calendar day in the timestamp's own offset.

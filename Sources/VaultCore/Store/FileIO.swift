@@ -74,10 +74,25 @@ public enum FileIO {
         return try read(path, stamp: &stamp)
     }
 
+    /// The whole file, only if `path` is not a symbolic link (for the commit engine, which
+    /// never commits what a link points to).
+    ///
+    /// - Throws: `VaultError.symbolicLink` when it is one.
+    public static func readWithoutFollowing(_ path: String) throws(VaultError) -> [UInt8] {
+        var stamp: Stamp?
+        return try read(path, stamp: &stamp, flags: O_NOFOLLOW)
+    }
+
     /// The whole file; `stamp` gets the stamp of the version read (from the same open file).
-    static func read(_ path: String, stamp: inout Stamp?) throws(VaultError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw VaultError.io(path: path, operation: "read", reason: errorText()) }
+    static func read(_ path: String, stamp: inout Stamp?, flags: Int32 = 0) throws(VaultError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | flags)
+        guard fd >= 0 else {
+            if errno == ELOOP, flags & O_NOFOLLOW != 0 {
+                let target = linkText(path).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+                throw VaultError.symbolicLink(path: path, target: target)
+            }
+            throw VaultError.io(path: path, operation: "read", reason: errorText())
+        }
         defer { close(fd) }
         sharedLock(fd)
         var st = stat()
@@ -290,22 +305,73 @@ public enum FileIO {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    /// Names in a folder (not `.`/`..`), with whether each is a folder.
-    static func list(_ dir: String) -> [(name: String, isDirectory: Bool)] {
+    /// What a name in a folder is, without following a symbolic link.
+    public enum Kind: Sendable, Equatable {
+        case file
+        case directory
+        case symbolicLink
+        /// A device, a socket, a pipe.
+        case other
+    }
+
+    /// Names in a folder (not `.`/`..`), with what each is. Symbolic links are reported as
+    /// such, never followed.
+    static func list(_ dir: String) -> [(name: String, kind: Kind)] {
         guard let d = opendir(dir) else { return [] }
         defer { closedir(d) }
-        var out: [(String, Bool)] = []
+        var out: [(String, Kind)] = []
         while let entry = readdir(d) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
             if name == "." || name == ".." { continue }
-            var isDir = entry.pointee.d_type == UInt8(DT_DIR)
-            if entry.pointee.d_type == UInt8(DT_UNKNOWN) || entry.pointee.d_type == UInt8(DT_LNK) {
-                isDir = isDirectory(dir + "/" + name)
+            let kind: Kind
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_REG): kind = .file
+            case Int32(DT_DIR): kind = .directory
+            case Int32(DT_LNK): kind = .symbolicLink
+            case Int32(DT_UNKNOWN): kind = FileIO.kind(of: dir + "/" + name) ?? .other
+            default: kind = .other
             }
-            out.append((name, isDir))
+            out.append((name, kind))
         }
         return out
+    }
+
+    /// What is at `path` itself (a link is not followed), or nil when nothing is.
+    public static func kind(of path: String) -> Kind? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return .file
+        case S_IFDIR: return .directory
+        case S_IFLNK: return .symbolicLink
+        default: return .other
+        }
+    }
+
+    /// Whether anything (a symbolic link included, even one to nothing) is at `path`.
+    public static func entryExists(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0
+    }
+
+    /// The text of the symbolic link at `path` (where it points, as written), or nil when
+    /// `path` is not a link.
+    public static func linkText(_ path: String) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = buffer.withUnsafeMutableBufferPointer { b in
+            b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { readlink(path, $0, b.count) }
+        }
+        guard n >= 0 else { return nil }
+        return Array(buffer[..<n])
+    }
+
+    /// The path with every symbolic link, `.` and `..` resolved, or nil when it cannot be
+    /// (a link to nothing, a loop).
+    public static func resolvedPath(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
     }
 }

@@ -34,9 +34,14 @@ public enum TailWrite {
         _ path: String, relative: String, from offset: Int, with bytes: [UInt8], mark: [UInt8], expecting expected: FileIO.Stamp,
         journal: String
     ) throws(VaultError) -> FileIO.Stamp {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
+        // Never through a symbolic link (one put in place since the room was read).
+        let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
             if errno == ENOENT { throw VaultError.changedOnDisk(path: path) }
+            if errno == ELOOP {
+                let target = FileIO.linkText(path).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+                throw VaultError.symbolicLink(path: relative, target: target)
+            }
             throw VaultError.io(path: path, operation: "write", reason: FileIO.errorText())
         }
         defer { close(fd) }
@@ -109,7 +114,7 @@ public enum TailWrite {
     enum Outcome { case done, keptAside }
 
     static func finish(_ record: Record, at path: String) -> Outcome {
-        let fd = open(path, O_RDWR | O_CLOEXEC)
+        let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return .keptAside }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 && errno == EINTR {}

@@ -1,7 +1,8 @@
 import Foundation
 
 extension Vault {
-    /// Every problem in the vault: `vault.yml`, every room and every diary entry.
+    /// Every problem in the vault: `vault.yml`, every room and every diary entry, symbolic
+    /// links in `rooms/` and `diary/`, and names that differ only in Unicode normalization.
     ///
     /// Files are read and parsed in parallel; problems come back sorted by path and line.
     public func check() -> [FormatProblem] {
@@ -33,6 +34,15 @@ extension Vault {
             if case .malformed(let list) = error { problems += list }
         }
         problems += perFile.joined()
+        Trace.mark("check: files read")
+        for found in symbolicLinks() {
+            problems.append(FormatProblem(path: found.path, line: 1, kind: .symbolicLink(to: found.target, found.link)))
+        }
+        Trace.mark("check: symbolic links found")
+        for (path, other) in lookAlikeNames(among: rooms + entries) {
+            problems.append(FormatProblem(path: path, line: 1, kind: .lookAlikeName(of: other)))
+        }
+        Trace.mark("check: look-alike names compared")
         for (copy, original) in conflictCopies() {
             problems.append(FormatProblem(path: copy, line: 1, kind: .conflictCopy(of: original)))
         }

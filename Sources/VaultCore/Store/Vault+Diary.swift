@@ -39,11 +39,30 @@ extension Vault {
 
 /// Runs the person's editor on a file and waits for it.
 public enum Editor {
-    /// `$VISUAL`, else `$EDITOR`, else `vi`, run through `/bin/sh` so the variable may hold arguments.
-    public static func edit(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
-        throws(VaultError)
+    /// How the editor ended.
+    public enum Outcome: Sendable, Equatable {
+        case succeeded
+        /// It exited with a failure (`:cq` in vim, a crash); the text says how: `exit status 4`,
+        /// `killed by signal 9`.
+        case failed(String)
+    }
+
+    /// `$VISUAL`, else `$EDITOR`, else `vi`.
+    public static func command(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
+    }
+
+    /// Runs the editor (`command(environment:)`, through `/bin/sh` so the variable may hold
+    /// arguments) on `path` and waits for it.
+    ///
+    /// Whatever the outcome, the file is as the editor left it: the caller keeps it (and never
+    /// writes it back), see `DiaryWriting` in the command line.
+    ///
+    /// - Throws: only when the editor cannot be started.
+    public static func run(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(VaultError) -> Outcome
     {
-        let command = [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
+        let command = command(environment: environment)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command + " \"$1\"", "vault-editor", path]
@@ -53,9 +72,10 @@ public enum Editor {
             throw VaultError.invalidArgument("cannot start the editor '\(command)': \(error.localizedDescription)")
         }
         process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw VaultError.invalidArgument(
-                "the editor '\(command)' failed (exit status \(process.terminationStatus)); the file was left as it was")
+        switch (process.terminationReason, process.terminationStatus) {
+        case (.exit, 0): return .succeeded
+        case (.exit, let status): return .failed("exit status \(status)")
+        case (_, let signal): return .failed("killed by signal \(signal)")
         }
     }
 }

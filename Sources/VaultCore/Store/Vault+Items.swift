@@ -17,21 +17,39 @@ extension Vault {
     /// (`2026-11-21`), or a diary file name.
     ///
     /// Names are compared in Unicode NFC, so a Hangul name typed on macOS (NFD) finds the
-    /// file written on Linux (NFC) and the other way round.
-    public func resolve(_ name: String, workingDirectory: String) throws(VaultError) -> VaultItem {
+    /// file written on Linux (NFC) and the other way round, paths included.
+    ///
+    /// - Parameter allowingLink: give back an item that is itself a symbolic link (for `vault rm`,
+    ///   which removes the link and never what it points to).
+    /// - Throws: `VaultError.symbolicLink` when the item named is a symbolic link, or lies in a
+    ///   linked folder: no command reads or writes through one.
+    public func resolve(_ name: String, workingDirectory: String, allowingLink: Bool = false) throws(VaultError)
+        -> VaultItem
+    {
+        let item = try find(name, workingDirectory: workingDirectory)
+        if let link = symbolicLink(on: item.path), !(allowingLink && link.path == item.path) {
+            throw VaultError.symbolicLink(path: link.path, target: link.target)
+        }
+        return item
+    }
+
+    private func find(_ name: String, workingDirectory: String) throws(VaultError) -> VaultItem {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw VaultError.invalidArgument("name a room or a diary entry") }
-        // 1. A path to a file in the vault.
+        // 1. A path to a file in the vault (as spelled on disk, whatever the normalization typed).
         for candidate in [Vault.absolute(trimmed, from: workingDirectory), Vault.absolute(trimmed, from: root)]
-        where candidate.hasPrefix(root + "/") && FileIO.exists(candidate) && !FileIO.isDirectory(candidate) {
-            let relative = String(candidate.dropFirst(root.count + 1))
-            if relative.hasPrefix(VaultPath.rooms + "/") { return .room(relative) }
-            if relative.hasPrefix(VaultPath.diary + "/") { return .diaryEntry(relative) }
+        where candidate.hasPrefix(root + "/") {
+            let typed = String(candidate.dropFirst(root.count + 1))
+            guard typed.hasPrefix(VaultPath.rooms + "/") || typed.hasPrefix(VaultPath.diary + "/"),
+                let relative = existingSpelling(of: typed), !FileIO.isDirectory(absolute(relative))
+                    || FileIO.kind(of: absolute(relative)) == .symbolicLink
+            else { continue }
+            return relative.hasPrefix(VaultPath.rooms + "/") ? .room(relative) : .diaryEntry(relative)
         }
         let key = trimmed.precomposedStringWithCanonicalMapping
         let lowered = key.lowercased()
         // 2a. A room's slug, without listing the folder (the common case on a large vault).
-        if !key.contains("/"), FileIO.exists(absolute(VaultPath.rooms + "/" + key + ".md")) {
+        if !key.contains("/"), FileIO.entryExists(absolute(VaultPath.rooms + "/" + key + ".md")) {
             return .room(VaultPath.rooms + "/" + key + ".md")
         }
         let rooms = roomPaths()

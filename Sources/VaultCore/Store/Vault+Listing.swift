@@ -211,7 +211,7 @@ enum RoomTail {
             return try scanWhole(try FileIO.read(absolutePath), path: path)
         }
         let title = frontMatter?.string("title")
-        let created = frontMatter?.string("created").flatMap { Timestamp(rfc3339: $0) }
+        let created = frontMatter?.string("created").flatMap { Timestamp(frontMatter: $0) }
         // The last message, read backwards from the end (headers are recognised line by line).
         let bodyStart = frontMatter?.range.upperBound ?? start
         var window = tailSize
@@ -254,7 +254,8 @@ enum RoomTail {
         let preview = room.pendingPrompt.map { Preview.firstLine(of: $0) } ?? last.map { Preview.firstLine(of: $0.body) } ?? ""
         return Scan(
             title: room.title == VaultPath.stem(of: path) ? nil : room.title,
-            created: room.frontMatter?.string("created").flatMap { Timestamp(rfc3339: $0) }, lastHeader: last?.header,
+            created: room.frontMatter?.string("created").flatMap { Timestamp(frontMatter: $0) },
+            lastHeader: last?.header,
             preview: preview, hasPendingPrompt: room.pendingPrompt != nil)
     }
 

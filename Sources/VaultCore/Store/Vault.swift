@@ -131,23 +131,33 @@ public final class Vault: Sendable {
     public func absolute(_ relative: String) -> String { root + "/" + relative }
 
     /// Paths (relative to the vault) of every room file, sorted.
+    ///
+    /// Symbolic links are not rooms: vault never reads or writes through one (`vault check`
+    /// reports them, `symbolicLinks()`); nor is anything when `rooms` itself is a link.
     public func roomPaths() -> [String] {
-        FileIO.list(absolute(VaultPath.rooms))
-            .filter { !$0.isDirectory && $0.name.hasSuffix(".md") && !$0.name.hasPrefix(".") }
+        guard FileIO.kind(of: absolute(VaultPath.rooms)) == .directory else { return [] }
+        return FileIO.list(absolute(VaultPath.rooms))
+            .filter { $0.kind == .file && $0.name.hasSuffix(".md") && !$0.name.hasPrefix(".") }
             .map { VaultPath.rooms + "/" + $0.name }
             .sorted()
     }
 
     /// Paths (relative to the vault) of every diary entry, at any depth, sorted.
+    ///
+    /// Symbolic links, to files or folders, are not followed, so a link that loops cannot make
+    /// the walk endless; a folder reached twice (a bind mount) is walked once.
     public func diaryPaths() -> [String] {
         var out: [String] = []
         var stack = [VaultPath.diary]
+        var seen = Set<FolderIdentity>()
         while let dir = stack.popLast() {
+            guard FileIO.kind(of: absolute(dir)) == .directory, seen.insert(FolderIdentity(absolute(dir))).inserted
+            else { continue }
             for entry in FileIO.list(absolute(dir)) where !entry.name.hasPrefix(".") {
                 let rel = dir + "/" + entry.name
-                if entry.isDirectory {
+                if entry.kind == .directory {
                     stack.append(rel)
-                } else if entry.name.hasSuffix(".md") {
+                } else if entry.kind == .file && entry.name.hasSuffix(".md") {
                     out.append(rel)
                 }
             }
@@ -202,6 +212,7 @@ public final class Vault: Sendable {
     public func replaceTail(
         of relative: String, from offset: Int, with bytes: [UInt8], mark: [UInt8], expecting expected: FileIO.Stamp
     ) throws(VaultError) -> FileIO.Stamp {
+        try refuseSymbolicLinks(on: relative)
         do {
             return try TailWrite.replace(
                 absolute(relative), relative: relative, from: offset, with: bytes, mark: mark, expecting: expected,
@@ -232,7 +243,11 @@ public final class Vault: Sendable {
 
     /// Writes a file of the vault atomically (call inside `changing`). With `expecting`, only
     /// if the file is still as it was read (or still missing); see `FileIO.write`.
+    ///
+    /// Never through a symbolic link: when the file or a folder on its way is one, nothing is
+    /// written (`VaultError.symbolicLink`).
     public func write(_ bytes: [UInt8], to relative: String, expecting: FileIO.Expectation = .anything) throws(VaultError) {
+        try refuseSymbolicLinks(on: relative)
         try FileIO.makeDirectory(FileIO.parent(of: absolute(relative)))
         do {
             try FileIO.write(bytes, to: absolute(relative), expecting: expecting)
@@ -259,10 +274,17 @@ public final class Vault: Sendable {
         freePath(folder: VaultPath.rooms, stem: VaultPath.slug(title))
     }
 
+    /// `folder/stem.md`, else `folder/stem-2.md`, … : the first name that nothing in the folder
+    /// has, in any Unicode normalization (a `부산.md` made on a Mac takes `부산.md` typed on Linux)
+    /// and whatever it is (a symbolic link, even to nothing, takes its name).
     func freePath(folder: String, stem: String) -> String {
+        // An ASCII name has one spelling: no need to list the folder (20,000 rooms). Otherwise the
+        // names there, as a set of strings: Swift's strings are equal when canonically equivalent.
+        let taken: Set<String> =
+            stem.utf8.allSatisfy { $0 < 0x80 } ? [] : Set(FileIO.list(absolute(folder)).map(\.name))
         var candidate = "\(folder)/\(stem).md"
         var n = 2
-        while FileIO.exists(absolute(candidate)) {
+        while FileIO.entryExists(absolute(candidate)) || taken.contains(String(candidate.dropFirst(folder.count + 1))) {
             candidate = "\(folder)/\(stem)-\(n).md"
             n += 1
         }

@@ -10,5 +10,9 @@ public protocol VaultHistory: AnyObject, Sendable {
     func prepare(_ paths: [String]) throws(VaultError)
 
     /// Commits `paths` as they are on disk now (a missing file is a deletion).
-    func commit(_ paths: [String], message: String) throws(VaultError)
+    ///
+    /// - Returns: whether a commit was made: false when the files are already as the last
+    ///   commit has them (nothing changed since).
+    @discardableResult
+    func commit(_ paths: [String], message: String) throws(VaultError) -> Bool
 }

@@ -33,6 +33,16 @@ public enum VaultPath {
     }
 }
 
+extension VaultPath {
+    /// `NFC`, `NFD`, or `mixed`: how the letters of `path` are composed.
+    public static func normalization(of path: String) -> String {
+        let bytes = Array(path.utf8)
+        if bytes == Array(path.precomposedStringWithCanonicalMapping.utf8) { return "NFC" }
+        if bytes == Array(path.decomposedStringWithCanonicalMapping.utf8) { return "NFD" }
+        return "mixed"
+    }
+}
+
 /// The kinds of files the merge treats differently.
 extension VaultPath {
     public enum Kind: Sendable, Equatable { case room, diaryEntry, config, other }

@@ -218,7 +218,7 @@ extension GitHistory {
     func checkout(_ changes: [TreeMerge.Change], replacing tree: OpaquePointer) throws(VaultError) {
         for change in changes {
             let committed = blob(at: change.path, in: tree)
-            let onDisk = FileIO.exists(root + "/" + change.path) ? try blobID(ofFile: change.path) : nil
+            let onDisk = try blobID(ofFile: change.path)
             if !GitHistory.same(committed, onDisk) {
                 throw VaultError.changedOnDisk(path: change.path)
             }
