@@ -65,7 +65,8 @@ done
 echo "== Ctrl-C during a Retry-After: 30 wait"
 dir="$work/wait"
 new_vault "$dir"
-(cd "$dir" && exec env VAULT_TRACE=1 "$bin" chat r "wait" --provider local --model rate-limit-wait >/dev/null 2>"$work/trace") &
+(cd "$dir" && exec env VAULT_TRACE=1 "$bin" chat r "wait" --provider local --model rate-limit-wait \
+    >/dev/null 2>"$work/trace") &
 pid=$!
 for _ in $(seq 400); do grep -q "s before retrying" "$work/trace" 2>/dev/null && break; sleep 0.025; done
 start=$(now)
@@ -78,6 +79,7 @@ printf '  exit status %d, %.3f s after SIGINT\n' "$status" "$(echo "$end - $star
 echo "== a server that never answers (VAULT_FIRST_BYTE_TIMEOUT=3)"
 start=$(now)
 status=0
-(cd "$dir" && VAULT_FIRST_BYTE_TIMEOUT=3 "$bin" chat r "hello?" --provider local --model no-answer >/dev/null 2>"$work/err") || status=$?
+(cd "$dir" && VAULT_FIRST_BYTE_TIMEOUT=3 "$bin" chat r "hello?" --provider local --model no-answer \
+    >/dev/null 2>"$work/err") || status=$?
 end=$(now)
 printf '  exit status %d after %.2f s: %s\n' "$status" "$(echo "$end - $start" | bc -l)" "$(cat "$work/err")"

@@ -71,7 +71,8 @@ public struct HTTPClient: Sendable {
         for h in headers { list = cvault_curl_slist_append(list, h) }
         defer { cvault_curl_slist_free_all(list) }
         // Secrets in the headers (the key) are never shown: Trace hides them.
-        Trace.mark("http: POST \(url) (\(body.count) bytes; User-Agent: \(userAgent); \(headers.joined(separator: "; ")))")
+        Trace.mark(
+            "http: POST \(url) (\(body.count) bytes; User-Agent: \(userAgent); \(headers.joined(separator: "; ")))")
 
         return try withoutActuallyEscaping(onBody) { (onBody) throws(TransportFailure) -> Response in
             try perform(handle, url: url, list: list, body: body, onBody: onBody, shouldStop: shouldStop)
@@ -83,7 +84,8 @@ public struct HTTPClient: Sendable {
         onBody: @escaping (Response, [UInt8]) -> Bool, shouldStop: @escaping () -> Bool
     ) throws(TransportFailure) -> Response {
         let transfer = Transfer(
-            handle: handle, onBody: onBody, shouldStop: shouldStop, firstByteTimeout: firstByteTimeout, idleTimeout: idleTimeout)
+            handle: handle, onBody: onBody, shouldStop: shouldStop, firstByteTimeout: firstByteTimeout,
+            idleTimeout: idleTimeout)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         _ = cvault_curl_setopt_string(handle, CURLOPT_URL, url)
         _ = cvault_curl_setopt_long(handle, CURLOPT_POST, 1)
@@ -164,8 +166,8 @@ public struct HTTPClient: Sendable {
         var sentBytes: Int64 = -1
 
         init(
-            handle: UnsafeMutableRawPointer, onBody: @escaping (Response, [UInt8]) -> Bool, shouldStop: @escaping () -> Bool,
-            firstByteTimeout: Double, idleTimeout: Double
+            handle: UnsafeMutableRawPointer, onBody: @escaping (Response, [UInt8]) -> Bool,
+            shouldStop: @escaping () -> Bool, firstByteTimeout: Double, idleTimeout: Double
         ) {
             self.handle = handle
             self.onBody = onBody

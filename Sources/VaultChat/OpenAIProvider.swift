@@ -99,7 +99,8 @@ public struct OpenAIProvider: ChatProvider {
         while true {
             if shouldStop() {
                 throw ProviderFailure(
-                    .interrupted, "interrupted while waiting \(OpenAIProvider.seconds(seconds)) s to ask again (\(failure.message))")
+                    .interrupted,
+                    "interrupted while waiting \(OpenAIProvider.seconds(seconds)) s to ask again (\(failure.message))")
             }
             let now = DispatchTime.now().uptimeNanoseconds
             guard now < deadline else { return }
@@ -127,7 +128,9 @@ public struct OpenAIProvider: ChatProvider {
     }
 
     /// One HTTP exchange.
-    func once(url: String, headers: [String], body: [UInt8], onText: (String) -> Void) throws(ProviderFailure) -> Outcome {
+    func once(url: String, headers: [String], body: [UInt8], onText: (String) -> Void) throws(ProviderFailure)
+        -> Outcome
+    {
         var decoder = EventStreamDecoder()
         var stream = CompletionStream()
         var errorBody: [UInt8] = []
@@ -161,43 +164,46 @@ public struct OpenAIProvider: ChatProvider {
         }
         let response: HTTPClient.Response
         do {
-            response = try client.post(url: url, headers: headers, body: body, onBody: { response, bytes in
-                status = response.status
-                guard (200..<300).contains(response.status) else {
-                    if errorBody.count < 65_536 { errorBody += bytes }
-                    return true
-                }
-                isEventStream = response.headers["content-type"]?.lowercased().contains("text/event-stream") ?? false
-                guard isEventStream else {
-                    plainBody += bytes
-                    if plainBody.count > heldLimit {
-                        tooLong = true
-                        return false
+            response = try client.post(
+                url: url, headers: headers, body: body,
+                onBody: { response, bytes in
+                    status = response.status
+                    guard (200..<300).contains(response.status) else {
+                        if errorBody.count < 65_536 { errorBody += bytes }
+                        return true
                     }
-                    return true
-                }
-                for event in decoder.feed(bytes) {
-                    do throws(ProviderFailure) {
-                        if let piece = try stream.take(event) { deliver(piece) }
-                    } catch {
-                        protocolFailure = error
-                        return false
+                    isEventStream =
+                        response.headers["content-type"]?.lowercased().contains("text/event-stream") ?? false
+                    guard isEventStream else {
+                        plainBody += bytes
+                        if plainBody.count > heldLimit {
+                            tooLong = true
+                            return false
+                        }
+                        return true
                     }
-                    if stream.done || tooLong { return false }
-                }
-                if decoder.bufferedByteCount > heldLimit { tooLong = true }
-                return !tooLong
-            }, shouldStop: shouldStop)
+                    for event in decoder.feed(bytes) {
+                        do throws(ProviderFailure) {
+                            if let piece = try stream.take(event) { deliver(piece) }
+                        } catch {
+                            protocolFailure = error
+                            return false
+                        }
+                        if stream.done || tooLong { return false }
+                    }
+                    if decoder.bufferedByteCount > heldLimit { tooLong = true }
+                    return !tooLong
+                }, shouldStop: shouldStop)
         } catch {
             // Cut after the chunk that said why the reply finished: every word of it is here.
-            if case .cutOff = error, stream.finishReason != nil, protocolFailure == nil, !tooLong { return .reply(stream.ending) }
+            if case .cutOff = error, stream.finishReason != nil, protocolFailure == nil, !tooLong {
+                return .reply(stream.ending)
+            }
             throw failure(error)
         }
         if let protocolFailure { throw protocolFailure }
         if tooLong {
-            throw ProviderFailure(
-                .tooLong,
-                "the reply passed \(OpenAIProvider.size(maxReplyBytes)) and was stopped there (VAULT_MAX_REPLY_BYTES sets the limit)")
+            throw tooLongFailure
         }
         status = response.status
         switch status {
@@ -211,23 +217,35 @@ public struct OpenAIProvider: ChatProvider {
             let (whole, reason) = try CompletionStream.wholeReply(plainBody)
             deliver(whole)
             if tooLong {
-                throw ProviderFailure(
-                    .tooLong,
-                    "the reply passed \(OpenAIProvider.size(maxReplyBytes)) and was stopped there (VAULT_MAX_REPLY_BYTES sets the limit)")
+                throw tooLongFailure
             }
             return .reply(CompletionStream.ending(reason))
         case 401, 403:
-            throw ProviderFailure(.unauthorized, "the server refused the API key (\(status)): \(serverMessage(errorBody)). Check the key's environment variable.")
+            throw ProviderFailure(
+                .unauthorized,
+                "the server refused the API key (\(status)): \(serverMessage(errorBody)). "
+                    + "Check the key's environment variable.")
         case 404:
-            throw ProviderFailure(.notFound, "not found (404): \(serverMessage(errorBody)). Is the model name right, and the base URL?")
+            throw ProviderFailure(
+                .notFound, "not found (404): \(serverMessage(errorBody)). Is the model name right, and the base URL?")
         case 429:
             let wait = response.headers["retry-after"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? 2
             return .retry(after: wait, ProviderFailure(.rateLimited, "rate limited (429): \(serverMessage(errorBody))"))
         case 500..<600:
-            return .retry(after: 1, ProviderFailure(.serverError, "the server failed (\(status)): \(serverMessage(errorBody))"))
+            return .retry(
+                after: 1, ProviderFailure(.serverError, "the server failed (\(status)): \(serverMessage(errorBody))"))
         default:
             throw ProviderFailure(.rejected, "the server rejected the request (\(status)): \(serverMessage(errorBody))")
         }
+    }
+
+    var tooLongFailure: ProviderFailure {
+        ProviderFailure(
+            .tooLong,
+            """
+            the reply passed \(OpenAIProvider.size(maxReplyBytes)) and was stopped there \
+            (VAULT_MAX_REPLY_BYTES sets the limit)
+            """)
     }
 
     /// A transport failure as one line that names the server and, for a time-out, its setting.
@@ -235,21 +253,35 @@ public struct OpenAIProvider: ChatProvider {
         let host = HTTPClient.host(of: baseURL)
         switch error {
         case .cannotResolve(let host): return ProviderFailure(.unreachable, "cannot find the server \(host) (DNS)")
-        case .cannotConnect(let host): return ProviderFailure(.unreachable, "cannot connect to \(host): is the server running?")
+        case .cannotConnect(let host):
+            return ProviderFailure(.unreachable, "cannot connect to \(host): is the server running?")
         case .tls(let why): return ProviderFailure(.unreachable, "the secure connection to \(host) failed: \(why)")
         case .connectTimeout:
             return ProviderFailure(
                 .timeout,
-                "connecting to \(baseURL) took more than \(OpenAIProvider.seconds(client.connectTimeout)) s; gave up (VAULT_CONNECT_TIMEOUT sets the wait)")
+                """
+                connecting to \(baseURL) took more than \(OpenAIProvider.seconds(client.connectTimeout)) s; \
+                gave up (VAULT_CONNECT_TIMEOUT sets the wait)
+                """
+            )
         case .noAnswer:
             return ProviderFailure(
                 .timeout,
-                "the server at \(baseURL) took the request but sent no answer for \(OpenAIProvider.seconds(client.firstByteTimeout)) s; gave up (VAULT_FIRST_BYTE_TIMEOUT sets the wait)")
+                """
+                the server at \(baseURL) took the request but sent no answer for \
+                \(OpenAIProvider.seconds(client.firstByteTimeout)) s; gave up (VAULT_FIRST_BYTE_TIMEOUT sets the wait)
+                """
+            )
         case .stalled:
             return ProviderFailure(
                 .timeout,
-                "the server at \(baseURL) sent nothing for \(OpenAIProvider.seconds(client.idleTimeout)) s and was given up on (VAULT_IDLE_TIMEOUT sets the wait)")
-        case .cutOff(let why): return ProviderFailure(.cutOff, "the connection was cut in the middle of the reply (\(why))")
+                """
+                the server at \(baseURL) sent nothing for \(OpenAIProvider.seconds(client.idleTimeout)) s and was \
+                given up on (VAULT_IDLE_TIMEOUT sets the wait)
+                """
+            )
+        case .cutOff(let why):
+            return ProviderFailure(.cutOff, "the connection was cut in the middle of the reply (\(why))")
         case .cancelled: return ProviderFailure(.interrupted, "interrupted")
         case .other(let why): return ProviderFailure(.unreachable, "the request failed: \(why)")
         }
@@ -324,7 +356,9 @@ struct CompletionStream {
         }
         var piece = ""
         for choice in choices {
-            if let delta = choice["delta"] as? [String: Any], let content = delta["content"] as? String { piece += content }
+            if let delta = choice["delta"] as? [String: Any], let content = delta["content"] as? String {
+                piece += content
+            }
             if let reason = choice["finish_reason"] as? String, !reason.isEmpty { finishReason = reason }
         }
         return piece.isEmpty ? nil : piece

@@ -48,40 +48,62 @@ public struct ProviderSettings: Sendable {
             if namedProvider == nil, let named = namedModel, named.model != OfflineProvider.model {
                 let failure = ProviderFailure(
                     .noKey,
-                    "\(named.source) names the model '\(named.model)', but no provider is set up to reach it (the offline provider never stands in for a model): set OPENAI_API_KEY (and OPENAI_BASE_URL for a server other than OpenAI's), or name a provider in vault.yml or the room; `--provider offline` gives the offline provider's reply instead")
-                return ProviderSettings(provider: UnavailableProvider(name: "openai", failure: failure), model: named.model)
+                    """
+                    \(named.source) names the model '\(named.model)', but no provider is set up to reach it (the \
+                    offline provider never stands in for a model): set OPENAI_API_KEY (and OPENAI_BASE_URL for a \
+                    server other than OpenAI's), or name a provider in vault.yml or the room; `--provider offline` \
+                    gives the offline provider's reply instead
+                    """
+                )
+                return ProviderSettings(
+                    provider: UnavailableProvider(name: "openai", failure: failure), model: named.model)
             }
             return ProviderSettings(provider: OfflineProvider(), model: model)
         }
         let entry = table[name]
         if entry == nil && name != "openai" {
             throw VaultError.invalidArgument(
-                "the provider '\(name)' is not configured: add it under `providers:` in vault.yml (base_url, model, api_key_env), or use --provider offline")
+                """
+                the provider '\(name)' is not configured: add it under `providers:` in vault.yml (base_url, model, \
+                api_key_env), or use --provider offline
+                """
+            )
         }
         let base = entry?["base_url"] ?? (name == "openai" ? env("OPENAI_BASE_URL") ?? KeyApprovals.openAIBaseURL : nil)
         guard let base, KeyApprovals.origin(of: base) != nil else {
             throw VaultError.invalidArgument(
-                "the provider '\(name)' has no usable base_url in vault.yml (write one like https://host/v1, without a user name, password, query or fragment)")
+                """
+                the provider '\(name)' has no usable base_url in vault.yml (write one like https://host/v1, without \
+                a user name, password, query or fragment)
+                """
+            )
         }
         let keyVariable = entry?["api_key_env"] ?? (name == "openai" ? "OPENAI_API_KEY" : nil)
         let key = keyVariable.flatMap { env($0) }
         let model = flagModel ?? room?.string("model") ?? entry?["model"] ?? config.values["model"].flatMap(string)
         guard let model, !model.isEmpty else {
-            throw VaultError.invalidArgument("no model for provider '\(name)': give --model, or set `model:` in the room or vault.yml")
+            throw VaultError.invalidArgument(
+                "no model for provider '\(name)': give --model, or set `model:` in the room or vault.yml")
         }
         if let key {
             Secrets.register(key)
             let approvals = try KeyApprovals(environment: environment)
             if let variable = keyVariable, !approvals.allow(variable, to: base) {
                 return ProviderSettings(
-                    provider: UnavailableProvider(name: name, failure: approvals.refusal(provider: name, variable: variable, url: base)),
+                    provider: UnavailableProvider(
+                        name: name, failure: approvals.refusal(provider: name, variable: variable, url: base)),
                     model: model)
             }
         } else if KeyApprovals.origin(of: base) == KeyApprovals.origin(of: KeyApprovals.openAIBaseURL) {
             // OpenAI answers nothing without a key: say which variable to set instead of asking.
             let variable = keyVariable ?? "OPENAI_API_KEY"
             let failure = ProviderFailure(
-                .noKey, "the provider '\(name)' talks to OpenAI (\(base)), which needs an API key, and \(variable) is not set: set it to your key")
+                .noKey,
+                """
+                the provider '\(name)' talks to OpenAI (\(base)), which needs an API key, and \(variable) is not set: \
+                set it to your key
+                """
+            )
             return ProviderSettings(provider: UnavailableProvider(name: name, failure: failure), model: model)
         }
         return ProviderSettings(provider: OpenAIProvider(name: name, baseURL: base, apiKey: key), model: model)
@@ -119,7 +141,9 @@ public struct KeyApprovals: Sendable {
         let user = try UserConfig.load(environment: environment)
         var approved: [String: Set<String>] = [:]
         for (variable, urls) in user.approvedKeys {
-            for url in urls { if let origin = KeyApprovals.origin(of: url) { approved[variable, default: []].insert(origin) } }
+            for url in urls {
+                if let origin = KeyApprovals.origin(of: url) { approved[variable, default: []].insert(origin) }
+            }
         }
         for url in [KeyApprovals.openAIBaseURL, environment["OPENAI_BASE_URL"] ?? ""] {
             if let origin = KeyApprovals.origin(of: url) { approved["OPENAI_API_KEY", default: []].insert(origin) }
@@ -136,8 +160,11 @@ public struct KeyApprovals: Sendable {
 
     /// The failure of a turn whose key may not go where `vault.yml` sends it: what to do, in one line.
     func refusal(provider: String, variable: String, url: String) -> ProviderFailure {
-        var message =
-            "vault.yml's provider '\(provider)' would send the API key in \(variable) to \(url), which this machine has not approved (vault.yml travels with the vault, so it cannot approve a server itself); if you trust that server, add `\(variable): \(url)` under `api_keys:` in \(configPath)"
+        var message = """
+            vault.yml's provider '\(provider)' would send the API key in \(variable) to \(url), which this machine \
+            has not approved (vault.yml travels with the vault, so it cannot approve a server itself); if you trust \
+            that server, add `\(variable): \(url)` under `api_keys:` in \(configPath)
+            """
         if variable == "OPENAI_API_KEY" { message += ", or set OPENAI_BASE_URL=\(url)" }
         return ProviderFailure(.keyNotApproved, message)
     }
@@ -146,8 +173,10 @@ public struct KeyApprovals: Sendable {
     /// written out); nil for anything else, and for a URL with a user name, password, query
     /// or fragment (which parsers read differently: the key must go where the check looked).
     public static func origin(of url: String) -> String? {
-        guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = c.host?.lowercased(), !host.isEmpty, c.user == nil, c.password == nil, c.query == nil, c.fragment == nil,
+        guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(),
+            scheme == "http" || scheme == "https",
+            let host = c.host?.lowercased(), !host.isEmpty, c.user == nil, c.password == nil, c.query == nil,
+            c.fragment == nil,
             !url.contains("\\")
         else { return nil }
         return "\(scheme)://\(host):\(c.port ?? (scheme == "https" ? 443 : 80))"

@@ -412,7 +412,9 @@ class Handler(BaseHTTPRequestHandler):
             "object": "chat.completion",
             "created": 1700000000,
             "model": "json-length",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": JSON_REPLY}, "finish_reason": "length"}],
+            "choices": [{
+                "index": 0, "message": {"role": "assistant", "content": JSON_REPLY}, "finish_reason": "length",
+            }],
         })
 
     def stop_no_done(self, request):
@@ -446,7 +448,8 @@ class Handler(BaseHTTPRequestHandler):
         key = auth[len("Bearer "):] if auth.startswith("Bearer ") else auth
         self.start_stream()
         self.write_chunk(event(chunk(content=PARTIAL_PIECES[0])))
-        self.write_chunk(event(json.dumps(error_object("upstream refused key " + key + " mid-stream", "server_error", None))))
+        failure = error_object("upstream refused key " + key + " mid-stream", "server_error", None)
+        self.write_chunk(event(json.dumps(failure)))
         self.end_stream()
 
 

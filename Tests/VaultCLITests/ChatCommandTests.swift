@@ -133,7 +133,8 @@ import VaultTestSupport
         #expect(turn[1].body.contains("it is message 1 of this room"))
 
         old = new
-        let r2 = try runVault(["chat", "weekend-plans", "And where to eat after?", "--provider", "offline"], in: vault.path)
+        let r2 = try runVault(
+            ["chat", "weekend-plans", "And where to eat after?", "--provider", "offline"], in: vault.path)
         expectSuccess(r2)
         new = try vault.read(path)
         turn = try expectTurnAppended(

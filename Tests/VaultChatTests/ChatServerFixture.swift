@@ -127,7 +127,8 @@ final class FakeOpenAIServer: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while (try? requests().count) ?? 0 < count {
             guard Date() < deadline else {
-                throw FixtureError("the server logged \((try? requests().count) ?? 0) requests, not \(count), in \(seconds) s")
+                let logged = (try? requests().count) ?? 0
+                throw FixtureError("the server logged \(logged) requests, not \(count), in \(seconds) s")
             }
             usleep(10_000)
         }
@@ -260,8 +261,8 @@ struct ChatVault {
     /// Added to every run: the key, and no stray settings from the machine running the tests.
     var environment: [String: String] = [
         "TEST_KEY": ChatVault.key, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "VAULT_CONNECT_TIMEOUT": "5",
-        "VAULT_IDLE_TIMEOUT": "10", "VAULT_MAX_RETRY_WAIT": "", "VAULT_FIRST_BYTE_TIMEOUT": "", "VAULT_MAX_REPLY_BYTES": "",
-        "VAULT_TRACE": "",
+        "VAULT_IDLE_TIMEOUT": "10", "VAULT_MAX_RETRY_WAIT": "", "VAULT_FIRST_BYTE_TIMEOUT": "",
+        "VAULT_MAX_REPLY_BYTES": "", "VAULT_TRACE": "",
     ]
     /// The user configuration file (`$XDG_CONFIG_HOME/vault/config.yml`).
     var userConfigPath: String { userConfig.path + "/vault/config.yml" }

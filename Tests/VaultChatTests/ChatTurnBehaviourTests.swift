@@ -284,7 +284,8 @@ final class BackgroundVault: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while !stderr.contains(text) {
             guard Date() < deadline, process.isRunning else {
-                throw FixtureError("vault did not print \(text.debugDescription) on stderr; stderr: \(stderr.debugDescription)")
+                throw FixtureError(
+                    "vault did not print \(text.debugDescription) on stderr; stderr: \(stderr.debugDescription)")
             }
             usleep(10_000)
         }

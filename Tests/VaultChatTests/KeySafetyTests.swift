@@ -47,7 +47,8 @@ import VaultTestSupport
         let secret = "aws-SECRET-do-not-leak-8f31c9a2"
         var vault = try ChatVault(
             baseURL: server.baseURL,
-            configExtra: "  shared:\n    base_url: \(server.baseURL)\n    api_key_env: AWS_SECRET_ACCESS_KEY\n", system: nil)
+            configExtra: "  shared:\n    base_url: \(server.baseURL)\n    api_key_env: AWS_SECRET_ACCESS_KEY\n",
+            system: nil)
         vault.environment["AWS_SECRET_ACCESS_KEY"] = secret
         let before = try vault.roomBytes()
         let subjects = try vault.subjects()
@@ -55,7 +56,8 @@ import VaultTestSupport
         try check.expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
             ChatOverHTTPTests.Expected(
-                message: "안녕", model: "ok", status: 4, commit: "chat: \(ChatVault.title) (+1 message, no reply: keyNotApproved)",
+                message: "안녕", model: "ok", status: 4,
+                commit: "chat: \(ChatVault.title) (+1 message, no reply: keyNotApproved)",
                 errorFragments: ["AWS_SECRET_ACCESS_KEY", server.baseURL]))
         #expect(try server.requests().isEmpty, "a request was sent")
         #expect(!run.stderr.contains(secret) && !run.stdout.contains(secret))
@@ -76,11 +78,14 @@ import VaultTestSupport
         try check.expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
             ChatOverHTTPTests.Expected(
-                message: "어디로?", model: "ok", status: 4, commit: "chat: \(ChatVault.title) (+1 message, no reply: keyNotApproved)",
+                message: "어디로?", model: "ok", status: 4,
+                commit: "chat: \(ChatVault.title) (+1 message, no reply: keyNotApproved)",
                 errorFragments: ["OPENAI_API_KEY", server.baseURL]))
         #expect(try server.requests().isEmpty, "a request was sent")
 
-        let retry = try vault.vault(["retry", ChatVault.title, "--provider", "openai", "--model", "ok"], environment: ["OPENAI_BASE_URL": server.baseURL])
+        let retry = try vault.vault(
+            ["retry", ChatVault.title, "--provider", "openai", "--model", "ok"],
+            environment: ["OPENAI_BASE_URL": server.baseURL])
         #expect(retry.status == 0, "status \(retry.status); stderr: \(retry.stderr)")
         let requests = try server.requests()
         try #require(requests.count == 1)
@@ -98,10 +103,14 @@ import VaultTestSupport
             ["chat", ChatVault.title, "키가 보이나요?", "--provider", "local", "--model", "error-in-stream-key"],
             environment: ["VAULT_TRACE": "1"])
         #expect(run.status == 7, "status \(run.status); stderr: \(run.stderr)")
-        #expect(!run.stderr.contains(ChatVault.key) && !run.stdout.contains(ChatVault.key), "the key was printed: \(run.stderr)")
+        #expect(
+            !run.stderr.contains(ChatVault.key) && !run.stdout.contains(ChatVault.key),
+            "the key was printed: \(run.stderr)")
         let error = run.stderr.split(separator: "\n").first { $0.hasPrefix("vault: error: ") }.map(String.init) ?? ""
         #expect(error.contains("upstream refused key [redacted] mid-stream"), "\(run.stderr)")
-        #expect(run.stderr.contains("Authorization: Bearer [redacted]"), "the trace does not show the request: \(run.stderr)")
+        #expect(
+            run.stderr.contains("Authorization: Bearer [redacted]"),
+            "the trace does not show the request: \(run.stderr)")
         #expect(try server.requests().first?.authorization == "present")
         #expect(!(try vault.fullHistory()).contains(ChatVault.key))
         #expect(!String(decoding: try vault.roomBytes(), as: UTF8.self).contains(ChatVault.key))
@@ -123,12 +132,14 @@ import VaultTestSupport
         try check.expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
             ChatOverHTTPTests.Expected(
-                message: "진짜 모델에게", model: "ok", status: 4, commit: "chat: \(ChatVault.title) (+1 message, no reply: noKey)",
+                message: "진짜 모델에게", model: "ok", status: 4,
+                commit: "chat: \(ChatVault.title) (+1 message, no reply: noKey)",
                 errorFragments: ["'ok'", "OPENAI_API_KEY", "--provider offline"]))
         #expect(!String(decoding: try vault.roomBytes(), as: UTF8.self).contains("(offline)"))
 
         let retry = try vault.vault(
-            ["retry", ChatVault.title], environment: ["OPENAI_BASE_URL": server.baseURL, "OPENAI_API_KEY": ChatVault.key])
+            ["retry", ChatVault.title],
+            environment: ["OPENAI_BASE_URL": server.baseURL, "OPENAI_API_KEY": ChatVault.key])
         #expect(retry.status == 0, "status \(retry.status); stderr: \(retry.stderr)")
         let requests = try server.requests()
         try #require(requests.count == 1)
@@ -150,6 +161,7 @@ import VaultTestSupport
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
             ChatOverHTTPTests.Expected(
                 message: "키 없이", model: "gpt-4o-mini", status: 4,
-                commit: "chat: \(ChatVault.title) (+1 message, no reply: noKey)", errorFragments: ["OPENAI_API_KEY", "is not set"]))
+                commit: "chat: \(ChatVault.title) (+1 message, no reply: noKey)",
+                errorFragments: ["OPENAI_API_KEY", "is not set"]))
     }
 }

@@ -76,8 +76,8 @@ import Glibc
         defer { server.stop() }
         let subjects = try vault.subjects()
         let run = try BackgroundVault(
-            ["chat", ChatVault.title, "기다리기 싫어요", "--provider", "local", "--model", "rate-limit-wait"], vault: vault,
-            environment: ["VAULT_TRACE": "1"])
+            ["chat", ChatVault.title, "기다리기 싫어요", "--provider", "local", "--model", "rate-limit-wait"],
+            vault: vault, environment: ["VAULT_TRACE": "1"])
         // The trace says when the wait starts: Ctrl-C then reaches vault inside it.
         try run.waitForError("s before retrying", seconds: 15)
         run.interrupt()
@@ -102,11 +102,14 @@ import Glibc
     }
 
     func expectInterruptedBeforeAnyReply(
-        _ done: RunResult, vault: ChatVault, subjects: [String], message: String, sourceLocation: SourceLocation = #_sourceLocation
+        _ done: RunResult, vault: ChatVault, subjects: [String], message: String,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         #expect(done.status == 130, "status \(done.status); stderr: \(done.stderr)", sourceLocation: sourceLocation)
         let last = done.stderr.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(last.hasPrefix("vault: error: ") && last.contains("interrupted"), "\(done.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            last.hasPrefix("vault: error: ") && last.contains("interrupted"), "\(done.stderr)",
+            sourceLocation: sourceLocation)
         #expect(last.contains("your message is saved"), "\(done.stderr)", sourceLocation: sourceLocation)
         #expect(!done.stderr.contains("Fatal error"), "\(done.stderr)", sourceLocation: sourceLocation)
         let messages = roomMessages(try vault.roomBytes())
@@ -242,7 +245,8 @@ import Glibc
             messages[1].header.attributes == ["model": c.model, "provider": "local", "truncated": c.reason],
             "\(messages[1].header.line)")
         #expect(messages[1].header.line.contains(" · \(c.model) · truncated <!-- "), "\(messages[1].header.line)")
-        #expect(try vault.subjects() == ["chat: \(ChatVault.title) (+2 messages, reply truncated: \(c.reason))"] + subjects)
+        #expect(
+            try vault.subjects() == ["chat: \(ChatVault.title) (+2 messages, reply truncated: \(c.reason))"] + subjects)
         #expect(try vault.porcelain() == "")
 
         let retry = try vault.retry(model: "ok")
@@ -270,7 +274,9 @@ import Glibc
         let requests = try server.requests()
         try #require(requests.count == 2)
         #expect(
-            requests[1].messages == [.init("user", "길게"), .init("assistant", ServerText.reply), .init("user", "계속")],
+            requests[1].messages == [
+                .init("user", "길게"), .init("assistant", ServerText.reply), .init("user", "계속"),
+            ],
             "\(requests[1].messages)")
     }
 
@@ -286,6 +292,8 @@ import Glibc
         let run = try vault.chat("끝", model: model)
         try check.expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
-            ChatOverHTTPTests.Expected(message: "끝", reply: ServerText.reply, model: model, commit: "chat: \(ChatVault.title) (+2 messages)"))
+            ChatOverHTTPTests.Expected(
+                message: "끝", reply: ServerText.reply, model: model,
+                commit: "chat: \(ChatVault.title) (+2 messages)"))
     }
 }

@@ -37,7 +37,9 @@ final class VaultOnTerminal: @unchecked Sendable {
         for (k, v) in extra { environment[k] = v }
         process = vaultProcess(arguments, in: vault.path, environment: environment)
         let master = Terminal.openpt(O_RDWR | O_NOCTTY)
-        guard master >= 0, Terminal.grantpt(master) == 0, Terminal.unlockpt(master) == 0, let name = Terminal.ptsname(master) else {
+        guard master >= 0, Terminal.grantpt(master) == 0, Terminal.unlockpt(master) == 0,
+            let name = Terminal.ptsname(master)
+        else {
             throw FixtureError("cannot open a pseudo-terminal: \(String(cString: strerror(errno)))")
         }
         let terminal = open(name, O_RDWR | O_NOCTTY)
@@ -82,7 +84,8 @@ final class VaultOnTerminal: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while !terminalText.contains(text) {
             guard Date() < deadline, process.isRunning else {
-                throw FixtureError("the terminal did not show \(text.debugDescription); it shows \(terminalText.debugDescription)")
+                throw FixtureError(
+                    "the terminal did not show \(text.debugDescription); it shows \(terminalText.debugDescription)")
             }
             usleep(10_000)
         }
@@ -96,7 +99,9 @@ final class VaultOnTerminal: @unchecked Sendable {
             throw FixtureError("vault did not exit within \(seconds) s; terminal: \(terminalText.debugDescription)")
         }
         process.waitUntilExit()
-        guard readers.wait(timeout: .now() + 30) == .success else { throw FixtureError("the output of vault did not end") }
+        guard readers.wait(timeout: .now() + 30) == .success else {
+            throw FixtureError("the output of vault did not end")
+        }
         return lock.withLock { (process.terminationStatus, String(decoding: out, as: UTF8.self)) }
     }
 }
@@ -111,7 +116,8 @@ func runVaultMeasuringMemory(
     let process = vaultProcess(arguments, in: vault.path, environment: environment)
     let report = TemporaryDirectory("peak-rss")
     let file = report.path + "/peak"
-    process.arguments = [Project.root + "/Tests/Fixtures/peak_rss.py", file, Project.vaultExecutable] + (process.arguments ?? [])
+    process.arguments =
+        [Project.root + "/Tests/Fixtures/peak_rss.py", file, Project.vaultExecutable] + (process.arguments ?? [])
     process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     let result = try run(process)
     let text = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

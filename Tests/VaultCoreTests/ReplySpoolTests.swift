@@ -2,11 +2,11 @@ import Foundation
 import Testing
 import VaultTestSupport
 
+@testable import VaultCore
+
 #if canImport(Glibc)
 import Glibc
 #endif
-
-@testable import VaultCore
 
 /// A reply written to a file as it arrives (`ReplySpool`) and appended to a room from there
 /// (`RoomFile.appendingAtEnd(_:body:display:)`, `TailWrite` with a file part) gives the very
@@ -47,7 +47,9 @@ import Glibc
 
     static func read(_ text: FileText) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: text.range.count)
-        let n = bytes.withUnsafeMutableBytes { pread(text.descriptor, $0.baseAddress, $0.count, off_t(text.range.lowerBound)) }
+        let n = bytes.withUnsafeMutableBytes {
+            pread(text.descriptor, $0.baseAddress, $0.count, off_t(text.range.lowerBound))
+        }
         return Array(bytes.prefix(max(n, 0)))
     }
 
@@ -103,7 +105,9 @@ import Glibc
             var bytes = RoundTripPropertyTests.emptyRoom(eol)
             for _ in 0..<Int.random(in: 0...3, using: &rng) {
                 let room = try RoomFile(parsing: bytes, path: "rooms/r.md")
-                bytes = room.appending([MessageDraft(role: .user, body: Self.randomReply(&rng), timestamp: t)]) { _ in "d" }.bytes
+                bytes =
+                    room.appending([MessageDraft(role: .user, body: Self.randomReply(&rng), timestamp: t)]) { _ in "d" }
+                    .bytes
             }
             if Bool.random(using: &rng) { bytes += Array("typed below\(eol)".utf8) }
             let room = try RoomFile(parsing: bytes, path: "rooms/r.md")
@@ -114,7 +118,8 @@ import Glibc
             spool.finish()
             let body = try #require(spool.body)
             let draft = MessageDraft(
-                role: .assistant, body: ChatTurn.tidy(reply), timestamp: t, attributes: [.init("model", "m")], displaySuffix: "m")
+                role: .assistant, body: ChatTurn.tidy(reply), timestamp: t, attributes: [.init("model", "m")],
+                displaySuffix: "m")
             let inMemory = room.appendingAtEnd([draft], display: { _ in "날짜" })
             var headerOnly = draft
             headerOnly.body = ""
@@ -124,7 +129,9 @@ import Glibc
             try TailWrite.each(long.parts, upTo: .max, path: "r") { written += $0 }
             let oldID = Array(inMemory.messages[0].id.utf8)
             let newID = Array(long.header.id.utf8)
-            #expect(replacing(newID, with: oldID, in: written) == inMemory.bytes, "round \(round): \(reply.debugDescription)")
+            #expect(
+                replacing(newID, with: oldID, in: written) == inMemory.bytes,
+                "round \(round): \(reply.debugDescription)")
             #expect(long.line == inMemory.messages[0].line, "round \(round)")
             let after = Array(bytes[..<inMemory.offset]) + inMemory.bytes
             #expect(long.lineFeeds == after.filter { $0 == 10 }.count, "round \(round)")
@@ -133,7 +140,10 @@ import Glibc
     }
 
     func replacing(_ a: [UInt8], with b: [UInt8], in bytes: [UInt8]) -> [UInt8] {
-        guard !a.isEmpty, let at = (0...(max(0, bytes.count - a.count))).first(where: { Array(bytes[$0..<min($0 + a.count, bytes.count)]) == a })
+        guard !a.isEmpty,
+            let at = (0...(max(0, bytes.count - a.count))).first(where: {
+                Array(bytes[$0..<min($0 + a.count, bytes.count)]) == a
+            })
         else { return bytes }
         return Array(bytes[..<at]) + b + Array(bytes[(at + a.count)...])
     }
@@ -151,13 +161,23 @@ import Glibc
         let tail = Array("\n\n<!-- vault:prompt -->\n".utf8)
         let journal = dir.path + "/.vault/journal"
         try TailWrite.Journal.write(
-            path: "rooms/r.md", device: 1, inode: 2, offset: 7, old: Array("old".utf8), new: [.bytes(head), .file(body), .bytes(tail)],
+            path: "rooms/r.md", device: 1, inode: 2, offset: 7, old: Array("old".utf8),
+            new: [.bytes(head), .file(body), .bytes(tail)],
             mark: Array(head.prefix(20)), to: journal)
         let record = try #require(TailWrite.Journal.read(journal))
         let whole = head + Array((middle + "끝").utf8) + tail
-        #expect(record == TailWrite.Record(path: "rooms/r.md", device: 1, inode: 2, offset: 7, old: Array("old".utf8), new: whole, mark: Array(head.prefix(20))))
+        #expect(
+            record
+                == TailWrite.Record(
+                    path: "rooms/r.md", device: 1, inode: 2, offset: 7, old: Array("old".utf8), new: whole,
+                    mark: Array(head.prefix(20))))
         // A short record written after a long one leaves nothing of it behind.
-        try TailWrite.Journal.write(TailWrite.Record(path: "r", device: 1, inode: 2, offset: 0, old: [], new: [1], mark: []), to: journal)
-        #expect(FileIO.size(of: journal) == TailWrite.Journal.encode(TailWrite.Record(path: "r", device: 1, inode: 2, offset: 0, old: [], new: [1], mark: [])).count)
+        try TailWrite.Journal.write(
+            TailWrite.Record(path: "r", device: 1, inode: 2, offset: 0, old: [], new: [1], mark: []), to: journal)
+        #expect(
+            FileIO.size(of: journal)
+                == TailWrite.Journal.encode(
+                    TailWrite.Record(path: "r", device: 1, inode: 2, offset: 0, old: [], new: [1], mark: [])
+                ).count)
     }
 }

@@ -114,7 +114,10 @@ extension VaultCommand {
 func warnIfTruncated(_ outcome: ChatTurn.Outcome, room: String) {
     guard let reason = outcome.reply.truncation else { return }
     Terminal.warning(
-        "the server cut the reply short (finish_reason: \(reason)); it is saved, marked truncated=\(reason). `vault retry \(VaultPath.stem(of: room))` asks the model to go on")
+        """
+        the server cut the reply short (finish_reason: \(reason)); it is saved, marked truncated=\(reason). \
+        `vault retry \(VaultPath.stem(of: room))` asks the model to go on
+        """)
 }
 
 /// The turn for a room: provider and model from the flags, the room, vault.yml and the environment.

@@ -56,7 +56,8 @@ final class WaitingIndicator: @unchecked Sendable {
             guard elapsed >= WaitingIndicator.delay else { return }
             text = "waiting for the server at \(url)… \(Int(elapsed)) s (Ctrl-C stops)"
         case .retrying(_, let seconds, _):
-            text = "the server asked vault to wait: asking again in \(max(0, Int((seconds - elapsed).rounded(.up)))) s… (Ctrl-C stops)"
+            let left = max(0, Int((seconds - elapsed).rounded(.up)))
+            text = "the server asked vault to wait: asking again in \(left) s… (Ctrl-C stops)"
         case .replying, .finished:
             return
         }

@@ -200,7 +200,8 @@ public struct ChatTurn {
                         label += " · truncated"
                     }
                     let draft = MessageDraft(
-                        role: .assistant, body: "", timestamp: vault.now(), attributes: attributes, displaySuffix: label)
+                        role: .assistant, body: "", timestamp: vault.now(), attributes: attributes,
+                        displaySuffix: label)
                     let change = room.appendingAtEnd(draft, body: body, display: vault.headerDisplay)
                     appended = SavedReply(header: change.header, line: change.line, truncation: truncation)
                     Trace.mark("turn: reply appended")

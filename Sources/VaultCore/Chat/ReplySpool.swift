@@ -116,7 +116,10 @@ public final class ReplySpool {
             line.isEmpty = false
             if !line.isBlank && (line.isDecided || !line.isHeld) {
                 // Nothing left to learn about this line: up to the next line feed in one go.
-                let end = memchr(b.baseAddress! + i, 10, n - i).map { b.baseAddress!.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? n
+                let end =
+                    memchr(b.baseAddress! + i, 10, n - i).map {
+                        b.baseAddress!.distance(to: $0.assumingMemoryBound(to: UInt8.self))
+                    } ?? n
                 let run = UnsafeBufferPointer(rebasing: b[i..<end])
                 if line.isHeld { held.append(contentsOf: run) } else { emit(run) }
                 i = end

@@ -160,8 +160,8 @@ extension RoomFile {
         var shown = display(draft.timestamp)
         if let suffix = draft.displaySuffix, !suffix.isEmpty { shown += " · " + suffix }
         let header = MessageHeader(
-            icon: draft.role.icon, role: draft.role, display: shown, timestamp: draft.timestamp, id: Identifier.newMessageID(),
-            attributes: draft.attributes)
+            icon: draft.role.icon, role: draft.role, display: shown, timestamp: draft.timestamp,
+            id: Identifier.newMessageID(), attributes: draft.attributes)
         let mark = Array(header.line.utf8)
         head += mark + eol + eol
         var tail = eol + eol + Array(RoomFile.promptMarkerLine.utf8) + eol
@@ -169,8 +169,8 @@ extension RoomFile {
         let lineFeeds =
             line - 1 + RoomFile.lineFeeds(in: Array(mark + eol + eol)) + body.lineFeeds + RoomFile.lineFeeds(in: tail)
         return LongEndChange(
-            offset: fileOffset(cut), parts: [.bytes(head), .file(body), .bytes(tail)], mark: mark, header: header, line: line,
-            lineFeeds: lineFeeds)
+            offset: fileOffset(cut), parts: [.bytes(head), .file(body), .bytes(tail)], mark: mark, header: header,
+            line: line, lineFeeds: lineFeeds)
     }
 
     /// The number of line feeds in `bytes`, eight bytes at a time.

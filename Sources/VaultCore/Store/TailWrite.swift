@@ -34,7 +34,9 @@ public enum TailWrite {
         _ path: String, relative: String, from offset: Int, with bytes: [UInt8], mark: [UInt8], expecting expected: FileIO.Stamp,
         journal: String
     ) throws(VaultError) -> FileIO.Stamp {
-        try replace(path, relative: relative, from: offset, with: [.bytes(bytes)], mark: mark, expecting: expected, journal: journal)
+        try replace(
+            path, relative: relative, from: offset, with: [.bytes(bytes)], mark: mark, expecting: expected,
+            journal: journal)
     }
 
     /// A piece of a file's new end: bytes, or a range of another open file (a long reply,
@@ -54,8 +56,8 @@ public enum TailWrite {
     /// Like `replace(_:relative:from:with:mark:expecting:journal:)`, with the new end given in
     /// parts: memory does not grow with a part read from a file.
     public static func replace(
-        _ path: String, relative: String, from offset: Int, with parts: [Part], mark: [UInt8], expecting expected: FileIO.Stamp,
-        journal: String
+        _ path: String, relative: String, from offset: Int, with parts: [Part], mark: [UInt8],
+        expecting expected: FileIO.Stamp, journal: String
     ) throws(VaultError) -> FileIO.Stamp {
         let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else {
@@ -70,8 +72,8 @@ public enum TailWrite {
         guard FileIO.Stamp(st) == expected, offset <= Int(st.st_size) else { throw VaultError.changedOnDisk(path: path) }
         let old = try FileIO.pread(fd, offset: offset, count: Int(st.st_size) - offset, path: path)
         try Journal.write(
-            path: relative, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), offset: offset, old: old, new: parts, mark: mark,
-            to: journal)
+            path: relative, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), offset: offset, old: old, new: parts,
+            mark: mark, to: journal)
         let total = parts.reduce(0) { $0 + $1.count }
         if crashPoint == "tail-write" {
             // For the tests of crash recovery: die with half the new end written, as a crash would.
@@ -141,11 +143,13 @@ public enum TailWrite {
                 var chunk = [UInt8](repeating: 0, count: min(1 << 20, max(end - at, 1)))
                 while at < end {
                     let want = min(chunk.count, end - at)
-                    let n = chunk.withUnsafeMutableBytes { Glibc.pread(text.descriptor, $0.baseAddress, want, off_t(at)) }
+                    let n = chunk.withUnsafeMutableBytes {
+                        Glibc.pread(text.descriptor, $0.baseAddress, want, off_t(at))
+                    }
                     if n < 0 && errno == EINTR { continue }
                     guard n > 0 else {
-                        throw VaultError.io(
-                            path: path, operation: "copy the reply into", reason: n < 0 ? FileIO.errorText() : "its text ended early")
+                        let reason = n < 0 ? FileIO.errorText() : "its text ended early"
+                        throw VaultError.io(path: path, operation: "copy the reply into", reason: reason)
                     }
                     try hand(chunk, count: n, to: body)
                     at += n
@@ -325,20 +329,24 @@ public enum TailWrite {
             defer { close(fd) }
             let newCount = new.reduce(0) { $0 + $1.count }
             let fields = Array(
-                "path \(relative)\ndevice \(device)\ninode \(inode)\noffset \(offset)\nold \(old.count)\nnew \(newCount)\nmark \(mark.count)\n\n"
-                    .utf8)
+                ("path \(relative)\ndevice \(device)\ninode \(inode)\noffset \(offset)\n"
+                    + "old \(old.count)\nnew \(newCount)\nmark \(mark.count)\n\n").utf8)
             let lead = Array("vault-journal 1 \(fields.count + old.count + newCount + mark.count) ".utf8)
             var at = lead.count + 17  // the checksum's 16 digits and a line feed
             var hash = fnv1aStart
-            let failed = { () -> VaultError in VaultError.io(path: path, operation: "write the journal", reason: FileIO.errorText()) }
+            let failed = { () -> VaultError in
+                VaultError.io(path: path, operation: "write the journal", reason: FileIO.errorText())
+            }
             let append = { (chunk: UnsafeRawBufferPointer) throws(VaultError) -> Void in
                 fnv1a(chunk, into: &hash)
-                guard chunk.isEmpty || Glibc.pwrite(fd, chunk.baseAddress, chunk.count, off_t(at)) == chunk.count else { throw failed() }
+                let written = chunk.isEmpty ? 0 : Glibc.pwrite(fd, chunk.baseAddress, chunk.count, off_t(at))
+                guard written == chunk.count else { throw failed() }
                 at += chunk.count
             }
             try each([.bytes(fields), .bytes(old)] + new + [.bytes(mark)], upTo: .max, path: path, append)
             let first = lead + Array((hex16(hash) + "\n").utf8)
-            guard first.withUnsafeBytes({ Glibc.pwrite(fd, $0.baseAddress, $0.count, 0) }) == first.count else { throw failed() }
+            let written = first.withUnsafeBytes { Glibc.pwrite(fd, $0.baseAddress, $0.count, 0) }
+            guard written == first.count else { throw failed() }
             // A longer record written before leaves nothing behind.
             guard ftruncate(fd, off_t(at)) == 0, fdatasync(fd) == 0 else { throw failed() }
             if created { FileIO.syncDirectory(FileIO.parent(of: path)) }

@@ -43,7 +43,8 @@ public struct UserConfig: Sendable {
             pairs = try YAMLReader.pairs(text)
         } catch let failure as YAMLReader.Failure {
             switch failure {
-            case .notMapping: throw VaultError.malformed([FormatProblem(path: path, line: 1, kind: .frontMatterNotMapping)])
+            case .notMapping:
+                throw VaultError.malformed([FormatProblem(path: path, line: 1, kind: .frontMatterNotMapping)])
             case .syntax(let message, let line):
                 throw VaultError.malformed([FormatProblem(path: path, line: line, kind: .invalidYAML(message))])
             }
@@ -56,7 +57,8 @@ public struct UserConfig: Sendable {
             let wrong = FormatProblem(
                 path: path, line: line,
                 kind: .invalidSetting(
-                    key: "api_keys", reason: "write one line per variable: `VARIABLE: https://server/v1` (or a list of URLs)"))
+                    key: "api_keys",
+                    reason: "write one line per variable: `VARIABLE: https://server/v1` (or a list of URLs)"))
             guard let mapping = node.mapping else { throw VaultError.malformed([wrong]) }
             for (k, v) in mapping {
                 guard let variable = k.scalar?.string else { throw VaultError.malformed([wrong]) }

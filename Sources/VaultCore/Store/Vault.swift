@@ -214,7 +214,8 @@ public final class Vault: Sendable {
     /// Like `replaceTail(of:from:with:mark:expecting:)`, with the new end in parts (a long reply
     /// is copied from its file, never held whole: `RoomFile.LongEndChange`).
     public func replaceTail(
-        of relative: String, from offset: Int, with parts: [TailWrite.Part], mark: [UInt8], expecting expected: FileIO.Stamp
+        of relative: String, from offset: Int, with parts: [TailWrite.Part], mark: [UInt8],
+        expecting expected: FileIO.Stamp
     ) throws(VaultError) -> FileIO.Stamp {
         do {
             return try TailWrite.replace(
