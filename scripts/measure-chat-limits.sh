@@ -25,7 +25,7 @@ sizes=("$@")
 work=$(mktemp -d /tmp/vault-limits-XXXXXX)
 trap 'exec 3>&- 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 mkfifo "$work/server-in"
-python3 Tests/Fixtures/openai_server.py "$work/requests.jsonl" <"$work/server-in" >"$work/port" 2>/dev/null &
+OPENAI_SERVER_LIFETIME=7200 python3 Tests/Fixtures/openai_server.py "$work/requests.jsonl" <"$work/server-in" >"$work/port" 2>/dev/null &
 exec 3>"$work/server-in"  # the server runs while this stays open
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.05; done
 port=$(head -1 "$work/port")

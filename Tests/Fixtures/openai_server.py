@@ -5,7 +5,8 @@
 
 Listens on 127.0.0.1 on a free port and prints that port as the first line of
 standard output. Exits when its standard input closes, or after 120 seconds at
-the latest, so a test that forgets it cannot leave it running.
+the latest (OPENAI_SERVER_LIFETIME seconds, for a long measurement), so a test
+that forgets it cannot leave it running.
 
 `POST /v1/chat/completions` takes `{"model", "messages", "stream"}`; the model
 name chooses what the server does (see BEHAVIOURS below). Every request is
@@ -34,7 +35,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-LIFETIME = 120
+LIFETIME = int(os.environ.get("OPENAI_SERVER_LIFETIME", "120"))
 
 # The streamed reply of `ok`, `split`, `crlf`, `comments`, and its pieces (one per event).
 REPLY_PIECES = [

@@ -371,6 +371,10 @@ public enum TailWrite {
             guard fd >= 0 else { return }
             var done = UInt8(ascii: "X")
             _ = Glibc.pwrite(fd, &done, 1, 0)
+            // The record of a long reply is not kept taking room once it is done (an empty
+            // journal holds nothing to recover, like one marked done).
+            var st = stat()
+            if fstat(fd, &st) == 0, st.st_size > 1 << 20 { _ = ftruncate(fd, 0) }
             close(fd)
         }
     }
