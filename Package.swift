@@ -44,7 +44,7 @@ let package = Package(
         // Sharing: rooms and diary entries as one Markdown, HTML or JSON document.
         .target(name: "VaultExport", dependencies: ["VaultCore", "CCmark"], exclude: ["README.md"]),
         // Chat with OpenAI-compatible servers: libcurl client, event-stream decoder, providers.
-        .target(name: "VaultChat", dependencies: ["VaultCore", "CCurl", "CVaultShims"]),
+        .target(name: "VaultChat", dependencies: ["VaultCore", "CCurl", "CVaultShims"], exclude: ["README.md"]),
         // The command-line interface: one file per command.
         .target(
             name: "VaultCLI",

@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 137 functions; variadic, as a pointer only: git_libgit2_opts.
+// 136 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -30,7 +30,6 @@ static struct {
     __typeof__(git_commit_time) *git_commit_time;
     __typeof__(git_commit_time_offset) *git_commit_time_offset;
     __typeof__(git_commit_tree) *git_commit_tree;
-    __typeof__(git_commit_tree_id) *git_commit_tree_id;
     __typeof__(git_config_free) *git_config_free;
     __typeof__(git_config_get_int32) *git_config_get_int32;
     __typeof__(git_config_get_int64) *git_config_get_int64;
@@ -171,7 +170,6 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_commit_time", (void **)&real.git_commit_time},
     {"git_commit_time_offset", (void **)&real.git_commit_time_offset},
     {"git_commit_tree", (void **)&real.git_commit_tree},
-    {"git_commit_tree_id", (void **)&real.git_commit_tree_id},
     {"git_config_free", (void **)&real.git_config_free},
     {"git_config_get_int32", (void **)&real.git_config_get_int32},
     {"git_config_get_int64", (void **)&real.git_config_get_int64},
@@ -386,11 +384,6 @@ int git_commit_time_offset(const git_commit *commit) {
 int git_commit_tree(git_tree **tree_out, const git_commit *commit) {
     CVAULT_GIT2_REQUIRE();
     return real.git_commit_tree(tree_out, commit);
-}
-
-const git_oid *git_commit_tree_id(const git_commit *commit) {
-    CVAULT_GIT2_REQUIRE();
-    return real.git_commit_tree_id(commit);
 }
 
 void git_config_free(git_config *cfg) {

@@ -24,6 +24,13 @@ static struct {
     const char *(*easy_strerror)(CURLcode code);
     struct curl_slist *(*slist_append)(struct curl_slist *list, const char *text);
     void (*slist_free_all)(struct curl_slist *list);
+    CURLM *(*multi_init)(void);
+    CURLMcode (*multi_add_handle)(CURLM *multi, CURL *handle);
+    CURLMcode (*multi_remove_handle)(CURLM *multi, CURL *handle);
+    CURLMcode (*multi_perform)(CURLM *multi, int *running);
+    CURLMcode (*multi_poll)(CURLM *multi, struct curl_waitfd fds[], unsigned int count, int timeout_ms, int *ready);
+    CURLMsg *(*multi_info_read)(CURLM *multi, int *left);
+    CURLMcode (*multi_cleanup)(CURLM *multi);
     char error[512];
 } curl;
 
@@ -51,6 +58,13 @@ static void load_curl(void) {
     CVAULT_LOAD(easy_strerror, "curl_easy_strerror")
     CVAULT_LOAD(slist_append, "curl_slist_append")
     CVAULT_LOAD(slist_free_all, "curl_slist_free_all")
+    CVAULT_LOAD(multi_init, "curl_multi_init")
+    CVAULT_LOAD(multi_add_handle, "curl_multi_add_handle")
+    CVAULT_LOAD(multi_remove_handle, "curl_multi_remove_handle")
+    CVAULT_LOAD(multi_perform, "curl_multi_perform")
+    CVAULT_LOAD(multi_poll, "curl_multi_poll")  // libcurl 7.66 (2019) or later
+    CVAULT_LOAD(multi_info_read, "curl_multi_info_read")
+    CVAULT_LOAD(multi_cleanup, "curl_multi_cleanup")
 #undef CVAULT_LOAD
     if (curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         snprintf(curl.error, sizeof curl.error, "curl_global_init failed");
@@ -102,6 +116,48 @@ CURLcode cvault_curl_setopt_progress_function(CURL *handle, cvault_curl_progress
 }
 CURLcode cvault_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl.library ? curl.easy_getinfo(handle, info, value) : CURLE_FAILED_INIT;
+}
+CURLcode cvault_curl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl.library ? curl.easy_getinfo(handle, info, value) : CURLE_FAILED_INIT;
+}
+
+CURLcode cvault_curl_perform_polling(CURL *handle, int interval_ms, int (*tick)(void *context), void *context) {
+    if (!curl.library) return CURLE_FAILED_INIT;
+    CURLM *multi = curl.multi_init();
+    if (!multi) return CURLE_OUT_OF_MEMORY;
+    if (curl.multi_add_handle(multi, handle) != CURLM_OK) {
+        curl.multi_cleanup(multi);
+        return CURLE_FAILED_INIT;
+    }
+    CURLcode result = CURLE_OK;
+    int finished = 0;
+    for (;;) {
+        int running = 0;
+        if (curl.multi_perform(multi, &running) != CURLM_OK) {
+            result = CURLE_FAILED_INIT;
+            break;
+        }
+        int left = 0;
+        CURLMsg *message;
+        while ((message = curl.multi_info_read(multi, &left)) != NULL) {
+            if (message->msg == CURLMSG_DONE && message->easy_handle == handle) {
+                result = message->data.result;
+                finished = 1;
+            }
+        }
+        if (finished || running == 0) break;
+        if (tick(context) != 0) {
+            result = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        if (curl.multi_poll(multi, NULL, 0, interval_ms, NULL) != CURLM_OK) {
+            result = CURLE_FAILED_INIT;
+            break;
+        }
+    }
+    curl.multi_remove_handle(multi, handle);
+    curl.multi_cleanup(multi);
+    return result;
 }
 
 // ---- libgit2 ----------------------------------------------------------------

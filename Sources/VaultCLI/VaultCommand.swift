@@ -12,7 +12,7 @@ public struct VaultCommand: ParsableCommand {
             The vault is found from --vault DIR, then VAULT_DIR, then by walking up from the \
             current folder to the nearest folder with a vault.yml.
             """,
-        version: "0.1.0",
+        version: VaultVersion.current,
         subcommands: [
             Init.self, Rooms.self, RoomCommand.self, Chat.self, Diary.self, Show.self, Check.self, Log.self,
             Diff.self, Restore.self, Remove.self, Unlock.self, Write.self, Today.self, Edit.self, Tag.self,

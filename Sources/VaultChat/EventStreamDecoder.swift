@@ -30,6 +30,12 @@ public struct EventStreamDecoder: Sendable {
     private var lastEventID = ""
     /// The `retry:` value in milliseconds, if the server sent one.
     public private(set) var retry: Int?
+    /// Bytes of the `data:` lines of the event not yet dispatched.
+    private var dataBytes = 0
+
+    /// Bytes held for what is not complete yet: the unfinished line and the event's `data:`
+    /// lines so far (a server that never ends a line or an event makes this grow).
+    public var bufferedByteCount: Int { pending.count + dataBytes }
 
     public init() {}
 
@@ -83,6 +89,7 @@ public struct EventStreamDecoder: Sendable {
                 events.append(ServerSentEvent(type: type.isEmpty ? "message" : type, data: data.joined(separator: "\n"), lastEventID: lastEventID))
             }
             data.removeAll(keepingCapacity: true)
+            dataBytes = 0
             hasData = false
             type = ""
             return
@@ -96,6 +103,7 @@ public struct EventStreamDecoder: Sendable {
         switch field {
         case "data":
             data.append(value)
+            dataBytes += value.utf8.count
             hasData = true
         case "event":
             type = value

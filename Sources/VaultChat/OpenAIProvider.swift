@@ -1,13 +1,33 @@
 import Foundation
 import VaultCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What vault is waiting for while a turn talks to a server, for an indicator on the terminal
+/// (`OpenAIProvider.onWait`).
+public enum ServerWait: Sendable, Equatable {
+    /// The request is out (or going out) to the server at `url`, and no text has come yet.
+    case waiting(url: String)
+    /// The server asked to wait (429, 5xx): vault asks again in `seconds`.
+    case retrying(url: String, seconds: Double, reason: String)
+    /// The reply's text is coming.
+    case replying
+    /// The exchange is over, however it ended.
+    case finished
+}
+
 /// A provider that speaks the OpenAI chat completions API: OpenAI, Ollama, llama.cpp's
 /// server, vLLM, LM Studio, OpenRouter… all through this one code path.
 ///
-/// `POST {base}/chat/completions` with `stream: true`; a Server-Sent Events reply is printed
-/// as it arrives, a plain JSON reply (servers that do not stream) is read whole. 429 and 5xx
-/// are retried a bounded number of times (429 after `Retry-After`), but only before any
-/// text arrived: a reply is never started twice.
+/// `POST {base}/chat/completions` with `stream: true`; a Server-Sent Events reply is handed on
+/// as it arrives (and never kept: the turn writes it to a file), a plain JSON reply (servers
+/// that do not stream) is read whole. A stream is complete at `data: [DONE]`, or when it closes
+/// cleanly after a chunk with a `finish_reason`; `finish_reason: length` or `content_filter`
+/// marks the reply truncated. 429 and 5xx are retried a bounded number of times (429 after
+/// `Retry-After`, a wait Ctrl-C ends at once), but only before any text arrived: a reply is
+/// never started twice. A reply longer than `maxReplyBytes` is stopped there.
 public struct OpenAIProvider: ChatProvider {
     public let name: String
     public let baseURL: String
@@ -18,43 +38,78 @@ public struct OpenAIProvider: ChatProvider {
     public var maxRetries = 3
     /// Longest `Retry-After` honoured; a longer one fails the turn with the wait in the message.
     public var maxRetryWait: Double = 60
-    /// Stops a transfer (Ctrl-C).
+    /// The longest reply kept, in bytes of text: a longer one (a stream that never ends) is
+    /// stopped there, and what came is kept.
+    public var maxReplyBytes = OpenAIProvider.defaultMaxReplyBytes
+    /// Stops a transfer or a wait (Ctrl-C).
     public var shouldStop: @Sendable () -> Bool = { false }
-    /// Waits between retries (replaced in tests).
-    public var sleep: @Sendable (Double) -> Void = { Thread.sleep(forTimeInterval: $0) }
+    /// Told what the turn is waiting for (an indicator on the terminal).
+    public var onWait: @Sendable (ServerWait) -> Void = { _ in }
+
+    /// 16 MiB: some four million tokens, far past what any model writes in one reply.
+    public static let defaultMaxReplyBytes = 16 << 20
 
     public init(name: String, baseURL: String, apiKey: String?, client: HTTPClient = HTTPClient()) {
         self.name = name
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.apiKey = apiKey
         self.client = client
+        if let apiKey { Secrets.register(apiKey) }
     }
 
     public func label(model: String) -> String { model }
 
-    public func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> String {
+    public func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> ReplyEnding {
+        defer { onWait(.finished) }
+        do {
+            return try exchange(request, onText: onText)
+        } catch {
+            // The server's own words can hold the key (careless servers quote it back).
+            throw ProviderFailure(error.kind, Secrets.redact(error.message))
+        }
+    }
+
+    func exchange(_ request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> ReplyEnding {
         let body = try requestBody(request)
         var headers = ["Content-Type: application/json", "Accept: text/event-stream"]
         if let apiKey, !apiKey.isEmpty { headers.append("Authorization: Bearer \(apiKey)") }
         var attempt = 0
         while true {
+            onWait(.waiting(url: baseURL))
             let outcome = try once(url: baseURL + "/chat/completions", headers: headers, body: body, onText: onText)
             switch outcome {
-            case .reply(let text):
-                return text
+            case .reply(let ending):
+                return ending
             case .retry(let wait, let failure):
                 attempt += 1
                 guard attempt <= maxRetries else { throw failure }
                 guard wait <= maxRetryWait else {
                     throw ProviderFailure(failure.kind, failure.message + " (the server asks to wait \(Int(wait)) s)")
                 }
-                sleep(wait)
+                Trace.mark("http: waiting \(OpenAIProvider.seconds(wait)) s before retrying (\(failure.message))")
+                onWait(.retrying(url: baseURL, seconds: wait, reason: failure.message))
+                try pause(wait, during: failure)
             }
         }
     }
 
+    /// Waits `seconds` before asking again; Ctrl-C ends the wait within 50 ms.
+    func pause(_ seconds: Double, during failure: ProviderFailure) throws(ProviderFailure) {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, seconds) * 1e9)
+        while true {
+            if shouldStop() {
+                throw ProviderFailure(
+                    .interrupted,
+                    "interrupted while waiting \(OpenAIProvider.seconds(seconds)) s to ask again (\(failure.message))")
+            }
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return }
+            usleep(useconds_t(min(deadline - now, 50_000_000) / 1000))
+        }
+    }
+
     enum Outcome {
-        case reply(String)
+        case reply(ReplyEnding)
         case retry(after: Double, ProviderFailure)
     }
 
@@ -73,76 +128,175 @@ public struct OpenAIProvider: ChatProvider {
     }
 
     /// One HTTP exchange.
-    func once(url: String, headers: [String], body: [UInt8], onText: (String) -> Void) throws(ProviderFailure) -> Outcome {
+    func once(url: String, headers: [String], body: [UInt8], onText: (String) -> Void) throws(ProviderFailure)
+        -> Outcome
+    {
         var decoder = EventStreamDecoder()
         var stream = CompletionStream()
         var errorBody: [UInt8] = []
         var plainBody: [UInt8] = []
         var isEventStream = false
         var status = 0
+        var textBytes = 0
+        var tooLong = false
         var protocolFailure: ProviderFailure?
+        // An event (or a plain JSON reply) is held whole until it is complete: beyond this, the
+        // server is sending something no reply of the cap's size needs.
+        let heldLimit = maxReplyBytes * 2 + 65_536
+        /// Hands on a piece of text, cut at the cap (between two characters).
+        func deliver(_ piece: String) {
+            if textBytes == 0 { onWait(.replying) }
+            var piece = piece
+            if textBytes + piece.utf8.count > maxReplyBytes {
+                tooLong = true
+                var kept = ""
+                var count = textBytes
+                for scalar in piece.unicodeScalars {
+                    let n = String(scalar).utf8.count
+                    if count + n > maxReplyBytes { break }
+                    kept.unicodeScalars.append(scalar)
+                    count += n
+                }
+                piece = kept
+            }
+            textBytes += piece.utf8.count
+            if !piece.isEmpty { onText(piece) }
+        }
         let response: HTTPClient.Response
         do {
-            response = try client.post(url: url, headers: headers, body: body, onBody: { response, bytes in
-                status = response.status
-                guard (200..<300).contains(response.status) else {
-                    if errorBody.count < 65_536 { errorBody += bytes }
-                    return true
-                }
-                isEventStream = response.headers["content-type"]?.lowercased().contains("text/event-stream") ?? false
-                guard isEventStream else {
-                    plainBody += bytes
-                    return true
-                }
-                for event in decoder.feed(bytes) {
-                    do throws(ProviderFailure) {
-                        if let piece = try stream.take(event) { onText(piece) }
-                    } catch {
-                        protocolFailure = error
-                        return false
+            response = try client.post(
+                url: url, headers: headers, body: body,
+                onBody: { response, bytes in
+                    status = response.status
+                    guard (200..<300).contains(response.status) else {
+                        if errorBody.count < 65_536 { errorBody += bytes }
+                        return true
                     }
-                    if stream.done { return false }
-                }
-                return true
-            }, shouldStop: shouldStop)
+                    isEventStream =
+                        response.headers["content-type"]?.lowercased().contains("text/event-stream") ?? false
+                    guard isEventStream else {
+                        plainBody += bytes
+                        if plainBody.count > heldLimit {
+                            tooLong = true
+                            return false
+                        }
+                        return true
+                    }
+                    for event in decoder.feed(bytes) {
+                        do throws(ProviderFailure) {
+                            if let piece = try stream.take(event) { deliver(piece) }
+                        } catch {
+                            protocolFailure = error
+                            return false
+                        }
+                        if stream.done || tooLong { return false }
+                    }
+                    if decoder.bufferedByteCount > heldLimit { tooLong = true }
+                    return !tooLong
+                }, shouldStop: shouldStop)
         } catch {
-            let partial = stream.text
-            switch error {
-            case .cannotResolve(let host): throw ProviderFailure(.unreachable, "cannot find the server \(host) (DNS)")
-            case .cannotConnect(let host): throw ProviderFailure(.unreachable, "cannot connect to \(host): is the server running?")
-            case .tls(let why): throw ProviderFailure(.unreachable, "the secure connection to \(HTTPClient.host(of: url)) failed: \(why)")
-            case .connectTimeout: throw ProviderFailure(.timeout, "connecting to \(HTTPClient.host(of: url)) timed out")
-            case .stalled:
-                throw ProviderFailure(.timeout, "the server sent nothing for \(Int(client.idleTimeout)) s and was given up on", partialReply: partial)
-            case .cutOff(let why): throw ProviderFailure(.cutOff, "the connection was cut in the middle of the reply (\(why))", partialReply: partial)
-            case .cancelled: throw ProviderFailure(.interrupted, "interrupted", partialReply: partial)
-            case .other(let why): throw ProviderFailure(.unreachable, "the request failed: \(why)", partialReply: partial)
+            // Cut after the chunk that said why the reply finished: every word of it is here.
+            if case .cutOff = error, stream.finishReason != nil, protocolFailure == nil, !tooLong {
+                return .reply(stream.ending)
             }
+            throw failure(error)
         }
-        if let protocolFailure { throw ProviderFailure(protocolFailure.kind, protocolFailure.message, partialReply: stream.text) }
+        if let protocolFailure { throw protocolFailure }
+        if tooLong {
+            throw tooLongFailure
+        }
         status = response.status
         switch status {
         case 200..<300:
             if isEventStream {
-                if stream.done { return .reply(stream.text) }
+                // `[DONE]`, or a clean end after a chunk that said why the reply finished.
+                if stream.done || stream.finishReason != nil { return .reply(stream.ending) }
                 decoder.finish()
-                throw ProviderFailure(.cutOff, "the reply stream ended before it was complete", partialReply: stream.text)
+                throw ProviderFailure(.cutOff, "the reply stream ended before it was complete")
             }
-            let whole = try CompletionStream.wholeReply(plainBody)
-            onText(whole)
-            return .reply(whole)
+            let (whole, reason) = try CompletionStream.wholeReply(plainBody)
+            deliver(whole)
+            if tooLong {
+                throw tooLongFailure
+            }
+            return .reply(CompletionStream.ending(reason))
         case 401, 403:
-            throw ProviderFailure(.unauthorized, "the server refused the API key (\(status)): \(serverMessage(errorBody)). Check the key's environment variable.")
+            throw ProviderFailure(
+                .unauthorized,
+                "the server refused the API key (\(status)): \(serverMessage(errorBody)). "
+                    + "Check the key's environment variable.")
         case 404:
-            throw ProviderFailure(.notFound, "not found (404): \(serverMessage(errorBody)). Is the model name right, and the base URL?")
+            throw ProviderFailure(
+                .notFound, "not found (404): \(serverMessage(errorBody)). Is the model name right, and the base URL?")
         case 429:
             let wait = response.headers["retry-after"].flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? 2
             return .retry(after: wait, ProviderFailure(.rateLimited, "rate limited (429): \(serverMessage(errorBody))"))
         case 500..<600:
-            return .retry(after: 1, ProviderFailure(.serverError, "the server failed (\(status)): \(serverMessage(errorBody))"))
+            return .retry(
+                after: 1, ProviderFailure(.serverError, "the server failed (\(status)): \(serverMessage(errorBody))"))
         default:
             throw ProviderFailure(.rejected, "the server rejected the request (\(status)): \(serverMessage(errorBody))")
         }
+    }
+
+    var tooLongFailure: ProviderFailure {
+        ProviderFailure(
+            .tooLong,
+            """
+            the reply passed \(OpenAIProvider.size(maxReplyBytes)) and was stopped there \
+            (VAULT_MAX_REPLY_BYTES sets the limit)
+            """)
+    }
+
+    /// A transport failure as one line that names the server and, for a time-out, its setting.
+    func failure(_ error: TransportFailure) -> ProviderFailure {
+        let host = HTTPClient.host(of: baseURL)
+        switch error {
+        case .cannotResolve(let host): return ProviderFailure(.unreachable, "cannot find the server \(host) (DNS)")
+        case .cannotConnect(let host):
+            return ProviderFailure(.unreachable, "cannot connect to \(host): is the server running?")
+        case .tls(let why): return ProviderFailure(.unreachable, "the secure connection to \(host) failed: \(why)")
+        case .connectTimeout:
+            return ProviderFailure(
+                .timeout,
+                """
+                connecting to \(baseURL) took more than \(OpenAIProvider.seconds(client.connectTimeout)) s; \
+                gave up (VAULT_CONNECT_TIMEOUT sets the wait)
+                """
+            )
+        case .noAnswer:
+            return ProviderFailure(
+                .timeout,
+                """
+                the server at \(baseURL) took the request but sent no answer for \
+                \(OpenAIProvider.seconds(client.firstByteTimeout)) s; gave up (VAULT_FIRST_BYTE_TIMEOUT sets the wait)
+                """
+            )
+        case .stalled:
+            return ProviderFailure(
+                .timeout,
+                """
+                the server at \(baseURL) sent nothing for \(OpenAIProvider.seconds(client.idleTimeout)) s and was \
+                given up on (VAULT_IDLE_TIMEOUT sets the wait)
+                """
+            )
+        case .cutOff(let why):
+            return ProviderFailure(.cutOff, "the connection was cut in the middle of the reply (\(why))")
+        case .cancelled: return ProviderFailure(.interrupted, "interrupted")
+        case .other(let why): return ProviderFailure(.unreachable, "the request failed: \(why)")
+        }
+    }
+
+    /// `2`, `0.5`: seconds as a person would write them.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+    }
+
+    /// `16 MiB`, `100000 bytes`.
+    static func size(_ bytes: Int) -> String {
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
     }
 
     /// The server's own error message, on one line, shortened, without the key.
@@ -155,17 +309,33 @@ public struct OpenAIProvider: ChatProvider {
                 text = message
             }
         }
-        if let apiKey, !apiKey.isEmpty { text = text.replacingOccurrences(of: apiKey, with: "…") }
+        text = Secrets.redact(text)
+        if let apiKey, !apiKey.isEmpty { text = text.replacingOccurrences(of: apiKey, with: Secrets.placeholder) }
         text = text.split(whereSeparator: \.isNewline).joined(separator: " ").trimmingCharacters(in: .whitespaces)
         if text.isEmpty { return "no details" }
         return text.count > 200 ? String(text.prefix(199)) + "…" : text
     }
 }
 
-/// The chunks of a streamed chat completion.
+/// The chunks of a streamed chat completion. It keeps none of the text (a reply can be longer
+/// than memory); only how the stream ends.
 struct CompletionStream {
-    private(set) var text = ""
+    /// `data: [DONE]` came.
     private(set) var done = false
+    /// The last `finish_reason` a chunk gave.
+    private(set) var finishReason: String?
+
+    /// How the reply ended, from its `finish_reason`.
+    var ending: ReplyEnding { CompletionStream.ending(finishReason) }
+
+    /// The `finish_reason`s that mean the model did not finish: its length limit (`length`,
+    /// `max_tokens` on some servers) or its content filter.
+    static let truncations: Set<String> = ["length", "max_tokens", "content_filter"]
+
+    static func ending(_ reason: String?) -> ReplyEnding {
+        guard let reason, truncations.contains(reason) else { return .complete }
+        return ReplyEnding(truncation: reason)
+    }
 
     /// The text an event adds; throws on what is not the protocol.
     mutating func take(_ event: ServerSentEvent) throws(ProviderFailure) -> String? {
@@ -186,20 +356,23 @@ struct CompletionStream {
         }
         var piece = ""
         for choice in choices {
-            if let delta = choice["delta"] as? [String: Any], let content = delta["content"] as? String { piece += content }
+            if let delta = choice["delta"] as? [String: Any], let content = delta["content"] as? String {
+                piece += content
+            }
+            if let reason = choice["finish_reason"] as? String, !reason.isEmpty { finishReason = reason }
         }
-        text += piece
         return piece.isEmpty ? nil : piece
     }
 
-    /// The reply of a server that answered with one JSON object instead of a stream.
-    static func wholeReply(_ body: [UInt8]) throws(ProviderFailure) -> String {
+    /// The reply of a server that answered with one JSON object instead of a stream, and its
+    /// `finish_reason`.
+    static func wholeReply(_ body: [UInt8]) throws(ProviderFailure) -> (text: String, finishReason: String?) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
             let choices = object["choices"] as? [[String: Any]], let first = choices.first,
             let message = first["message"] as? [String: Any], let content = message["content"] as? String
         else {
             throw ProviderFailure(.malformed, "the server's reply is not a chat completion")
         }
-        return content
+        return (content, first["finish_reason"] as? String)
     }
 }

@@ -5,7 +5,8 @@
 
 Listens on 127.0.0.1 on a free port and prints that port as the first line of
 standard output. Exits when its standard input closes, or after 120 seconds at
-the latest, so a test that forgets it cannot leave it running.
+the latest (OPENAI_SERVER_LIFETIME seconds, for a long measurement), so a test
+that forgets it cannot leave it running.
 
 `POST /v1/chat/completions` takes `{"model", "messages", "stream"}`; the model
 name chooses what the server does (see BEHAVIOURS below). Every request is
@@ -15,10 +16,13 @@ appended to LOG_FILE as one JSON line:
      "headers": {"content-type": "application/json", "authorization": "present", ...},
      "body": {...the request's JSON...}}
 
-Header names are lower-cased. The Authorization value is never logged: it is
-"absent" when the header is missing, "present" when it is there (and, when
-EXPECTED_KEY is given, is exactly "Bearer EXPECTED_KEY"), and "mismatch" when
-it is there but holds another key.
+Header names are lower-cased; the User-Agent is logged as received. The
+Authorization value is never logged: it is "absent" when the header is missing,
+"present" when it is there (and, when EXPECTED_KEY is given, is exactly
+"Bearer EXPECTED_KEY"), and "mismatch" when it is there but holds another key.
+
+A model named `big-N` streams a reply of N MiB (BIG_LINE repeated) in pieces of
+BIG_PIECE bytes, then `finish_reason: stop` and `[DONE]`.
 
 Python standard library only.
 """
@@ -31,7 +35,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-LIFETIME = 120
+LIFETIME = int(os.environ.get("OPENAI_SERVER_LIFETIME", "120"))
 
 # The streamed reply of `ok`, `split`, `crlf`, `comments`, and its pieces (one per event).
 REPLY_PIECES = [
@@ -48,6 +52,11 @@ JSON_REPLY = "JSON 답장입니다 ✅\n둘째 줄"
 PARTIAL_PIECES = ["부분적인 ", "답장 🚧"]
 # Words the server puts into its error messages (they must never reach the room).
 SERVER_ERROR_TEXT = "upstream exploded: overloaded shard 42"
+# `forever` streams this line, numbered, without end: "줄 000001 …\n", "줄 000002 …\n", …
+FOREVER_LINE = "줄 %06d: the stream that never ends 🔁\n"
+# `big-N` streams this 64-byte line until N MiB have been sent.
+BIG_LINE = "vault streams long replies to the file, never whole in memory!!\n"
+BIG_PIECE = 8192
 
 log_path = sys.argv[1] if len(sys.argv) > 1 else os.devnull
 expected_key = sys.argv[2] if len(sys.argv) > 2 else None
@@ -194,6 +203,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(400, error_object("the request is not a chat completion request", "invalid_request_error", None))
             return
         behaviour = BEHAVIOURS.get(model)
+        if behaviour is None and model.startswith("big-") and model[4:].isdigit():
+            size = int(model[4:])
+            behaviour = lambda handler, request: Handler.big(handler, request, size)
         if behaviour is None:
             self.send_json(400, error_object("unknown test model " + model, "invalid_request_error", None))
             return
@@ -334,6 +346,11 @@ class Handler(BaseHTTPRequestHandler):
         self.write_chunk(event("[DONE]"))
         self.end_stream()
 
+    def slow_start(self, request):
+        """The reply of `ok`, after 3 s without a byte (a model being loaded)."""
+        time.sleep(3)
+        self.ok(request)
+
     def malformed(self, request):
         self.start_stream()
         self.write_chunk(b"data: not json\n\n")
@@ -345,6 +362,95 @@ class Handler(BaseHTTPRequestHandler):
         self.start_stream()
         self.write_chunk(event(chunk(content=PARTIAL_PIECES[0])))
         self.write_chunk(event(json.dumps(error_object(SERVER_ERROR_TEXT, "server_error", None))))
+        self.end_stream()
+
+    def no_answer(self, request):
+        """Accepts the request (it is logged) and never answers: no status line, no byte."""
+        time.sleep(LIFETIME)
+
+    def forever(self, request):
+        """Numbered lines without end, until the client goes away."""
+        self.start_stream()
+        self.write_chunk(event(chunk(role="assistant", content="")))
+        n = 1
+        while True:
+            self.write_chunk(event(chunk(content=FOREVER_LINE % n)))
+            n += 1
+
+    def big(self, request, mebibytes):
+        self.start_stream()
+        self.write_chunk(event(chunk(role="assistant", content="")))
+        total = mebibytes * 1024 * 1024
+        piece = (BIG_LINE * (BIG_PIECE // len(BIG_LINE)))
+        sent = 0
+        while sent < total:
+            part = piece[:min(len(piece), total - sent)]
+            self.write_chunk(event(chunk(content=part)))
+            sent += len(part)
+        self.write_chunk(event(chunk(finish="stop")))
+        self.write_chunk(event("[DONE]"))
+        self.end_stream()
+
+    def cut_short(self, request, reason):
+        """The reply of `ok`, ended by `finish_reason: reason` (the server's limit, or its filter)."""
+        self.start_stream()
+        self.write_chunk(event(chunk(role="assistant", content="")))
+        for piece in REPLY_PIECES:
+            self.write_chunk(event(chunk(content=piece)))
+        self.write_chunk(event(chunk(finish=reason)))
+        self.write_chunk(event("[DONE]"))
+        self.end_stream()
+
+    def length(self, request):
+        self.cut_short(request, "length")
+
+    def content_filter(self, request):
+        self.cut_short(request, "content_filter")
+
+    def json_length(self, request):
+        self.send_json(200, {
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": 1700000000,
+            "model": "json-length",
+            "choices": [{
+                "index": 0, "message": {"role": "assistant", "content": JSON_REPLY}, "finish_reason": "length",
+            }],
+        })
+
+    def stop_no_done(self, request):
+        """The whole reply and `finish_reason: stop`, then a clean end of the body without `[DONE]`."""
+        self.start_stream()
+        self.write_chunk(event(chunk(role="assistant", content="")))
+        for piece in REPLY_PIECES:
+            self.write_chunk(event(chunk(content=piece)))
+        self.write_chunk(event(chunk(finish="stop")))
+        self.end_stream()
+
+    def stop_then_cut(self, request):
+        """The whole reply and `finish_reason: stop`, then the connection cut (no end of body)."""
+        self.start_stream()
+        self.write_chunk(event(chunk(role="assistant", content="")))
+        for piece in REPLY_PIECES:
+            self.write_chunk(event(chunk(content=piece)))
+        self.write_chunk(event(chunk(finish="stop")))
+        time.sleep(0.05)
+        self.cut_connection()
+
+    def rate_limit_wait(self, request):
+        """Always 429 with `Retry-After: 30`."""
+        self.send_json(429, error_object("Rate limit reached. " + SERVER_ERROR_TEXT, "requests", "rate_limit_exceeded"),
+                       [("Retry-After", "30")])
+
+    def error_in_stream_key(self, request):
+        """A piece, then an error event that quotes the key the request came with, as careless
+        proxies do."""
+        auth = self.headers.get("Authorization", "")
+        key = auth[len("Bearer "):] if auth.startswith("Bearer ") else auth
+        self.start_stream()
+        self.write_chunk(event(chunk(content=PARTIAL_PIECES[0])))
+        failure = error_object("upstream refused key " + key + " mid-stream", "server_error", None)
+        self.write_chunk(event(json.dumps(failure)))
         self.end_stream()
 
 
@@ -364,8 +470,18 @@ BEHAVIOURS = {
     "no-done": Handler.no_done,
     "stall": Handler.stall,
     "slow": Handler.slow,
+    "slow-start": Handler.slow_start,
     "malformed": Handler.malformed,
     "error-in-stream": Handler.error_in_stream,
+    "no-answer": Handler.no_answer,
+    "forever": Handler.forever,
+    "length": Handler.length,
+    "content-filter": Handler.content_filter,
+    "json-length": Handler.json_length,
+    "stop-no-done": Handler.stop_no_done,
+    "stop-then-cut": Handler.stop_then_cut,
+    "rate-limit-wait": Handler.rate_limit_wait,
+    "error-in-stream-key": Handler.error_in_stream_key,
 }
 
 

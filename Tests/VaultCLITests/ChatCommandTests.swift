@@ -123,7 +123,8 @@ import VaultTestSupport
         try expectCheckClean(vault.path)
 
         var old = try vault.read(path)
-        let r1 = try runVault(["chat", "weekend", "Where should we hike?"], in: vault.path)
+        // The room names a model; only when asked does the offline provider answer in its place.
+        let r1 = try runVault(["chat", "weekend", "Where should we hike?", "--provider", "offline"], in: vault.path)
         expectSuccess(r1)
         var new = try vault.read(path)
         var turn = try expectTurnAppended(
@@ -132,7 +133,8 @@ import VaultTestSupport
         #expect(turn[1].body.contains("it is message 1 of this room"))
 
         old = new
-        let r2 = try runVault(["chat", "weekend-plans", "And where to eat after?"], in: vault.path)
+        let r2 = try runVault(
+            ["chat", "weekend-plans", "And where to eat after?", "--provider", "offline"], in: vault.path)
         expectSuccess(r2)
         new = try vault.read(path)
         turn = try expectTurnAppended(

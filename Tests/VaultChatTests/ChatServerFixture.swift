@@ -121,6 +121,19 @@ final class FakeOpenAIServer: @unchecked Sendable {
 
     var serverErrors: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
 
+    /// Waits until the server has logged `count` requests (the event a test waits on before it
+    /// acts on a request in flight), failing after `seconds`.
+    func waitForRequests(_ count: Int, seconds: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while (try? requests().count) ?? 0 < count {
+            guard Date() < deadline else {
+                let logged = (try? requests().count) ?? 0
+                throw FixtureError("the server logged \(logged) requests, not \(count), in \(seconds) s")
+            }
+            usleep(10_000)
+        }
+    }
+
     /// Every request logged so far.
     func requests() throws -> [LoggedRequest] {
         let text = try String(contentsOfFile: logPath, encoding: .utf8)
@@ -242,16 +255,31 @@ struct ChatVault {
     static let roomPath = "rooms/부산-여행.md"
 
     let dir = TemporaryDirectory("vault-chat-http")
+    /// `XDG_CONFIG_HOME` of every run: this machine's user configuration, outside the vault.
+    let userConfig = TemporaryDirectory("vault-user-config")
     var path: String { dir.path }
     /// Added to every run: the key, and no stray settings from the machine running the tests.
     var environment: [String: String] = [
         "TEST_KEY": ChatVault.key, "OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "VAULT_CONNECT_TIMEOUT": "5",
-        "VAULT_IDLE_TIMEOUT": "10", "VAULT_MAX_RETRY_WAIT": "",
+        "VAULT_IDLE_TIMEOUT": "10", "VAULT_MAX_RETRY_WAIT": "", "VAULT_FIRST_BYTE_TIMEOUT": "",
+        "VAULT_MAX_REPLY_BYTES": "", "VAULT_TRACE": "",
     ]
+    /// The user configuration file (`$XDG_CONFIG_HOME/vault/config.yml`).
+    var userConfigPath: String { userConfig.path + "/vault/config.yml" }
 
-    /// `vault init`, then (when `baseURL` is given) a `providers: local:` entry committed with git,
+    /// Approves sending the key in `variable` to `url` in the user configuration (outside the vault).
+    func approveKey(_ variable: String, for url: String) throws {
+        var text = (try? userConfig.readText("vault/config.yml")) ?? "api_keys:\n"
+        text += "  \(variable): \(url)\n"
+        try userConfig.write("vault/config.yml", text)
+    }
+
+    /// `vault init`, then (when `baseURL` is given) a `providers: local:` entry committed with git
+    /// (and, with `approvingKey`, the key approved for that server in the user configuration),
     /// then `vault room new` (and the system prompt with `vault room set`).
-    init(baseURL: String?, configExtra: String = "", system: String? = nil) throws {
+    init(baseURL: String?, configExtra: String = "", system: String? = nil, approvingKey: Bool = true) throws {
+        environment["XDG_CONFIG_HOME"] = userConfig.path
+        if let baseURL, approvingKey { try approveKey("TEST_KEY", for: baseURL) }
         let made = try runVaultBounded(["init", dir.path, "--locale", "en_US", "--time-zone", "Asia/Seoul"], in: "/", limit: 20)
         guard made.status == 0 else { throw FixtureError("vault init failed: \(made.stderr)") }
         if baseURL != nil || !configExtra.isEmpty {

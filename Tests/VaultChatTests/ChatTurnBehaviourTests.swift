@@ -235,8 +235,10 @@ final class BackgroundVault: @unchecked Sendable {
     /// The two readers (stdout, stderr), each done at its pipe's end.
     private let readers = DispatchGroup()
 
-    init(_ arguments: [String], vault: ChatVault) throws {
-        process = vaultProcess(arguments, in: vault.path, environment: vault.environment)
+    init(_ arguments: [String], vault: ChatVault, environment extra: [String: String] = [:]) throws {
+        var environment = vault.environment
+        for (k, v) in extra { environment[k] = v }
+        process = vaultProcess(arguments, in: vault.path, environment: environment)
         let outPipe = Pipe()
         let errPipe = Pipe()
         let input = Pipe()
@@ -264,6 +266,7 @@ final class BackgroundVault: @unchecked Sendable {
     }
 
     var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
 
     /// Waits until standard output holds `text`.
     func waitForOutput(_ text: String, seconds: Double) throws {
@@ -271,6 +274,18 @@ final class BackgroundVault: @unchecked Sendable {
         while !stdout.contains(text) {
             guard Date() < deadline, process.isRunning else {
                 throw FixtureError("vault did not print \(text.debugDescription); stdout: \(stdout.debugDescription)")
+            }
+            usleep(10_000)
+        }
+    }
+
+    /// Waits until standard error holds `text` (a `VAULT_TRACE` line, say).
+    func waitForError(_ text: String, seconds: Double) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !stderr.contains(text) {
+            guard Date() < deadline, process.isRunning else {
+                throw FixtureError(
+                    "vault did not print \(text.debugDescription) on stderr; stderr: \(stderr.debugDescription)")
             }
             usleep(10_000)
         }

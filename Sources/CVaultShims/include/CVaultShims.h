@@ -36,6 +36,13 @@ CURLcode cvault_curl_setopt_progress_function(CURL *handle, cvault_curl_progress
 
 // curl_easy_getinfo is variadic too.
 CURLcode cvault_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode cvault_curl_getinfo_offset(CURL *handle, CURLINFO info, curl_off_t *value);
+
+// curl_easy_perform, made through the multi interface so the caller is called back every
+// `interval_ms` at most while nothing arrives (curl_easy_perform's progress callback comes
+// about once a second when idle, too late for Ctrl-C and for time-outs kept in tenths of a
+// second). `tick` returns non-zero to stop the transfer (CURLE_ABORTED_BY_CALLBACK).
+CURLcode cvault_curl_perform_polling(CURL *handle, int interval_ms, int (*tick)(void *context), void *context);
 
 // ---- libgit2: git_libgit2_opts by option -------------------------------
 int cvault_git_set_strict_object_creation(int enabled);

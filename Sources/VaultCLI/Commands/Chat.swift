@@ -82,6 +82,7 @@ extension VaultCommand {
             let outcome = try turn.run(message: text ?? (files.isEmpty ? nil : ""), attachments: files) { Terminal.stream($0) }
             Terminal.stream("\n")
             Trace.mark("done")
+            warnIfTruncated(outcome, room: turn.roomPath)
             FileHandle.standardError.write(Data("(saved to \(turn.roomPath), line \(outcome.reply.line))\n".utf8))
         }
     }
@@ -103,9 +104,20 @@ extension VaultCommand {
             Interrupt.install()
             let outcome = try turn.retry { Terminal.stream($0) }
             Terminal.stream("\n")
+            warnIfTruncated(outcome, room: path)
             FileHandle.standardError.write(Data("(saved to \(path), line \(outcome.reply.line))\n".utf8))
         }
     }
+}
+
+/// A reply the server cut short is saved, and the person is told so (with how to go on).
+func warnIfTruncated(_ outcome: ChatTurn.Outcome, room: String) {
+    guard let reason = outcome.reply.truncation else { return }
+    Terminal.warning(
+        """
+        the server cut the reply short (finish_reason: \(reason)); it is saved, marked truncated=\(reason). \
+        `vault retry \(VaultPath.stem(of: room))` asks the model to go on
+        """)
 }
 
 /// The turn for a room: provider and model from the flags, the room, vault.yml and the environment.
@@ -121,8 +133,11 @@ func makeTurn(vault: Vault, path: String, provider: String?, model: String?) thr
         openAI.shouldStop = { Interrupt.requested.load(ordering: .relaxed) }
         let env = ProcessInfo.processInfo.environment
         if let s = env["VAULT_CONNECT_TIMEOUT"].flatMap(Double.init) { openAI.client.connectTimeout = s }
+        if let s = env["VAULT_FIRST_BYTE_TIMEOUT"].flatMap(Double.init) { openAI.client.firstByteTimeout = s }
         if let s = env["VAULT_IDLE_TIMEOUT"].flatMap(Double.init) { openAI.client.idleTimeout = s }
         if let s = env["VAULT_MAX_RETRY_WAIT"].flatMap(Double.init) { openAI.maxRetryWait = s }
+        if let n = env["VAULT_MAX_REPLY_BYTES"].flatMap(ByteCount.parse) { openAI.maxReplyBytes = n }
+        if Terminal.stderrIsTerminal { openAI.onWait = { WaitingIndicator.shared.report($0) } }
         chosen = openAI
     }
     return ChatTurn(vault: vault, roomPath: path, provider: chosen, model: settings.model)

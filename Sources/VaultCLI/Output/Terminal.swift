@@ -6,22 +6,23 @@ import VaultCore
 import Glibc
 #endif
 
-/// Writing to the terminal: results to stdout, problems to stderr.
+/// Writing to the terminal: results to stdout, problems to stderr. No secret (an API key) is
+/// ever written to stderr: every message passes through `Secrets.redact`.
 enum Terminal {
     static func error(_ text: String) {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let first = lines.isEmpty ? "" : lines.removeFirst()
         var out = "vault: error: \(first)\n"
         for line in lines { out += "  \(line)\n" }
-        FileHandle.standardError.write(Data(out.utf8))
+        FileHandle.standardError.write(Data(Secrets.redact(out).utf8))
     }
 
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data("vault: \(text)\n".utf8))
+        FileHandle.standardError.write(Data(Secrets.redact("vault: \(text)\n").utf8))
     }
 
     static func warning(_ text: String) {
-        FileHandle.standardError.write(Data("vault: warning: \(text)\n".utf8))
+        FileHandle.standardError.write(Data(Secrets.redact("vault: warning: \(text)\n").utf8))
     }
 
     /// Writes without a newline and flushes: used for streamed replies.
@@ -31,6 +32,7 @@ enum Terminal {
 
     static var stdinIsTerminal: Bool { isatty(0) == 1 }
     static var stdoutIsTerminal: Bool { isatty(1) == 1 }
+    static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
     /// Pretty, sorted JSON with unescaped slashes and Unicode.
     static func json<T: Encodable>(_ value: T) throws {

@@ -21,15 +21,30 @@ public struct ChatRequest: Sendable, Hashable {
     }
 }
 
-/// Something that answers a conversation: the built-in offline provider, or (later) an
-/// OpenAI-compatible server.
+/// How a reply ended, when it ended without a failure.
+public struct ReplyEnding: Sendable, Hashable {
+    /// Why the model stopped before it was done, when it did: the server's `finish_reason`
+    /// (`length`: its limit on the reply's length; `content_filter`: its filter). The reply is
+    /// saved marked `truncated=<reason>`, and `vault retry` asks the model to go on.
+    public var truncation: String?
+
+    public init(truncation: String? = nil) { self.truncation = truncation }
+
+    /// A reply the model finished.
+    public static let complete = ReplyEnding()
+}
+
+/// Something that answers a conversation: the built-in offline provider, or an
+/// OpenAI-compatible server (`VaultChat`).
 public protocol ChatProvider: Sendable {
     /// The name written into the `provider=` attribute of replies.
     var name: String { get }
     /// Text shown after the date in the reply's header.
     func label(model: String) -> String
-    /// Answers `request`, handing each piece of text to `onText` as it arrives.
-    func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> String
+    /// Answers `request`, handing each piece of text to `onText` as it arrives. The provider
+    /// keeps none of the text: a reply can be longer than memory (the turn writes it to a file
+    /// as it comes, `ReplySpool`).
+    func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> ReplyEnding
 }
 
 /// The built-in provider that works with no network and no model.
@@ -44,7 +59,7 @@ public struct OfflineProvider: ChatProvider {
 
     public func label(model: String) -> String { "offline, no model" }
 
-    public func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> String {
+    public func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> ReplyEnding {
         let last = request.turns.last { $0.role == .user }?.content ?? ""
         let words = last.split(whereSeparator: { $0.isWhitespace }).count
         let characters = last.count
@@ -72,6 +87,11 @@ public struct OfflineProvider: ChatProvider {
             }
         }
         if !piece.isEmpty { onText(piece) }
-        return text
+        return .complete
     }
+
+    /// The model the offline provider answers as, when nothing names one (FORMAT.md,
+    /// "Configuration"). Any other model named for a turn is a real model, which the offline
+    /// provider never stands in for.
+    public static let model = "echo"
 }

@@ -6,7 +6,12 @@
 /// person saved in the meantime is kept. A failed reply is never written as a
 /// reply: the turn ends with the user's message unanswered (what `vault retry`
 /// sends again), and text that had arrived before a failure is kept, marked
-/// `status=interrupted`, and never sent back to a model.
+/// `status=interrupted`, and never sent back to a model. A reply the server cut short
+/// (`finish_reason: length`) is saved marked `truncated=<reason>`; it is sent as context
+/// like any reply, and `vault retry` asks the model to go on from it.
+///
+/// The reply is written to a file as it arrives (`ReplySpool`) and copied from there into the
+/// room: a turn's memory does not grow with the reply.
 public struct ChatTurn {
     public let vault: Vault
     public let roomPath: String
@@ -23,7 +28,16 @@ public struct ChatTurn {
 
     public struct Outcome: Sendable {
         public var prompt: Message?
-        public var reply: Message
+        public var reply: SavedReply
+    }
+
+    /// A reply as saved in the room (its text, which can be long, is in the file only).
+    public struct SavedReply: Sendable {
+        public var header: MessageHeader
+        /// The header's line in the file (1-based).
+        public var line: Int
+        /// Why the server cut it short (`length`, `content_filter`), when it did.
+        public var truncation: String?
     }
 
     /// Sends `message`, or the room's pending prompt when `message` is `nil`, with `attachments`
@@ -101,7 +115,9 @@ public struct ChatTurn {
             try vault.history?.prepare([roomPath])
             let (room, stamp) = try readRoom()
             let answered = room.messages.filter { $0.status == nil }
-            guard let last = answered.last, last.role == .user else {
+            // An unanswered message is sent again; a reply the server cut short is sent as it is,
+            // last, for the model to go on from.
+            guard let last = answered.last, last.role == .user || last.header.attribute("truncated") != nil else {
                 throw VaultError.invalidArgument(
                     "nothing to retry in \(roomPath): its last message has a reply. Send a new one with `vault chat`.")
             }
@@ -115,23 +131,45 @@ public struct ChatTurn {
     /// as `written` left it unless someone changed the file in the meantime.
     private func ask(
         _ request: ChatRequest, after written: Written, added: Int, attached: [String] = [], onText: (String) -> Void
-    ) throws(VaultError) -> Message {
-        let text: String
+    ) throws(VaultError) -> SavedReply {
         var failure: ProviderFailure?
+        var ending = ReplyEnding.complete
+        var spool: ReplySpool?
         do {
-            text = ChatTurn.tidy(try provider.reply(to: request, onText: onText))
+            spool = try ReplySpool(folder: vault.root + "/" + VaultPath.state)
         } catch {
-            failure = error
-            text = ChatTurn.tidy(error.partialReply)
+            // Nowhere to put a reply: the message written above is committed, unanswered.
+            failure = ProviderFailure(.unsaved, "the reply could not be saved: \(error.description)")
         }
+        if let spool {
+            do {
+                ending = try provider.reply(to: request) { piece in
+                    spool.append(piece)
+                    onText(piece)
+                }
+            } catch {
+                failure = error
+            }
+            spool.finish()
+            if let problem = spool.problem {
+                failure = ProviderFailure(.unsaved, "the reply could not be saved: \(problem)")
+            }
+        }
+        // Blank lines around the text are not part of it; a reply of none is no reply.
+        let body = spool?.body
+        if failure == nil && body == nil {
+            let why = ending.truncation.map { " (finish_reason: \($0))" } ?? ""
+            failure = ProviderFailure(.malformed, "the server's reply has no text\(why)")
+        }
+        let truncation = failure == nil ? ending.truncation.map(ChatTurn.attributeValue) : nil
         Trace.mark("turn: reply received")
         let title = written.room.title
         // The version the first half of the turn left; after a save in an editor, the version
         // committed on the person's behalf.
         var base = written.stamp
         var count = added
-        let saved = try ChatTurn.retryingIfChangedOnDisk { () throws(VaultError) -> Message? in
-            try vault.changing { () throws(VaultError) -> Message? in
+        let saved = try ChatTurn.retryingIfChangedOnDisk { () throws(VaultError) -> SavedReply? in
+            try vault.changing { () throws(VaultError) -> SavedReply? in
                 var room = written.room
                 var stamp = written.stamp
                 let onDisk = FileIO.stamp(of: vault.absolute(roomPath))
@@ -147,28 +185,39 @@ public struct ChatTurn {
                     (room, stamp) = try RoomFile.readEnd(vault.absolute(roomPath), path: roomPath) { _ in true }
                     if edited { base = stamp }
                 }
-                var appended: Message?
+                var appended: SavedReply?
                 var total = count
-                if !text.isEmpty {
+                if let body {
                     var attributes: [MessageHeader.Attribute] = [
                         .init("model", ChatTurn.attributeValue(request.model)), .init("provider", ChatTurn.attributeValue(provider.name)),
                     ]
-                    if failure != nil { attributes.append(.init("status", "interrupted")) }
+                    var label = provider.label(model: request.model)
+                    if failure != nil {
+                        attributes.append(.init("status", "interrupted"))
+                        label += " · interrupted"
+                    } else if let truncation {
+                        attributes.append(.init("truncated", truncation))
+                        label += " · truncated"
+                    }
                     let draft = MessageDraft(
-                        role: .assistant, body: text, timestamp: vault.now(), attributes: attributes,
-                        displaySuffix: provider.label(model: request.model) + (failure != nil ? " · interrupted" : ""))
-                    let change = room.appendingAtEnd([draft], display: vault.headerDisplay)
-                    appended = change.messages[0]
+                        role: .assistant, body: "", timestamp: vault.now(), attributes: attributes,
+                        displaySuffix: label)
+                    let change = room.appendingAtEnd(draft, body: body, display: vault.headerDisplay)
+                    appended = SavedReply(header: change.header, line: change.line, truncation: truncation)
                     Trace.mark("turn: reply appended")
                     let after = try vault.replaceTail(
-                        of: roomPath, from: change.offset, with: change.bytes, mark: change.mark, expecting: stamp)
-                    vault.remember(lines: change.room, stamp: after)
+                        of: roomPath, from: change.offset, with: change.parts, mark: change.mark, expecting: stamp)
+                    vault.remember(lineFeeds: change.lineFeeds, of: roomPath, stamp: after)
                     Trace.mark("turn: room written")
                 } else {
                     total -= 1
                 }
                 var message = "chat: \(title) (+\(total) message\(total == 1 ? "" : "s")"
-                if let failure { message += failure.partialReply.isEmpty ? ", no reply: \(failure.kind.rawValue)" : ", reply \(failure.kind.rawValue)" }
+                if let failure {
+                    message += body == nil ? ", no reply: \(failure.kind.rawValue)" : ", reply \(failure.kind.rawValue)"
+                } else if let truncation {
+                    message += ", reply truncated: \(truncation)"
+                }
                 message += ")"
                 if total > 0 || appended != nil || !attached.isEmpty {
                     try vault.history?.commit([roomPath] + attached, message: message)

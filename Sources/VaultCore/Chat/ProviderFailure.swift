@@ -1,5 +1,7 @@
 /// Why a provider gave no (complete) reply. The message is one line for the person at the
 /// terminal; it never holds an API key, and it is never written into the room as a reply.
+/// The text that arrived before the failure is not part of it: the turn has kept it as it came
+/// (`ReplySpool`), and saves it marked `status=interrupted`.
 public struct ProviderFailure: Error, Sendable {
     public enum Kind: String, Sendable {
         /// DNS, connection refused, TLS.
@@ -22,30 +24,37 @@ public struct ProviderFailure: Error, Sendable {
         case interrupted
         /// A bad request (400 and other 4xx) or a configuration problem.
         case rejected
+        /// The reply passed the longest reply kept (`VAULT_MAX_REPLY_BYTES`) and was stopped there.
+        case tooLong
+        /// The provider needs an API key and none is set, or a room names a model that no
+        /// provider is set up to reach (the offline provider never stands in for it).
+        case noKey
+        /// `vault.yml` would send a key to a server this machine's user has not approved.
+        case keyNotApproved
+        /// The reply could not be saved (the disk is full).
+        case unsaved
     }
 
     public var kind: Kind
     public var message: String
-    /// Text of the reply received before the failure (kept in the room, marked).
-    public var partialReply: String
 
-    public init(_ kind: Kind, _ message: String, partialReply: String = "") {
+    public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
-        self.partialReply = partialReply
     }
 
     /// The exit status of `vault chat` for this failure (README, "Exit status").
     public var exitStatus: Int32 {
         switch kind {
         case .unreachable, .timeout: return 3
-        case .unauthorized: return 4
+        case .unauthorized, .noKey, .keyNotApproved: return 4
         case .notFound: return 5
         case .rateLimited: return 6
         case .serverError: return 7
-        case .cutOff, .malformed: return 8
+        case .cutOff, .malformed, .tooLong: return 8
         case .rejected: return 9
         case .interrupted: return 130
+        case .unsaved: return 1
         }
     }
 }

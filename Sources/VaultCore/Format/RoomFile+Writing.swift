@@ -44,13 +44,8 @@ extension RoomFile {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + drafts.reduce(256) { $0 + $1.body.utf8.count * 2 + 300 })
         out.append(contentsOf: bytes[..<cut])
+        out += separator(before: cut)
         let contentStart = hasByteOrderMark ? 3 : 0
-        if out.count > contentStart {
-            if out.last != 10 { out += eol }
-            let endsBlank = out.count >= contentStart + 2 && out[out.count - 2] == 10
-                || (out.count >= contentStart + 3 && out[out.count - 2] == 13 && out[out.count - 3] == 10)
-            if !endsBlank { out += eol }
-        }
         var line = 1 + RoomFile.lineFeeds(in: out) + (elision?.lines ?? 0)
         var written: [Message] = []
         var firstHeaderStart: Int?
@@ -113,6 +108,69 @@ extension RoomFile {
         return EndChange(
             offset: fileOffset(cut), bytes: end, mark: Array((written.first?.header.line ?? "").utf8), room: room,
             messages: written)
+    }
+
+    /// The line endings to add after `bytes[..<cut]` so that a blank line separates a new header
+    /// from the text before it (none at the start of a file).
+    func separator(before cut: Int) -> [UInt8] {
+        let eol = lineEnding.bytes
+        let contentStart = hasByteOrderMark ? 3 : 0
+        guard cut > contentStart else { return [] }
+        // The last three bytes are all that matter, with what is added after them.
+        var window = Array(bytes[max(contentStart, cut - 3)..<cut])
+        var added: [UInt8] = []
+        if window.last != 10 {
+            added += eol
+            window += eol
+        }
+        let total = cut - contentStart + added.count
+        let n = window.count
+        let endsBlank = total >= 2 && window[n - 2] == 10 || (total >= 3 && window[n - 2] == 13 && window[n - 3] == 10)
+        if !endsBlank { added += eol }
+        return added
+    }
+
+    /// An append of one message whose body is too long to hold in memory (a model's reply,
+    /// `ReplySpool`): the body, already escaped, is read from `body` when the end is written.
+    public struct LongEndChange {
+        /// Where the change starts in the file (the prompt marker, or the end of the file).
+        public var offset: Int
+        /// The file's new end: what comes before the body, the body, what comes after.
+        public var parts: [TailWrite.Part]
+        /// The header line: found nowhere else in the file.
+        public var mark: [UInt8]
+        /// The message's header as written.
+        public var header: MessageHeader
+        /// The header's line (1-based).
+        public var line: Int
+        /// The line feeds in the whole file after the change.
+        public var lineFeeds: Int
+    }
+
+    /// Like `appendingAtEnd`, for one message whose body is `body` (escaped text in a file);
+    /// `draft`'s own body is not used. What is written is the same as `appendingAtEnd` writes
+    /// for that text: a blank line, the header, the body, the prompt marker, and the text that
+    /// was typed below the old marker.
+    public func appendingAtEnd(_ draft: MessageDraft, body: FileText, display: (Timestamp) -> String) -> LongEndChange {
+        let eol = lineEnding.bytes
+        let cut = promptMarkerOffset ?? bytes.count
+        let before = bytes[..<cut]
+        var head = separator(before: cut)
+        let line = 1 + (elision?.lines ?? 0) + RoomFile.lineFeeds(in: Array(before)) + RoomFile.lineFeeds(in: head)
+        var shown = display(draft.timestamp)
+        if let suffix = draft.displaySuffix, !suffix.isEmpty { shown += " · " + suffix }
+        let header = MessageHeader(
+            icon: draft.role.icon, role: draft.role, display: shown, timestamp: draft.timestamp,
+            id: Identifier.newMessageID(), attributes: draft.attributes)
+        let mark = Array(header.line.utf8)
+        head += mark + eol + eol
+        var tail = eol + eol + Array(RoomFile.promptMarkerLine.utf8) + eol
+        if let text = pendingText, !text.isEmpty { tail += Array(text.utf8) }
+        let lineFeeds =
+            line - 1 + RoomFile.lineFeeds(in: Array(mark + eol + eol)) + body.lineFeeds + RoomFile.lineFeeds(in: tail)
+        return LongEndChange(
+            offset: fileOffset(cut), parts: [.bytes(head), .file(body), .bytes(tail)], mark: mark, header: header,
+            line: line, lineFeeds: lineFeeds)
     }
 
     /// The number of line feeds in `bytes`, eight bytes at a time.

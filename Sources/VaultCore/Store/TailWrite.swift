@@ -34,6 +34,31 @@ public enum TailWrite {
         _ path: String, relative: String, from offset: Int, with bytes: [UInt8], mark: [UInt8], expecting expected: FileIO.Stamp,
         journal: String
     ) throws(VaultError) -> FileIO.Stamp {
+        try replace(
+            path, relative: relative, from: offset, with: [.bytes(bytes)], mark: mark, expecting: expected,
+            journal: journal)
+    }
+
+    /// A piece of a file's new end: bytes, or a range of another open file (a long reply,
+    /// `ReplySpool`), which is copied a mebibyte at a time and never held whole.
+    public enum Part {
+        case bytes([UInt8])
+        case file(FileText)
+
+        var count: Int {
+            switch self {
+            case .bytes(let b): return b.count
+            case .file(let text): return text.range.count
+            }
+        }
+    }
+
+    /// Like `replace(_:relative:from:with:mark:expecting:journal:)`, with the new end given in
+    /// parts: memory does not grow with a part read from a file.
+    public static func replace(
+        _ path: String, relative: String, from offset: Int, with parts: [Part], mark: [UInt8],
+        expecting expected: FileIO.Stamp, journal: String
+    ) throws(VaultError) -> FileIO.Stamp {
         // Never through a symbolic link (one put in place since the room was read).
         let fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else {
@@ -51,29 +76,35 @@ public enum TailWrite {
         guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "write", reason: FileIO.errorText()) }
         guard FileIO.Stamp(st) == expected, offset <= Int(st.st_size) else { throw VaultError.changedOnDisk(path: path) }
         let old = try FileIO.pread(fd, offset: offset, count: Int(st.st_size) - offset, path: path)
-        let record = Record(
-            path: relative, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), offset: offset, old: old, new: bytes, mark: mark)
-        try Journal.write(record, to: journal)
+        try Journal.write(
+            path: relative, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), offset: offset, old: old, new: parts,
+            mark: mark, to: journal)
+        let total = parts.reduce(0) { $0 + $1.count }
         if crashPoint == "tail-write" {
             // For the tests of crash recovery: die with half the new end written, as a crash would.
-            let half = bytes.count / 2
-            _ = bytes.withUnsafeBytes { Glibc.pwrite(fd, $0.baseAddress, half, off_t(offset)) }
+            var at = offset
+            try? each(parts, upTo: total / 2, path: path) { (chunk) throws(VaultError) in
+                _ = Glibc.pwrite(fd, chunk.baseAddress, chunk.count, off_t(at))
+                at += chunk.count
+            }
             _exit(137)
         }
-        var failure: Int32?
-        bytes.withUnsafeBytes { buf in
+        var at = offset
+        try each(parts, upTo: total, path: path) { (chunk) throws(VaultError) in
             var done = 0
-            while done < buf.count {
-                let n = Glibc.pwrite(fd, buf.baseAddress! + done, buf.count - done, off_t(offset + done))
+            while done < chunk.count {
+                let n = Glibc.pwrite(fd, chunk.baseAddress! + done, chunk.count - done, off_t(at + done))
                 if n < 0 {
                     if errno == EINTR { continue }
-                    failure = errno
-                    return
+                    // The journal stays: the next command finishes the write (or keeps its text).
+                    throw VaultError.io(path: path, operation: "write", reason: FileIO.errorText())
                 }
                 done += n
             }
+            at += chunk.count
         }
-        if failure == nil, offset + bytes.count < Int(st.st_size), ftruncate(fd, off_t(offset + bytes.count)) != 0 { failure = errno }
+        var failure: Int32?
+        if offset + total < Int(st.st_size), ftruncate(fd, off_t(offset + total)) != 0 { failure = errno }
         if failure == nil, fdatasync(fd) != 0 { failure = errno }
         if let failure {
             // The journal stays: the next command finishes the write (or keeps its text).
@@ -82,6 +113,55 @@ public enum TailWrite {
         Journal.markDone(journal)
         guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "write", reason: FileIO.errorText()) }
         return FileIO.Stamp(st)
+    }
+
+    /// Calls `body` with the first `count` bytes of `bytes`.
+    private static func hand(
+        _ bytes: [UInt8], count: Int, to body: (UnsafeRawBufferPointer) throws(VaultError) -> Void
+    ) throws(VaultError) {
+        let result = bytes.withUnsafeBytes { raw -> Result<Void, VaultError> in
+            do throws(VaultError) {
+                try body(UnsafeRawBufferPointer(rebasing: raw[0..<count]))
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
+    /// Hands the first `limit` bytes of `parts` to `body`, a piece at a time (at most a
+    /// mebibyte of a file part at once).
+    static func each(
+        _ parts: [Part], upTo limit: Int, path: String, _ body: (UnsafeRawBufferPointer) throws(VaultError) -> Void
+    ) throws(VaultError) {
+        var left = limit
+        for part in parts where left > 0 {
+            switch part {
+            case .bytes(let bytes):
+                let n = min(bytes.count, left)
+                try hand(bytes, count: n, to: body)
+                left -= n
+            case .file(let text):
+                var at = text.range.lowerBound
+                let end = text.range.lowerBound + min(text.range.count, left)
+                var chunk = [UInt8](repeating: 0, count: min(1 << 20, max(end - at, 1)))
+                while at < end {
+                    let want = min(chunk.count, end - at)
+                    let n = chunk.withUnsafeMutableBytes {
+                        Glibc.pread(text.descriptor, $0.baseAddress, want, off_t(at))
+                    }
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else {
+                        let reason = n < 0 ? FileIO.errorText() : "its text ended early"
+                        throw VaultError.io(path: path, operation: "copy the reply into", reason: reason)
+                    }
+                    try hand(chunk, count: n, to: body)
+                    at += n
+                }
+                left -= end - text.range.lowerBound
+            }
+        }
     }
 
     /// `VAULT_CRASH_AT=tail-write`: the process dies in the middle of its next write (tests only).
@@ -178,7 +258,7 @@ public enum TailWrite {
 
     /// `.vault/journal`: one record, or nothing.
     ///
-    ///     vault-journal 1 <bytes after this line> <FNV-1a 64 of them, hex>
+    ///     vault-journal 1 <bytes after this line> <FNV-1a 64 of them, 16 hex digits>
     ///     path rooms/x.md
     ///     device 2049
     ///     inode 1234
@@ -199,7 +279,13 @@ public enum TailWrite {
             rest += r.old
             rest += r.new
             rest += r.mark
-            return Array("vault-journal 1 \(rest.count) \(String(fnv1a(rest), radix: 16))\n".utf8) + rest
+            return Array("vault-journal 1 \(rest.count) \(hex16(fnv1a(rest)))\n".utf8) + rest
+        }
+
+        /// A checksum as 16 hex digits (a fixed width, so it can be written after the bytes it sums).
+        static func hex16(_ value: UInt64) -> String {
+            let digits = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - digits.count) + digits
         }
 
         static func decode(_ bytes: [UInt8]) -> Record? {
@@ -230,16 +316,44 @@ public enum TailWrite {
         }
 
         static func write(_ record: Record, to path: String) throws(VaultError) {
+            try write(
+                path: record.path, device: record.device, inode: record.inode, offset: record.offset, old: record.old,
+                new: [.bytes(record.new)], mark: record.mark, to: path)
+        }
+
+        /// Writes a record whose new end is given in parts, as `encode` would lay it out, a piece
+        /// at a time: the checksum is written (as 16 hex digits) once every byte has been.
+        static func write(
+            path relative: String, device: UInt64, inode: UInt64, offset: Int, old: [UInt8], new: [Part], mark: [UInt8],
+            to path: String
+        ) throws(VaultError) {
             let created = !FileIO.exists(path)
             if created { try FileIO.makeDirectory(FileIO.parent(of: path)) }
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw VaultError.io(path: path, operation: "write the journal", reason: FileIO.errorText()) }
             defer { close(fd) }
-            let bytes = encode(record)
-            let written = bytes.withUnsafeBytes { Glibc.pwrite(fd, $0.baseAddress, $0.count, 0) }
-            guard written == bytes.count, fdatasync(fd) == 0 else {
-                throw VaultError.io(path: path, operation: "write the journal", reason: FileIO.errorText())
+            let newCount = new.reduce(0) { $0 + $1.count }
+            let fields = Array(
+                ("path \(relative)\ndevice \(device)\ninode \(inode)\noffset \(offset)\n"
+                    + "old \(old.count)\nnew \(newCount)\nmark \(mark.count)\n\n").utf8)
+            let lead = Array("vault-journal 1 \(fields.count + old.count + newCount + mark.count) ".utf8)
+            var at = lead.count + 17  // the checksum's 16 digits and a line feed
+            var hash = fnv1aStart
+            let failed = { () -> VaultError in
+                VaultError.io(path: path, operation: "write the journal", reason: FileIO.errorText())
             }
+            let append = { (chunk: UnsafeRawBufferPointer) throws(VaultError) -> Void in
+                fnv1a(chunk, into: &hash)
+                let written = chunk.isEmpty ? 0 : Glibc.pwrite(fd, chunk.baseAddress, chunk.count, off_t(at))
+                guard written == chunk.count else { throw failed() }
+                at += chunk.count
+            }
+            try each([.bytes(fields), .bytes(old)] + new + [.bytes(mark)], upTo: .max, path: path, append)
+            let first = lead + Array((hex16(hash) + "\n").utf8)
+            let written = first.withUnsafeBytes { Glibc.pwrite(fd, $0.baseAddress, $0.count, 0) }
+            guard written == first.count else { throw failed() }
+            // A longer record written before leaves nothing behind.
+            guard ftruncate(fd, off_t(at)) == 0, fdatasync(fd) == 0 else { throw failed() }
             if created { FileIO.syncDirectory(FileIO.parent(of: path)) }
         }
 
@@ -262,6 +376,10 @@ public enum TailWrite {
             guard fd >= 0 else { return }
             var done = UInt8(ascii: "X")
             _ = Glibc.pwrite(fd, &done, 1, 0)
+            // The record of a long reply is not kept taking room once it is done (an empty
+            // journal holds nothing to recover, like one marked done).
+            var st = stat()
+            if fstat(fd, &st) == 0, st.st_size > 1 << 20 { _ = ftruncate(fd, 0) }
             close(fd)
         }
     }
@@ -277,11 +395,20 @@ public enum TailWrite {
     }
 
     static func fnv1a(_ bytes: [UInt8]) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes {
-            h ^= UInt64(b)
-            h = h &* 0x100_0000_01b3
-        }
+        var h = fnv1aStart
+        bytes.withUnsafeBytes { fnv1a($0, into: &h) }
         return h
+    }
+
+    static let fnv1aStart: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    /// FNV-1a 64 of `bytes` added to the hash `h` of the bytes before them.
+    static func fnv1a(_ bytes: UnsafeRawBufferPointer, into h: inout UInt64) {
+        var x = h
+        for b in bytes {
+            x ^= UInt64(b)
+            x = x &* 0x100_0000_01b3
+        }
+        h = x
     }
 }

@@ -6,7 +6,8 @@ import Foundation
 ///     vault trace:   3.1 ms  resolved room
 ///     vault trace:  12.4 ms  tree written
 ///
-/// For finding where time goes on a large vault; costs nothing when off.
+/// For finding where time goes on a large vault; costs nothing when off. Secrets (API keys)
+/// are never shown (`Secrets.redact`), even in the request headers a turn traces.
 public enum Trace {
     public static let enabled = ProcessInfo.processInfo.environment["VAULT_TRACE"] == "1"
     nonisolated(unsafe) static var start = DispatchTime.now().uptimeNanoseconds
@@ -16,6 +17,7 @@ public enum Trace {
         guard enabled else { return }
         let origin = start  // first use sets it, so read it before the clock
         let ms = Double(DispatchTime.now().uptimeNanoseconds &- origin) / 1e6
-        FileHandle.standardError.write(Data(String(format: "vault trace: %7.1f ms  %@\n", ms, what()).utf8))
+        let line = String(format: "vault trace: %7.1f ms  %@\n", ms, what())
+        FileHandle.standardError.write(Data(Secrets.redact(line).utf8))
     }
 }

@@ -202,7 +202,7 @@ public final class Vault: Sendable {
 
     /// Shows a note to the person (standard error).
     static func report(_ text: String) {
-        FileHandle.standardError.write(Data("vault: \(text)\n".utf8))
+        FileHandle.standardError.write(Data(Secrets.redact("vault: \(text)\n").utf8))
     }
 
     /// Replaces the end of a vault file from `offset` with `bytes`, in place (call inside
@@ -216,6 +216,21 @@ public final class Vault: Sendable {
         do {
             return try TailWrite.replace(
                 absolute(relative), relative: relative, from: offset, with: bytes, mark: mark, expecting: expected,
+                journal: journalPath)
+        } catch VaultError.changedOnDisk {
+            throw VaultError.changedOnDisk(path: relative)
+        }
+    }
+
+    /// Like `replaceTail(of:from:with:mark:expecting:)`, with the new end in parts (a long reply
+    /// is copied from its file, never held whole: `RoomFile.LongEndChange`).
+    public func replaceTail(
+        of relative: String, from offset: Int, with parts: [TailWrite.Part], mark: [UInt8],
+        expecting expected: FileIO.Stamp
+    ) throws(VaultError) -> FileIO.Stamp {
+        do {
+            return try TailWrite.replace(
+                absolute(relative), relative: relative, from: offset, with: parts, mark: mark, expecting: expected,
                 journal: journalPath)
         } catch VaultError.changedOnDisk {
             throw VaultError.changedOnDisk(path: relative)
@@ -267,6 +282,12 @@ public final class Vault: Sendable {
         guard stamp.size >= Int64(RoomFile.wholeReadLimit) else { return }
         let lines = (room.elision?.lines ?? 0) + RoomFile.lineFeeds(in: room.bytes)
         FileFacts(stamp: stamp, lines: lines).save(root: root, relative: room.path)
+    }
+
+    /// Remembers that the version `stamp` of `relative` has `lineFeeds` line feeds.
+    func remember(lineFeeds: Int, of relative: String, stamp: FileIO.Stamp) {
+        guard stamp.size >= Int64(RoomFile.wholeReadLimit) else { return }
+        FileFacts(stamp: stamp, lines: lineFeeds).save(root: root, relative: relative)
     }
 
     /// A free `rooms/<slug>.md` path for a title.

@@ -1,0 +1,74 @@
+import Foundation
+import VaultChat
+
+/// "waiting for the server at http://…/v1… 4 s" on standard error, when it is a terminal,
+/// while a turn waits for a server that has not sent any text yet.
+///
+/// It appears after 1.5 s (a prompt reply never shows it), counts the seconds, says so when the
+/// server asked vault to wait before asking again, and is erased (carriage return, erase line)
+/// before the reply's first text or any message is written. It gives a person a sign of life
+/// from a server that is slow to load a model, and the URL to check when it never answers.
+final class WaitingIndicator: @unchecked Sendable {
+    static let shared = WaitingIndicator()
+
+    /// How long a wait goes unmentioned.
+    static let delay = 1.5
+
+    private let lock = NSLock()
+    private var wait: ServerWait?
+    private var since = Date()
+    private var shown = false
+    private var started = false
+
+    /// Takes the provider's news (`OpenAIProvider.onWait`).
+    func report(_ news: ServerWait) {
+        lock.withLock {
+            switch news {
+            case .waiting, .retrying:
+                wait = news
+                since = Date()
+                if !started {
+                    started = true
+                    Thread { [self] in run() }.start()
+                }
+                if case .retrying = news { draw() }
+            case .replying, .finished:
+                wait = nil
+                erase()
+            }
+        }
+    }
+
+    private func run() {
+        while true {
+            Thread.sleep(forTimeInterval: 0.25)
+            lock.withLock { draw() }
+        }
+    }
+
+    /// Draws the line for the current wait (called with the lock held).
+    private func draw() {
+        guard let wait else { return }
+        let elapsed = Date().timeIntervalSince(since)
+        let text: String
+        switch wait {
+        case .waiting(let url):
+            guard elapsed >= WaitingIndicator.delay else { return }
+            text = "waiting for the server at \(url)… \(Int(elapsed)) s (Ctrl-C stops)"
+        case .retrying(_, let seconds, _):
+            let left = max(0, Int((seconds - elapsed).rounded(.up)))
+            text = "the server asked vault to wait: asking again in \(left) s… (Ctrl-C stops)"
+        case .replying, .finished:
+            return
+        }
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+        shown = true
+    }
+
+    /// Erases the line, if one is shown (called with the lock held).
+    private func erase() {
+        guard shown else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        shown = false
+    }
+}

@@ -1,0 +1,18 @@
+/// A size a person writes in a setting: `16777216`, `16M`, `16MiB`, `512K`, `1G`.
+public enum ByteCount {
+    /// The number of bytes; nil for anything else (or less than one).
+    public static func parse(_ text: String) -> Int? {
+        var digits = Substring(text.trimmingCharacters(in: .whitespaces))
+        var unit = 1
+        for (suffixes, scale) in [(["GiB", "G"], 1 << 30), (["MiB", "M"], 1 << 20), (["KiB", "K"], 1 << 10)] {
+            if let suffix = suffixes.first(where: { digits.uppercased().hasSuffix($0.uppercased()) }) {
+                digits = digits.dropLast(suffix.count)
+                unit = scale
+                break
+            }
+        }
+        guard let n = Int(digits.trimmingCharacters(in: .whitespaces)), n > 0 else { return nil }
+        let (total, overflow) = n.multipliedReportingOverflow(by: unit)
+        return overflow ? nil : total
+    }
+}
