@@ -79,31 +79,11 @@ public struct GitTransport: Sendable {
                 "credential.helper=!f() { test \"$1\" = get && printf 'username=%s\\npassword=%s\\n' \"$VAULT_GIT_USERNAME\" \"$VAULT_GIT_TOKEN\"; }; f",
             ]
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: git)
-        process.arguments = prefix + arguments
-        process.environment = env
-        process.currentDirectoryURL = URL(fileURLWithPath: directory ?? root)
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        if !interactive { process.standardInput = FileHandle.nullDevice }
-        do {
-            try process.run()
-        } catch {
-            throw VaultError.repository("cannot run \(git): \(error.localizedDescription)")
-        }
-        // Both pipes are drained while git runs, so a long output never blocks it.
-        let stdoutData = LockedData()
-        let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { stdoutData.value = out.fileHandleForReading.readDataToEndOfFile() }
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
+        let result = try ChildProcess.run(
+            git, ["-C", directory ?? root] + prefix + arguments, environment: env, inheritStdin: interactive)
         return Output(
-            status: process.terminationStatus, stdout: String(decoding: stdoutData.value, as: UTF8.self),
-            stderr: String(decoding: stderrData, as: UTF8.self), tokenUser: tokenUser)
+            status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
+            stderr: String(decoding: result.stderr, as: UTF8.self), tokenUser: tokenUser)
     }
 
     /// Whether git's config sets `core.sshCommand`: the person's, to keep.
@@ -113,17 +93,10 @@ public struct GitTransport: Sendable {
     /// `GIT_CONFIG_GLOBAL`, the system config, includes, `GIT_CONFIG_*` variables. A clone
     /// (`local` false) reads no repository's config, as `git clone` does not: git is asked in `/`.
     private func hasConfiguredSSHCommand(git: String, env: [String: String], local: Bool, in directory: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: git)
-        process.arguments = ["config", "--get", "core.sshCommand"]
-        process.environment = env
-        process.currentDirectoryURL = URL(fileURLWithPath: local ? directory : "/")
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        let result = try? ChildProcess.run(
+            git, ["-C", local ? directory : "/", "config", "--get", "core.sshCommand"], environment: env,
+            captureOutput: false)
+        return result?.status == 0
     }
 
     /// A failed git command as one message for the person: what failed, why in plain words, what to do.
@@ -229,9 +202,4 @@ public struct GitTransport: Sendable {
         else { return nil }
         return String(host)
     }
-}
-
-/// Bytes written by one thread and read by another after a `DispatchGroup.wait()`.
-final class LockedData: @unchecked Sendable {
-    var value = Data()
 }
