@@ -178,6 +178,9 @@ int cvault_git_set_search_path(int level, const char *path) {
 int cvault_git_set_owner_validation(int enabled) {
     return cvault_git2_git_libgit2_opts()(GIT_OPT_SET_OWNER_VALIDATION, enabled);
 }
+int cvault_git_set_cache_object_limit(int type, size_t size) {
+    return cvault_git2_git_libgit2_opts()(GIT_OPT_SET_CACHE_OBJECT_LIMIT, (git_object_t)type, size);
+}
 
 // ---- libgit2's start-up without the TLS certificates ------------------------
 // Debian's libgit2 (mbedTLS) parses the system's CA bundle in git_libgit2_init: ~4 ms of

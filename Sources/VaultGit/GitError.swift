@@ -40,6 +40,9 @@ enum LibGit2 {
         // Check every object the tool creates (trees pointing at missing blobs, bad names).
         _ = cvault_git_set_strict_object_creation(1)
         _ = cvault_git_set_fsync_gitdir(1)
+        // Keep parsed trees up to 4 MB in libgit2's cache (its default is 4 KB): a merge looks up
+        // hundreds of paths in the 20,000-entry `rooms` tree, which would be parsed again each time.
+        _ = cvault_git_set_cache_object_limit(Int32(GIT_OBJECT_TREE.rawValue), 4 << 20)
         // Like git, do not re-hash every object read (fsck checks them): reading the tree of a
         // 20,000-room folder would otherwise hash 1.2 MB with SHA-1DC on every commit.
         _ = cvault_git_set_strict_hash_verification(0)

@@ -48,6 +48,7 @@ CURLcode cvault_curl_perform_polling(CURL *handle, int interval_ms, int (*tick)(
 int cvault_git_set_strict_object_creation(int enabled);
 int cvault_git_set_strict_hash_verification(int enabled);
 int cvault_git_set_fsync_gitdir(int enabled);
+int cvault_git_set_cache_object_limit(int type, size_t size);
 int cvault_git_set_search_path(int level, const char *path);
 int cvault_git_set_owner_validation(int enabled);
 

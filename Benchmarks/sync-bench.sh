@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# vault sync next to the git command line, on a committed 50,000-file vault over file://.
+#
+#   Benchmarks/sync-bench.sh [RUNS]       # RUNS: runs of each timed command (default 15, at least 10)
+#   VAULT_BIN=/path/to/vault Benchmarks/sync-bench.sh   # time that binary instead of building one
+#
+# Reuses Benchmarks/.data/git-50k (commit-bench.sh's vault; generated once if missing), and makes
+# once in Benchmarks/.data/sync/: a bare remote (remote.git, file://), a clone made by
+# `vault clone` (mine, machine "laptop"; its first sync pushes vault's merge-driver
+# `.gitattributes`, which is the base commit of everything below) and a clone made by
+# `git clone` (plain). Benchmarks/sync-bench-commits.py then writes, seeded, on top of the base:
+# refs/bench/ours and refs/bench/theirs (100 commits each: one message appended to a room or one
+# line to a diary entry per commit; 10 rooms appended to on both sides, the rest disjoint) and
+# refs/bench/turns (500 chat turns: 1,000 messages in 50 rooms).
+#
+# 1. merge: mine at ours, the remote's main at theirs. `vault sync` fetches, merges and pushes;
+#    the merge's own time is the trace's `sync: hand edits committed` -> `sync: merged` (RUNS runs,
+#    VAULT_TRACE=1), and hyperfine times the whole process. Next to it: `git merge` of the same
+#    two commits in the plain clone (it stops with conflicts on the 10 rooms both sides appended
+#    to; timed anyway).
+# 2. nothing to do: mine and the remote at the base; `vault sync` against `git pull && git push`
+#    in the same clone.
+# 3. 1,000 new messages: mine at the base, the remote at turns (the commits not in mine's
+#    objects: every run fetches them); `vault sync` (fast-forward and report) against `git pull`.
+#
+# Every timed run starts from the same state, restored untimed (`sync-bench.sh --reset WHAT`):
+# the branch, the work tree and index (then refreshed a second later, so no entry is racily
+# clean), refs/remotes/origin/main, refs/vault/*, .vault/unread.json, and the remote's main; the
+# objects a run added (fetched packs, merge objects, pushed objects) are deleted from mine and
+# from the remote. Packing is off for both tools (gc.auto 0). Figures: medians and ratios; the
+# machines are shared and noisy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data="$PWD/Benchmarks/.data/sync"
+remote="$data/remote.git"
+mine="$data/mine"
+plain="$data/plain"
+
+# Objects added since a snapshot (a list of files under objects/) are deleted.
+restore_objects() {  # GIT_DIR SNAPSHOT
+    find "$1/objects" -type f | LC_ALL=C sort | LC_ALL=C comm -13 "$2" - | xargs -r rm -f
+}
+
+snapshot_objects() {  # GIT_DIR SNAPSHOT
+    find "$1/objects" -type f | LC_ALL=C sort > "$2"
+}
+
+# The index refreshed over a second after the files were written: no racily clean entries.
+settle_index() {  # WORK_TREE
+    sleep 1.1
+    git -C "$1" update-index -q --refresh >/dev/null || true
+}
+
+reset_state() {  # merge | noop | turns | plain-merge
+    source "$data/ids"
+    case "$1" in
+    plain-merge)
+        git -C "$plain" merge --abort >/dev/null 2>&1 || true
+        git -C "$plain" reset -q --hard "$ours"
+        settle_index "$plain"
+        return ;;
+    merge) local head=$ours remote_head=$theirs ;;
+    noop) local head=$base remote_head=$base ;;
+    turns) local head=$base remote_head=$turns ;;
+    *) echo "unknown state $1" >&2; exit 2 ;;
+    esac
+    git -C "$remote" update-ref refs/heads/main "$remote_head"
+    restore_objects "$remote" "$data/remote.objects"
+    git -C "$mine" for-each-ref --format='%(refname)' refs/vault/ | while read -r ref; do git -C "$mine" update-ref -d "$ref"; done
+    git -C "$mine" update-ref refs/remotes/origin/main "$base"
+    git -C "$mine" reset -q --hard "$head"
+    rm -f "$mine/.git/ORIG_HEAD"
+    restore_objects "$mine/.git" "$data/mine.objects"
+    rm -f "$mine/.vault/unread.json"
+    settle_index "$mine"
+}
+
+if [ "${1:-}" = "--reset" ]; then
+    reset_state "$2"
+    exit 0
+fi
+
+runs=${1:-15}
+[ "$runs" -ge 10 ] || { echo "RUNS must be at least 10" >&2; exit 2; }
+source scripts/common.sh
+find_swift
+VAULT_APT_PACKAGES+=(hyperfine python3)
+install_missing_packages
+if [ -n "${VAULT_BIN:-}" ]; then
+    vault="$VAULT_BIN"  # a binary built elsewhere (another commit, an experiment)
+else
+    swift build -c release --static-swift-stdlib --product vault 2>&1 | { grep -v "warning: the use of .mktemp' is dangerous" || true; } >/dev/null
+    vault="$PWD/.build/release/vault"
+fi
+self="$PWD/Benchmarks/sync-bench.sh"
+
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
+export VAULT_MACHINE=laptop
+
+src="$PWD/Benchmarks/.data/git-50k"
+if [ ! -d "$src/.git" ]; then
+    rm -rf "$src"
+    mkdir -p "$(dirname "$src")"
+    python3 Benchmarks/generate-vault.py "$src" --seed 42 --rooms 20000 --entries 30000 --commit
+fi
+
+if [ ! -f "$data/ids" ]; then
+    echo "Setting up $data (once)..."
+    rm -rf "$data"
+    mkdir -p "$data"
+    # The generated commit (commit-bench.sh may have moved git-50k's branch: take its root).
+    first=$(git -C "$src" rev-list --max-parents=0 HEAD)
+    git init -q --bare "$remote"
+    git -C "$remote" fetch -q "$src" "$first:refs/heads/main"
+    git -C "$remote" symbolic-ref HEAD refs/heads/main
+    # Packing is maintenance, not what is measured: off for both tools, on every repository.
+    git -C "$remote" config gc.auto 0
+    git -C "$remote" config receive.autogc false
+    "$vault" clone "file://$remote" "$mine" >/dev/null
+    git -C "$mine" config gc.auto 0
+    "$vault" sync --vault "$mine" >/dev/null  # pushes the merge driver's .gitattributes
+    base=$(git -C "$mine" rev-parse HEAD)
+    [ "$(git -C "$remote" rev-parse main)" = "$base" ]
+    python3 Benchmarks/sync-bench-commits.py "$remote" "$base" > "$data/heads"
+    ours=$(awk '$1 == "ours" {print $2}' "$data/heads")
+    theirs=$(awk '$1 == "theirs" {print $2}' "$data/heads")
+    turns=$(awk '$1 == "turns" {print $2}' "$data/heads")
+    git -C "$mine" fetch -q origin refs/bench/ours
+    git -C "$mine" reset -q --hard "$ours"
+    git clone -q "file://$remote" "$plain"
+    git -C "$plain" config gc.auto 0
+    git -C "$plain" fetch -q origin refs/bench/ours:refs/heads/ours refs/bench/theirs:refs/heads/theirs
+    snapshot_objects "$remote" "$data/remote.objects"
+    snapshot_objects "$mine/.git" "$data/mine.objects"
+    printf 'base=%s\nours=%s\ntheirs=%s\nturns=%s\n' "$base" "$ours" "$theirs" "$turns" > "$data/ids"
+fi
+source "$data/ids"
+echo "base $base; ours $ours (100 commits), theirs $theirs (100 commits), turns $turns (500 commits)"
+changed() { git -C "$remote" -c core.quotePath=false diff --name-only "$@" | LC_ALL=C sort; }
+echo "ours changes $(changed "$base" "$ours" | wc -l) paths, theirs $(changed "$base" "$theirs" | wc -l), both sides $(LC_ALL=C comm -12 <(changed "$base" "$ours") <(changed "$base" "$theirs") | wc -l); turns $(changed "$base" "$turns" | wc -l) rooms"
+
+# 1a. The merge's own time, from the trace, RUNS runs each from the same state.
+traces="$data/traces"
+rm -rf "$traces"
+mkdir -p "$traces"
+echo
+echo "1. merge 100 + 100 commits: $runs traced runs of vault sync..."
+for i in $(seq "$runs"); do
+    "$self" --reset merge
+    start=$(date +%s%N)
+    VAULT_TRACE=1 "$vault" sync --vault "$mine" 2> "$traces/$i.txt" > "$traces/$i.out"
+    end=$(date +%s%N)
+    echo "vault trace: $(awk -v s="$start" -v e="$end" 'BEGIN {printf "%7.1f", (e - s) / 1e6}') ms  process exited" >> "$traces/$i.txt"
+done
+# The merge made: the result must hold every message of both sides (checked by vault too).
+merged=$(git -C "$mine" rev-parse HEAD)
+echo "merge commit $merged: parents $(git -C "$mine" rev-list --parents -n1 HEAD | cut -c42- | tr '\n' ' '); remote main $(git -C "$remote" rev-parse --short main)"
+echo "vault's report (last run): $(head -3 "$traces/$runs.out" | tr '\n' ' ')"
+
+# 1b. Whole processes: vault sync (fetch, merge, push) and git merge of the same commits.
+hyperfine --warmup 1 --runs "$runs" --style basic \
+    --export-markdown "$data/../sync-bench-merge.md" --export-json "$data/../sync-bench-merge.json" \
+    -n "vault sync (merge 100+100 commits, 50k files)" --prepare "'$self' --reset merge" \
+    "'$vault' sync --vault '$mine'" \
+    -n "git merge (same commits, plain clone; stops with conflicts)" --prepare "'$self' --reset plain-merge" \
+    "git -C '$plain' merge -q --no-edit $theirs >/dev/null 2>&1 || true"
+conflicts=$(git -C "$plain" diff --name-only --diff-filter=U | wc -l)
+echo "git merge left $conflicts conflicted paths: $(git -C "$plain" diff --name-only --diff-filter=U | head -3 | tr '\n' ' ')..."
+
+# 2. Nothing to do.
+"$self" --reset noop
+hyperfine --warmup 3 --runs "$((runs + 5))" --style basic \
+    --export-markdown "$data/../sync-bench-noop.md" --export-json "$data/../sync-bench-noop.json" \
+    -n "vault sync (nothing to do, 50k files)" "'$vault' sync --vault '$mine'" \
+    -n "git pull && git push (nothing to do)" "git -C '$mine' pull -q && git -C '$mine' push -q 2>/dev/null"
+
+# 3. 1,000 new messages (500 commits): a fetch and a fast-forward.
+hyperfine --warmup 1 --runs "$runs" --style basic \
+    --export-markdown "$data/../sync-bench-turns.md" --export-json "$data/../sync-bench-turns.json" \
+    -n "vault sync (1,000 new messages, fast-forward)" --prepare "'$self' --reset turns" \
+    "'$vault' sync --vault '$mine'" \
+    -n "git pull (the same)" --prepare "'$self' --reset turns" "git -C '$mine' pull -q"
+[ "$(git -C "$mine" rev-parse HEAD)" = "$turns" ]
+
+echo
+for f in merge noop turns; do cat "$data/../sync-bench-$f.md"; echo; done
+python3 - "$data/.." "$traces" "$runs" "$conflicts" <<'PY'
+import json, os, re, statistics, sys
+out, traces, runs, conflicts = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+def load(name):
+    return {r["command"]: r for r in json.load(open(os.path.join(out, "sync-bench-%s.json" % name)))["results"]}
+marks = []
+for i in range(1, runs + 1):
+    m = {}
+    for line in open(os.path.join(traces, "%d.txt" % i)):
+        hit = re.match(r"vault trace:\s+([\d.]+) ms  (.*)", line)
+        if hit and hit.group(2) not in m:
+            m[hit.group(2)] = float(hit.group(1))
+    marks.append(m)
+def span(a, b):
+    return statistics.median(m[b] - m[a] for m in marks)
+steps = [("sync: fetch", "sync: fetched", "fetch (git fetch)"),
+         ("sync: fetched", "sync: hand edits committed", "work tree read, repair check, merge driver, hand edits"),
+         ("sync: hand edits committed", "sync: merged", "the merge (plan, verify, commit, files, branch, index)"),
+         ("sync: merged", "sync: push", "ahead check"),
+         ("sync: push", "sync: pushed", "push (git push)")]
+merge_times = sorted(m["sync: merged"] - m["sync: hand edits committed"] for m in marks)
+# Inside the merge, every mark's step (medians): the marks in the order the first run printed them.
+def ordered(i):
+    out = []
+    for line in open(os.path.join(traces, "%d.txt" % i)):
+        hit = re.match(r"vault trace:\s+([\d.]+) ms  (.*)", line)
+        if hit:
+            out.append((re.sub(r" \(.*\)$", "", hit.group(2)), float(hit.group(1))))
+    first = [n for n, _ in out].index("sync: hand edits committed")
+    last = [n for n, _ in out].index("sync: merged")
+    return out[first:last + 1]
+inside = [ordered(i) for i in range(1, runs + 1)]
+inside = [r for r in inside if [n for n, _ in r] == [n for n, _ in inside[0]]]
+print("1. merge of 100 + 100 commits on 50,000 files (%d traced runs):" % runs)
+print("   the merge itself: median %.1f ms (min %.1f, max %.1f); target < 1000 ms" % (
+    statistics.median(merge_times), merge_times[0], merge_times[-1]))
+print("   traced process, by step (medians): before the first mark %.1f ms" % statistics.median(m["sync: fetch"] for m in marks))
+for a, b, what in steps:
+    print("     %-58s %7.1f ms" % (what, span(a, b)))
+print("     %-58s %7.1f ms" % ("after the push, to the exit", span("sync: pushed", "process exited")))
+print("     %-58s %7.1f ms" % ("whole process (date before and after)", statistics.median(m["process exited"] for m in marks)))
+print("   inside the merge (medians of %d runs):" % len(inside))
+for k in range(1, len(inside[0])):
+    print("     %-58s %7.1f ms" % (inside[0][k][0], statistics.median(r[k][1] - r[k - 1][1] for r in inside)))
+merge = load("merge")
+vs = merge["vault sync (merge 100+100 commits, 50k files)"]["median"] * 1000
+gm = merge["git merge (same commits, plain clone; stops with conflicts)"]["median"] * 1000
+print("   hyperfine: vault sync whole process (fetch, merge, push) %.1f ms; git merge alone %.1f ms "
+      "(stopped with %s conflicted rooms); vault merge / git merge = %.2f; vault sync / git merge = %.2f" % (
+          vs, gm, conflicts, statistics.median(merge_times) / gm, vs / gm))
+noop = load("noop")
+v = noop["vault sync (nothing to do, 50k files)"]["median"] * 1000
+g = noop["git pull && git push (nothing to do)"]["median"] * 1000
+print("2. nothing to do: vault sync %.1f ms, git pull && git push %.1f ms, vault/git = %.2f" % (v, g, v / g))
+turns = load("turns")
+v = turns["vault sync (1,000 new messages, fast-forward)"]["median"] * 1000
+g = turns["git pull (the same)"]["median"] * 1000
+print("3. 1,000 new messages (500 commits, 50 rooms): vault sync %.1f ms, git pull %.1f ms, vault/git = %.2f" % (v, g, v / g))
+PY
+git -C "$plain" merge --abort >/dev/null 2>&1 || true
+# The reflogs name commits whose objects the resets deleted.
+git -C "$mine" reflog expire --expire=now --all
+for d in "$mine" "$plain"; do
+    echo "$(basename "$d"): git status --porcelain: '$(git -C "$d" status --porcelain | head -3)'; git fsck: $(git -C "$d" fsck --strict 2>&1 | wc -l) lines"
+done
