@@ -21,8 +21,8 @@ extension GitHistory {
     /// - past git's `gc.auto` loose objects (default 6,700), estimated as git does from one
     ///   of the 256 fan-out folders (`objects/17`), it runs `git gc --auto --quiet`;
     /// - past `vault.looseObjectBytes` bytes of objects written by vault since it last had
-    ///   them packed (default 256 MiB; kept in `.vault/loose-bytes`), it runs the same with
-    ///   `gc.auto=1`, so git packs now: large trees fill that long before the count.
+    ///   them packed (default 256 MiB; kept in `.vault/loose-bytes`), it runs `git repack -d -l`
+    ///   (the loose objects into a new pack): large trees fill that long before the count.
     /// `gc.auto=0` turns both off. git packs in the background and is safe next to other git
     /// programs. Without the git command line nothing happens: the repository stays correct,
     /// only larger, until someone runs `git gc`.
@@ -39,7 +39,9 @@ extension GitHistory {
         }
         if byteLimit > 0, written > byteLimit {
             resetWrittenBytes()
-            return GitHistory.runQuietly(["git", "-C", root, "-c", "gc.auto=1", "gc", "--auto", "--quiet"])
+            // Not `gc --auto` with `gc.auto=1`: that still estimates from `objects/17`, which a
+            // few large objects can leave with one entry or none, and then packs nothing.
+            return GitHistory.runQuietly(["git", "-C", root, "repack", "-d", "-l", "-q"])
         }
         return false
     }
