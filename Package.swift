@@ -55,7 +55,16 @@ let package = Package(
                 "VaultExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], exclude: ["README.md"]),
-        .executableTarget(name: "vault", dependencies: ["VaultCLI"], exclude: ["README.md"]),
+        // Exports CVaultShims' stand-ins for mbedTLS's certificate loaders, so libgit2's calls
+        // reach them (a debug build exported neither, and libgit2 parsed the CA bundle on start-up).
+        .executableTarget(
+            name: "vault", dependencies: ["VaultCLI"], exclude: ["README.md"],
+            linkerSettings: [
+                .unsafeFlags([
+                    "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file",
+                    "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_path",
+                ])
+            ]),
         // Parse throughput on a generated vault (Benchmarks/README.md).
         .executableTarget(name: "vault-bench", dependencies: ["VaultCore"], path: "Benchmarks/vault-bench"),
         // Shared test fixtures: temporary folders, seeded randomness, running the built `vault`.
