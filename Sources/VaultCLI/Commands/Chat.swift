@@ -82,7 +82,7 @@ extension VaultCommand {
             let outcome = try turn.run(message: text ?? (files.isEmpty ? nil : ""), attachments: files) { Terminal.stream($0) }
             Terminal.stream("\n")
             Trace.mark("done")
-            FileHandle.standardError.write(Data("(saved to \(turn.roomPath), line \(outcome.reply.line))\n".utf8))
+            Terminal.standardError("(saved to \(turn.roomPath), line \(outcome.reply.line))\n")
         }
     }
 
@@ -103,7 +103,7 @@ extension VaultCommand {
             Interrupt.install()
             let outcome = try turn.retry { Terminal.stream($0) }
             Terminal.stream("\n")
-            FileHandle.standardError.write(Data("(saved to \(path), line \(outcome.reply.line))\n".utf8))
+            Terminal.standardError("(saved to \(path), line \(outcome.reply.line))\n")
         }
     }
 }
