@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 137 functions; variadic, as a pointer only: git_libgit2_opts.
+// 138 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -32,6 +32,7 @@ static struct {
     __typeof__(git_commit_tree) *git_commit_tree;
     __typeof__(git_commit_tree_id) *git_commit_tree_id;
     __typeof__(git_config_free) *git_config_free;
+    __typeof__(git_config_get_bool) *git_config_get_bool;
     __typeof__(git_config_get_int32) *git_config_get_int32;
     __typeof__(git_config_get_int64) *git_config_get_int64;
     __typeof__(git_config_get_string) *git_config_get_string;
@@ -173,6 +174,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_commit_tree", (void **)&real.git_commit_tree},
     {"git_commit_tree_id", (void **)&real.git_commit_tree_id},
     {"git_config_free", (void **)&real.git_config_free},
+    {"git_config_get_bool", (void **)&real.git_config_get_bool},
     {"git_config_get_int32", (void **)&real.git_config_get_int32},
     {"git_config_get_int64", (void **)&real.git_config_get_int64},
     {"git_config_get_string", (void **)&real.git_config_get_string},
@@ -396,6 +398,11 @@ const git_oid *git_commit_tree_id(const git_commit *commit) {
 void git_config_free(git_config *cfg) {
     CVAULT_GIT2_REQUIRE();
     real.git_config_free(cfg);
+}
+
+int git_config_get_bool(int *out, const git_config *cfg, const char *name) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_config_get_bool(out, cfg, name);
 }
 
 int git_config_get_int32(int32_t *out, const git_config *cfg, const char *name) {
