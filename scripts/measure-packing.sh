@@ -11,8 +11,9 @@
 source "$(dirname "$0")/common.sh"
 cd "$(dirname "$0")/.."
 find_swift
-swift build --product vault >/dev/null
-vault="$PWD/.build/debug/vault"
+# VAULT_BIN: a vault binary to measure instead of the one built here.
+if [ -z "${VAULT_BIN:-}" ]; then swift build --product vault >/dev/null; fi
+vault="${VAULT_BIN:-$PWD/.build/debug/vault}"
 ROOM_MB="${ROOM_MB:-52}"
 TURNS="${TURNS:-124}"
 dir="$(mktemp -d /tmp/vault-packing-XXXXXX)"

@@ -33,6 +33,9 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     /// The bytes and objects of the writer already added to `.vault/loose-bytes`.
     var writtenBytesCounted: Int64 = 0
     var writtenObjectsCounted: Int64 = 0
+    /// True while committing what killed vault processes left (`recoverFromKilledVaults`): the
+    /// test crash points (`CrashPoint`) are meant for the command's own commit.
+    var recovering = false
     /// The bytes of large blobs written in pieces (`LargeBlobs.swift`), not yet added to it.
     var streamedBytesWritten: Int64 = 0
 

@@ -176,10 +176,14 @@ extension VaultCommand {
     struct Unlock: VaultRunnable {
         static let configuration = CommandConfiguration(
             commandName: "unlock",
-            abstract: "Remove git lock files left behind by a crashed program.",
+            abstract: "Remove git lock files left behind by a crashed program, and commit what a killed vault left.",
             discussion: """
-                Only locks untouched for a minute are removed (a running git program holds its \
-                locks for moments); --force removes them all. Make sure no git program is running.
+                A lock left by a vault process that was killed is removed at once (vault proves it \
+                is its own and that the process is gone; every command that changes the vault \
+                does this by itself), and the files such a process changed without committing are \
+                committed. Other locks (left by git or another program) are removed only when \
+                untouched for a minute (a running git program holds its locks for moments); \
+                --force removes them all. Make sure no git program is running.
                 """)
 
         @OptionGroup var location: VaultLocation
@@ -187,12 +191,26 @@ extension VaultCommand {
 
         func execute() throws {
             let vault = try location.open()
-            let (removed, kept) = GitHistory.removeStaleLocks(vault: vault.root, force: force)
+            let own = (try? GitHistory.locate(vault.root)) == .own
+            let history = own ? try GitHistory(vault: vault.root, config: vault.config) : nil
+            let (removed, kept, recovery) = try vault.changing { () throws(VaultError) in
+                let proven = history?.removeLocksOfKilledVaults() ?? []
+                let (removed, kept) = GitHistory.removeStaleLocks(vault: vault.root, force: force)
+                // With no lock left, what killed vault processes left uncommitted is committed.
+                let recovery = kept.isEmpty ? try history?.recoverFromKilledVaults() : nil
+                return (proven + removed, kept, recovery)
+            }
             for path in removed { print("removed \(path)") }
+            if let recovery, !recovery.committedPaths.isEmpty {
+                let commands = Swift.Set(recovery.commands).sorted().map { "`vault \($0)`" }.joined(separator: ", ")
+                print("committed \(recovery.committedPaths.joined(separator: ", ")), left uncommitted by \(commands), which was killed")
+            }
             for path in kept {
                 Terminal.warning("kept \(path): it changed in the last minute, so a git program may be using it (--force removes it)")
             }
-            if removed.isEmpty && kept.isEmpty { print("No lock files: nothing to do.") }
+            if removed.isEmpty && kept.isEmpty && (recovery?.committedPaths.isEmpty ?? true) {
+                print("No lock files: nothing to do.")
+            }
             if !kept.isEmpty { throw ExitCode.failure }
         }
     }

@@ -202,6 +202,7 @@ public final class Vault: Sendable {
     public func replaceTail(
         of relative: String, from offset: Int, with bytes: [UInt8], mark: [UInt8], expecting expected: FileIO.Stamp
     ) throws(VaultError) -> FileIO.Stamp {
+        history?.willChange([relative])
         do {
             return try TailWrite.replace(
                 absolute(relative), relative: relative, from: offset, with: bytes, mark: mark, expecting: expected,
@@ -233,6 +234,7 @@ public final class Vault: Sendable {
     /// Writes a file of the vault atomically (call inside `changing`). With `expecting`, only
     /// if the file is still as it was read (or still missing); see `FileIO.write`.
     public func write(_ bytes: [UInt8], to relative: String, expecting: FileIO.Expectation = .anything) throws(VaultError) {
+        history?.willChange([relative])
         try FileIO.makeDirectory(FileIO.parent(of: absolute(relative)))
         do {
             try FileIO.write(bytes, to: absolute(relative), expecting: expecting)

@@ -11,4 +11,12 @@ public protocol VaultHistory: AnyObject, Sendable {
 
     /// Commits `paths` as they are on disk now (a missing file is a deletion).
     func commit(_ paths: [String], message: String) throws(VaultError)
+
+    /// Records that the files at `paths` are about to change (before they do), so that if this
+    /// process dies before it commits them, the next vault command commits them for it.
+    func willChange(_ paths: [String])
+}
+
+extension VaultHistory {
+    public func willChange(_ paths: [String]) {}
 }
