@@ -18,7 +18,7 @@ func resolveInHistory(_ name: String, vault: Vault, history: GitHistory) throws(
         return try vault.resolve(name, workingDirectory: FileManager.default.currentDirectoryPath).path
     } catch .itemNotFound {
         let key = name.precomposedStringWithCanonicalMapping
-        var deleted = try history.deletedPaths(under: VaultPath.rooms) + history.deletedPaths(under: VaultPath.diary)
+        var deleted = try history.deletedPaths(under: [VaultPath.rooms, VaultPath.diary])
         let relative = Vault.absolute(name, from: FileManager.default.currentDirectoryPath)
         if relative.hasPrefix(vault.root + "/") {
             let inVault = String(relative.dropFirst(vault.root.count + 1))
