@@ -35,6 +35,40 @@ enum FastYAML {
         return nil
     }
 
+    /// Whether `range` of `b` holds a character YAML reads differently from this line reader:
+    /// a carriage return not followed by a line feed, NEL, LS or PS (YAML line breaks), a
+    /// byte-order mark (dropped by YAML), or a character YAML does not allow at all (C0 and C1
+    /// controls other than tab, line feed and carriage return; DEL; U+FFFE, U+FFFF). Such a
+    /// block is left to Yams, which reads it as YAML does or names the line it refuses.
+    /// Found by fuzzing (`Fuzz/regressions/room`).
+    static func needsYAML(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        var i = range.lowerBound
+        let end = range.upperBound
+        while i < end {
+            let c = b[i]
+            if c >= 0x20 && c < 0x7F || c == 0x0A || c == 0x09 {
+                i += 1
+                continue
+            }
+            if c == 0x0D {
+                if i + 1 < end && b[i + 1] == 0x0A {
+                    i += 2
+                    continue
+                }
+                return true
+            }
+            if c < 0x20 || c == 0x7F { return true }
+            // Multi-byte (valid UTF-8, checked before): C2 80–9F, E2 80 A8/A9, EF BB BF, EF BF BE/BF.
+            let next = i + 1 < end ? b[i + 1] : 0
+            let third = i + 2 < end ? b[i + 2] : 0
+            if c == 0xC2 && next >= 0x80 && next <= 0x9F { return true }
+            if c == 0xE2 && next == 0x80 && (third == 0xA8 || third == 0xA9) { return true }
+            if c == 0xEF && ((next == 0xBB && third == 0xBF) || (next == 0xBF && (third == 0xBE || third == 0xBF))) { return true }
+            i += 1
+        }
+        return false
+    }
+
     static func isIndicator(_ c: UInt8) -> Bool {
         switch c {
         case UInt8(ascii: "-"), UInt8(ascii: "?"), UInt8(ascii: ":"), UInt8(ascii: ","), UInt8(ascii: "["),
@@ -241,7 +275,8 @@ enum FastYAML {
             guard let item = scalar(b, v, end), !item.isEmpty || end == v else { return nil }
             items.append(item)
         }
-        return .list(items)
+        // Only comments below the key: YAML reads an empty value, not an empty list (fuzzing).
+        return items.isEmpty ? nil : .list(items)
     }
 
     /// `|` (keep one final newline) and `|-` (strip it) blocks with a uniform indentation.

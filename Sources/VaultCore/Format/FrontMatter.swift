@@ -129,6 +129,7 @@ public struct FrontMatter: Sendable {
             throw FormatProblemList([FormatProblem(path: path, line: firstLine, kind: .unclosedFrontMatter)])
         }
         finish()
+        if !needsYAML, FastYAML.needsYAML(b, (firstNL + 1)..<closingStart) { needsYAML = true }
         var values = fastValues
         if needsYAML {
             let text = b.string((firstNL + 1)..<closingStart)
@@ -183,6 +184,39 @@ enum YAMLReader {
     /// (`no` stays "no", a timestamp stays text), and the default resolver's regular
     /// expressions are never compiled.
     static func pairs(_ text: String) throws -> [(key: String, value: Node)] {
+        do {
+            return try composedPairs(text)
+        } catch Failure.syntax(let message, let line) {
+            throw Failure.syntax(message, line: lineFeedLine(ofYAMLLine: line, in: text))
+        }
+    }
+
+    /// The line, counting line feeds only (as editors and vault count them), on which YAML's
+    /// line `yamlLine` starts; YAML counts a carriage return alone, NEL, LS and PS as line
+    /// breaks too (a file with lone carriage returns had its YAML errors reported on lines it
+    /// does not have: found by fuzzing). Both 1-based, within `text`.
+    static func lineFeedLine(ofYAMLLine yamlLine: Int, in text: String) -> Int {
+        let b = Array(text.utf8)
+        var (yaml, feeds, i) = (1, 1, 0)
+        while yaml < yamlLine, i < b.count {
+            let next = i + 1 < b.count ? b[i + 1] : 0
+            let third = i + 2 < b.count ? b[i + 2] : 0
+            if b[i] == 0x0A {
+                (yaml, feeds, i) = (yaml + 1, feeds + 1, i + 1)
+            } else if b[i] == 0x0D {
+                (yaml, feeds, i) = next == 0x0A ? (yaml + 1, feeds + 1, i + 2) : (yaml + 1, feeds, i + 1)
+            } else if b[i] == 0xC2 && next == 0x85 {
+                (yaml, i) = (yaml + 1, i + 2)
+            } else if b[i] == 0xE2 && next == 0x80 && (third == 0xA8 || third == 0xA9) {
+                (yaml, i) = (yaml + 1, i + 3)
+            } else {
+                i += 1
+            }
+        }
+        return feeds
+    }
+
+    static func composedPairs(_ text: String) throws -> [(key: String, value: Node)] {
         // Without a `*` there is no alias to expand (the usual case: no second pass).
         if text.utf8.contains(UInt8(ascii: "*")) { try checkAliases(text) }
         let node: Node?
