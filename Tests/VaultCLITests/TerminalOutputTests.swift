@@ -42,6 +42,16 @@ import VaultTestSupport
         let show = try runVault(["show", "rooms/" + room], in: vault.path)
         #expect(show.stdout.contains("body ^[[31mred^[[0m and a bell ^G"), "\(show.stdout.debugDescription)")
         #expect(show.stdout.contains("M-^[31m end"), "\(show.stdout.debugDescription)")
+        // JSON escapes them (C1 and DEL too), and still holds the exact title.
+        for arguments in [["rooms", "--json"], ["log", "--json"], ["diary", "list", "--json"]] {
+            let json = try runVault(arguments, in: vault.path)
+            expectSuccess(json)
+            #expect(controls(in: json.stdout.replacingOccurrences(of: "\n", with: " ")).isEmpty, "\(arguments): \(json.stdout.debugDescription)")
+            let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8))
+            #expect("\(parsed)".contains("pwned"), "\(arguments)")
+        }
+        let rooms = try #require(try JSONSerialization.jsonObject(with: Data(runVault(["rooms", "--json"], in: vault.path).stdout.utf8)) as? [[String: Any]])
+        #expect(rooms.contains { $0["title"] as? String == TerminalOutputTests.hostile }, "\(rooms)")
         // `--raw` into a pipe is the file, byte for byte.
         let raw = try runVault(["show", "--raw", "rooms/" + room], in: vault.path)
         #expect(raw.stdout == (try vault.readText("rooms/" + room)))

@@ -36,6 +36,18 @@ import Testing
         }
     }
 
+    /// A line of tabs (indentation YAML refuses) was skipped as blank by the fast reader; YAML
+    /// refuses the block, and so does vault now, naming the line.
+    @Test func aTabIndentedLineIsLeftToYAML() {
+        for yaml in ["tile :\n\t\n#A #\n", "id: d-1\n\n\t\t\ntitle: t\n", "key:\n\t- item\n"] {
+            let problems = RoomFile.problems(in: Array("---\n\(yaml)---\n".utf8), path: "rooms/x.md")
+            #expect((try? YAMLReader.values(yaml)) == nil, "YAML reads \(yaml.debugDescription)")
+            #expect(problems.count == 1 && problems[0].message.contains("not valid YAML"), "\(yaml.debugDescription): \(problems)")
+        }
+        // A tab after the indentation is text, as in YAML.
+        #expect(FormatInvariants.room(Array("---\ntitle: a\tb\n---\n".utf8)).isEmpty)
+    }
+
     /// A key with nothing after it but an indented comment is an empty value, as YAML reads it;
     /// the fast reader took it for an empty list.
     @Test func aKeyFollowedByACommentIsEmpty() throws {

@@ -106,13 +106,29 @@ enum Terminal {
     static var stdinIsTerminal: Bool { isatty(0) == 1 }
     static var stdoutIsTerminal: Bool { isatty(1) == 1 }
 
-    /// Pretty, sorted JSON with unescaped slashes and Unicode.
+    /// Pretty, sorted JSON with unescaped slashes and Unicode. Control characters are escaped
+    /// (`\u001b`): JSON's encoder escapes C0 ones, and DEL and the C1 ones (which some terminals
+    /// obey like escape sequences) are escaped here too; they occur only inside strings.
     static func json<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
-        FileHandle.standardOutput.write(data)
-        FileHandle.standardOutput.write(Data("\n".utf8))
+        var out: [UInt8] = []
+        out.reserveCapacity(data.count + 1)
+        var previous: UInt8 = 0
+        for byte in data {
+            if byte == 0x7F {
+                out += Array("\\u007f".utf8)
+            } else if previous == 0xC2, (0x80...0x9F).contains(byte) {
+                out.removeLast()
+                out += Array(String(format: "\\u%04x", Int(byte)).utf8)
+            } else {
+                out.append(byte)
+            }
+            previous = byte
+        }
+        out.append(10)
+        FileHandle.standardOutput.write(Data(out))
     }
 
     /// Columns of one scalar on a terminal: Hangul, kana, CJK ideographs and emoji take two.

@@ -36,7 +36,7 @@ enum FastYAML {
     }
 
     /// Whether `range` of `b` holds a character YAML reads differently from this line reader:
-    /// a carriage return not followed by a line feed, NEL, LS or PS (YAML line breaks), a
+    /// a tab in a line's indentation, a carriage return not followed by a line feed, NEL, LS or PS (YAML line breaks), a
     /// byte-order mark (dropped by YAML), or a character YAML does not allow at all (C0 and C1
     /// controls other than tab, line feed and carriage return; DEL; U+FFFE, U+FFFF). Such a
     /// block is left to Yams, which reads it as YAML does or names the line it refuses.
@@ -44,9 +44,19 @@ enum FastYAML {
     static func needsYAML(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
         var i = range.lowerBound
         let end = range.upperBound
+        // Only spaces and tabs since the line began: a tab there is indentation, which YAML
+        // refuses (even on a line of nothing else), and this reader would skip.
+        var lineStart = true
         while i < end {
             let c = b[i]
-            if c >= 0x20 && c < 0x7F || c == 0x0A || c == 0x09 {
+            if c == 0x09 && lineStart { return true }
+            if c == 0x0A {
+                lineStart = true
+                i += 1
+                continue
+            }
+            if c != 0x20 && c != 0x09 { lineStart = false }
+            if c >= 0x20 && c < 0x7F || c == 0x09 {
                 i += 1
                 continue
             }
