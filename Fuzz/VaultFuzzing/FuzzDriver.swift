@@ -14,7 +14,8 @@ public enum FuzzDriver {
 
     /// The files of a corpus folder, sorted by name (none when it does not exist).
     public static func corpus(at folder: String) -> [[UInt8]] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }
+            .sorted()
         return names.compactMap { FileManager.default.contents(atPath: folder + "/" + $0).map { Array($0) } }
     }
 
@@ -65,7 +66,8 @@ public enum FuzzDriver {
             out[i] = UInt8(truncatingIfNeeded: random.next())
         case 2:
             let count = Int(random.next() % 8) + 1
-            out.insert(contentsOf: (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }, at: position(out.count))
+            out.insert(
+                contentsOf: (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }, at: position(out.count))
         case 3 where !out.isEmpty:
             let start = Int(random.next() % UInt64(out.count))
             let end = min(out.count, start + Int(random.next() % 16) + 1)
@@ -123,7 +125,10 @@ public enum FuzzDriver {
             _ = FileManager.default.createFile(atPath: file, contents: Data(failure.input))
             print("\(file): \(failure.broken.joined(separator: "; "))")
         }
-        print("vault-fuzz \(target.rawValue): \(inputs.count) corpus inputs, \(runs) mutations (seed \(seed)), \(failures.count) failures")
+        print(
+            "vault-fuzz \(target.rawValue): \(inputs.count) corpus inputs, \(runs) mutations (seed \(seed)), "
+                + "\(failures.count) failures"
+        )
         return failures.isEmpty ? 0 : 1
     }
 }

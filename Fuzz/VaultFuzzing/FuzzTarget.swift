@@ -33,7 +33,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 crlf: (bytes.last ?? 0) & 1 == 1)
         case .eventStream:
             var random = FuzzRandom(seed: FuzzRandom.hash(bytes))
-            let cuts = (0..<Int(random.next() % 4)).map { _ in bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count + 1)) }
+            let cuts = (0..<Int(random.next() % 4)).map { _ in
+                bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count + 1))
+            }
             return EventStreamInvariants.check(bytes, cuts: cuts)
         }
     }
@@ -44,16 +46,20 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         switch self {
         case .room, .diary, .writer:
             tokens = [
-                "---\n", "---\r\n", "...\n", "title: ", "created: ", "tags: ", "model: ", "&a ", "*a", "&b [", "*b, ", "[", "]",
-                "{", "}", ": ", "- ", "  ", "\t", "\"", "'", "\\", "|\n", "|-\n", ">\n", "#", " # ", "~", "!!str ", "? ",
+                "---\n", "---\r\n", "...\n", "title: ", "created: ", "tags: ", "model: ", "&a ", "*a", "&b [", "*b, ",
+                "[", "]",
+                "{", "}", ": ", "- ", "  ", "\t", "\"", "'", "\\", "|\n", "|-\n", ">\n", "#", " # ", "~", "!!str ",
+                "? ",
                 "## 🧑 user · 어제 <!-- 2026-11-21T09:31:07+09:00 m-AAAAAAAAAAAA -->\n",
                 "## 🤖 assistant · x <!-- 2026-11-21T09:32:00+09:00 m-BBBBBBBBBBBB model=m provider=p -->\n",
                 "<!-- vault:prompt -->\n", "\\## ", "```\n", "\u{FEFF}", "\r\n", "\n", "\r", "\n\n", "<<<<<<< ours\n",
                 "=======\n", ">>>>>>> theirs\n", "2026-13-01T00:00:00Z", "\u{0}", "\u{1B}[2J", "부산", "é", "e\u{301}",
             ]
         case .eventStream:
-            tokens = ["data: ", "data:", "event: ", "id: ", "retry: ", "retry: 1000", ":", ": comment", "\r", "\n", "\r\n",
-                      "\u{FEFF}", "\u{0}", "[DONE]", "{\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}", "한"]
+            tokens = [
+                "data: ", "data:", "event: ", "id: ", "retry: ", "retry: 1000", ":", ": comment", "\r", "\n", "\r\n",
+                "\u{FEFF}", "\u{0}", "[DONE]", "{\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}", "한",
+            ]
         }
         return tokens.map { Array($0.utf8) }
     }

@@ -7,36 +7,36 @@ import Foundation
 import VaultFuzzing
 
 #if VAULT_LIBFUZZER
-import CVaultFuzzer
+    import CVaultFuzzer
 #endif
 
 #if VAULT_LIBFUZZER
-nonisolated(unsafe) let fuzzTarget: FuzzTarget = {
-    let name = ProcessInfo.processInfo.environment["VAULT_FUZZ_TARGET"] ?? ""
-    guard let target = FuzzTarget(rawValue: name) else {
-        fatalError("set VAULT_FUZZ_TARGET to one of \(FuzzTarget.allCases.map(\.rawValue))")
+    nonisolated(unsafe) let fuzzTarget: FuzzTarget = {
+        let name = ProcessInfo.processInfo.environment["VAULT_FUZZ_TARGET"] ?? ""
+        guard let target = FuzzTarget(rawValue: name) else {
+            fatalError("set VAULT_FUZZ_TARGET to one of \(FuzzTarget.allCases.map(\.rawValue))")
+        }
+        return target
+    }()
+
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func vaultFuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+        let broken = fuzzTarget.run(bytes)
+        if !broken.isEmpty { fatalError("vault-fuzz \(fuzzTarget.rawValue): \(broken.joined(separator: "; "))") }
+        return 0
     }
-    return target
-}()
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func vaultFuzzOne(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-    let broken = fuzzTarget.run(bytes)
-    if !broken.isEmpty { fatalError("vault-fuzz \(fuzzTarget.rawValue): \(broken.joined(separator: "; "))") }
-    return 0
-}
-
-// The process's entry point (SwiftPM links `main` to it): libFuzzer's driver.
-@_cdecl("vault_fuzz_main")
-public func vaultFuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments) { data, size in vaultFuzzOne(data, size) }
-}
+    // The process's entry point (SwiftPM links `main` to it): libFuzzer's driver.
+    @_cdecl("vault_fuzz_main")
+    public func vaultFuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+        var count = argc
+        var arguments = argv
+        return LLVMFuzzerRunDriver(&count, &arguments) { data, size in vaultFuzzOne(data, size) }
+    }
 #else
-@main
-struct VaultFuzz {
-    static func main() { exit(FuzzDriver.commandLine(CommandLine.arguments)) }
-}
+    @main
+    struct VaultFuzz {
+        static func main() { exit(FuzzDriver.commandLine(CommandLine.arguments)) }
+    }
 #endif

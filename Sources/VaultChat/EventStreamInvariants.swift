@@ -15,7 +15,9 @@ public enum EventStreamInvariants {
         let whole = decode([bytes[...]])
         var broken: [String] = []
         let single = decode(bytes.indices.map { bytes[$0...$0] })
-        if single.0 != whole.0 || single.1 != whole.1 || single.2 != whole.2 { broken.append("byte by byte differs from whole") }
+        if single.0 != whole.0 || single.1 != whole.1 || single.2 != whole.2 {
+            broken.append("byte by byte differs from whole")
+        }
         var pieces: [ArraySlice<UInt8>] = []
         var start = 0
         for cut in cuts.map({ min(max($0, 0), bytes.count) }).sorted() where cut >= start {
@@ -24,9 +26,13 @@ public enum EventStreamInvariants {
         }
         pieces.append(bytes[start...])
         let cutUp = decode(pieces)
-        if cutUp.0 != whole.0 || cutUp.1 != whole.1 || cutUp.2 != whole.2 { broken.append("cut at \(cuts) differs from whole") }
+        if cutUp.0 != whole.0 || cutUp.1 != whole.1 || cutUp.2 != whole.2 {
+            broken.append("cut at \(cuts) differs from whole")
+        }
         for event in whole.0
-        where event.type.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" }) || event.data.unicodeScalars.contains("\r") {
+        where event.type.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" })
+            || event.data.unicodeScalars.contains("\r")
+        {
             broken.append("an event holds a line break: \(event)")
         }
         return broken

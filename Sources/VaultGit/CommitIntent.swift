@@ -3,7 +3,7 @@ import Synchronization
 import VaultCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `.vault/intents/<pid>-<start>`: the files a running vault process has changed, or is about
@@ -96,7 +96,8 @@ enum CommitIntent {
                 continue
             }
             guard let owner = ProcessIdentity(tag: name), owner != .current, !owner.isRunning else { continue }
-            guard let bytes = try? FileIO.read(file), let record = try? JSONDecoder().decode(Record.self, from: Data(bytes))
+            guard let bytes = try? FileIO.read(file),
+                let record = try? JSONDecoder().decode(Record.self, from: Data(bytes))
             else {
                 unlink(file)  // not a note vault wrote (they are written whole, by rename)
                 continue

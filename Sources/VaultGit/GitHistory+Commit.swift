@@ -160,7 +160,9 @@ extension GitHistory {
         if !recovering { CrashPoint.reach("objects-written") }
         // Move the branch only if it is still where we read it (another git program may have moved it).
         let branch = try currentBranch()
-        try moveBranch(branch, from: parent.map { git_commit_id($0).pointee }, to: commitID, message: "vault: " + message, by: signature!.pointee)
+        try moveBranch(
+            branch, from: parent.map { git_commit_id($0).pointee }, to: commitID, message: "vault: " + message,
+            by: signature!.pointee)
         if !recovering { CrashPoint.reach("branch-moved") }
     }
 
@@ -172,7 +174,9 @@ extension GitHistory {
     ///
     /// A lock held by another git program is waited for up to a second (git's own ref locks
     /// last milliseconds).
-    func moveBranch(_ branch: String, from old: git_oid?, to new: git_oid, message: String, by who: git_signature) throws(VaultError) {
+    func moveBranch(
+        _ branch: String, from old: git_oid?, to new: git_oid, message: String, by who: git_signature
+    ) throws(VaultError) {
         let refPath = gitDirectory + "/" + branch
         try FileIO.makeDirectory(FileIO.parent(of: refPath))
         let lock = try HeldLock(
@@ -202,7 +206,8 @@ extension GitHistory {
         let zone = String(format: "%@%02d%02d", minutes < 0 ? "-" : "+", abs(minutes) / 60, abs(minutes) % 60)
         let oldHex = old.map(GitHistory.hex) ?? String(repeating: "0", count: 40)
         let summary = message.map { $0 == "\n" || $0 == "\r" ? " " : $0 }
-        let entry = "\(oldHex) \(GitHistory.hex(new)) \(String(cString: who.name)) <\(String(cString: who.email))> \(who.when.time) \(zone)\t\(String(summary))\n"
+        let person = "\(String(cString: who.name)) <\(String(cString: who.email))>"
+        let entry = "\(oldHex) \(GitHistory.hex(new)) \(person) \(who.when.time) \(zone)\t\(String(summary))\n"
         for log in [gitDirectory + "/logs/" + branch, gitDirectory + "/logs/HEAD"] {
             GitHistory.append(entry, toLog: log)
         }

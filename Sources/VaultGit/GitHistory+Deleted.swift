@@ -3,7 +3,7 @@ import Foundation
 import VaultCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Finding rooms and diary entries that are gone, in the whole history.
@@ -24,10 +24,15 @@ extension GitHistory {
             for path in try removals(under: folder).keys { candidates.insert(path) }
         }
         if let head = try headCommit() {
-            defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+            defer {
+                git_commit_free(head.commit)
+                git_tree_free(head.tree)
+            }
             let rootID = git_tree_id(head.tree).pointee
             for folder in folders {
-                if let tree = try subtree(folder, of: rootID) { try allFiles(in: tree, prefix: folder + "/") { candidates.insert($0) } }
+                if let tree = try subtree(folder, of: rootID) {
+                    try allFiles(in: tree, prefix: folder + "/") { candidates.insert($0) }
+                }
             }
         }
         return candidates.filter { !FileIO.exists(root + "/" + $0) }.sorted()
@@ -69,8 +74,13 @@ extension GitHistory {
     /// else that of the most recent commit before the one that removed it, however long ago.
     public func lastVersion(of path: String) throws(VaultError) -> (bytes: [UInt8], revision: String)? {
         if let head = try headCommit() {
-            defer { git_commit_free(head.commit); git_tree_free(head.tree) }
-            if let bytes = try contents(of: path, in: head.commit) { return (bytes, oidString(git_commit_id(head.commit))) }
+            defer {
+                git_commit_free(head.commit)
+                git_tree_free(head.tree)
+            }
+            if let bytes = try contents(of: path, in: head.commit) {
+                return (bytes, oidString(git_commit_id(head.commit)))
+            }
         }
         guard let folder = path.split(separator: "/").first.map(String.init), folder != path else { return nil }
         guard var had = try removals(under: folder, stoppingAt: path)[path] else { return nil }
@@ -86,7 +96,8 @@ extension GitHistory {
         var current = root
         for part in path.split(separator: "/") {
             let raw = try trees.read(current)
-            guard let entry = TreeEditor.find(raw, Array(part.utf8), isTree: true), TreeEditor.isTreeMode(raw, entry.mode)
+            guard let entry = TreeEditor.find(raw, Array(part.utf8), isTree: true),
+                TreeEditor.isTreeMode(raw, entry.mode)
             else { return nil }
             current = TreeEditor.oid(raw, at: entry.oid)
         }
@@ -104,7 +115,8 @@ extension GitHistory {
     static func entries(of raw: [UInt8]) -> [RawEntry] {
         var out: [RawEntry] = []
         TreeEditor.forEachEntry(raw) { buffer, entry, mode, name, oid in
-            out.append(RawEntry(bytes: entry, name: name, isTree: mode.count == 5 && buffer[mode.lowerBound] == 52, oid: oid))
+            out.append(
+                RawEntry(bytes: entry, name: name, isTree: mode.count == 5 && buffer[mode.lowerBound] == 52, oid: oid))
             return true
         }
         return out
@@ -113,7 +125,8 @@ extension GitHistory {
     /// Calls `body` with every file path the tree `old` (at `prefix`) has and the tree `new`
     /// does not (nil: an empty tree). Entries in the bytes both trees begin or end with are the
     /// same entries and are not looked at; each other entry of `old` is looked up in `new`.
-    func removedFiles(from old: git_oid, to new: git_oid?, prefix: String, _ body: (String) -> Void) throws(VaultError) {
+    func removedFiles(from old: git_oid, to new: git_oid?, prefix: String, _ body: (String) -> Void) throws(VaultError)
+    {
         guard let new else { return try allFiles(in: old, prefix: prefix, body) }
         if GitHistory.same(old, new) { return }
         let a = try trees.read(old)
@@ -124,12 +137,16 @@ extension GitHistory {
         let shift = b.count - a.count
         for e in oldEntries {
             if e.bytes.upperBound <= head { continue }
-            if e.bytes.lowerBound >= a.count - tail, GitHistory.startsEntry(newEntries, at: e.bytes.lowerBound + shift) { continue }
+            if e.bytes.lowerBound >= a.count - tail, GitHistory.startsEntry(newEntries, at: e.bytes.lowerBound + shift)
+            {
+                continue
+            }
             let name = String(decoding: a[e.name], as: UTF8.self)
             if let match = GitHistory.lookUp(a, e, in: b, newEntries) {
                 if e.isTree, match.isTree {
                     try removedFiles(
-                        from: TreeEditor.oid(a, at: e.oid), to: TreeEditor.oid(b, at: match.oid), prefix: prefix + name + "/", body)
+                        from: TreeEditor.oid(a, at: e.oid), to: TreeEditor.oid(b, at: match.oid),
+                        prefix: prefix + name + "/", body)
                 }
             } else if e.isTree {
                 try allFiles(in: TreeEditor.oid(a, at: e.oid), prefix: prefix + name + "/", body)

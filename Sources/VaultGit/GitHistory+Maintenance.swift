@@ -4,7 +4,7 @@ import Foundation
 import VaultCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension GitHistory {
@@ -67,7 +67,8 @@ extension GitHistory {
         guard lock >= 0 else { return false }
         defer { close(lock) }
         guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { return false }
-        let started = GitHistory.run(["git", "-C", root, "repack", "-a", "-d", "-l", "-q"], detached: detached, keeping: lock)
+        let started = GitHistory.run(
+            ["git", "-C", root, "repack", "-a", "-d", "-l", "-q"], detached: detached, keeping: lock)
         if started { resetWrittenObjects() }
         return started
     }
@@ -151,7 +152,9 @@ extension GitHistory {
         var count: Int32 = 0
         if git_config_get_int32(&count, config, "gc.auto") != 0 { count = Int32(GitHistory.defaultLooseObjectLimit) }
         var bytes: Int64 = 0
-        if git_config_get_int64(&bytes, config, "vault.looseObjectBytes") != 0 { bytes = GitHistory.defaultLooseByteLimit }
+        if git_config_get_int64(&bytes, config, "vault.looseObjectBytes") != 0 {
+            bytes = GitHistory.defaultLooseByteLimit
+        }
         var detach: Int32 = 1
         if git_config_get_bool(&detach, config, "gc.autoDetach") != 0 { detach = 1 }
         return (Int(count), bytes, detach != 0)

@@ -3,7 +3,7 @@ import Foundation
 import VaultCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension GitHistory {
@@ -39,9 +39,14 @@ extension GitHistory {
             var paths: [String] = []
             for path in record.paths where !paths.contains(path) && GitHistory.isVaultPath(path) { paths.append(path) }
             if !paths.isEmpty {
-                let summary = paths.count <= 3 ? paths.joined(separator: ", ") : paths.prefix(3).joined(separator: ", ") + " and \(paths.count - 3) more"
+                let summary =
+                    paths.count <= 3
+                    ? paths.joined(separator: ", ")
+                    : paths.prefix(3).joined(separator: ", ") + " and \(paths.count - 3) more"
                 let before = try headCommitID()
-                try commit(paths, message: "recover: \(summary) (left uncommitted by `vault \(record.command)`, which was killed)")
+                try commit(
+                    paths,
+                    message: "recover: \(summary) (left uncommitted by `vault \(record.command)`, which was killed)")
                 if try headCommitID() != before {
                     recovery.committedPaths += paths
                     recovery.commands.append(record.command)
@@ -62,7 +67,10 @@ extension GitHistory {
     /// HEAD's commit id, or nil before the first commit.
     func headCommitID() throws(VaultError) -> String? {
         guard let head = try headCommit() else { return nil }
-        defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+        defer {
+            git_commit_free(head.commit)
+            git_tree_free(head.tree)
+        }
         return oidString(git_commit_id(head.commit))
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import VaultCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// git's lock files (`index.lock`, `refs/heads/main.lock`), taken so that a later vault can
@@ -44,7 +44,9 @@ final class HeldLock: @unchecked Sendable {
         let holder = folder + "/" + ProcessIdentity.current.tag + "-" + HeldLock.flatten(name)
         if mkdir(folder, 0o755) != 0 && errno != EEXIST { throw HeldLock.failure(folder) }
         let locked = VaultError.repository(
-            "the repository is locked (\(lock) exists): another git program may be working on it. If none is, the lock is left over from a crash: run `vault unlock` to remove it. \(whenLocked)")
+            "the repository is locked (\(lock) exists): another git program may be working on it. If none is, "
+                + "the lock is left over from a crash: run `vault unlock` to remove it. \(whenLocked)"
+        )
         var waited = 0.0
         var cleaned = false
         // Another try after a lock of a dead vault was removed, or after a short wait.
@@ -178,7 +180,9 @@ final class HeldLock: @unchecked Sendable {
             let lock = gitDirectory + "/" + parts[2].replacingOccurrences(of: "%", with: "/")
             var h = stat()
             var l = stat()
-            if stat(holder, &h) == 0, lstat(lock, &l) == 0, h.st_dev == l.st_dev, h.st_ino == l.st_ino, unlink(lock) == 0 {
+            if stat(holder, &h) == 0, lstat(lock, &l) == 0, h.st_dev == l.st_dev, h.st_ino == l.st_ino,
+                unlink(lock) == 0
+            {
                 removed.append(lock)
             }
             unlink(holder)

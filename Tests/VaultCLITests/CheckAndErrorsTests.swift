@@ -188,7 +188,8 @@ import VaultTestSupport
         var lines = ["---", "title: bomb", "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
         let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
         for level in 1..<9 {
-            lines.append("\(names[level]): &\(names[level]) [" + Array(repeating: "*" + names[level - 1], count: 9).joined(separator: ", ") + "]")
+            let aliases = Array(repeating: "*" + names[level - 1], count: 9).joined(separator: ", ")
+            lines.append("\(names[level]): &\(names[level]) [\(aliases)]")
         }
         try vault.write("rooms/bomb.md", lines.joined(separator: "\n") + "\n---\n\nhello\n")
         let before = try vault.snapshot()

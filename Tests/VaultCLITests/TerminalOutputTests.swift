@@ -22,7 +22,8 @@ import VaultTestSupport
         expectSuccess(made)
         #expect(controls(in: made.stdout + made.stderr).isEmpty, "\(made.stdout.debugDescription)")
         let room = try #require(try FileManager.default.contentsOfDirectory(atPath: vault.path + "/rooms").first)
-        let chat = try runVault(["chat", "rooms/" + room, "body \u{1B}[31mred\u{1B}[0m and a bell \u{7}"], in: vault.path)
+        let chat = try runVault(
+            ["chat", "rooms/" + room, "body \u{1B}[31mred\u{1B}[0m and a bell \u{7}"], in: vault.path)
         expectSuccess(chat)
         #expect(controls(in: chat.stdout + chat.stderr).isEmpty, "\(chat.stdout.debugDescription)")
         // The file keeps exactly what was given (the escaping is only for the terminal).
@@ -30,9 +31,14 @@ import VaultTestSupport
 
         try vault.write(
             "diary/2026/2026-11-20-evil.md",
-            "---\ncreated: 2026-11-20T09:00:00+09:00\ntitle: \"\\e]0;pwned\\aTrip\\e[2J\\x9b31m end\"\n---\n\nA day. \u{1B}[8mhidden\n")
+            "---\ncreated: 2026-11-20T09:00:00+09:00\ntitle: \"\\e]0;pwned\\aTrip\\e[2J\\x9b31m end\"\n---\n\n"
+                + "A day. \u{1B}[8mhidden\n"
+        )
 
-        for arguments in [["rooms"], ["show", "rooms/" + room], ["log"], ["diary", "list"], ["show", "diary/2026/2026-11-20-evil.md"]] {
+        for arguments in [
+            ["rooms"], ["show", "rooms/" + room], ["log"], ["diary", "list"],
+            ["show", "diary/2026/2026-11-20-evil.md"],
+        ] {
             let r = try runVault(arguments, in: vault.path)
             expectSuccess(r)
             #expect(controls(in: r.stdout).isEmpty, "\(arguments): \(r.stdout.debugDescription)")
@@ -46,11 +52,15 @@ import VaultTestSupport
         for arguments in [["rooms", "--json"], ["log", "--json"], ["diary", "list", "--json"]] {
             let json = try runVault(arguments, in: vault.path)
             expectSuccess(json)
-            #expect(controls(in: json.stdout.replacingOccurrences(of: "\n", with: " ")).isEmpty, "\(arguments): \(json.stdout.debugDescription)")
+            #expect(
+                controls(in: json.stdout.replacingOccurrences(of: "\n", with: " ")).isEmpty,
+                "\(arguments): \(json.stdout.debugDescription)")
             let parsed = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8))
             #expect("\(parsed)".contains("pwned"), "\(arguments)")
         }
-        let rooms = try #require(try JSONSerialization.jsonObject(with: Data(runVault(["rooms", "--json"], in: vault.path).stdout.utf8)) as? [[String: Any]])
+        let rooms = try #require(
+            try JSONSerialization.jsonObject(with: Data(runVault(["rooms", "--json"], in: vault.path).stdout.utf8))
+                as? [[String: Any]])
         #expect(rooms.contains { $0["title"] as? String == TerminalOutputTests.hostile }, "\(rooms)")
         // `--raw` into a pipe is the file, byte for byte.
         let raw = try runVault(["show", "--raw", "rooms/" + room], in: vault.path)

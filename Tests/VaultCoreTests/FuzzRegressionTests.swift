@@ -27,11 +27,15 @@ import Testing
         #expect(try frontMatter("title: a\r  b\n").frontMatter?.string("title") == "a b")
         for yaml in ["title: a\u{2028}  b\n", "title: a\u{85}b\n", "k: v\u{2029}\n"] {
             // Read as YAML reads it, or refused as YAML refuses it.
-            #expect((try? frontMatter(yaml))?.frontMatter?.values == (try? YAMLReader.values(yaml)), "\(yaml.debugDescription)")
+            #expect(
+                (try? frontMatter(yaml))?.frontMatter?.values == (try? YAMLReader.values(yaml)),
+                "\(yaml.debugDescription)")
         }
         for refused in ["title: t\nc\u{7}eated: x\n", "title: \"a\u{1B}[2J\"\n", "title: a\u{9B}b\n"] {
             let problems = RoomFile.problems(in: Array("---\n\(refused)---\n".utf8), path: "rooms/x.md")
-            #expect(problems.count == 1 && problems[0].message.contains("not valid YAML"), "\(refused.debugDescription): \(problems)")
+            #expect(
+                problems.count == 1 && problems[0].message.contains("not valid YAML"),
+                "\(refused.debugDescription): \(problems)")
             #expect(problems.first?.line ?? 0 >= 2, "\(problems)")
         }
     }
@@ -42,7 +46,9 @@ import Testing
         for yaml in ["tile :\n\t\n#A #\n", "id: d-1\n\n\t\t\ntitle: t\n", "key:\n\t- item\n"] {
             let problems = RoomFile.problems(in: Array("---\n\(yaml)---\n".utf8), path: "rooms/x.md")
             #expect((try? YAMLReader.values(yaml)) == nil, "YAML reads \(yaml.debugDescription)")
-            #expect(problems.count == 1 && problems[0].message.contains("not valid YAML"), "\(yaml.debugDescription): \(problems)")
+            #expect(
+                problems.count == 1 && problems[0].message.contains("not valid YAML"),
+                "\(yaml.debugDescription): \(problems)")
         }
         // A tab after the indentation is text, as in YAML.
         #expect(FormatInvariants.room(Array("---\ntitle: a\tb\n---\n".utf8)).isEmpty)
@@ -69,7 +75,9 @@ import Testing
 
     /// The room writer wrote C1 controls, NEL, LS, PS and U+FFFF raw: YAML refuses a file with
     /// them, or reads another title. They are written escaped and read back exactly.
-    @Test(arguments: ["a\u{9B}31m", "\u{FFFF}x", "line\u{2028}sep", "a\u{85}b", "p\u{2029}q", "-Nc\u{5}--\n\u{2028}newline\ntitle: "])
+    @Test(arguments: [
+        "a\u{9B}31m", "\u{FFFF}x", "line\u{2028}sep", "a\u{85}b", "p\u{2029}q", "-Nc\u{5}--\n\u{2028}newline\ntitle: ",
+    ])
     func theWriterEscapesWhatYAMLDoesNotTakeRaw(title: String) throws {
         let bytes = RoomFile.newRoom(title: title, created: Timestamp(rfc3339: "2026-11-21T09:00:00+09:00")!)
         let room = try RoomFile(parsing: bytes, path: "rooms/x.md")

@@ -53,7 +53,8 @@ import VaultTestSupport
         #expect(TailWrite.Journal.read(journal) == record)
         // A crash-left journal of megabytes is cut once recovered.
         try TailWrite.Journal.write(
-            TailWrite.Record(path: "rooms/r.md", device: 0, inode: 0, offset: prefix.count, old: newEnd, new: big, mark: mark),
+            TailWrite.Record(
+                path: "rooms/r.md", device: 0, inode: 0, offset: prefix.count, old: newEnd, new: big, mark: mark),
             to: journal)
         #expect(try #require(FileIO.size(of: journal)) > 3 << 20)
         _ = TailWrite.recover(journal: journal, root: dir.path)

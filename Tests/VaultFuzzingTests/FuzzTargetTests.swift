@@ -15,9 +15,10 @@ import VaultTestSupport
         let regressions = FuzzDriver.corpus(at: FuzzTargetTests.folder + "/regressions/" + target.rawValue)
         #expect(corpus.count >= 5, "the seed corpus of \(target) is missing")
         let runs = ProcessInfo.processInfo.environment["VAULT_FUZZ_RUNS"].flatMap(Int.init) ?? 3000
-        let failures = FuzzDriver.run(target, corpus: corpus + regressions, mutations: runs, seed: 20261123)
+        let failures = FuzzDriver.run(target, corpus: corpus + regressions, mutations: runs, seed: 20_261_123)
         for failure in failures.prefix(5) {
-            Issue.record("\(target): \(failure.broken) for input \(String(decoding: failure.input, as: UTF8.self).debugDescription)")
+            let input = String(decoding: failure.input, as: UTF8.self).debugDescription
+            Issue.record("\(target): \(failure.broken) for input \(input)")
         }
         #expect(failures.isEmpty)
     }

@@ -20,19 +20,24 @@ import VaultTestSupport
     /// The room's file deleted the way `how` says, then found by `log` and brought back by
     /// `restore`, byte for byte, with nothing lost: the deletion is committed first (as a hand
     /// edit), then the restore.
-    func expectFoundAndRestored(_ dir: TemporaryDirectory, bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation)
+    func expectFoundAndRestored(
+        _ dir: TemporaryDirectory, bytes: [UInt8], sourceLocation: SourceLocation = #_sourceLocation
+    )
         throws
     {
         let commitsOfRoom = try git(["log", "--format=%h", "--", room], in: dir.path).split(separator: "\n")
         let log = try runVault(["log", "부산"], in: dir.path)
         #expect(log.status == 0, "vault log: \(log.stderr)", sourceLocation: sourceLocation)
         #expect(log.stdout.contains("room: new 부산 여행"), "\(log.stdout)", sourceLocation: sourceLocation)
-        #expect(log.stdout.split(separator: "\n").count == commitsOfRoom.count, "\(log.stdout)", sourceLocation: sourceLocation)
+        #expect(
+            log.stdout.split(separator: "\n").count == commitsOfRoom.count, "\(log.stdout)",
+            sourceLocation: sourceLocation)
         let restore = try runVault(["restore", "부산"], in: dir.path)
         #expect(restore.status == 0, "vault restore: \(restore.stderr)", sourceLocation: sourceLocation)
         #expect(try dir.read(room) == bytes, "the restored room differs", sourceLocation: sourceLocation)
         #expect(try gitBytes("HEAD:" + room, in: dir.path) == bytes, sourceLocation: sourceLocation)
-        #expect(try subjects(dir.path).first?.hasPrefix("restore: \(room) (as of ") == true, sourceLocation: sourceLocation)
+        #expect(
+            try subjects(dir.path).first?.hasPrefix("restore: \(room) (as of ") == true, sourceLocation: sourceLocation)
         try expectRepositoryClean(dir.path, sourceLocation: sourceLocation)
     }
 
@@ -49,7 +54,8 @@ import VaultTestSupport
     @Test func aRoomRemovedByAKilledRmIsFoundAndRestored() throws {
         let dir = try vaultWithRoom()
         let bytes = try dir.read(room)
-        let killed = try runVault(["rm", "부산", "--yes"], in: dir.path, environment: ["VAULT_CRASH_AT": "before-commit"])
+        let killed = try runVault(
+            ["rm", "부산", "--yes"], in: dir.path, environment: ["VAULT_CRASH_AT": "before-commit"])
         #expect(killed.status == 128 + SIGKILL || killed.status == SIGKILL, "\(killed.status) \(killed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/" + room))
         #expect(try subjects(dir.path).first == "room: new Other room", "the killed rm committed")

@@ -11,7 +11,7 @@ import VaultTestSupport
     @Test func vaultsKilledAtRandomMomentsLeaveNothingTheNextCommandCannotFinish() throws {
         let env = ProcessInfo.processInfo.environment
         let kills = env["VAULT_KILLS"].flatMap(Int.init) ?? 16
-        let seed = env["VAULT_KILL_SEED"].flatMap(UInt64.init) ?? 20261123
+        let seed = env["VAULT_KILL_SEED"].flatMap(UInt64.init) ?? 20_261_123
         var random = SeededRandom(seed: seed)
         let dir = try initVault("vault-kill-loop")
         expectSucceeded(try runVault(["room", "new", "Room A"], in: dir.path))
@@ -52,8 +52,11 @@ import VaultTestSupport
                 finished.append(message)
             }
             let git = dir.path + "/.git"
-            let branch = try gitRun(["symbolic-ref", "HEAD"], in: dir.path).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            if FileManager.default.fileExists(atPath: git + "/index.lock") || FileManager.default.fileExists(atPath: git + "/" + branch + ".lock") {
+            let branch = try gitRun(["symbolic-ref", "HEAD"], in: dir.path).stdout.trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            if FileManager.default.fileExists(atPath: git + "/index.lock")
+                || FileManager.default.fileExists(atPath: git + "/" + branch + ".lock")
+            {
                 locksLeft += 1
             }
             // The next command runs, and leaves everything committed.
@@ -66,7 +69,10 @@ import VaultTestSupport
             }
             if try gitRun(["status", "--porcelain"], in: dir.path).stdout != "" { unclean += 1 }
         }
-        print("kill loop seed \(seed): \(kills) kills, \(landed) in the middle of a command, \(locksLeft) left a git lock, \(nextFailed) next commands failed, \(unclean) left files uncommitted")
+        print(
+            "kill loop seed \(seed): \(kills) kills, \(landed) in the middle of a command, \(locksLeft) left a git lock, "
+                + "\(nextFailed) next commands failed, \(unclean) left files uncommitted"
+        )
         #expect(nextFailed == 0)
         #expect(unclean == 0)
         let room = try dir.readText("rooms/room-a.md")
@@ -75,7 +81,8 @@ import VaultTestSupport
             #expect(room.contains(message) && committed.contains(message), "\(message) is lost")
         }
         let leftovers = dir.files().filter {
-            ($0.hasPrefix(".git/") && $0.hasSuffix(".lock")) || $0.hasPrefix(".git/vault-locks/") || $0.hasPrefix(".vault/intents/")
+            ($0.hasPrefix(".git/") && $0.hasSuffix(".lock")) || $0.hasPrefix(".git/vault-locks/")
+                || $0.hasPrefix(".vault/intents/")
                 || $0.contains(".vault-tmp-")
         }
         #expect(leftovers.isEmpty, "\(leftovers)")

@@ -25,10 +25,12 @@ import VaultTestSupport
 
     /// Nothing left over: no git lock, no lock holder, no note of uncommitted paths, no
     /// temporary file; git agrees with the folder.
-    private func expectNothingLeft(_ dir: TemporaryDirectory, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectNothingLeft(_ dir: TemporaryDirectory, sourceLocation: SourceLocation = #_sourceLocation) throws
+    {
         let files = dir.files()
         let leftovers = files.filter {
-            $0.hasSuffix(".lock") && $0.hasPrefix(".git/") || $0.hasPrefix(".git/vault-locks/") || $0.hasPrefix(".vault/intents/")
+            $0.hasSuffix(".lock") && $0.hasPrefix(".git/") || $0.hasPrefix(".git/vault-locks/")
+                || $0.hasPrefix(".vault/intents/")
                 || $0.contains(".vault-tmp-")
         }
         #expect(leftovers.isEmpty, "left over: \(leftovers)", sourceLocation: sourceLocation)
@@ -58,7 +60,9 @@ import VaultTestSupport
             #expect(try commitCount(dir.path) == commits + 2, "\(subjects)")
             #expect(!subjects.contains { $0.hasPrefix("recover:") }, "\(subjects)")
         } else {
-            #expect(subjects.dropFirst().first == "recover: \(room) (left uncommitted by `vault chat`, which was killed)", "\(subjects)")
+            #expect(
+                subjects.dropFirst().first == "recover: \(room) (left uncommitted by `vault chat`, which was killed)",
+                "\(subjects)")
             #expect(try commitCount(dir.path) == commits + 2, "\(subjects)")
         }
         try expectNothingLeft(dir)
@@ -75,7 +79,9 @@ import VaultTestSupport
         // Another room entirely.
         expectSucceeded(try runVault(["chat", "other-room", "hi"], in: dir.path))
         let subjects = try subjects(dir.path)
-        #expect(subjects.contains("recover: rooms/killed-room.md (left uncommitted by `vault room`, which was killed)"), "\(subjects)")
+        #expect(
+            subjects.contains("recover: rooms/killed-room.md (left uncommitted by `vault room`, which was killed)"),
+            "\(subjects)")
         #expect(subjects.contains("recover: \(room) (left uncommitted by `vault rm`, which was killed)"), "\(subjects)")
         #expect(try treeFiles("HEAD", in: dir.path).contains("rooms/killed-room.md"))
         #expect(try !treeFiles("HEAD", in: dir.path).contains(room))

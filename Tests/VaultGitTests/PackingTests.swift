@@ -94,7 +94,8 @@ import VaultTestSupport
         #expect(try looseCount(dir) < before / 10, "not packed")
         // The tally started again, and stays below what is packed now (the threshold is the
         // larger of vault.looseObjectBytes and the packs).
-        let packLine = try #require(try git(["count-objects", "-v"], in: dir.path).split(separator: "\n").first { $0.hasPrefix("size-pack: ") })
+        let counts = try git(["count-objects", "-v"], in: dir.path).split(separator: "\n")
+        let packLine = try #require(counts.first { $0.hasPrefix("size-pack: ") })
         let packed = try #require(Int(packLine.dropFirst(11))) * 1024
         let left = try dir.readText(".vault/loose-bytes").split(separator: " ").first.flatMap { Int($0) } ?? -1
         #expect(left >= 0 && left < max(2000, packed), "\(left) loose bytes counted, \(packed) packed")

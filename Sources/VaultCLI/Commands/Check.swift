@@ -31,7 +31,8 @@ extension VaultCommand {
             if problems.isEmpty {
                 print("\(files) files checked, no problems.")
             } else {
-                Terminal.standardError("\(files) files checked, \(problems.count) problem\(problems.count == 1 ? "" : "s").\n")
+                let plural = problems.count == 1 ? "" : "s"
+                Terminal.standardError("\(files) files checked, \(problems.count) problem\(plural).\n")
                 throw ExitCode.failure
             }
         }

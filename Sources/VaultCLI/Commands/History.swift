@@ -203,7 +203,8 @@ extension VaultCommand {
             for path in removed { print("removed \(path)") }
             if let recovery, !recovery.committedPaths.isEmpty {
                 let commands = Swift.Set(recovery.commands).sorted().map { "`vault \($0)`" }.joined(separator: ", ")
-                print("committed \(recovery.committedPaths.joined(separator: ", ")), left uncommitted by \(commands), which was killed")
+                let paths = recovery.committedPaths.joined(separator: ", ")
+                print("committed \(paths), left uncommitted by \(commands), which was killed")
             }
             for path in kept {
                 Terminal.warning("kept \(path): it changed in the last minute, so a git program may be using it (--force removes it)")

@@ -36,7 +36,8 @@ enum FastYAML {
     }
 
     /// Whether `range` of `b` holds a character YAML reads differently from this line reader:
-    /// a tab in a line's indentation, a carriage return not followed by a line feed, NEL, LS or PS (YAML line breaks), a
+    /// a tab in a line's indentation, a carriage return not followed by a line feed, NEL, LS or
+    /// PS (YAML line breaks), a
     /// byte-order mark (dropped by YAML), or a character YAML does not allow at all (C0 and C1
     /// controls other than tab, line feed and carriage return; DEL; U+FFFE, U+FFFF). Such a
     /// block is left to Yams, which reads it as YAML does or names the line it refuses.
@@ -73,7 +74,8 @@ enum FastYAML {
             let third = i + 2 < end ? b[i + 2] : 0
             if c == 0xC2 && next >= 0x80 && next <= 0x9F { return true }
             if c == 0xE2 && next == 0x80 && (third == 0xA8 || third == 0xA9) { return true }
-            if c == 0xEF && ((next == 0xBB && third == 0xBF) || (next == 0xBF && (third == 0xBE || third == 0xBF))) { return true }
+            if c == 0xEF && next == 0xBB && third == 0xBF { return true }
+            if c == 0xEF && next == 0xBF && (third == 0xBE || third == 0xBF) { return true }
             i += 1
         }
         return false

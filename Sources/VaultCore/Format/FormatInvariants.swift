@@ -19,7 +19,9 @@ public enum FormatInvariants {
         do {
             let room = try RoomFile(parsing: bytes, path: path)
             if room.bytes != bytes { broken.append("a room read does not keep its bytes") }
-            if problems.contains(where: { $0.severity == .error }) { broken.append("a room read has errors: \(problems)") }
+            if problems.contains(where: { $0.severity == .error }) {
+                broken.append("a room read has errors: \(problems)")
+            }
             let lines = room.messages.map(\.line)
             if lines != lines.sorted() || Set(lines).count != lines.count || lines.contains(where: { $0 < 1 }) {
                 broken.append("messages out of order: lines \(lines)")
@@ -28,7 +30,9 @@ public enum FormatInvariants {
             broken += takesAMessage(room)
         } catch .malformed(let list) {
             if list.isEmpty { broken.append("a room refused with no problem named") }
-            if !problems.contains(where: { $0.severity == .error }) { broken.append("refused, yet problems(in:) finds no error") }
+            if !problems.contains(where: { $0.severity == .error }) {
+                broken.append("refused, yet problems(in:) finds no error")
+            }
         } catch {
             broken.append("a room refused with \(error), not a list of problems")
         }
@@ -59,7 +63,9 @@ public enum FormatInvariants {
     public static func roomWriter(title: String, body: String, value: String, crlf: Bool) -> [String] {
         var broken: [String] = []
         var bytes = RoomFile.newRoom(title: title, created: fixedTime, settings: [("model", .string(value))])
-        if crlf { bytes = Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8) }
+        if crlf {
+            bytes = Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8)
+        }
         let room: RoomFile
         do {
             room = try RoomFile(parsing: bytes, path: "rooms/fuzz.md")
@@ -68,22 +74,37 @@ public enum FormatInvariants {
         }
         // What the writer wrote is YAML, read as YAML reads it (other tools read these files too).
         if let fm = room.frontMatter { broken += agreesWithYAML(fm, bytes) }
-        if room.frontMatter?.string("title") != title { broken.append("title \(title.debugDescription) reads back as \(String(describing: room.frontMatter?.string("title")).debugDescription)") }
-        if room.frontMatter?.string("model") != value { broken.append("value \(value.debugDescription) reads back as \(String(describing: room.frontMatter?.string("model")).debugDescription)") }
+        if room.frontMatter?.string("title") != title {
+            broken.append(
+                "title \(title.debugDescription) reads back as "
+                    + String(describing: room.frontMatter?.string("title")).debugDescription
+            )
+        }
+        if room.frontMatter?.string("model") != value {
+            broken.append(
+                "value \(value.debugDescription) reads back as "
+                    + String(describing: room.frontMatter?.string("model")).debugDescription
+            )
+        }
         let appended = room.appending([MessageDraft(role: .user, body: body, timestamp: fixedTime)]) { _ in "d" }
         do {
             let again = try RoomFile(parsing: appended.bytes, path: "rooms/fuzz.md")
             if again.messages.map(\.body) != [body] {
-                broken.append("body \(body.debugDescription) reads back as \(again.messages.map(\.body).debugDescription)")
+                broken.append(
+                    "body \(body.debugDescription) reads back as \(again.messages.map(\.body).debugDescription)")
             }
-            if again.frontMatter?.string("title") != title { broken.append("the title changed when a message was appended") }
+            if again.frontMatter?.string("title") != title {
+                broken.append("the title changed when a message was appended")
+            }
         } catch {
             broken.append("a room with the body \(body.debugDescription) does not read: \(error)")
         }
         do {
             let set = try room.setting("model", to: .string(body))
             let again = try RoomFile(parsing: set, path: "rooms/fuzz.md")
-            if again.frontMatter?.string("model") != body { broken.append("setting \(body.debugDescription) reads back otherwise") }
+            if again.frontMatter?.string("model") != body {
+                broken.append("setting \(body.debugDescription) reads back otherwise")
+            }
         } catch VaultError.invalidArgument {
             // The editor refuses values it cannot write safely: allowed, nothing was written.
         } catch {
@@ -95,7 +116,9 @@ public enum FormatInvariants {
     /// Problems name lines the file has (1 to its line count, or one past the end).
     static func linesExist(_ problems: [FormatProblem], in bytes: [UInt8]) -> [String] {
         let lines = bytes.reduce(1) { $0 + ($1 == 10 ? 1 : 0) }
-        return problems.filter { $0.line < 1 || $0.line > lines + 1 }.map { "\($0.description) names line \($0.line) of \(lines)" }
+        return problems.filter { $0.line < 1 || $0.line > lines + 1 }.map {
+            "\($0.description) names line \($0.line) of \(lines)"
+        }
     }
 
     /// The front-matter's values are YAML's: what the fast reader took, Yams reads alike.
@@ -108,7 +131,9 @@ public enum FormatInvariants {
         }
         let inner = String(decoding: block[(newline + 1)..<closing], as: UTF8.self)
         // The block was read, so if YAML refuses it, the fast reader took what YAML does not.
-        guard let yams = try? YAMLReader.values(inner) else { return ["the front-matter was read, but YAML refuses it"] }
+        guard let yams = try? YAMLReader.values(inner) else {
+            return ["the front-matter was read, but YAML refuses it"]
+        }
         // Yams drops a byte-order mark at the start of a value (`"\uFEFF…"`: it makes its strings
         // with Foundation, which drops one), where YAML and vault keep it: not a difference.
         func kept(_ value: FrontMatterValue?) -> FrontMatterValue? {
@@ -118,7 +143,10 @@ public enum FormatInvariants {
         let ours = fm.values.mapValues { kept($0)! }
         if yams != ours {
             let keys = Set(yams.keys).union(ours.keys).filter { yams[$0] != ours[$0] }.sorted()
-            return keys.map { "front-matter key \($0.debugDescription): read \(String(describing: fm.values[$0])), YAML says \(String(describing: yams[$0]))" }
+            return keys.map {
+                "front-matter key \($0.debugDescription): read \(String(describing: fm.values[$0])), "
+                    + "YAML says \(String(describing: yams[$0]))"
+            }
         }
         return []
     }

@@ -285,7 +285,9 @@ enum YAMLReader {
                     repeated += values
                     if repeated > limit {
                         return .syntax(
-                            "the alias *\(name) makes the aliases here repeat more than \(limit) values (an \"alias bomb\"?); vault expands at most \(limit). Write the values out instead of repeating them with aliases",
+                            "the alias *\(name) makes the aliases here repeat more than \(limit) values "
+                                + "(an \"alias bomb\"?); vault expands at most \(limit). Write the values out "
+                                + "instead of repeating them with aliases",
                             line: Int(event.start_mark.line) + 1)
                     }
                     add(values, anchor: nil)
