@@ -54,6 +54,27 @@ import Testing
         #expect(FormatInvariants.room(Array("---\ntitle: a\tb\n---\n".utf8)).isEmpty)
     }
 
+    /// `"\u+00e9"` is not an escape YAML knows (four hex digits, no sign), nor is a key of more
+    /// than 1,024 characters; the fast reader took both.
+    @Test func escapesAndKeysYAMLRefusesAreRefused() throws {
+        let long = String(repeating: "{", count: 1100)
+        for yaml in ["title: \"\\u+00e9\"\n", "\(long)x: 1\n"] {
+            #expect((try? YAMLReader.values(yaml)) == nil, "YAML reads \(yaml.debugDescription)")
+            let problems = RoomFile.problems(in: Array("---\n\(yaml)---\n".utf8), path: "rooms/x.md")
+            #expect(problems.count == 1 && problems[0].message.contains("not valid YAML"), "\(problems)")
+        }
+        #expect(try frontMatter("title: \"\\u00e9\"\n").frontMatter?.string("title") == "é")
+    }
+
+    /// A title starting with a space and a combining mark (one character to Swift) was written
+    /// as a `|` block whose first line starts with a space, which YAML reads as indentation.
+    @Test func aLeadingSpaceIsKeptUnderACombiningMark() throws {
+        let title = " \u{31F}x\nsecond line"
+        let room = try RoomFile(parsing: RoomFile.newRoom(title: title, created: FormatInvariants.fixedTime), path: "r.md")
+        #expect(room.frontMatter?.string("title") == title)
+        #expect(FormatInvariants.roomWriter(title: title, body: "b", value: "v", crlf: false).isEmpty)
+    }
+
     /// A key with nothing after it but an indented comment is an empty value, as YAML reads it;
     /// the fast reader took it for an empty list.
     @Test func aKeyFollowedByACommentIsEmpty() throws {

@@ -23,7 +23,9 @@ enum FastYAML {
                 if i + 1 == end || b[i + 1] == 32 {
                     var e = i
                     while e > start, b[e - 1] == 32 { e -= 1 }
-                    return e > start ? b.string(start..<e) : nil
+                    // YAML takes a key of 1,024 characters at most without `?` (fuzzing found longer ones read).
+                    guard e > start, b.string(start..<i).unicodeScalars.count <= 1024 else { return nil }
+                    return b.string(start..<e)
                 }
             } else if c == UInt8(ascii: "#") && i > start && b[i - 1] == 32 {
                 return nil
@@ -207,7 +209,10 @@ enum FastYAML {
                 case "u":
                     var hex = ""
                     for _ in 0..<4 { guard let h = it.next() else { return nil }; hex.unicodeScalars.append(h) }
-                    guard let code = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(code) else { return nil }
+                    // Four hex digits exactly (`UInt32(_:radix:)` takes a sign too: "\u+00e" was read; fuzzing).
+                    guard hex.unicodeScalars.allSatisfy(\.properties.isASCIIHexDigit), let code = UInt32(hex, radix: 16),
+                        let scalar = Unicode.Scalar(code)
+                    else { return nil }
                     out.unicodeScalars.append(scalar)
                 default: return nil
                 }

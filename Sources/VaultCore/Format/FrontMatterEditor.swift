@@ -121,11 +121,12 @@ public enum FrontMatterEditor {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         for line in lines {
             if line.utf8.contains(13) || line.utf8.contains(9) { return nil }
-            if !line.isEmpty && line.allSatisfy({ $0 == " " }) { return nil }
+            if !line.isEmpty && line.utf8.allSatisfy({ $0 == 32 }) { return nil }
             if !line.unicodeScalars.allSatisfy(isPrintable) { return nil }
         }
         // YAML takes the indentation from the first non-empty line: it must not start with a space.
-        if lines.first(where: { !$0.isEmpty })?.first == " " { return nil }
+        // (Bytes, not characters: a space and a combining mark after it are one character; fuzzing.)
+        if lines.first(where: { !$0.isEmpty })?.utf8.first == 32 { return nil }
         return (keep ? "|" : "|-", lines.map { $0.isEmpty ? "" : "  " + $0 })
     }
 }
