@@ -43,7 +43,7 @@ import Testing
     /// A line of tabs (indentation YAML refuses) was skipped as blank by the fast reader; YAML
     /// refuses the block, and so does vault now, naming the line.
     @Test func aTabIndentedLineIsLeftToYAML() {
-        for yaml in ["tile :\n\t\n#A #\n", "id: d-1\n\n\t\t\ntitle: t\n", "key:\n\t- item\n"] {
+        for yaml in ["tile :\n\t\n#A #\n", "id: d-1\n\n\t\t\ntitle: t\n", "key:\n\t- item\n", "t: S\r\n\t\r\n"] {
             let problems = RoomFile.problems(in: Array("---\n\(yaml)---\n".utf8), path: "rooms/x.md")
             #expect((try? YAMLReader.values(yaml)) == nil, "YAML reads \(yaml.debugDescription)")
             #expect(
@@ -73,6 +73,24 @@ import Testing
         let room = try RoomFile(parsing: RoomFile.newRoom(title: title, created: FormatInvariants.fixedTime), path: "r.md")
         #expect(room.frontMatter?.string("title") == title)
         #expect(FormatInvariants.roomWriter(title: title, body: "b", value: "v", crlf: false).isEmpty)
+    }
+
+    /// A message whose body is a lone carriage return ending an LF file: the parser took "\r\n"
+    /// after a header as framing in an LF file too, so once a message was appended after it the
+    /// body read as empty. Only the file's own line ending is framing (FORMAT.md).
+    @Test func aCarriageReturnAfterAHeaderIsText() throws {
+        let header = "## 🧑 user · d <!-- 2026-11-21T09:31:07+09:00 m-AAAAAAAAAAAA -->"
+        for (eol, body) in [("\n", "\r"), ("\n", "x\r"), ("\r\n", "x\r")] {
+            let text = "---\(eol)title: t\(eol)---\(eol)\(eol)\(header)\(eol)\(eol)\(body)"
+            let room = try RoomFile(parsing: Array(text.utf8), path: "r.md")
+            #expect(room.messages.map(\.body) == [body], "\(text.debugDescription)")
+            #expect(FormatInvariants.room(room.bytes).isEmpty, "\(FormatInvariants.room(room.bytes))")
+            let draft = MessageDraft(role: .user, body: "next", timestamp: FormatInvariants.fixedTime)
+            let appended = room.appendingRoom([draft]) { _ in "d" }
+            let again = try RoomFile(parsing: appended.room.bytes, path: "r.md")
+            #expect(again.messages.map(\.body) == [body, "next"], "\(text.debugDescription)")
+            #expect(appended.room.messages.map(\.body) == again.messages.map(\.body))
+        }
     }
 
     /// A key with nothing after it but an indented comment is an empty value, as YAML reads it;

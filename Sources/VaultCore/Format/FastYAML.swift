@@ -65,6 +65,7 @@ enum FastYAML {
             }
             if c == 0x0D {
                 if i + 1 < end && b[i + 1] == 0x0A {
+                    lineStart = true
                     i += 2
                     continue
                 }
