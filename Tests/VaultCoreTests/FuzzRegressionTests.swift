@@ -43,7 +43,8 @@ import Testing
     /// A line of tabs (indentation YAML refuses) was skipped as blank by the fast reader; YAML
     /// refuses the block, and so does vault now, naming the line.
     @Test func aTabIndentedLineIsLeftToYAML() {
-        for yaml in ["tile :\n\t\n#A #\n", "id: d-1\n\n\t\t\ntitle: t\n", "key:\n\t- item\n", "t: S\r\n\t\r\n"] {
+        let tabbed = ["tile :\n\t\n#A #\n", "id: d-1\n\n\t\t\ntitle: t\n", "key:\n\t- item\n", "t: S\r\n\t\r\n", "0:\n - \t\n"]
+        for yaml in tabbed + ["a:\n - x\n - \t \n"] {
             let problems = RoomFile.problems(in: Array("---\n\(yaml)---\n".utf8), path: "rooms/x.md")
             #expect((try? YAMLReader.values(yaml)) == nil, "YAML reads \(yaml.debugDescription)")
             #expect(

@@ -290,6 +290,8 @@ enum FastYAML {
             var v = i + 2
             while v < line.upperBound, b[v] == 32 { v += 1 }
             let end = b.trimmedEnd(v, line.upperBound)
+            // An empty item followed by a tab: YAML refuses it (fuzzing); leave it to YAML.
+            if end == v, (v..<line.upperBound).contains(where: { b[$0] == 9 }) { return nil }
             guard let item = scalar(b, v, end), !item.isEmpty || end == v else { return nil }
             items.append(item)
         }
