@@ -12,8 +12,9 @@ import VaultCore
 /// Every change is written to the files first and committed after; a process killed in between
 /// (a `vault rm` after the file was removed, a `room new` after the room was written, a chat
 /// turn after the message) left changes no later command committed, unless it happened to
-/// change the same file. So each process notes the paths before it changes them (`add`, from
-/// `VaultHistory.prepare` and `willChange`), and drops them once committed (`remove`). The next
+/// change the same file. So each process notes a path just before it writes or removes the file
+/// (`add`, from `VaultHistory.willChange`: `Vault.write`, `replaceTail`, `remove`), and drops it
+/// once committed (`remove`). The next
 /// vault command that changes anything finds the notes of processes that are gone
 /// (`ProcessIdentity`) and commits those paths, saying so (`GitHistory.recoverFromKilledVaults`).
 ///
@@ -36,10 +37,19 @@ enum CommitIntent {
         folder(root: root) + "/" + process.tag
     }
 
-    /// The command this process runs (`rm`, `chat`, …), for the recovery commit's message.
+    /// The command this process runs (`rm`, `chat`, …), for the recovery commit's message: the
+    /// first argument that is not an option (`--vault DIR` skipped).
     static let command: String = {
-        let arguments = CommandLine.arguments.dropFirst().filter { !$0.hasPrefix("-") }
-        return arguments.first.map { String($0) } ?? "vault"
+        var arguments = CommandLine.arguments.dropFirst()[...]
+        while let first = arguments.first {
+            arguments = arguments.dropFirst()
+            if first == "--vault" {
+                arguments = arguments.dropFirst()
+            } else if !first.hasPrefix("-") {
+                return first
+            }
+        }
+        return "vault"
     }()
 
     /// Notes `paths` (before they change); writes the note only when it grows.

@@ -28,9 +28,6 @@ extension GitHistory {
         if !edited.isEmpty {
             try commit(edited, message: "edit: " + edited.joined(separator: ", "))
         }
-        // From here on the command changes these paths: noted, so that if it is killed before it
-        // commits them, the next vault command does.
-        CommitIntent.add(paths, root: root)
     }
 
     public func willChange(_ paths: [String]) {

@@ -22,7 +22,7 @@ extension GitHistory {
     /// - their git locks (`index.lock`, the branch's lock) are removed: each is proven theirs,
     ///   and their process gone (`HeldLock`); no other lock is touched;
     /// - the files they changed and did not commit (`CommitIntent`) are committed, as
-    ///   `recover: PATHS (left uncommitted by `vault COMMAND`, which was killed)` (nothing is
+    ///   `recover: PATHS (left uncommitted by `vault COMMAND`, which stopped before its commit)` (nothing is
     ///   committed when those files are as committed; git's index is brought up to date for
     ///   them all the same: a process killed after the branch moved left it behind);
     /// - their temporary files next to those paths (`.NAME.vault-tmp-PID-N`) are removed.
@@ -46,7 +46,7 @@ extension GitHistory {
                 let before = try headCommitID()
                 try commit(
                     paths,
-                    message: "recover: \(summary) (left uncommitted by `vault \(record.command)`, which was killed)")
+                    message: "recover: \(summary) (left uncommitted by `vault \(record.command)`, which stopped before its commit)")
                 if try headCommitID() != before {
                     recovery.committedPaths += paths
                     recovery.commands.append(record.command)

@@ -164,9 +164,7 @@ extension VaultCommand {
             let vault = try Vault(root: plain.root, history: history)
             try vault.changing { () throws(VaultError) in
                 try history.prepare([path])
-                guard unlink(vault.absolute(path)) == 0 else {
-                    throw VaultError.io(path: path, operation: "remove", reason: String(cString: strerror(errno)))
-                }
+                try vault.remove(path)
                 try history.commit([path], message: "rm: \(path) (\(title))")
             }
             print("Removed \(path). Bring it back with: vault restore \(path)")
@@ -204,7 +202,7 @@ extension VaultCommand {
             if let recovery, !recovery.committedPaths.isEmpty {
                 let commands = Swift.Set(recovery.commands).sorted().map { "`vault \($0)`" }.joined(separator: ", ")
                 let paths = recovery.committedPaths.joined(separator: ", ")
-                print("committed \(paths), left uncommitted by \(commands), which was killed")
+                print("committed \(paths), left uncommitted by \(commands), which stopped before its commit")
             }
             for path in kept {
                 Terminal.warning("kept \(path): it changed in the last minute, so a git program may be using it (--force removes it)")

@@ -243,6 +243,15 @@ public final class Vault: Sendable {
         }
     }
 
+    /// Removes a vault file (call inside `changing`); the history notes it first, so a process
+    /// killed before it commits the removal leaves it for the next command to commit.
+    public func remove(_ relative: String) throws(VaultError) {
+        history?.willChange([relative])
+        guard unlink(absolute(relative)) == 0 else {
+            throw VaultError.io(path: relative, operation: "remove", reason: FileIO.errorText())
+        }
+    }
+
     /// What is known of the version of `relative` on disk now (large files only).
     public func facts(of relative: String) -> FileFacts? {
         FileFacts.current(root: root, relative: relative)
