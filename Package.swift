@@ -55,7 +55,21 @@ let package = Package(
                 "VaultExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], exclude: ["README.md"]),
-        .executableTarget(name: "vault", dependencies: ["VaultCLI"], exclude: ["README.md"]),
+        // Exports CVaultShims' stand-ins for mbedTLS's certificate loaders, so libgit2's calls
+        // reach them (a debug build exported neither, and libgit2 parsed the CA bundle on start-up).
+        .executableTarget(
+            name: "vault", dependencies: ["VaultCLI"], exclude: ["README.md"],
+            linkerSettings: [
+                .unsafeFlags([
+                    "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file",
+                    "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_path",
+                ])
+            ]),
+        // Fuzzing (Fuzz/README.md): the targets, a seeded fuzzer, and `vault-fuzz` (libFuzzer's
+        // entry point when built by scripts/fuzz.sh).
+        .target(name: "VaultFuzzing", dependencies: ["VaultCore", "VaultChat"], path: "Fuzz/VaultFuzzing"),
+        .target(name: "CVaultFuzzer", path: "Fuzz/CVaultFuzzer"),
+        .executableTarget(name: "vault-fuzz", dependencies: ["VaultFuzzing", "CVaultFuzzer"], path: "Fuzz/vault-fuzz"),
         // Parse throughput on a generated vault (Benchmarks/README.md).
         .executableTarget(name: "vault-bench", dependencies: ["VaultCore"], path: "Benchmarks/vault-bench"),
         // Shared test fixtures: temporary folders, seeded randomness, running the built `vault`.
@@ -68,5 +82,7 @@ let package = Package(
         .testTarget(
             name: "VaultCLITests", dependencies: ["VaultCore", "VaultTestSupport", "CVaultShims", "CGit2Loader"]),
         .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),
+        // The fuzz targets over the seed corpus and seeded mutations; every crash found, kept.
+        .testTarget(name: "VaultFuzzingTests", dependencies: ["VaultFuzzing", "VaultTestSupport"]),
     ]
 )

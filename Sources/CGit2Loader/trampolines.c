@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 136 functions; variadic, as a pointer only: git_libgit2_opts.
+// 135 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -30,7 +30,9 @@ static struct {
     __typeof__(git_commit_time) *git_commit_time;
     __typeof__(git_commit_time_offset) *git_commit_time_offset;
     __typeof__(git_commit_tree) *git_commit_tree;
+    __typeof__(git_commit_tree_id) *git_commit_tree_id;
     __typeof__(git_config_free) *git_config_free;
+    __typeof__(git_config_get_bool) *git_config_get_bool;
     __typeof__(git_config_get_int32) *git_config_get_int32;
     __typeof__(git_config_get_int64) *git_config_get_int64;
     __typeof__(git_config_get_string) *git_config_get_string;
@@ -138,13 +140,10 @@ static struct {
     __typeof__(git_status_list_new) *git_status_list_new;
     __typeof__(git_status_options_init) *git_status_options_init;
     __typeof__(git_strarray_dispose) *git_strarray_dispose;
-    __typeof__(git_tree_entry_byindex) *git_tree_entry_byindex;
     __typeof__(git_tree_entry_bypath) *git_tree_entry_bypath;
     __typeof__(git_tree_entry_free) *git_tree_entry_free;
     __typeof__(git_tree_entry_id) *git_tree_entry_id;
-    __typeof__(git_tree_entry_name) *git_tree_entry_name;
     __typeof__(git_tree_entry_type) *git_tree_entry_type;
-    __typeof__(git_tree_entrycount) *git_tree_entrycount;
     __typeof__(git_tree_free) *git_tree_free;
     __typeof__(git_tree_id) *git_tree_id;
     __typeof__(git_tree_lookup) *git_tree_lookup;
@@ -170,7 +169,9 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_commit_time", (void **)&real.git_commit_time},
     {"git_commit_time_offset", (void **)&real.git_commit_time_offset},
     {"git_commit_tree", (void **)&real.git_commit_tree},
+    {"git_commit_tree_id", (void **)&real.git_commit_tree_id},
     {"git_config_free", (void **)&real.git_config_free},
+    {"git_config_get_bool", (void **)&real.git_config_get_bool},
     {"git_config_get_int32", (void **)&real.git_config_get_int32},
     {"git_config_get_int64", (void **)&real.git_config_get_int64},
     {"git_config_get_string", (void **)&real.git_config_get_string},
@@ -278,13 +279,10 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_status_list_new", (void **)&real.git_status_list_new},
     {"git_status_options_init", (void **)&real.git_status_options_init},
     {"git_strarray_dispose", (void **)&real.git_strarray_dispose},
-    {"git_tree_entry_byindex", (void **)&real.git_tree_entry_byindex},
     {"git_tree_entry_bypath", (void **)&real.git_tree_entry_bypath},
     {"git_tree_entry_free", (void **)&real.git_tree_entry_free},
     {"git_tree_entry_id", (void **)&real.git_tree_entry_id},
-    {"git_tree_entry_name", (void **)&real.git_tree_entry_name},
     {"git_tree_entry_type", (void **)&real.git_tree_entry_type},
-    {"git_tree_entrycount", (void **)&real.git_tree_entrycount},
     {"git_tree_free", (void **)&real.git_tree_free},
     {"git_tree_id", (void **)&real.git_tree_id},
     {"git_tree_lookup", (void **)&real.git_tree_lookup},
@@ -386,9 +384,19 @@ int git_commit_tree(git_tree **tree_out, const git_commit *commit) {
     return real.git_commit_tree(tree_out, commit);
 }
 
+const git_oid *git_commit_tree_id(const git_commit *commit) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_commit_tree_id(commit);
+}
+
 void git_config_free(git_config *cfg) {
     CVAULT_GIT2_REQUIRE();
     real.git_config_free(cfg);
+}
+
+int git_config_get_bool(int *out, const git_config *cfg, const char *name) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_config_get_bool(out, cfg, name);
 }
 
 int git_config_get_int32(int32_t *out, const git_config *cfg, const char *name) {
@@ -921,11 +929,6 @@ void git_strarray_dispose(git_strarray *array) {
     real.git_strarray_dispose(array);
 }
 
-const git_tree_entry *git_tree_entry_byindex(const git_tree *tree, size_t idx) {
-    CVAULT_GIT2_REQUIRE();
-    return real.git_tree_entry_byindex(tree, idx);
-}
-
 int git_tree_entry_bypath(git_tree_entry **out, const git_tree *root, const char *path) {
     CVAULT_GIT2_REQUIRE();
     return real.git_tree_entry_bypath(out, root, path);
@@ -941,19 +944,9 @@ const git_oid *git_tree_entry_id(const git_tree_entry *entry) {
     return real.git_tree_entry_id(entry);
 }
 
-const char *git_tree_entry_name(const git_tree_entry *entry) {
-    CVAULT_GIT2_REQUIRE();
-    return real.git_tree_entry_name(entry);
-}
-
 git_object_t git_tree_entry_type(const git_tree_entry *entry) {
     CVAULT_GIT2_REQUIRE();
     return real.git_tree_entry_type(entry);
-}
-
-size_t git_tree_entrycount(const git_tree *tree) {
-    CVAULT_GIT2_REQUIRE();
-    return real.git_tree_entrycount(tree);
 }
 
 void git_tree_free(git_tree *tree) {

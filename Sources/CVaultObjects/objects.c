@@ -33,6 +33,7 @@ typedef struct {
     int other_level;
     int do_fsync;
     unsigned long long bytes_written;
+    unsigned long long objects_written;
     int batching;
     pending_object *pending;
     size_t pending_count;
@@ -220,6 +221,7 @@ static int writer_write(git_odb_backend *backend, const git_oid *oid, const void
         }
     }
     w->bytes_written += zipped_size;
+    w->objects_written += 1;
     result = 0;
 done:
     if (fd >= 0) close(fd);
@@ -317,6 +319,7 @@ static int flush_pending(writer *w) {
         result = fail("cannot flush", w->objects_dir);
     for (size_t i = 0; i < count; i++) {
         w->bytes_written += w->pending[i].zipped_size;
+        w->objects_written += 1;
         release_pending(&w->pending[i], 0);
     }
     w->pending_count = 0;
@@ -357,4 +360,8 @@ int cvault_odb_writer_new(git_odb_backend **out, const char *objects_dir, int tr
 
 unsigned long long cvault_odb_writer_bytes_written(git_odb_backend *backend) {
     return backend ? ((writer *)backend)->bytes_written : 0;
+}
+
+unsigned long long cvault_odb_writer_objects_written(git_odb_backend *backend) {
+    return backend ? ((writer *)backend)->objects_written : 0;
 }

@@ -8,6 +8,7 @@ extension GitHistory {
 
     public func prepare(_ paths: [String]) throws(VaultError) {
         Trace.mark("prepare: start")
+        try recoverFromKilledVaults()
         try checkReady()
         let head = try headCommit()
         defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
@@ -30,9 +31,14 @@ extension GitHistory {
         }
     }
 
+    public func willChange(_ paths: [String]) {
+        CommitIntent.add(paths, root: root)
+    }
+
     @discardableResult
     public func commit(_ paths: [String], message: String) throws(VaultError) -> Bool {
         Trace.mark("commit: start")
+        if !recovering { CrashPoint.reach("before-commit") }
         try checkReady()
         let head = try headCommit()
         defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
@@ -100,7 +106,8 @@ extension GitHistory {
             try updateIndexWithLibgit2(changes.map(\.path))
         }
         Trace.mark("commit: index updated")
-        if packIfNeeded() { Trace.mark("commit: git gc --auto started") }
+        CommitIntent.remove(paths, root: root)
+        if packIfNeeded() { Trace.mark("commit: git repack started") }
         return made
     }
 
@@ -160,22 +167,73 @@ extension GitHistory {
         // Every object the commit names is on disk before the branch names it.
         try GitFailure.check(cvault_odb_writer_flush_batch(objects.writer), "write the new objects to disk")
         Trace.mark("commit: objects flushed")
+        if !recovering { CrashPoint.reach("objects-written") }
         // Move the branch only if it is still where we read it (another git program may have moved it).
         let branch = try currentBranch()
-        var ref: OpaquePointer?
-        let moved: Int32
-        if let parent {
-            var old = git_commit_id(parent).pointee
-            moved = git_reference_create_matching(&ref, repo, branch, &commitID, 1, &old, "vault: " + message)
-        } else {
-            moved = git_reference_create(&ref, repo, branch, &commitID, 0, "vault: " + message)
+        try moveBranch(
+            branch, from: parent.map { git_commit_id($0).pointee }, to: commitID, message: "vault: " + message,
+            by: signature!.pointee)
+        if !recovering { CrashPoint.reach("branch-moved") }
+    }
+
+    /// Moves `branch` (`refs/heads/main`) from `old` (nil: it must not exist yet) to `new`, as
+    /// git does: under its lock (`refs/heads/main.lock`, taken as a `HeldLock` so that a vault
+    /// killed while holding it leaves a lock the next vault can prove stale and remove), the
+    /// branch compared with `old` (compare-and-swap), the new id written and flushed, renamed
+    /// into place, its folder flushed; then a line appended to its log and to HEAD's.
+    ///
+    /// A lock held by another git program is waited for up to a second (git's own ref locks
+    /// last milliseconds). `whenMoved` ends the error when the branch is no longer at `old`.
+    func moveBranch(
+        _ branch: String, from old: git_oid?, to new: git_oid, message: String, by who: git_signature,
+        whenMoved: String = "your files are saved, run the command again to commit them"
+    ) throws(VaultError) {
+        let refPath = gitDirectory + "/" + branch
+        try FileIO.makeDirectory(FileIO.parent(of: refPath))
+        let lock = try HeldLock(
+            gitDirectory: gitDirectory, name: branch + ".lock", timeout: 1,
+            whenLocked: "Your files are saved: run the command again to commit them.")
+        var current = git_oid()
+        let found = git_reference_name_to_id(&current, repo, branch)
+        if found != 0 && found != GIT_ENOTFOUND.rawValue {
+            lock.release()
+            throw GitFailure.error(found, "read \(branch)")
         }
-        git_reference_free(ref)
-        if moved == GIT_EMODIFIED.rawValue || moved == GIT_EEXISTS.rawValue {
+        let moved = old.map { found != 0 || !GitHistory.same(current, $0) } ?? (found == 0)
+        if moved {
+            lock.release()
             throw VaultError.repository(
-                "\(branch) moved while vault was committing (another git program is working on the repository); your files are saved, run the command again to commit them")
+                "\(branch) moved while vault was working (another git program is working on the repository); \(whenMoved)")
         }
-        try GitFailure.check(moved, "move \(branch) to the new commit")
+        let line = Array((GitHistory.hex(new) + "\n").utf8)
+        guard line.withUnsafeBytes(lock.write) else {
+            let reason = String(cString: strerror(errno))
+            lock.release()
+            throw VaultError.repository("cannot write \(refPath): \(reason)")
+        }
+        try lock.finish(renamingTo: refPath, durable: true)
+        // The logs: "<old> <new> <name> <<email>> <time> <zone>\t<message>".
+        let minutes = Int(who.when.offset)
+        let zone = String(format: "%@%02d%02d", minutes < 0 ? "-" : "+", abs(minutes) / 60, abs(minutes) % 60)
+        let oldHex = old.map(GitHistory.hex) ?? String(repeating: "0", count: 40)
+        let summary = message.map { $0 == "\n" || $0 == "\r" ? " " : $0 }
+        let person = "\(String(cString: who.name)) <\(String(cString: who.email))>"
+        let entry = "\(oldHex) \(GitHistory.hex(new)) \(person) \(who.when.time) \(zone)\t\(String(summary))\n"
+        for log in [gitDirectory + "/logs/" + branch, gitDirectory + "/logs/HEAD"] {
+            GitHistory.append(entry, toLog: log)
+        }
+    }
+
+    /// Appends a line to a ref's log, flushed (a log that cannot be written loses only history
+    /// of the ref's moves, as with git).
+    static func append(_ line: String, toLog path: String) {
+        try? FileIO.makeDirectory(FileIO.parent(of: path))
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let bytes = Array(line.utf8)
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        _ = fdatasync(fd)
     }
 
     /// The branch HEAD points at, e.g. `refs/heads/main`.
@@ -249,6 +307,8 @@ extension GitHistory {
         }
         // Commits go on a branch: a detached HEAD is refused before any file is touched.
         _ = try currentBranch()
+        // Locks of vault processes that were killed are provably stale: removed (`HeldLock`).
+        HeldLock.removeLocksOfDeadVaults(gitDirectory: gitDirectory)
         let stale = GitHistory.lockFiles(in: gitDirectory).filter { FileIO.exists($0) }
         if let lock = stale.first {
             throw VaultError.repository(

@@ -104,62 +104,6 @@ extension GitHistory {
         return Array(UnsafeRawBufferPointer(start: raw, count: size))
     }
 
-    /// The last version of a path that no longer exists: its bytes and the commit that still had it.
-    public func lastVersion(of path: String) throws(VaultError) -> (bytes: [UInt8], revision: String)? {
-        for entry in try log(path: path, limit: 1000) {
-            let c = try commit(entry.id)
-            defer { git_commit_free(c) }
-            if let bytes = try contents(of: path, in: c) { return (bytes, entry.id) }
-        }
-        return nil
-    }
-
-    /// Paths under `folder` that some commit had and HEAD does not: deleted rooms or entries.
-    public func deletedPaths(under folder: String, limit: Int = 2000) throws(VaultError) -> [String] {
-        var walk: OpaquePointer?
-        try GitFailure.check(git_revwalk_new(&walk, repo), "walk the history")
-        defer { git_revwalk_free(walk) }
-        guard git_revwalk_push_head(walk) == 0 else { return [] }
-        var seen = Set<String>()
-        var oid = git_oid()
-        var count = 0
-        while count < limit, git_revwalk_next(&oid, walk) == 0 {
-            count += 1
-            var commit: OpaquePointer?
-            guard git_commit_lookup(&commit, repo, &oid) == 0 else { continue }
-            defer { git_commit_free(commit) }
-            var tree: OpaquePointer?
-            guard git_commit_tree(&tree, commit) == 0 else { continue }
-            defer { git_tree_free(tree) }
-            seen.formUnion(blobPaths(in: tree!, under: folder))
-        }
-        let head = try headCommit()
-        defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
-        let present = head.map { blobPaths(in: $0.tree, under: folder) } ?? []
-        return seen.subtracting(present).sorted()
-    }
-
-    /// Every file path below `folder` in `tree`.
-    func blobPaths(in tree: OpaquePointer, under folder: String) -> Set<String> {
-        var entry: OpaquePointer?
-        guard git_tree_entry_bypath(&entry, tree, folder) == 0 else { return [] }
-        defer { git_tree_entry_free(entry) }
-        var sub: OpaquePointer?
-        guard git_tree_lookup(&sub, repo, git_tree_entry_id(entry)) == 0 else { return [] }
-        defer { git_tree_free(sub) }
-        var out = Set<String>()
-        for i in 0..<git_tree_entrycount(sub) {
-            let e = git_tree_entry_byindex(sub, i)
-            let name = String(cString: git_tree_entry_name(e))
-            if git_tree_entry_type(e) == GIT_OBJECT_TREE {
-                out.formUnion(blobPaths(in: tree, under: folder + "/" + name))
-            } else {
-                out.insert(folder + "/" + name)
-            }
-        }
-        return out
-    }
-
     /// A unified diff from `old` to `new` (both shown as `path`), or "" when they are equal.
     public func unifiedDiff(_ old: [UInt8]?, _ new: [UInt8]?, path: String, context: Int = 3) throws(VaultError) -> String {
         var options = git_diff_options()

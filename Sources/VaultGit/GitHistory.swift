@@ -30,8 +30,12 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     private(set) lazy var machine: String = machineName()
     /// Object ids and writes (OpenSSL's SHA-1, vault's loose-object writer).
     let objects: ObjectStore
-    /// The bytes of the writer already added to `.vault/loose-bytes`.
+    /// The bytes and objects of the writer already added to `.vault/loose-bytes`.
     var writtenBytesCounted: Int64 = 0
+    var writtenObjectsCounted: Int64 = 0
+    /// True while committing what killed vault processes left (`recoverFromKilledVaults`): the
+    /// test crash points (`CrashPoint`) are meant for the command's own commit.
+    var recovering = false
     /// The bytes of large blobs written in pieces (`LargeBlobs.swift`), not yet added to it.
     var streamedBytesWritten: Int64 = 0
 

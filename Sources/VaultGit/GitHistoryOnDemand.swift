@@ -133,6 +133,9 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
 
     public func prepare(_ paths: [String]) throws(VaultError) { try history().prepare(paths) }
 
+    /// Notes the paths (`CommitIntent`) without opening the repository.
+    public func willChange(_ paths: [String]) { CommitIntent.add(paths, root: root) }
+
     @discardableResult
     public func commit(_ paths: [String], message: String) throws(VaultError) -> Bool {
         try history().commit(paths, message: message)

@@ -182,24 +182,19 @@ enum IndexPatcher {
     }
 }
 
-/// git's lock on the index (`index.lock`, created exclusively), held while a commit is made:
-/// the new index is written into the lock file and renamed over the index only after the
-/// branch has moved, so the index never runs ahead of HEAD.
+/// git's lock on the index (`index.lock`, created exclusively; `HeldLock`), held while a commit
+/// is made: the new index is written into the lock file and renamed over the index only after
+/// the branch has moved, so the index never runs ahead of HEAD.
 final class IndexLock: @unchecked Sendable {
     // Used by one thread at a time: the thread that writes the new index, then (after the
     // DispatchGroup wait) the committing thread.
     let indexPath: String
-    let lockPath: String
-    private var fd: Int32
+    private let lock: HeldLock
+    var lockPath: String { lock.lockPath }
 
     init(gitDirectory: String) throws(VaultError) {
         indexPath = gitDirectory + "/index"
-        lockPath = indexPath + ".lock"
-        fd = open(lockPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw VaultError.repository(
-                "the repository is locked (\(lockPath) exists): another git program may be working on it. If none is, the lock is left over from a crash: run `vault unlock` to remove it. Your files are saved.")
-        }
+        lock = try HeldLock(gitDirectory: gitDirectory, name: "index.lock", whenLocked: "Your files are saved.")
     }
 
     /// Bytes written into the lock file so far.
@@ -208,14 +203,7 @@ final class IndexLock: @unchecked Sendable {
     /// Appends `piece` to the new index in the lock file.
     func write(_ piece: UnsafeRawBufferPointer) -> Bool {
         defer { written += piece.count }
-        var done = 0
-        while done < piece.count {
-            let n = Glibc.write(fd, piece.baseAddress! + done, piece.count - done)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            done += n
-        }
-        return true
+        return lock.write(piece)
     }
 
     /// Allocates the new index's disk blocks before it is written. ext4 flushes a file renamed
@@ -224,29 +212,15 @@ final class IndexLock: @unchecked Sendable {
     /// allocated blocks are not. Like git, vault does not wait for the index to reach the
     /// disk: it is rebuilt from HEAD if lost.
     func reserve(_ size: Int) {
-        _ = posix_fallocate(fd, 0, off_t(size))
+        _ = posix_fallocate(lock.fd, 0, off_t(size))
     }
 
     /// Renames the lock, holding the new index written with `write`, over the index.
     func finish() throws(VaultError) {
         // Exactly what was written, whatever was reserved.
-        let truncated = ftruncate(fd, off_t(written)) == 0
-        let closed = close(fd) == 0
-        fd = -1
-        if !truncated || !closed || rename(lockPath, indexPath) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(lockPath)
-            throw VaultError.repository("cannot write the git index \(indexPath): \(reason)")
-        }
+        try lock.finish(renamingTo: indexPath, durable: false, truncatingTo: written)
     }
 
     /// Gives the lock up without changing the index.
-    func release() {
-        guard fd >= 0 else { return }
-        close(fd)
-        fd = -1
-        unlink(lockPath)
-    }
-
-    deinit { release() }
+    func release() { lock.release() }
 }

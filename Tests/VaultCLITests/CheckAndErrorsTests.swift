@@ -180,4 +180,29 @@ import VaultTestSupport
         let show = try runVault(["show", "broken"], in: vault.path)
         expectUserError(show, ["rooms/broken.md:5:"])
     }
+
+    /// A YAML alias bomb in a room's front-matter (a few hundred bytes that stand for 9⁹
+    /// values) is refused at once with `file:line`; `chat` writes nothing and commits nothing.
+    @Test func anAliasBombIsRefusedWithItsLine() throws {
+        let vault = try Project.copyOfSampleVault()
+        var lines = ["---", "title: bomb", "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+        let names = ["a", "b", "c", "d", "e", "f", "g", "h", "i"]
+        for level in 1..<9 {
+            let aliases = Array(repeating: "*" + names[level - 1], count: 9).joined(separator: ", ")
+            lines.append("\(names[level]): &\(names[level]) [\(aliases)]")
+        }
+        try vault.write("rooms/bomb.md", lines.joined(separator: "\n") + "\n---\n\nhello\n")
+        let before = try vault.snapshot()
+        for arguments in [["show", "bomb"], ["chat", "bomb", "hi"], ["room", "set", "bomb", "model", "x"]] {
+            let r = try runVault(arguments, in: vault.path)
+            expectUserError(r, ["rooms/bomb.md:6:", "alias"])
+            #expect(r.status == 1, "\(arguments): \(r.status)")
+            expectUnchanged(before, try vault.snapshot())
+        }
+        let check = try runVault(["check"], in: vault.path)
+        #expect(check.status != 0)
+        #expect(check.stderr.contains("rooms/bomb.md:6: "), "\(check.stderr)")
+        let rooms = try runVault(["rooms"], in: vault.path)
+        #expect(rooms.status == 0 && rooms.stdout.contains("bomb"), "\(rooms.stdout) \(rooms.stderr)")
+    }
 }

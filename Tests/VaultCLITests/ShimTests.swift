@@ -1,6 +1,7 @@
 import CGit2Loader
 import CVaultShims
 import Testing
+import VaultTestSupport
 
 /// The C shim compiles, loads libgit2 and libcurl, and passes arguments through.
 @Suite struct ShimTests {
@@ -32,13 +33,37 @@ import Testing
         #expect(cvault_git_set_fsync_gitdir(1) == 0)
     }
 
-    /// libgit2 starts without parsing the TLS certificates, and can still load them later
-    /// (through mbedTLS itself: the executable's stand-ins pass the call on).
-    @Test func libgit2StartsWithoutCertificatesAndCanLoadThem() {
-        #expect(cvault_git_init() > 0)
-        defer { git_libgit2_shutdown() }
-        if cvault_git_certificates_skipped() != 0 {
-            #expect(cvault_git_load_certificates() == 0)
+    /// libgit2 starts without parsing the TLS certificates in the `vault` executable: libgit2's
+    /// calls to mbedTLS's certificate loaders are bound to the executable's stand-ins
+    /// (`CVaultShims/shims.c`), which load nothing while `cvault_git_init` runs. Seen in the
+    /// dynamic linker's own record of its bindings (`LD_DEBUG=bindings`) of a real `vault log`:
+    /// a stand-in the executable does not export is never called, and libgit2 then parses the
+    /// whole CA bundle on every command.
+    @Test func vaultBindsLibgit2sCertificateLoadingToItsStandIns() throws {
+        let dir = try freshVault()
+        let r = try runVault(["log"], in: dir.path, environment: ["LD_DEBUG": "bindings"])
+        #expect(r.status == 0, "\(r.stderr.suffix(2000))")
+        let bindings = r.stderr.split(separator: "\n").filter {
+            $0.contains("libgit2.so") && $0.contains("`mbedtls_x509_crt_parse_file'")
         }
+        // Bound at most once, and then to the executable.
+        #expect(bindings.count == 1, "libgit2's binding of mbedtls_x509_crt_parse_file: \(bindings)")
+        for line in bindings {
+            #expect(line.contains(" to \(Project.vaultExecutable) ") || line.contains(" to vault "),
+                "libgit2 calls mbedTLS's own certificate loader, not vault's stand-in: \(line)")
+            #expect(!line.contains("libmbedx509"), "\(line)")
+        }
+    }
+
+    /// Outside `cvault_git_init` the stand-ins pass every call on to mbedTLS: a file that does
+    /// not exist gets mbedTLS's own answer (`MBEDTLS_ERR_PK_FILE_IO_ERROR`, -0x3E00), not the
+    /// stand-in's "loaded" (0) nor its "mbedTLS not found" (-0x2900).
+    @Test func theStandInsPassCallsOnToMbedTLS() {
+        #expect(cvault_git2_load() == nil)
+        // A zeroed certificate chain, larger than mbedTLS's (it is not touched: the file is not found).
+        let chain = UnsafeMutableRawPointer.allocate(byteCount: 8192, alignment: 16)
+        chain.initializeMemory(as: UInt8.self, repeating: 0, count: 8192)
+        defer { chain.deallocate() }
+        #expect(mbedtls_x509_crt_parse_file(chain, "/nonexistent/vault-ca.pem") == -0x3E00)
     }
 }

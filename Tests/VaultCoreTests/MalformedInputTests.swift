@@ -20,6 +20,43 @@ import VaultTestSupport
         #expect((p.first?.line ?? 0) >= 3)
     }
 
+    /// A billion-laughs front-matter: nine levels of nine aliases each (9⁹ values from a few
+    /// hundred bytes). It is refused at the alias that passes the limit, with its line, before
+    /// anything expands it.
+    static func aliasBomb(levels: Int = 9) -> String {
+        var lines = ["---", "title: bomb", "a: &a [" + Array(repeating: "\"lol\"", count: 9).joined(separator: ",") + "]"]
+        let names = Array("abcdefghijklmnopqrstuvwxyz").map(String.init)
+        for level in 1..<levels {
+            let aliases = Array(repeating: "*" + names[level - 1], count: 9).joined(separator: ",")
+            lines.append("\(names[level]): &\(names[level]) [\(aliases)]")
+        }
+        return lines.joined(separator: "\n") + "\n---\n\nhello\n"
+    }
+
+    @Test func anAliasBombIsRefusedWithItsLine() {
+        let bomb = MalformedInputTests.aliasBomb()
+        #expect(bomb.utf8.count < 500)
+        for diary in [false, true] {
+            let p = problems(bomb, diary: diary)
+            #expect(p.count == 1, "\(p)")
+            // Level b expands 90 values, c 819, d 7,380: the limit of 1,000 is passed on line 6 (d).
+            #expect(p.first?.line == 6, "\(p)")
+            #expect(p.first?.message.contains("alias") == true, "\(p)")
+            #expect(p.first?.message.contains("1000") == true || p.first?.message.contains("1,000") == true, "\(p)")
+        }
+        // vault.yml is read by the same reader.
+        #expect(throws: VaultError.self) {
+            try VaultConfig(parsing: Array(bomb.split(separator: "---")[0].utf8))
+        }
+    }
+
+    /// Aliases that repeat a few values are ordinary YAML and still read.
+    @Test func aFewAliasesAreRead() throws {
+        let text = "---\ntitle: t\nbase: &b [x, y]\ncopy: *b\nmore: [*b, *b]\n---\n"
+        let room = try RoomFile(parsing: Array(text.utf8), path: "rooms/x.md")
+        #expect(room.frontMatter?.strings("copy") == ["x", "y"])
+    }
+
     @Test func unclosedFrontMatter() {
         let p = problems("---\ntitle: 부산\n\n## 🧑 user · a <!-- 2026-11-21T09:31:07+09:00 m-AAAA1111 -->\n")
         #expect(p.map(\.line) == [1])

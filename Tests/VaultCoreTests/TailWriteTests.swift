@@ -33,6 +33,35 @@ import VaultTestSupport
         #expect(try dir.read("rooms/r.md") == prefix + newEnd)
     }
 
+    /// The journal holds a write's old and new ends only until the write is on disk: a turn
+    /// that appended megabytes leaves a journal of at most 64 KiB (`Journal.keptBytes`) (it grew to the
+    /// largest write ever made, 1 GiB seen, and never shrank), and so does a recovery.
+    @Test func theJournalShrinksOnceTheWriteIsDone() throws {
+        let (dir, path, journal) = try setUp()
+        let big = newEnd + Array(repeating: UInt8(ascii: "x"), count: 3 << 20) + [10]
+        var stamp = try #require(FileIO.stamp(of: path))
+        stamp = try TailWrite.replace(
+            path, relative: "rooms/r.md", from: prefix.count, with: big, mark: mark, expecting: stamp, journal: journal)
+        #expect(try dir.read("rooms/r.md") == prefix + big)
+        let size = try #require(FileIO.size(of: journal))
+        #expect(size <= 64 << 10, "the journal is \(size) bytes after a done write")
+        #expect(!TailWrite.Journal.isPending(journal))
+        // A small write after it reuses the journal, and is recovered from it after a crash.
+        let record = TailWrite.Record(
+            path: "rooms/r.md", device: 0, inode: 0, offset: prefix.count, old: big, new: newEnd, mark: mark)
+        try TailWrite.Journal.write(record, to: journal)
+        #expect(TailWrite.Journal.read(journal) == record)
+        // A crash-left journal of megabytes is cut once recovered.
+        try TailWrite.Journal.write(
+            TailWrite.Record(
+                path: "rooms/r.md", device: 0, inode: 0, offset: prefix.count, old: newEnd, new: big, mark: mark),
+            to: journal)
+        #expect(try #require(FileIO.size(of: journal)) > 3 << 20)
+        _ = TailWrite.recover(journal: journal, root: dir.path)
+        #expect(try #require(FileIO.size(of: journal)) <= 64 << 10)
+        #expect(!TailWrite.Journal.isPending(journal))
+    }
+
     @Test func aShorterEndCutsTheFile() throws {
         let (dir, path, journal) = try setUp()
         let stamp = try #require(FileIO.stamp(of: path))

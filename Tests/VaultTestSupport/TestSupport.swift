@@ -75,8 +75,10 @@ public enum Project {
         fatalError("Package.swift not found above \(#filePath)")
     }()
 
-    /// The `vault` executable built next to the test bundle.
+    /// The `vault` executable built next to the test bundle (`VAULT_TEST_EXECUTABLE` names
+    /// another, e.g. an older build to measure a script's figures against).
     public static let vaultExecutable: String = {
+        if let other = ProcessInfo.processInfo.environment["VAULT_TEST_EXECUTABLE"], !other.isEmpty { return other }
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vault").path,
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("vault").path,

@@ -34,4 +34,7 @@ void cvault_odb_writer_abandon_batch(git_odb_backend *backend);
 /// The bytes of object files this backend has written (as stored on disk).
 unsigned long long cvault_odb_writer_bytes_written(git_odb_backend *backend);
 
+/// The object files this backend has written (objects already present are not counted).
+unsigned long long cvault_odb_writer_objects_written(git_odb_backend *backend);
+
 #endif

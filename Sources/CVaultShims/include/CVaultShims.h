@@ -59,5 +59,10 @@ int cvault_git_set_owner_validation(int enabled);
 int cvault_git_init(void);
 int cvault_git_certificates_skipped(void);
 int cvault_git_load_certificates(void);
+// The stand-ins themselves (mbedTLS's signatures, the chain left opaque): libgit2 reaches them
+// because the `vault` executable exports them (Package.swift); outside cvault_git_init they
+// pass the call on to mbedTLS.
+int mbedtls_x509_crt_parse_file(void *chain, const char *path);
+int mbedtls_x509_crt_parse_path(void *chain, const char *path);
 
 #endif

@@ -83,7 +83,7 @@ extension VaultCommand {
             Terminal.stream("\n")
             Trace.mark("done")
             warnIfTruncated(outcome, room: turn.roomPath)
-            FileHandle.standardError.write(Data("(saved to \(turn.roomPath), line \(outcome.reply.line))\n".utf8))
+            Terminal.standardError("(saved to \(turn.roomPath), line \(outcome.reply.line))\n")
         }
     }
 
@@ -105,7 +105,7 @@ extension VaultCommand {
             let outcome = try turn.retry { Terminal.stream($0) }
             Terminal.stream("\n")
             warnIfTruncated(outcome, room: path)
-            FileHandle.standardError.write(Data("(saved to \(path), line \(outcome.reply.line))\n".utf8))
+            Terminal.standardError("(saved to \(path), line \(outcome.reply.line))\n")
         }
     }
 }

@@ -19,19 +19,20 @@ extension VaultCommand {
             do {
                 vault = try location.open()
             } catch .malformed(let problems) {
-                for p in problems { FileHandle.standardError.write(Data("\(p)\n".utf8)) }
+                for p in problems { Terminal.standardError("\(p)\n") }
                 throw ExitCode.failure
             }
             let problems = vault.check()
             let files = vault.roomPaths().count + vault.diaryPaths().count
             for p in problems {
                 let label = p.severity == .warning ? "warning: " : ""
-                FileHandle.standardError.write(Data("\(p.path):\(p.line): \(label)\(p.message)\n".utf8))
+                Terminal.standardError("\(p.path):\(p.line): \(label)\(p.message)\n")
             }
             if problems.isEmpty {
                 print("\(files) files checked, no problems.")
             } else {
-                FileHandle.standardError.write(Data("\(files) files checked, \(problems.count) problem\(problems.count == 1 ? "" : "s").\n".utf8))
+                let plural = problems.count == 1 ? "" : "s"
+                Terminal.standardError("\(files) files checked, \(problems.count) problem\(plural).\n")
                 throw ExitCode.failure
             }
         }

@@ -18,7 +18,7 @@ func resolveInHistory(_ name: String, vault: Vault, history: GitHistory) throws(
         return try vault.resolve(name, workingDirectory: FileManager.default.currentDirectoryPath).path
     } catch .itemNotFound {
         let key = name.precomposedStringWithCanonicalMapping
-        var deleted = try history.deletedPaths(under: VaultPath.rooms) + history.deletedPaths(under: VaultPath.diary)
+        var deleted = try history.deletedPaths(under: [VaultPath.rooms, VaultPath.diary])
         let relative = Vault.absolute(name, from: FileManager.default.currentDirectoryPath)
         // The path as the history spells it (`==` on strings ignores Unicode normalization: a
         // name typed on Linux finds the file made on a Mac).
@@ -168,9 +168,7 @@ extension VaultCommand {
             let vault = try Vault(root: plain.root, history: history)
             try vault.changing { () throws(VaultError) in
                 try history.prepare([path])
-                guard unlink(vault.absolute(path)) == 0 else {
-                    throw VaultError.io(path: path, operation: "remove", reason: String(cString: strerror(errno)))
-                }
+                try vault.remove(path)
                 try history.commit([path], message: "rm: \(path) (\(title))")
             }
             print("Removed \(path). Bring it back with: vault restore \(path)")
@@ -207,10 +205,14 @@ extension VaultCommand {
     struct Unlock: VaultRunnable {
         static let configuration = CommandConfiguration(
             commandName: "unlock",
-            abstract: "Remove git lock files left behind by a crashed program.",
+            abstract: "Remove git lock files left behind by a crashed program, and commit what a killed vault left.",
             discussion: """
-                Only locks untouched for a minute are removed (a running git program holds its \
-                locks for moments); --force removes them all. Make sure no git program is running.
+                A lock left by a vault process that was killed is removed at once (vault proves it \
+                is its own and that the process is gone; every command that changes the vault \
+                does this by itself), and the files such a process changed without committing are \
+                committed. Other locks (left by git or another program) are removed only when \
+                untouched for a minute (a running git program holds its locks for moments); \
+                --force removes them all. Make sure no git program is running.
                 """)
 
         @OptionGroup var location: VaultLocation
@@ -218,12 +220,27 @@ extension VaultCommand {
 
         func execute() throws {
             let vault = try location.open()
-            let (removed, kept) = GitHistory.removeStaleLocks(vault: vault.root, force: force)
+            let own = (try? GitHistory.locate(vault.root)) == .own
+            let history = own ? try GitHistory(vault: vault.root, config: vault.config) : nil
+            let (removed, kept, recovery) = try vault.changing { () throws(VaultError) in
+                let proven = history?.removeLocksOfKilledVaults() ?? []
+                let (removed, kept) = GitHistory.removeStaleLocks(vault: vault.root, force: force)
+                // With no lock left, what killed vault processes left uncommitted is committed.
+                let recovery = kept.isEmpty ? try history?.recoverFromKilledVaults() : nil
+                return (proven + removed, kept, recovery)
+            }
             for path in removed { print("removed \(path)") }
+            if let recovery, !recovery.committedPaths.isEmpty {
+                let commands = Swift.Set(recovery.commands).sorted().map { "`vault \($0)`" }.joined(separator: ", ")
+                let paths = recovery.committedPaths.joined(separator: ", ")
+                print("committed \(paths), left uncommitted by \(commands), which stopped before its commit")
+            }
             for path in kept {
                 Terminal.warning("kept \(path): it changed in the last minute, so a git program may be using it (--force removes it)")
             }
-            if removed.isEmpty && kept.isEmpty { print("No lock files: nothing to do.") }
+            if removed.isEmpty && kept.isEmpty && (recovery?.committedPaths.isEmpty ?? true) {
+                print("No lock files: nothing to do.")
+            }
             if !kept.isEmpty { throw ExitCode.failure }
         }
     }

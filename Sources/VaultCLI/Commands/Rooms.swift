@@ -60,8 +60,10 @@ extension VaultCommand {
                 let vault = try location.openForChange()
                 let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
                 try vault.changing { () throws(VaultError) in
-                    try vault.history?.prepare([path])
+                    // Read (and checked) first: a room that cannot be read leaves no trace, not even
+                    // a repository. `prepare` commits a hand edit without touching the file.
                     let (file, stamp) = try vault.readRoomStamped(path)
+                    try vault.history?.prepare([path])
                     let bytes = try file.setting(key, to: unset ? nil : .string(value!))
                     guard bytes != file.bytes else {
                         print("\(path): '\(key)' is already so.")

@@ -18,7 +18,7 @@ extension VaultCommand {
             let (locale, zone) = try reading.resolve(for: vault)
             let resolved = try vault.resolve(item, workingDirectory: FileManager.default.currentDirectoryPath)
             if raw {
-                FileHandle.standardOutput.write(Data(try FileIO.read(vault.absolute(resolved.path))))
+                Terminal.document(Data(try FileIO.read(vault.absolute(resolved.path))))
                 return
             }
             switch resolved {

@@ -6,41 +6,131 @@ import VaultCore
 import Glibc
 #endif
 
+/// `print` for everything the commands show: the text with its control characters made
+/// visible (`Terminal.visible`), so a title, a message or a commit summary holding escape
+/// sequences cannot move the cursor, clear the screen or retitle the terminal. It shadows the
+/// standard library's `print` in this module, so every command's output goes through it.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    let text = items.map { "\($0)" }.joined(separator: separator)
+    Swift.print(Terminal.visible(text), terminator: terminator)
+}
+
 /// Writing to the terminal: results to stdout, problems to stderr. No secret (an API key) is
 /// ever written to stderr: every message passes through `Secrets.redact`.
+///
+/// Everything written here, as everything `print`ed, has its control characters made visible
+/// (`visible`): text from files, commit messages and servers is never sent raw to a terminal.
+/// Only `--raw` and exports written to a pipe or a file pass bytes through unchanged
+/// (`document`); to a terminal they are made visible too.
 enum Terminal {
     static func error(_ text: String) {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let first = lines.isEmpty ? "" : lines.removeFirst()
         var out = "vault: error: \(first)\n"
         for line in lines { out += "  \(line)\n" }
-        FileHandle.standardError.write(Data(Secrets.redact(out).utf8))
+        standardError(out)
     }
 
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data(Secrets.redact("vault: \(text)\n").utf8))
+        standardError("vault: \(text)\n")
     }
 
     static func warning(_ text: String) {
-        FileHandle.standardError.write(Data(Secrets.redact("vault: warning: \(text)\n").utf8))
+        standardError("vault: warning: \(text)\n")
     }
 
-    /// Writes without a newline and flushes: used for streamed replies.
+    /// Writes `text` (secrets redacted, control characters made visible) to standard error.
+    static func standardError(_ text: String) {
+        FileHandle.standardError.write(Data(visible(Secrets.redact(text)).utf8))
+    }
+
+    /// Writes without a newline and flushes: used for streamed replies. A carriage return at the
+    /// end of a piece is kept (the line feed of a CRLF may come with the next piece).
     static func stream(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        FileHandle.standardOutput.write(Data(visible(text, carriageReturnAtEnd: true).utf8))
+    }
+
+    /// Writes a file's bytes (`show --raw`, an export) to standard output: unchanged to a pipe or
+    /// a file, with control characters made visible to a terminal.
+    static func document(_ bytes: Data) {
+        if stdoutIsTerminal, let text = String(data: bytes, encoding: .utf8) {
+            FileHandle.standardOutput.write(Data(visible(text).utf8))
+        } else {
+            FileHandle.standardOutput.write(bytes)
+        }
+    }
+
+    /// `text` with every control character except line feeds and tabs (and a carriage return
+    /// before a line feed) written as `cat -v` does: ESC as `^[`, BEL as `^G`, DEL as `^?`, and
+    /// the C1 controls (U+0080–U+009F, which some terminals obey like ESC sequences) as `M-^[`
+    /// and the like. With `singleLine`, line feeds, tabs and carriage returns are shown too
+    /// (a title in a column stays on its line).
+    ///
+    ///     Terminal.visible("\u{1B}]0;pwned\u{7}Trip") == "^[]0;pwned^GTrip"
+    static func visible(_ text: String, singleLine: Bool = false, carriageReturnAtEnd: Bool = false) -> String {
+        // Nearly all text has none: one pass over its bytes, no copy.
+        var needed = false
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) {
+                if singleLine || (byte != 0x0A && byte != 0x09 && byte != 0x0D) || byte == 0x0D {
+                    needed = true
+                    break
+                }
+            }
+            previous = byte
+        }
+        guard needed else { return text }
+        let scalars = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        for (i, u) in scalars.enumerated() {
+            let v = u.value
+            let kept: Bool
+            switch v {
+            case 0x0A, 0x09: kept = !singleLine
+            case 0x0D:
+                kept = !singleLine && (i + 1 < scalars.count ? scalars[i + 1] == "\n" : carriageReturnAtEnd)
+            default: kept = !(v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v))
+            }
+            if kept {
+                out.append(u)
+            } else {
+                let low = v & 0x7F
+                if v >= 0x80 { out.append(contentsOf: "M-".unicodeScalars) }
+                out.append("^")
+                out.append(Unicode.Scalar(low == 0x7F ? 0x3F : low + 0x40)!)
+            }
+        }
+        return String(out)
     }
 
     static var stdinIsTerminal: Bool { isatty(0) == 1 }
     static var stdoutIsTerminal: Bool { isatty(1) == 1 }
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
-    /// Pretty, sorted JSON with unescaped slashes and Unicode.
+    /// Pretty, sorted JSON with unescaped slashes and Unicode. Control characters are escaped
+    /// (`\u001b`): JSON's encoder escapes C0 ones, and DEL and the C1 ones (which some terminals
+    /// obey like escape sequences) are escaped here too; they occur only inside strings.
     static func json<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
-        FileHandle.standardOutput.write(data)
-        FileHandle.standardOutput.write(Data("\n".utf8))
+        var out: [UInt8] = []
+        out.reserveCapacity(data.count + 1)
+        var previous: UInt8 = 0
+        for byte in data {
+            if byte == 0x7F {
+                out += Array("\\u007f".utf8)
+            } else if previous == 0xC2, (0x80...0x9F).contains(byte) {
+                out.removeLast()
+                out += Array(String(format: "\\u%04x", Int(byte)).utf8)
+            } else {
+                out.append(byte)
+            }
+            previous = byte
+        }
+        out.append(10)
+        FileHandle.standardOutput.write(Data(out))
     }
 
     /// Columns of one scalar on a terminal: Hangul, kana, CJK ideographs and emoji take two.
@@ -57,8 +147,10 @@ enum Terminal {
 
     static func width(_ s: String) -> Int { s.unicodeScalars.reduce(0) { $0 + width($1) } }
 
-    /// `s` cut to `columns` (ending in `…`) or padded with spaces to exactly `columns`.
-    static func fit(_ s: String, _ columns: Int) -> String {
+    /// `s` on one line (control characters, line feeds and tabs made visible) cut to `columns`
+    /// (ending in `…`) or padded with spaces to exactly `columns`.
+    static func fit(_ text: String, _ columns: Int) -> String {
+        let s = visible(text, singleLine: true)
         let total = width(s)
         if total <= columns { return s + String(repeating: " ", count: columns - total) }
         var out = ""

@@ -137,7 +137,8 @@ public struct DiaryFile: Sendable {
                 continue
             }
             if b.hasPrefix("# ", at: i, end: end) {
-                heading = b.string((i + 2)..<b.trimmedEnd(i, end))
+                // "# " alone is an empty heading (its trailing space is trimmed away: fuzzing found it).
+                heading = b.string((i + 2)..<max(i + 2, b.trimmedEnd(i, end)))
                 bodyStart = next
             }
             break

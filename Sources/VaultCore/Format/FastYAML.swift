@@ -23,7 +23,9 @@ enum FastYAML {
                 if i + 1 == end || b[i + 1] == 32 {
                     var e = i
                     while e > start, b[e - 1] == 32 { e -= 1 }
-                    return e > start ? b.string(start..<e) : nil
+                    // YAML takes a key of 1,024 characters at most without `?` (fuzzing found longer ones read).
+                    guard e > start, b.string(start..<i).unicodeScalars.count <= 1024 else { return nil }
+                    return b.string(start..<e)
                 }
             } else if c == UInt8(ascii: "#") && i > start && b[i - 1] == 32 {
                 return nil
@@ -33,6 +35,53 @@ enum FastYAML {
             i += 1
         }
         return nil
+    }
+
+    /// Whether `range` of `b` holds a character YAML reads differently from this line reader:
+    /// a tab in a line's indentation, a carriage return not followed by a line feed, NEL, LS or
+    /// PS (YAML line breaks), a
+    /// byte-order mark (dropped by YAML), or a character YAML does not allow at all (C0 and C1
+    /// controls other than tab, line feed and carriage return; DEL; U+FFFE, U+FFFF). Such a
+    /// block is left to Yams, which reads it as YAML does or names the line it refuses.
+    /// Found by fuzzing (`Fuzz/regressions/room`).
+    static func needsYAML(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        var i = range.lowerBound
+        let end = range.upperBound
+        // Only spaces and tabs since the line began: a tab there is indentation, which YAML
+        // refuses (even on a line of nothing else), and this reader would skip.
+        var lineStart = true
+        while i < end {
+            let c = b[i]
+            if c == 0x09 && lineStart { return true }
+            if c == 0x0A {
+                lineStart = true
+                i += 1
+                continue
+            }
+            if c != 0x20 && c != 0x09 { lineStart = false }
+            if c >= 0x20 && c < 0x7F || c == 0x09 {
+                i += 1
+                continue
+            }
+            if c == 0x0D {
+                if i + 1 < end && b[i + 1] == 0x0A {
+                    lineStart = true
+                    i += 2
+                    continue
+                }
+                return true
+            }
+            if c < 0x20 || c == 0x7F { return true }
+            // Multi-byte (valid UTF-8, checked before): C2 80–9F, E2 80 A8/A9, EF BB BF, EF BF BE/BF.
+            let next = i + 1 < end ? b[i + 1] : 0
+            let third = i + 2 < end ? b[i + 2] : 0
+            if c == 0xC2 && next >= 0x80 && next <= 0x9F { return true }
+            if c == 0xE2 && next == 0x80 && (third == 0xA8 || third == 0xA9) { return true }
+            if c == 0xEF && next == 0xBB && third == 0xBF { return true }
+            if c == 0xEF && next == 0xBF && (third == 0xBE || third == 0xBF) { return true }
+            i += 1
+        }
+        return false
     }
 
     static func isIndicator(_ c: UInt8) -> Bool {
@@ -161,7 +210,10 @@ enum FastYAML {
                 case "u":
                     var hex = ""
                     for _ in 0..<4 { guard let h = it.next() else { return nil }; hex.unicodeScalars.append(h) }
-                    guard let code = UInt32(hex, radix: 16), let scalar = Unicode.Scalar(code) else { return nil }
+                    // Four hex digits exactly (`UInt32(_:radix:)` takes a sign too: "\u+00e" was read; fuzzing).
+                    guard hex.unicodeScalars.allSatisfy(\.properties.isASCIIHexDigit), let code = UInt32(hex, radix: 16),
+                        let scalar = Unicode.Scalar(code)
+                    else { return nil }
                     out.unicodeScalars.append(scalar)
                 default: return nil
                 }
@@ -238,10 +290,13 @@ enum FastYAML {
             var v = i + 2
             while v < line.upperBound, b[v] == 32 { v += 1 }
             let end = b.trimmedEnd(v, line.upperBound)
+            // An empty item followed by a tab: YAML refuses it (fuzzing); leave it to YAML.
+            if end == v, (v..<line.upperBound).contains(where: { b[$0] == 9 }) { return nil }
             guard let item = scalar(b, v, end), !item.isEmpty || end == v else { return nil }
             items.append(item)
         }
-        return .list(items)
+        // Only comments below the key: YAML reads an empty value, not an empty list (fuzzing).
+        return items.isEmpty ? nil : .list(items)
     }
 
     /// `|` (keep one final newline) and `|-` (strip it) blocks with a uniform indentation.

@@ -1,5 +1,9 @@
 import Yams
 
+// libyaml, as Yams bundles it: its events let the aliases of a block be counted before Yams
+// composes (and anyone walks) the nodes they repeat. Yams has no such limit of its own.
+internal import CYaml
+
 /// The YAML block at the top of a room or diary file, kept as the person wrote it.
 ///
 /// `FrontMatter` never re-emits YAML. It indexes the top-level keys by byte
@@ -147,6 +151,7 @@ public struct FrontMatter: Sendable {
             throw FormatProblemList([FormatProblem(path: path, line: firstLine, kind: .unclosedFrontMatter)])
         }
         finish()
+        if !needsYAML, FastYAML.needsYAML(b, (firstNL + 1)..<closingStart) { needsYAML = true }
         var values = fastValues
         if needsYAML {
             let text = b.string((firstNL + 1)..<closingStart)
@@ -201,6 +206,41 @@ enum YAMLReader {
     /// (`no` stays "no", a timestamp stays text), and the default resolver's regular
     /// expressions are never compiled.
     static func pairs(_ text: String) throws -> [(key: String, value: Node)] {
+        do {
+            return try composedPairs(text)
+        } catch Failure.syntax(let message, let line) {
+            throw Failure.syntax(message, line: lineFeedLine(ofYAMLLine: line, in: text))
+        }
+    }
+
+    /// The line, counting line feeds only (as editors and vault count them), on which YAML's
+    /// line `yamlLine` starts; YAML counts a carriage return alone, NEL, LS and PS as line
+    /// breaks too (a file with lone carriage returns had its YAML errors reported on lines it
+    /// does not have: found by fuzzing). Both 1-based, within `text`.
+    static func lineFeedLine(ofYAMLLine yamlLine: Int, in text: String) -> Int {
+        let b = Array(text.utf8)
+        var (yaml, feeds, i) = (1, 1, 0)
+        while yaml < yamlLine, i < b.count {
+            let next = i + 1 < b.count ? b[i + 1] : 0
+            let third = i + 2 < b.count ? b[i + 2] : 0
+            if b[i] == 0x0A {
+                (yaml, feeds, i) = (yaml + 1, feeds + 1, i + 1)
+            } else if b[i] == 0x0D {
+                (yaml, feeds, i) = next == 0x0A ? (yaml + 1, feeds + 1, i + 2) : (yaml + 1, feeds, i + 1)
+            } else if b[i] == 0xC2 && next == 0x85 {
+                (yaml, i) = (yaml + 1, i + 2)
+            } else if b[i] == 0xE2 && next == 0x80 && (third == 0xA8 || third == 0xA9) {
+                (yaml, i) = (yaml + 1, i + 3)
+            } else {
+                i += 1
+            }
+        }
+        return feeds
+    }
+
+    static func composedPairs(_ text: String) throws -> [(key: String, value: Node)] {
+        // Without a `*` there is no alias to expand (the usual case: no second pass).
+        if text.utf8.contains(UInt8(ascii: "*")) { try checkAliases(text) }
         let node: Node?
         do {
             node = try Yams.compose(yaml: text, .basic)
@@ -210,6 +250,75 @@ enum YAMLReader {
         guard let node else { return [] }
         guard let mapping = node.mapping else { throw Failure.notMapping }
         return mapping.compactMap { k, v in k.scalar.map { ($0.string, v) } }
+    }
+
+    /// The most values YAML aliases may repeat in one block (front-matter or `vault.yml`).
+    ///
+    /// An alias (`*name`) stands for the whole node anchored as `&name`, so a few hundred bytes
+    /// of nested aliases ("billion laughs") stand for billions of values: composing, comparing
+    /// or printing them took minutes and gigabytes. A few aliases that repeat a list or two are
+    /// ordinary YAML and stay well below this.
+    static let aliasExpansionLimit = 1_000
+
+    /// Counts, from libyaml's events and before any node is built, how many values the aliases
+    /// of `text` repeat, and stops at the alias that passes `aliasExpansionLimit`.
+    ///
+    /// - Throws: `Failure.syntax` naming that alias and its line (1-based within `text`).
+    ///   Syntax errors are left to Yams, which describes them better.
+    static func checkAliases(_ text: String) throws(Failure) {
+        var bytes = Array(text.utf8)
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else { return }
+        defer { yaml_parser_delete(&parser) }
+        let limit = aliasExpansionLimit
+        // Values of each anchored node, aliases expanded (capped past the limit: no overflow).
+        var anchored: [String: Int] = [:]
+        // The collections open around the current event: their anchor and values so far.
+        var open: [(anchor: String?, values: Int)] = []
+        var repeated = 0
+        func anchorName(_ pointer: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+            pointer.map { String(cString: UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)) }
+        }
+        func add(_ values: Int, anchor: String?) {
+            let capped = min(values, limit + 1)
+            if let anchor { anchored[anchor] = capped }
+            if !open.isEmpty { open[open.count - 1].values = min(open[open.count - 1].values + capped, limit + 1) }
+        }
+        let problem: Failure? = bytes.withUnsafeMutableBufferPointer { buffer -> Failure? in
+            yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+            while true {
+                var event = yaml_event_t()
+                guard yaml_parser_parse(&parser, &event) == 1 else { return nil }
+                defer { yaml_event_delete(&event) }
+                switch event.type {
+                case YAML_STREAM_END_EVENT:
+                    return nil
+                case YAML_SCALAR_EVENT:
+                    add(1, anchor: anchorName(event.data.scalar.anchor))
+                case YAML_SEQUENCE_START_EVENT:
+                    open.append((anchorName(event.data.sequence_start.anchor), 1))
+                case YAML_MAPPING_START_EVENT:
+                    open.append((anchorName(event.data.mapping_start.anchor), 1))
+                case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+                    if let done = open.popLast() { add(done.values, anchor: done.anchor) }
+                case YAML_ALIAS_EVENT:
+                    let name = anchorName(event.data.alias.anchor) ?? ""
+                    let values = anchored[name] ?? 1  // an undefined alias is Yams' to report
+                    repeated += values
+                    if repeated > limit {
+                        return .syntax(
+                            "the alias *\(name) makes the aliases here repeat more than \(limit) values "
+                                + "(an \"alias bomb\"?); vault expands at most \(limit). Write the values out "
+                                + "instead of repeating them with aliases",
+                            line: Int(event.start_mark.line) + 1)
+                    }
+                    add(values, anchor: nil)
+                default:
+                    break
+                }
+            }
+        }
+        if let problem { throw problem }
     }
 
     static func value(_ node: Node) -> FrontMatterValue {

@@ -77,7 +77,18 @@ public enum FrontMatterEditor {
         let reserved: Set<String> = ["y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"]
         if reserved.contains(s.lowercased()) { return false }
         if Double(s) != nil || s.hasPrefix("0x") || s.hasPrefix("0o") { return false }
-        return s.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F && $0 != "\u{FEFF}" }
+        return s.unicodeScalars.allSatisfy(isPrintable)
+    }
+
+    /// Whether YAML takes `scalar` as it is, as text: not a control character (C0, DEL, C1),
+    /// not a line break YAML knows besides line feed (NEL, LS, PS), not a byte-order mark nor
+    /// U+FFFE/U+FFFF. Anything else is written escaped (`\uXXXX`), or YAML refuses the file or
+    /// reads another value (found by fuzzing: `Fuzz/regressions/writer`).
+    static func isPrintable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x20...0x7E, 0xA0...0x2027, 0x202A...0xD7FF, 0xE000...0xFEFE, 0xFF00...0xFFFD, 0x10000...: return true
+        default: return false
+        }
     }
 
     static func doubleQuoted(_ s: String) -> String {
@@ -91,7 +102,7 @@ public enum FrontMatterEditor {
             case "\r": out += "\\r"
             case "\0": out += "\\0"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{FEFF}" {
+                if !isPrintable(scalar) {
                     out += "\\u" + String(format: "%04X", scalar.value)
                 } else {
                     out.unicodeScalars.append(scalar)
@@ -110,11 +121,12 @@ public enum FrontMatterEditor {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         for line in lines {
             if line.utf8.contains(13) || line.utf8.contains(9) { return nil }
-            if !line.isEmpty && line.allSatisfy({ $0 == " " }) { return nil }
-            if !line.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && $0 != "\u{FEFF}" }) { return nil }
+            if !line.isEmpty && line.utf8.allSatisfy({ $0 == 32 }) { return nil }
+            if !line.unicodeScalars.allSatisfy(isPrintable) { return nil }
         }
         // YAML takes the indentation from the first non-empty line: it must not start with a space.
-        if lines.first(where: { !$0.isEmpty })?.first == " " { return nil }
+        // (Bytes, not characters: a space and a combining mark after it are one character; fuzzing.)
+        if lines.first(where: { !$0.isEmpty })?.utf8.first == 32 { return nil }
         return (keep ? "|" : "|-", lines.map { $0.isEmpty ? "" : "  " + $0 })
     }
 }

@@ -269,8 +269,9 @@ public enum TailWrite {
     ///
     ///     <old bytes><new bytes><mark bytes>
     ///
-    /// Marked done by overwriting its first byte (`X`), which needs no flush: a record found
-    /// again after a crash describes a write that is whole, and finishing it changes nothing.
+    /// Marked done by overwriting its first byte (`X`) and cutting the file back to `keptBytes`,
+    /// which need no flush: a record found again after a crash describes a write that is whole,
+    /// and finishing it changes nothing.
     enum Journal {
         static func encode(_ r: Record) -> [UInt8] {
             var rest = Array(
@@ -371,15 +372,24 @@ public enum TailWrite {
             return Glibc.read(fd, &first, 1) == 1 && first == UInt8(ascii: "v")
         }
 
+        /// What of the journal's file a done write leaves: a turn's record (a few kilobytes)
+        /// is written over the blocks of the last one, with no change of the file's size to
+        /// flush; past this, the file is cut back.
+        static let keptBytes = 64 << 10
+
+        /// Marks the record done, and cuts the file back to `keptBytes`: the record protects
+        /// nothing once its write is on disk (`replace` flushed it, `recover` finished it), so a
+        /// write of megabytes does not leave a journal of megabytes behind. Neither needs a
+        /// flush: after a crash the journal holds the record again, or what is left of it, and
+        /// finishing a whole write again changes nothing.
         static func markDone(_ path: String) {
             let fd = open(path, O_WRONLY | O_CLOEXEC)
             guard fd >= 0 else { return }
             var done = UInt8(ascii: "X")
             _ = Glibc.pwrite(fd, &done, 1, 0)
-            // The record of a long reply is not kept taking room once it is done (an empty
-            // journal holds nothing to recover, like one marked done).
+            // The record of a long reply does not keep taking room once it is done.
             var st = stat()
-            if fstat(fd, &st) == 0, st.st_size > 1 << 20 { _ = ftruncate(fd, 0) }
+            if fstat(fd, &st) == 0, Int(st.st_size) > keptBytes { _ = ftruncate(fd, off_t(keptBytes)) }
             close(fd)
         }
     }

@@ -213,6 +213,7 @@ public final class Vault: Sendable {
         of relative: String, from offset: Int, with bytes: [UInt8], mark: [UInt8], expecting expected: FileIO.Stamp
     ) throws(VaultError) -> FileIO.Stamp {
         try refuseSymbolicLinks(on: relative)
+        history?.willChange([relative])
         do {
             return try TailWrite.replace(
                 absolute(relative), relative: relative, from: offset, with: bytes, mark: mark, expecting: expected,
@@ -263,11 +264,21 @@ public final class Vault: Sendable {
     /// written (`VaultError.symbolicLink`).
     public func write(_ bytes: [UInt8], to relative: String, expecting: FileIO.Expectation = .anything) throws(VaultError) {
         try refuseSymbolicLinks(on: relative)
+        history?.willChange([relative])
         try FileIO.makeDirectory(FileIO.parent(of: absolute(relative)))
         do {
             try FileIO.write(bytes, to: absolute(relative), expecting: expecting)
         } catch VaultError.changedOnDisk {
             throw VaultError.changedOnDisk(path: relative)
+        }
+    }
+
+    /// Removes a vault file (call inside `changing`); the history notes it first, so a process
+    /// killed before it commits the removal leaves it for the next command to commit.
+    public func remove(_ relative: String) throws(VaultError) {
+        history?.willChange([relative])
+        guard unlink(absolute(relative)) == 0 else {
+            throw VaultError.io(path: relative, operation: "remove", reason: FileIO.errorText())
         }
     }
 

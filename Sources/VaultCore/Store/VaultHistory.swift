@@ -15,4 +15,12 @@ public protocol VaultHistory: AnyObject, Sendable {
     ///   commit has them (nothing changed since).
     @discardableResult
     func commit(_ paths: [String], message: String) throws(VaultError) -> Bool
+
+    /// Records that the files at `paths` are about to change (before they do), so that if this
+    /// process dies before it commits them, the next vault command commits them for it.
+    func willChange(_ paths: [String])
+}
+
+extension VaultHistory {
+    public func willChange(_ paths: [String]) {}
 }

@@ -66,19 +66,17 @@ extension GitHistory {
         return n
     }
 
-    /// Moves the current branch from `old` to `id`, only if it still points at `old`.
+    /// Moves the current branch from `old` to `id`, only if it still points at `old`, as a
+    /// commit moves it (`moveBranch(_:from:to:message:by:)`: under a lock a killed vault's
+    /// successor can prove stale, flushed, logged).
     func moveBranch(to id: git_oid, from old: OpaquePointer, message: String) throws(VaultError) {
         let branch = try currentBranch()
-        var new = id
-        var expected = git_commit_id(old).pointee
-        var ref: OpaquePointer?
-        let moved = git_reference_create_matching(&ref, repo, branch, &new, 1, &expected, message)
-        git_reference_free(ref)
-        if moved == GIT_EMODIFIED.rawValue {
-            throw VaultError.repository(
-                "\(branch) moved while vault was syncing (another git program is working on the repository); run `vault sync` again")
-        }
-        try GitFailure.check(moved, "move \(branch)")
+        var signature: UnsafeMutablePointer<git_signature>?
+        try GitFailure.check(git_signature_now(&signature, author.name, author.email), "make the log's author")
+        defer { git_signature_free(signature) }
+        try moveBranch(
+            branch, from: git_commit_id(old).pointee, to: id, message: message, by: signature!.pointee,
+            whenMoved: "run `vault sync` again")
     }
 
     /// Writes a commit object (not moving any branch) and makes it durable.

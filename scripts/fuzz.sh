@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Fuzzes the front-matter and Markdown readers, the room writer's escaping and the SSE decoder
+# with libFuzzer (Fuzz/README.md). Builds `vault-fuzz` with -sanitize=fuzzer into .build/fuzz,
+# then runs each target for SECONDS (default 300) on a working corpus in .build/fuzz/corpus,
+# seeded from Fuzz/corpus and Fuzz/regressions. A crash or broken property stops that target and
+# leaves the input in Fuzz/crashes/; add it to Fuzz/regressions/<target>/ (and a test) once fixed.
+#
+#     scripts/fuzz.sh                     # every target, 5 minutes each
+#     SECONDS_PER_TARGET=3600 scripts/fuzz.sh room writer
+#
+# The test suite runs the same targets briefly without libFuzzer (FuzzTargetTests: the corpus,
+# the regressions and 3,000 seeded mutations each).
+source "$(dirname "$0")/common.sh"
+cd "$(dirname "$0")/.."
+find_swift
+seconds="${SECONDS_PER_TARGET:-300}"
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(room diary writer event-stream)
+swift build -c release --product vault-fuzz --scratch-path .build/fuzz \
+    -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -DVAULT_LIBFUZZER >/dev/null
+fuzzer=.build/fuzz/release/vault-fuzz
+mkdir -p Fuzz/crashes
+status=0
+for target in "${targets[@]}"; do
+    corpus=".build/fuzz/corpus/$target"
+    mkdir -p "$corpus"
+    cp Fuzz/corpus/"$target"/* "$corpus"/ 2>/dev/null || true
+    cp Fuzz/regressions/"$target"/* "$corpus"/ 2>/dev/null || true
+    echo "== $target: $seconds s"
+    # The Swift runtime's backtracer is off, so libFuzzer's handler keeps the crashing input.
+    if ! SWIFT_BACKTRACE=enable=no VAULT_FUZZ_TARGET="$target" "$fuzzer" "$corpus" \
+        -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="Fuzz/crashes/$target-" -print_final_stats=1 2>&1 \
+        | grep -E "^(stat::|SUMMARY|artifact_prefix|Fatal error|.*Test unit written)|vault-fuzz $target"; then
+        :
+    fi
+    if ls Fuzz/crashes/"$target"-* >/dev/null 2>&1; then status=1; fi
+done
+exit $status
