@@ -23,6 +23,38 @@ public struct VaultCommand: ParsableCommand {
 
     public init() {}
 
+    /// Runs the command `arguments` names (without the program's name) and returns the exit
+    /// status; it never calls `exit` itself.
+    ///
+    /// ArgumentParser's `main` ends the process with `exit`, which runs the libraries'
+    /// clean-up (OpenSSL frees its locks) while the thread that loads libgit2 as the process
+    /// starts may still be inside them: a quick exit (`vault chat --help`, a usage error)
+    /// crashed with SIGSEGV about twice in a thousand runs. The caller flushes the output and
+    /// ends the process with `_exit`, which runs no clean-up:
+    ///
+    ///     let status = VaultCommand.run(Array(arguments.dropFirst()))
+    ///     fflush(nil)
+    ///     _exit(status)
+    public static func run(_ arguments: [String]) -> Int32 {
+        Termination.install()
+        do {
+            var command = try parseAsRoot(arguments)
+            try command.run()
+            return 0
+        } catch {
+            let text = fullMessage(for: error)
+            let code = exitCode(for: error)
+            if !text.isEmpty {
+                if code == .success {
+                    print(text)
+                } else {
+                    Terminal.write(text + "\n", to: 2)
+                }
+            }
+            return code.rawValue
+        }
+    }
+
     /// Commands that commit or read the history: libgit2 starts on another core as the
     /// process starts, so its start-up is done by the time the commit is made.
     static let gitCommands: Swift.Set<String> = [
@@ -117,7 +149,13 @@ extension VaultRunnable {
             try execute()
         } catch let error as VaultError {
             Terminal.error(error.description)
+            // A signal held off during a change (`Termination`): its status, 128 + its number.
+            Termination.exitIfRequested()
             throw ExitCode(error.exitStatus)
+        }
+        if let signal = Termination.signal {
+            Terminal.note("\(Termination.name(of: signal)): stopped once the change in progress was saved and committed")
+            Termination.exitIfRequested()
         }
     }
 }

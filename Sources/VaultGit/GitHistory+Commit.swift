@@ -9,6 +9,14 @@ extension GitHistory {
     public func prepare(_ paths: [String]) throws(VaultError) {
         Trace.mark("prepare: start")
         try checkReady()
+        if let head = try headCommit() {
+            git_commit_free(head.commit)
+            git_tree_free(head.tree)
+        } else {
+            // A repository with no commit yet (`git init` by hand): the vault as it is becomes
+            // its first commit, as `vault init` makes it; the change then gets its own.
+            try commitAll(message: "init: vault (the repository had no commit yet)")
+        }
         let head = try headCommit()
         defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
         let editor = trees
@@ -71,7 +79,14 @@ extension GitHistory {
                 newRoot = try emptyTreeID()
             }
             Trace.mark("commit: trees written")
-            if var old = oldRoot, git_oid_equal(&old, &newRoot) == 0 {
+            // A repository with no commit yet gets this one as its first (unless it holds nothing).
+            let unchanged: Bool
+            if var old = oldRoot {
+                unchanged = git_oid_equal(&old, &newRoot) != 0
+            } else {
+                unchanged = changes.allSatisfy { $0.oid == nil }
+            }
+            if !unchanged {
                 try makeCommit(tree: newRoot, parent: head?.commit, message: message)
                 Trace.mark("commit: commit made, branch moved")
             }
@@ -88,6 +103,12 @@ extension GitHistory {
             try updateIndexWithLibgit2(changes.map(\.path))
         }
         Trace.mark("commit: index updated")
+        UncommittedChanges.committed(paths, root: root)
+        if head == nil {
+            // The first commit of a repository made by hand holds only `paths`: the vault's other
+            // files follow in a commit of their own, so `git status` is clean.
+            try commitAll(message: "init: the vault's other files (the repository had no commit yet)")
+        }
         if packIfNeeded() { Trace.mark("commit: git gc --auto started") }
     }
 

@@ -25,7 +25,7 @@ extension GitHistory {
         let path = root + "/" + relative
         guard let size = FileIO.size(of: path) else { return nil }
         if size < GitHistory.largeFileSize {
-            guard let bytes = try? FileIO.read(path) else { return nil }
+            guard let bytes = try readForCommit(relative) else { return nil }
             return bytes.withUnsafeBytes { ObjectStore.id(of: $0, type: GIT_OBJECT_BLOB) }
         }
         // Known from the last commit of this version of the file (FileFacts): not read again.
@@ -37,9 +37,37 @@ extension GitHistory {
         var hashed: UInt64 = 0
         if cvault_blob_hash_file(&oid, &hashed, path) != 0 {
             if errno == ENOENT { return nil }
-            throw GitFailure.error(-1, "read \(relative)")
+            throw GitHistory.unreadable(relative, errno)
         }
         return oid
+    }
+
+    /// The bytes of the vault file `relative`, or nil when there is no such file. A file that is
+    /// there but cannot be read (its permissions) is an error, never a deletion: committing it as
+    /// deleted would drop it from the history, and from every machine the vault syncs with.
+    func readForCommit(_ relative: String) throws(VaultError) -> [UInt8]? {
+        let path = root + "/" + relative
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw GitHistory.unreadable(relative, errno)
+        }
+        close(fd)
+        do {
+            return try FileIO.read(path)
+        } catch {
+            if !FileIO.exists(path) { return nil }
+            throw GitHistory.unreadable(relative, errno)
+        }
+    }
+
+    /// A vault file that exists and cannot be read: nothing is committed.
+    static func unreadable(_ relative: String, _ code: Int32) -> VaultError {
+        let reason = String(cString: strerror(code))
+        let fix = code == EACCES || code == EPERM ? " (give yourself read access: chmod u+r \(relative))" : ""
+        return VaultError.io(
+            path: relative, operation: "read",
+            reason: "\(reason). Nothing was committed: vault commits a file only as it can read it\(fix), then run the command again")
     }
 
     /// Writes the vault file `relative` as a blob and returns its id (nil when the file is
@@ -48,7 +76,7 @@ extension GitHistory {
         let path = root + "/" + relative
         guard let size = FileIO.size(of: path) else { return nil }
         if size < GitHistory.largeFileSize {
-            guard let bytes = try? FileIO.read(path) else { return nil }
+            guard let bytes = try readForCommit(relative) else { return nil }
             return try writeBlob(bytes)
         }
         let objectsDir = gitDirectory + "/objects"
@@ -71,6 +99,7 @@ extension GitHistory {
             if errno == ESTALE {
                 throw VaultError.changedOnDisk(path: relative)
             }
+            if errno == EACCES || errno == EPERM { throw GitHistory.unreadable(relative, errno) }
             throw GitFailure.error(-1, "write \(relative) into the repository")
         }
         streamedBytesWritten += Int64(written)

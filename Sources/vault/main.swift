@@ -6,9 +6,11 @@ import Glibc
 
 let arguments = VaultCommand.normalized(CommandLine.arguments)
 VaultCommand.startGitEarly(for: arguments)
-VaultCommand.main(Array(arguments.dropFirst()))
+let status = VaultCommand.run(Array(arguments.dropFirst()))
 // Done, and everything written is on disk (files are flushed as they are written; locks are
-// released by the kernel). Skip the libraries' exit-time clean-up (OpenSSL, ICU, libgit2
-// free their caches: ~2 ms of every command), as compilers do; output is flushed first.
+// released by the kernel). `_exit`, never `exit`: the libraries' exit-time clean-up (OpenSSL,
+// ICU, libgit2 free their caches) costs ~2 ms of every command, and, run while the thread that
+// loads libgit2 is still inside them, crashed quick exits (VaultCommand.run). Output is
+// flushed first.
 fflush(nil)
-_exit(0)
+_exit(status)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import VaultCore
 
 #if canImport(Glibc)
@@ -7,26 +8,64 @@ import Glibc
 #endif
 
 /// Writing to the terminal: results to stdout, problems to stderr.
+///
+/// Every write goes through `write(_:to:)`, never `FileHandle.write`, which ends the process
+/// when a write fails: a reader that went away (`vault chat … | head`: EPIPE), a full disk
+/// (`> /dev/full`: ENOSPC) or a closed terminal must never cost a room its reply.
 enum Terminal {
+    /// The error (errno) of the first failed write to standard output, 0 while none.
+    static let outputError = Atomic<Int32>(0)
+
     static func error(_ text: String) {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let first = lines.isEmpty ? "" : lines.removeFirst()
         var out = "vault: error: \(first)\n"
         for line in lines { out += "  \(line)\n" }
-        FileHandle.standardError.write(Data(out.utf8))
+        write(out, to: 2)
     }
 
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data("vault: \(text)\n".utf8))
+        write("vault: \(text)\n", to: 2)
     }
 
     static func warning(_ text: String) {
-        FileHandle.standardError.write(Data("vault: warning: \(text)\n".utf8))
+        write("vault: warning: \(text)\n", to: 2)
     }
 
     /// Writes without a newline and flushes: used for streamed replies.
     static func stream(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        write(text, to: 1)
+    }
+
+    /// Writes all of `text` to standard output (1) or standard error (2), going on after short
+    /// writes and interruptions. A failure ends nothing: once a write to standard output failed,
+    /// nothing more is written there (`outputError` says why); a failed write to standard error
+    /// is dropped.
+    @discardableResult
+    static func write(_ text: String, to fd: Int32) -> Bool {
+        if fd == 1 {
+            guard outputError.load(ordering: .relaxed) == 0 else { return false }
+            // What `print` buffered goes first, in order.
+            fflush(nil)
+        }
+        let bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                if fd == 1 { outputError.store(n < 0 ? errno : EIO, ordering: .relaxed) }
+                return false
+            }
+            done += n
+        }
+        return true
+    }
+
+    /// Why standard output could not be written, for a message; nil when it could.
+    static var outputProblem: String? {
+        let code = outputError.load(ordering: .relaxed)
+        return code == 0 ? nil : String(cString: strerror(code))
     }
 
     static var stdinIsTerminal: Bool { isatty(0) == 1 }
@@ -37,8 +76,7 @@ enum Terminal {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
-        FileHandle.standardOutput.write(data)
-        FileHandle.standardOutput.write(Data("\n".utf8))
+        write(String(decoding: data, as: UTF8.self) + "\n", to: 1)
     }
 
     /// Columns of one scalar on a terminal: Hangul, kana, CJK ideographs and emoji take two.

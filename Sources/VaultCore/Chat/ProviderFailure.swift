@@ -18,6 +18,8 @@ public struct ProviderFailure: Error, Sendable {
         case cutOff
         /// The server sent something that is not the chat completions protocol.
         case malformed
+        /// The reply ended properly but held no text.
+        case empty
         /// Ctrl-C.
         case interrupted
         /// A bad request (400 and other 4xx) or a configuration problem.
@@ -43,7 +45,7 @@ public struct ProviderFailure: Error, Sendable {
         case .notFound: return 5
         case .rateLimited: return 6
         case .serverError: return 7
-        case .cutOff, .malformed: return 8
+        case .cutOff, .malformed, .empty: return 8
         case .rejected: return 9
         case .interrupted: return 130
         }

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A vault on disk: its folder, its settings, and the operations on its files.
 ///
 /// Reads never take the vault's lock: a whole-file write is an atomic rename, and a chat
@@ -178,13 +182,38 @@ public final class Vault: Sendable {
     // MARK: Changing files
 
     /// Runs `change` holding the vault's lock. Everything that writes goes through here.
+    ///
+    /// Once the lock is held, SIGINT, SIGTERM and SIGHUP wait for `change` to end
+    /// (`Termination`): a change is never stopped half-way by them. (While the lock is awaited
+    /// they end the process at once: nothing is written yet.)
     public func changing<T>(_ change: () throws(VaultError) -> T) throws(VaultError) -> T {
         let lock = try VaultLock(vaultRoot: root, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
-        if TailWrite.Journal.isPending(journalPath), let note = TailWrite.recover(journal: journalPath, root: root) {
-            Vault.report("warning: " + note)
+        return try Termination.deferring { () throws(VaultError) -> T in
+            if TailWrite.Journal.isPending(journalPath), let note = TailWrite.recover(journal: journalPath, root: root) {
+                Vault.report("warning: " + note)
+            }
+            try commitWhatEndedProcessesLeft()
+            return try change()
         }
-        return try change()
+    }
+
+    /// Commits the files that `vault` processes which ended before committing them (killed,
+    /// crashed) had changed (`UncommittedChanges`), one commit per process: `recover: …`.
+    /// A file as it was committed makes no commit. Needs the history; without it (a vault
+    /// opened to read) the records wait for a command that changes the vault.
+    func commitWhatEndedProcessesLeft() throws(VaultError) {
+        guard let history else { return }
+        var orphans = UncommittedChanges.orphans(root: root)
+        defer { for orphan in orphans { orphan.release() } }
+        while let orphan = orphans.first {
+            if !orphan.paths.isEmpty {
+                let files = orphan.paths.joined(separator: ", ")
+                try history.commit(orphan.paths, message: "recover: \(files) (left uncommitted by \(orphan.origin), which ended before committing)")
+            }
+            orphans.removeFirst()
+            orphan.discard()
+        }
     }
 
     /// `.vault/journal`: the redo journal of appends in place (`TailWrite`).
@@ -192,7 +221,15 @@ public final class Vault: Sendable {
 
     /// Shows a note to the person (standard error).
     static func report(_ text: String) {
-        FileHandle.standardError.write(Data("vault: \(text)\n".utf8))
+        // Not FileHandle: its `write` ends the process when the write fails (a closed terminal).
+        let line = Array("vault: \(text)\n".utf8)
+        var done = 0
+        while done < line.count {
+            let n = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            done += n
+        }
     }
 
     /// Replaces the end of a vault file from `offset` with `bytes`, in place (call inside
@@ -202,6 +239,7 @@ public final class Vault: Sendable {
     public func replaceTail(
         of relative: String, from offset: Int, with bytes: [UInt8], mark: [UInt8], expecting expected: FileIO.Stamp
     ) throws(VaultError) -> FileIO.Stamp {
+        try UncommittedChanges.note([relative], root: root)
         do {
             return try TailWrite.replace(
                 absolute(relative), relative: relative, from: offset, with: bytes, mark: mark, expecting: expected,
@@ -233,12 +271,28 @@ public final class Vault: Sendable {
     /// Writes a file of the vault atomically (call inside `changing`). With `expecting`, only
     /// if the file is still as it was read (or still missing); see `FileIO.write`.
     public func write(_ bytes: [UInt8], to relative: String, expecting: FileIO.Expectation = .anything) throws(VaultError) {
+        try UncommittedChanges.note([relative], root: root)
         try FileIO.makeDirectory(FileIO.parent(of: absolute(relative)))
         do {
             try FileIO.write(bytes, to: absolute(relative), expecting: expecting)
         } catch VaultError.changedOnDisk {
             throw VaultError.changedOnDisk(path: relative)
         }
+    }
+
+    /// Removes a file of the vault (call inside `changing`, then commit the removal).
+    public func remove(_ relative: String) throws(VaultError) {
+        try UncommittedChanges.note([relative], root: root)
+        guard unlink(absolute(relative)) == 0 else {
+            throw VaultError.io(path: relative, operation: "remove", reason: FileIO.errorText())
+        }
+    }
+
+    /// Notes that `paths` may change outside vault's own writes (an editor is about to open
+    /// them) and will be committed by this process; if it ends first, the next command commits
+    /// them (`UncommittedChanges`). Call it inside `changing`.
+    public func willChange(_ paths: [String]) throws(VaultError) {
+        try UncommittedChanges.note(paths, root: root)
     }
 
     /// What is known of the version of `relative` on disk now (large files only).
@@ -257,6 +311,27 @@ public final class Vault: Sendable {
     /// A free `rooms/<slug>.md` path for a title.
     public func newRoomPath(title: String) -> String {
         freePath(folder: VaultPath.rooms, stem: VaultPath.slug(title))
+    }
+
+    /// Where the room that was at `relative` is now, after a rename or a move into another
+    /// name in its folder (`mv`, `git mv`, a file manager): the file that is the same file
+    /// (`identity`: device and inode), else one changed since that version that holds the
+    /// message `messageID` (an editor's "save as"). Nil when there is none: it was deleted.
+    func whereRoomMoved(from relative: String, identity: FileIO.Stamp, holding messageID: String) -> String? {
+        let folder = FileIO.parent(of: relative)
+        var changedSince: [String] = []
+        for entry in FileIO.list(absolute(folder)) where !entry.isDirectory && entry.name.hasSuffix(".md") && !entry.name.hasPrefix(".") {
+            let candidate = folder + "/" + entry.name
+            guard candidate != relative, let stamp = FileIO.stamp(of: absolute(candidate)) else { continue }
+            if stamp.device == identity.device && stamp.inode == identity.inode { return candidate }
+            let (a, b) = (stamp.changed, identity.changed)
+            if a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec) { changedSince.append(candidate) }
+        }
+        for candidate in changedSince.sorted() {
+            let room = try? RoomFile.readEnd(absolute(candidate), path: candidate) { _ in true }.room
+            if room?.messages.contains(where: { $0.id == messageID }) == true { return candidate }
+        }
+        return nil
     }
 
     func freePath(folder: String, stem: String) -> String {
