@@ -341,6 +341,14 @@ class Handler(BaseHTTPRequestHandler):
         self.write_chunk(event("[DONE]"))
         self.end_stream()
 
+    def empty(self, request):
+        """A well-formed stream that ends with [DONE] and holds no text at all."""
+        self.start_stream()
+        self.write_chunk(event(chunk(role="assistant", content="")))
+        self.write_chunk(event(chunk(finish="stop")))
+        self.write_chunk(event("[DONE]"))
+        self.end_stream()
+
     def error_in_stream(self, request):
         self.start_stream()
         self.write_chunk(event(chunk(content=PARTIAL_PIECES[0])))
@@ -366,6 +374,7 @@ BEHAVIOURS = {
     "slow": Handler.slow,
     "malformed": Handler.malformed,
     "error-in-stream": Handler.error_in_stream,
+    "empty": Handler.empty,
 }
 
 

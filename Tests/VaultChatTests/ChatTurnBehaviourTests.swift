@@ -276,6 +276,19 @@ final class BackgroundVault: @unchecked Sendable {
         }
     }
 
+    var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
+
+    /// Waits until standard error holds `text`.
+    func waitForError(_ text: String, seconds: Double) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !stderr.contains(text) {
+            guard Date() < deadline, process.isRunning else {
+                throw FixtureError("vault did not say \(text.debugDescription); stderr: \(stderr.debugDescription)")
+            }
+            usleep(10_000)
+        }
+    }
+
     /// Ctrl-C.
     func interrupt() { kill(process.processIdentifier, SIGINT) }
 

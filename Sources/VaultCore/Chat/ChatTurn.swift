@@ -249,16 +249,16 @@ public struct ChatTurn {
             return nil
         }
         let kept = vault.freePath(folder: FileIO.parent(of: deleted), stem: VaultPath.stem(of: deleted) + "-reply")
-        let fresh = RoomFile.newRoom(title: "\(title) (kept: the room was deleted while the reply came)", created: vault.now())
+        let fresh = RoomFile.newRoom(title: "\(title) (reply kept after the room was deleted)", created: vault.now())
         let room = try RoomFile(parsing: fresh, path: kept)
         let question = MessageDraft(
             role: .user, body: s.question.body, timestamp: s.question.timestamp, attributes: s.question.header.attributes)
         let (bytes, written) = room.appending([question, reply], display: vault.headerDisplay)
         try vault.write(bytes, to: kept, expecting: .absent)
-        let count = s.questionPending ? 2 : 1
+        // The new room holds both: the message (committed already or not) and the reply.
         try vault.history?.commit(
             [kept] + s.attached,
-            message: ChatTurn.commitMessage(title: title, count: count, failure: s.failure) + " in \(kept): \(deleted) was deleted")
+            message: ChatTurn.commitMessage(title: title, count: 2, failure: s.failure) + " in \(kept): \(deleted) was deleted")
         Vault.report("warning: \(deleted) was deleted while the reply came: your message and the reply are kept in \(kept)")
         s.path = kept
         s.questionPending = false
