@@ -5,7 +5,8 @@
 
 Listens on 127.0.0.1 on a free port and prints that port as the first line of
 standard output. Exits when its standard input closes, or after 120 seconds at
-the latest, so a test that forgets it cannot leave it running.
+the latest (FAKE_OPENAI_LIFETIME seconds, if set), so a test that forgets it cannot
+leave it running.
 
 `POST /v1/chat/completions` takes `{"model", "messages", "stream"}`; the model
 name chooses what the server does (see BEHAVIOURS below). Every request is
@@ -31,7 +32,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-LIFETIME = 120
+# Long soaks (scripts/kill-loop.sh) set FAKE_OPENAI_LIFETIME to keep it longer.
+LIFETIME = int(os.environ.get("FAKE_OPENAI_LIFETIME", "120"))
 
 # The streamed reply of `ok`, `split`, `crlf`, `comments`, and its pieces (one per event).
 REPLY_PIECES = [
@@ -349,6 +351,17 @@ class Handler(BaseHTTPRequestHandler):
         self.write_chunk(event("[DONE]"))
         self.end_stream()
 
+    def trickle(self, request):
+        """The reply of `ok`, one piece every 25 ms (a reply that takes a moment to stream)."""
+        self.start_stream()
+        self.write_chunk(event(chunk(role="assistant", content="")))
+        for piece in REPLY_PIECES:
+            time.sleep(0.025)
+            self.write_chunk(event(chunk(content=piece)))
+        self.write_chunk(event(chunk(finish="stop")))
+        self.write_chunk(event("[DONE]"))
+        self.end_stream()
+
     def error_in_stream(self, request):
         self.start_stream()
         self.write_chunk(event(chunk(content=PARTIAL_PIECES[0])))
@@ -375,6 +388,7 @@ BEHAVIOURS = {
     "malformed": Handler.malformed,
     "error-in-stream": Handler.error_in_stream,
     "empty": Handler.empty,
+    "trickle": Handler.trickle,
 }
 
 

@@ -164,9 +164,7 @@ extension VaultCommand {
             let vault = try Vault(root: plain.root, history: history)
             try vault.changing { () throws(VaultError) in
                 try history.prepare([path])
-                guard unlink(vault.absolute(path)) == 0 else {
-                    throw VaultError.io(path: path, operation: "remove", reason: String(cString: strerror(errno)))
-                }
+                try vault.remove(path)
                 try history.commit([path], message: "rm: \(path) (\(title))")
             }
             print("Removed \(path). Bring it back with: vault restore \(path)")

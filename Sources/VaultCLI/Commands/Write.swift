@@ -212,6 +212,8 @@ struct DiaryWriting {
     func edit(_ path: String) throws(VaultError) {
         let original = try vault.changing { () throws(VaultError) -> [UInt8] in
             try vault.history?.prepare([path])
+            // Should vault end before it commits the edit, the next command commits it.
+            try vault.willChange([path])
             return try FileIO.read(vault.absolute(path))
         }
         do {

@@ -45,6 +45,7 @@ final class TurnLock {
     }
 
     deinit {
+        ftruncate(fd, 0)
         flock(fd, LOCK_UN)
         close(fd)
     }

@@ -95,10 +95,16 @@ public enum UncommittedChanges {
     public static func orphans(root: String) -> [Orphan] {
         let folder = root + "/" + VaultPath.state + "/uncommitted"
         var out: [Orphan] = []
-        for entry in FileIO.list(folder) where !entry.isDirectory && !entry.name.hasPrefix(".") {
+        for entry in FileIO.list(folder) where !entry.isDirectory {
             let path = folder + "/" + entry.name
             let fd = open(path, O_RDWR | O_CLOEXEC)
             guard fd >= 0 else { continue }
+            if entry.name.hasPrefix(".") {
+                // A record its process was still making when it ended: it named nothing yet.
+                if flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
+                close(fd)
+                continue
+            }
             // Held: its process still runs (this one's own record is held too).
             guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
                 close(fd)

@@ -52,7 +52,9 @@ public enum Editor {
         } catch {
             throw VaultError.invalidArgument("cannot start the editor '\(command)': \(error.localizedDescription)")
         }
-        process.waitUntilExit()
+        // SIGINT, SIGTERM, SIGHUP wait for the editor (it gets its own): what it saves is then
+        // committed before vault ends (`Termination`).
+        Termination.deferring { process.waitUntilExit() }
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             throw VaultError.invalidArgument(
                 "the editor '\(command)' failed (exit status \(process.terminationStatus)); the file was left as it was")
