@@ -105,10 +105,11 @@ final class KillLoop {
 
     func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &random)] }
 
-    /// Runs operations until `kills` of them were signalled while running; then the checks.
+    /// Runs operations until `kills` of them were killed (SIGKILL: died of it; SIGTERM: signalled
+    /// while running); then the checks.
     func run(kills: Int) throws -> Figures {
         var step = 0
-        while figures.signalled < kills {
+        while (signal == SIGKILL ? figures.diedOfSignal : figures.signalled) < kills {
             try operation(step)
             step += 1
         }
