@@ -46,6 +46,32 @@ import Glibc
         #expect(try git(["fsck", "--strict"], in: vault.path).isEmpty)
     }
 
+    /// A signal while vault waits to retry (the server asked to wait an hour, and vault was
+    /// told it may): the wait ends, the message is committed unanswered, status 143.
+    @Test func aSignalDuringAWaitBeforeARetryEndsTheWait() throws {
+        let (server, vault) = try startChat()
+        defer { server.stop() }
+        let subjects = try vault.subjects()
+        var patient = vault
+        patient.environment["VAULT_MAX_RETRY_WAIT"] = "7200"
+        let run = try BackgroundVault(
+            ["chat", ChatVault.title, "한 시간 기다려요", "--provider", "local", "--model", "rate-limit-long"], vault: patient)
+        while try server.requests().isEmpty {
+            guard run.process.isRunning else { throw FixtureError("vault ended before asking: \(run.stderr)") }
+            usleep(10_000)
+        }
+        kill(run.process.processIdentifier, SIGTERM)
+        // Bounded far below the hour the server asked for.
+        let done = try run.wait(seconds: 30)
+        #expect(run.process.terminationReason == .exit)
+        #expect(done.status == 128 + SIGTERM, "status \(done.status); stderr: \(done.stderr)")
+        #expect(roomMessages(try vault.roomBytes()).map(\.body) == ["한 시간 기다려요"])
+        let now = try vault.subjects()
+        #expect(now.count == subjects.count + 1)
+        #expect(now.first?.hasPrefix("chat: \(ChatVault.title) (+1 message, no reply: ") == true, "\(now)")
+        #expect(try vault.porcelain() == "")
+    }
+
     /// A signal while the turn waits for another turn in the same room ends it at once, with
     /// nothing written: the signal's default action (it had not started changing anything).
     @Test func aSignalWhileWaitingForTheRoomEndsTheWaitingTurnAtOnce() throws {

@@ -115,8 +115,13 @@ func makeTurn(vault: Vault, path: String, provider: String?, model: String?) thr
     if var openAI = chosen as? OpenAIProvider {
         // libcurl loads on another core while the room is read and the message saved.
         HTTPClient.warmUp()
-        // SIGINT, SIGTERM, SIGHUP: the reply stops, and what arrived is kept (`Termination`).
+        // SIGINT, SIGTERM, SIGHUP: the reply stops, and what arrived is kept (`Termination`);
+        // a wait before a retry (Retry-After) ends too, and the retry stops at once.
         openAI.shouldStop = { Termination.requested }
+        openAI.sleep = { seconds in
+            let end = Date().addingTimeInterval(seconds)
+            while !Termination.requested, Date() < end { Thread.sleep(forTimeInterval: min(0.05, end.timeIntervalSinceNow)) }
+        }
         let env = ProcessInfo.processInfo.environment
         if let s = env["VAULT_CONNECT_TIMEOUT"].flatMap(Double.init) { openAI.client.connectTimeout = s }
         if let s = env["VAULT_IDLE_TIMEOUT"].flatMap(Double.init) { openAI.client.idleTimeout = s }
