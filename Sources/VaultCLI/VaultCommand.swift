@@ -157,5 +157,9 @@ extension VaultRunnable {
             Terminal.note("\(Termination.name(of: signal)): stopped once the change in progress was saved and committed")
             Termination.exitIfRequested()
         }
+        if let problem = Terminal.unwrittenOutput() {
+            Terminal.error("cannot write to standard output: \(problem) (the vault itself is not affected)")
+            throw ExitCode.failure
+        }
     }
 }

@@ -19,19 +19,19 @@ extension VaultCommand {
             do {
                 vault = try location.open()
             } catch .malformed(let problems) {
-                for p in problems { FileHandle.standardError.write(Data("\(p)\n".utf8)) }
+                for p in problems { Terminal.write("\(p)\n", to: 2) }
                 throw ExitCode.failure
             }
             let problems = vault.check()
             let files = vault.roomPaths().count + vault.diaryPaths().count
             for p in problems {
                 let label = p.severity == .warning ? "warning: " : ""
-                FileHandle.standardError.write(Data("\(p.path):\(p.line): \(label)\(p.message)\n".utf8))
+                Terminal.write("\(p.path):\(p.line): \(label)\(p.message)\n", to: 2)
             }
             if problems.isEmpty {
                 print("\(files) files checked, no problems.")
             } else {
-                FileHandle.standardError.write(Data("\(files) files checked, \(problems.count) problem\(problems.count == 1 ? "" : "s").\n".utf8))
+                Terminal.write("\(files) files checked, \(problems.count) problem\(problems.count == 1 ? "" : "s").\n", to: 2)
                 throw ExitCode.failure
             }
         }

@@ -52,7 +52,7 @@ extension VaultCommand {
                 if !force, FileIO.exists(destination) { throw Export.exists(output ?? destination) }
                 try FileIO.write(Array(bytes), to: destination)
             } else {
-                FileHandle.standardOutput.write(bytes)
+                Terminal.write(bytes: Array(bytes), to: 1)
             }
         }
 

@@ -18,7 +18,7 @@ extension VaultCommand {
             let (locale, zone) = try reading.resolve(for: vault)
             let resolved = try vault.resolve(item, workingDirectory: FileManager.default.currentDirectoryPath)
             if raw {
-                FileHandle.standardOutput.write(Data(try FileIO.read(vault.absolute(resolved.path))))
+                Terminal.write(bytes: try FileIO.read(vault.absolute(resolved.path)), to: 1)
                 return
             }
             switch resolved {

@@ -43,12 +43,17 @@ enum Terminal {
     /// is dropped.
     @discardableResult
     static func write(_ text: String, to fd: Int32) -> Bool {
+        write(bytes: Array(text.utf8), to: fd)
+    }
+
+    /// Like `write(_:to:)`, for bytes as they are (`vault show --raw`, an export).
+    @discardableResult
+    static func write(bytes: [UInt8], to fd: Int32) -> Bool {
         if fd == 1 {
             guard outputError.load(ordering: .relaxed) == 0 else { return false }
             // What `print` buffered goes first, in order.
             fflush(nil)
         }
-        let bytes = Array(text.utf8)
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
@@ -66,6 +71,17 @@ enum Terminal {
     static var outputProblem: String? {
         let code = outputError.load(ordering: .relaxed)
         return code == 0 ? nil : String(cString: strerror(code))
+    }
+
+    /// Why what the command printed did not all reach standard output (a full disk, an I/O
+    /// error), after flushing what `print` buffered; nil when it did, or when the reader went
+    /// away (EPIPE: `| head` wanted no more).
+    static func unwrittenOutput() -> String? {
+        if fflush(nil) != 0, errno != EPIPE, outputError.load(ordering: .relaxed) == 0 {
+            outputError.store(errno, ordering: .relaxed)
+        }
+        let code = outputError.load(ordering: .relaxed)
+        return code == 0 || code == EPIPE ? nil : String(cString: strerror(code))
     }
 
     static var stdinIsTerminal: Bool { isatty(0) == 1 }
