@@ -20,7 +20,8 @@ seeds=("$@")
 [ ${#seeds[@]} -eq 0 ] && seeds=(1)
 status=0
 for seed in "${seeds[@]}"; do
-    if ! VAULT_KILL_SEED="$seed" swift test --skip-build --filter KillLoopTests 2>&1 | grep -E "^kill loop|recorded an issue|✘ Test"; then
+    if ! VAULT_KILL_SEED="$seed" swift test --skip-build --filter KillLoopTests 2>&1 \
+        | grep -E "^kill loop|recorded an issue|✘ Test"; then
         status=1
     fi
 done

@@ -16,7 +16,8 @@ seeds=("$@")
 [ ${#seeds[@]} -eq 0 ] && seeds=(1)
 status=0
 for seed in "${seeds[@]}"; do
-    if ! VAULT_EXIT_SEED="$seed" swift test --skip-build --filter QuickExitTests 2>&1 | grep -E "^quick exits|runs failed|✘ Test"; then
+    if ! VAULT_EXIT_SEED="$seed" swift test --skip-build --filter QuickExitTests 2>&1 \
+        | grep -E "^quick exits|runs failed|✘ Test"; then
         status=1
     fi
 done

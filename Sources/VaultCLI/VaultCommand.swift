@@ -154,7 +154,8 @@ extension VaultRunnable {
             throw ExitCode(error.exitStatus)
         }
         if let signal = Termination.signal {
-            Terminal.note("\(Termination.name(of: signal)): stopped once the change in progress was saved and committed")
+            let name = Termination.name(of: signal)
+            Terminal.note("\(name): stopped once the change in progress was saved and committed")
             Termination.exitIfRequested()
         }
         if let problem = Terminal.unwrittenOutput() {

@@ -67,7 +67,8 @@ extension GitHistory {
         let fix = code == EACCES || code == EPERM ? " (give yourself read access: chmod u+r \(relative))" : ""
         return VaultError.io(
             path: relative, operation: "read",
-            reason: "\(reason). Nothing was committed: vault commits a file only as it can read it\(fix), then run the command again")
+            reason: "\(reason). Nothing was committed: vault commits a file only as it can read it\(fix), "
+                + "then run the command again")
     }
 
     /// Writes the vault file `relative` as a blob and returns its id (nil when the file is

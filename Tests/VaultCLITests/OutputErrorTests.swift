@@ -6,7 +6,10 @@ import VaultTestSupport
 /// that went away (`| head`) is no error; neither ends vault with a trap or a signal, and
 /// neither changes the vault.
 @Suite struct OutputErrorTests {
-    @Test(arguments: [["show", "독서-모임-발제문"], ["show", "--raw", "독서-모임-발제문"], ["rooms"], ["diary", "list"], ["export", "독서-모임-발제문"]])
+    @Test(arguments: [
+        ["show", "독서-모임-발제문"], ["show", "--raw", "독서-모임-발제문"], ["rooms"], ["diary", "list"],
+        ["export", "독서-모임-발제문"],
+    ])
     func outputToAFullDiskIsOneLineAndStatusOne(arguments: [String]) throws {
         let vault = try Project.copyOfSampleVault()
         let before = try vault.snapshot()
@@ -18,9 +21,13 @@ import VaultTestSupport
         try process.run()
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationReason == .exit, "vault died of signal \(process.terminationStatus): \(stderr.prefix(300))")
+        #expect(
+            process.terminationReason == .exit,
+            "vault died of signal \(process.terminationStatus): \(stderr.prefix(300))")
         #expect(process.terminationStatus == 1, "\(stderr)")
-        #expect(stderr == "vault: error: cannot write to standard output: No space left on device (the vault itself is not affected)\n")
+        #expect(
+            stderr == "vault: error: cannot write to standard output: No space left on device "
+                + "(the vault itself is not affected)\n")
         expectUnchanged(before, try vault.snapshot())
     }
 

@@ -44,10 +44,11 @@ import VaultTestSupport
                         do {
                             let result = try run(process)
                             counted.append(1)
+                            let command = "run \(i) `vault \(arguments.joined(separator: " "))`"
                             if process.terminationReason != .exit {
-                                failures.append("run \(i) `vault \(arguments.joined(separator: " "))` died of signal \(result.status)")
+                                failures.append("\(command) died of signal \(result.status)")
                             } else if result.status != expected {
-                                failures.append("run \(i) `vault \(arguments.joined(separator: " "))` exited \(result.status), not \(expected): \(result.stderr)")
+                                failures.append("\(command) exited \(result.status), not \(expected): \(result.stderr)")
                             }
                         } catch {
                             failures.append("run \(i): \(error)")

@@ -22,7 +22,8 @@ import Glibc
         defer { server.stop() }
         let subjects = try vault.subjects()
         // `stall` sends its first piece, then nothing for 30 s.
-        let run = try BackgroundVault(["chat", ChatVault.title, "기다릴게요", "--provider", "local", "--model", "stall"], vault: vault)
+        let run = try BackgroundVault(
+            ["chat", ChatVault.title, "기다릴게요", "--provider", "local", "--model", "stall"], vault: vault)
         try run.waitForOutput(ServerText.firstPiece.trimmingCharacters(in: .whitespaces), seconds: 10)
         kill(run.process.processIdentifier, signal)
         let done = try run.wait(seconds: 10)
@@ -41,7 +42,8 @@ import Glibc
         let now = try vault.subjects()
         #expect(now.count == subjects.count + 1, "\(now)")
         #expect(now.first?.hasPrefix("chat: \(ChatVault.title) (+2 messages, reply interrupted") == true, "\(now)")
-        #expect(try git(["show", "HEAD:" + ChatVault.roomPath], in: vault.path) == vault.dir.readText(ChatVault.roomPath))
+        let committed = try git(["show", "HEAD:" + ChatVault.roomPath], in: vault.path)
+        #expect(committed == (try vault.dir.readText(ChatVault.roomPath)))
         #expect(try vault.porcelain() == "")
         #expect(try git(["fsck", "--strict"], in: vault.path).isEmpty)
     }
@@ -77,9 +79,11 @@ import Glibc
     @Test func aSignalWhileWaitingForTheRoomEndsTheWaitingTurnAtOnce() throws {
         let (server, vault) = try startChat()
         defer { server.stop() }
-        let first = try BackgroundVault(["chat", ChatVault.title, "첫 질문", "--provider", "local", "--model", "slow"], vault: vault)
+        let first = try BackgroundVault(
+            ["chat", ChatVault.title, "첫 질문", "--provider", "local", "--model", "slow"], vault: vault)
         try first.waitForOutput("안녕하세요!", seconds: 10)
-        let second = try BackgroundVault(["chat", ChatVault.title, "두 번째 질문", "--provider", "local", "--model", "ok"], vault: vault)
+        let second = try BackgroundVault(
+            ["chat", ChatVault.title, "두 번째 질문", "--provider", "local", "--model", "ok"], vault: vault)
         try second.waitForError("waiting for the turn in progress in \(ChatVault.roomPath)", seconds: 10)
         kill(second.process.processIdentifier, SIGTERM)
         _ = try second.wait(seconds: 10)
@@ -147,7 +151,9 @@ import Glibc
         #expect(result.status == 1, "status \(result.status); stderr: \(result.stderr)")
         let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("vault: error: ") }
         #expect(errors.count == 1, "\(result.stderr)")
-        #expect(result.stderr.contains("cannot write the reply to standard output: No space left on device"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("cannot write the reply to standard output: No space left on device"),
+            "\(result.stderr)")
         #expect(result.stderr.contains("the reply is saved all the same, in \(ChatVault.roomPath)"), "\(result.stderr)")
         let messages = roomMessages(try vault.roomBytes())
         #expect(messages.map(\.body) == ["디스크가 꽉 찼어요", ServerText.reply], "\(messages.map(\.body))")

@@ -13,7 +13,8 @@ import Glibc
     /// Starts `vault chat` with the `slow` model (a pause of 1.5 s after the first piece) and
     /// returns once the first piece is printed.
     func startSlowTurn(_ question: String, in vault: ChatVault) throws -> BackgroundVault {
-        let run = try BackgroundVault(["chat", ChatVault.title, question, "--provider", "local", "--model", "slow"], vault: vault)
+        let run = try BackgroundVault(
+            ["chat", ChatVault.title, question, "--provider", "local", "--model", "slow"], vault: vault)
         try run.waitForOutput("안녕하세요!", seconds: 10)
         return run
     }
@@ -42,8 +43,10 @@ import Glibc
         // The rename (with the message) is committed on its own, then the reply.
         #expect(
             try vault.subjects()
-                == ["chat: \(ChatVault.title) (+1 message)", "edit: \(ChatVault.roomPath) → \(renamed) (renamed while waiting for the reply)"]
-                + subjects)
+                == [
+                    "chat: \(ChatVault.title) (+1 message)",
+                    "edit: \(ChatVault.roomPath) → \(renamed) (renamed while waiting for the reply)",
+                ] + subjects)
         #expect(try git(["show", "HEAD:" + renamed], in: vault.path) == vault.dir.readText(renamed))
         #expect(try git(["ls-tree", "--name-only", "HEAD", ChatVault.roomPath], in: vault.path).isEmpty)
         #expect(try vault.porcelain() == "")
@@ -70,7 +73,9 @@ import Glibc
         #expect(done.status == 0, "status \(done.status); stderr: \(done.stderr)")
         #expect(done.stdout == ServerText.reply + "\n")
         #expect(
-            done.stderr.contains("\(ChatVault.roomPath) was deleted while the reply came: your message and the reply are kept in \(kept)"),
+            done.stderr.contains(
+                "\(ChatVault.roomPath) was deleted while the reply came: "
+                    + "your message and the reply are kept in \(kept)"),
             "\(done.stderr)")
         #expect(!FileManager.default.fileExists(atPath: vault.path + "/" + ChatVault.roomPath))
         let text = try vault.dir.readText(kept)
@@ -80,7 +85,8 @@ import Glibc
         #expect(messages.map(\.header.role) == ["user", "assistant"])
         #expect(
             try vault.subjects()
-                == ["chat: \(ChatVault.title) (+2 messages) in \(kept): \(ChatVault.roomPath) was deleted"] + removedBy + subjects)
+                == ["chat: \(ChatVault.title) (+2 messages) in \(kept): \(ChatVault.roomPath) was deleted"] + removedBy
+                + subjects)
         #expect(try git(["show", "HEAD:" + kept], in: vault.path) == text)
         #expect(try git(["ls-tree", "--name-only", "HEAD", ChatVault.roomPath], in: vault.path).isEmpty)
         #expect(try vault.porcelain() == "")
@@ -104,12 +110,14 @@ import Glibc
             #expect(r.status == 0, "turn \(i + 1): status \(r.status); stderr: \(r.stderr)")
             #expect(r.stdout == ServerText.reply + "\n", "turn \(i + 1): \(r.stdout)")
         }
-        #expect(results.filter { $0.stderr.contains("waiting for the turn in progress in \(ChatVault.roomPath)") }.count >= 1)
+        let waited = results.filter { $0.stderr.contains("waiting for the turn in progress in \(ChatVault.roomPath)") }
+        #expect(waited.count >= 1)
 
         let messages = roomMessages(try vault.roomBytes())
         try #require(messages.count == 16, "\(messages.map(\.body))")
         for pair in stride(from: 0, to: 16, by: 2) {
-            #expect(messages[pair].header.role == "user" && messages[pair + 1].header.role == "assistant", "message \(pair)")
+            let roles = [messages[pair].header.role, messages[pair + 1].header.role]
+            #expect(roles == ["user", "assistant"], "message \(pair)")
             #expect(messages[pair + 1].body == ServerText.reply)
         }
         #expect(messages.filter { $0.header.role == "user" }.map(\.body).sorted() == questions.sorted())

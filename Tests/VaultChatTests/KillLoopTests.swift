@@ -74,9 +74,11 @@ final class KillLoop {
         var uncleanRightAfter = 0
         var byKind: [String: Int] = [:]
         var description: String {
-            "\(operations) operations (\(byKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))), "
-                + "\(signalled) signalled, \(diedOfSignal) died of the signal, \(finishedThenExited) finished their change then exited 128+n, "
-                + "\(done) reported done, \(recoverCommits) recover: commits, \(staleGitLocks) stale git locks removed with vault unlock --force, "
+            let kinds = byKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            return "\(operations) operations (\(kinds)), \(signalled) signalled, \(diedOfSignal) died of the signal, "
+                + "\(finishedThenExited) finished their change then exited 128+n, \(done) reported done, "
+                + "\(recoverCommits) recover: commits, "
+                + "\(staleGitLocks) stale git locks removed with vault unlock --force, "
                 + "\(uncleanRightAfter) times git status unclean right after a signalled operation"
         }
     }
@@ -152,21 +154,27 @@ final class KillLoop {
         let leftAlone = step % 4 == 3
         let delay = leftAlone ? nil : Double.random(in: 0...(1.3 * durations[kind, default: 0.3]), using: &random)
         // KILL_LOOP_OPERATION names this operation of this loop: its processes, and nobody else's.
-        let environment = vault.environment.merging(
-            ["EDITOR": editor, "VISUAL": "", "KILL_LOOP_LINE": line, "KILL_LOOP_OPERATION": "\(tools.path)/\(step)"]) { $1 }
-        var outcome = try LoopProcess.run(arguments, in: vault.path, environment: environment, signalAfter: delay, signal: signal)
+        let environment = vault.environment.merging([
+            "EDITOR": editor, "VISUAL": "", "KILL_LOOP_LINE": line, "KILL_LOOP_OPERATION": "\(tools.path)/\(step)",
+        ]) { $1 }
+        var outcome = try LoopProcess.run(
+            arguments, in: vault.path, environment: environment, signalAfter: delay, signal: signal)
         if outcome.stderr.contains("the repository is locked") {
             // A commit killed while it held git's lock (index.lock, the branch's lock): what
             // RELIABILITY.md tells a person to do. (Counted in the figures.)
             figures.staleGitLocks += 1
             let unlocked = try vault.vault(["unlock", "--force"])
             #expect(unlocked.status == 0, "\(unlocked.stderr)")
-            outcome = try LoopProcess.run(arguments, in: vault.path, environment: environment, signalAfter: nil, signal: signal)
+            outcome = try LoopProcess.run(
+                arguments, in: vault.path, environment: environment, signalAfter: nil, signal: signal)
         }
         figures.operations += 1
         figures.byKind[kind, default: 0] += 1
         if verbose {
-            print("kill loop step \(step): \(arguments) delay \(delay.map { String(format: "%.3f", $0) } ?? "-") → status \(outcome.status) signalled \(outcome.signalled) died \(outcome.diedOfSignal) \(outcome.stderr.prefix(200))")
+            let after = delay.map { String(format: "%.3f", $0) } ?? "-"
+            print(
+                "kill loop step \(step): \(arguments) delay \(after) → status \(outcome.status) "
+                    + "signalled \(outcome.signalled) died \(outcome.diedOfSignal) \(outcome.stderr.prefix(200))")
         }
         if outcome.signalled {
             figures.signalled += 1
@@ -178,7 +186,8 @@ final class KillLoop {
         }
         #expect(!outcome.stderr.contains("Fatal error"), "step \(step) \(arguments): \(outcome.stderr)")
         #expect(
-            outcome.diedOfSignal ? outcome.signalled : true, "step \(step) \(arguments) died of a signal nobody sent: \(outcome.status)")
+            outcome.diedOfSignal ? outcome.signalled : true,
+            "step \(step) \(arguments) died of a signal nobody sent: \(outcome.status)")
         let done = !outcome.diedOfSignal && outcome.status == 0
         if done { figures.done += 1 }
         let unknown = !done && outcome.signalled
@@ -227,7 +236,10 @@ final class KillLoop {
                 Issue.record("\(room): the answered question \(question) is missing")
                 continue
             }
-            #expect(at + 1 < messages.count && messages[at + 1].header.role == "assistant", "\(room): \(question) lost its reply")
+            guard at + 1 < messages.count, messages[at + 1].header.role == "assistant" else {
+                Issue.record("\(room): \(question) lost its reply")
+                continue
+            }
             #expect(messages[at + 1].body == ServerText.reply && messages[at + 1].header.attributes["status"] == nil)
         }
         for (room, line) in roomEdits {
@@ -258,7 +270,8 @@ struct LoopProcess {
     var diedOfSignal: Bool
 
     static func run(
-        _ arguments: [String], in directory: String, environment: [String: String], signalAfter delay: Double?, signal: Int32
+        _ arguments: [String], in directory: String, environment: [String: String], signalAfter delay: Double?,
+        signal: Int32
     ) throws -> LoopProcess {
         let process = vaultProcess(arguments, in: directory, environment: environment)
         let out = Pipe()
@@ -310,8 +323,8 @@ struct LoopProcess {
         readers.wait()
         return LoopProcess(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self), seconds: Date().timeIntervalSince(start), signalled: signalled,
-            diedOfSignal: process.terminationReason == .uncaughtSignal)
+            stderr: String(decoding: errData, as: UTF8.self), seconds: Date().timeIntervalSince(start),
+            signalled: signalled, diedOfSignal: process.terminationReason == .uncaughtSignal)
     }
 
     /// SIGKILL to `pid` and the processes it started (the editor), as a crash of the session

@@ -15,21 +15,24 @@ import Glibc
         defer { server.stop() }
         let subjects = try vault.subjects()
         // `stall` sends its first piece, then nothing for 30 s.
-        let run = try BackgroundVault(["chat", ChatVault.title, "죽기 전에 보낸 질문", "--provider", "local", "--model", "stall"], vault: vault)
+        let run = try BackgroundVault(
+            ["chat", ChatVault.title, "죽기 전에 보낸 질문", "--provider", "local", "--model", "stall"], vault: vault)
         try run.waitForOutput(ServerText.firstPiece.trimmingCharacters(in: .whitespaces), seconds: 10)
         let pid = run.process.processIdentifier
         kill(pid, SIGKILL)
         _ = try run.wait(seconds: 10)
         #expect(run.process.terminationReason == .uncaughtSignal)
         // Killed: the message is in the room, not in git.
-        #expect(try git(["-c", "core.quotepath=off", "status", "--porcelain"], in: vault.path) == " M \(ChatVault.roomPath)\n")
+        let status = try git(["-c", "core.quotepath=off", "status", "--porcelain"], in: vault.path)
+        #expect(status == " M \(ChatVault.roomPath)\n")
 
         // A command on something else: it commits what the killed turn left, then its own change.
         let write = try vault.vault(["write", "다른 일", "--body", "방과 상관없는 일기"])
         #expect(write.status == 0, "\(write.stderr)")
         let now = try vault.subjects()
         try #require(now.count == subjects.count + 2, "\(now)")
-        #expect(now[1] == "recover: \(ChatVault.roomPath) (left uncommitted by vault chat, pid \(pid), which ended before committing)")
+        let why = "left uncommitted by vault chat, pid \(pid), which ended before committing"
+        #expect(now[1] == "recover: \(ChatVault.roomPath) (\(why))")
         #expect(now[0].hasPrefix("diary: add "), "\(now)")
         #expect(try vault.porcelain() == "")
         let committed = roomMessages(Array(try git(["show", "HEAD:" + ChatVault.roomPath], in: vault.path).utf8))
@@ -46,7 +49,8 @@ import Glibc
         // The editor: says it is open, waits until told to save, appends a line and exits.
         try tools.write(
             "editor.sh",
-            "#!/bin/sh\ntouch \"$EDITOR_OPEN\"\nwhile [ ! -e \"$EDITOR_SAVE\" ]; do sleep 0.01; done\nprintf '편집기에서 쓴 줄\\n' >> \"$1\"\n")
+            "#!/bin/sh\ntouch \"$EDITOR_OPEN\"\nwhile [ ! -e \"$EDITOR_SAVE\" ]; do sleep 0.01; done\n"
+                + "printf '편집기에서 쓴 줄\\n' >> \"$1\"\n")
         chmod(tools.path + "/editor.sh", 0o755)
         var editing = vault
         editing.environment["EDITOR"] = tools.path + "/editor.sh"
@@ -55,7 +59,9 @@ import Glibc
         editing.environment["EDITOR_SAVE"] = tools.path + "/save"
         let run = try BackgroundVault(["edit", ChatVault.roomPath], vault: editing)
         while !FileManager.default.fileExists(atPath: tools.path + "/open") {
-            guard run.process.isRunning else { throw FixtureError("vault edit ended before the editor opened: \(run.stderr)") }
+            guard run.process.isRunning else {
+                throw FixtureError("vault edit ended before the editor opened: \(run.stderr)")
+            }
             usleep(5_000)
         }
         kill(run.process.processIdentifier, SIGTERM)

@@ -20,7 +20,9 @@ import Glibc
         let r = try runVault(["chat", offlineRoom, "손으로 만든 저장소"], in: dir.path)
         expectSucceeded(r)
         #expect(
-            try subjects(dir.path) == ["chat: \(offlineRoomTitle) (+2 messages)", "init: vault (the repository had no commit yet)"])
+            try subjects(dir.path) == [
+                "chat: \(offlineRoomTitle) (+2 messages)", "init: vault (the repository had no commit yet)",
+            ])
         #expect(try treeFiles("HEAD~1", in: dir.path) == original.keys.sorted())
         #expect(try gitBytes("HEAD~1:" + offlineRoom, in: dir.path) == roomBefore)
         #expect(try changedPaths("HEAD", in: dir.path) == ["M " + offlineRoom])
@@ -52,7 +54,10 @@ import Glibc
         chmod(path, 0)
         defer { chmod(path, 0o644) }
 
-        for arguments in [["restore", offlineRoom, "--at", "HEAD~1"], ["rm", offlineRoom, "--yes"], ["chat", offlineRoom, "세 번째"]] {
+        let attempts = [
+            ["restore", offlineRoom, "--at", "HEAD~1"], ["rm", offlineRoom, "--yes"], ["chat", offlineRoom, "세 번째"],
+        ]
+        for arguments in attempts {
             let r = try runWithoutReadOverride(arguments, in: dir.path)
             expectFailure(r, [offlineRoomSlug, "Permission denied"])
             #expect(r.stderr.split(separator: "\n").count == 1, "not one line: \(r.stderr)")

@@ -120,7 +120,9 @@ func makeTurn(vault: Vault, path: String, provider: String?, model: String?) thr
         openAI.shouldStop = { Termination.requested }
         openAI.sleep = { seconds in
             let end = Date().addingTimeInterval(seconds)
-            while !Termination.requested, Date() < end { Thread.sleep(forTimeInterval: min(0.05, end.timeIntervalSinceNow)) }
+            while !Termination.requested, Date() < end {
+                Thread.sleep(forTimeInterval: min(0.05, end.timeIntervalSinceNow))
+            }
         }
         let env = ProcessInfo.processInfo.environment
         if let s = env["VAULT_CONNECT_TIMEOUT"].flatMap(Double.init) { openAI.client.connectTimeout = s }

@@ -31,7 +31,8 @@ extension VaultCommand {
             if problems.isEmpty {
                 print("\(files) files checked, no problems.")
             } else {
-                Terminal.write("\(files) files checked, \(problems.count) problem\(problems.count == 1 ? "" : "s").\n", to: 2)
+                let plural = problems.count == 1 ? "" : "s"
+                Terminal.write("\(files) files checked, \(problems.count) problem\(plural).\n", to: 2)
                 throw ExitCode.failure
             }
         }

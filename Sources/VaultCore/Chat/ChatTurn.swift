@@ -77,7 +77,8 @@ public struct ChatTurn {
                 return (change.messages[0], request, Written(room: change.room, stamp: after), attached)
             }
         }
-        let (reply, path) = try ask(request, after: written, question: prompt, questionPending: true, attached: attached, onText: onText)
+        let (reply, path) = try ask(
+            request, after: written, question: prompt, questionPending: true, attached: attached, onText: onText)
         return Outcome(prompt: prompt, reply: reply, path: path)
     }
 
@@ -116,17 +117,20 @@ public struct ChatTurn {
         let lock = try TurnLock(vault: vault, room: roomPath, report: Vault.report)
         defer { withExtendedLifetime(lock) {} }
         return try Termination.deferring { () throws(VaultError) -> Outcome in
-            let (request, written, question) = try vault.changing { () throws(VaultError) -> (ChatRequest, Written, Message) in
+            let (request, written, question) = try vault.changing {
+                () throws(VaultError) -> (ChatRequest, Written, Message) in
                 try vault.history?.prepare([roomPath])
                 let (room, stamp) = try readRoom()
                 let answered = room.messages.filter { $0.status == nil }
                 guard let last = answered.last, last.role == .user else {
                     throw VaultError.invalidArgument(
-                        "nothing to retry in \(roomPath): its last message has a reply. Send a new one with `vault chat`.")
+                        "nothing to retry in \(roomPath): its last message has a reply. "
+                            + "Send a new one with `vault chat`.")
                 }
                 return (makeRequest(room: room, upTo: room.messages), Written(room: room, stamp: stamp), last)
             }
-            let (reply, path) = try ask(request, after: written, question: question, questionPending: false, onText: onText)
+            let (reply, path) = try ask(
+                request, after: written, question: question, questionPending: false, onText: onText)
             return Outcome(prompt: nil, reply: reply, path: path)
         }
     }
@@ -139,8 +143,8 @@ public struct ChatTurn {
     ///   - questionPending: whether `question` was written by this turn and is not committed yet.
     /// - Returns: the reply as saved, and the file it was saved in.
     private func ask(
-        _ request: ChatRequest, after written: Written, question: Message, questionPending: Bool, attached: [String] = [],
-        onText: (String) -> Void
+        _ request: ChatRequest, after written: Written, question: Message, questionPending: Bool,
+        attached: [String] = [], onText: (String) -> Void
     ) throws(VaultError) -> (Message, String) {
         var text: String
         var failure: ProviderFailure?
@@ -156,7 +160,8 @@ public struct ChatTurn {
         }
         Trace.mark("turn: reply received")
         var attributes: [MessageHeader.Attribute] = [
-            .init("model", ChatTurn.attributeValue(request.model)), .init("provider", ChatTurn.attributeValue(provider.name)),
+            .init("model", ChatTurn.attributeValue(request.model)),
+            .init("provider", ChatTurn.attributeValue(provider.name)),
         ]
         if failure != nil { attributes.append(.init("status", "interrupted")) }
         let draft = MessageDraft(
@@ -198,10 +203,10 @@ public struct ChatTurn {
         var onDisk = FileIO.stamp(of: vault.absolute(s.path))
         if onDisk == nil {
             // Renamed or deleted while the reply came.
-            guard let moved = vault.whereRoomMoved(from: s.path, identity: s.written.stamp, holding: s.question.id) else {
-                return try keepAfterDeletion(&s, title: title)
-            }
-            try vault.history?.commit([s.path, moved], message: "edit: \(s.path) → \(moved) (renamed while waiting for the reply)")
+            let moved = vault.whereRoomMoved(from: s.path, identity: s.written.stamp, holding: s.question.id)
+            guard let moved else { return try keepAfterDeletion(&s, title: title) }
+            try vault.history?.commit(
+                [s.path, moved], message: "edit: \(s.path) → \(moved) (renamed while waiting for the reply)")
             Vault.report("\(s.path) was renamed to \(moved) while the reply came: the reply is saved there")
             s.path = moved
             s.questionPending = false
@@ -234,7 +239,8 @@ public struct ChatTurn {
         }
         let total = (s.questionPending ? 1 : 0) + (appended != nil ? 1 : 0)
         if total > 0 || !s.attached.isEmpty {
-            try vault.history?.commit([s.path] + s.attached, message: ChatTurn.commitMessage(title: title, count: total, failure: s.failure))
+            let message = ChatTurn.commitMessage(title: title, count: total, failure: s.failure)
+            try vault.history?.commit([s.path] + s.attached, message: message)
         }
         return appended
     }
@@ -245,21 +251,25 @@ public struct ChatTurn {
         let deleted = s.path
         try vault.history?.commit([deleted], message: "edit: \(deleted) (deleted while waiting for the reply)")
         guard let reply = s.reply else {
-            Vault.report("warning: \(deleted) was deleted while the reply was awaited; no reply came, so nothing more is kept")
+            Vault.report(
+                "warning: \(deleted) was deleted while the reply was awaited; no reply came, so nothing more is kept")
             return nil
         }
         let kept = vault.freePath(folder: FileIO.parent(of: deleted), stem: VaultPath.stem(of: deleted) + "-reply")
         let fresh = RoomFile.newRoom(title: "\(title) (reply kept after the room was deleted)", created: vault.now())
         let room = try RoomFile(parsing: fresh, path: kept)
         let question = MessageDraft(
-            role: .user, body: s.question.body, timestamp: s.question.timestamp, attributes: s.question.header.attributes)
+            role: .user, body: s.question.body, timestamp: s.question.timestamp,
+            attributes: s.question.header.attributes)
         let (bytes, written) = room.appending([question, reply], display: vault.headerDisplay)
         try vault.write(bytes, to: kept, expecting: .absent)
         // The new room holds both: the message (committed already or not) and the reply.
         try vault.history?.commit(
             [kept] + s.attached,
-            message: ChatTurn.commitMessage(title: title, count: 2, failure: s.failure) + " in \(kept): \(deleted) was deleted")
-        Vault.report("warning: \(deleted) was deleted while the reply came: your message and the reply are kept in \(kept)")
+            message: ChatTurn.commitMessage(title: title, count: 2, failure: s.failure)
+                + " in \(kept): \(deleted) was deleted")
+        Vault.report(
+            "warning: \(deleted) was deleted while the reply came: your message and the reply are kept in \(kept)")
         s.path = kept
         s.questionPending = false
         return written.last
@@ -269,7 +279,8 @@ public struct ChatTurn {
     static func commitMessage(title: String, count: Int, failure: ProviderFailure?) -> String {
         var message = "chat: \(title) (+\(count) message\(count == 1 ? "" : "s")"
         if let failure {
-            message += failure.partialReply.isEmpty ? ", no reply: \(failure.kind.rawValue)" : ", reply \(failure.kind.rawValue)"
+            let kind = failure.kind.rawValue
+            message += failure.partialReply.isEmpty ? ", no reply: \(kind)" : ", reply \(kind)"
         }
         return message + ")"
     }

@@ -21,14 +21,17 @@ final class TurnLock {
         try FileIO.makeDirectory(folder)
         let path = folder + "/" + String(TailWrite.fnv1a(Array(room.utf8)), radix: 16)
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw VaultError.io(path: path, operation: "open the turn lock", reason: FileIO.errorText()) }
+        guard fd >= 0 else {
+            throw VaultError.io(path: path, operation: "open the turn lock", reason: FileIO.errorText())
+        }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
                 let reason = FileIO.errorText()
                 close(fd)
                 throw VaultError.io(path: path, operation: "lock", reason: reason)
             }
-            let holder = (try? FileIO.pread(fd, offset: 0, count: 64, path: path)).map { String(decoding: $0, as: UTF8.self) }
+            let holder = (try? FileIO.pread(fd, offset: 0, count: 64, path: path))
+                .map { String(decoding: $0, as: UTF8.self) }
             let who = holder?.split(separator: "\n").first.map { " (vault \($0))" } ?? ""
             report("waiting for the turn in progress in \(room)\(who) to finish…")
             while flock(fd, LOCK_EX) != 0 {

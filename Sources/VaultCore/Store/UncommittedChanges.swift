@@ -124,12 +124,15 @@ public enum UncommittedChanges {
     ///     rooms/부산-여행.md
     ///     attachments/9f86d0….png
     static func text(_ record: Record) -> [UInt8] {
-        Array(("vault-uncommitted 1\nby vault \(command), pid \(getpid())\n" + record.paths.map { $0 + "\n" }.joined()).utf8)
+        let head = "vault-uncommitted 1\nby vault \(command), pid \(getpid())\n"
+        return Array((head + record.paths.map { $0 + "\n" }.joined()).utf8)
     }
 
     static func parse(_ bytes: [UInt8]) -> (paths: [String], origin: String) {
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
-        guard lines.count >= 2, lines[0] == "vault-uncommitted 1", lines[1].hasPrefix("by ") else { return ([], "vault") }
+        guard lines.count >= 2, lines[0] == "vault-uncommitted 1", lines[1].hasPrefix("by ") else {
+            return ([], "vault")
+        }
         // Only paths inside the vault, as vault writes them.
         let paths = lines.dropFirst(2).filter { !$0.hasPrefix("/") && !$0.split(separator: "/").contains("..") }
         return (paths, String(lines[1].dropFirst(3)))
@@ -163,7 +166,9 @@ public enum UncommittedChanges {
         // Locked before it has its name: nobody can take it for an ended process's record.
         let temporary = folder + "/." + name
         let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return .failure(VaultError.io(path: temporary, operation: "create", reason: FileIO.errorText())) }
+        guard fd >= 0 else {
+            return .failure(VaultError.io(path: temporary, operation: "create", reason: FileIO.errorText()))
+        }
         let path = folder + "/" + name
         guard flock(fd, LOCK_EX) == 0, rename(temporary, path) == 0 else {
             let reason = FileIO.errorText()

@@ -190,7 +190,9 @@ public final class Vault: Sendable {
         let lock = try VaultLock(vaultRoot: root, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         return try Termination.deferring { () throws(VaultError) -> T in
-            if TailWrite.Journal.isPending(journalPath), let note = TailWrite.recover(journal: journalPath, root: root) {
+            if TailWrite.Journal.isPending(journalPath),
+                let note = TailWrite.recover(journal: journalPath, root: root)
+            {
                 Vault.report("warning: " + note)
             }
             try commitWhatEndedProcessesLeft()
@@ -209,7 +211,8 @@ public final class Vault: Sendable {
         while let orphan = orphans.first {
             if !orphan.paths.isEmpty {
                 let files = orphan.paths.joined(separator: ", ")
-                try history.commit(orphan.paths, message: "recover: \(files) (left uncommitted by \(orphan.origin), which ended before committing)")
+                let why = "left uncommitted by \(orphan.origin), which ended before committing"
+                try history.commit(orphan.paths, message: "recover: \(files) (\(why))")
             }
             orphans.removeFirst()
             orphan.discard()
@@ -320,12 +323,15 @@ public final class Vault: Sendable {
     func whereRoomMoved(from relative: String, identity: FileIO.Stamp, holding messageID: String) -> String? {
         let folder = FileIO.parent(of: relative)
         var changedSince: [String] = []
-        for entry in FileIO.list(absolute(folder)) where !entry.isDirectory && entry.name.hasSuffix(".md") && !entry.name.hasPrefix(".") {
+        for entry in FileIO.list(absolute(folder)) where !entry.isDirectory && entry.name.hasSuffix(".md") {
+            guard !entry.name.hasPrefix(".") else { continue }
             let candidate = folder + "/" + entry.name
             guard candidate != relative, let stamp = FileIO.stamp(of: absolute(candidate)) else { continue }
             if stamp.device == identity.device && stamp.inode == identity.inode { return candidate }
             let (a, b) = (stamp.changed, identity.changed)
-            if a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec) { changedSince.append(candidate) }
+            if a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec) {
+                changedSince.append(candidate)
+            }
         }
         for candidate in changedSince.sorted() {
             let room = try? RoomFile.readEnd(absolute(candidate), path: candidate) { _ in true }.room
