@@ -11,7 +11,8 @@ import Glibc
 /// at a random moment: SIGKILL (the process and its editor, as a crash or the OOM killer would),
 /// or SIGTERM (`kill`, `timeout`, a shutdown) to vault alone. At the end, after one more command:
 /// every file parses (`vault check`), `git fsck --strict` is clean, `git status` is clean, and
-/// everything an operation reported as done (exit 0) is there.
+/// everything an operation reported as done (exit 0) is there. SIGTERM must leave nothing for
+/// that command to do: `git status` is clean right after each signalled operation.
 ///
 /// The delay before each kill is the loop's random variable (seeded): up to 1.3 times how long
 /// that kind of operation last took when left alone (every fourth operation is). The suite runs
@@ -34,6 +35,8 @@ import Glibc
         let seed = env["VAULT_KILL_SEED"].flatMap(UInt64.init) ?? 20261125
         let figures = try KillLoop(signal: SIGTERM, seed: seed).run(kills: target)
         print("kill loop SIGTERM seed \(seed): \(figures)")
+        // SIGTERM never leaves anything for the next command: a change in progress is finished.
+        #expect(figures.uncleanRightAfter == 0 && figures.recoverCommits == 0 && figures.staleGitLocks == 0)
     }
 }
 
