@@ -57,14 +57,19 @@ extension GitHistory {
             return try FileIO.read(path)
         } catch {
             if !FileIO.exists(path) { return nil }
-            throw GitHistory.unreadable(relative, errno)
+            guard case .io(_, _, let reason) = error else { throw error }
+            throw GitHistory.unreadable(relative, reason: reason)
         }
     }
 
-    /// A vault file that exists and cannot be read: nothing is committed.
+    /// A vault file that exists and cannot be read (`code`: errno): nothing is committed.
     static func unreadable(_ relative: String, _ code: Int32) -> VaultError {
         let reason = String(cString: strerror(code))
-        let fix = code == EACCES || code == EPERM ? " (give yourself read access: chmod u+r \(relative))" : ""
+        return unreadable(relative, reason: reason, permissions: code == EACCES || code == EPERM)
+    }
+
+    static func unreadable(_ relative: String, reason: String, permissions: Bool = false) -> VaultError {
+        let fix = permissions ? " (give yourself read access: chmod u+r \(relative))" : ""
         return VaultError.io(
             path: relative, operation: "read",
             reason: "\(reason). Nothing was committed: vault commits a file only as it can read it\(fix), "

@@ -146,7 +146,7 @@ public struct ChatTurn {
         _ request: ChatRequest, after written: Written, question: Message, questionPending: Bool,
         attached: [String] = [], onText: (String) -> Void
     ) throws(VaultError) -> (Message, String) {
-        var text: String
+        let text: String
         var failure: ProviderFailure?
         do {
             text = ChatTurn.tidy(try provider.reply(to: request, onText: onText))
