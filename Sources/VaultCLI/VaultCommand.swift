@@ -36,6 +36,7 @@ public struct VaultCommand: ParsableCommand {
     ///     fflush(nil)
     ///     _exit(status)
     public static func run(_ arguments: [String]) -> Int32 {
+        Termination.install()
         do {
             var command = try parseAsRoot(arguments)
             try command.run()
@@ -47,7 +48,7 @@ public struct VaultCommand: ParsableCommand {
                 if code == .success {
                     print(text)
                 } else {
-                    FileHandle.standardError.write(Data((text + "\n").utf8))
+                    Terminal.write(text + "\n", to: 2)
                 }
             }
             return code.rawValue
@@ -148,7 +149,18 @@ extension VaultRunnable {
             try execute()
         } catch let error as VaultError {
             Terminal.error(error.description)
+            // A signal held off during a change (`Termination`): its status, 128 + its number.
+            Termination.exitIfRequested()
             throw ExitCode(error.exitStatus)
+        }
+        if let signal = Termination.signal {
+            let name = Termination.name(of: signal)
+            Terminal.note("\(name): stopped once the change in progress was saved and committed")
+            Termination.exitIfRequested()
+        }
+        if let problem = Terminal.unwrittenOutput() {
+            Terminal.error("cannot write to standard output: \(problem) (the vault itself is not affected)")
+            throw ExitCode.failure
         }
     }
 }

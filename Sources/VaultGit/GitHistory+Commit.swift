@@ -10,6 +10,14 @@ extension GitHistory {
         Trace.mark("prepare: start")
         try recoverFromKilledVaults()
         try checkReady()
+        if let head = try headCommit() {
+            git_commit_free(head.commit)
+            git_tree_free(head.tree)
+        } else {
+            // A repository with no commit yet (`git init` by hand): the vault as it is becomes
+            // its first commit, as `vault init` makes it; the change then gets its own.
+            try commitAll(message: "init: vault (the repository had no commit yet)")
+        }
         let head = try headCommit()
         defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
         let editor = trees
@@ -88,7 +96,14 @@ extension GitHistory {
                 newRoot = try emptyTreeID()
             }
             Trace.mark("commit: trees written")
-            if var old = oldRoot, git_oid_equal(&old, &newRoot) == 0 {
+            // A repository with no commit yet gets this one as its first (unless it holds nothing).
+            let unchanged: Bool
+            if var old = oldRoot {
+                unchanged = git_oid_equal(&old, &newRoot) != 0
+            } else {
+                unchanged = changes.allSatisfy { $0.oid == nil }
+            }
+            if !unchanged {
                 try makeCommit(tree: newRoot, parent: head?.commit, message: message)
                 made = true
                 Trace.mark("commit: commit made, branch moved")
@@ -107,6 +122,11 @@ extension GitHistory {
         }
         Trace.mark("commit: index updated")
         CommitIntent.remove(paths, root: root)
+        if head == nil {
+            // The first commit of a repository made by hand holds only `paths`: the vault's other
+            // files follow in a commit of their own, so `git status` is clean.
+            try commitAll(message: "init: the vault's other files (the repository had no commit yet)")
+        }
         if packIfNeeded() { Trace.mark("commit: git repack started") }
         return made
     }

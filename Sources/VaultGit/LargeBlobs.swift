@@ -84,21 +84,41 @@ extension GitHistory {
         if cvault_blob_hash_file(&oid, &hashed, path) != 0 {
             if errno == ENOENT { return nil }
             if errno == ELOOP { throw VaultError.changedOnDisk(path: relative) }
-            throw GitFailure.error(-1, "read \(relative)")
+            throw GitHistory.unreadable(relative, errno)
         }
         return oid
     }
 
     /// The bytes of the vault file `relative`, never through a symbolic link (one that
-    /// appeared since `workFile` looked: the file changed on disk); nil when it is gone.
+    /// appeared since `workFile` looked: the file changed on disk); nil when it is gone. A file
+    /// that is there but cannot be read (its permissions) is an error, never a deletion:
+    /// committing it as deleted would drop it from the history, and from every machine the
+    /// vault syncs with.
     func readWithoutFollowing(_ relative: String) throws(VaultError) -> [UInt8]? {
+        let path = root + "/" + relative
         do {
-            return try FileIO.readWithoutFollowing(root + "/" + relative)
+            return try FileIO.readWithoutFollowing(path)
         } catch .symbolicLink {
             throw VaultError.changedOnDisk(path: relative)
         } catch {
-            return nil
+            if !FileIO.entryExists(path) { return nil }
+            guard case .io(_, _, let reason) = error else { throw error }
+            throw GitHistory.unreadable(relative, reason: reason, permissions: access(path, R_OK) != 0)
         }
+    }
+
+    /// A vault file that exists and cannot be read (`code`: errno): nothing is committed.
+    static func unreadable(_ relative: String, _ code: Int32) -> VaultError {
+        let reason = String(cString: strerror(code))
+        return unreadable(relative, reason: reason, permissions: code == EACCES || code == EPERM)
+    }
+
+    static func unreadable(_ relative: String, reason: String, permissions: Bool = false) -> VaultError {
+        let fix = permissions ? " (give yourself read access: chmod u+r \(relative))" : ""
+        return VaultError.io(
+            path: relative, operation: "read",
+            reason: "\(reason). Nothing was committed: vault commits a file only as it can read it\(fix), "
+                + "then run the command again")
     }
 
     /// Writes the vault file `relative` (a regular file: `workFile`) as a blob and returns its
@@ -130,6 +150,7 @@ extension GitHistory {
             if errno == ESTALE || errno == ELOOP {
                 throw VaultError.changedOnDisk(path: relative)
             }
+            if errno == EACCES || errno == EPERM { throw GitHistory.unreadable(relative, errno) }
             throw GitFailure.error(-1, "write \(relative) into the repository")
         }
         streamedBytesWritten += Int64(written)

@@ -358,6 +358,25 @@ class Handler(BaseHTTPRequestHandler):
         self.write_chunk(event("[DONE]"))
         self.end_stream()
 
+    def empty(self, request):
+        """A well-formed stream that ends with [DONE] and holds no text at all."""
+        self.start_stream()
+        self.write_chunk(event(chunk(role="assistant", content="")))
+        self.write_chunk(event(chunk(finish="stop")))
+        self.write_chunk(event("[DONE]"))
+        self.end_stream()
+
+    def trickle(self, request):
+        """The reply of `ok`, one piece every 25 ms (a reply that takes a moment to stream)."""
+        self.start_stream()
+        self.write_chunk(event(chunk(role="assistant", content="")))
+        for piece in REPLY_PIECES:
+            time.sleep(0.025)
+            self.write_chunk(event(chunk(content=piece)))
+        self.write_chunk(event(chunk(finish="stop")))
+        self.write_chunk(event("[DONE]"))
+        self.end_stream()
+
     def error_in_stream(self, request):
         self.start_stream()
         self.write_chunk(event(chunk(content=PARTIAL_PIECES[0])))
@@ -482,6 +501,8 @@ BEHAVIOURS = {
     "stop-then-cut": Handler.stop_then_cut,
     "rate-limit-wait": Handler.rate_limit_wait,
     "error-in-stream-key": Handler.error_in_stream_key,
+    "empty": Handler.empty,
+    "trickle": Handler.trickle,
 }
 
 

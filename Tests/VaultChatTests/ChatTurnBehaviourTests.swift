@@ -246,7 +246,7 @@ final class BackgroundVault: @unchecked Sendable {
         process.standardError = errPipe
         process.standardInput = input
         process.terminationHandler = { [exited] _ in exited.signal() }
-        try process.run()
+        try startingAsAShellWould { try process.run() }
         try input.fileHandleForWriting.close()
         // One thread per pipe, blocking on reads until the pipe ends (not the dispatch
         // readability handlers, which a loaded machine can hold back for seconds).

@@ -8,21 +8,6 @@ import VaultCore
 import Glibc
 #endif
 
-/// Ctrl-C during a reply: the transfer stops, and what arrived is kept, marked interrupted.
-enum Interrupt {
-    static let requested = Atomic<Bool>(false)
-
-    static func install() {
-        signal(SIGINT) { _ in Interrupt.requested.store(true, ordering: .relaxed) }
-        // A parent may have started vault with SIGINT blocked (the mask is inherited): Ctrl-C
-        // must still reach the reply it interrupts.
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-    }
-}
-
 extension VaultCommand {
     struct Chat: VaultRunnable {
         static let configuration = CommandConfiguration(
@@ -63,14 +48,15 @@ extension VaultCommand {
                 if !s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { text = s }
             }
             let turn = try makeTurn(vault: vault, path: path, provider: provider, model: model)
-            Interrupt.install()
             if text == nil, Terminal.stdinIsTerminal, (try? vault.readRoomEnd(path).pendingPrompt) == nil {
-                // The interactive loop (attachments go with the first message).
+                // The interactive loop (attachments go with the first message). A signal at the
+                // prompt ends it at once; one during a turn, once the turn is saved.
                 var first = true
                 while true {
                     Terminal.stream("you> ")
                     guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
                     try send(turn, line, first ? files : [])
+                    Termination.exitIfRequested()
                     first = false
                 }
             }
@@ -78,12 +64,11 @@ extension VaultCommand {
         }
 
         func send(_ turn: ChatTurn, _ text: String?, _ files: [String]) throws(VaultError) {
-            Interrupt.requested.store(false, ordering: .relaxed)
             let outcome = try turn.run(message: text ?? (files.isEmpty ? nil : ""), attachments: files) { Terminal.stream($0) }
             Terminal.stream("\n")
             Trace.mark("done")
-            warnIfTruncated(outcome, room: turn.roomPath)
-            Terminal.standardError("(saved to \(turn.roomPath), line \(outcome.reply.line))\n")
+            warnIfTruncated(outcome)
+            try reportSaved(outcome)
         }
     }
 
@@ -101,23 +86,35 @@ extension VaultCommand {
             let vault = try location.openForChange(prefetching: VaultPath.rooms)
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
             let turn = try makeTurn(vault: vault, path: path, provider: provider, model: model)
-            Interrupt.install()
             let outcome = try turn.retry { Terminal.stream($0) }
             Terminal.stream("\n")
-            warnIfTruncated(outcome, room: path)
-            Terminal.standardError("(saved to \(path), line \(outcome.reply.line))\n")
+            warnIfTruncated(outcome)
+            try reportSaved(outcome)
         }
     }
 }
 
 /// A reply the server cut short is saved, and the person is told so (with how to go on).
-func warnIfTruncated(_ outcome: ChatTurn.Outcome, room: String) {
+func warnIfTruncated(_ outcome: ChatTurn.Outcome) {
     guard let reason = outcome.reply.truncation else { return }
     Terminal.warning(
         """
         the server cut the reply short (finish_reason: \(reason)); it is saved, marked truncated=\(reason). \
-        `vault retry \(VaultPath.stem(of: room))` asks the model to go on
+        `vault retry \(VaultPath.stem(of: outcome.path))` asks the model to go on
         """)
+}
+
+/// Says where the reply was saved; if standard output failed meanwhile (a full disk: ENOSPC),
+/// says that the reply is saved all the same, and fails. A reader that went away (`| head`:
+/// EPIPE) is no failure: it wanted no more.
+func reportSaved(_ outcome: ChatTurn.Outcome) throws(VaultError) {
+    Terminal.standardError("(saved to \(outcome.path), line \(outcome.reply.line))\n")
+    let code = Terminal.outputError.load(ordering: .relaxed)
+    if code != 0 && code != EPIPE, let problem = Terminal.outputProblem {
+        throw VaultError.io(
+            path: "standard output", operation: "write the reply to",
+            reason: "\(problem); the reply is saved all the same, in \(outcome.path) (line \(outcome.reply.line))")
+    }
 }
 
 /// The turn for a room: provider and model from the flags, the room, vault.yml and the environment.
@@ -130,7 +127,9 @@ func makeTurn(vault: Vault, path: String, provider: String?, model: String?) thr
     if var openAI = chosen as? OpenAIProvider {
         // libcurl loads on another core while the room is read and the message saved.
         HTTPClient.warmUp()
-        openAI.shouldStop = { Interrupt.requested.load(ordering: .relaxed) }
+        // SIGINT, SIGTERM, SIGHUP: the reply stops, and what arrived is kept (`Termination`);
+        // a wait before a retry (Retry-After) ends too (the provider polls it while it waits).
+        openAI.shouldStop = { Termination.requested }
         let env = ProcessInfo.processInfo.environment
         if let s = env["VAULT_CONNECT_TIMEOUT"].flatMap(Double.init) { openAI.client.connectTimeout = s }
         if let s = env["VAULT_FIRST_BYTE_TIMEOUT"].flatMap(Double.init) { openAI.client.firstByteTimeout = s }

@@ -32,7 +32,10 @@ extension VaultCommand {
 
         func execute() throws {
             let vault = try location.openForChange()
-            try DiaryWriting(vault: vault).write(title: title, date: date, tags: tags, body: body, forceEditor: editor)
+            // SIGINT, SIGTERM, SIGHUP wait until the entry is saved and committed (`Termination`).
+            try Termination.deferring { () throws(VaultError) in
+                try DiaryWriting(vault: vault).write(title: title, date: date, tags: tags, body: body, forceEditor: editor)
+            }
         }
     }
 
@@ -47,10 +50,12 @@ extension VaultCommand {
             let vault = try location.openForChange()
             let writing = DiaryWriting(vault: vault)
             let today = writing.now.localDate
-            if let path = vault.entries(on: today).first {
-                try writing.edit(path)
-            } else {
-                try writing.write(title: nil, date: nil, tags: [], body: nil, forceEditor: true)
+            try Termination.deferring { () throws(VaultError) in
+                if let path = vault.entries(on: today).first {
+                    try writing.edit(path)
+                } else {
+                    try writing.write(title: nil, date: nil, tags: [], body: nil, forceEditor: true)
+                }
             }
         }
     }
@@ -66,7 +71,8 @@ extension VaultCommand {
         func execute() throws {
             let vault = try location.openForChange()
             let path = try vault.resolve(item, workingDirectory: FileManager.default.currentDirectoryPath).path
-            try DiaryWriting(vault: vault).edit(path)
+            // SIGINT, SIGTERM, SIGHUP wait until the edit is saved and committed (`Termination`).
+            try Termination.deferring { () throws(VaultError) in try DiaryWriting(vault: vault).edit(path) }
         }
     }
 
@@ -220,6 +226,8 @@ struct DiaryWriting {
     func edit(_ path: String) throws(VaultError) {
         let original = try vault.changing { () throws(VaultError) -> [UInt8] in
             try vault.history?.prepare([path])
+            // Should vault end before it commits the edit, the next command commits it.
+            vault.willChange([path])
             return try FileIO.read(vault.absolute(path))
         }
         let outcome = try Editor.run(vault.absolute(path))

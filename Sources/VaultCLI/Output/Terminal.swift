@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import VaultCore
 
 #if canImport(Glibc)
@@ -22,7 +23,14 @@ func print(_ items: Any..., separator: String = " ", terminator: String = "\n") 
 /// (`visible`): text from files, commit messages and servers is never sent raw to a terminal.
 /// Only `--raw` and exports written to a pipe or a file pass bytes through unchanged
 /// (`document`); to a terminal they are made visible too.
+///
+/// Every write goes through `write(_:to:)`, never `FileHandle.write`, which ends the process
+/// when a write fails: a reader that went away (`vault chat … | head`: EPIPE), a full disk
+/// (`> /dev/full`: ENOSPC) or a closed terminal must never cost a room its reply.
 enum Terminal {
+    /// The error (errno) of the first failed write to standard output, 0 while none.
+    static let outputError = Atomic<Int32>(0)
+
     static func error(_ text: String) {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let first = lines.isEmpty ? "" : lines.removeFirst()
@@ -41,22 +49,22 @@ enum Terminal {
 
     /// Writes `text` (secrets redacted, control characters made visible) to standard error.
     static func standardError(_ text: String) {
-        FileHandle.standardError.write(Data(visible(Secrets.redact(text)).utf8))
+        write(visible(Secrets.redact(text)), to: 2)
     }
 
     /// Writes without a newline and flushes: used for streamed replies. A carriage return at the
     /// end of a piece is kept (the line feed of a CRLF may come with the next piece).
     static func stream(_ text: String) {
-        FileHandle.standardOutput.write(Data(visible(text, carriageReturnAtEnd: true).utf8))
+        write(visible(text, carriageReturnAtEnd: true), to: 1)
     }
 
     /// Writes a file's bytes (`show --raw`, an export) to standard output: unchanged to a pipe or
     /// a file, with control characters made visible to a terminal.
     static func document(_ bytes: Data) {
         if stdoutIsTerminal, let text = String(data: bytes, encoding: .utf8) {
-            FileHandle.standardOutput.write(Data(visible(text).utf8))
+            write(visible(text), to: 1)
         } else {
-            FileHandle.standardOutput.write(bytes)
+            write(bytes: Array(bytes), to: 1)
         }
     }
 
@@ -102,6 +110,54 @@ enum Terminal {
             }
         }
         return String(out)
+
+    }
+
+    /// Writes all of `text` to standard output (1) or standard error (2), going on after short
+    /// writes and interruptions. A failure ends nothing: once a write to standard output failed,
+    /// nothing more is written there (`outputError` says why); a failed write to standard error
+    /// is dropped.
+    @discardableResult
+    static func write(_ text: String, to fd: Int32) -> Bool {
+        write(bytes: Array(text.utf8), to: fd)
+    }
+
+    /// Like `write(_:to:)`, for bytes as they are (`vault show --raw`, an export).
+    @discardableResult
+    static func write(bytes: [UInt8], to fd: Int32) -> Bool {
+        if fd == 1 {
+            guard outputError.load(ordering: .relaxed) == 0 else { return false }
+            // What `print` buffered goes first, in order.
+            fflush(nil)
+        }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {
+                if fd == 1 { outputError.store(n < 0 ? errno : EIO, ordering: .relaxed) }
+                return false
+            }
+            done += n
+        }
+        return true
+    }
+
+    /// Why standard output could not be written, for a message; nil when it could.
+    static var outputProblem: String? {
+        let code = outputError.load(ordering: .relaxed)
+        return code == 0 ? nil : String(cString: strerror(code))
+    }
+
+    /// Why what the command printed did not all reach standard output (a full disk, an I/O
+    /// error), after flushing what `print` buffered; nil when it did, or when the reader went
+    /// away (EPIPE: `| head` wanted no more).
+    static func unwrittenOutput() -> String? {
+        if fflush(nil) != 0, errno != EPIPE, outputError.load(ordering: .relaxed) == 0 {
+            outputError.store(errno, ordering: .relaxed)
+        }
+        let code = outputError.load(ordering: .relaxed)
+        return code == 0 || code == EPIPE ? nil : String(cString: strerror(code))
     }
 
     static var stdinIsTerminal: Bool { isatty(0) == 1 }
@@ -130,7 +186,7 @@ enum Terminal {
             previous = byte
         }
         out.append(10)
-        FileHandle.standardOutput.write(Data(out))
+        write(bytes: out, to: 1)
     }
 
     /// Columns of one scalar on a terminal: Hangul, kana, CJK ideographs and emoji take two.

@@ -61,14 +61,14 @@ final class WaitingIndicator: @unchecked Sendable {
         case .replying, .finished:
             return
         }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+        Terminal.write("\r\u{1B}[K" + Terminal.visible(text, singleLine: true), to: 2)
         shown = true
     }
 
     /// Erases the line, if one is shown (called with the lock held).
     private func erase() {
         guard shown else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Terminal.write("\r\u{1B}[K", to: 2)
         shown = false
     }
 }

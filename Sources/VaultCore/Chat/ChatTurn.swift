@@ -3,15 +3,20 @@
 /// The user's message is written (and the lock released) *before* the provider is
 /// asked, so a failure or a crash during the reply never loses what the person
 /// typed. The reply is appended to the file as it is on disk then: an edit a
-/// person saved in the meantime is kept. A failed reply is never written as a
-/// reply: the turn ends with the user's message unanswered (what `vault retry`
-/// sends again), and text that had arrived before a failure is kept, marked
-/// `status=interrupted`, and never sent back to a model. A reply the server cut short
+/// person saved in the meantime is kept, a room renamed meanwhile gets the reply where it now
+/// is, and a room deleted meanwhile has the message and the reply kept in a new room next to
+/// it. A failed reply is never written as a reply: the turn ends with the user's message
+/// unanswered (what `vault retry` sends again), and text that had arrived before a failure is
+/// kept, marked `status=interrupted`, and never sent back to a model. A reply the server cut short
 /// (`finish_reason: length`) is saved marked `truncated=<reason>`; it is sent as context
 /// like any reply, and `vault retry` asks the model to go on from it.
 ///
 /// The reply is written to a file as it arrives (`ReplySpool`) and copied from there into the
 /// room: a turn's memory does not grow with the reply.
+///
+/// Turns in one room take turns (`TurnLock`): each reply follows its own question. From the
+/// moment a turn has the room, SIGINT, SIGTERM and SIGHUP stop the reply instead of the
+/// process (`Termination`): what arrived is kept and committed before the command ends.
 public struct ChatTurn {
     public let vault: Vault
     public let roomPath: String
@@ -29,6 +34,9 @@ public struct ChatTurn {
     public struct Outcome: Sendable {
         public var prompt: Message?
         public var reply: SavedReply
+        /// Where the reply was saved: the room, or where it went if it was renamed or deleted
+        /// while the reply came.
+        public var path: String
     }
 
     /// A reply as saved in the room (its text, which can be long, is in the file only).
@@ -43,6 +51,14 @@ public struct ChatTurn {
     /// Sends `message`, or the room's pending prompt when `message` is `nil`, with `attachments`
     /// (paths of files to copy into the vault and link from the message).
     public func run(message: String?, attachments: [String] = [], onText: (String) -> Void) throws(VaultError) -> Outcome {
+        let lock = try TurnLock(vault: vault, room: roomPath, report: Vault.report)
+        defer { withExtendedLifetime(lock) {} }
+        return try Termination.deferring { () throws(VaultError) -> Outcome in
+            try send(message: message, attachments: attachments, onText: onText)
+        }
+    }
+
+    private func send(message: String?, attachments: [String], onText: (String) -> Void) throws(VaultError) -> Outcome {
         let (prompt, request, written, attached) = try ChatTurn.retryingIfChangedOnDisk {
             () throws(VaultError) -> (Message, ChatRequest, Written, [String]) in
             try vault.changing { () throws(VaultError) -> (Message, ChatRequest, Written, [String]) in
@@ -75,8 +91,9 @@ public struct ChatTurn {
                 return (change.messages[0], request, Written(room: change.room, stamp: after), attached)
             }
         }
-        let reply = try ask(request, after: written, added: 2, attached: attached, onText: onText)
-        return Outcome(prompt: prompt, reply: reply)
+        let (reply, path) = try ask(
+            request, after: written, question: prompt, questionPending: true, attached: attached, onText: onText)
+        return Outcome(prompt: prompt, reply: reply, path: path)
     }
 
     /// The room as the turn left it on disk, and the stamp of that version.
@@ -111,27 +128,40 @@ public struct ChatTurn {
     /// Sends the room's last message again when it is an unanswered user message (after a
     /// failed turn); the reply is appended after it.
     public func retry(onText: (String) -> Void) throws(VaultError) -> Outcome {
-        let (request, written) = try vault.changing { () throws(VaultError) -> (ChatRequest, Written) in
-            try vault.history?.prepare([roomPath])
-            let (room, stamp) = try readRoom()
-            let answered = room.messages.filter { $0.status == nil }
-            // An unanswered message is sent again; a reply the server cut short is sent as it is,
-            // last, for the model to go on from.
-            guard let last = answered.last, last.role == .user || last.header.attribute("truncated") != nil else {
-                throw VaultError.invalidArgument(
-                    "nothing to retry in \(roomPath): its last message has a reply. Send a new one with `vault chat`.")
+        let lock = try TurnLock(vault: vault, room: roomPath, report: Vault.report)
+        defer { withExtendedLifetime(lock) {} }
+        return try Termination.deferring { () throws(VaultError) -> Outcome in
+            let (request, written, last) = try vault.changing {
+                () throws(VaultError) -> (ChatRequest, Written, Message) in
+                try vault.history?.prepare([roomPath])
+                let (room, stamp) = try readRoom()
+                let answered = room.messages.filter { $0.status == nil }
+                // An unanswered message is sent again; a reply the server cut short is sent as it
+                // is, last, for the model to go on from.
+                guard let last = answered.last, last.role == .user || last.header.attribute("truncated") != nil else {
+                    throw VaultError.invalidArgument(
+                        "nothing to retry in \(roomPath): its last message has a reply. "
+                            + "Send a new one with `vault chat`.")
+                }
+                return (makeRequest(room: room, upTo: room.messages), Written(room: room, stamp: stamp), last)
             }
-            return (makeRequest(room: room, upTo: room.messages), Written(room: room, stamp: stamp))
+            let (reply, path) = try ask(
+                request, after: written, question: last, questionPending: false, onText: onText)
+            return Outcome(prompt: nil, reply: reply, path: path)
         }
-        let reply = try ask(request, after: written, added: 1, onText: onText)
-        return Outcome(prompt: nil, reply: reply)
     }
 
     /// Asks the provider and appends its reply (or what arrived of it) to the room, which is
-    /// as `written` left it unless someone changed the file in the meantime.
+    /// as `written` left it unless someone changed, renamed or deleted the file meanwhile.
+    ///
+    /// - Parameters:
+    ///   - question: the message the reply follows (the user's, or a reply cut short).
+    ///   - questionPending: whether `question` was written by this turn and is not committed yet.
+    /// - Returns: the reply as saved, and the file it was saved in.
     private func ask(
-        _ request: ChatRequest, after written: Written, added: Int, attached: [String] = [], onText: (String) -> Void
-    ) throws(VaultError) -> SavedReply {
+        _ request: ChatRequest, after written: Written, question: Message, questionPending: Bool,
+        attached: [String] = [], onText: (String) -> Void
+    ) throws(VaultError) -> (SavedReply, String) {
         var failure: ProviderFailure?
         var ending = ReplyEnding.complete
         var spool: ReplySpool?
@@ -155,80 +185,153 @@ public struct ChatTurn {
                 failure = ProviderFailure(.unsaved, "the reply could not be saved: \(problem)")
             }
         }
-        // Blank lines around the text are not part of it; a reply of none is no reply.
+        // Blank lines around the text are not part of it; a reply of none is no reply: the
+        // message stays unanswered, for `vault retry`.
         let body = spool?.body
         if failure == nil && body == nil {
             let why = ending.truncation.map { " (finish_reason: \($0))" } ?? ""
-            failure = ProviderFailure(.malformed, "the server's reply has no text\(why)")
+            failure = ProviderFailure(.empty, "the model's reply was empty\(why)")
         }
         let truncation = failure == nil ? ending.truncation.map(ChatTurn.attributeValue) : nil
         Trace.mark("turn: reply received")
-        let title = written.room.title
-        // The version the first half of the turn left; after a save in an editor, the version
-        // committed on the person's behalf.
-        var base = written.stamp
-        var count = added
+        var attributes: [MessageHeader.Attribute] = [
+            .init("model", ChatTurn.attributeValue(request.model)),
+            .init("provider", ChatTurn.attributeValue(provider.name)),
+        ]
+        var label = provider.label(model: request.model)
+        if failure != nil {
+            attributes.append(.init("status", "interrupted"))
+            label += " · interrupted"
+        } else if let truncation {
+            attributes.append(.init("truncated", truncation))
+            label += " · truncated"
+        }
+        let draft = MessageDraft(
+            role: .assistant, body: "", timestamp: vault.now(), attributes: attributes, displaySuffix: label)
+        var saving = Saving(
+            path: roomPath, base: written.stamp, written: written, questionPending: questionPending, question: question,
+            reply: body.map { (draft, $0) }, truncation: truncation, attached: attached, failure: failure)
         let saved = try ChatTurn.retryingIfChangedOnDisk { () throws(VaultError) -> SavedReply? in
-            try vault.changing { () throws(VaultError) -> SavedReply? in
-                var room = written.room
-                var stamp = written.stamp
-                let onDisk = FileIO.stamp(of: vault.absolute(roomPath))
-                let edited = onDisk != base
-                if edited {
-                    // Edited in the meantime (saved in an editor while the reply came): commit that
-                    // state on its own before the reply, so the person's edit stays their own.
-                    try vault.history?.commit([roomPath], message: "edit: \(roomPath) (while waiting for the reply)")
-                    if base == written.stamp { count -= 1 }
-                }
-                // Not as this turn left it (edited now, or on an earlier try): its end read again.
-                if onDisk != written.stamp {
-                    (room, stamp) = try RoomFile.readEnd(vault.absolute(roomPath), path: roomPath) { _ in true }
-                    if edited { base = stamp }
-                }
-                var appended: SavedReply?
-                var total = count
-                if let body {
-                    var attributes: [MessageHeader.Attribute] = [
-                        .init("model", ChatTurn.attributeValue(request.model)), .init("provider", ChatTurn.attributeValue(provider.name)),
-                    ]
-                    var label = provider.label(model: request.model)
-                    if failure != nil {
-                        attributes.append(.init("status", "interrupted"))
-                        label += " · interrupted"
-                    } else if let truncation {
-                        attributes.append(.init("truncated", truncation))
-                        label += " · truncated"
-                    }
-                    let draft = MessageDraft(
-                        role: .assistant, body: "", timestamp: vault.now(), attributes: attributes,
-                        displaySuffix: label)
-                    let change = room.appendingAtEnd(draft, body: body, display: vault.headerDisplay)
-                    appended = SavedReply(header: change.header, line: change.line, truncation: truncation)
-                    Trace.mark("turn: reply appended")
-                    let after = try vault.replaceTail(
-                        of: roomPath, from: change.offset, with: change.parts, mark: change.mark, expecting: stamp)
-                    vault.remember(lineFeeds: change.lineFeeds, of: roomPath, stamp: after)
-                    Trace.mark("turn: room written")
-                } else {
-                    total -= 1
-                }
-                var message = "chat: \(title) (+\(total) message\(total == 1 ? "" : "s")"
-                if let failure {
-                    message += body == nil ? ", no reply: \(failure.kind.rawValue)" : ", reply \(failure.kind.rawValue)"
-                } else if let truncation {
-                    message += ", reply truncated: \(truncation)"
-                }
-                message += ")"
-                if total > 0 || appended != nil || !attached.isEmpty {
-                    try vault.history?.commit([roomPath] + attached, message: message)
-                }
-                return appended
-            }
+            try vault.changing { () throws(VaultError) -> SavedReply? in try save(&saving) }
         }
         if let failure {
             throw VaultError.provider(failure.message, exitStatus: failure.exitStatus, kept: saved != nil)
         }
-        return saved!
+        guard let saved else {
+            throw VaultError.provider("the reply could not be saved", exitStatus: 8, kept: false)
+        }
+        return (saved, saving.path)
+    }
+
+    /// What the second half of a turn knows while it saves the reply (kept across tries).
+    struct Saving {
+        /// Where the room is now.
+        var path: String
+        /// The version of the room last committed or written by this turn.
+        var base: FileIO.Stamp
+        let written: Written
+        /// Whether the message written by this turn is still uncommitted.
+        var questionPending: Bool
+        let question: Message
+        /// The reply's header and its text (in the spool's file); nil when none came.
+        let reply: (draft: MessageDraft, body: FileText)?
+        let truncation: String?
+        let attached: [String]
+        let failure: ProviderFailure?
+    }
+
+    /// Appends the reply to the room as it is on disk now and commits (inside `Vault.changing`).
+    private func save(_ s: inout Saving) throws(VaultError) -> SavedReply? {
+        let title = s.written.room.title
+        var onDisk = FileIO.stamp(of: vault.absolute(s.path))
+        var keptAfterDeletion = false
+        if onDisk == nil {
+            // Renamed or deleted while the reply came.
+            if let moved = vault.whereRoomMoved(from: s.path, identity: s.written.stamp, holding: s.question.id) {
+                try vault.history?.commit(
+                    [s.path, moved], message: "edit: \(s.path) → \(moved) (renamed while waiting for the reply)")
+                Vault.report("\(s.path) was renamed to \(moved) while the reply came: the reply is saved there")
+                s.path = moved
+            } else {
+                guard try keepAfterDeletion(&s, title: title) else { return nil }
+                keptAfterDeletion = true
+            }
+            s.questionPending = false
+            onDisk = FileIO.stamp(of: vault.absolute(s.path))
+            s.base = onDisk ?? s.base
+        }
+        var room = s.written.room
+        var stamp = s.written.stamp
+        let edited = onDisk != s.base
+        if edited {
+            // Edited in the meantime (saved in an editor while the reply came): commit that
+            // state on its own before the reply, so the person's edit stays their own.
+            try vault.history?.commit([s.path], message: "edit: \(s.path) (while waiting for the reply)")
+            s.questionPending = false
+        }
+        // Not as this turn left it (edited, renamed, or on an earlier try): its end read again.
+        if onDisk != s.written.stamp || s.path != roomPath {
+            (room, stamp) = try RoomFile.readEnd(vault.absolute(s.path), path: s.path) { _ in true }
+            if edited { s.base = stamp }
+        }
+        var appended: SavedReply?
+        if let reply = s.reply {
+            let change = room.appendingAtEnd(reply.draft, body: reply.body, display: vault.headerDisplay)
+            appended = SavedReply(header: change.header, line: change.line, truncation: s.truncation)
+            Trace.mark("turn: reply appended")
+            let after = try vault.replaceTail(
+                of: s.path, from: change.offset, with: change.parts, mark: change.mark, expecting: stamp)
+            vault.remember(lineFeeds: change.lineFeeds, of: s.path, stamp: after)
+            Trace.mark("turn: room written")
+        }
+        let count = (s.questionPending || keptAfterDeletion ? 1 : 0) + (appended != nil ? 1 : 0)
+        if count > 0 || !s.attached.isEmpty {
+            var message = ChatTurn.commitMessage(
+                title: title, count: count, failure: s.failure, replied: appended != nil, truncation: s.truncation)
+            if keptAfterDeletion { message += " in \(s.path): \(roomPath) was deleted" }
+            try vault.history?.commit([s.path] + s.attached, message: message)
+        }
+        if keptAfterDeletion {
+            Vault.report(
+                "warning: \(roomPath) was deleted while the reply came: your message and the reply are kept in \(s.path)")
+        }
+        return appended
+    }
+
+    /// The room was deleted while the reply came: the deletion is committed (if `vault rm` did
+    /// not), and a new room next to where it was gets the message the reply follows (the reply
+    /// is then appended to it as to any room). False when no reply came: nothing more is kept.
+    private func keepAfterDeletion(_ s: inout Saving, title: String) throws(VaultError) -> Bool {
+        let deleted = s.path
+        try vault.history?.commit([deleted], message: "edit: \(deleted) (deleted while waiting for the reply)")
+        guard s.reply != nil else {
+            Vault.report(
+                "warning: \(deleted) was deleted while the reply was awaited; no reply came, so nothing more is kept")
+            return false
+        }
+        let kept = vault.freePath(folder: FileIO.parent(of: deleted), stem: VaultPath.stem(of: deleted) + "-reply")
+        let fresh = RoomFile.newRoom(title: "\(title) (reply kept after the room was deleted)", created: vault.now())
+        let room = try RoomFile(parsing: fresh, path: kept)
+        let question = MessageDraft(
+            role: s.question.role, body: s.question.body, timestamp: s.question.timestamp,
+            attributes: s.question.header.attributes)
+        try vault.write(room.appending([question], display: vault.headerDisplay).bytes, to: kept, expecting: .absent)
+        s.path = kept
+        return true
+    }
+
+    /// `chat: 부산 여행 (+2 messages)`, `chat: 부산 여행 (+1 message, no reply: empty)`,
+    /// `chat: 부산 여행 (+2 messages, reply interrupted)`, `… reply truncated: length)`.
+    static func commitMessage(
+        title: String, count: Int, failure: ProviderFailure?, replied: Bool, truncation: String?
+    ) -> String {
+        var message = "chat: \(title) (+\(count) message\(count == 1 ? "" : "s")"
+        if let failure {
+            message += replied ? ", reply \(failure.kind.rawValue)" : ", no reply: \(failure.kind.rawValue)"
+        } else if let truncation {
+            message += ", reply truncated: \(truncation)"
+        }
+        return message + ")"
     }
 
     /// The room's context budget: `context_messages` and `context_tokens` in front-matter.

@@ -20,6 +20,8 @@ public struct ProviderFailure: Error, Sendable {
         case cutOff
         /// The server sent something that is not the chat completions protocol.
         case malformed
+        /// The reply ended properly but held no text.
+        case empty
         /// Ctrl-C.
         case interrupted
         /// A bad request (400 and other 4xx) or a configuration problem.
@@ -51,7 +53,7 @@ public struct ProviderFailure: Error, Sendable {
         case .notFound: return 5
         case .rateLimited: return 6
         case .serverError: return 7
-        case .cutOff, .malformed, .tooLong: return 8
+        case .cutOff, .malformed, .tooLong, .empty: return 8
         case .rejected: return 9
         case .interrupted: return 130
         case .unsaved: return 1

@@ -71,7 +71,9 @@ public enum Editor {
         } catch {
             throw VaultError.invalidArgument("cannot start the editor '\(command)': \(error.localizedDescription)")
         }
-        process.waitUntilExit()
+        // SIGINT, SIGTERM, SIGHUP wait for the editor (it gets its own): what it saves is then
+        // committed before vault ends (`Termination`).
+        Termination.deferring { process.waitUntilExit() }
         switch (process.terminationReason, process.terminationStatus) {
         case (.exit, 0): return .succeeded
         case (.exit, let status): return .failed("exit status \(status)")

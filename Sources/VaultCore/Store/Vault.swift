@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A vault on disk: its folder, its settings, and the operations on its files.
 ///
 /// Reads never take the vault's lock: a whole-file write is an atomic rename, and a chat
@@ -188,13 +192,21 @@ public final class Vault: Sendable {
     // MARK: Changing files
 
     /// Runs `change` holding the vault's lock. Everything that writes goes through here.
+    ///
+    /// Once the lock is held, SIGINT, SIGTERM and SIGHUP wait for `change` to end
+    /// (`Termination`): a change is never stopped half-way by them. (While the lock is awaited
+    /// they end the process at once: nothing is written yet.)
     public func changing<T>(_ change: () throws(VaultError) -> T) throws(VaultError) -> T {
         let lock = try VaultLock(vaultRoot: root, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
-        if TailWrite.Journal.isPending(journalPath), let note = TailWrite.recover(journal: journalPath, root: root) {
-            Vault.report("warning: " + note)
+        return try Termination.deferring { () throws(VaultError) -> T in
+            if TailWrite.Journal.isPending(journalPath),
+                let note = TailWrite.recover(journal: journalPath, root: root)
+            {
+                Vault.report("warning: " + note)
+            }
+            return try change()
         }
-        return try change()
     }
 
     /// `.vault/journal`: the redo journal of appends in place (`TailWrite`).
@@ -202,7 +214,15 @@ public final class Vault: Sendable {
 
     /// Shows a note to the person (standard error).
     static func report(_ text: String) {
-        FileHandle.standardError.write(Data(Secrets.redact("vault: \(text)\n").utf8))
+        // Not FileHandle: its `write` ends the process when the write fails (a closed terminal).
+        let line = Array(Secrets.redact("vault: \(text)\n").utf8)
+        var done = 0
+        while done < line.count {
+            let n = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return }
+            done += n
+        }
     }
 
     /// Replaces the end of a vault file from `offset` with `bytes`, in place (call inside
@@ -282,6 +302,13 @@ public final class Vault: Sendable {
         }
     }
 
+    /// Notes that `paths` may change outside vault's own writes (an editor is about to open
+    /// them) and will be committed by this process; if it ends first, the next command commits
+    /// them (`VaultHistory.willChange`). Call it inside `changing`.
+    public func willChange(_ paths: [String]) {
+        history?.willChange(paths)
+    }
+
     /// What is known of the version of `relative` on disk now (large files only).
     public func facts(of relative: String) -> FileFacts? {
         FileFacts.current(root: root, relative: relative)
@@ -304,6 +331,30 @@ public final class Vault: Sendable {
     /// A free `rooms/<slug>.md` path for a title.
     public func newRoomPath(title: String) -> String {
         freePath(folder: VaultPath.rooms, stem: VaultPath.slug(title))
+    }
+
+    /// Where the room that was at `relative` is now, after a rename or a move into another
+    /// name in its folder (`mv`, `git mv`, a file manager): the file that is the same file
+    /// (`identity`: device and inode), else one changed since that version that holds the
+    /// message `messageID` (an editor's "save as"). Nil when there is none: it was deleted.
+    func whereRoomMoved(from relative: String, identity: FileIO.Stamp, holding messageID: String) -> String? {
+        let folder = FileIO.parent(of: relative)
+        var changedSince: [String] = []
+        for entry in FileIO.list(absolute(folder)) where entry.kind == .file && entry.name.hasSuffix(".md") {
+            guard !entry.name.hasPrefix(".") else { continue }
+            let candidate = folder + "/" + entry.name
+            guard candidate != relative, let stamp = FileIO.stamp(of: absolute(candidate)) else { continue }
+            if stamp.device == identity.device && stamp.inode == identity.inode { return candidate }
+            let (a, b) = (stamp.changed, identity.changed)
+            if a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec >= b.tv_nsec) {
+                changedSince.append(candidate)
+            }
+        }
+        for candidate in changedSince.sorted() {
+            let room = try? RoomFile.readEnd(absolute(candidate), path: candidate) { _ in true }.room
+            if room?.messages.contains(where: { $0.id == messageID }) == true { return candidate }
+        }
+        return nil
     }
 
     /// `folder/stem.md`, else `folder/stem-2.md`, … : the first name that nothing in the folder
