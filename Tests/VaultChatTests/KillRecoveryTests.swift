@@ -18,8 +18,7 @@ import Glibc
         let run = try BackgroundVault(
             ["chat", ChatVault.title, "죽기 전에 보낸 질문", "--provider", "local", "--model", "stall"], vault: vault)
         try run.waitForOutput(ServerText.firstPiece.trimmingCharacters(in: .whitespaces), seconds: 10)
-        let pid = run.process.processIdentifier
-        kill(pid, SIGKILL)
+        kill(run.process.processIdentifier, SIGKILL)
         _ = try run.wait(seconds: 10)
         #expect(run.process.terminationReason == .uncaughtSignal)
         // Killed: the message is in the room, not in git.
@@ -31,14 +30,14 @@ import Glibc
         #expect(write.status == 0, "\(write.stderr)")
         let now = try vault.subjects()
         try #require(now.count == subjects.count + 2, "\(now)")
-        let why = "left uncommitted by vault chat, pid \(pid), which ended before committing"
+        let why = "left uncommitted by `vault chat`, which stopped before its commit"
         #expect(now[1] == "recover: \(ChatVault.roomPath) (\(why))")
         #expect(now[0].hasPrefix("diary: add "), "\(now)")
         #expect(try vault.porcelain() == "")
         let committed = roomMessages(Array(try git(["show", "HEAD:" + ChatVault.roomPath], in: vault.path).utf8))
         #expect(committed.map(\.body) == ["죽기 전에 보낸 질문"])
         // The record of the killed turn is gone, and the write left none.
-        let records = (try? FileManager.default.contentsOfDirectory(atPath: vault.path + "/.vault/uncommitted")) ?? []
+        let records = (try? FileManager.default.contentsOfDirectory(atPath: vault.path + "/.vault/intents")) ?? []
         #expect(records.isEmpty, "\(records)")
     }
 
