@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 135 functions; variadic, as a pointer only: git_libgit2_opts.
+// 134 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -92,7 +92,6 @@ static struct {
     __typeof__(git_patch_to_buf) *git_patch_to_buf;
     __typeof__(git_push_options_init) *git_push_options_init;
     __typeof__(git_reference_create) *git_reference_create;
-    __typeof__(git_reference_create_matching) *git_reference_create_matching;
     __typeof__(git_reference_free) *git_reference_free;
     __typeof__(git_reference_lookup) *git_reference_lookup;
     __typeof__(git_reference_name_to_id) *git_reference_name_to_id;
@@ -231,7 +230,6 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_patch_to_buf", (void **)&real.git_patch_to_buf},
     {"git_push_options_init", (void **)&real.git_push_options_init},
     {"git_reference_create", (void **)&real.git_reference_create},
-    {"git_reference_create_matching", (void **)&real.git_reference_create_matching},
     {"git_reference_free", (void **)&real.git_reference_free},
     {"git_reference_lookup", (void **)&real.git_reference_lookup},
     {"git_reference_name_to_id", (void **)&real.git_reference_name_to_id},
@@ -687,11 +685,6 @@ int git_push_options_init(git_push_options *opts, unsigned int version) {
 int git_reference_create(git_reference **out, git_repository *repo, const char *name, const git_oid *id, int force, const char *log_message) {
     CVAULT_GIT2_REQUIRE();
     return real.git_reference_create(out, repo, name, id, force, log_message);
-}
-
-int git_reference_create_matching(git_reference **out, git_repository *repo, const char *name, const git_oid *id, int force, const git_oid *current_id, const char *log_message) {
-    CVAULT_GIT2_REQUIRE();
-    return real.git_reference_create_matching(out, repo, name, id, force, current_id, log_message);
 }
 
 void git_reference_free(git_reference *ref) {
