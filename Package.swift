@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(
             name: "CCmark", pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+        // SQLite, for the search index (a cache outside the vault; FTS5 with the trigram tokenizer).
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libgit2 loaded with dlopen on first use; defines the git_* functions vault calls.
         .target(name: "CGit2Loader", dependencies: ["CGit2"], exclude: ["README.md"]),
         // Typed C wrappers for the variadic C calls Swift cannot make.
@@ -45,6 +47,8 @@ let package = Package(
         .target(name: "VaultExport", dependencies: ["VaultCore", "CCmark"], exclude: ["README.md"]),
         // Chat with OpenAI-compatible servers: libcurl client, event-stream decoder, providers.
         .target(name: "VaultChat", dependencies: ["VaultCore", "CCurl", "CVaultShims"], exclude: ["README.md"]),
+        // `vault search`: the scan (NFC, case folding, every core) and the optional index.
+        .target(name: "VaultSearch", dependencies: ["VaultCore", "CSQLite", "CCrypto"], exclude: ["README.md"]),
         // The command-line interface: one file per command.
         .target(
             name: "VaultCLI",
@@ -53,6 +57,7 @@ let package = Package(
                 "VaultGit",
                 "VaultChat",
                 "VaultExport",
+                "VaultSearch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], exclude: ["README.md"]),
         // Exports CVaultShims' stand-ins for mbedTLS's certificate loaders, so libgit2's calls
@@ -81,6 +86,7 @@ let package = Package(
         .testTarget(name: "VaultChatTests", dependencies: ["VaultCore", "VaultChat", "VaultTestSupport"]),
         .testTarget(
             name: "VaultCLITests", dependencies: ["VaultCore", "VaultTestSupport", "CVaultShims", "CGit2Loader"]),
+        .testTarget(name: "VaultSearchTests", dependencies: ["VaultCore", "VaultSearch", "VaultTestSupport"]),
         .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),
         // The fuzz targets over the seed corpus and seeded mutations; every crash found, kept.
         .testTarget(name: "VaultFuzzingTests", dependencies: ["VaultFuzzing", "VaultTestSupport"]),

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Text as search compares it: Unicode NFC, and for a case-insensitive search, case folded
+/// (Unicode full case folding: `Straße` and `STRASSE` alike, `ς` as `σ`, `K` (Kelvin) as `k`).
+///
+/// Both the query and the files go through the same functions, so the scan and the index agree.
+public enum SearchText {
+    /// `text` in NFC, case folded when `folding`.
+    public static func key(_ text: String, folding: Bool) -> String {
+        let nfc = text.precomposedStringWithCanonicalMapping
+        return folding ? fold(nfc) : nfc
+    }
+
+    /// Full case folding, code point by code point (context-free, as Unicode's CaseFolding.txt).
+    public static func fold(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { appendFolded(scalar, to: &out) }
+        return String(out)
+    }
+
+    static func appendFolded(_ scalar: Unicode.Scalar, to out: inout String.UnicodeScalarView) {
+        let v = scalar.value
+        if v < 0x80 {
+            out.append(v >= 0x41 && v <= 0x5A ? Unicode.Scalar(v + 32)! : scalar)
+        } else if !SearchTables.cased.contains(v >> 6) {
+            out.append(scalar)
+        } else if let special = SearchTables.foldExceptions[v] {
+            out.append(contentsOf: special.unicodeScalars)
+        } else {
+            out.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+        }
+    }
+
+    /// Whether `scalar` can make a text not NFC (see `SearchTables.unstable`).
+    static func isUnstable(_ v: UInt32) -> Bool {
+        if v < 0x300 { return false }
+        if v < 0x10000 { return unstableBMP[Int(v >> 6)] & (1 << UInt64(v & 63)) != 0 }
+        guard let mask = SearchTables.unstable[v >> 6] else { return false }
+        return mask & (1 << UInt64(v & 63)) != 0
+    }
+
+    /// `SearchTables.unstable` for the Basic Multilingual Plane as a flat array of 1,024 masks.
+    static let unstableBMP: [UInt64] = {
+        var table = [UInt64](repeating: 0, count: 1024)
+        for (block, mask) in SearchTables.unstable where block < 1024 { table[Int(block)] = mask }
+        return table
+    }()
+
+    /// `SearchTables.cased` for the Basic Multilingual Plane as a flat array of 1,024 flags.
+    static let casedBMP: [Bool] = {
+        var table = [Bool](repeating: false, count: 1024)
+        for block in SearchTables.cased where block < 1024 { table[Int(block)] = true }
+        return table
+    }()
+}
