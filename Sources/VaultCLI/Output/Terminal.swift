@@ -171,10 +171,18 @@ enum Terminal {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
+        write(escapingC1(String(decoding: data, as: UTF8.self)) + "\n", to: 1)
+    }
+
+    /// JSON text with DEL and the C1 controls escaped (`\u007f`, `\u009b`): JSON's encoder
+    /// escapes only C0 ones, and some terminals obey C1 ones like escape sequences. They occur
+    /// only inside strings.
+    static func escapingC1(_ json: String) -> String {
+        guard json.utf8.contains(where: { $0 == 0x7F || $0 == 0xC2 }) else { return json }
         var out: [UInt8] = []
-        out.reserveCapacity(data.count + 1)
+        out.reserveCapacity(json.utf8.count + 8)
         var previous: UInt8 = 0
-        for byte in data {
+        for byte in json.utf8 {
             if byte == 0x7F {
                 out += Array("\\u007f".utf8)
             } else if previous == 0xC2, (0x80...0x9F).contains(byte) {
@@ -185,8 +193,7 @@ enum Terminal {
             }
             previous = byte
         }
-        out.append(10)
-        write(bytes: out, to: 1)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Columns of one scalar on a terminal: Hangul, kana, CJK ideographs and emoji take two.

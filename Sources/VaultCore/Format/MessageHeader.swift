@@ -105,6 +105,13 @@ public struct MessageHeader: Sendable, Hashable {
         return s + " -->"
     }
 
+    /// The header the line `line` holds (its bytes, without the line ending), or nil when it
+    /// holds none (body text, the prompt marker, a header with an invalid part).
+    public static func parse(line: UnsafeBufferPointer<UInt8>) -> MessageHeader? {
+        if case .header(let header) = classify(line, 0, line.count) { return header }
+        return nil
+    }
+
     /// How a line of a room file reads.
     enum LineClass {
         /// Body text.

@@ -1,0 +1,315 @@
+import Foundation
+import Synchronization
+import VaultCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One line that matched, as found by the scan (before the item's metadata is attached).
+struct RawHit: Sendable {
+    /// 1-based.
+    var line: Int
+    /// The line without its line ending.
+    var text: String
+    /// UTF-8 ranges of the matches in `text`.
+    var ranges: [Range<Int>]
+    var inFrontMatter: Bool
+    /// The header of the message the line belongs to (nil: front-matter, a diary entry, text
+    /// before the first message).
+    var header: MessageHeader?
+    var before: [String] = []
+    var after: [String] = []
+}
+
+/// What the scan found in one file.
+struct FileScan: Sendable {
+    var hits: [RawHit] = []
+    /// The file's front-matter text (with its `---` lines), when it has hits and front-matter.
+    var frontMatter: [UInt8]?
+    /// Why the file could not be searched (not valid UTF-8, unreadable).
+    var problem: String?
+}
+
+/// Reads files and finds the lines that match, on every core.
+///
+/// Each file is read in pieces of at most `chunkSize` bytes (whole lines; a line longer than
+/// that is read whole), so memory stays bounded by the longest line, not the file. A piece is
+/// first checked as UTF-8 and for code points that can make it not NFC (`TextScan.classify`);
+/// then the bytes every hit must hold (`LineMatcher.needle`) are looked for with `memmem` in the
+/// piece as it is, case folded (ignoring case) or normalized (when not NFC), and only the lines
+/// they fall in are compared exactly (`LineMatcher.matches`).
+struct Scanner: Sendable {
+    let root: String
+    let matcher: LineMatcher
+    let context: Int
+    static let chunkSize = 8 << 20
+
+    func scan(_ paths: [String]) -> [FileScan] {
+        let results = UnsafeMutableBufferPointer<FileScan>.allocate(capacity: paths.count)
+        results.initialize(repeating: FileScan())
+        defer { results.deallocate() }
+        let next = Atomic<Int>(0)
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, paths.count / 8 + 1))
+        let shared = SendableBuffer(results)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            var buffers = Buffers()
+            while true {
+                let i = next.add(1, ordering: .relaxed).oldValue
+                guard i < paths.count else { break }
+                shared.buffer[i] = scanFile(paths[i], &buffers)
+            }
+        }
+        return Array(results)
+    }
+
+    /// Per-worker buffers, reused from file to file.
+    struct Buffers {
+        var bytes = [UInt8]()
+        var folded = [UInt8]()
+    }
+
+    func scanFile(_ relative: String, _ buffers: inout Buffers) -> FileScan {
+        let fd = open(root + "/" + relative, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return FileScan(problem: String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return FileScan(problem: String(cString: strerror(errno))) }
+        var state = FileState()
+        var carry = 0  // bytes of an unfinished line kept at the start of the buffer
+        var offsetOfBuffer = 0
+        let want = min(max(Int(st.st_size), 0) + 1, Scanner.chunkSize)
+        if buffers.bytes.count < want + 1 { buffers.bytes = [UInt8](repeating: 0, count: want + 1) }
+        while true {
+            if buffers.bytes.count - carry < Scanner.chunkSize / 4 && carry >= Scanner.chunkSize / 2 {
+                // A line longer than a piece: the buffer grows to hold it.
+                buffers.bytes += [UInt8](repeating: 0, count: buffers.bytes.count)
+            }
+            let capacity = buffers.bytes.count - carry
+            let got = buffers.bytes.withUnsafeMutableBytes { b -> Int in
+                var total = 0
+                while total < capacity {
+                    let n = read(fd, b.baseAddress! + carry + total, capacity - total)
+                    if n < 0 && errno == EINTR { continue }
+                    if n <= 0 { return n < 0 && total == 0 ? -1 : total }
+                    total += n
+                }
+                return total
+            }
+            if got < 0 { return FileScan(problem: String(cString: strerror(errno))) }
+            let end = carry + got
+            let atEnd = got < capacity
+            // Whole lines only, unless this is the end of the file.
+            let usable: Int = buffers.bytes.withUnsafeBufferPointer { b in
+                if atEnd { return end }
+                var j = end
+                while j > 0 && b[j - 1] != 0x0A { j -= 1 }
+                return j == 0 ? end : j
+            }
+            let last = atEnd || (usable == end && got == 0)
+            if let problem = scanPiece(&buffers, count: usable, offset: offsetOfBuffer, last: last, state: &state) {
+                return FileScan(problem: problem)
+            }
+            if last { break }
+            // The unfinished line moves to the front.
+            let rest = end - usable
+            buffers.bytes.withUnsafeMutableBytes { b in
+                if rest > 0 { memmove(b.baseAddress!, b.baseAddress! + usable, rest) }
+            }
+            offsetOfBuffer += usable
+            carry = rest
+        }
+        return FileScan(hits: state.hits, frontMatter: state.hits.isEmpty ? nil : state.frontMatter)
+    }
+
+    /// What the scan of a file knows between its pieces.
+    struct FileState {
+        var hits: [RawHit] = []
+        /// Line feeds before the current piece.
+        var lineBase = 0
+        /// The last line of the front-matter (1-based; 0: none, or not decided yet).
+        var frontMatterEnd = 0
+        var frontMatter: [UInt8]?
+        var firstPiece = true
+        var header: MessageHeader?
+        /// Where in the current piece headers have been looked for up to.
+        var headerScanned = 0
+    }
+
+    /// Scans the whole lines `buffers.bytes[0..<count]`; returns a problem that stops the file.
+    func scanPiece(_ buffers: inout Buffers, count n: Int, offset: Int, last: Bool, state: inout FileState) -> String? {
+        var folded = buffers.folded
+        defer { buffers.folded = folded }
+        return buffers.bytes.withUnsafeBufferPointer { whole -> String? in
+            let p = whole.baseAddress!
+            let verdict = TextScan.classify(p, n)
+            if case .invalid(let at) = verdict {
+                return "not valid UTF-8 (byte \(offset + at + 1)); `vault check` shows where"
+            }
+            if state.firstPiece {
+                state.firstPiece = false
+                findFrontMatter(p, n, &state)
+            }
+            state.headerScanned = 0
+            // Lines that may match, by their start offsets in the piece.
+            var candidates: [Int] = []
+            let needle = matcher.needle
+            if needle.isEmpty {
+                var i = 0
+                while i < n {
+                    candidates.append(i)
+                    i = TextScan.lineEnd(p, from: i, n) + 1
+                }
+            } else if case .stable = verdict, !matcher.folding {
+                var lastLine = -1
+                TextScan.occurrences(of: needle, in: p, n) { at in
+                    let start = TextScan.lineStart(p, before: at)
+                    if start != lastLine {
+                        candidates.append(start)
+                        lastLine = start
+                    }
+                    return true
+                }
+            } else {
+                // Normalized or folded text has other offsets but the same line feeds: hits are
+                // found there by line number, then located in the piece.
+                var keyed: [UInt8]
+                if case .stable = verdict {
+                    TextScan.fold(p, n, into: &folded)
+                    keyed = folded
+                } else {
+                    let text = String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
+                    keyed = Array(SearchText.key(text, folding: matcher.folding).utf8)
+                }
+                var lines: [Int] = []
+                keyed.withUnsafeBufferPointer { k in
+                    var counted = 0
+                    var line = 0
+                    TextScan.occurrences(of: needle, in: k.baseAddress!, k.count) { at in
+                        line += TextScan.lineFeeds(k.baseAddress!, from: counted, to: at)
+                        counted = at
+                        if lines.last != line { lines.append(line) }
+                        return true
+                    }
+                }
+                var line = 0
+                var start = 0
+                for wanted in lines {
+                    while line < wanted {
+                        start = TextScan.lineEnd(p, from: start, n) + 1
+                        line += 1
+                    }
+                    candidates.append(start)
+                }
+            }
+            var counted = 0
+            var lineNumber = state.lineBase + 1
+            for start in candidates {
+                lineNumber += TextScan.lineFeeds(p, from: counted, to: start)
+                counted = start
+                let end = TextScan.lineEnd(p, from: start, n)
+                let text = lineText(p, start, end)
+                let ranges = matcher.matches(in: text)
+                guard !ranges.isEmpty else { continue }
+                let inFrontMatter = lineNumber <= state.frontMatterEnd
+                // The headers up to and with this line (a hit in a header is in its own message).
+                if !inFrontMatter { advanceHeaders(p, upTo: end, &state) }
+                var hit = RawHit(
+                    line: lineNumber, text: text, ranges: ranges, inFrontMatter: inFrontMatter,
+                    header: inFrontMatter ? nil : state.header)
+                if context > 0 { addContext(&hit, p, start, end, n) }
+                state.hits.append(hit)
+            }
+            // Headers in the rest of the piece: a later piece's hits belong to them.
+            if !last { advanceHeaders(p, upTo: n, &state) }
+            state.lineBase += TextScan.lineFeeds(p, from: 0, to: n)
+            return nil
+        }
+    }
+
+    /// The line `start..<end` as text, without a carriage return before its line feed.
+    func lineText(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> String {
+        var e = end
+        if e > start && p[e - 1] == 0x0D { e -= 1 }
+        return String(decoding: UnsafeBufferPointer(start: p + start, count: e - start), as: UTF8.self)
+    }
+
+    /// Notes the front-matter: the file starts with a `---` line (after a byte-order mark) and
+    /// it ends at the next `---` or `...` line.
+    func findFrontMatter(_ p: UnsafePointer<UInt8>, _ n: Int, _ state: inout FileState) {
+        var i = 0
+        if n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF { i = 3 }
+        func isFence(_ s: Int, _ e: Int, _ dots: Bool) -> Bool {
+            var e = e
+            if e > s && p[e - 1] == 0x0D { e -= 1 }
+            while e > s && (p[e - 1] == 0x20 || p[e - 1] == 0x09) { e -= 1 }
+            guard e - s == 3 else { return false }
+            let c: UInt8 = p[s]
+            return (c == 0x2D || (dots && c == 0x2E)) && p[s + 1] == c && p[s + 2] == c
+        }
+        let firstEnd = TextScan.lineEnd(p, from: i, n)
+        guard isFence(i, firstEnd, false) else { return }
+        var line = 1
+        var start = firstEnd + 1
+        while start < n {
+            let end = TextScan.lineEnd(p, from: start, n)
+            line += 1
+            if isFence(start, end, true) {
+                state.frontMatterEnd = line
+                state.frontMatter = Array(UnsafeBufferPointer(start: p, count: min(end + 1, n)))
+                return
+            }
+            start = end + 1
+        }
+    }
+
+    /// Reads the message headers between where it last looked and `limit`, keeping the last.
+    func advanceHeaders(_ p: UnsafePointer<UInt8>, upTo limit: Int, _ state: inout FileState) {
+        guard state.headerScanned < limit else { return }
+        let from = state.headerScanned
+        state.headerScanned = limit
+        // A header is a whole line starting `## `: look for "\n## " (and at the piece's start).
+        var starts: [Int] = []
+        if from == 0 && limit >= 3 && p[0] == 0x23 && p[1] == 0x23 && p[2] == 0x20 { starts.append(0) }
+        let marker: [UInt8] = [0x0A, 0x23, 0x23, 0x20]
+        let scanFrom = max(from - 1, 0)
+        TextScan.occurrences(of: marker, in: p + scanFrom, limit - scanFrom) { at in
+            starts.append(scanFrom + at + 1)
+            return true
+        }
+        for s in starts where s < limit {
+            var e = TextScan.lineEnd(p, from: s, limit)
+            if e > s && p[e - 1] == 0x0D { e -= 1 }
+            if let header = MessageHeader.parse(line: UnsafeBufferPointer(start: p + s, count: e - s)) {
+                state.header = header
+            }
+        }
+    }
+
+    /// The `context` lines before and after the hit's line, within the piece.
+    func addContext(_ hit: inout RawHit, _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ n: Int) {
+        var s = start
+        var before: [String] = []
+        while before.count < context && s > 0 {
+            let prevEnd = s - 1
+            let prevStart = TextScan.lineStart(p, before: prevEnd)
+            before.insert(lineText(p, prevStart, prevEnd), at: 0)
+            s = prevStart
+        }
+        var after: [String] = []
+        var e = end
+        while after.count < context && e + 1 < n {
+            let nextEnd = TextScan.lineEnd(p, from: e + 1, n)
+            after.append(lineText(p, e + 1, nextEnd))
+            e = nextEnd
+        }
+        hit.before = before
+        hit.after = after
+    }
+}
+
+/// A buffer written by several workers, each to its own elements.
+struct SendableBuffer<T>: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<T>
+    init(_ buffer: UnsafeMutableBufferPointer<T>) { self.buffer = buffer }
+}

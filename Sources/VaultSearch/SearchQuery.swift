@@ -1,0 +1,365 @@
+import Foundation
+import VaultCore
+
+/// What to look for, and where.
+///
+/// A literal pattern matches a line when the line's `SearchText.key` contains the pattern's
+/// (NFC, and case folded when the search ignores case). A regular expression (`isRegex`) is
+/// ICU's syntax, matched against the line in NFC.
+public struct SearchQuery: Sendable {
+    public enum CaseMode: String, Sendable {
+        /// Ignores case unless the pattern holds an upper-case letter (as rg's `--smart-case`).
+        case smart
+        case insensitive
+        case sensitive
+    }
+
+    public enum Scope: Sendable, Equatable {
+        case everything
+        case rooms
+        case diary
+        /// One item, by its path relative to the vault.
+        case item(String)
+    }
+
+    public var pattern: String
+    public var isRegex = false
+    public var caseMode = CaseMode.smart
+    public var scope = Scope.everything
+    /// Only messages of this role (hits in front-matter and diary entries have none and are left out).
+    public var role: Role?
+    /// Only hits whose day (the message's, the entry's, else the item's `created`) is in this range.
+    public var since: LocalDate?
+    public var until: LocalDate?
+    /// Only items whose front-matter `tags` hold this tag.
+    public var tag: String?
+
+    public init(pattern: String) {
+        self.pattern = pattern
+    }
+
+    /// Whether case is ignored: as asked, or, for `smart`, when the pattern has no upper-case
+    /// letter (in a regular expression, the letter of an escape like `\S` does not count).
+    public var ignoresCase: Bool {
+        switch caseMode {
+        case .insensitive: return true
+        case .sensitive: return false
+        case .smart:
+            var escaped = false
+            for ch in pattern {
+                if isRegex && escaped {
+                    escaped = false
+                    continue
+                }
+                if isRegex && ch == "\\" {
+                    escaped = true
+                    continue
+                }
+                if ch.isUppercase { return false }
+            }
+            return true
+        }
+    }
+
+    /// Throws the error the search would give for this pattern (empty, or an invalid regular
+    /// expression, with where it goes wrong), before anything is read.
+    public func validate() throws(VaultError) {
+        _ = try LineMatcher(self)
+    }
+
+    /// Whether the search can use the index: it needs text of three characters or more that
+    /// every hit must hold.
+    var needle: String { isRegex ? RegexLiteral.required(in: pattern) ?? "" : pattern }
+}
+
+/// Finds matches in one line, exactly: the scan's prefilter only proposes lines.
+final class LineMatcher: @unchecked Sendable {
+    let folding: Bool
+    /// The pattern's key (literal search), as scalars.
+    let key: [Unicode.Scalar]
+    let regex: NSRegularExpression?
+    /// Bytes every matching line holds in its key (the literal, or what a regular expression
+    /// requires); empty when nothing is known (every line is a candidate).
+    let needle: [UInt8]
+
+    init(_ query: SearchQuery) throws(VaultError) {
+        folding = query.ignoresCase
+        if query.pattern.isEmpty { throw VaultError.invalidArgument("give a pattern to search for") }
+        if query.isRegex {
+            if let problem = RegexLiteral.problem(in: query.pattern) {
+                throw VaultError.invalidArgument(
+                    "invalid regular expression at position \(problem.position + 1): \(problem.reason)\n"
+                        + "  \(query.pattern)\n  \(String(repeating: " ", count: problem.column))^")
+            }
+            do {
+                regex = try NSRegularExpression(
+                    pattern: query.pattern.precomposedStringWithCanonicalMapping,
+                    options: folding ? [.caseInsensitive] : [])
+            } catch {
+                throw VaultError.invalidArgument(
+                    "invalid regular expression: \(query.pattern) (ICU's syntax: https://unicode-org.github.io/icu/userguide/strings/regexp.html)")
+            }
+            key = []
+            needle = Array(SearchText.key(RegexLiteral.required(in: query.pattern) ?? "", folding: folding).utf8)
+        } else {
+            regex = nil
+            let k = SearchText.key(query.pattern, folding: folding)
+            key = Array(k.unicodeScalars)
+            needle = Array(k.utf8)
+        }
+    }
+
+    /// The byte ranges (in `line`, UTF-8) of every match, in order; empty when none.
+    func matches(in line: String) -> [Range<Int>] {
+        let mapped = MappedKey(line, folding: regex == nil && folding)
+        if let regex {
+            let text = String(String.UnicodeScalarView(mapped.scalars))
+            let utf16 = Array(text.utf16)
+            var ranges: [Range<Int>] = []
+            regex.enumerateMatches(in: text, range: NSRange(location: 0, length: utf16.count)) { result, _, _ in
+                guard let r = result?.range, r.length > 0 else { return }
+                let start = MappedKey.scalarIndex(ofUTF16: r.location, in: utf16)
+                let end = MappedKey.scalarIndex(ofUTF16: r.location + r.length, in: utf16)
+                ranges.append(mapped.original(start..<end))
+            }
+            return ranges
+        }
+        var ranges: [Range<Int>] = []
+        let s = mapped.scalars
+        guard !key.isEmpty, s.count >= key.count else { return [] }
+        var i = 0
+        while i + key.count <= s.count {
+            if s[i] == key[0] && s[i..<(i + key.count)].elementsEqual(key) {
+                ranges.append(mapped.original(i..<(i + key.count)))
+                i += key.count
+            } else {
+                i += 1
+            }
+        }
+        return ranges
+    }
+}
+
+/// A line's key (NFC, case folded when asked) as scalars, each with the UTF-8 range of the
+/// line it came from, so a match in the key maps back to the line as it is in the file.
+struct MappedKey {
+    var scalars: [Unicode.Scalar] = []
+    var origin: [Range<Int>] = []
+
+    init(_ line: String, folding: Bool) {
+        scalars.reserveCapacity(line.utf8.count)
+        var offset = 0
+        let stable = !line.unicodeScalars.contains { SearchText.isUnstable($0.value) }
+        if stable {
+            for scalar in line.unicodeScalars {
+                let width = UTF8.width(scalar)
+                append(String.UnicodeScalarView([scalar]), folding: folding, from: offset..<(offset + width))
+                offset += width
+            }
+        } else {
+            // NFC composes within a character (a base and its marks, a syllable's jamo): one
+            // character at a time, each keeping the bytes it came from.
+            for character in line {
+                let width = character.utf8.count
+                let nfc = String(character).precomposedStringWithCanonicalMapping.unicodeScalars
+                append(nfc, folding: folding, from: offset..<(offset + width))
+                offset += width
+            }
+        }
+    }
+
+    private mutating func append(_ text: String.UnicodeScalarView, folding: Bool, from range: Range<Int>) {
+        for scalar in text {
+            if folding {
+                var folded = String.UnicodeScalarView()
+                SearchText.appendFolded(scalar, to: &folded)
+                for f in folded {
+                    scalars.append(f)
+                    origin.append(range)
+                }
+            } else {
+                scalars.append(scalar)
+                origin.append(range)
+            }
+        }
+    }
+
+    /// The line's bytes that the key's scalars `range` came from.
+    func original(_ range: Range<Int>) -> Range<Int> {
+        guard !range.isEmpty else {
+            let at = range.lowerBound < origin.count ? origin[range.lowerBound].lowerBound : (origin.last?.upperBound ?? 0)
+            return at..<at
+        }
+        return origin[range.lowerBound].lowerBound..<origin[range.upperBound - 1].upperBound
+    }
+
+    /// The index of the scalar that starts at UTF-16 offset `offset` of `utf16`.
+    static func scalarIndex(ofUTF16 offset: Int, in utf16: [UInt16]) -> Int {
+        var scalars = 0
+        var i = 0
+        while i < offset && i < utf16.count {
+            i += UTF16.isLeadSurrogate(utf16[i]) ? 2 : 1
+            scalars += 1
+        }
+        return scalars
+    }
+}
+
+/// What can be learnt from a regular expression without running it: the literal text every
+/// match holds (to find candidate lines fast, and to use the index), and the first problem
+/// in its syntax, with its position (ICU's error says only that the pattern is invalid).
+enum RegexLiteral {
+    struct Problem {
+        /// Position of the problem (0-based, in characters).
+        var position: Int
+        /// Column on a terminal (characters before it, wide ones counting 2).
+        var column: Int
+        var reason: String
+    }
+
+    /// The longest run of literal characters that every match holds, or nil when none is
+    /// certain (an alternation at the top level, or no literal at all).
+    static func required(in pattern: String) -> String? {
+        let chars = Array(pattern)
+        var runs: [String] = []
+        var current = ""
+        var depth = 0
+        var i = 0
+        func cut() {
+            if !current.isEmpty { runs.append(current) }
+            current = ""
+        }
+        while i < chars.count {
+            let c = chars[i]
+            let next: Character? = i + 1 < chars.count ? chars[i + 1] : nil
+            let optional = next == "?" || next == "*" || next == "{"
+            switch c {
+            case "\\":
+                guard let e = next else { return nil }
+                let literal: Character? =
+                    e.isLetter || e.isNumber ? nil : e  // \w, \d, \b, \1 … are not literal text
+                let after: Character? = i + 2 < chars.count ? chars[i + 2] : nil
+                if depth == 0, let literal, after != "?", after != "*", after != "{" {
+                    current.append(literal)
+                    if after == "+" { cut() }
+                } else {
+                    cut()
+                }
+                i += 2
+                continue
+            case "|" where depth == 0:
+                return nil
+            case "(":
+                depth += 1
+                cut()
+            case ")":
+                depth -= 1
+                cut()
+            case "[":
+                cut()
+                // Skip the class.
+                var j = i + 1
+                if j < chars.count && chars[j] == "^" { j += 1 }
+                if j < chars.count && chars[j] == "]" { j += 1 }
+                while j < chars.count && chars[j] != "]" {
+                    if chars[j] == "\\" { j += 1 }
+                    j += 1
+                }
+                i = j + 1
+                continue
+            case ".", "^", "$", "?", "*", "+", "{", "}":
+                cut()
+            default:
+                if depth == 0 && !optional {
+                    current.append(c)
+                    if next == "+" { cut() }
+                } else {
+                    cut()
+                }
+            }
+            i += 1
+        }
+        cut()
+        return runs.max { $0.unicodeScalars.count < $1.unicodeScalars.count }
+    }
+
+    /// The first structural problem of `pattern`: an unclosed or unopened group or class, a
+    /// trailing backslash, a repetition of nothing, a bad `{m,n}`.
+    static func problem(in pattern: String) -> Problem? {
+        let chars = Array(pattern)
+        var open: [Int] = []
+        var canRepeat = false
+        var i = 0
+        func problem(_ at: Int, _ reason: String) -> Problem {
+            let column = chars[..<at].reduce(0) { $0 + (($1.unicodeScalars.first?.properties.isIdeographic ?? false)
+                || ($1.unicodeScalars.first.map { (0xAC00...0xD7A3).contains($0.value) } ?? false) ? 2 : 1) }
+            return Problem(position: at, column: column, reason: reason)
+        }
+        while i < chars.count {
+            let c = chars[i]
+            switch c {
+            case "\\":
+                if i + 1 >= chars.count { return problem(i, "a backslash ends the pattern (write \\\\ for one)") }
+                i += 2
+                canRepeat = true
+                continue
+            case "(":
+                open.append(i)
+                canRepeat = false
+                if i + 1 < chars.count && chars[i + 1] == "?" { i += 1 }
+            case ")":
+                if open.isEmpty { return problem(i, "')' closes no group") }
+                open.removeLast()
+                canRepeat = true
+            case "[":
+                var j = i + 1
+                if j < chars.count && chars[j] == "^" { j += 1 }
+                if j < chars.count && chars[j] == "]" { j += 1 }
+                var depth = 1
+                while j < chars.count && depth > 0 {
+                    if chars[j] == "\\" {
+                        j += 2
+                        continue
+                    }
+                    if chars[j] == "[" { depth += 1 }
+                    if chars[j] == "]" { depth -= 1 }
+                    j += 1
+                }
+                if depth > 0 { return problem(i, "'[' opens a class that is never closed with ']'") }
+                i = j
+                canRepeat = true
+                continue
+            case "*", "+", "?":
+                if !canRepeat { return problem(i, "'\(c)' repeats nothing") }
+                // A lazy or possessive suffix may follow once.
+                if i + 1 < chars.count && (chars[i + 1] == "?" || chars[i + 1] == "+") { i += 1 }
+                canRepeat = false
+            case "{":
+                guard let close = chars[i...].firstIndex(of: "}") else {
+                    canRepeat = true
+                    break
+                }
+                let inside = String(chars[(i + 1)..<close])
+                let parts = inside.split(separator: ",", omittingEmptySubsequences: false)
+                let numbers = parts.count <= 2 && parts.allSatisfy { $0.isEmpty || Int($0) != nil } && !parts[0].isEmpty
+                if numbers {
+                    if !canRepeat { return problem(i, "'{' repeats nothing") }
+                    if parts.count == 2, let lo = Int(parts[0]), let hi = Int(parts[1]), hi < lo {
+                        return problem(i, "{\(inside)}: the maximum is below the minimum")
+                    }
+                    i = close + 1
+                    canRepeat = false
+                    continue
+                }
+                canRepeat = true
+            case "|":
+                canRepeat = false
+            default:
+                canRepeat = true
+            }
+            i += 1
+        }
+        if let unclosed = open.last { return problem(unclosed, "'(' opens a group that is never closed with ')'") }
+        return nil
+    }
+}

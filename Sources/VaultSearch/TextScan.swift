@@ -1,0 +1,152 @@
+import CSQLite
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Byte-level passes over a file's bytes: the fast part of the scan.
+enum TextScan {
+    enum Verdict {
+        /// Valid UTF-8 and NFC as it is: lines can be compared byte for byte.
+        case stable
+        /// Valid UTF-8 that may not be NFC (decomposed Hangul, combining marks): each line is
+        /// normalized before it is compared.
+        case unstable
+        /// Not valid UTF-8 at this byte offset.
+        case invalid(at: Int)
+    }
+
+    /// Checks that `p[0..<n]` is valid UTF-8 and whether it holds a code point that can make
+    /// it not NFC. One pass; runs of ASCII are skipped eight bytes at a time.
+    static func classify(_ p: UnsafePointer<UInt8>, _ n: Int) -> Verdict {
+        var unstable = false
+        var i = 0
+        let table = SearchText.unstableBMP
+        return table.withUnsafeBufferPointer { unstableBMP -> Verdict in
+            while i < n {
+                while i + 8 <= n {
+                    let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                    if word & 0x8080_8080_8080_8080 != 0 { break }
+                    i += 8
+                }
+                guard i < n else { break }
+                let b0 = p[i]
+                if b0 < 0x80 {
+                    i += 1
+                    continue
+                }
+                if b0 < 0xC2 { return .invalid(at: i) }
+                if b0 < 0xE0 {
+                    guard i + 1 < n, p[i + 1] & 0xC0 == 0x80 else { return .invalid(at: i) }
+                    if b0 >= 0xCC && !unstable {
+                        let cp = UInt32(b0 & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F)
+                        if unstableBMP[Int(cp >> 6)] & (1 << UInt64(cp & 63)) != 0 { unstable = true }
+                    }
+                    i += 2
+                } else if b0 < 0xF0 {
+                    guard i + 2 < n, p[i + 1] & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80 else { return .invalid(at: i) }
+                    if b0 == 0xE0 && p[i + 1] < 0xA0 { return .invalid(at: i) }  // overlong
+                    if b0 == 0xED && p[i + 1] >= 0xA0 { return .invalid(at: i) }  // a surrogate
+                    if !unstable {
+                        let block = Int(b0 & 0x0F) << 6 | Int(p[i + 1] & 0x3F)
+                        let mask = unstableBMP[block]
+                        if mask != 0 && mask & (1 << UInt64(p[i + 2] & 0x3F)) != 0 { unstable = true }
+                    }
+                    i += 3
+                } else if b0 < 0xF5 {
+                    guard i + 3 < n, p[i + 1] & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80, p[i + 3] & 0xC0 == 0x80
+                    else { return .invalid(at: i) }
+                    if b0 == 0xF0 && p[i + 1] < 0x90 { return .invalid(at: i) }
+                    if b0 == 0xF4 && p[i + 1] >= 0x90 { return .invalid(at: i) }
+                    if !unstable {
+                        let cp =
+                            UInt32(b0 & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6
+                            | UInt32(p[i + 3] & 0x3F)
+                        if SearchText.isUnstable(cp) { unstable = true }
+                    }
+                    i += 4
+                } else {
+                    return .invalid(at: i)
+                }
+            }
+            return unstable ? .unstable : .stable
+        }
+    }
+
+    /// Case folds valid, NFC UTF-8 `p[0..<n]` into `out` (cleared first): ASCII by a table,
+    /// code points in cased blocks by `SearchText.appendFolded`, everything else copied. Line
+    /// feeds are never added or removed, so line numbers agree with the file's.
+    static func fold(_ p: UnsafePointer<UInt8>, _ n: Int, into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
+        out.reserveCapacity(n + 16)
+        let cased = SearchText.casedBMP
+        var i = 0
+        while i < n {
+            let b0 = p[i]
+            if b0 < 0x80 {
+                out.append(b0 >= 0x41 && b0 <= 0x5A ? b0 | 0x20 : b0)
+                i += 1
+                continue
+            }
+            let width = b0 < 0xE0 ? 2 : b0 < 0xF0 ? 3 : 4
+            var cp: UInt32
+            switch width {
+            case 2: cp = UInt32(b0 & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F)
+            case 3: cp = UInt32(b0 & 0x0F) << 12 | UInt32(p[i + 1] & 0x3F) << 6 | UInt32(p[i + 2] & 0x3F)
+            default:
+                cp = UInt32(b0 & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6
+                    | UInt32(p[i + 3] & 0x3F)
+            }
+            let isCased = cp < 0x10000 ? cased[Int(cp >> 6)] : SearchTables.cased.contains(cp >> 6)
+            if isCased, let scalar = Unicode.Scalar(cp) {
+                var folded = String.UnicodeScalarView()
+                SearchText.appendFolded(scalar, to: &folded)
+                for f in folded { out.append(contentsOf: Array(String(f).utf8)) }
+            } else {
+                for k in 0..<width { out.append(p[i + k]) }
+            }
+            i += width
+        }
+    }
+
+    /// Offsets of every occurrence of `needle` in `p[0..<n]`, each after the end of the last
+    /// (memmem).
+    static func occurrences(of needle: [UInt8], in p: UnsafePointer<UInt8>, _ n: Int, _ found: (Int) -> Bool) {
+        guard !needle.isEmpty, n >= needle.count else { return }
+        needle.withUnsafeBytes { nb in
+            var start = 0
+            while start + needle.count <= n {
+                guard let hit = vault_memmem(p + start, n - start, nb.baseAddress, needle.count) else { return }
+                let at = UnsafeRawPointer(hit) - UnsafeRawPointer(p)
+                if !found(at) { return }
+                start = at + needle.count
+            }
+        }
+    }
+
+    /// The number of line feeds in `p[from..<to]`.
+    static func lineFeeds(_ p: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        var count = 0
+        var i = from
+        while i < to {
+            guard let hit = memchr(p + i, 0x0A, to - i) else { break }
+            count += 1
+            i = UnsafeRawPointer(hit) - UnsafeRawPointer(p) + 1
+        }
+        return count
+    }
+
+    /// The start of the line holding offset `i`.
+    static func lineStart(_ p: UnsafePointer<UInt8>, before i: Int, floor: Int = 0) -> Int {
+        var j = i
+        while j > floor && p[j - 1] != 0x0A { j -= 1 }
+        return j
+    }
+
+    /// The end of the line holding offset `i` (its line feed, or `n`).
+    static func lineEnd(_ p: UnsafePointer<UInt8>, from i: Int, _ n: Int) -> Int {
+        guard i < n, let hit = memchr(p + i, 0x0A, n - i) else { return n }
+        return UnsafeRawPointer(hit) - UnsafeRawPointer(p)
+    }
+}

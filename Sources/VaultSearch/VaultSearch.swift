@@ -1,0 +1,146 @@
+import Foundation
+import VaultCore
+
+/// One matching line, with what the vault knows of it.
+public struct SearchHit: Sendable {
+    /// 1-based line and byte column (of the first match), as editors and vim's quickfix count.
+    public var line: Int
+    public var column: Int
+    /// The line as it is in the file (no line ending).
+    public var text: String
+    /// Byte ranges of every match in `text`.
+    public var matches: [Range<Int>]
+    /// The hit is in the item's front-matter.
+    public var inFrontMatter: Bool
+    /// The message the line belongs to (rooms; nil in front-matter and diary entries).
+    public var message: MessageHeader?
+    /// The `-C` lines around it.
+    public var before: [String]
+    public var after: [String]
+}
+
+/// A room or diary entry with hits.
+public struct SearchItem: Sendable {
+    public var path: String
+    public var kind: VaultPath.Kind
+    public var title: String
+    /// The entry's day (diary) or the room's `created` day, when known.
+    public var day: LocalDate?
+    public var hits: [SearchHit]
+}
+
+public struct SearchResults: Sendable {
+    /// Items with hits, by path.
+    public var items: [SearchItem]
+    /// Files that could not be searched, with why (not valid UTF-8, unreadable).
+    public var skipped: [(path: String, reason: String)]
+    /// How many files were looked at (after the index narrowed them, if it did).
+    public var filesSearched: Int
+    /// Whether the index narrowed the files.
+    public var usedIndex: Bool
+    public var hitCount: Int { items.reduce(0) { $0 + $1.hits.count } }
+}
+
+/// `vault search`: finds lines in rooms and diary entries, with the room, the speaker and the
+/// day of each hit. Reads the vault only; writes nothing in it.
+public struct VaultSearch: Sendable {
+    public let vault: Vault
+    /// Lines of context around each hit (`-C`).
+    public var context = 0
+
+    public init(vault: Vault) {
+        self.vault = vault
+    }
+
+    /// The files a query looks at: every room and diary entry, or those of its scope.
+    public func files(for query: SearchQuery) -> [String] {
+        switch query.scope {
+        case .everything: return vault.roomPaths() + vault.diaryPaths()
+        case .rooms: return vault.roomPaths()
+        case .diary: return vault.diaryPaths()
+        case .item(let path): return [path]
+        }
+    }
+
+    /// Runs `query` over `files` (default: those of its scope), scanning them all, or only
+    /// those `narrowing` lets through (the index's candidates).
+    public func run(
+        _ query: SearchQuery, files: [String]? = nil, narrowing: (([String]) throws(VaultError) -> [String]?)? = nil
+    ) throws(VaultError) -> SearchResults {
+        let matcher = try LineMatcher(query)
+        var paths = files ?? self.files(for: query)
+        var usedIndex = false
+        if let narrowing, let narrowed = try narrowing(paths) {
+            let wanted = Set(narrowed)
+            paths = paths.filter(wanted.contains)
+            usedIndex = true
+        }
+        let scans = Scanner(root: vault.root, matcher: matcher, context: context).scan(paths)
+        var items: [SearchItem] = []
+        var skipped: [(String, String)] = []
+        for (path, scan) in zip(paths, scans) {
+            if let problem = scan.problem {
+                skipped.append((path, problem))
+                continue
+            }
+            guard !scan.hits.isEmpty else { continue }
+            if let item = item(path, scan, query) { items.append(item) }
+        }
+        return SearchResults(items: items, skipped: skipped, filesSearched: paths.count, usedIndex: usedIndex)
+    }
+
+    /// The item for a file with hits, its hits filtered by role, day and tag; nil when none is left.
+    func item(_ path: String, _ scan: FileScan, _ query: SearchQuery) -> SearchItem? {
+        let kind = VaultPath.kind(of: path)
+        let meta = ItemMetadata(path: path, kind: kind, frontMatter: scan.frontMatter)
+        if let tag = query.tag, !meta.tags.contains(where: { $0.caseInsensitiveCompare(tag) == .orderedSame }) {
+            return nil
+        }
+        let zone = vault.config.timeZone
+        var hits: [SearchHit] = []
+        for raw in scan.hits {
+            if let role = query.role, raw.header?.role != role { continue }
+            if query.since != nil || query.until != nil {
+                guard let day = raw.header.map({ Timestamp(date: $0.timestamp.date, timeZone: zone).localDate }) ?? meta.day
+                else { continue }
+                if let since = query.since, day < since { continue }
+                if let until = query.until, day > until { continue }
+            }
+            hits.append(
+                SearchHit(
+                    line: raw.line, column: (raw.ranges.first?.lowerBound ?? 0) + 1, text: raw.text,
+                    matches: raw.ranges, inFrontMatter: raw.inFrontMatter, message: raw.header,
+                    before: raw.before, after: raw.after))
+        }
+        guard !hits.isEmpty else { return nil }
+        return SearchItem(path: path, kind: kind, title: meta.title, day: meta.day, hits: hits)
+    }
+}
+
+/// An item's title, tags and day, read from its front-matter (only for files with hits).
+struct ItemMetadata {
+    var title: String
+    var tags: [String] = []
+    var day: LocalDate?
+
+    init(path: String, kind: VaultPath.Kind, frontMatter: [UInt8]?) {
+        title = VaultPath.stem(of: path)
+        // A diary entry's day is in its name (`2026-11-21-첫눈.md`).
+        let name = (path as NSString).lastPathComponent
+        if kind == .diaryEntry { day = LocalDate(iso: String(name.prefix(10))) }
+        guard let frontMatter else { return }
+        // The front-matter alone parses as an entry or a room with nothing after it.
+        let fm: FrontMatter?
+        if kind == .diaryEntry {
+            fm = (try? DiaryFile(parsing: frontMatter, path: path))?.frontMatter
+        } else {
+            fm = (try? RoomFile(parsing: frontMatter, path: path))?.frontMatter
+        }
+        guard let fm else { return }
+        if let t = fm.string("title"), !t.isEmpty { title = t }
+        tags = fm.strings("tags")
+        if day == nil, let created = fm.string("created") {
+            day = LocalDate(iso: String(created.prefix(10)))
+        }
+    }
+}
