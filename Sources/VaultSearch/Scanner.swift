@@ -142,10 +142,7 @@ struct Scanner: Sendable {
         defer { buffers.folded = folded }
         return buffers.bytes.withUnsafeBufferPointer { whole -> String? in
             let p = whole.baseAddress!
-            let verdict = TextScan.classify(p, n)
-            if case .invalid(let at) = verdict {
-                return "not valid UTF-8 (byte \(offset + at + 1)); `vault check` shows where"
-            }
+            let survey = TextScan.survey(p, n)
             if state.firstPiece {
                 state.firstPiece = false
                 findFrontMatter(p, n, &state)
@@ -154,27 +151,35 @@ struct Scanner: Sendable {
             // Lines that may match, by their start offsets in the piece.
             var candidates: [Int] = []
             let needle = matcher.needle
+            func addLine(of at: Int) {
+                let start = TextScan.lineStart(p, before: at)
+                if candidates.last != start { candidates.append(start) }
+            }
             if needle.isEmpty {
                 var i = 0
                 while i < n {
                     candidates.append(i)
                     i = TextScan.lineEnd(p, from: i, n) + 1
                 }
-            } else if case .stable = verdict, !matcher.folding {
-                var lastLine = -1
+            } else if !survey.unstable && matcher.mode == .bytes {
                 TextScan.occurrences(of: needle, in: p, n) { at in
-                    let start = TextScan.lineStart(p, before: at)
-                    if start != lastLine {
-                        candidates.append(start)
-                        lastLine = start
-                    }
+                    addLine(of: at)
                     return true
+                }
+            } else if !survey.unstable && matcher.mode == .ascii && !survey.foldsToASCII {
+                // Same offsets as the piece: only ASCII letters change.
+                TextScan.lowercaseASCII(p, n, into: &folded)
+                folded.withUnsafeBufferPointer { f in
+                    TextScan.occurrences(of: needle, in: f.baseAddress!, n) { at in
+                        addLine(of: at)
+                        return true
+                    }
                 }
             } else {
                 // Normalized or folded text has other offsets but the same line feeds: hits are
                 // found there by line number, then located in the piece.
                 var keyed: [UInt8]
-                if case .stable = verdict {
+                if !survey.unstable {
                     TextScan.fold(p, n, into: &folded)
                     keyed = folded
                 } else {
@@ -202,15 +207,23 @@ struct Scanner: Sendable {
                     candidates.append(start)
                 }
             }
+            // A file is searched only as valid UTF-8: checked in full once a line may match.
+            if !candidates.isEmpty, case .invalid(let at) = TextScan.classify(p, n) {
+                return "not valid UTF-8 (byte \(offset + at + 1)); `vault check` shows where"
+            }
             var counted = 0
             var lineNumber = state.lineBase + 1
             for start in candidates {
                 lineNumber += TextScan.lineFeeds(p, from: counted, to: start)
                 counted = start
                 let end = TextScan.lineEnd(p, from: start, n)
-                let text = lineText(p, start, end)
-                let ranges = matcher.matches(in: text)
+                var e = end
+                if e > start && p[e - 1] == 0x0D { e -= 1 }
+                let ranges = matcher.matches(
+                    in: UnsafeBufferPointer(start: p + start, count: e - start),
+                    plain: !survey.unstable && !survey.foldsToASCII)
                 guard !ranges.isEmpty else { continue }
+                let text = lineText(p, start, end)
                 let inFrontMatter = lineNumber <= state.frontMatterEnd
                 // The headers up to and with this line (a hit in a header is in its own message).
                 if !inFrontMatter { advanceHeaders(p, upTo: end, &state) }
@@ -222,7 +235,7 @@ struct Scanner: Sendable {
             }
             // Headers in the rest of the piece: a later piece's hits belong to them.
             if !last { advanceHeaders(p, upTo: n, &state) }
-            state.lineBase += TextScan.lineFeeds(p, from: 0, to: n)
+            if !last { state.lineBase += TextScan.lineFeeds(p, from: 0, to: n) }
             return nil
         }
     }

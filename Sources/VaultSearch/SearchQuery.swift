@@ -81,6 +81,17 @@ final class LineMatcher: @unchecked Sendable {
     /// Bytes every matching line holds in its key (the literal, or what a regular expression
     /// requires); empty when nothing is known (every line is a candidate).
     let needle: [UInt8]
+    /// How the scan looks for `needle` in a file's bytes (NFC ones; others are normalized).
+    let mode: NeedleMode
+
+    enum NeedleMode {
+        /// As it is: case is not ignored, or the needle holds nothing case folding produces.
+        case bytes
+        /// In the bytes with ASCII letters lower-cased: an ASCII needle, ignoring case.
+        case ascii
+        /// In the case-folded bytes.
+        case folded
+    }
 
     init(_ query: SearchQuery) throws(VaultError) {
         folding = query.ignoresCase
@@ -107,6 +118,41 @@ final class LineMatcher: @unchecked Sendable {
             key = Array(k.unicodeScalars)
             needle = Array(k.utf8)
         }
+        let scalars = String(decoding: needle, as: UTF8.self).unicodeScalars
+        if !folding || !scalars.contains(where: { SearchText.foldImages.contains($0.value) }) {
+            mode = .bytes
+        } else if needle.allSatisfy({ $0 < 0x80 }) {
+            mode = .ascii
+        } else {
+            mode = .folded
+        }
+    }
+
+    /// The byte ranges of every match in the line `bytes` (UTF-8, no line ending), in order.
+    /// `plain`: the line is NFC and holds nothing that folds into ASCII (the piece's survey),
+    /// so a literal needle in `bytes` or `ascii` mode is found in the bytes themselves.
+    func matches(in bytes: UnsafeBufferPointer<UInt8>, plain: Bool) -> [Range<Int>] {
+        if regex == nil && plain && mode != .folded {
+            var ranges: [Range<Int>] = []
+            guard let base = bytes.baseAddress else { return [] }
+            if mode == .bytes {
+                TextScan.occurrences(of: needle, in: base, bytes.count) { at in
+                    ranges.append(at..<(at + needle.count))
+                    return true
+                }
+            } else {
+                var lowered: [UInt8] = []
+                TextScan.lowercaseASCII(base, bytes.count, into: &lowered)
+                lowered.withUnsafeBufferPointer { l in
+                    TextScan.occurrences(of: needle, in: l.baseAddress!, bytes.count) { at in
+                        ranges.append(at..<(at + needle.count))
+                        return true
+                    }
+                }
+            }
+            return ranges
+        }
+        return matches(in: String(decoding: bytes, as: UTF8.self))
     }
 
     /// The byte ranges (in `line`, UTF-8) of every match, in order; empty when none.

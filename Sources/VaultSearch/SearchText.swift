@@ -47,6 +47,28 @@ public enum SearchText {
         return table
     }()
 
+    /// Code points above ASCII whose case folding holds an ASCII letter (`ß` → `ss`, `K` → `k`).
+    static let foldsToASCII: Set<UInt32> = [
+        0xDF, 0x130, 0x149, 0x17F, 0x1F0, 0x1E96, 0x1E97, 0x1E98, 0x1E99, 0x1E9A, 0x1E9E, 0x212A,
+        0xFB00, 0xFB01, 0xFB02, 0xFB03, 0xFB04, 0xFB05, 0xFB06,
+    ]
+
+    /// Scalars that case folding can produce from another scalar: a needle without any of them
+    /// is found the same whether case is ignored or not.
+    static let foldImages: Set<UInt32> = {
+        var images = Set<UInt32>()
+        for block in SearchTables.cased {
+            for v in (block << 6)..<((block + 1) << 6) {
+                guard let scalar = Unicode.Scalar(v) else { continue }
+                var folded = String.UnicodeScalarView()
+                appendFolded(scalar, to: &folded)
+                if folded.count != 1 || folded.first != scalar { for f in folded { images.insert(f.value) } }
+            }
+        }
+        for v in UInt32(0x41)...0x5A { images.insert(v); images.insert(v + 32) }
+        return images
+    }()
+
     /// `SearchTables.cased` for the Basic Multilingual Plane as a flat array of 1,024 flags.
     static let casedBMP: [Bool] = {
         var table = [Bool](repeating: false, count: 1024)

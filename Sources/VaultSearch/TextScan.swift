@@ -74,6 +74,95 @@ enum TextScan {
         }
     }
 
+    /// What a quick look at `p[0..<n]` finds: a code point that can make it not NFC, and one
+    /// whose case folding holds ASCII (`ß`, `ſ`, `K` (Kelvin), `ﬁ`, …). Eight bytes at a time:
+    /// only the lead bytes of such code points (`C3`–`E3`, `EA`, `EF`–`F4`) are looked at
+    /// closer, and Hangul syllables (`EA B0`–`ED`) never. Assumes valid UTF-8 (a file with hits
+    /// is checked in full by `classify`).
+    static func survey(_ p: UnsafePointer<UInt8>, _ n: Int) -> (unstable: Bool, foldsToASCII: Bool) {
+        var unstable = false
+        var foldsToASCII = false
+        let table = SearchText.unstableBMP
+        return table.withUnsafeBufferPointer { unstableBMP in
+            func look(_ i: Int) {
+                let b0 = p[i]
+                guard i + 1 < n else { return }
+                var cp: UInt32
+                if b0 < 0xE0 {
+                    cp = UInt32(b0 & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F)
+                } else if b0 < 0xF0 {
+                    if b0 == 0xEA && p[i + 1] >= 0xB0 { return }  // Hangul syllables
+                    guard i + 2 < n else { return }
+                    cp = UInt32(b0 & 0x0F) << 12 | UInt32(p[i + 1] & 0x3F) << 6 | UInt32(p[i + 2] & 0x3F)
+                } else {
+                    guard i + 3 < n else { return }
+                    cp = UInt32(b0 & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6
+                        | UInt32(p[i + 3] & 0x3F)
+                }
+                if cp < 0x10000 {
+                    if unstableBMP[Int(cp >> 6)] & (1 << UInt64(cp & 63)) != 0 { unstable = true }
+                } else if SearchText.isUnstable(cp) {
+                    unstable = true
+                }
+                if SearchText.foldsToASCII.contains(cp) { foldsToASCII = true }
+            }
+            var i = 0
+            let high: UInt64 = 0x8080_8080_8080_8080
+            let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+            func between(_ x: UInt64, _ lo: UInt8, _ hi: UInt8) -> UInt64 {
+                let ge = (x &+ UInt64(0x80 - (lo & 0x7F)) &* 0x0101_0101_0101_0101) & high
+                let le = ~(x &+ UInt64(0x7F - (hi & 0x7F)) &* 0x0101_0101_0101_0101) & high
+                return ge & le
+            }
+            while i + 8 <= n {
+                let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                let top = w & high
+                if top != 0 {
+                    let x = w & low7
+                    var mask = (between(x, 0xC3, 0xE3) | between(x, 0xEA, 0xEA) | between(x, 0xEF, 0xF4)) & top
+                    while mask != 0 {
+                        let k = mask.trailingZeroBitCount / 8
+                        look(i + k)
+                        mask &= mask - 1
+                    }
+                    if unstable && foldsToASCII { return (true, true) }
+                }
+                i += 8
+            }
+            while i < n {
+                let b = p[i]
+                if (b >= 0xC3 && b <= 0xE3) || b == 0xEA || (b >= 0xEF && b <= 0xF4) { look(i) }
+                i += 1
+            }
+            return (unstable, foldsToASCII)
+        }
+    }
+
+    /// `p[0..<n]` with ASCII upper-case letters made lower-case, into `out`; other bytes as
+    /// they are. Eight bytes at a time.
+    static func lowercaseASCII(_ p: UnsafePointer<UInt8>, _ n: Int, into out: inout [UInt8]) {
+        if out.count < n + 8 { out = [UInt8](repeating: 0, count: n + 8) }
+        out.withUnsafeMutableBufferPointer { o in
+            let q = o.baseAddress!
+            var i = 0
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            while i + 8 <= n {
+                let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                let x = w & 0x7F7F_7F7F_7F7F_7F7F
+                let ge = (x &+ (0x80 - 0x41) &* ones) & 0x8080_8080_8080_8080
+                let le = ~(x &+ (0x7F - 0x5A) &* ones) & 0x8080_8080_8080_8080
+                let upper = ge & le & ~w
+                UnsafeMutableRawPointer(q + i).storeBytes(of: w | (upper >> 2), as: UInt64.self)
+                i += 8
+            }
+            while i < n {
+                let b = p[i]
+                q[i] = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                i += 1
+            }
+        }
+    }
+
     /// Case folds valid, NFC UTF-8 `p[0..<n]` into `out` (cleared first): ASCII by a table,
     /// code points in cased blocks by `SearchText.appendFolded`, everything else copied. Line
     /// feeds are never added or removed, so line numbers agree with the file's.

@@ -55,9 +55,9 @@ public struct VaultSearch: Sendable {
     /// The files a query looks at: every room and diary entry, or those of its scope.
     public func files(for query: SearchQuery) -> [String] {
         switch query.scope {
-        case .everything: return vault.roomPaths() + vault.diaryPaths()
-        case .rooms: return vault.roomPaths()
-        case .diary: return vault.diaryPaths()
+        case .everything: return FileList.rooms(root: vault.root) + FileList.diary(root: vault.root)
+        case .rooms: return FileList.rooms(root: vault.root)
+        case .diary: return FileList.diary(root: vault.root)
         case .item(let path): return [path]
         }
     }

@@ -1,0 +1,220 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+@testable import VaultSearch
+
+/// A vault with rooms and entries written for search: a code fence, front-matter, CRLF lines,
+/// text saved in NFD (as macOS writes it), a file that is not valid UTF-8.
+func searchVault() throws -> TemporaryDirectory {
+    let dir = TemporaryDirectory("vault-search")
+    try dir.write("vault.yml", VaultConfig.initialText(locale: "ko_KR", timeZone: TimeZone(identifier: "Asia/Seoul")!))
+    try dir.write(
+        "rooms/부산-여행.md",
+        """
+        ---
+        title: 부산 여행
+        created: 2026-10-28T21:10:00+09:00
+        tags: [여행, 바다]
+        ---
+
+        ## 🧑 user · 2026년 10월 28일 수요일 오후 9:12 <!-- 2026-10-28T21:12:07+09:00 m-QB7X91ZQF6VJ -->
+
+        해운대 근처 숙소 알려줘
+
+        ## 🤖 assistant · 2026년 10월 28일 수요일 오후 9:12 <!-- 2026-10-28T21:12:09+09:00 m-QB7X91ZQF6VK model=m -->
+
+        해운대는 부산의 바다예요. Docker 말고 KTX를 타세요.
+
+        ```sh
+        echo 해운대 docker
+        ```
+
+        ## 🧑 user · 2026년 11월 2일 월요일 오전 9:00 <!-- 2026-11-02T09:00:00+09:00 m-QB7X91ZQF6VM -->
+
+        Straße 이름은 해운대로
+
+        """)
+    // CRLF line endings.
+    try dir.write(
+        "rooms/crlf.md",
+        "---\r\ntitle: 윈도우\r\ncreated: 2026-11-01T10:00:00+09:00\r\n---\r\n\r\n"
+            + "## 🧑 user · 2026년 11월 1일 일요일 오전 10:00 <!-- 2026-11-01T10:00:00+09:00 m-QB7X91ZQF6VN -->\r\n\r\n"
+            + "부산 가는 기차\r\n")
+    // Saved on macOS: every Hangul syllable decomposed into jamo.
+    let nfd = """
+        ---
+        title: 맥에서 쓴 글
+        created: 2026-11-05T08:00:00+09:00
+        tags: [맥]
+        ---
+
+        # 2026년 11월 5일 목요일
+
+        오늘은 부산에 간다.
+
+        """.decomposedStringWithCanonicalMapping
+    try dir.write("diary/2026/2026-11-05-mac.md", nfd)
+    try dir.write(
+        "diary/2026/2026-11-06-일기.md",
+        """
+        ---
+        title: 일기
+        created: 2026-11-06T08:00:00+09:00
+        tags: [바다]
+        ---
+
+        # 2026년 11월 6일 금요일
+
+        부
+        해운대 산책
+
+        """)
+    try dir.write("diary/2026/2026-11-07-broken.md", Array("---\ntitle: x\n---\n\n부산 \u{FF}".utf8) + [0xFF, 0x0A])
+    return dir
+}
+
+func search(_ dir: TemporaryDirectory, _ configure: (inout SearchQuery) -> Void) throws -> SearchResults {
+    var query = SearchQuery(pattern: "")
+    configure(&query)
+    return try VaultSearch(vault: Vault(root: dir.path)).run(query)
+}
+
+func hitLines(_ results: SearchResults) -> [String] {
+    results.items.flatMap { item in item.hits.map { "\(item.path):\($0.line):\($0.column)" } }
+}
+
+@Suite struct SearchTests {
+    @Test func aKoreanWordIsFoundInEveryFormWithWhoAndWhen() throws {
+        let dir = try searchVault()
+        let r = try search(dir) { $0.pattern = "부산" }
+        // Rooms first, then the diary; columns count bytes, as editors do.
+        let macColumn = 1 + "오늘은 ".decomposedStringWithCanonicalMapping.utf8.count
+        #expect(
+            hitLines(r) == [
+                "rooms/crlf.md:8:1", "rooms/부산-여행.md:2:8", "rooms/부산-여행.md:13:14",
+                "diary/2026/2026-11-05-mac.md:9:\(macColumn)",
+            ])
+        // The NFD file is found, and its column counts its own (decomposed) bytes.
+        let busan = try #require(r.items.first { $0.path == "rooms/부산-여행.md" })
+        #expect(busan.title == "부산 여행")
+        #expect(busan.hits[0].inFrontMatter && busan.hits[0].message == nil)
+        #expect(busan.hits[1].message?.role == .assistant)
+        #expect(busan.hits[1].message?.id == "m-QB7X91ZQF6VK")
+        let mac = try #require(r.items.first { $0.path.hasSuffix("mac.md") })
+        #expect(mac.title == "맥에서 쓴 글")
+        #expect(mac.day == LocalDate(iso: "2026-11-05"))
+        #expect(mac.hits[0].message == nil && !mac.hits[0].inFrontMatter)
+        // CRLF: the line has no carriage return.
+        let crlf = try #require(r.items.first { $0.path == "rooms/crlf.md" })
+        #expect(crlf.hits[0].text == "부산 가는 기차")
+        // The file that is not valid UTF-8 is skipped and said so.
+        #expect(r.skipped.map(\.path) == ["diary/2026/2026-11-07-broken.md"])
+        #expect(r.skipped.first?.reason.contains("not valid UTF-8") == true)
+    }
+
+    @Test func aQueryTypedDecomposedFindsComposedText() throws {
+        let dir = try searchVault()
+        let r = try search(dir) { $0.pattern = "해운대 근처".decomposedStringWithCanonicalMapping }
+        #expect(hitLines(r) == ["rooms/부산-여행.md:9:1"])
+    }
+
+    @Test func oneAndTwoSyllablesAreFound() throws {
+        let dir = try searchVault()
+        let one = try search(dir) { $0.pattern = "부" }
+        #expect(hitLines(one).contains("diary/2026/2026-11-06-일기.md:9:1"))
+        let two = try search(dir) { $0.pattern = "산책" }
+        #expect(hitLines(two) == ["diary/2026/2026-11-06-일기.md:10:11"])
+    }
+
+    @Test func hitsInCodeFencesAndFrontMatterAreHitsAndSaySo() throws {
+        let dir = try searchVault()
+        let fence = try search(dir) { $0.pattern = "echo 해운대" }
+        #expect(hitLines(fence) == ["rooms/부산-여행.md:16:1"])
+        #expect(fence.items[0].hits[0].message?.role == .assistant)
+        let front = try search(dir) { $0.pattern = "바다" }
+        let lines = front.items.flatMap { item in item.hits.map { (item.path, $0.line, $0.inFrontMatter) } }
+        #expect(lines.contains { $0 == ("rooms/부산-여행.md", 4, true) })
+        #expect(lines.contains { $0 == ("rooms/부산-여행.md", 13, false) })
+    }
+
+    @Test func caseIsIgnoredUnlessThePatternHasCapitals() throws {
+        let dir = try searchVault()
+        #expect(hitLines(try search(dir) { $0.pattern = "docker" }).count == 2)
+        let column = 1 + "해운대는 부산의 바다예요. ".utf8.count
+        #expect(hitLines(try search(dir) { $0.pattern = "Docker" }) == ["rooms/부산-여행.md:13:\(column)"])
+        #expect(hitLines(try search(dir) { $0.pattern = "Docker"; $0.caseMode = .insensitive }).count == 2)
+        // Unicode case folding: ß is ss.
+        #expect(hitLines(try search(dir) { $0.pattern = "strasse" }) == ["rooms/부산-여행.md:21:1"])
+        #expect(hitLines(try search(dir) { $0.pattern = "STRASSE"; $0.caseMode = .insensitive }).count == 1)
+    }
+
+    @Test func filtersByRoleRoomTagAndDay() throws {
+        let dir = try searchVault()
+        let user = try search(dir) { $0.pattern = "해운대"; $0.role = .user }
+        #expect(hitLines(user) == ["rooms/부산-여행.md:9:1", "rooms/부산-여행.md:21:19"])
+        let room = try search(dir) { $0.pattern = "해운대"; $0.scope = .item("rooms/부산-여행.md") }
+        #expect(room.items.count == 1 && room.filesSearched == 1)
+        let diary = try search(dir) { $0.pattern = "해운대"; $0.scope = .diary }
+        #expect(hitLines(diary) == ["diary/2026/2026-11-06-일기.md:10:1"])
+        let tagged = try search(dir) { $0.pattern = "부산"; $0.tag = "맥" }
+        #expect(tagged.items.map(\.path) == ["diary/2026/2026-11-05-mac.md"])
+        let november = try search(dir) {
+            $0.pattern = "해운대"
+            $0.since = LocalDate(iso: "2026-11-01")
+            $0.until = LocalDate(iso: "2026-11-30")
+        }
+        #expect(hitLines(november) == ["rooms/부산-여행.md:21:19", "diary/2026/2026-11-06-일기.md:10:1"])
+    }
+
+    @Test func regularExpressionsUseTheirLiteralAndMatchInNFC() throws {
+        let dir = try searchVault()
+        let r = try search(dir) { $0.pattern = "해운대(는|로)"; $0.isRegex = true }
+        #expect(hitLines(r) == ["rooms/부산-여행.md:13:1", "rooms/부산-여행.md:21:19"])
+        #expect(RegexLiteral.required(in: "docker\\s+(run|build)") == "docker")
+        #expect(RegexLiteral.required(in: "a|b") == nil)
+        #expect(RegexLiteral.required(in: "ab?c+de") == "de")
+    }
+
+    @Test(arguments: [
+        ("ab(c", 3, "never closed"), ("a)b", 2, "closes no group"), ("*a", 1, "repeats nothing"),
+        ("[abc", 1, "never closed"), ("ab\\", 3, "backslash"), ("a{3,1}", 2, "below the minimum"),
+    ])
+    func anInvalidRegularExpressionSaysWhere(pattern: String, position: Int, reason: String) throws {
+        var query = SearchQuery(pattern: pattern)
+        query.isRegex = true
+        #expect {
+            try query.validate()
+        } throws: { error in
+            let text = (error as? VaultError)?.description ?? ""
+            return text.contains("at position \(position):") && text.contains(reason)
+        }
+    }
+
+    @Test func aLongRoomIsSearchedInPiecesWithLinesAndMessagesRight() throws {
+        let dir = try searchVault()
+        // About 20 MB: more than two pieces of 8 MB.
+        var text = "---\ntitle: 긴 방\ncreated: 2026-01-01T00:00:00+09:00\n---\n"
+        let filler = String(repeating: "가나다라마바사 아자차카타파하 ", count: 60) + "\n"
+        var expected: [Int] = []
+        var line = 4
+        for k in 0..<1200 {
+            let minute = String(format: "%02d", k % 60)
+            let hour = String(format: "%02d", k / 60 % 24)
+            let id = "m-" + String(format: "%012d", k).replacingOccurrences(of: "0", with: "A")
+            text += "\n## 🧑 user · x <!-- 2026-01-01T\(hour):\(minute):00+09:00 \(id) -->\n\n"
+            line += 3
+            for j in 0..<15 {
+                text += j == 7 && k % 100 == 0 ? "찾는 말 \(k)\n" : filler
+                line += 1
+                if j == 7 && k % 100 == 0 { expected.append(line) }
+            }
+        }
+        try dir.write("rooms/긴-방.md", text)
+        let r = try search(dir) { $0.pattern = "찾는 말" }
+        let hits = try #require(r.items.first { $0.path == "rooms/긴-방.md" }).hits
+        #expect(hits.map(\.line) == expected)
+        #expect(hits.map { $0.message?.id } == expected.indices.map { "m-" + String(format: "%012d", $0 * 100).replacingOccurrences(of: "0", with: "A") })
+    }
+}
