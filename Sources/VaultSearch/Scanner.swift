@@ -25,8 +25,8 @@ struct RawHit: Sendable {
 /// What the scan found in one file.
 struct FileScan: Sendable {
     var hits: [RawHit] = []
-    /// The file's front-matter text (with its `---` lines), when it has hits and front-matter.
-    var frontMatter: [UInt8]?
+    /// Title, tags and day, read in the worker (only for a file with hits).
+    var metadata: ItemMetadata?
     /// Why the file could not be searched (not valid UTF-8, unreadable).
     var problem: String?
 }
@@ -73,13 +73,11 @@ struct Scanner: Sendable {
         let fd = open(root + "/" + relative, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return FileScan(problem: String(cString: strerror(errno))) }
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return FileScan(problem: String(cString: strerror(errno))) }
         var state = FileState()
         var carry = 0  // bytes of an unfinished line kept at the start of the buffer
         var offsetOfBuffer = 0
-        let want = min(max(Int(st.st_size), 0) + 1, Scanner.chunkSize)
-        if buffers.bytes.count < want + 1 { buffers.bytes = [UInt8](repeating: 0, count: want + 1) }
+        // One buffer per worker, of a piece's size: no `fstat` per file.
+        if buffers.bytes.count < Scanner.chunkSize { buffers.bytes = [UInt8](repeating: 0, count: Scanner.chunkSize) }
         while true {
             if buffers.bytes.count - carry < Scanner.chunkSize / 4 && carry >= Scanner.chunkSize / 2 {
                 // A line longer than a piece: the buffer grows to hold it.
@@ -119,7 +117,9 @@ struct Scanner: Sendable {
             offsetOfBuffer += usable
             carry = rest
         }
-        return FileScan(hits: state.hits, frontMatter: state.hits.isEmpty ? nil : state.frontMatter)
+        guard !state.hits.isEmpty else { return FileScan() }
+        return FileScan(
+            hits: state.hits, metadata: ItemMetadata(path: relative, kind: VaultPath.kind(of: relative), frontMatter: state.frontMatter))
     }
 
     /// What the scan of a file knows between its pieces.
@@ -138,8 +138,10 @@ struct Scanner: Sendable {
 
     /// Scans the whole lines `buffers.bytes[0..<count]`; returns a problem that stops the file.
     func scanPiece(_ buffers: inout Buffers, count n: Int, offset: Int, last: Bool, state: inout FileState) -> String? {
-        var folded = buffers.folded
-        defer { buffers.folded = folded }
+        // Taken out of `buffers` (not copied: it is written below).
+        var folded: [UInt8] = []
+        swap(&folded, &buffers.folded)
+        defer { swap(&folded, &buffers.folded) }
         return buffers.bytes.withUnsafeBufferPointer { whole -> String? in
             let p = whole.baseAddress!
             let survey = TextScan.survey(p, n)
@@ -167,13 +169,9 @@ struct Scanner: Sendable {
                     return true
                 }
             } else if !survey.unstable && matcher.mode == .ascii && !survey.foldsToASCII {
-                // Same offsets as the piece: only ASCII letters change.
-                TextScan.lowercaseASCII(p, n, into: &folded)
-                folded.withUnsafeBufferPointer { f in
-                    TextScan.occurrences(of: needle, in: f.baseAddress!, n) { at in
-                        addLine(of: at)
-                        return true
-                    }
+                TextScan.occurrencesIgnoringASCIICase(of: needle, in: p, n) { at in
+                    addLine(of: at)
+                    return true
                 }
             } else {
                 // Normalized or folded text has other offsets but the same line feeds: hits are
@@ -207,10 +205,6 @@ struct Scanner: Sendable {
                     candidates.append(start)
                 }
             }
-            // A file is searched only as valid UTF-8: checked in full once a line may match.
-            if !candidates.isEmpty, case .invalid(let at) = TextScan.classify(p, n) {
-                return "not valid UTF-8 (byte \(offset + at + 1)); `vault check` shows where"
-            }
             var counted = 0
             var lineNumber = state.lineBase + 1
             for start in candidates {
@@ -219,6 +213,10 @@ struct Scanner: Sendable {
                 let end = TextScan.lineEnd(p, from: start, n)
                 var e = end
                 if e > start && p[e - 1] == 0x0D { e -= 1 }
+                // A line that may match must be valid UTF-8, or the file is not searched.
+                if case .invalid(let at) = TextScan.classify(p + start, e - start, validatingOnly: true) {
+                    return "not valid UTF-8 (byte \(offset + start + at + 1)); `vault check` shows where"
+                }
                 let ranges = matcher.matches(
                     in: UnsafeBufferPointer(start: p + start, count: e - start),
                     plain: !survey.unstable && !survey.foldsToASCII)
@@ -290,11 +288,13 @@ struct Scanner: Sendable {
             starts.append(scanFrom + at + 1)
             return true
         }
-        for s in starts where s < limit {
+        // Only the last header counts: parsed from the end (a `## ` heading in a reply is no header).
+        for s in starts.reversed() where s < limit {
             var e = TextScan.lineEnd(p, from: s, limit)
             if e > s && p[e - 1] == 0x0D { e -= 1 }
             if let header = MessageHeader.parse(line: UnsafeBufferPointer(start: p + s, count: e - s)) {
                 state.header = header
+                return
             }
         }
     }

@@ -141,13 +141,9 @@ final class LineMatcher: @unchecked Sendable {
                     return true
                 }
             } else {
-                var lowered: [UInt8] = []
-                TextScan.lowercaseASCII(base, bytes.count, into: &lowered)
-                lowered.withUnsafeBufferPointer { l in
-                    TextScan.occurrences(of: needle, in: l.baseAddress!, bytes.count) { at in
-                        ranges.append(at..<(at + needle.count))
-                        return true
-                    }
+                TextScan.occurrencesIgnoringASCIICase(of: needle, in: base, bytes.count) { at in
+                    ranges.append(at..<(at + needle.count))
+                    return true
                 }
             }
             return ranges

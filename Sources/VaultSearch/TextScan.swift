@@ -19,8 +19,9 @@ enum TextScan {
 
     /// Checks that `p[0..<n]` is valid UTF-8 and whether it holds a code point that can make
     /// it not NFC. One pass; runs of ASCII are skipped eight bytes at a time.
-    static func classify(_ p: UnsafePointer<UInt8>, _ n: Int) -> Verdict {
-        var unstable = false
+    static func classify(_ p: UnsafePointer<UInt8>, _ n: Int, validatingOnly: Bool = false) -> Verdict {
+        // Known stable (`survey`): only validity is checked (no table look-ups).
+        var unstable = validatingOnly
         var i = 0
         let table = SearchText.unstableBMP
         return table.withUnsafeBufferPointer { unstableBMP -> Verdict in
@@ -70,7 +71,7 @@ enum TextScan {
                     return .invalid(at: i)
                 }
             }
-            return unstable ? .unstable : .stable
+            return validatingOnly ? .stable : unstable ? .unstable : .stable
         }
     }
 
@@ -106,28 +107,27 @@ enum TextScan {
                 }
                 if SearchText.foldsToASCII.contains(cp) { foldsToASCII = true }
             }
+            // Sixteen bytes at a time: a lead byte of `C3`–`E3`, `EF`–`F4`, or `EA` not followed by
+            // `B0`–`BF` (Hangul syllables `가`–`꿯`; `EB`–`ED` are never looked at).
             var i = 0
-            let high: UInt64 = 0x8080_8080_8080_8080
-            let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-            func between(_ x: UInt64, _ lo: UInt8, _ hi: UInt8) -> UInt64 {
-                let ge = (x &+ UInt64(0x80 - (lo & 0x7F)) &* 0x0101_0101_0101_0101) & high
-                let le = ~(x &+ UInt64(0x7F - (hi & 0x7F)) &* 0x0101_0101_0101_0101) & high
-                return ge & le
-            }
-            while i + 8 <= n {
-                let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-                let top = w & high
-                if top != 0 {
-                    let x = w & low7
-                    var mask = (between(x, 0xC3, 0xE3) | between(x, 0xEA, 0xEA) | between(x, 0xEF, 0xF4)) & top
-                    while mask != 0 {
-                        let k = mask.trailingZeroBitCount / 8
-                        look(i + k)
-                        mask &= mask - 1
+            let c3 = SIMD16<UInt8>(repeating: 0xC3)
+            let e3 = SIMD16<UInt8>(repeating: 0xE3)
+            let ea = SIMD16<UInt8>(repeating: 0xEA)
+            let ef = SIMD16<UInt8>(repeating: 0xEF)
+            let b0 = SIMD16<UInt8>(repeating: 0xB0)
+            while i + 17 <= n {
+                let v = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
+                let lead = (v .>= c3) .& (v .<= e3) .| (v .>= ef)
+                let hangulOrNot = v .== ea
+                if anySet(lead .| hangulOrNot) {
+                    let next = UnsafeRawPointer(p + i + 1).loadUnaligned(as: SIMD16<UInt8>.self)
+                    let flagged = lead .| (hangulOrNot .& (next .< b0))
+                    if anySet(flagged) {
+                        for k in 0..<16 where flagged[k] { look(i + k) }
+                        if unstable && foldsToASCII { return (true, true) }
                     }
-                    if unstable && foldsToASCII { return (true, true) }
                 }
-                i += 8
+                i += 16
             }
             while i < n {
                 let b = p[i]
@@ -135,6 +135,63 @@ enum TextScan {
                 i += 1
             }
             return (unstable, foldsToASCII)
+        }
+    }
+
+    /// Whether any lane of `mask` is set (the standard library's `any` reduces lane by lane).
+    @inline(__always)
+    static func anySet(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        let bits = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        return bits[0] | bits[1] != 0
+    }
+
+    /// Offsets of every occurrence of the lower-case ASCII `needle` in `p[0..<n]`, ignoring ASCII
+    /// case: its rarest byte (in either case) is looked for sixteen bytes at a time, and the
+    /// needle compared around each.
+    static func occurrencesIgnoringASCIICase(
+        of needle: [UInt8], in p: UnsafePointer<UInt8>, _ n: Int, _ found: (Int) -> Bool
+    ) {
+        let m = needle.count
+        guard m > 0, n >= m else { return }
+        // Rarer in text: letters far from e, t, a, o; digits and punctuation rarer still.
+        let common = Array("etaoinshrdlcumwfgypbvkjxqz".utf8)
+        let k = needle.indices.max { a, b in
+            (common.firstIndex(of: needle[a]) ?? -1) < (common.firstIndex(of: needle[b]) ?? -1)
+        }!
+        let lower = needle[k]
+        let upper = lower >= 0x61 && lower <= 0x7A ? lower - 32 : lower
+        let lo = SIMD16<UInt8>(repeating: lower)
+        let up = SIMD16<UInt8>(repeating: upper)
+        func matchesAt(_ start: Int) -> Bool {
+            guard start >= 0, start + m <= n else { return false }
+            for j in 0..<m {
+                let b = p[start + j]
+                let folded = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
+                if folded != needle[j] { return false }
+            }
+            return true
+        }
+        var next = 0  // occurrences do not overlap
+        var i = 0
+        func check(_ at: Int) -> Bool {
+            let start = at - k
+            if start >= next && matchesAt(start) {
+                next = start + m
+                return found(start)
+            }
+            return true
+        }
+        while i + 16 <= n {
+            let v = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
+            let hit = (v .== lo) .| (v .== up)
+            if anySet(hit) {
+                for lane in 0..<16 where hit[lane] { if !check(i + lane) { return } }
+            }
+            i += 16
+        }
+        while i < n {
+            if p[i] == lower || p[i] == upper { if !check(i) { return } }
+            i += 1
         }
     }
 

@@ -92,7 +92,7 @@ public struct VaultSearch: Sendable {
     /// The item for a file with hits, its hits filtered by role, day and tag; nil when none is left.
     func item(_ path: String, _ scan: FileScan, _ query: SearchQuery) -> SearchItem? {
         let kind = VaultPath.kind(of: path)
-        let meta = ItemMetadata(path: path, kind: kind, frontMatter: scan.frontMatter)
+        guard let meta = scan.metadata else { return nil }
         if let tag = query.tag, !meta.tags.contains(where: { $0.caseInsensitiveCompare(tag) == .orderedSame }) {
             return nil
         }
@@ -118,7 +118,7 @@ public struct VaultSearch: Sendable {
 }
 
 /// An item's title, tags and day, read from its front-matter (only for files with hits).
-struct ItemMetadata {
+struct ItemMetadata: Sendable {
     var title: String
     var tags: [String] = []
     var day: LocalDate?
@@ -129,7 +129,8 @@ struct ItemMetadata {
         let name = (path as NSString).lastPathComponent
         if kind == .diaryEntry { day = LocalDate(iso: String(name.prefix(10))) }
         guard let frontMatter else { return }
-        // The front-matter alone parses as an entry or a room with nothing after it.
+        if readPlainly(frontMatter) { return }
+        // Anything else (quotes with escapes, block scalars, anchors): YAML reads it.
         let fm: FrontMatter?
         if kind == .diaryEntry {
             fm = (try? DiaryFile(parsing: frontMatter, path: path))?.frontMatter
@@ -142,5 +143,56 @@ struct ItemMetadata {
         if day == nil, let created = fm.string("created") {
             day = LocalDate(iso: String(created.prefix(10)))
         }
+    }
+
+    /// Reads `title`, `tags` and `created` when every line that holds them is plain (`key: text`,
+    /// `tags: [a, b]` or `- a` items, no quotes, comments or block scalars), as vault writes
+    /// them; false when YAML must read them.
+    private mutating func readPlainly(_ bytes: [UInt8]) -> Bool {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            $0.hasSuffix("\r") ? $0.dropLast() : $0
+        }
+        guard lines.count >= 2 else { return false }
+        lines = Array(lines.dropFirst().dropLast())
+        var found = (title: String?.none, tags: [String]?.none, created: String?.none)
+        var inTags = false
+        let special: Set<Character> = ["\"", "'", "#", "|", ">", "&", "*", "{", "!", "%", "@", "`"]
+        for line in lines {
+            if inTags, line.hasPrefix("  - ") || line.hasPrefix("- ") {
+                let item = line.drop { $0 == " " }.dropFirst(2).trimmingCharacters(in: .whitespaces)
+                if item.contains(where: special.contains) { return false }
+                found.tags = (found.tags ?? []) + [item]
+                continue
+            }
+            inTags = false
+            guard let colon = line.firstIndex(of: ":"), !line.hasPrefix(" ") else { continue }
+            let key = line[..<colon]
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard key == "title" || key == "tags" || key == "created" else { continue }
+            if let first = value.first, special.contains(first) { return false }
+            if value.contains(" #") || value.contains(": ") { return false }
+            switch key {
+            case "title":
+                found.title = value
+            case "created":
+                found.created = value
+            default:
+                if value.isEmpty {
+                    inTags = true
+                } else if value.hasPrefix("[") && value.hasSuffix("]") {
+                    let inner = value.dropFirst().dropLast()
+                    if inner.contains(where: { special.contains($0) || $0 == "[" }) { return false }
+                    found.tags = inner.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                        .filter { !$0.isEmpty }
+                } else {
+                    return false
+                }
+            }
+        }
+        if let t = found.title, !t.isEmpty { title = t }
+        tags = found.tags ?? []
+        if day == nil, let created = found.created { day = LocalDate(iso: String(created.prefix(10))) }
+        return true
     }
 }

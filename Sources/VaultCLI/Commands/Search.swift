@@ -107,6 +107,29 @@ struct SearchOutput {
     let colored: Bool
     let locale: String
     let zone: TimeZone
+    /// Days as shown, by day: a search can have tens of thousands of hits, and ICU's
+    /// formatting takes tens of microseconds each.
+    let shownDays = DayCache()
+
+    final class DayCache {
+        var shown: [LocalDate: String] = [:]
+    }
+
+    /// `2026년 10월 28일 수요일 21:12`: the message's day in the vault's locale, and its time.
+    func shown(_ t: Timestamp) -> String {
+        let local = Timestamp(date: t.date, timeZone: zone)
+        let day = local.localDate
+        let text: String
+        if let known = shownDays.shown[day] {
+            text = known
+        } else {
+            text = DateText.heading(day, locale: locale)
+            shownDays.shown[day] = text
+        }
+        let seconds = Int(local.secondsSince1970) + local.utcOffsetSeconds
+        let minutes = ((seconds / 60) % 1440 + 1440) % 1440
+        return text + String(format: " %02d:%02d", minutes / 60, minutes % 60)
+    }
 
     func paint(_ text: String, _ code: String) -> String {
         colored ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
@@ -146,7 +169,7 @@ struct SearchOutput {
         if hit.inFrontMatter { return paint("front-matter", "33") }
         if let m = hit.message {
             return paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · "
-                + DateText.header(m.timestamp, locale: locale, timeZone: zone)
+                + shown(m.timestamp)
         }
         if let day = item.day, item.kind == .diaryEntry { return paint("📔", "36") + " " + DateText.heading(day, locale: locale) }
         return paint(item.kind == .room ? "room" : "text", "36")
