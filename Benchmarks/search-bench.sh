@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# vault search next to rg, on the 50,000-file benchmark vault (about 400 MB, mostly Korean).
+#
+#   Benchmarks/search-bench.sh [RUNS]        # RUNS: runs of each timed command (default 10)
+#   VAULT_BIN=/path/to/vault Benchmarks/search-bench.sh   # time that binary instead of building one
+#
+# Uses Benchmarks/.data/search-50k (generated once: generate-vault.py --seed 42, 20,000 rooms,
+# 30,000 entries). Four queries, each timed with hyperfine side by side with `rg` over the same
+# folders, asked for the same matches (literal, smart case; rg -F -S), after a warm-up run so
+# both read from the page cache:
+#   an ASCII word, a two-syllable Korean query, a long Korean phrase, a regular expression.
+# Before timing, the number of matching lines of each tool is printed: they must agree.
+# If the index exists (`vault search --index` builds it), the same queries are timed with it.
+# Figures: medians and the ratio vault/rg; the machines are shared and noisy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs="${1:-10}"
+command -v hyperfine >/dev/null && command -v rg >/dev/null || {
+    echo "needs hyperfine and ripgrep: apt-get install -y hyperfine ripgrep" >&2
+    exit 1
+}
+if [ -z "${VAULT_BIN:-}" ]; then
+    source scripts/common.sh
+    find_swift
+    swift build -c release --static-swift-stdlib --product vault >/dev/null
+    VAULT_BIN="$PWD/.build/release/vault"
+fi
+data="$PWD/Benchmarks/.data/search-50k"
+if [ ! -f "$data/vault.yml" ]; then
+    echo "generating $data (50,000 files)…"
+    python3 Benchmarks/generate-vault.py "$data" --seed 42 --rooms 20000 --entries 30000 >/dev/null
+fi
+cd "$data"
+echo "vault: $(du -sh --apparent-size rooms diary | awk '{s=s $1 " "} END {print s}')in $(find rooms diary -type f | wc -l) files"
+
+queries=("docker" "부산" "서울에서 부산까지 가는" "docker (run|build)")
+kinds=("ASCII word" "two Korean syllables" "long Korean phrase" "regular expression")
+results=()
+for k in "${!queries[@]}"; do
+    q="${queries[$k]}"
+    if [ "$k" -eq 3 ]; then
+        vault_cmd=("$VAULT_BIN" search --no-index --regex "$q")
+        rg_cmd=(rg -S "$q" rooms diary)
+    else
+        vault_cmd=("$VAULT_BIN" search --no-index "$q")
+        rg_cmd=(rg -F -S "$q" rooms diary)
+    fi
+    vault_lines=$("${vault_cmd[@]}" --json | wc -l || true)
+    rg_lines=$("${rg_cmd[@]}" | wc -l || true)
+    echo "== ${kinds[$k]}: '$q': vault $vault_lines matching lines, rg $rg_lines"
+    json=$(mktemp)
+    hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$json" \
+        -n vault "$(printf '%q ' "${vault_cmd[@]}")" -n rg "$(printf '%q ' "${rg_cmd[@]}")" >/dev/null
+    line=$(python3 - "$json" <<'EOF'
+import json, statistics, sys
+r = {x["command"]: statistics.median(x["times"]) for x in json.load(open(sys.argv[1]))["results"]}
+print(f"vault {r['vault']*1000:.0f} ms, rg {r['rg']*1000:.0f} ms (medians): {r['vault']/r['rg']:.2f}x rg")
+EOF
+)
+    echo "   $line"
+    results+=("${kinds[$k]}: $line")
+    rm -f "$json"
+done
+
+index="${XDG_CACHE_HOME:-$HOME/.cache}/vault/search"
+if "$VAULT_BIN" search --index-status >/dev/null 2>&1; then
+    echo "== with the index"
+    for k in 0 1 2; do
+        q="${queries[$k]}"
+        json=$(mktemp)
+        hyperfine -N -i --warmup 1 --runs "$runs" --export-json "$json" \
+            -n vault "$(printf '%q ' "$VAULT_BIN" search --index "$q")" \
+            -n rg "$(printf '%q ' rg -F -S "$q" rooms diary)" >/dev/null
+        python3 - "$json" "${kinds[$k]}" <<'EOF'
+import json, statistics, sys
+r = {x["command"]: statistics.median(x["times"]) for x in json.load(open(sys.argv[1]))["results"]}
+print(f"   {sys.argv[2]}: vault --index {r['vault']*1000:.0f} ms, rg {r['rg']*1000:.0f} ms: "
+      f"{r['rg']/r['vault']:.1f}x faster than rg")
+EOF
+        rm -f "$json"
+    done
+fi
+echo
+printf '%s\n' "${results[@]}"
