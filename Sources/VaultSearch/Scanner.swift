@@ -144,7 +144,14 @@ struct Scanner: Sendable {
         defer { swap(&folded, &buffers.folded) }
         return buffers.bytes.withUnsafeBufferPointer { whole -> String? in
             let p = whole.baseAddress!
-            let survey = TextScan.survey(p, n)
+            // Whether the piece may hold text that is not NFC, or that folds to ASCII: the whole
+            // survey only when the pattern needs it (`LineMatcher.nfcRisk`).
+            let survey: (unstable: Bool, foldsToASCII: Bool)
+            switch matcher.nfcRisk {
+            case .none: survey = (false, false)
+            case .hangulJamo: survey = (TextScan.containsConjoiningJamo(p, n), false)
+            case .any: survey = TextScan.survey(p, n)
+            }
             if state.firstPiece {
                 state.firstPiece = false
                 findFrontMatter(p, n, &state)
@@ -217,9 +224,11 @@ struct Scanner: Sendable {
                 if case .invalid(let at) = TextScan.classify(p + start, e - start, validatingOnly: true) {
                     return "not valid UTF-8 (byte \(offset + start + at + 1)); `vault check` shows where"
                 }
+                // The line itself decides whether it can be matched on its bytes.
+                let line = TextScan.survey(p + start, e - start)
                 let ranges = matcher.matches(
                     in: UnsafeBufferPointer(start: p + start, count: e - start),
-                    plain: !survey.unstable && !survey.foldsToASCII)
+                    plain: !line.unstable && !line.foldsToASCII)
                 guard !ranges.isEmpty else { continue }
                 let text = lineText(p, start, end)
                 let inFrontMatter = lineNumber <= state.frontMatterEnd

@@ -84,6 +84,20 @@ final class LineMatcher: @unchecked Sendable {
     /// How the scan looks for `needle` in a file's bytes (NFC ones; others are normalized).
     let mode: NeedleMode
 
+    /// What text not in NFC could hide from the byte scan, for this pattern.
+    let nfcRisk: NFCRisk
+
+    enum NFCRisk {
+        /// Nothing: the needle's characters are ASCII (not `K`, `;`, `` ` ``, which NFC makes of
+        /// other characters) and nothing folds into them. A line the bytes propose is still
+        /// tested in NFC, so a base letter followed by a combining mark is no hit.
+        case none
+        /// Decomposed Hangul: the needle adds Hangul syllables to the above.
+        case hangulJamo
+        /// Anything: every piece is surveyed.
+        case any
+    }
+
     enum NeedleMode {
         /// As it is: case is not ignored, or the needle holds nothing case folding produces.
         case bytes
@@ -126,6 +140,23 @@ final class LineMatcher: @unchecked Sendable {
         } else {
             mode = .folded
         }
+        // Ignoring case changes nothing for a needle in `bytes` mode (Korean text, digits).
+        nfcRisk = mode == .bytes ? LineMatcher.risk(of: scalars) : .any
+    }
+
+    static func risk(of needle: String.UnicodeScalarView) -> NFCRisk {
+        // No needle (a regular expression without a literal): every line is tested anyway.
+        if needle.isEmpty { return .any }
+        var hangul = false
+        for u in needle {
+            switch u.value {
+            case 0x4B, 0x3B, 0x60: return .any
+            case 0..<0x80: continue
+            case 0xAC00...0xD7A3: hangul = true
+            default: return .any
+            }
+        }
+        return hangul ? .hangulJamo : .none
     }
 
     /// The byte ranges of every match in the line `bytes` (UTF-8, no line ending), in order.

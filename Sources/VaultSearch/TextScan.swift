@@ -138,6 +138,19 @@ enum TextScan {
         }
     }
 
+    /// Whether `p[0..<n]` holds a conjoining Hangul jamo (U+1100–U+11FF: `E1 84`–`E1 87`), the
+    /// only way Hangul syllables are written other than NFC (a Mac's decomposed names and text).
+    static func containsConjoiningJamo(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        var i = 0
+        while i < n {
+            guard let hit = memchr(p + i, 0xE1, n - i) else { return false }
+            let at = UnsafeRawPointer(hit) - UnsafeRawPointer(p)
+            if at + 1 < n && p[at + 1] >= 0x84 && p[at + 1] <= 0x87 { return true }
+            i = at + 1
+        }
+        return false
+    }
+
     /// Whether any lane of `mask` is set (the standard library's `any` reduces lane by lane).
     @inline(__always)
     static func anySet(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {

@@ -147,44 +147,57 @@ struct ItemMetadata: Sendable {
 
     /// Reads `title`, `tags` and `created` when every line that holds them is plain (`key: text`,
     /// `tags: [a, b]` or `- a` items, no quotes, comments or block scalars), as vault writes
-    /// them; false when YAML must read them.
+    /// them; false when YAML must read them. Works on the bytes: it runs for every file with hits.
     private mutating func readPlainly(_ bytes: [UInt8]) -> Bool {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            $0.hasSuffix("\r") ? $0.dropLast() : $0
+        let special: Set<UInt8> = Set("\"'#|>&*{!%@`".utf8)
+        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+            $0.last == 0x0D ? $0.dropLast() : $0
         }
         guard lines.count >= 2 else { return false }
         lines = Array(lines.dropFirst().dropLast())
+        func trimmed(_ s: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+            var s = s
+            while let f = s.first, f == 0x20 || f == 0x09 { s = s.dropFirst() }
+            while let l = s.last, l == 0x20 || l == 0x09 { s = s.dropLast() }
+            return s
+        }
+        func text(_ s: ArraySlice<UInt8>) -> String { String(decoding: s, as: UTF8.self) }
+        func hasPair(_ s: ArraySlice<UInt8>, _ a: UInt8, _ b: UInt8) -> Bool {
+            zip(s, s.dropFirst()).contains { $0 == a && $1 == b }
+        }
         var found = (title: String?.none, tags: [String]?.none, created: String?.none)
         var inTags = false
-        let special: Set<Character> = ["\"", "'", "#", "|", ">", "&", "*", "{", "!", "%", "@", "`"]
         for line in lines {
-            if inTags, line.hasPrefix("  - ") || line.hasPrefix("- ") {
-                let item = line.drop { $0 == " " }.dropFirst(2).trimmingCharacters(in: .whitespaces)
-                if item.contains(where: special.contains) { return false }
-                found.tags = (found.tags ?? []) + [item]
-                continue
+            if inTags {
+                let item = trimmed(line)
+                if item.first == UInt8(ascii: "-"), item.dropFirst().first == 0x20 {
+                    let value = trimmed(item.dropFirst(2))
+                    if value.contains(where: special.contains) { return false }
+                    found.tags = (found.tags ?? []) + [text(value)]
+                    continue
+                }
             }
             inTags = false
-            guard let colon = line.firstIndex(of: ":"), !line.hasPrefix(" ") else { continue }
-            let key = line[..<colon]
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard let first = line.first, first != 0x20, first != 0x09,
+                let colon = line.firstIndex(of: UInt8(ascii: ":"))
+            else { continue }
+            let key = text(line[line.startIndex..<colon])
             guard key == "title" || key == "tags" || key == "created" else { continue }
-            if let first = value.first, special.contains(first) { return false }
-            if value.contains(" #") || value.contains(": ") { return false }
+            let value = trimmed(line[(colon + 1)...])
+            if let v = value.first, special.contains(v) { return false }
+            if hasPair(value, 0x20, UInt8(ascii: "#")) || hasPair(value, UInt8(ascii: ":"), 0x20) { return false }
             switch key {
             case "title":
-                found.title = value
+                found.title = text(value)
             case "created":
-                found.created = value
+                found.created = text(value)
             default:
                 if value.isEmpty {
                     inTags = true
-                } else if value.hasPrefix("[") && value.hasSuffix("]") {
+                } else if value.first == UInt8(ascii: "["), value.last == UInt8(ascii: "]") {
                     let inner = value.dropFirst().dropLast()
-                    if inner.contains(where: { special.contains($0) || $0 == "[" }) { return false }
-                    found.tags = inner.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-                        .filter { !$0.isEmpty }
+                    if inner.contains(where: { special.contains($0) || $0 == UInt8(ascii: "[") }) { return false }
+                    found.tags = inner.split(separator: UInt8(ascii: ",")).map { text(trimmed($0)) }.filter { !$0.isEmpty }
                 } else {
                     return false
                 }
