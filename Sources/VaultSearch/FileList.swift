@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 #if canImport(Glibc)
 import Glibc
@@ -9,6 +10,11 @@ import Glibc
 /// and sorted by their bytes: on 50,000 files, Swift's Unicode-aware string sort and a `stat`
 /// per entry cost more than the search itself.
 enum FileList {
+    /// The kind of a path this list gave (`VaultPath.kind` checks far more, for any path).
+    static func kind(of path: String) -> VaultPath.Kind {
+        path.utf8.starts(with: "rooms/".utf8) ? .room : .diaryEntry
+    }
+
     static func rooms(root: String) -> [String] {
         var out: [[UInt8]] = []
         collect(root: root, folder: Array("rooms".utf8), recursive: false, into: &out)

@@ -119,7 +119,7 @@ struct Scanner: Sendable {
         }
         guard !state.hits.isEmpty else { return FileScan() }
         return FileScan(
-            hits: state.hits, metadata: ItemMetadata(path: relative, kind: VaultPath.kind(of: relative), frontMatter: state.frontMatter))
+            hits: state.hits, metadata: ItemMetadata(path: relative, kind: FileList.kind(of: relative), frontMatter: state.frontMatter))
     }
 
     /// What the scan of a file knows between its pieces.

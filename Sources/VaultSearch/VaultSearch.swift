@@ -91,7 +91,7 @@ public struct VaultSearch: Sendable {
 
     /// The item for a file with hits, its hits filtered by role, day and tag; nil when none is left.
     func item(_ path: String, _ scan: FileScan, _ query: SearchQuery) -> SearchItem? {
-        let kind = VaultPath.kind(of: path)
+        let kind = FileList.kind(of: path)
         guard let meta = scan.metadata else { return nil }
         if let tag = query.tag, !meta.tags.contains(where: { $0.caseInsensitiveCompare(tag) == .orderedSame }) {
             return nil

@@ -128,7 +128,8 @@ struct SearchOutput {
         }
         let seconds = Int(local.secondsSince1970) + local.utcOffsetSeconds
         let minutes = ((seconds / 60) % 1440 + 1440) % 1440
-        return text + String(format: " %02d:%02d", minutes / 60, minutes % 60)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return text + " " + two(minutes / 60) + ":" + two(minutes % 60)
     }
 
     func paint(_ text: String, _ code: String) -> String {
