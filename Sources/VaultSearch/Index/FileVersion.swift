@@ -1,0 +1,130 @@
+import CCrypto
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One listed file as the index reads it: the stamp of the version read, its git blob id, and
+/// its search text.
+///
+/// The blob id is git's (SHA-1 of `blob <size>\0` and the bytes), so one content has one id
+/// wherever it lives: a renamed file, a file touched, or a sync that rewrote it unchanged finds
+/// its text already indexed.
+struct FileVersion {
+    /// The stamp of the version read (`unsettled` when it cannot be trusted to change with the
+    /// next write), `FileStamp.unreadable` when the file could not be read.
+    var stamp: FileStamp
+    /// The git blob id (20 bytes), nil when the file could not be read.
+    var blob: [UInt8]?
+    /// Whether the bytes are UTF-8.
+    var isValidUTF8 = false
+    /// `SearchText.key(text, folding: true)`, when computed (valid UTF-8, and the blob was not
+    /// known to be indexed already).
+    var text: String?
+    /// The bytes, kept only when the text was not computed and is valid UTF-8 (the blob, known
+    /// when the file was read, may be gone by the time it is stored).
+    var bytes: [UInt8]?
+
+    /// Reads `path` (relative to the folder open as `folder`) without following a symbolic link.
+    ///
+    /// The stamp is taken with `fstat` on the open file before reading and compared after: a
+    /// file written while it was read, or within `racyMargin` nanoseconds before, is recorded
+    /// `unsettled`, so the next refresh reads it again. The text is computed only when the blob
+    /// is not in `knownBlobs` (an indexed text is never computed twice).
+    static func read(
+        _ path: String, in folder: Int32, racyMargin: Int64, knownBlobs: Set<[UInt8]>
+    ) -> FileVersion {
+        let fd = path.withCString { openat(folder, $0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        guard fd >= 0 else { return FileVersion(stamp: .unreadable) }
+        defer { close(fd) }
+        var before = stat()
+        guard fstat(fd, &before) == 0 else { return FileVersion(stamp: .unreadable) }
+        var stamp = FileStamp(before)
+        guard stamp != .unreadable, let bytes = readAll(fd, expected: Int(before.st_size)) else {
+            return FileVersion(stamp: .unreadable)
+        }
+        var after = stat()
+        if fstat(fd, &after) != 0 || FileStamp(after) != stamp || Int64(bytes.count) != stamp.size
+            || stamp.isRecent(now: realTimeNanoseconds(), margin: racyMargin)
+        {
+            stamp = stamp.unsettled
+        }
+        var version = FileVersion(stamp: stamp, blob: blobID(of: bytes))
+        guard let text = String(validating: bytes, as: UTF8.self) else { return version }
+        version.isValidUTF8 = true
+        if let blob = version.blob, knownBlobs.contains(blob) {
+            version.bytes = bytes
+        } else {
+            version.text = indexable(SearchText.key(text, folding: true))
+        }
+        return version
+    }
+
+    /// `key` as the index stores and looks it up: U+0000 replaced with U+FFFD.
+    ///
+    /// FTS5's trigram tokenizer ends a text at its first U+0000 (what follows would never be
+    /// found), and its query parser ends a string there (an "unterminated string"). It reads
+    /// U+FFFE and U+FFFF as U+FFFD already; a needle still matches every text that contains it,
+    /// and a text with U+FFFD where the needle has U+0000 also (a superset, as candidates are).
+    static func indexable(_ key: String) -> String {
+        guard key.utf8.contains(0) else { return key }
+        var out = String.UnicodeScalarView()
+        for scalar in key.unicodeScalars { out.append(scalar == "\u{0}" ? "\u{FFFD}" : scalar) }
+        return String(out)
+    }
+
+    /// The search text, computing it from the kept bytes when it was not computed on reading.
+    mutating func searchText() -> String? {
+        guard isValidUTF8 else { return nil }
+        if text == nil, let bytes {
+            text = Self.indexable(SearchText.key(String(decoding: bytes, as: UTF8.self), folding: true))
+        }
+        return text
+    }
+
+    /// Every byte of the open file `fd` (which may have grown or shrunk since `fstat` said
+    /// `expected`); nil when a read fails.
+    static func readAll(_ fd: Int32, expected: Int) -> [UInt8]? {
+        // One byte more than expected, so a single read can see the end of an unchanged file.
+        var bytes = [UInt8](repeating: 0, count: max(expected, 0) + 1)
+        var count = 0
+        while true {
+            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(4_096, count))) }
+            let n = bytes.withUnsafeMutableBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return -1 }
+                return Glibc.read(fd, base + count, buffer.count - count)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if n == 0 {
+                bytes.removeSubrange(count...)
+                return bytes
+            }
+            count += n
+        }
+    }
+
+    /// Git's blob id of `bytes`: SHA-1 of `blob <count>\0` followed by the bytes.
+    static func blobID(of bytes: [UInt8]) -> [UInt8] {
+        sha1(Array("blob \(bytes.count)\0".utf8), bytes)
+    }
+
+    /// The SHA-1 digest (20 bytes) of `pieces`, one after the other.
+    static func sha1(_ pieces: [UInt8]...) -> [UInt8] {
+        var context = SHA_CTX()
+        var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
+        SHA1_Init(&context)
+        for piece in pieces { piece.withUnsafeBytes { _ = SHA1_Update(&context, $0.baseAddress, $0.count) } }
+        SHA1_Final(&digest, &context)
+        return digest
+    }
+
+    /// The wall clock in nanoseconds, the clock file times are taken from.
+    static func realTimeNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+}

@@ -1,0 +1,709 @@
+import CSQLite
+import Dispatch
+import VaultCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A rebuildable cache that tells `vault search` which files can contain a literal text, so the
+/// scan reads those instead of every file.
+///
+/// An SQLite database outside the vault (see `init(vaultRoot:path:)`) keeps, for every distinct
+/// content of a listed file (its git blob id), the file's search text (`SearchText.key` with
+/// case folding) in an FTS5 table with the `trigram` tokenizer. A needle of three or more
+/// characters is an FTS5 phrase of its trigrams, which matches exactly the texts that contain it:
+/// `candidates` is a superset of the files the scan finds hits in (case-insensitive hits, and so
+/// case-sensitive ones too), and scanning the candidates gives the full scan's result.
+///
+/// `refresh` brings the index up to date first: it compares every listed file's stamp (device,
+/// inode, size, modification and change times) with the recorded one, and reads only the files
+/// that differ. Nothing in the vault is ever written.
+///
+///     let index = try SearchIndex(vaultRoot: vault.root)
+///     _ = try index.refresh(files)
+///     let scan = try index.candidates(containingAll: [SearchText.key("부산 여행", folding: true)]) ?? files
+public final class SearchIndex {
+    /// What a refresh did.
+    public struct Refresh: Sendable, Equatable {
+        /// Files read (their stamps differed from the recorded ones, or they were new).
+        public var read: Int
+        /// Texts added to the index (contents not indexed before).
+        public var indexed: Int
+        /// Files no longer listed, dropped from the index.
+        public var removed: Int
+        /// Every listed file that is not valid UTF-8 (sorted), read now or before.
+        public var invalidUTF8: [String]
+
+        public init(read: Int, indexed: Int, removed: Int, invalidUTF8: [String]) {
+            self.read = read
+            self.indexed = indexed
+            self.removed = removed
+            self.invalidUTF8 = invalidUTF8
+        }
+    }
+
+    /// The database file.
+    public let path: String
+    /// The vault's root folder, as given.
+    public let vaultRoot: String
+    /// The side file of recorded stamps (`StampFile`).
+    let stampPath: String
+    /// The vault's root folder, open: files are stamped and read relative to it.
+    private let folder: Int32
+    /// The open database; nil only while a damaged one is being replaced.
+    private var connection: SQLiteConnection?
+    /// The device and inode of the database file `connection` opened: when the path names
+    /// another file (the cache was deleted or replaced meanwhile), the database is opened again.
+    private var openedFile: (device: UInt64, inode: UInt64)?
+    /// The listed files and their record, when the record is the database's state (left by
+    /// this object's last refresh): `candidates` then reads only the matching text ids.
+    private var current: (files: [String], record: StampRecord)?
+
+    /// How recently written (in nanoseconds, by its stamp) a file read for the index must not
+    /// be for its stamp to be trusted; such files are read again by the next refresh. Two
+    /// seconds covers file systems whose times have coarse ticks (FAT keeps 2 s).
+    var racyMargin: Int64 = 2_000_000_000
+    /// Threads that take the stamps (the machine's cores, at most 4).
+    var stampThreads = min(4, max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    /// Texts a refresh must add before it merges the index's segments into one (FTS5's
+    /// `optimize`): after a first build, a merged index is smaller and answers faster.
+    var optimizeAfter = 1_000
+
+    /// The schema this code reads and writes, in `PRAGMA user_version`. A database of another
+    /// version is deleted and built again.
+    static let schemaVersion: Int64 = 1
+    /// How long a call waits for another process's write lock (a `vault search` building the
+    /// index commits every few megabytes, so the wait is for one batch, not for the build).
+    static let busyMilliseconds: Int32 = 60_000
+
+    /// Opens the index of the vault whose root folder is `vaultRoot` at `path` (default:
+    /// `$XDG_CACHE_HOME/vault/search/<hex SHA-1 of the vault root's real path>.sqlite`,
+    /// `$XDG_CACHE_HOME` defaulting to `~/.cache`), creating it when missing, and deleting and
+    /// re-creating it when it is corrupt, truncated, not a database, or of another schema
+    /// version. Never writes inside the vault.
+    ///
+    /// - Throws: `VaultError.io` when the vault folder cannot be opened or the index cannot be
+    ///   created; `VaultError.invalidArgument` when `path` is inside the vault.
+    public init(vaultRoot: String, path: String? = nil) throws(VaultError) {
+        guard let realRoot = Self.realPath(vaultRoot) else {
+            throw .io(path: vaultRoot, operation: "open the vault folder", reason: Self.errorText())
+        }
+        let folder = open(realRoot, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else {
+            throw .io(path: vaultRoot, operation: "open the vault folder", reason: Self.errorText())
+        }
+        self.folder = folder
+        self.vaultRoot = vaultRoot
+        let path = path ?? Self.defaultPath(forVaultAt: realRoot)
+        self.path = path
+        stampPath = path + ".stamps"
+        do throws(VaultError) {
+            let resolved = Self.resolvedPath(path)
+            if resolved == realRoot || resolved.hasPrefix(realRoot == "/" ? "/" : realRoot + "/") {
+                throw VaultError.invalidArgument(
+                    "the search index \(path) would be inside the vault (\(vaultRoot)); the index is a cache and"
+                        + " lives outside it: unset the index path, or set XDG_CACHE_HOME to a folder outside the vault")
+            }
+            try Self.makeFolders(upTo: String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
+            connection = try openRepairing()
+            openedFile = Self.fileID(path)
+        } catch {
+            close(folder)
+            throw error
+        }
+    }
+
+    deinit {
+        connection = nil
+        close(folder)
+    }
+
+    // MARK: - Refresh
+
+    /// Brings the index up to date with `files` (paths relative to the root: every `rooms/*.md`
+    /// and `diary/**/*.md` the scan would read, given by the caller).
+    ///
+    /// Files whose stamp (device, inode, size, modification and change times in nanoseconds)
+    /// is as recorded are not read. A changed file is read and its git blob id (SHA-1 of
+    /// `blob <size>\0` and the bytes) computed; if a row with that blob id exists already (same
+    /// content: touched, renamed, a sync that rewrote it), its text is reused, else the text is
+    /// indexed. Files no longer listed are dropped, and texts no file has any more deleted.
+    /// A damaged database found on the way is deleted and built again.
+    ///
+    /// Changes are committed in batches of a few megabytes, so a build that is interrupted
+    /// keeps what it did, and a second `vault search` waits for one batch, not for the build.
+    public func refresh(_ files: [String]) throws(VaultError) -> Refresh {
+        do throws(SQLiteFailure) {
+            return try refreshOnce(files)
+        } catch where error.isDamage {
+            try repair()
+            do throws(SQLiteFailure) {
+                return try refreshOnce(files)
+            } catch {
+                throw failure(error, "update")
+            }
+        } catch {
+            throw failure(error, "update")
+        }
+    }
+
+    /// What a refresh knows of one listed file before reading it.
+    private struct Recorded {
+        var stamps: [FileStamp]
+        var docids: [Int64]
+        /// Recorded paths that are not listed any more.
+        var removed: [String]
+        /// The sorted order, when the listing is the one recorded.
+        var order: [UInt32]?
+    }
+
+    private func refreshOnce(_ files: [String]) throws(SQLiteFailure) -> Refresh {
+        let db = try database()
+        current = nil
+        let stamps = FileStamp.stamps(of: files, in: folder, threads: stampThreads)
+        let listHash = StampFile.listHash(files)
+        let snapshot = try generation(db)
+        var recorded: Recorded
+        if let side = StampFile.read(stampPath), side.generation == snapshot, side.listHash == listHash,
+            side.stamps.count == files.count
+        {
+            if side.stamps == stamps {
+                current = (files, side)
+                return Refresh(read: 0, indexed: 0, removed: 0, invalidUTF8: invalidFiles(files, side))
+            }
+            recorded = Recorded(stamps: side.stamps, docids: side.docids, removed: [], order: side.order)
+        } else {
+            recorded = try loadRecorded(db, files: files)
+        }
+        var changed: [Int] = []
+        for k in files.indices where stamps[k] != recorded.stamps[k] { changed.append(k) }
+
+        var result = Refresh(read: 0, indexed: 0, removed: 0, invalidUTF8: [])
+        var record = StampRecord(
+            generation: snapshot, listHash: listHash, stamps: recorded.stamps, docids: recorded.docids,
+            order: recorded.order ?? Self.sortedOrder(files))
+        // Whether another process wrote between this refresh's transactions: then the record
+        // may not be the database's state, and is not kept.
+        var interleaved = false
+        var dereferenced = Set<[UInt8]>()
+        let statements = try Statements(db)
+
+        if !changed.isEmpty {
+            let known = changed.count > 64 ? try knownBlobs(db) : []
+            let batches = Self.batches(of: changed, stamps: stamps)
+            let margin = racyMargin
+            let folder = folder
+            var next = Self.read(batches.first ?? [], of: files, in: folder, racyMargin: margin, known: known)
+            for (b, batch) in batches.enumerated() {
+                next.group.wait()
+                var versions = next.box.versions
+                if b + 1 < batches.count {
+                    next = Self.read(batches[b + 1], of: files, in: folder, racyMargin: margin, known: known)
+                }
+                try db.transaction(writing: true) { () throws(SQLiteFailure) in
+                    if try generation(db) != record.generation { interleaved = true }
+                    for (j, k) in batch.enumerated() {
+                        result.read += 1
+                        let (docid, added) = try store(&versions[j], as: files[k], statements, &dereferenced)
+                        result.indexed += added ? 1 : 0
+                        record.stamps[k] = versions[j].stamp
+                        record.docids[k] = docid
+                    }
+                    record.generation = try bumpGeneration(db)
+                }
+            }
+        }
+        if !recorded.removed.isEmpty || !dereferenced.isEmpty {
+            try db.transaction(writing: true) { () throws(SQLiteFailure) in
+                if try generation(db) != record.generation { interleaved = true }
+                for path in recorded.removed {
+                    if let blob = try statements.blob(of: path) { dereferenced.insert(blob) }
+                    statements.deleteFile.bind(path, at: 1)
+                    try statements.deleteFile.step()
+                    statements.deleteFile.reset()
+                    result.removed += 1
+                }
+                try collect(dereferenced, statements)
+                record.generation = try bumpGeneration(db)
+            }
+        }
+        if result.indexed >= optimizeAfter {
+            try db.transaction(writing: true) { () throws(SQLiteFailure) in
+                try db.execute("INSERT INTO texts(texts) VALUES('optimize')")
+            }
+            try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        if !interleaved {
+            StampFile.write(record, to: stampPath)
+            current = (files, record)
+        }
+        result.invalidUTF8 = invalidFiles(files, record)
+        return result
+    }
+
+    /// The recorded stamps and texts of `files` from the database's rows (when the side file
+    /// is missing, stale, or lists other files): one query, in a dictionary by path.
+    private func loadRecorded(_ db: SQLiteConnection, files: [String]) throws(SQLiteFailure) -> Recorded {
+        let rows = try db.prepare(
+            """
+            SELECT f.path, f.device, f.inode, f.size, f.mtime_ns, f.ctime_ns, b.docid, b.valid
+            FROM files f LEFT JOIN blobs b ON b.blob = f.blob
+            """)
+        var byPath: [String: (FileStamp, Int64)] = [:]
+        while try rows.step() {
+            let stamp = FileStamp(
+                device: rows.int64(1), inode: rows.int64(2), size: rows.int64(3),
+                modifiedNanoseconds: rows.int64(4), changedNanoseconds: rows.int64(5))
+            let docid = rows.isNull(6) ? StampRecord.noText : rows.int64(7) == 0 ? StampRecord.invalidUTF8 : rows.int64(6)
+            byPath[rows.text(0)] = (stamp, docid)
+        }
+        // A stamp no file can have: a path not recorded is read.
+        let never = FileStamp.unreadable.unsettled
+        var recorded = Recorded(stamps: [], docids: [], removed: [], order: nil)
+        recorded.stamps.reserveCapacity(files.count)
+        recorded.docids.reserveCapacity(files.count)
+        for path in files {
+            let row = byPath[path]
+            recorded.stamps.append(row?.0 ?? never)
+            recorded.docids.append(row?.1 ?? StampRecord.noText)
+        }
+        let listed = Set(files)
+        recorded.removed = byPath.keys.filter { !listed.contains($0) }.sorted()
+        return recorded
+    }
+
+    /// Records `version` as the content of `path`: reuses the text of its blob when the blob is
+    /// indexed, else adds it. Returns the file's text id (`StampRecord`'s encoding) and whether
+    /// a text was added; the blob the path had before goes to `dereferenced` when it differs.
+    private func store(
+        _ version: inout FileVersion, as path: String, _ s: Statements, _ dereferenced: inout Set<[UInt8]>
+    ) throws(SQLiteFailure) -> (docid: Int64, added: Bool) {
+        let previous = try s.blob(of: path)
+        if let previous, previous != version.blob { dereferenced.insert(previous) }
+        var docid = StampRecord.noText
+        var added = false
+        if let blob = version.blob {
+            s.findBlob.bind(blob: blob, at: 1)
+            if try s.findBlob.step() {
+                docid = s.findBlob.int64(1) == 0 ? StampRecord.invalidUTF8 : s.findBlob.int64(0)
+                s.findBlob.reset()
+            } else {
+                s.findBlob.reset()
+                s.insertBlob.bind(blob: blob, at: 1)
+                s.insertBlob.bind(version.isValidUTF8 ? 1 : 0, at: 2)
+                try s.insertBlob.step()
+                s.insertBlob.reset()
+                let rowid = sqlite3_last_insert_rowid(s.db.handle)
+                if let text = version.searchText() {
+                    s.insertText.bind(rowid, at: 1)
+                    s.insertText.bind(text, at: 2)
+                    try s.insertText.step()
+                    s.insertText.reset()
+                    docid = rowid
+                    added = true
+                } else {
+                    docid = StampRecord.invalidUTF8
+                }
+            }
+            version.text = nil
+            version.bytes = nil
+        }
+        let stamp = version.stamp
+        let upsert = s.upsertFile
+        upsert.bind(path, at: 1)
+        upsert.bind(stamp.device, at: 2)
+        upsert.bind(stamp.inode, at: 3)
+        upsert.bind(stamp.size, at: 4)
+        upsert.bind(stamp.modifiedNanoseconds, at: 5)
+        upsert.bind(stamp.changedNanoseconds, at: 6)
+        if let blob = version.blob { upsert.bind(blob: blob, at: 7) } else { upsert.bindNull(at: 7) }
+        try upsert.step()
+        upsert.reset()
+        return (docid, added)
+    }
+
+    /// Deletes the blobs (and their texts) of `blobs` that no file refers to any more.
+    private func collect(_ blobs: Set<[UInt8]>, _ s: Statements) throws(SQLiteFailure) {
+        for blob in blobs {
+            s.blobInUse.bind(blob: blob, at: 1)
+            let used = try s.blobInUse.step()
+            s.blobInUse.reset()
+            if used { continue }
+            s.findBlob.bind(blob: blob, at: 1)
+            guard try s.findBlob.step() else {
+                s.findBlob.reset()
+                continue
+            }
+            let (docid, valid) = (s.findBlob.int64(0), s.findBlob.int64(1) != 0)
+            s.findBlob.reset()
+            if valid {
+                s.deleteText.bind(docid, at: 1)
+                try s.deleteText.step()
+                s.deleteText.reset()
+            }
+            s.deleteBlob.bind(docid, at: 1)
+            try s.deleteBlob.step()
+            s.deleteBlob.reset()
+        }
+    }
+
+    /// The statements a refresh runs once per changed file, compiled once.
+    private struct Statements {
+        let db: SQLiteConnection
+        let fileBlob, findBlob, insertBlob, insertText, upsertFile, deleteFile, blobInUse, deleteText,
+            deleteBlob: SQLiteStatement
+
+        init(_ db: SQLiteConnection) throws(SQLiteFailure) {
+            self.db = db
+            fileBlob = try db.prepare("SELECT blob FROM files WHERE path = ?1")
+            findBlob = try db.prepare("SELECT docid, valid FROM blobs WHERE blob = ?1")
+            insertBlob = try db.prepare("INSERT INTO blobs(blob, valid) VALUES (?1, ?2)")
+            insertText = try db.prepare("INSERT INTO texts(rowid, body) VALUES (?1, ?2)")
+            upsertFile = try db.prepare(
+                "INSERT OR REPLACE INTO files(path, device, inode, size, mtime_ns, ctime_ns, blob)"
+                    + " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+            deleteFile = try db.prepare("DELETE FROM files WHERE path = ?1")
+            blobInUse = try db.prepare("SELECT 1 FROM files WHERE blob = ?1 LIMIT 1")
+            deleteText = try db.prepare("DELETE FROM texts WHERE rowid = ?1")
+            deleteBlob = try db.prepare("DELETE FROM blobs WHERE docid = ?1")
+        }
+
+        /// The blob id recorded for `path`, nil when none (not recorded, or unreadable).
+        func blob(of path: String) throws(SQLiteFailure) -> [UInt8]? {
+            fileBlob.bind(path, at: 1)
+            defer { fileBlob.reset() }
+            return try fileBlob.step() && !fileBlob.isNull(0) ? fileBlob.blob(0) : nil
+        }
+    }
+
+    /// Every blob id indexed, so the reading threads skip computing texts that are indexed.
+    private func knownBlobs(_ db: SQLiteConnection) throws(SQLiteFailure) -> Set<[UInt8]> {
+        let rows = try db.prepare("SELECT blob FROM blobs")
+        var known = Set<[UInt8]>()
+        while try rows.step() { known.insert(rows.blob(0)) }
+        return known
+    }
+
+    /// The changed files in batches of at most 1,000 files or 16 MB (by their stamps' sizes):
+    /// one transaction each.
+    private static func batches(of changed: [Int], stamps: [FileStamp]) -> [[Int]] {
+        var batches: [[Int]] = []
+        var batch: [Int] = []
+        var bytes: Int64 = 0
+        for k in changed {
+            batch.append(k)
+            bytes += max(0, stamps[k].size)
+            if batch.count >= 1_000 || bytes >= 16 << 20 {
+                batches.append(batch)
+                batch = []
+                bytes = 0
+            }
+        }
+        if !batch.isEmpty { batches.append(batch) }
+        return batches
+    }
+
+    /// Versions read by a background thread, handed over when its group is done.
+    private final class VersionBox: @unchecked Sendable {
+        var versions: [FileVersion] = []
+    }
+
+    /// Starts reading the files at `batch` on another thread, while this one writes the batch
+    /// before: reading, hashing and case folding overlap with SQLite's indexing.
+    private static func read(
+        _ batch: [Int], of files: [String], in folder: Int32, racyMargin: Int64, known: Set<[UInt8]>
+    ) -> (group: DispatchGroup, box: VersionBox) {
+        let box = VersionBox()
+        let group = DispatchGroup()
+        let paths = batch.map { files[$0] }
+        DispatchQueue.global().async(group: group) {
+            box.versions = paths.map { FileVersion.read($0, in: folder, racyMargin: racyMargin, knownBlobs: known) }
+        }
+        return (group, box)
+    }
+
+    /// The positions of `files` in sorted order.
+    static func sortedOrder(_ files: [String]) -> [UInt32] {
+        (0..<files.count).sorted { files[$0] < files[$1] }.map { UInt32($0) }
+    }
+
+    /// The files of `record` that are not UTF-8, sorted.
+    private func invalidFiles(_ files: [String], _ record: StampRecord) -> [String] {
+        record.order.compactMap { k in record.docids[Int(k)] == StampRecord.invalidUTF8 ? files[Int(k)] : nil }
+    }
+
+    // MARK: - Queries
+
+    /// The indexed files whose text contains every needle (needles are already
+    /// `SearchText.key`-ed with folding: true), sorted; nil when the index cannot narrow: no
+    /// needle of 3 characters (Unicode scalars) or more.
+    ///
+    /// Needles shorter than 3 characters are left out (the trigram index cannot look them up);
+    /// the others still narrow, and the answer is a superset of the files that contain them all.
+    /// Files recorded as not UTF-8 are never candidates (`invalidUTF8Files`); listed files the
+    /// index could not read always are. A damaged database is deleted (the next refresh builds
+    /// it again) and the answer is nil.
+    public func candidates(containingAll needles: [String]) throws(VaultError) -> [String]? {
+        let usable = needles.filter { $0.unicodeScalars.count >= 3 }
+        guard !usable.isEmpty else { return nil }
+        let query = usable.map { needle in
+            let quoted = FileVersion.indexable(needle).split(separator: "\"", omittingEmptySubsequences: false)
+            return "\"" + quoted.joined(separator: "\"\"") + "\""
+        }.joined(separator: " AND ")
+        do throws(SQLiteFailure) {
+            let db = try database()
+            return try db.transaction(writing: false) { () throws(SQLiteFailure) -> [String] in
+                if let current, try generation(db) == current.record.generation {
+                    return try matches(query, db, current.files, current.record)
+                }
+                return try matches(query, db)
+            }
+        } catch where error.isDamage {
+            try repair()
+            return nil
+        } catch {
+            throw failure(error, "read")
+        }
+    }
+
+    /// The candidates through the record of the last refresh: the text ids FTS5 matches, then
+    /// the listed files with those ids, in the recorded sorted order.
+    private func matches(
+        _ query: String, _ db: SQLiteConnection, _ files: [String], _ record: StampRecord
+    ) throws(SQLiteFailure) -> [String] {
+        let rows = try db.prepare("SELECT rowid FROM texts WHERE texts MATCH ?1")
+        rows.bind(query, at: 1)
+        var matched = Set<Int64>()
+        while try rows.step() { matched.insert(rows.int64(0)) }
+        return record.order.compactMap { k in
+            let docid = record.docids[Int(k)]
+            return docid == StampRecord.noText || (docid > 0 && matched.contains(docid)) ? files[Int(k)] : nil
+        }
+    }
+
+    /// The candidates from the database's rows alone (no refresh by this object, or another
+    /// process wrote since).
+    private func matches(_ query: String, _ db: SQLiteConnection) throws(SQLiteFailure) -> [String] {
+        let rows = try db.prepare(
+            """
+            SELECT f.path FROM texts t JOIN blobs b ON b.docid = t.rowid JOIN files f ON f.blob = b.blob
+            WHERE texts MATCH ?1
+            UNION SELECT path FROM files WHERE blob IS NULL
+            """)
+        rows.bind(query, at: 1)
+        var paths: [String] = []
+        while try rows.step() { paths.append(rows.text(0)) }
+        return paths.sorted()
+    }
+
+    /// Files recorded as not valid UTF-8 (the scan reports them; with the index they are
+    /// reported too), sorted. Empty when the database cannot be read.
+    public var invalidUTF8Files: [String] {
+        if let current { return invalidFiles(current.files, current.record) }
+        guard let db = connection,
+            let rows = try? db.prepare(
+                "SELECT f.path FROM blobs b JOIN files f ON f.blob = b.blob WHERE b.valid = 0")
+        else { return [] }
+        var paths: [String] = []
+        while (try? rows.step()) == true { paths.append(rows.text(0)) }
+        return paths.sorted()
+    }
+
+    /// The database's size in bytes, with its write-ahead log and the side file (for the
+    /// benchmark's report).
+    public var sizeInBytes: Int {
+        [path, path + "-wal", path + "-shm", stampPath].reduce(0) { total, file in
+            var st = stat()
+            return total + (stat(file, &st) == 0 ? Int(st.st_size) : 0)
+        }
+    }
+
+    // MARK: - The database
+
+    /// The open database, opened again when its file was deleted or replaced since it was
+    /// opened (a write to the old file would be lost with it).
+    private func database() throws(SQLiteFailure) -> SQLiteConnection {
+        if let connection, let openedFile, Self.fileID(path) ?? (0, 0) == openedFile { return connection }
+        current = nil
+        connection = nil
+        let opened = try Self.openDatabase(path)
+        connection = opened
+        openedFile = Self.fileID(path)
+        return opened
+    }
+
+    /// The device and inode of the file at `path`.
+    private static func fileID(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        var st = stat()
+        return stat(path, &st) == 0 ? (UInt64(st.st_dev), UInt64(st.st_ino)) : nil
+    }
+
+    /// Opens the database, deleting and creating it again when it is damaged or of another
+    /// schema.
+    private func openRepairing() throws(VaultError) -> SQLiteConnection {
+        do throws(SQLiteFailure) {
+            return try Self.openDatabase(path)
+        } catch where error.isDamage {
+            Self.removeDatabase(at: path)
+            do throws(SQLiteFailure) {
+                return try Self.openDatabase(path)
+            } catch {
+                throw failure(error, "create")
+            }
+        } catch {
+            throw failure(error, "open")
+        }
+    }
+
+    /// Replaces a damaged database with a new, empty one.
+    private func repair() throws(VaultError) {
+        current = nil
+        connection = nil
+        Self.removeDatabase(at: path)
+        connection = try openRepairing()
+        openedFile = Self.fileID(path)
+    }
+
+    /// Opens the database at `path`, creating the schema in a new one, and checks it is the
+    /// index of this schema version (a `SQLiteFailure` that `isDamage` when it is not).
+    ///
+    /// Two processes that create the database at once can find SQLite refusing one of them at
+    /// once with `SQLITE_BUSY` (switching to WAL, it does not wait where waiting could deadlock):
+    /// that one tries again, for as long as a busy database is waited for.
+    static func openDatabase(_ path: String) throws(SQLiteFailure) -> SQLiteConnection {
+        let deadline = FileVersion.realTimeNanoseconds() + Int64(busyMilliseconds) * 1_000_000
+        while true {
+            do throws(SQLiteFailure) {
+                return try openDatabaseOnce(path)
+            } catch where error.code & 0xFF == SQLITE_BUSY && FileVersion.realTimeNanoseconds() < deadline {
+                usleep(20_000)
+            }
+        }
+    }
+
+    private static func openDatabaseOnce(_ path: String) throws(SQLiteFailure) -> SQLiteConnection {
+        let db = try SQLiteConnection(path: path, busyMilliseconds: busyMilliseconds)
+        var version = try db.integer("PRAGMA user_version") ?? 0
+        if version == 0 {
+            try db.execute("PRAGMA journal_mode = WAL")
+            try db.transaction(writing: true) { () throws(SQLiteFailure) in
+                version = try db.integer("PRAGMA user_version") ?? 0
+                guard version == 0 else { return }
+                guard try db.integer("SELECT count(*) FROM sqlite_schema") == 0 else {
+                    throw SQLiteFailure(code: SQLiteFailure.wrongSchema, message: "not a search index")
+                }
+                try db.execute(schema)
+                version = schemaVersion
+            }
+        }
+        guard version == schemaVersion else {
+            throw SQLiteFailure(code: SQLiteFailure.wrongSchema, message: "schema version \(version)")
+        }
+        let tables = try db.integer(
+            "SELECT count(*) FROM sqlite_schema WHERE name IN ('meta', 'files', 'blobs', 'texts')")
+        guard tables == 4, try db.integer("SELECT count(*) FROM meta WHERE key = 'generation'") == 1 else {
+            throw SQLiteFailure(code: SQLiteFailure.wrongSchema, message: "the index's tables are missing")
+        }
+        try db.execute("PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 67108864")
+        return db
+    }
+
+    /// The tables, created in one transaction with the schema version.
+    ///
+    /// - `files`: every listed file, its stamp and its blob id (NULL when it could not be read).
+    /// - `blobs`: every distinct content of a listed file; `docid` is its text's row id in
+    ///   `texts`, and `valid` 0 when it is not UTF-8 (then it has no text).
+    /// - `texts`: the search texts, FTS5 with trigrams, case-sensitive (they are case folded
+    ///   already, by `SearchText.key`, with Unicode's full folding that FTS5 does not know).
+    /// - `meta.generation`: a random number each write transaction changes, which the side file
+    ///   of stamps is checked against.
+    static let schema = """
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE files(
+            path TEXT PRIMARY KEY, device INTEGER NOT NULL, inode INTEGER NOT NULL, size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, blob BLOB) WITHOUT ROWID;
+        CREATE INDEX files_by_blob ON files(blob);
+        CREATE TABLE blobs(docid INTEGER PRIMARY KEY, blob BLOB NOT NULL UNIQUE, valid INTEGER NOT NULL);
+        CREATE INDEX blobs_not_utf8 ON blobs(blob) WHERE valid = 0;
+        CREATE VIRTUAL TABLE texts USING fts5(body, tokenize = "trigram case_sensitive 1", detail = full);
+        INSERT INTO meta(key, value) VALUES ('generation', 0);
+        PRAGMA user_version = \(schemaVersion);
+        """
+
+    /// The database's generation.
+    private func generation(_ db: SQLiteConnection) throws(SQLiteFailure) -> Int64 {
+        try db.integer("SELECT value FROM meta WHERE key = 'generation'") ?? 0
+    }
+
+    /// Gives the database a new generation (inside a write transaction) and returns it.
+    private func bumpGeneration(_ db: SQLiteConnection) throws(SQLiteFailure) -> Int64 {
+        let next = Int64.random(in: Int64.min...Int64.max)
+        let update = try db.prepare("UPDATE meta SET value = ?1 WHERE key = 'generation'")
+        update.bind(next, at: 1)
+        try update.step()
+        return next
+    }
+
+    /// Deletes the database at `path` with its log, shared memory and side file.
+    static func removeDatabase(at path: String) {
+        for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".stamps"] { unlink(file) }
+    }
+
+    /// `failure` as the error the person at the terminal reads.
+    private func failure(_ failure: SQLiteFailure, _ operation: String) -> VaultError {
+        .io(path: path, operation: "\(operation) the search index", reason: failure.message)
+    }
+
+    // MARK: - Where the index lives
+
+    /// `$XDG_CACHE_HOME/vault/search/<hex SHA-1 of realRoot>.sqlite`; `$XDG_CACHE_HOME` is
+    /// `~/.cache` when it is unset, empty or not absolute (as the XDG specification says).
+    public static func defaultPath(forVaultAt realRoot: String) -> String {
+        var cache = getenv("XDG_CACHE_HOME").map { String(cString: $0) } ?? ""
+        if !cache.hasPrefix("/") {
+            var home = getenv("HOME").map { String(cString: $0) } ?? ""
+            if home.isEmpty, let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir {
+                home = String(cString: dir)
+            }
+            cache = home + "/.cache"
+        }
+        let digest = FileVersion.sha1(Array(realRoot.utf8))
+        let hex = digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
+        return cache + "/vault/search/" + hex.joined() + ".sqlite"
+    }
+
+    /// The real path of `path` (symbolic links and `..` resolved), nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// `path` with its longest existing ancestor resolved (`realPath`), the rest as written:
+    /// where a file that may not exist yet would be.
+    static func resolvedPath(_ path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : (realPath(".") ?? "") + "/" + path
+        var head = absolute
+        var tail: [Substring] = []
+        while !head.isEmpty {
+            if let real = realPath(head) { return ([real == "/" ? "" : real] + tail.reversed().map(String.init)).joined(separator: "/") }
+            guard let slash = head.lastIndex(of: "/") else { break }
+            tail.append(head[head.index(after: slash)...])
+            head = String(head[..<slash])
+        }
+        return "/" + tail.reversed().joined(separator: "/")
+    }
+
+    /// Creates `folder` and the folders above it that are missing (owner-only, as a cache of
+    /// private notes should be).
+    static func makeFolders(upTo folder: String) throws(VaultError) {
+        guard !folder.isEmpty, realPath(folder) == nil else { return }
+        if let slash = folder.lastIndex(of: "/") { try makeFolders(upTo: String(folder[..<slash])) }
+        if mkdir(folder, 0o700) != 0 && errno != EEXIST {
+            throw .io(path: folder, operation: "create the search index's folder", reason: errorText())
+        }
+    }
+
+    static func errorText() -> String { String(cString: strerror(errno)) }
+}

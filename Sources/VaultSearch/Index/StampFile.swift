@@ -1,0 +1,171 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the index recorded for the files of its last refresh, in the order they were listed:
+/// the database's `files` table (joined with `blobs`) in the shape an up-to-date refresh and
+/// `candidates` read fastest.
+///
+/// Loading 50,000 rows from SQLite into a dictionary takes tens of milliseconds; this record is
+/// one `read` of about 2.5 MB, compared field by field with the stamps just taken, because the
+/// caller lists the same files in the same order when nothing was added or removed.
+struct StampRecord: Equatable {
+    /// The database's generation (`meta.generation`) this record describes: a random number
+    /// every write transaction changes. A record of another generation is ignored.
+    var generation: Int64
+    /// `StampFile.listHash` of the listed paths, in order.
+    var listHash: UInt64
+    /// The recorded stamp of each listed file.
+    var stamps: [FileStamp]
+    /// The text of each listed file: its row id in `texts`, `StampRecord.invalidUTF8`, or
+    /// `StampRecord.noText` (the file could not be read: always a candidate).
+    var docids: [Int64]
+    /// The positions of the files in sorted order (`String`'s `<`), so candidates come out
+    /// sorted without sorting.
+    var order: [UInt32]
+
+    /// `docids` value of a file that is not UTF-8 (it has a blob, and no text).
+    static let invalidUTF8: Int64 = 0
+    /// `docids` value of a file that could not be read.
+    static let noText: Int64 = -1
+}
+
+/// The side file `<database>.stamps` that keeps a `StampRecord` next to the database.
+///
+/// Written whole to a temporary file and renamed over the old one, with a checksum over its
+/// body, so a reader sees one whole record or ignores the file; it is a cache of a cache:
+/// missing, torn, or of another generation, the refresh loads the database's rows instead
+/// (and writes it again).
+enum StampFile {
+    /// "vaultsx1" (the format's version is its last letter) read as a little-endian integer.
+    static let magic: UInt64 = 0x3178_7374_6C75_6176
+    /// Magic, count, generation, list hash, (unused), checksum.
+    static let headerWords = 6
+
+    /// The record in the file at `path`, or nil when there is none, or it is torn or damaged.
+    static func read(_ path: String) -> StampRecord? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size >= headerWords * 8, st.st_size % 4 == 0 else { return nil }
+        var words = [UInt64](repeating: 0, count: (Int(st.st_size) + 7) / 8)
+        let wanted = Int(st.st_size)
+        let got = words.withUnsafeMutableBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return -1 }
+            var done = 0
+            while done < wanted {
+                let n = Glibc.read(fd, base + done, wanted - done)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                done += n
+            }
+            return done
+        }
+        guard got == wanted, words[0] == magic else { return nil }
+        let count = Int(words[1])
+        let bodyWords = count * 6 + (count + 1) / 2
+        guard count >= 0, count < 1 << 31, words.count == headerWords + bodyWords else { return nil }
+        guard words[5] == checksum(words[headerWords...]) else { return nil }
+        var record = StampRecord(
+            generation: Int64(bitPattern: words[2]), listHash: words[3], stamps: [], docids: [], order: [])
+        record.stamps.reserveCapacity(count)
+        record.docids.reserveCapacity(count)
+        for k in 0..<count {
+            let at = headerWords + k * 6
+            record.stamps.append(
+                FileStamp(
+                    device: Int64(bitPattern: words[at]), inode: Int64(bitPattern: words[at + 1]),
+                    size: Int64(bitPattern: words[at + 2]), modifiedNanoseconds: Int64(bitPattern: words[at + 3]),
+                    changedNanoseconds: Int64(bitPattern: words[at + 4])))
+            record.docids.append(Int64(bitPattern: words[at + 5]))
+        }
+        let orderStart = headerWords + count * 6
+        record.order = (0..<count).map { k in UInt32(truncatingIfNeeded: words[orderStart + k / 2] >> (32 * UInt64(k % 2))) }
+        guard record.order.allSatisfy({ Int($0) < count }) else { return nil }
+        return record
+    }
+
+    /// Writes `record` to `path` through a temporary file renamed over it. A failure is not an
+    /// error (the side file is only a faster copy of the database's rows): it leaves the old file
+    /// or none, and the next refresh reads the database.
+    static func write(_ record: StampRecord, to path: String) {
+        let count = record.stamps.count
+        var words = [UInt64](repeating: 0, count: headerWords + count * 6 + (count + 1) / 2)
+        words[0] = magic
+        words[1] = UInt64(count)
+        words[2] = UInt64(bitPattern: record.generation)
+        words[3] = record.listHash
+        for k in 0..<count {
+            let at = headerWords + k * 6
+            let stamp = record.stamps[k]
+            words[at] = UInt64(bitPattern: stamp.device)
+            words[at + 1] = UInt64(bitPattern: stamp.inode)
+            words[at + 2] = UInt64(bitPattern: stamp.size)
+            words[at + 3] = UInt64(bitPattern: stamp.modifiedNanoseconds)
+            words[at + 4] = UInt64(bitPattern: stamp.changedNanoseconds)
+            words[at + 5] = UInt64(bitPattern: record.docids[k])
+        }
+        let orderStart = headerWords + count * 6
+        for (k, position) in record.order.enumerated() {
+            words[orderStart + k / 2] |= UInt64(position) << (32 * UInt64(k % 2))
+        }
+        words[5] = checksum(words[headerWords...])
+        let temporary = path + ".\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        let complete = words.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            var done = 0
+            while done < buffer.count {
+                let n = Glibc.write(fd, base + done, buffer.count - done)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return false }
+                done += n
+            }
+            return true
+        }
+        close(fd)
+        if !complete || rename(temporary, path) != 0 { unlink(temporary) }
+    }
+
+    /// A 64-bit hash of the listed paths in order (each path's UTF-8 and its length): equal
+    /// lists give equal hashes, so an unchanged listing is recognised without comparing paths.
+    static func listHash(_ paths: [String]) -> UInt64 {
+        var hash: UInt64 = 0x243F_6A88_85A3_08D3
+        for path in paths {
+            var path = path
+            path.withUTF8 { utf8 in
+                guard let base = UnsafeRawPointer(utf8.baseAddress) else { return }
+                var k = 0
+                while k + 8 <= utf8.count {
+                    hash = mix(hash, base.loadUnaligned(fromByteOffset: k, as: UInt64.self))
+                    k += 8
+                }
+                var tail: UInt64 = 0
+                while k < utf8.count {
+                    tail = tail << 8 | UInt64(utf8[k])
+                    k += 1
+                }
+                hash = mix(hash, tail)
+            }
+            hash = mix(hash, UInt64(path.utf8.count) | 1 << 63)
+        }
+        return hash
+    }
+
+    /// A checksum of the body: detects a file torn by a crash between its write and its rename.
+    static func checksum(_ words: ArraySlice<UInt64>) -> UInt64 {
+        var hash: UInt64 = 0x1319_8A2E_0370_7344
+        for word in words { hash = mix(hash, word) }
+        return hash
+    }
+
+    /// One step of the hash: not cryptographic, only well mixed.
+    @inline(__always)
+    static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
+        var h = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
+        h ^= h >> 29
+        return h
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+@testable import VaultSearch
+
+/// The trigram index against brute force on generated texts: for a needle of 3 or more
+/// characters, the candidates are exactly the files whose search text contains it. (In the
+/// serialized suite, which sets `XDG_CACHE_HOME`.)
+extension SearchIndexTests {
+    /// Pieces the texts are made of: Korean (frequent syllables, so needles of 1, 2 and 3
+    /// syllables find many texts, and long phrases), Japanese (a kana written decomposed too),
+    /// emoji (with modifiers, joiners, flags), Latin with diacritics and the letters case folding
+    /// changes in length or form, FTS5's own syntax, and line endings.
+    static let pieces: [String] = [
+        "부", "산", "여", "행", "바", "다", "부산", "여행", "부산 여행", "좋은 질문이에요", "습니다.", "했어요",
+        "東京タワー", "ひらがな", "カタカナ", "が", "か\u{3099}", "日本語",
+        "😀", "👍🏽", "👨‍👩‍👧", "🇰🇷", "☕️",
+        "café", "cafe\u{301}", "naïve", "Straße", "STRASSE", "ǰ", "Ångström", "\u{212B}", "İstanbul", "ΣΑΣ", "ς", "ﬁ",
+        "Hello", "WORLD", "vault", "Search", "\"", "'", "*", "(", ")", "-", "AND", "OR", "NOT", "NEAR", "^", ":",
+        " ", " ", " ", "\n", "\r\n", "\t", "\u{0}",
+    ]
+
+    /// A generated text: pieces, sometimes a random Hangul syllable; written in NFD, in upper
+    /// case, or with CRLF line endings for some.
+    static func text(_ random: inout SeededRandom) -> String {
+        var out = ""
+        for _ in 0..<Int.random(in: 5...120, using: &random) {
+            if Int.random(in: 0..<10, using: &random) == 0 {
+                out.unicodeScalars.append(Unicode.Scalar(0xAC00 + UInt32.random(in: 0..<11_172, using: &random)) ?? "?")
+            } else {
+                out += pieces.randomElement(using: &random) ?? ""
+            }
+        }
+        switch Int.random(in: 0..<6, using: &random) {
+        case 0: return out.decomposedStringWithCanonicalMapping
+        case 1: return out.uppercased()
+        case 2: return out.replacingOccurrences(of: "\n", with: "\r\n")
+        default: return out
+        }
+    }
+
+    /// A needle: a piece of a text's search key (any scalars, from 1 to 14), or pieces put
+    /// together, keyed as the command keys a query.
+    static func needle(_ keys: [String], _ random: inout SeededRandom) -> String {
+        if Int.random(in: 0..<3, using: &random) > 0, let text = keys.randomElement(using: &random),
+            !text.unicodeScalars.isEmpty
+        {
+            let scalars = Array(text.unicodeScalars)
+            let start = Int.random(in: 0..<scalars.count, using: &random)
+            let length = min(scalars.count - start, Int.random(in: 1...14, using: &random))
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: scalars[start..<(start + length)])
+            return String(view)
+        }
+        let joined = (0..<Int.random(in: 1...3, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }
+            .joined()
+        return SearchText.key(
+            Bool.random(using: &random) ? joined.uppercased() : joined.decomposedStringWithCanonicalMapping,
+            folding: true)
+    }
+
+    @Test(arguments: [1, 2, 3] as [UInt64])
+    func needlesMatchExactlyTheTextsThatContainThem(seed: UInt64) throws {
+        try withCacheHome { _ in
+            var random = SeededRandom(seed: seed)
+            let vault = TemporaryDirectory("search-property")
+            var files: [String] = []
+            var keys: [String] = []
+            for k in 0..<150 {
+                let text = Self.text(&random)
+                let path = k % 3 == 0 ? "diary/2024/e\(k).md" : "rooms/r\(k).md"
+                try vault.write(path, text)
+                files.append(path)
+                keys.append(SearchText.key(text, folding: true))
+            }
+            let index = try SearchIndex(vaultRoot: vault.path)
+            _ = try index.refresh(files)
+            var checked = 0
+            for _ in 0..<300 {
+                let needle = Self.needle(keys, &random)
+                let found = try index.candidates(containingAll: [needle])
+                guard needle.unicodeScalars.count >= 3 else {
+                    #expect(found == nil)
+                    continue
+                }
+                checked += 1
+                let expected = files.indices.filter { contains(keys[$0], needle) }.map { files[$0] }.sorted()
+                #expect(found == expected, "\(needle.debugDescription) \(needle.unicodeScalars.map { String($0.value, radix: 16) })")
+                // A scan that compares lines by characters (the standard library's `firstRange(of:)`,
+                // canonical equivalence of grapheme clusters) finds no line outside the candidates.
+                for k in files.indices where !(found ?? []).contains(files[k]) {
+                    let lines = keys[k].split(separator: "\n", omittingEmptySubsequences: false)
+                    #expect(!lines.contains { $0.firstRange(of: needle) != nil }, "\(files[k]) \(needle.debugDescription)")
+                }
+                // Two needles: the texts that contain both.
+                let other = Self.needle(keys, &random)
+                if other.unicodeScalars.count >= 3 {
+                    let both = files.indices.filter { contains(keys[$0], needle) && contains(keys[$0], other) }
+                        .map { files[$0] }.sorted()
+                    #expect(try index.candidates(containingAll: [needle, other]) == both)
+                }
+            }
+            #expect(checked > 150)
+        }
+    }
+}

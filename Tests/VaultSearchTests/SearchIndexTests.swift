@@ -1,0 +1,461 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+@testable import VaultSearch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The search index on real files in temporary vaults, with its cache in a temporary
+/// `XDG_CACHE_HOME`. Serialized: the tests set that environment variable.
+@Suite(.serialized) struct SearchIndexTests {
+    // MARK: - Answers
+
+    @Test func candidatesAreTheFilesWhoseTextContainsEveryNeedle() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault()
+            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            index.racyMargin = 0
+            let refresh = try index.refresh(vault.files())
+            #expect(refresh.read == vault.files().count)
+            #expect(refresh.removed == 0)
+            #expect(try index.candidates(containingAll: [key("부산 여행")]) == ["diary/2024/2024-03-01-busan.md", "rooms/busan.md"])
+            #expect(try index.candidates(containingAll: [key("BUSAN TRIP")]) == ["rooms/busan.md"])
+            #expect(try index.candidates(containingAll: [key("부산 여행"), key("일정을")]) == ["rooms/busan.md"])
+            #expect(try index.candidates(containingAll: [key("\"days\": 3")]) == ["rooms/busan.md"])
+            #expect(try index.candidates(containingAll: [key("STRASSE")]) == ["rooms/berlin.md"])
+            #expect(try index.candidates(containingAll: [key("nowhere at all")]) == [])
+            // A text written in NFD is found by the NFC needle, and the other way round.
+            #expect(try index.candidates(containingAll: [key("제주도")]) == ["diary/2024/2024-03-02-jeju.md"])
+            #expect(try index.candidates(containingAll: [key("café".decomposedStringWithCanonicalMapping)])
+                == ["rooms/berlin.md"])
+            // A second index on the same database, which has not refreshed: the same answers from
+            // the database's rows alone.
+            let other = try SearchIndex(vaultRoot: vault.dir.path)
+            #expect(try other.candidates(containingAll: [key("부산 여행")]) == ["diary/2024/2024-03-01-busan.md", "rooms/busan.md"])
+            #expect(try other.candidates(containingAll: [key("\"days\": 3")]) == ["rooms/busan.md"])
+        }
+    }
+
+    @Test func needlesShorterThanThreeCharactersCannotNarrow() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault()
+            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            _ = try index.refresh(vault.files())
+            for needles in [[], [""], ["ab"], [key("부산")], ["😀😀"], ["ab", key("부")]] {
+                #expect(try index.candidates(containingAll: needles) == nil, "\(needles)")
+            }
+            // Three scalars (not three bytes, not three graphemes) are enough; a short needle
+            // beside a long one is left out, and the long one still narrows.
+            #expect(try index.candidates(containingAll: [key("부산 ")]) == ["diary/2024/2024-03-01-busan.md", "rooms/busan.md"])
+            #expect(try index.candidates(containingAll: ["ab", key("일정을")]) == ["rooms/busan.md"])
+        }
+    }
+
+    @Test func filesThatAreNotUTF8AreListedAndNeverCandidates() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault()
+            try vault.dir.write("rooms/latin1.md", Array("부산 여행 ".utf8) + [0xC0, 0xFF, 0x20] + Array("café".utf8))
+            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let refresh = try index.refresh(vault.files())
+            #expect(refresh.invalidUTF8 == ["rooms/latin1.md"])
+            #expect(index.invalidUTF8Files == ["rooms/latin1.md"])
+            #expect(try index.candidates(containingAll: [key("부산 여행")])?.contains("rooms/latin1.md") == false)
+            // Also as recorded in the database, for an index that has not refreshed.
+            #expect(try SearchIndex(vaultRoot: vault.dir.path).invalidUTF8Files == ["rooms/latin1.md"])
+            // Made valid, it is indexed and found.
+            try vault.dir.write("rooms/latin1.md", "부산 여행 café")
+            let again = try index.refresh(vault.files())
+            #expect(again.invalidUTF8 == [])
+            #expect(try index.candidates(containingAll: [key("부산 여행")])?.contains("rooms/latin1.md") == true)
+        }
+    }
+
+    @Test func listedFilesTheIndexCannotReadAreAlwaysCandidates() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault()
+            #expect(symlink(vault.dir.path + "/rooms/busan.md", vault.dir.path + "/rooms/link.md") == 0)
+            let files = vault.files() + ["rooms/vanished.md"]
+            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            index.racyMargin = 0
+            _ = try index.refresh(files)
+            let found = try index.candidates(containingAll: [key("nowhere at all")])
+            #expect(found == ["rooms/link.md", "rooms/vanished.md"])
+            #expect(try SearchIndex(vaultRoot: vault.dir.path).candidates(containingAll: [key("nowhere at all")]) == found)
+            // Nothing changed: nothing is read or written again for them.
+            #expect(try index.refresh(files).read == 0)
+        }
+    }
+
+    // MARK: - Staleness
+
+    @Test func changesSinceTheLastRefreshAreFound() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault()
+            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            index.racyMargin = 0
+            _ = try index.refresh(vault.files())
+            #expect(try index.refresh(vault.files()) == .init(read: 0, indexed: 0, removed: 0, invalidUTF8: []))
+            // A new tick of the file system's clock, so every change below gets a new time.
+            usleep(50_000)
+            let path = vault.dir.path
+            // Edited by hand, keeping its size, its modification time set back as it was.
+            var before = stat()
+            #expect(stat(path + "/rooms/berlin.md", &before) == 0)
+            let old = try vault.dir.readText("rooms/berlin.md")
+            let edited = old.replacingOccurrences(of: "Straße", with: "Gassen!")
+            #expect(edited.utf8.count == old.utf8.count)
+            try vault.dir.write("rooms/berlin.md", edited)
+            var times = [before.st_atim, before.st_mtim]
+            #expect(utimensat(AT_FDCWD, path + "/rooms/berlin.md", &times, 0) == 0)
+            // Deleted, added, renamed, touched.
+            #expect(unlink(path + "/diary/2024/2024-03-02-jeju.md") == 0)
+            try vault.dir.write("diary/2024/2024-03-03-seoul.md", "# 서울\n\n부산 여행 다음은 서울.\n")
+            #expect(rename(path + "/rooms/tokyo.md", path + "/rooms/tokyo-trip.md") == 0)
+            #expect(utimensat(AT_FDCWD, path + "/rooms/busan.md", nil, 0) == 0)
+
+            let refresh = try index.refresh(vault.files())
+            #expect(refresh.read == 4)  // edited, added, renamed (its new name), touched
+            #expect(refresh.indexed == 2)  // edited, added: the renamed and touched texts are reused
+            #expect(refresh.removed == 2)  // deleted, renamed (its old name)
+            try expectExact(index, vault)
+            #expect(try index.candidates(containingAll: [key("straße")]) == [])
+            #expect(try index.candidates(containingAll: [key("gassen!")]) == ["rooms/berlin.md"])
+            #expect(try index.candidates(containingAll: [key("東京タワー")]) == ["rooms/tokyo-trip.md"])
+            #expect(try index.refresh(vault.files()).read == 0)
+        }
+    }
+
+    @Test func filesWrittenJustBeforeTheyWereReadAreReadAgain() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault()
+            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            _ = try index.refresh(vault.files())
+            // Within the default margin, the stamps are not trusted: the files are read (hashed)
+            // again, and their texts reused.
+            let again = try index.refresh(vault.files())
+            #expect(again.read == vault.files().count)
+            #expect(again.indexed == 0)
+            // An edit in the same tick of the clock, keeping size and times, is then found.
+            let old = try vault.dir.readText("rooms/berlin.md")
+            var before = stat()
+            #expect(stat(vault.dir.path + "/rooms/berlin.md", &before) == 0)
+            try vault.dir.write("rooms/berlin.md", old.replacingOccurrences(of: "Straße", with: "Gassen!"))
+            var times = [before.st_atim, before.st_mtim]
+            #expect(utimensat(AT_FDCWD, vault.dir.path + "/rooms/berlin.md", &times, 0) == 0)
+            _ = try index.refresh(vault.files())
+            try expectExact(index, vault)
+        }
+    }
+
+    // MARK: - Damage
+
+    @Test func aDeletedIndexIsBuiltAgain() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault()
+            let first = try SearchIndex(vaultRoot: vault.dir.path)
+            _ = try first.refresh(vault.files())
+            let answers = try vault.answers(first)
+            SearchIndex.removeDatabase(at: first.path)
+            #expect(!FileManager.default.fileExists(atPath: first.path))
+            let second = try SearchIndex(vaultRoot: vault.dir.path)
+            #expect(try second.refresh(vault.files()).read == vault.files().count)
+            #expect(try vault.answers(second) == answers)
+            // Deleted while open: the next refresh finds no tables, and builds it again.
+            SearchIndex.removeDatabase(at: second.path)
+            _ = try second.refresh(vault.files())
+            #expect(try vault.answers(second) == answers)
+            #expect(FileManager.default.fileExists(atPath: second.path))
+        }
+    }
+
+    enum Damage: String, CaseIterable, CustomTestStringConvertible {
+        case truncatedToHalf, garbageBytes, garbageInTheMiddle, empty, otherSchemaVersion, otherDatabase
+
+        var testDescription: String { rawValue }
+
+        func apply(to path: String) throws {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            var random = SeededRandom(seed: 7)
+            switch self {
+            case .truncatedToHalf:
+                #expect(truncate(path, off_t(bytes.count / 2)) == 0)
+            case .garbageBytes:
+                try Data((0..<bytes.count).map { _ in UInt8.random(in: 0...255, using: &random) })
+                    .write(to: URL(fileURLWithPath: path))
+            case .garbageInTheMiddle:
+                var damaged = bytes
+                for k in (bytes.count / 4)..<(bytes.count * 3 / 4) { damaged[k] = UInt8.random(in: 0...255, using: &random) }
+                try damaged.write(to: URL(fileURLWithPath: path))
+            case .empty:
+                #expect(truncate(path, 0) == 0)
+            case .otherSchemaVersion:
+                let db = try SQLiteConnection(path: path, busyMilliseconds: 1_000)
+                try db.execute("PRAGMA user_version = 99")
+            case .otherDatabase:
+                SearchIndex.removeDatabase(at: path)
+                let db = try SQLiteConnection(path: path, busyMilliseconds: 1_000)
+                try db.execute("CREATE TABLE notes(body TEXT); INSERT INTO notes VALUES ('부산 여행')")
+            }
+        }
+    }
+
+    @Test(arguments: Damage.allCases)
+    func aDamagedIndexIsBuiltAgainWithTheSameAnswers(damage: Damage) throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault(extraFiles: 300)
+            let answers: [[String]?]
+            let path: String
+            do {
+                let first = try SearchIndex(vaultRoot: vault.dir.path)
+                first.racyMargin = 0
+                _ = try first.refresh(vault.files())
+                answers = try vault.answers(first)
+                path = first.path
+            }
+            // Closed (its log checkpointed into the file), then damaged; the side file of stamps
+            // is left as it was, so a refresh may find nothing to read and the damage be found
+            // only by a query: that query cannot narrow (nil), and the next refresh builds the
+            // index again.
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+            try damage.apply(to: path)
+            let second = try SearchIndex(vaultRoot: vault.dir.path)
+            second.racyMargin = 0
+            _ = try second.refresh(vault.files())
+            let firstAnswers = try vault.answers(second)
+            withKnownIssue(
+                """
+                SQLite keeps no checksums of its pages: bytes overwritten inside the index's data \
+                that still parse are not found to be damage, and the answers can miss files
+                """, isIntermittent: true
+            ) {
+                for (found, expected) in zip(firstAnswers, answers) {
+                    #expect(found == nil || found == expected)
+                }
+            } when: {
+                damage == .garbageInTheMiddle
+            }
+            if damage == .garbageInTheMiddle { return }
+            _ = try second.refresh(vault.files())
+            #expect(try vault.answers(second) == answers)
+            try expectExact(second, vault)
+            // The damaged file was replaced: a third index reads nothing.
+            let third = try SearchIndex(vaultRoot: vault.dir.path)
+            #expect(try third.refresh(vault.files()).read == 0)
+            #expect(try vault.answers(third) == answers)
+        }
+    }
+
+    @Test func aTornOrForeignSideFileIsIgnored() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault()
+            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            index.racyMargin = 0
+            _ = try index.refresh(vault.files())
+            let stamps = index.stampPath
+            let whole = try Data(contentsOf: URL(fileURLWithPath: stamps))
+            #expect(StampFile.read(stamps) != nil)
+            for torn in [whole.prefix(whole.count / 2), whole.prefix(10), Data(), Data(whole.reversed())] {
+                try torn.write(to: URL(fileURLWithPath: stamps))
+                #expect(StampFile.read(stamps) == nil)
+                #expect(try index.refresh(vault.files()).read == 0)
+                #expect(StampFile.read(stamps) != nil)  // written again from the database's rows
+            }
+            // One flipped byte in the body fails the checksum.
+            var flipped = whole
+            flipped[flipped.count - 3] ^= 0x40
+            try flipped.write(to: URL(fileURLWithPath: stamps))
+            #expect(StampFile.read(stamps) == nil)
+        }
+    }
+
+    // MARK: - Where it lives
+
+    @Test func theIndexLivesUnderXDGCacheHomeAndNothingIsWrittenInTheVault() throws {
+        try withCacheHome { cache in
+            let vault = try SampleVault()
+            let before = try vault.listing()
+            let index = try SearchIndex(vaultRoot: vault.dir.path + "/rooms/..")
+            _ = try index.refresh(vault.files())
+            _ = try index.candidates(containingAll: [key("부산 여행")])
+            let real = try #require(SearchIndex.realPath(vault.dir.path))
+            let hex = FileVersion.sha1(Array(real.utf8)).map { String(format: "%02x", $0) }.joined()
+            #expect(index.path == cache + "/vault/search/" + hex + ".sqlite")
+            #expect(FileManager.default.fileExists(atPath: index.path))
+            #expect(index.sizeInBytes > 0)
+            #expect(try vault.listing() == before)
+        }
+    }
+
+    @Test func withoutXDGCacheHomeTheIndexIsInDotCache() throws {
+        try withCacheHome { _ in
+            let home = TemporaryDirectory("search-home")
+            let saved = getenv("HOME").map { String(cString: $0) }
+            setenv("HOME", home.path, 1)
+            defer { setenv("HOME", saved ?? "", 1) }
+            for value in ["", "relative/cache"] {
+                setenv("XDG_CACHE_HOME", value, 1)
+                #expect(SearchIndex.defaultPath(forVaultAt: "/v").hasPrefix(home.path + "/.cache/vault/search/"))
+            }
+        }
+    }
+
+    @Test func anIndexInsideTheVaultIsRefused() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault()
+            let before = try vault.listing()
+            #expect(throws: VaultError.self) { try SearchIndex(vaultRoot: vault.dir.path, path: vault.dir.path + "/cache/i.sqlite") }
+            setenv("XDG_CACHE_HOME", vault.dir.path + "/.cache", 1)
+            #expect(throws: VaultError.self) { try SearchIndex(vaultRoot: vault.dir.path) }
+            #expect(try vault.listing() == before)
+        }
+    }
+
+    // MARK: - Two at once
+
+    @Test func twoRefreshesAtOnceAgree() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault(extraFiles: 1_500)
+            let files = vault.files()
+            let root = vault.dir.path
+            let outcomes = Outcomes()
+            DispatchQueue.concurrentPerform(iterations: 2) { k in
+                do {
+                    let index = try SearchIndex(vaultRoot: root)
+                    index.racyMargin = 0
+                    let refresh = try index.refresh(files)
+                    let found = try index.candidates(containingAll: [SearchText.key("부산 여행", folding: true)])
+                    outcomes.record(k, .success((refresh.read, found)))
+                } catch {
+                    outcomes.record(k, .failure(error))
+                }
+            }
+            let results = try outcomes.all.map { try $0.get() }
+            #expect(results.count == 2)
+            #expect(results.allSatisfy { $0.0 == files.count })
+            #expect(results[0].1 == results[1].1)
+            let third = try SearchIndex(vaultRoot: root)
+            third.racyMargin = 0
+            #expect(try third.refresh(files).read == 0)
+            #expect(try third.candidates(containingAll: [key("부산 여행")]) == results[0].1)
+            try expectExact(third, vault)
+        }
+    }
+
+    /// The results of threads, by thread.
+    final class Outcomes: @unchecked Sendable {
+        private let lock = NSLock()
+        private var byThread: [Int: Result<(Int, [String]?), any Error>] = [:]
+
+        func record(_ k: Int, _ outcome: Result<(Int, [String]?), any Error>) {
+            lock.lock()
+            byThread[k] = outcome
+            lock.unlock()
+        }
+
+        var all: [Result<(Int, [String]?), any Error>] { byThread.sorted { $0.key < $1.key }.map(\.value) }
+    }
+}
+
+// MARK: - Fixtures
+
+/// `SearchText.key` with folding, as the index is queried.
+func key(_ text: String) -> String { SearchText.key(text, folding: true) }
+
+/// Runs `body` with `XDG_CACHE_HOME` set to a new temporary folder; afterwards set back to
+/// what it was, or to "" (the same as unset) rather than removed: replacing a variable that is
+/// there only swaps a pointer, safe for other threads of the test process that read the
+/// environment meanwhile.
+func withCacheHome(_ body: (String) throws -> Void) throws {
+    let cache = TemporaryDirectory("search-cache")
+    let saved = getenv("XDG_CACHE_HOME").map { String(cString: $0) }
+    setenv("XDG_CACHE_HOME", cache.path, 1)
+    defer { setenv("XDG_CACHE_HOME", saved ?? "", 1) }
+    try body(cache.path)
+}
+
+/// A small vault with rooms and diary entries in Korean, Japanese, German and English, one of
+/// them written in NFD, one with CRLF line endings; `extraFiles` generated diary entries more.
+struct SampleVault {
+    let dir = TemporaryDirectory("search-vault")
+
+    init(extraFiles: Int = 0) throws {
+        try dir.write("vault.yml", "format: 1\n")
+        try dir.write(
+            "rooms/busan.md",
+            "---\ntitle: 부산 여행\n---\n\n## 🧑 user\n\n부산 여행 일정을 짜 줘. BUSAN TRIP\n\n```json\n{\"days\": 3}\n```\n")
+        try dir.write("rooms/berlin.md", "---\ntitle: Berlin\n---\n\nDie Straße ist lang. Ein Café.\r\nZweite Zeile.\r\n")
+        try dir.write("rooms/tokyo.md", "---\ntitle: 東京\n---\n\n東京タワーに行きたい。😀👍🏽\n")
+        try dir.write("diary/2024/2024-03-01-busan.md", "# 부산\n\n부산 여행 첫날. 바다.\n")
+        try dir.write("diary/2024/2024-03-02-jeju.md", "# 제주도\n\n제주도 여행.\n".decomposedStringWithCanonicalMapping)
+        var random = SeededRandom(seed: 42)
+        let words = ["부산", "여행", "바다", "일정", "서울", "커피", "東京", "café", "Straße", "notes", "😀"]
+        for k in 0..<extraFiles {
+            let body = (0..<40).map { _ in words.randomElement(using: &random) ?? "" }.joined(separator: " ")
+            try dir.write("diary/2023/2023-01-\(k).md", "# \(k)\n\n\(body)\n")
+        }
+    }
+
+    /// Every `rooms/*.md` and `diary/**/*.md`, as the scan lists them.
+    func files() -> [String] {
+        dir.files().filter { ($0.hasPrefix("rooms/") || $0.hasPrefix("diary/")) && $0.hasSuffix(".md") }
+    }
+
+    /// Every path below the vault (folders too) with its size and modification time.
+    func listing() throws -> [String] {
+        var out: [String] = []
+        let e = FileManager.default.enumerator(atPath: dir.path)
+        while let p = e?.nextObject() as? String {
+            var st = stat()
+            _ = lstat(dir.path + "/" + p, &st)
+            out.append("\(p) \(st.st_size) \(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec)")
+        }
+        return out.sorted()
+    }
+
+    /// The index's answers for a few needles.
+    func answers(_ index: SearchIndex) throws -> [[String]?] {
+        try ["부산 여행", "straße", "東京タワー", "여행", "\"days\"", "😀👍🏽", "ab"].map {
+            try index.candidates(containingAll: [key($0)])
+        }
+    }
+}
+
+/// The files on disk whose search text contains `needle`, by brute force: byte search of the
+/// UTF-8 of `SearchText.key` (the same as a search by Unicode scalars, UTF-8 being
+/// self-synchronizing).
+func filesContaining(_ needle: String, in vault: SampleVault) -> [String] {
+    vault.files().filter { file in
+        guard let bytes = try? vault.dir.read(file), let text = String(validating: bytes, as: UTF8.self) else {
+            return false
+        }
+        return contains(key(text), needle)
+    }
+}
+
+/// Whether `text`'s UTF-8 contains `needle`'s.
+func contains(_ text: String, _ needle: String) -> Bool {
+    let t = Array(text.utf8)
+    let n = Array(needle.utf8)
+    guard let first = n.first else { return true }
+    guard n.count <= t.count else { return false }
+    var at = 0
+    while at <= t.count - n.count {
+        guard let k = t[at...(t.count - n.count)].firstIndex(of: first) else { return false }
+        if t[k..<(k + n.count)].elementsEqual(n) { return true }
+        at = k + 1
+    }
+    return false
+}
+
+/// Checks that the index's candidates are exactly the files that contain each of a few
+/// needles (and `listedUnreadable`, which are always candidates).
+func expectExact(_ index: SearchIndex, _ vault: SampleVault, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    for needle in ["부산 여행", "straße", "gassen!", "東京タワー", "제주도", "café", "서울.", "😀👍🏽", "zweite zeile."] {
+        let expected = filesContaining(key(needle), in: vault)
+        #expect(try index.candidates(containingAll: [key(needle)]) == expected.sorted(), "\(needle)", sourceLocation: sourceLocation)
+    }
+}
