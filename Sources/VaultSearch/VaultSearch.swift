@@ -89,6 +89,23 @@ public struct VaultSearch: Sendable {
         return SearchResults(items: items, skipped: skipped, filesSearched: paths.count, usedIndex: usedIndex)
     }
 
+    /// Runs `query` with `index` narrowing the files to those that can hold a hit: the index is
+    /// brought up to date with every room and entry first (only files that changed are read),
+    /// and asked for the files whose text holds the text every hit must hold (`SearchQuery.needle`,
+    /// three characters or more; otherwise every file is scanned). The files it recorded as not
+    /// UTF-8 are scanned too, so the hits and the files reported are those of a scan.
+    public func run(_ query: SearchQuery, index: SearchIndex) throws(VaultError) -> (SearchResults, SearchIndex.Refresh) {
+        let everything = FileList.rooms(root: vault.root) + FileList.diary(root: vault.root)
+        let refresh = try index.refresh(everything)
+        let scope = query.scope == .everything ? everything : files(for: query)
+        let needle = SearchText.key(query.needle, folding: true)
+        let results = try run(query, files: scope) { _ throws(VaultError) -> [String]? in
+            guard let candidates = try index.candidates(containingAll: [needle]) else { return nil }
+            return candidates + index.invalidUTF8Files
+        }
+        return (results, refresh)
+    }
+
     /// The item for a file with hits, its hits filtered by role, day and tag; nil when none is left.
     func item(_ path: String, _ scan: FileScan, _ query: SearchQuery) -> SearchItem? {
         let kind = FileList.kind(of: path)

@@ -34,6 +34,9 @@ extension VaultCommand {
         var context = 0
         @Flag(help: "One JSON object per hit (JSON Lines).") var json = false
         @Option(help: "Color: auto, always or never.") var color = "auto"
+        @Flag(help: "Build or bring up to date the search index (a cache outside the vault), and use it.")
+        var index = false
+        @Flag(name: .customLong("no-index"), help: "Scan every file, even if there is an index.") var noIndex = false
 
         func execute() throws {
             let vault = try location.open()
@@ -63,7 +66,22 @@ extension VaultCommand {
             }
             var search = VaultSearch(vault: vault)
             search.context = max(0, context)
-            let results = try search.run(query)
+            let results: SearchResults
+            if !noIndex, index || SearchIndex.exists(forVaultAt: vault.root) {
+                let started = Date()
+                let searchIndex = try SearchIndex(vaultRoot: vault.root)
+                let (found, refresh) = try search.run(query, index: searchIndex)
+                if refresh.indexed >= 1000 || (index && refresh.read > 0) {
+                    let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
+                    let size = ByteCountFormatter.string(fromByteCount: Int64(searchIndex.sizeInBytes), countStyle: .file)
+                    Terminal.note(
+                        "search index: \(refresh.read) files read, \(refresh.indexed) indexed, \(refresh.removed) removed"
+                            + " in \(seconds) s (\(searchIndex.path), \(size))")
+                }
+                results = found
+            } else {
+                results = try search.run(query)
+            }
             for (path, reason) in results.skipped { Terminal.warning("skipped \(path): \(reason)") }
             let style = SearchOutput(
                 colored: color == "always" || (color == "auto" && Terminal.stdoutIsTerminal && !noColor),

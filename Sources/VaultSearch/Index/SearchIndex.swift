@@ -659,6 +659,12 @@ public final class SearchIndex {
 
     /// `$XDG_CACHE_HOME/vault/search/<hex SHA-1 of realRoot>.sqlite`; `$XDG_CACHE_HOME` is
     /// `~/.cache` when it is unset, empty or not absolute (as the XDG specification says).
+    /// Whether the vault at `vaultRoot` has an index at the default path (then searches use it).
+    public static func exists(forVaultAt vaultRoot: String) -> Bool {
+        guard let real = realPath(vaultRoot) else { return false }
+        return access(defaultPath(forVaultAt: real), F_OK) == 0
+    }
+
     public static func defaultPath(forVaultAt realRoot: String) -> String {
         var cache = getenv("XDG_CACHE_HOME").map { String(cString: $0) } ?? ""
         if !cache.hasPrefix("/") {
