@@ -90,6 +90,21 @@ import Glibc
         }
     }
 
+    @Test func aPathListedTwiceIsRecordedOnce() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault()
+            let files = vault.files() + ["rooms/busan.md"]
+            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            index.racyMargin = 0
+            #expect(try index.refresh(files).read == files.count)
+            #expect(try index.refresh(files).read == 0)
+            #expect(Set(try index.candidates(containingAll: [key("부산 여행")]) ?? []) == ["diary/2024/2024-03-01-busan.md", "rooms/busan.md"])
+            // Then listed once (the side file's listing differs, and was ambiguous).
+            #expect(try index.refresh(vault.files()).read == 0)
+            #expect(try index.candidates(containingAll: [key("부산 여행")]) == ["diary/2024/2024-03-01-busan.md", "rooms/busan.md"])
+        }
+    }
+
     // MARK: - Staleness
 
     @Test func changesSinceTheLastRefreshAreFound() throws {

@@ -161,6 +161,12 @@ final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
+    /// The UTF-8 of a text column, valid until the statement steps or is reset.
+    func textBytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let bytes = sqlite3_column_text(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
     func blob(_ column: Int32) -> [UInt8] {
         guard let bytes = sqlite3_column_blob(handle, column) else { return [] }
         let count = Int(sqlite3_column_bytes(handle, column))
