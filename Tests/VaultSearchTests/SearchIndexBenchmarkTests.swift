@@ -114,6 +114,8 @@ extension SearchIndexTests {
                 reading += lap.lap()
                 let key = SearchText.key(text, folding: true)
                 keying += lap.lap()
+                #expect(Array(FileVersion.searchKey(text).utf8) == Array(key.utf8), "\(file)")
+                _ = lap.lap()
                 for (k, needle) in needles.enumerated() where contains(key, needle) { truth[k].append(file) }
                 searching += lap.lap()
             }

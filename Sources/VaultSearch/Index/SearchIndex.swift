@@ -59,6 +59,10 @@ public final class SearchIndex {
     /// The listed files and their record, when the record is the database's state (left by
     /// this object's last refresh): `candidates` then reads only the matching text ids.
     private var current: (files: [String], record: StampRecord)?
+    /// Whether the last refresh finished, and the database was not replaced (found damaged)
+    /// since: else the database may list only some of the files (none, or those of the batches
+    /// a failed refresh committed), and `candidates` cannot narrow.
+    private var isRefreshed = false
 
     /// How recently written (in nanoseconds, by its stamp) a file read for the index must not
     /// be for its stamp to be trusted; such files are read again by the next refresh. Two
@@ -159,6 +163,7 @@ public final class SearchIndex {
     }
 
     private func refreshOnce(_ files: [String]) throws(SQLiteFailure) -> Refresh {
+        isRefreshed = false
         let db = try database()
         current = nil
         let stamps = FileStamp.stamps(of: files, in: folder, threads: stampThreads)
@@ -169,6 +174,7 @@ public final class SearchIndex {
         if let side, side.listHash == listHash, side.stamps.count == files.count {
             if side.stamps == stamps {
                 current = (files, side)
+                isRefreshed = true
                 return Refresh(read: 0, indexed: 0, removed: 0, invalidUTF8: invalidFiles(files, side))
             }
             recorded = Recorded(stamps: side.stamps, docids: side.docids, removed: [], order: side.order)
@@ -244,6 +250,7 @@ public final class SearchIndex {
             current = (files, record)
         }
         result.invalidUTF8 = invalidFiles(files, record)
+        isRefreshed = true
         return result
     }
 
@@ -463,7 +470,8 @@ public final class SearchIndex {
 
     /// The indexed files whose text contains every needle (needles are already
     /// `SearchText.key`-ed with folding: true), sorted; nil when the index cannot narrow: no
-    /// needle of 3 characters (Unicode scalars) or more.
+    /// needle of 3 characters (Unicode scalars) or more, or no finished `refresh` by this object
+    /// since it was opened or its database replaced.
     ///
     /// Needles shorter than 3 characters are left out (the trigram index cannot look them up);
     /// the others still narrow, and the answer is a superset of the files that contain them all.
@@ -472,7 +480,7 @@ public final class SearchIndex {
     /// it again) and the answer is nil.
     public func candidates(containingAll needles: [String]) throws(VaultError) -> [String]? {
         let usable = needles.filter { $0.unicodeScalars.count >= 3 }
-        guard !usable.isEmpty else { return nil }
+        guard !usable.isEmpty, isRefreshed else { return nil }
         let query = usable.map { needle in
             let quoted = FileVersion.indexable(needle).split(separator: "\"", omittingEmptySubsequences: false)
             return "\"" + quoted.joined(separator: "\"\"") + "\""
@@ -583,6 +591,7 @@ public final class SearchIndex {
     /// Replaces a damaged database with a new, empty one.
     private func repair() throws(VaultError) {
         current = nil
+        isRefreshed = false
         connection = nil
         Self.removeDatabase(at: path)
         connection = try openRepairing()
@@ -607,9 +616,13 @@ public final class SearchIndex {
     }
 
     private static func openDatabaseOnce(_ path: String) throws(SQLiteFailure) -> SQLiteConnection {
-        let db = try SQLiteConnection(path: path, busyMilliseconds: busyMilliseconds)
+        let checksums = ChecksumVFS.isRegistered
+        let db = try SQLiteConnection(
+            path: path, busyMilliseconds: busyMilliseconds, vfs: checksums ? ChecksumVFS.name : nil)
         var version = try db.integer("PRAGMA user_version") ?? 0
         if version == 0 {
+            // A new file: 8 reserved bytes a page for the checksums, before its first page.
+            if checksums, try db.integer("PRAGMA page_count") == 0 { _ = db.reservedBytes(setting: 8) }
             try db.execute("PRAGMA journal_mode = WAL")
             try db.transaction(writing: true) { () throws(SQLiteFailure) in
                 version = try db.integer("PRAGMA user_version") ?? 0
@@ -623,6 +636,9 @@ public final class SearchIndex {
         }
         guard version == schemaVersion else {
             throw SQLiteFailure(code: SQLiteFailure.wrongSchema, message: "schema version \(version)")
+        }
+        guard !checksums || db.reservedBytes() == 8 else {
+            throw SQLiteFailure(code: SQLiteFailure.wrongSchema, message: "the index's pages have no checksums")
         }
         let tables = try db.integer(
             "SELECT count(*) FROM sqlite_schema WHERE name IN ('meta', 'files', 'blobs', 'texts')")
