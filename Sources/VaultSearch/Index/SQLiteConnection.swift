@@ -20,11 +20,14 @@ struct SQLiteFailure: Error {
     var isDamage: Bool {
         let primary = code & 0xFF
         return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB || primary == SQLITE_FORMAT
-            || code == SQLiteFailure.shortRead || code == SQLiteFailure.wrongSchema
+            || code == SQLiteFailure.shortRead || code == SQLiteFailure.wrongChecksum
+            || code == SQLiteFailure.wrongSchema
     }
 
     /// `SQLITE_IOERR_SHORT_READ` (a macro Swift does not import): the file ends before a page.
     static let shortRead: Int32 = 522
+    /// `SQLITE_IOERR_DATA`: a page's checksum is wrong (`ChecksumVFS`).
+    static let wrongChecksum: Int32 = 3338
     /// Not SQLite's: the file is a database, but not the index of this schema version.
     static let wrongSchema: Int32 = -1
 }
@@ -36,12 +39,13 @@ struct SQLiteFailure: Error {
 final class SQLiteConnection {
     let handle: OpaquePointer
 
-    /// Opens (creating when missing) the database at `path`; waits up to `busyMilliseconds` for
-    /// another process's lock before a call fails with `SQLITE_BUSY`.
-    init(path: String, busyMilliseconds: Int32) throws(SQLiteFailure) {
+    /// Opens (creating when missing) the database at `path` through `vfs` (the default VFS
+    /// when nil); waits up to `busyMilliseconds` for another process's lock before a call fails
+    /// with `SQLITE_BUSY`.
+    init(path: String, busyMilliseconds: Int32, vfs: String? = nil) throws(SQLiteFailure) {
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(path, &db, flags, vfs)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(db)
@@ -71,6 +75,14 @@ final class SQLiteConnection {
         let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
         guard rc == SQLITE_OK, let statement else { throw failure(rc) }
         return SQLiteStatement(handle: statement, connection: self)
+    }
+
+    /// The reserved bytes at the end of each page (`SQLITE_FCNTL_RESERVE_BYTES`): set to
+    /// `bytes` when given (only a database with no page yet takes it), read when nil.
+    func reservedBytes(setting bytes: Int32? = nil) -> Int32 {
+        var value = bytes ?? -1
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_RESERVE_BYTES, &value)
+        return value
     }
 
     /// The first column of the first row of `sql`, as an integer (nil when there is no row).
@@ -159,6 +171,12 @@ final class SQLiteStatement {
         guard let bytes = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    /// The UTF-8 of a text column, valid until the statement steps or is reset.
+    func textBytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let bytes = sqlite3_column_text(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
     }
 
     func blob(_ column: Int32) -> [UInt8] {

@@ -59,6 +59,10 @@ public final class SearchIndex {
     /// The listed files and their record, when the record is the database's state (left by
     /// this object's last refresh): `candidates` then reads only the matching text ids.
     private var current: (files: [String], record: StampRecord)?
+    /// Whether the last refresh finished, and the database was not replaced (found damaged)
+    /// since: else the database may list only some of the files (none, or those of the batches
+    /// a failed refresh committed), and `candidates` cannot narrow.
+    private var isRefreshed = false
 
     /// How recently written (in nanoseconds, by its stamp) a file read for the index must not
     /// be for its stamp to be trusted; such files are read again by the next refresh. Two
@@ -159,30 +163,37 @@ public final class SearchIndex {
     }
 
     private func refreshOnce(_ files: [String]) throws(SQLiteFailure) -> Refresh {
+        isRefreshed = false
         let db = try database()
         current = nil
         let stamps = FileStamp.stamps(of: files, in: folder, threads: stampThreads)
         let listHash = StampFile.listHash(files)
         let snapshot = try generation(db)
+        let side = StampFile.read(stampPath).flatMap { $0.generation == snapshot ? $0 : nil }
         var recorded: Recorded
-        if let side = StampFile.read(stampPath), side.generation == snapshot, side.listHash == listHash,
-            side.stamps.count == files.count
-        {
+        if let side, side.listHash == listHash, side.stamps.count == files.count {
             if side.stamps == stamps {
                 current = (files, side)
+                isRefreshed = true
                 return Refresh(read: 0, indexed: 0, removed: 0, invalidUTF8: invalidFiles(files, side))
             }
             recorded = Recorded(stamps: side.stamps, docids: side.docids, removed: [], order: side.order)
         } else {
-            recorded = try loadRecorded(db, files: files)
+            recorded = try recordedState(of: files, side: side, db)
         }
         var changed: [Int] = []
         for k in files.indices where stamps[k] != recorded.stamps[k] { changed.append(k) }
 
         var result = Refresh(read: 0, indexed: 0, removed: 0, invalidUTF8: [])
+        let packed: (bytes: [UInt8], ends: [UInt32])
+        if let side, side.listHash == listHash {
+            packed = (side.pathBytes, side.pathEnds)
+        } else {
+            packed = StampRecord.packed(files)
+        }
         var record = StampRecord(
             generation: snapshot, listHash: listHash, stamps: recorded.stamps, docids: recorded.docids,
-            order: recorded.order ?? Self.sortedOrder(files))
+            order: recorded.order ?? Self.sortedOrder(files), pathBytes: packed.0, pathEnds: packed.1)
         // Whether another process wrote between this refresh's transactions: then the record
         // may not be the database's state, and is not kept.
         var interleaved = false
@@ -239,37 +250,58 @@ public final class SearchIndex {
             current = (files, record)
         }
         result.invalidUTF8 = invalidFiles(files, record)
+        isRefreshed = true
         return result
     }
 
-    /// The recorded stamps and texts of `files` from the database's rows (when the side file
-    /// is missing, stale, or lists other files): one query, in a dictionary by path.
-    private func loadRecorded(_ db: SQLiteConnection, files: [String]) throws(SQLiteFailure) -> Recorded {
-        let rows = try db.prepare(
-            """
-            SELECT f.path, f.device, f.inode, f.size, f.mtime_ns, f.ctime_ns, b.docid, b.valid
-            FROM files f LEFT JOIN blobs b ON b.blob = f.blob
-            """)
-        var byPath: [String: (FileStamp, Int64)] = [:]
-        while try rows.step() {
-            let stamp = FileStamp(
-                device: rows.int64(1), inode: rows.int64(2), size: rows.int64(3),
-                modifiedNanoseconds: rows.int64(4), changedNanoseconds: rows.int64(5))
-            let docid = rows.isNull(6) ? StampRecord.noText : rows.int64(7) == 0 ? StampRecord.invalidUTF8 : rows.int64(6)
-            byPath[rows.text(0)] = (stamp, docid)
-        }
+    /// The recorded stamps and texts of `files`, when the listing is not the recorded one (a
+    /// file added, removed or renamed) or the side file is stale: matched by path against the
+    /// side file's paths (`side`, of the database's generation), else against the `files` table.
+    private func recordedState(
+        of files: [String], side: StampRecord?, _ db: SQLiteConnection
+    ) throws(SQLiteFailure) -> Recorded {
         // A stamp no file can have: a path not recorded is read.
         let never = FileStamp.unreadable.unsettled
-        var recorded = Recorded(stamps: [], docids: [], removed: [], order: nil)
-        recorded.stamps.reserveCapacity(files.count)
-        recorded.docids.reserveCapacity(files.count)
-        for path in files {
-            let row = byPath[path]
-            recorded.stamps.append(row?.0 ?? never)
-            recorded.docids.append(row?.1 ?? StampRecord.noText)
+        var recorded = Recorded(
+            stamps: Array(repeating: never, count: files.count),
+            docids: Array(repeating: StampRecord.noText, count: files.count), removed: [], order: nil)
+        let listed = ListedPaths(files)
+        if let side, !listed.isAmbiguous {
+            for e in side.stamps.indices {
+                side.path(e).withUnsafeBytes { bytes in
+                    if let k = listed.position(of: bytes) {
+                        recorded.stamps[k] = side.stamps[e]
+                        recorded.docids[k] = side.docids[e]
+                    } else {
+                        recorded.removed.append(String(decoding: bytes, as: UTF8.self))
+                    }
+                }
+            }
+            return recorded
         }
-        let listed = Set(files)
-        recorded.removed = byPath.keys.filter { !listed.contains($0) }.sorted()
+        let rows = try db.prepare("SELECT path, device, inode, size, mtime_ns, ctime_ns, docid FROM files")
+        let byPath = listed.isAmbiguous ? Dictionary(files.enumerated().map { ($1, $0) }) { first, _ in first } : [:]
+        while try rows.step() {
+            let bytes = rows.textBytes(0)
+            let k = listed.isAmbiguous ? byPath[String(decoding: bytes, as: UTF8.self)] : listed.position(of: bytes)
+            guard let k else {
+                recorded.removed.append(String(decoding: bytes, as: UTF8.self))
+                continue
+            }
+            recorded.stamps[k] = FileStamp(
+                device: rows.int64(1), inode: rows.int64(2), size: rows.int64(3),
+                modifiedNanoseconds: rows.int64(4), changedNanoseconds: rows.int64(5))
+            recorded.docids[k] = rows.int64(6)
+        }
+        if listed.isAmbiguous {
+            // The same path listed twice: every position of it gets the row's record.
+            for (k, path) in files.enumerated() where byPath[path] != k {
+                if let first = byPath[path] {
+                    recorded.stamps[k] = recorded.stamps[first]
+                    recorded.docids[k] = recorded.docids[first]
+                }
+            }
+        }
         return recorded
     }
 
@@ -318,6 +350,7 @@ public final class SearchIndex {
         upsert.bind(stamp.modifiedNanoseconds, at: 5)
         upsert.bind(stamp.changedNanoseconds, at: 6)
         if let blob = version.blob { upsert.bind(blob: blob, at: 7) } else { upsert.bindNull(at: 7) }
+        upsert.bind(docid, at: 8)
         try upsert.step()
         upsert.reset()
         return (docid, added)
@@ -361,8 +394,8 @@ public final class SearchIndex {
             insertBlob = try db.prepare("INSERT INTO blobs(blob, valid) VALUES (?1, ?2)")
             insertText = try db.prepare("INSERT INTO texts(rowid, body) VALUES (?1, ?2)")
             upsertFile = try db.prepare(
-                "INSERT OR REPLACE INTO files(path, device, inode, size, mtime_ns, ctime_ns, blob)"
-                    + " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                "INSERT OR REPLACE INTO files(path, device, inode, size, mtime_ns, ctime_ns, blob, docid)"
+                    + " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
             deleteFile = try db.prepare("DELETE FROM files WHERE path = ?1")
             blobInUse = try db.prepare("SELECT 1 FROM files WHERE blob = ?1 LIMIT 1")
             deleteText = try db.prepare("DELETE FROM texts WHERE rowid = ?1")
@@ -437,7 +470,8 @@ public final class SearchIndex {
 
     /// The indexed files whose text contains every needle (needles are already
     /// `SearchText.key`-ed with folding: true), sorted; nil when the index cannot narrow: no
-    /// needle of 3 characters (Unicode scalars) or more.
+    /// needle of 3 characters (Unicode scalars) or more, or no finished `refresh` by this object
+    /// since it was opened or its database replaced.
     ///
     /// Needles shorter than 3 characters are left out (the trigram index cannot look them up);
     /// the others still narrow, and the answer is a superset of the files that contain them all.
@@ -446,7 +480,7 @@ public final class SearchIndex {
     /// it again) and the answer is nil.
     public func candidates(containingAll needles: [String]) throws(VaultError) -> [String]? {
         let usable = needles.filter { $0.unicodeScalars.count >= 3 }
-        guard !usable.isEmpty else { return nil }
+        guard !usable.isEmpty, isRefreshed else { return nil }
         let query = usable.map { needle in
             let quoted = FileVersion.indexable(needle).split(separator: "\"", omittingEmptySubsequences: false)
             return "\"" + quoted.joined(separator: "\"\"") + "\""
@@ -487,9 +521,8 @@ public final class SearchIndex {
     private func matches(_ query: String, _ db: SQLiteConnection) throws(SQLiteFailure) -> [String] {
         let rows = try db.prepare(
             """
-            SELECT f.path FROM texts t JOIN blobs b ON b.docid = t.rowid JOIN files f ON f.blob = b.blob
-            WHERE texts MATCH ?1
-            UNION SELECT path FROM files WHERE blob IS NULL
+            SELECT f.path FROM texts t JOIN files f ON f.docid = t.rowid WHERE texts MATCH ?1
+            UNION SELECT path FROM files WHERE docid = -1
             """)
         rows.bind(query, at: 1)
         var paths: [String] = []
@@ -502,8 +535,7 @@ public final class SearchIndex {
     public var invalidUTF8Files: [String] {
         if let current { return invalidFiles(current.files, current.record) }
         guard let db = connection,
-            let rows = try? db.prepare(
-                "SELECT f.path FROM blobs b JOIN files f ON f.blob = b.blob WHERE b.valid = 0")
+            let rows = try? db.prepare("SELECT path FROM files WHERE docid = 0")
         else { return [] }
         var paths: [String] = []
         while (try? rows.step()) == true { paths.append(rows.text(0)) }
@@ -559,6 +591,7 @@ public final class SearchIndex {
     /// Replaces a damaged database with a new, empty one.
     private func repair() throws(VaultError) {
         current = nil
+        isRefreshed = false
         connection = nil
         Self.removeDatabase(at: path)
         connection = try openRepairing()
@@ -583,9 +616,13 @@ public final class SearchIndex {
     }
 
     private static func openDatabaseOnce(_ path: String) throws(SQLiteFailure) -> SQLiteConnection {
-        let db = try SQLiteConnection(path: path, busyMilliseconds: busyMilliseconds)
+        let checksums = ChecksumVFS.isRegistered
+        let db = try SQLiteConnection(
+            path: path, busyMilliseconds: busyMilliseconds, vfs: checksums ? ChecksumVFS.name : nil)
         var version = try db.integer("PRAGMA user_version") ?? 0
         if version == 0 {
+            // A new file: 8 reserved bytes a page for the checksums, before its first page.
+            if checksums, try db.integer("PRAGMA page_count") == 0 { _ = db.reservedBytes(setting: 8) }
             try db.execute("PRAGMA journal_mode = WAL")
             try db.transaction(writing: true) { () throws(SQLiteFailure) in
                 version = try db.integer("PRAGMA user_version") ?? 0
@@ -600,6 +637,9 @@ public final class SearchIndex {
         guard version == schemaVersion else {
             throw SQLiteFailure(code: SQLiteFailure.wrongSchema, message: "schema version \(version)")
         }
+        guard !checksums || db.reservedBytes() == 8 else {
+            throw SQLiteFailure(code: SQLiteFailure.wrongSchema, message: "the index's pages have no checksums")
+        }
         let tables = try db.integer(
             "SELECT count(*) FROM sqlite_schema WHERE name IN ('meta', 'files', 'blobs', 'texts')")
         guard tables == 4, try db.integer("SELECT count(*) FROM meta WHERE key = 'generation'") == 1 else {
@@ -611,7 +651,9 @@ public final class SearchIndex {
 
     /// The tables, created in one transaction with the schema version.
     ///
-    /// - `files`: every listed file, its stamp and its blob id (NULL when it could not be read).
+    /// - `files`: every listed file, its stamp, its blob id (NULL when it could not be read),
+    ///   and its text's id (`docid`, as `StampRecord` encodes it: the blob's, 0 when it is not
+    ///   UTF-8, -1 when it could not be read), so that neither a refresh nor a query joins.
     /// - `blobs`: every distinct content of a listed file; `docid` is its text's row id in
     ///   `texts`, and `valid` 0 when it is not UTF-8 (then it has no text).
     /// - `texts`: the search texts, FTS5 with trigrams, case-sensitive (they are case folded
@@ -622,10 +664,10 @@ public final class SearchIndex {
         CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
         CREATE TABLE files(
             path TEXT PRIMARY KEY, device INTEGER NOT NULL, inode INTEGER NOT NULL, size INTEGER NOT NULL,
-            mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, blob BLOB) WITHOUT ROWID;
+            mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, blob BLOB, docid INTEGER NOT NULL) WITHOUT ROWID;
         CREATE INDEX files_by_blob ON files(blob);
+        CREATE INDEX files_by_docid ON files(docid);
         CREATE TABLE blobs(docid INTEGER PRIMARY KEY, blob BLOB NOT NULL UNIQUE, valid INTEGER NOT NULL);
-        CREATE INDEX blobs_not_utf8 ON blobs(blob) WHERE valid = 0;
         CREATE VIRTUAL TABLE texts USING fts5(body, tokenize = "trigram case_sensitive 1", detail = full);
         INSERT INTO meta(key, value) VALUES ('generation', 0);
         PRAGMA user_version = \(schemaVersion);

@@ -23,6 +23,27 @@ struct StampRecord: Equatable {
     /// The positions of the files in sorted order (`String`'s `<`), so candidates come out
     /// sorted without sorting.
     var order: [UInt32]
+    /// The UTF-8 of the listed paths, one after the other, and where each ends: a listing that
+    /// differs (a file added or removed) is matched against them without the database.
+    var pathBytes: [UInt8]
+    var pathEnds: [UInt32]
+
+    /// The UTF-8 of the path at `k`.
+    func path(_ k: Int) -> ArraySlice<UInt8> {
+        pathBytes[(k == 0 ? 0 : Int(pathEnds[k - 1]))..<Int(pathEnds[k])]
+    }
+
+    /// `paths` as `pathBytes` and `pathEnds`.
+    static func packed(_ paths: [String]) -> (bytes: [UInt8], ends: [UInt32]) {
+        var bytes: [UInt8] = []
+        var ends: [UInt32] = []
+        ends.reserveCapacity(paths.count)
+        for path in paths {
+            bytes.append(contentsOf: path.utf8)
+            ends.append(UInt32(truncatingIfNeeded: bytes.count))
+        }
+        return (bytes, ends)
+    }
 
     /// `docids` value of a file that is not UTF-8 (it has a blob, and no text).
     static let invalidUTF8: Int64 = 0
@@ -39,7 +60,9 @@ struct StampRecord: Equatable {
 enum StampFile {
     /// "vaultsx1" (the format's version is its last letter) read as a little-endian integer.
     static let magic: UInt64 = 0x3178_7374_6C75_6176
-    /// Magic, count, generation, list hash, (unused), checksum.
+    /// Magic, count, generation, list hash, bytes of the paths, checksum; then per file its
+    /// stamp and text id (6 words), the sorted order (32 bits a file), where each path ends
+    /// (32 bits a file), and the paths' UTF-8 (padded to a word).
     static let headerWords = 6
 
     /// The record in the file at `path`, or nil when there is none, or it is torn or damaged.
@@ -64,11 +87,14 @@ enum StampFile {
         }
         guard got == wanted, words[0] == magic else { return nil }
         let count = Int(words[1])
-        let bodyWords = count * 6 + (count + 1) / 2
-        guard count >= 0, count < 1 << 31, words.count == headerWords + bodyWords else { return nil }
+        let pathByteCount = Int(words[4])
+        guard count >= 0, count < 1 << 31, pathByteCount >= 0, pathByteCount < 1 << 32 else { return nil }
+        let bodyWords = count * 6 + 2 * ((count + 1) / 2) + (pathByteCount + 7) / 8
+        guard words.count == headerWords + bodyWords else { return nil }
         guard words[5] == checksum(words[headerWords...]) else { return nil }
         var record = StampRecord(
-            generation: Int64(bitPattern: words[2]), listHash: words[3], stamps: [], docids: [], order: [])
+            generation: Int64(bitPattern: words[2]), listHash: words[3], stamps: [], docids: [], order: [],
+            pathBytes: [], pathEnds: [])
         record.stamps.reserveCapacity(count)
         record.docids.reserveCapacity(count)
         for k in 0..<count {
@@ -81,9 +107,21 @@ enum StampFile {
             record.docids.append(Int64(bitPattern: words[at + 5]))
         }
         let orderStart = headerWords + count * 6
-        record.order = (0..<count).map { k in UInt32(truncatingIfNeeded: words[orderStart + k / 2] >> (32 * UInt64(k % 2))) }
-        guard record.order.allSatisfy({ Int($0) < count }) else { return nil }
+        let endsStart = orderStart + (count + 1) / 2
+        let bytesStart = endsStart + (count + 1) / 2
+        record.order = halves(words, from: orderStart, count: count)
+        record.pathEnds = halves(words, from: endsStart, count: count)
+        guard record.order.allSatisfy({ Int($0) < count }),
+            zip(record.pathEnds, record.pathEnds.dropFirst()).allSatisfy({ $0 <= $1 }),
+            Int(record.pathEnds.last ?? 0) == pathByteCount
+        else { return nil }
+        record.pathBytes = words[bytesStart...].withUnsafeBytes { Array($0.prefix(pathByteCount)) }
         return record
+    }
+
+    /// `count` 32-bit values packed two to a word from `words[start]` on.
+    private static func halves(_ words: [UInt64], from start: Int, count: Int) -> [UInt32] {
+        (0..<count).map { k in UInt32(truncatingIfNeeded: words[start + k / 2] >> (32 * UInt64(k % 2))) }
     }
 
     /// Writes `record` to `path` through a temporary file renamed over it. A failure is not an
@@ -91,11 +129,15 @@ enum StampFile {
     /// or none, and the next refresh reads the database.
     static func write(_ record: StampRecord, to path: String) {
         let count = record.stamps.count
-        var words = [UInt64](repeating: 0, count: headerWords + count * 6 + (count + 1) / 2)
+        let orderStart = headerWords + count * 6
+        let endsStart = orderStart + (count + 1) / 2
+        let bytesStart = endsStart + (count + 1) / 2
+        var words = [UInt64](repeating: 0, count: bytesStart + (record.pathBytes.count + 7) / 8)
         words[0] = magic
         words[1] = UInt64(count)
         words[2] = UInt64(bitPattern: record.generation)
         words[3] = record.listHash
+        words[4] = UInt64(record.pathBytes.count)
         for k in 0..<count {
             let at = headerWords + k * 6
             let stamp = record.stamps[k]
@@ -106,9 +148,14 @@ enum StampFile {
             words[at + 4] = UInt64(bitPattern: stamp.changedNanoseconds)
             words[at + 5] = UInt64(bitPattern: record.docids[k])
         }
-        let orderStart = headerWords + count * 6
         for (k, position) in record.order.enumerated() {
             words[orderStart + k / 2] |= UInt64(position) << (32 * UInt64(k % 2))
+        }
+        for (k, end) in record.pathEnds.enumerated() {
+            words[endsStart + k / 2] |= UInt64(end) << (32 * UInt64(k % 2))
+        }
+        words[bytesStart...].withUnsafeMutableBytes { target in
+            record.pathBytes.withUnsafeBytes { source in target.copyMemory(from: source) }
         }
         words[5] = checksum(words[headerWords...])
         let temporary = path + ".\(getpid()).tmp"
@@ -135,23 +182,26 @@ enum StampFile {
         var hash: UInt64 = 0x243F_6A88_85A3_08D3
         for path in paths {
             var path = path
-            path.withUTF8 { utf8 in
-                guard let base = UnsafeRawPointer(utf8.baseAddress) else { return }
-                var k = 0
-                while k + 8 <= utf8.count {
-                    hash = mix(hash, base.loadUnaligned(fromByteOffset: k, as: UInt64.self))
-                    k += 8
-                }
-                var tail: UInt64 = 0
-                while k < utf8.count {
-                    tail = tail << 8 | UInt64(utf8[k])
-                    k += 1
-                }
-                hash = mix(hash, tail)
-            }
-            hash = mix(hash, UInt64(path.utf8.count) | 1 << 63)
+            hash = mix(hash, path.withUTF8 { pathHash(UnsafeRawBufferPointer($0)) })
         }
         return hash
+    }
+
+    /// A 64-bit hash of one path's UTF-8 (its bytes, a word at a time, and its length).
+    static func pathHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0x4528_21E6_38D0_1377
+        guard let base = bytes.baseAddress else { return mix(hash, 1 << 63) }
+        var k = 0
+        while k + 8 <= bytes.count {
+            hash = mix(hash, base.loadUnaligned(fromByteOffset: k, as: UInt64.self))
+            k += 8
+        }
+        var tail: UInt64 = 0
+        while k < bytes.count {
+            tail = tail << 8 | UInt64(bytes[k])
+            k += 1
+        }
+        return mix(mix(hash, tail), UInt64(bytes.count) | 1 << 63)
     }
 
     /// A checksum of the body: detects a file torn by a crash between its write and its rename.
