@@ -80,6 +80,15 @@ extension SearchIndexTests {
                 stamps.append(lap.lap())
                 close(folder)
             }
+            var oneThread: [Double] = []
+            for _ in 0..<7 {
+                var lap = Stopwatch()
+                let folder = open(root, O_RDONLY | O_DIRECTORY)
+                _ = FileStamp.stamps(of: files, in: folder, threads: 1)
+                oneThread.append(lap.lap())
+                close(folder)
+            }
+            print("bench: stamps of \(files.count) files on 1 thread \(median(oneThread)) ms")
             var side: [Double] = []
             for _ in 0..<7 {
                 var lap = Stopwatch()
