@@ -37,14 +37,18 @@ extension SearchIndexTests {
             let index = try SearchIndex(vaultRoot: root)
             let build = try index.refresh(files)
             let buildTime = clock.lap()
-            print("bench: first build \(buildTime) ms: read \(build.read), indexed \(build.indexed),"
-                + " not UTF-8 \(build.invalidUTF8.count); index \(index.sizeInBytes / 1_000_000) MB at \(cache)")
+            print(
+                "bench: first build \(buildTime) ms: read \(build.read), indexed \(build.indexed),"
+                    + " not UTF-8 \(build.invalidUTF8.count); index \(index.sizeInBytes / 1_000_000) MB at \(cache)")
             let needles = ["부산 여행", "습니다", "좋은 질문이에요", "docker", "the schedule runs", "\"title\"", "zzqqxx"]
                 .map { SearchText.key($0, folding: true) }
 
             // Repeated searches: a new index object each time (as a new `vault search` process
             // opens it), nothing changed on disk.
-            var opening: [Double] = [], refresh: [Double] = [], query: [Double] = [], total: [Double] = []
+            var opening: [Double] = []
+            var refresh: [Double] = []
+            var query: [Double] = []
+            var total: [Double] = []
             var counts: [Int] = []
             for run in 0..<15 {
                 var lap = Stopwatch()
@@ -61,8 +65,10 @@ extension SearchIndexTests {
                 total.append(o + f + q)
                 counts.append(found?.count ?? -1)
             }
-            print("bench: repeated search, median of 15: open \(median(opening)) ms, refresh \(median(refresh)) ms,"
-                + " candidates \(median(query)) ms, total \(median(total)) ms (min \(total.min() ?? 0), max \(total.max() ?? 0))")
+            print(
+                "bench: repeated search, median of 15: open \(median(opening)) ms, refresh \(median(refresh)) ms,"
+                    + " candidates \(median(query)) ms, total \(median(total)) ms"
+                    + " (min \(total.min() ?? 0), max \(total.max() ?? 0))")
             print("bench: candidates per needle: \(zip(needles, counts).map { "\($0.0)=\($0.1)" })")
 
             // The parts of an up-to-date refresh.
@@ -74,6 +80,15 @@ extension SearchIndexTests {
                 stamps.append(lap.lap())
                 close(folder)
             }
+            var oneThread: [Double] = []
+            for _ in 0..<7 {
+                var lap = Stopwatch()
+                let folder = open(root, O_RDONLY | O_DIRECTORY)
+                _ = FileStamp.stamps(of: files, in: folder, threads: 1)
+                oneThread.append(lap.lap())
+                close(folder)
+            }
+            print("bench: stamps of \(files.count) files on 1 thread \(median(oneThread)) ms")
             var side: [Double] = []
             for _ in 0..<7 {
                 var lap = Stopwatch()
@@ -81,8 +96,9 @@ extension SearchIndexTests {
                 _ = StampFile.listHash(files)
                 side.append(lap.lap())
             }
-            print("bench: of a refresh: stamps of \(files.count) files on \(index.stampThreads) threads \(median(stamps)) ms,"
-                + " side file read and list hash \(median(side)) ms")
+            print(
+                "bench: of a refresh: stamps of \(files.count) files on \(index.stampThreads) threads"
+                    + " \(median(stamps)) ms, side file read and list hash \(median(side)) ms")
 
             var sorting: [Double] = []
             for seed in 0..<3 {
@@ -100,12 +116,16 @@ extension SearchIndexTests {
             let dropped = lap.lap()
             let back = try index.refresh(files)
             let readded = lap.lap()
-            print("bench: one file fewer: \(dropped) ms (removed \(fewer.removed)); back: \(readded) ms (read \(back.read))")
+            print(
+                "bench: one file fewer: \(dropped) ms (removed \(fewer.removed));"
+                    + " back: \(readded) ms (read \(back.read))")
 
             // Exactly the files that contain each needle.
             if environment["VAULT_SEARCH_BENCH_QUICK"] != nil { return }
             var truth = Array(repeating: [String](), count: needles.count)
-            var reading = 0.0, keying = 0.0, searching = 0.0
+            var reading = 0.0
+            var keying = 0.0
+            var searching = 0.0
             for file in files {
                 var lap = Stopwatch()
                 guard let bytes = try? FileIO.read(root + "/" + file),
@@ -119,8 +139,9 @@ extension SearchIndexTests {
                 for (k, needle) in needles.enumerated() where contains(key, needle) { truth[k].append(file) }
                 searching += lap.lap()
             }
-            print("bench: brute force over every file: \(clock.lap()) ms (reading and UTF-8 check \(Int(reading)) ms,"
-                + " SearchText.key \(Int(keying)) ms, byte search \(Int(searching)) ms)")
+            print(
+                "bench: brute force over every file: \(clock.lap()) ms (reading and UTF-8 check \(Int(reading)) ms,"
+                    + " SearchText.key \(Int(keying)) ms, byte search \(Int(searching)) ms)")
             for (k, needle) in needles.enumerated() {
                 #expect(try index.candidates(containingAll: [needle]) == truth[k].sorted(), "\(needle)")
             }

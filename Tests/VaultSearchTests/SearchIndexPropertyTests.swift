@@ -89,12 +89,15 @@ extension SearchIndexTests {
                 }
                 checked += 1
                 let expected = files.indices.filter { contains(keys[$0], needle) }.map { files[$0] }.sorted()
-                #expect(found == expected, "\(needle.debugDescription) \(needle.unicodeScalars.map { String($0.value, radix: 16) })")
+                #expect(
+                    found == expected,
+                    "\(needle.debugDescription) \(needle.unicodeScalars.map { String($0.value, radix: 16) })")
                 // A scan that compares lines by characters (the standard library's `firstRange(of:)`,
                 // canonical equivalence of grapheme clusters) finds no line outside the candidates.
                 for k in files.indices where !(found ?? []).contains(files[k]) {
                     let lines = keys[k].split(separator: "\n", omittingEmptySubsequences: false)
-                    #expect(!lines.contains { $0.firstRange(of: needle) != nil }, "\(files[k]) \(needle.debugDescription)")
+                    #expect(
+                        !lines.contains { $0.firstRange(of: needle) != nil }, "\(files[k]) \(needle.debugDescription)")
                 }
                 // Two needles: the texts that contain both.
                 let other = Self.needle(keys, &random)

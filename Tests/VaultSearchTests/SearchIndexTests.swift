@@ -22,7 +22,10 @@ import Glibc
             let refresh = try index.refresh(vault.files())
             #expect(refresh.read == vault.files().count)
             #expect(refresh.removed == 0)
-            #expect(try index.candidates(containingAll: [key("부산 여행")]) == ["diary/2024/2024-03-01-busan.md", "rooms/busan.md"])
+            #expect(
+                try index.candidates(containingAll: [key("부산 여행")]) == [
+                    "diary/2024/2024-03-01-busan.md", "rooms/busan.md",
+                ])
             #expect(try index.candidates(containingAll: [key("BUSAN TRIP")]) == ["rooms/busan.md"])
             #expect(try index.candidates(containingAll: [key("부산 여행"), key("일정을")]) == ["rooms/busan.md"])
             #expect(try index.candidates(containingAll: [key("\"days\": 3")]) == ["rooms/busan.md"])
@@ -30,8 +33,9 @@ import Glibc
             #expect(try index.candidates(containingAll: [key("nowhere at all")]) == [])
             // A text written in NFD is found by the NFC needle, and the other way round.
             #expect(try index.candidates(containingAll: [key("제주도")]) == ["diary/2024/2024-03-02-jeju.md"])
-            #expect(try index.candidates(containingAll: [key("café".decomposedStringWithCanonicalMapping)])
-                == ["rooms/berlin.md"])
+            #expect(
+                try index.candidates(containingAll: [key("café".decomposedStringWithCanonicalMapping)])
+                    == ["rooms/berlin.md"])
             // Not refreshed, an index cannot narrow.
             #expect(try SearchIndex(vaultRoot: vault.dir.path).candidates(containingAll: [key("부산 여행")]) == nil)
         }
@@ -64,7 +68,10 @@ import Glibc
             }
             // Three scalars (not three bytes, not three graphemes) are enough; a short needle
             // beside a long one is left out, and the long one still narrows.
-            #expect(try index.candidates(containingAll: [key("부산 ")]) == ["diary/2024/2024-03-01-busan.md", "rooms/busan.md"])
+            #expect(
+                try index.candidates(containingAll: [key("부산 ")]) == [
+                    "diary/2024/2024-03-01-busan.md", "rooms/busan.md",
+                ])
             #expect(try index.candidates(containingAll: ["ab", key("일정을")]) == ["rooms/busan.md"])
         }
     }
@@ -111,10 +118,16 @@ import Glibc
             index.racyMargin = 0
             #expect(try index.refresh(files).read == files.count)
             #expect(try index.refresh(files).read == 0)
-            #expect(Set(try index.candidates(containingAll: [key("부산 여행")]) ?? []) == ["diary/2024/2024-03-01-busan.md", "rooms/busan.md"])
+            #expect(
+                Set(try index.candidates(containingAll: [key("부산 여행")]) ?? []) == [
+                    "diary/2024/2024-03-01-busan.md", "rooms/busan.md",
+                ])
             // Then listed once (the side file's listing differs, and was ambiguous).
             #expect(try index.refresh(vault.files()).read == 0)
-            #expect(try index.candidates(containingAll: [key("부산 여행")]) == ["diary/2024/2024-03-01-busan.md", "rooms/busan.md"])
+            #expect(
+                try index.candidates(containingAll: [key("부산 여행")]) == [
+                    "diary/2024/2024-03-01-busan.md", "rooms/busan.md",
+                ])
         }
     }
 
@@ -217,7 +230,9 @@ import Glibc
                     .write(to: URL(fileURLWithPath: path))
             case .garbageInTheMiddle:
                 var damaged = bytes
-                for k in (bytes.count / 4)..<(bytes.count * 3 / 4) { damaged[k] = UInt8.random(in: 0...255, using: &random) }
+                for k in (bytes.count / 4)..<(bytes.count * 3 / 4) {
+                    damaged[k] = UInt8.random(in: 0...255, using: &random)
+                }
                 try damaged.write(to: URL(fileURLWithPath: path))
             case .oneByteInEachPageFlipped:
                 var damaged = bytes
@@ -297,7 +312,8 @@ import Glibc
             bytes.withUnsafeBytes { raw in
                 guard let base = raw.baseAddress else { return }
                 for start in stride(from: 0, to: raw.count, by: pageSize) {
-                    let stored = UInt64(littleEndian: (base + start).loadUnaligned(fromByteOffset: pageSize - 8, as: UInt64.self))
+                    let stored = UInt64(
+                        littleEndian: (base + start).loadUnaligned(fromByteOffset: pageSize - 8, as: UInt64.self))
                     if ChecksumVFS.checksum(base + start, count: pageSize) == stored { pagesWithTheirChecksum += 1 }
                 }
             }
@@ -363,7 +379,9 @@ import Glibc
         try withCacheHome { _ in
             let vault = try SampleVault()
             let before = try vault.listing()
-            #expect(throws: VaultError.self) { try SearchIndex(vaultRoot: vault.dir.path, path: vault.dir.path + "/cache/i.sqlite") }
+            #expect(throws: VaultError.self) {
+                try SearchIndex(vaultRoot: vault.dir.path, path: vault.dir.path + "/cache/i.sqlite")
+            }
             setenv("XDG_CACHE_HOME", vault.dir.path + "/.cache", 1)
             #expect(throws: VaultError.self) { try SearchIndex(vaultRoot: vault.dir.path) }
             #expect(try vault.listing() == before)
@@ -443,7 +461,8 @@ struct SampleVault {
         try dir.write(
             "rooms/busan.md",
             "---\ntitle: 부산 여행\n---\n\n## 🧑 user\n\n부산 여행 일정을 짜 줘. BUSAN TRIP\n\n```json\n{\"days\": 3}\n```\n")
-        try dir.write("rooms/berlin.md", "---\ntitle: Berlin\n---\n\nDie Straße ist lang. Ein Café.\r\nZweite Zeile.\r\n")
+        try dir.write(
+            "rooms/berlin.md", "---\ntitle: Berlin\n---\n\nDie Straße ist lang. Ein Café.\r\nZweite Zeile.\r\n")
         try dir.write("rooms/tokyo.md", "---\ntitle: 東京\n---\n\n東京タワーに行きたい。😀👍🏽\n")
         try dir.write("diary/2024/2024-03-01-busan.md", "# 부산\n\n부산 여행 첫날. 바다.\n")
         try dir.write("diary/2024/2024-03-02-jeju.md", "# 제주도\n\n제주도 여행.\n".decomposedStringWithCanonicalMapping)
@@ -512,6 +531,8 @@ func contains(_ text: String, _ needle: String) -> Bool {
 func expectExact(_ index: SearchIndex, _ vault: SampleVault, sourceLocation: SourceLocation = #_sourceLocation) throws {
     for needle in ["부산 여행", "straße", "gassen!", "東京タワー", "제주도", "café", "서울.", "😀👍🏽", "zweite zeile."] {
         let expected = filesContaining(key(needle), in: vault)
-        #expect(try index.candidates(containingAll: [key(needle)]) == expected.sorted(), "\(needle)", sourceLocation: sourceLocation)
+        #expect(
+            try index.candidates(containingAll: [key(needle)]) == expected.sorted(), "\(needle)",
+            sourceLocation: sourceLocation)
     }
 }

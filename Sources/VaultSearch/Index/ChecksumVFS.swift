@@ -84,7 +84,9 @@ enum ChecksumVFS {
 
     /// Notes from the database header at the start of `buffer` (a read or write at offset 0)
     /// whether the file has 8 reserved bytes a page.
-    private static func noteHeader(_ file: UnsafeMutablePointer<sqlite3_file>, _ buffer: UnsafeRawPointer, _ count: Int32) {
+    private static func noteHeader(
+        _ file: UnsafeMutablePointer<sqlite3_file>, _ buffer: UnsafeRawPointer, _ count: Int32
+    ) {
         guard count >= 100, memcmp(buffer, "SQLite format 3", 16) == 0 else { return }
         let reserved = buffer.load(fromByteOffset: 20, as: UInt8.self)
         UnsafeMutableRawPointer(file).storeBytes(of: reserved == 8 ? checksummed : 0, toByteOffset: 8, as: UInt32.self)

@@ -175,7 +175,9 @@ final class SQLiteStatement {
 
     /// The UTF-8 of a text column, valid until the statement steps or is reset.
     func textBytes(_ column: Int32) -> UnsafeRawBufferPointer {
-        guard let bytes = sqlite3_column_text(handle, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        guard let bytes = sqlite3_column_text(handle, column) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
         return UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
     }
 

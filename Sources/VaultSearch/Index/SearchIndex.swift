@@ -107,7 +107,8 @@ public final class SearchIndex {
             if resolved == realRoot || resolved.hasPrefix(realRoot == "/" ? "/" : realRoot + "/") {
                 throw VaultError.invalidArgument(
                     "the search index \(path) would be inside the vault (\(vaultRoot)); the index is a cache and"
-                        + " lives outside it: unset the index path, or set XDG_CACHE_HOME to a folder outside the vault")
+                        + " lives outside it: unset the index path, or set XDG_CACHE_HOME to a folder outside the vault"
+                )
             }
             try Self.makeFolders(upTo: String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
             connection = try openRepairing()
@@ -735,7 +736,9 @@ public final class SearchIndex {
         var head = absolute
         var tail: [Substring] = []
         while !head.isEmpty {
-            if let real = realPath(head) { return ([real == "/" ? "" : real] + tail.reversed().map(String.init)).joined(separator: "/") }
+            if let real = realPath(head) {
+                return ([real == "/" ? "" : real] + tail.reversed().map(String.init)).joined(separator: "/")
+            }
             guard let slash = head.lastIndex(of: "/") else { break }
             tail.append(head[head.index(after: slash)...])
             head = String(head[..<slash])
