@@ -50,7 +50,7 @@ let package = Package(
         // `vault search`: the scan (NFC, case folding, every core) and the optional index.
         // Its byte loops run without Swift's run-time exclusivity checks (a third of a scan's time).
         .target(
-            name: "VaultSearch", dependencies: ["VaultCore", "CSQLite", "CCrypto"], exclude: ["README.md"],
+            name: "VaultSearch", dependencies: ["VaultCore", "CSQLite", "CCrypto"], exclude: ["README.md", "Index/README.md"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
         // The command-line interface: one file per command.
         .target(
