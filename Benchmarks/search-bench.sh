@@ -76,7 +76,7 @@ for q in "docker" "부산" "가끔 숙소를 추천해" "가끔 메모리를 읽
     line=$(python3 - "$json" <<'EOF2'
 import json, statistics, sys
 r = {x["command"]: statistics.median(x["times"]) for x in json.load(open(sys.argv[1]))["results"]}
-print(f"vault (index) {r['vault']*1000:.0f} ms, rg {r['rg']*1000:.0f} ms (medians): {r['rg']/r['vault']:.1f}x faster than rg")
+print(f"vault (index) {r['vault']*1000:.0f} ms, rg {r['rg']*1000:.0f} ms (medians): {r['vault']/r['rg']:.2f}x rg")
 EOF2
 )
     echo "   '$q' ($vault_lines lines, rg $rg_lines): $line"
