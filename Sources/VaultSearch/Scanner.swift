@@ -35,7 +35,7 @@ struct FileScan: Sendable {
 ///
 /// Each file is read in pieces of at most `chunkSize` bytes (whole lines; a line longer than
 /// that is read whole), so memory stays bounded by the longest line, not the file. A piece is
-/// first checked as UTF-8 and for code points that can make it not NFC (`TextScan.classify`);
+/// first surveyed for code points that can make it not NFC (`TextScan.survey`, when the pattern needs it);
 /// then the bytes every hit must hold (`LineMatcher.needle`) are looked for with `memmem` in the
 /// piece as it is, case folded (ignoring case) or normalized (when not NFC), and only the lines
 /// they fall in are compared exactly (`LineMatcher.matches`).
@@ -221,7 +221,7 @@ struct Scanner: Sendable {
                 var e = end
                 if e > start && p[e - 1] == 0x0D { e -= 1 }
                 // A line that may match must be valid UTF-8, or the file is not searched.
-                if case .invalid(let at) = TextScan.classify(p + start, e - start, validatingOnly: true) {
+                if let at = TextScan.firstInvalidUTF8(p + start, e - start) {
                     return "not valid UTF-8 (byte \(offset + start + at + 1)); `vault check` shows where"
                 }
                 // The line itself decides whether it can be matched on its bytes.

@@ -7,79 +7,49 @@ import Glibc
 
 /// Byte-level passes over a file's bytes: the fast part of the scan.
 enum TextScan {
-    enum Verdict {
-        /// Valid UTF-8 and NFC as it is: lines can be compared byte for byte.
-        case stable
-        /// Valid UTF-8 that may not be NFC (decomposed Hangul, combining marks): each line is
-        /// normalized before it is compared.
-        case unstable
-        /// Not valid UTF-8 at this byte offset.
-        case invalid(at: Int)
-    }
-
-    /// Checks that `p[0..<n]` is valid UTF-8 and whether it holds a code point that can make
-    /// it not NFC. One pass; runs of ASCII are skipped eight bytes at a time.
-    static func classify(_ p: UnsafePointer<UInt8>, _ n: Int, validatingOnly: Bool = false) -> Verdict {
-        // Known stable (`survey`): only validity is checked (no table look-ups).
-        var unstable = validatingOnly
+    /// The offset of the first byte of `p[0..<n]` that is not valid UTF-8 (an overlong form, a
+    /// surrogate, a truncated or stray sequence), or nil when it is all valid. Runs of ASCII are
+    /// skipped eight bytes at a time. (Whether text is NFC is `survey`'s question.)
+    static func firstInvalidUTF8(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int? {
         var i = 0
-        let table = SearchText.unstableBMP
-        return table.withUnsafeBufferPointer { unstableBMP -> Verdict in
-            while i < n {
-                while i + 8 <= n {
-                    let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-                    if word & 0x8080_8080_8080_8080 != 0 { break }
-                    i += 8
-                }
-                guard i < n else { break }
-                let b0 = p[i]
-                if b0 < 0x80 {
-                    i += 1
-                    continue
-                }
-                if b0 < 0xC2 { return .invalid(at: i) }
-                if b0 < 0xE0 {
-                    guard i + 1 < n, p[i + 1] & 0xC0 == 0x80 else { return .invalid(at: i) }
-                    if b0 >= 0xCC && !unstable {
-                        let cp = UInt32(b0 & 0x1F) << 6 | UInt32(p[i + 1] & 0x3F)
-                        if unstableBMP[Int(cp >> 6)] & (1 << UInt64(cp & 63)) != 0 { unstable = true }
-                    }
-                    i += 2
-                } else if b0 < 0xF0 {
-                    guard i + 2 < n, p[i + 1] & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80 else { return .invalid(at: i) }
-                    if b0 == 0xE0 && p[i + 1] < 0xA0 { return .invalid(at: i) }  // overlong
-                    if b0 == 0xED && p[i + 1] >= 0xA0 { return .invalid(at: i) }  // a surrogate
-                    if !unstable {
-                        let block = Int(b0 & 0x0F) << 6 | Int(p[i + 1] & 0x3F)
-                        let mask = unstableBMP[block]
-                        if mask != 0 && mask & (1 << UInt64(p[i + 2] & 0x3F)) != 0 { unstable = true }
-                    }
-                    i += 3
-                } else if b0 < 0xF5 {
-                    guard i + 3 < n, p[i + 1] & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80, p[i + 3] & 0xC0 == 0x80
-                    else { return .invalid(at: i) }
-                    if b0 == 0xF0 && p[i + 1] < 0x90 { return .invalid(at: i) }
-                    if b0 == 0xF4 && p[i + 1] >= 0x90 { return .invalid(at: i) }
-                    if !unstable {
-                        let cp =
-                            UInt32(b0 & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6
-                            | UInt32(p[i + 3] & 0x3F)
-                        if SearchText.isUnstable(cp) { unstable = true }
-                    }
-                    i += 4
-                } else {
-                    return .invalid(at: i)
-                }
+        while i < n {
+            while i + 8 <= n {
+                let word = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 != 0 { break }
+                i += 8
             }
-            return validatingOnly ? .stable : unstable ? .unstable : .stable
+            guard i < n else { break }
+            let b0 = p[i]
+            if b0 < 0x80 {
+                i += 1
+            } else if b0 < 0xC2 {
+                return i
+            } else if b0 < 0xE0 {
+                guard i + 1 < n, p[i + 1] & 0xC0 == 0x80 else { return i }
+                i += 2
+            } else if b0 < 0xF0 {
+                guard i + 2 < n, p[i + 1] & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80 else { return i }
+                if b0 == 0xE0 && p[i + 1] < 0xA0 { return i }  // overlong
+                if b0 == 0xED && p[i + 1] >= 0xA0 { return i }  // a surrogate
+                i += 3
+            } else if b0 < 0xF5 {
+                guard i + 3 < n, p[i + 1] & 0xC0 == 0x80, p[i + 2] & 0xC0 == 0x80, p[i + 3] & 0xC0 == 0x80
+                else { return i }
+                if b0 == 0xF0 && p[i + 1] < 0x90 { return i }
+                if b0 == 0xF4 && p[i + 1] >= 0x90 { return i }
+                i += 4
+            } else {
+                return i
+            }
         }
+        return nil
     }
 
     /// What a quick look at `p[0..<n]` finds: a code point that can make it not NFC, and one
     /// whose case folding holds ASCII (`ß`, `ſ`, `K` (Kelvin), `ﬁ`, …). Eight bytes at a time:
     /// only the lead bytes of such code points (`C3`–`E3`, `EA`, `EF`–`F4`) are looked at
     /// closer, and Hangul syllables (`EA B0`–`ED`) never. Assumes valid UTF-8 (a file with hits
-    /// is checked in full by `classify`).
+    /// is checked by `firstInvalidUTF8`).
     static func survey(_ p: UnsafePointer<UInt8>, _ n: Int) -> (unstable: Bool, foldsToASCII: Bool) {
         var unstable = false
         var foldsToASCII = false
@@ -205,31 +175,6 @@ enum TextScan {
         while i < n {
             if p[i] == lower || p[i] == upper { if !check(i) { return } }
             i += 1
-        }
-    }
-
-    /// `p[0..<n]` with ASCII upper-case letters made lower-case, into `out`; other bytes as
-    /// they are. Eight bytes at a time.
-    static func lowercaseASCII(_ p: UnsafePointer<UInt8>, _ n: Int, into out: inout [UInt8]) {
-        if out.count < n + 8 { out = [UInt8](repeating: 0, count: n + 8) }
-        out.withUnsafeMutableBufferPointer { o in
-            let q = o.baseAddress!
-            var i = 0
-            let ones: UInt64 = 0x0101_0101_0101_0101
-            while i + 8 <= n {
-                let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-                let x = w & 0x7F7F_7F7F_7F7F_7F7F
-                let ge = (x &+ (0x80 - 0x41) &* ones) & 0x8080_8080_8080_8080
-                let le = ~(x &+ (0x7F - 0x5A) &* ones) & 0x8080_8080_8080_8080
-                let upper = ge & le & ~w
-                UnsafeMutableRawPointer(q + i).storeBytes(of: w | (upper >> 2), as: UInt64.self)
-                i += 8
-            }
-            while i < n {
-                let b = p[i]
-                q[i] = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
-                i += 1
-            }
         }
     }
 
