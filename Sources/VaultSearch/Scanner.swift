@@ -118,8 +118,8 @@ struct Scanner: Sendable {
             carry = rest
         }
         guard !state.hits.isEmpty else { return FileScan() }
-        return FileScan(
-            hits: state.hits, metadata: ItemMetadata(path: relative, kind: FileList.kind(of: relative), frontMatter: state.frontMatter))
+        let metadata = ItemMetadata(path: relative, kind: FileList.kind(of: relative), frontMatter: state.frontMatter)
+        return FileScan(hits: state.hits, metadata: metadata)
     }
 
     /// What the scan of a file knows between its pieces.
