@@ -34,7 +34,7 @@ import VaultTestSupport
 
     @Test func everyLayersErrorHasItsStatus() {
         let cases: [(any Error, VaultCLI.ExitStatus)] = [
-            (VaultError.malformed([FormatProblem(path: "rooms/a.md", line: 3, kind: .frontMatterNotMapping)]), .failure),
+            (VaultError.malformed([FormatProblem(path: "a.md", line: 3, kind: .frontMatterNotMapping)]), .failure),
             (VaultError.input(.unreadableDate("someday")), .failure),
             (VaultError.repository(.libgit2(doing: "write the index", message: "disk full", errorClass: 2)), .failure),
             (VaultError.provider("the server is unreachable", exitStatus: 3, kept: false), .unreachable),
@@ -59,10 +59,10 @@ import VaultTestSupport
 
     @Test func internalAndGitMessagesCarryTheirContext() {
         let broken = VaultError.internal(
-            InternalError("the merge would lose 2 item(s) (rooms/a.md, rooms/b.md)", context: "the remote's commit is 1a2b"))
+            InternalError("the merge would lose 2 item(s) (rooms/a.md, b.md)", context: "the remote's commit is 1a2b"))
         #expect(
             broken.description
-                == "internal error: the merge would lose 2 item(s) (rooms/a.md, rooms/b.md) (the remote's commit is 1a2b);"
+                == "internal error: the merge would lose 2 item(s) (rooms/a.md, b.md) (the remote's commit is 1a2b);"
                 + " vault stopped before changing anything. Please report this.")
         let git = VaultError.repository(.libgit2(doing: "write the index", message: "failed to write", errorClass: 10))
         #expect(git.description == "cannot write the index: failed to write")

@@ -141,8 +141,8 @@ public final class VaultResolve {
             // `git merge` on a branch with no commit fast-forwards: MERGE_HEAD without HEAD is not git's doing.
             throw VaultError.internal(
                 InternalError(
-                    "a merge is in progress on a branch with no commit", context: "MERGE_HEAD in \(history.gitDirectory)",
-                    changedNothing: false))
+                    "a merge is in progress on a branch with no commit",
+                    context: "MERGE_HEAD in \(history.gitDirectory)", changedNothing: false))
         }
         defer { git_commit_free(head.commit); git_tree_free(head.tree) }
         var parents: [OpaquePointer] = [head.commit]
