@@ -37,8 +37,12 @@ import VaultTestSupport
             (VaultError.malformed([FormatProblem(path: "a.md", line: 3, kind: .frontMatterNotMapping)]), .failure),
             (VaultError.input(.unreadableDate("someday")), .failure),
             (VaultError.repository(.libgit2(doing: "write the index", message: "disk full", errorClass: 2)), .failure),
-            (VaultError.provider("the server is unreachable", exitStatus: 3, kept: false), .unreachable),
-            (VaultError.provider("interrupted", exitStatus: 130, kept: true), .interrupted),
+            (VaultError.provider(ProviderFailure(.timeout, "no answer"), kept: false), .unreachable),
+            (VaultError.provider(ProviderFailure(.noKey, "no key"), kept: false), .keyRefused),
+            (VaultError.provider(ProviderFailure(.cutOff, "cut off"), kept: true), .badReply),
+            (VaultError.provider(ProviderFailure(.interrupted, "interrupted"), kept: true), .interrupted),
+            (VaultError.provider(ProviderFailure(.unsaved, "not saved"), kept: false), .failure),
+            (VaultError.editor(.savedNothing(editor: "vi", how: "exit status 1", path: "a.md")), .failure),
             (VaultError.internal(InternalError("the merge would lose 1 item(s)", context: "abc")), .internalError),
             (UsageError.unknownFormat("pdf"), .usage),
             (CommandError.noMatch, .failure),
@@ -101,6 +105,12 @@ import VaultTestSupport
         try expectRefused(
             ["chat", "Plans", "hi", "--provider", "nowhere"], in: vault, status: 1,
             message: "the provider 'nowhere' is not configured: add it under `providers:` in vault.yml")
+        try expectRefused(["room", "new", "  "], in: vault, status: 1, message: "give the room a title")
+        try expectRefused(
+            ["restore", "Plans", "--at", "HEAD"], in: vault, status: 1,
+            message: "rooms/plans.md is already as it was at ")
+        try expectRefused(
+            ["tag", "Plans", "+x"], in: vault, status: 1, message: "rooms/plans.md is a room; tags belong to diary entries")
     }
 
     @Test func gitRefusalsSayWhatToDo() throws {
@@ -116,6 +126,10 @@ import VaultTestSupport
         let vault = try freshVault()
         try expectRefused(["sync", "--undo", "origin"], in: vault, status: 64, message: "--undo takes no remote")
         try expectRefused(["rooms", "--locale", "xx_YY"], in: vault, status: 64, message: "unknown locale 'xx_YY'")
+        expectSuccess(try runVault(["room", "new", "Plans"], in: vault.path))
+        try expectRefused(["room", "set", "Plans", "model"], in: vault, status: 64, message: "give a value for 'model'")
+        try expectRefused(["tag", "Plans"], in: vault, status: 64, message: "give tags to change")
+        try expectRefused(["rm", "Plans"], in: vault, status: 64, message: "not removing rooms/plans.md without confirmation")
         let unknown = try runVault(["rooms", "--bogus"], in: vault.path)
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("--bogus"))

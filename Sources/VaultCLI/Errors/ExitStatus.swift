@@ -46,8 +46,7 @@ enum ExitStatus: Int32, CaseIterable {
         case is UsageError: return .usage
         case let error as CommandError: return of(error)
         default:
-            // ArgumentParser's own: --help and --version (0), a wrong command line (64), and
-            // the `ExitCode`s of commands that set their status themselves.
+            // ArgumentParser's own: --help and --version (0), a wrong command line (64).
             let code = VaultCommand.exitCode(for: error).rawValue
             return ExitStatus(rawValue: code) ?? .failure
         }
@@ -58,11 +57,25 @@ enum ExitStatus: Int32, CaseIterable {
         case .malformed, .malformedEnd: return .failure
         case .notAVault, .alreadyAVault: return .failure
         case .itemNotFound, .ambiguousItem: return .failure
-        case .input, .invalidArgument: return .failure
-        case .io, .locked, .changedOnDisk, .symbolicLink, .editorNotStarted: return .failure
+        case .input: return .failure
+        case .io, .locked, .changedOnDisk, .symbolicLink, .editor: return .failure
         case .repository: return .failure
-        case .provider(_, let status, _): return ExitStatus(rawValue: status) ?? .failure
+        case .provider(let failure, _): return of(failure.kind)
         case .internal: return .internalError
+        }
+    }
+
+    static func of(_ kind: ProviderFailure.Kind) -> ExitStatus {
+        switch kind {
+        case .unreachable, .timeout: return .unreachable
+        case .unauthorized, .noKey, .keyNotApproved: return .keyRefused
+        case .notFound: return .modelNotFound
+        case .rateLimited: return .rateLimited
+        case .serverError: return .serverError
+        case .cutOff, .malformed, .tooLong, .empty: return .badReply
+        case .rejected: return .rejected
+        case .interrupted: return .interrupted
+        case .unsaved: return .failure
         }
     }
 

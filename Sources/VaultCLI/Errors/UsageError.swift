@@ -35,6 +35,14 @@ enum UsageError: Error, CustomStringConvertible {
     case notADay(option: String, text: String)
     /// `--color` is not auto, always or never.
     case unknownColor(String)
+    /// `vault room set ROOM KEY` with neither a value nor `--unset`.
+    case missingValue(key: String)
+    /// `vault tag ITEM` with no `+tag` or `-tag`.
+    case noTagChanges
+    /// A `vault tag` argument that is not `+tag` or `-tag` with a usable tag.
+    case notATagChange(String)
+    /// `vault rm` with standard input not a terminal (no one to ask) and no `--yes`.
+    case confirmationNeeded(path: String)
 
     var description: String {
         switch self {
@@ -62,6 +70,14 @@ enum UsageError: Error, CustomStringConvertible {
             return "\(option) '\(text)' is not a day: write 2026-11-21, 2026-11-21T22:30, today, yesterday or -N"
         case .unknownColor(let color):
             return "--color takes auto, always or never, not '\(color)'"
+        case .missingValue(let key):
+            return "give a value for '\(key)', or --unset"
+        case .noTagChanges:
+            return "give tags to change: +tag adds, -tag removes"
+        case .notATagChange(let change):
+            return "'\(change)' is not a tag (write +tag or -tag)"
+        case .confirmationNeeded(let path):
+            return "not removing \(path) without confirmation: add --yes"
         }
     }
 }

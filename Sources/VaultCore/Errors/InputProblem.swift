@@ -21,6 +21,32 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     case unreadableDate(String)
     /// A revision (`HEAD~2`, a commit id) that names no commit of the vault's history.
     case unknownRevision(String)
+    /// A room was named where a diary entry was expected (its path).
+    case notADiaryEntry(String)
+
+    // Writing.
+
+    /// A blank room title.
+    case emptyTitle
+    /// A blank diary entry.
+    case emptyEntry
+    /// What was piped in (`what`: "text", "message") is not UTF-8.
+    case standardInputNotUTF8(what: String)
+    /// A tag that is blank or holds a comma.
+    case notATag(String)
+    /// `vault chat` with no message given, piped or typed below the room's prompt marker.
+    case nothingToSend(room: String)
+    /// `vault retry` in a room whose last message has its reply.
+    case nothingToRetry(room: String)
+
+    // Restoring.
+
+    /// The file (a path) did not exist at the revision given.
+    case absentAt(path: String, revision: String)
+    /// The file exists, and no revision was given to bring back.
+    case restoreNeedsRevision(path: String)
+    /// The file is already as it was at the revision (its short id).
+    case alreadyAsAt(path: String, revision: String)
 
     // Front-matter.
 
@@ -88,6 +114,27 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
                 + " (three days ago)"
         case .unknownRevision(let revision):
             return "no revision '\(revision)' in the history (`vault log` lists them)"
+        case .notADiaryEntry(let path):
+            return "\(path) is a room; tags belong to diary entries"
+        case .emptyTitle:
+            return "give the room a title"
+        case .emptyEntry:
+            return "the entry is empty: nothing was written"
+        case .standardInputNotUTF8(let what):
+            return "the \(what) on standard input is not UTF-8"
+        case .notATag(let tag):
+            return "'\(tag)' is not a tag"
+        case .nothingToSend(let room):
+            return "nothing to send: give a message (`vault chat \(VaultPath.stem(of: room)) \"…\"`), pipe one in, or"
+                + " type it below the prompt marker at the end of \(room)"
+        case .nothingToRetry(let room):
+            return "nothing to retry in \(room): its last message has a reply. Send a new one with `vault chat`."
+        case .absentAt(let path, let revision):
+            return "\(path) did not exist at \(revision) (`vault log \(path)` shows its history)"
+        case .restoreNeedsRevision(let path):
+            return "\(path) exists; say which version to bring back with --at REV (`vault log \(path)` lists them)"
+        case .alreadyAsAt(let path, let revision):
+            return "\(path) is already as it was at \(revision); nothing to restore"
         case .invalidKey(let key):
             return "'\(key)' cannot be a front-matter key"
         case .keyNotRewritable(let path, let key):

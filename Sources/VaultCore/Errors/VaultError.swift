@@ -152,7 +152,7 @@ public enum RoomEndProblem: Sendable, Hashable {
 /// `VaultHistory`, which VaultGit implements, throws it too), whose cases carry each layer's
 /// own payload: format problems with file and line (`FormatProblem`), values the library
 /// cannot use (`InputProblem`), git's failures (`RepositoryFailure`, raised by VaultGit),
-/// the provider's (`ProviderFailure`'s message and status), and broken invariants
+/// the provider's and the editor's (`ProviderFailure`, `EditorFailure`), and broken invariants
 /// (`InternalError`). The CLI gives each case its exit status in one place
 /// (`VaultCLI/Errors/ExitStatus.swift`; README, "Exit status").
 public enum VaultError: Error, Sendable, CustomStringConvertible {
@@ -174,18 +174,13 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case io(path: String, operation: String, reason: String)
     /// Another `vault` process holds the vault's lock for too long.
     case locked(path: String, holder: String)
-    /// A value given on the command line is not usable.
-    ///
-    /// Deprecated: being replaced by `input(_:)` and the CLI's `UsageError`; only the command
-    /// files another change is moving into the library still throw it.
-    case invalidArgument(String)
     /// The vault's git repository refused or failed.
     case repository(RepositoryFailure)
-    /// The model's server gave no complete reply: the message, the exit status of that kind
-    /// of failure (`ProviderFailure.exitStatus`); `kept` says whether a partial reply was saved.
-    case provider(String, exitStatus: Int32, kept: Bool)
-    /// The editor could not be started.
-    case editorNotStarted(command: String, reason: String)
+    /// The model's server gave no complete reply (what kind of failure, and its message);
+    /// `kept` says whether the part of the reply that arrived was saved.
+    case provider(ProviderFailure, kept: Bool)
+    /// The editor could not be started, or failed; what it saved is kept.
+    case editor(EditorFailure)
     /// The file changed on disk (saved in an editor) while vault was changing it; vault left
     /// the file as the other program wrote it.
     case changedOnDisk(path: String)
@@ -223,20 +218,18 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .locked(let path, let holder):
             return "another vault process (\(holder)) is still working on this vault; waited for its lock \(path)."
                 + " Try again when it has finished."
-        case .invalidArgument(let detail):
-            return detail
         case .repository(let failure):
             return failure.description
-        case .editorNotStarted(let command, let reason):
-            return "cannot start the editor '\(command)': \(reason)"
+        case .editor(let failure):
+            return failure.description
         case .symbolicLink(let path, let target):
             return "\(path) is a symbolic link (to \(target)): vault never writes through a link or commits what it points"
                 + " to, and changed nothing. Put the file or folder itself there, or remove the link."
         case .changedOnDisk(let path):
             return "\(path) changed on disk while vault was changing it (saved in an editor?): vault left it as it is"
                 + " now and wrote nothing. Run the command again."
-        case .provider(let detail, _, let kept):
-            return detail
+        case .provider(let failure, let kept):
+            return failure.message
                 + (kept
                     ? " (the part of the reply that arrived is saved, marked interrupted; `vault retry` asks again)"
                     : " (your message is saved; `vault retry` sends it again)")
