@@ -93,10 +93,10 @@ private func expectCommitted(
 
     @Test func aChangeThatThrowsBeforeItsCommitCommitsNothing() throws {
         let (dir, vault) = try newVault()
-        expectError("stop") {
+        expectError("name a room") {
             try vault.change { change throws(VaultError) in
                 try change.write(Array("x\n".utf8), to: "attachments/x.txt")
-                throw VaultError.invalidArgument("stop")
+                throw VaultError.input(.emptyName)
             }
         }
         #expect(try subjects(dir.path) == ["init: vault"])

@@ -33,7 +33,7 @@ extension VaultCommand {
             let cwd = FileManager.default.currentDirectoryPath
             let files = attachments.map { Vault.absolute($0, from: cwd) }
             for file in files where !FileIO.exists(file) || FileIO.isDirectory(file) {
-                throw VaultError.invalidArgument("cannot attach \(file): no such file")
+                throw VaultError.io(path: file, operation: "attach", reason: "no such file")
             }
             let vault = try location.openForChange(prefetching: VaultPath.rooms)
             Trace.mark("vault opened")
@@ -43,7 +43,7 @@ extension VaultCommand {
             if text == nil && !Terminal.stdinIsTerminal {
                 let data = FileHandle.standardInput.readDataToEndOfFile()
                 guard let s = String(data: data, encoding: .utf8) else {
-                    throw VaultError.invalidArgument("the message on standard input is not UTF-8")
+                    throw VaultError.input(.standardInputNotUTF8(what: "message"))
                 }
                 if !s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { text = s }
             }

@@ -127,7 +127,7 @@ extension VaultCommand {
             let path = target.path
             if !yes {
                 guard Terminal.stdinIsTerminal else {
-                    throw VaultError.invalidArgument("not removing \(path) without confirmation: add --yes")
+                    throw UsageError.confirmationNeeded(path: path)
                 }
                 switch target {
                 case .item(_, let title): Terminal.stream("Remove \(path) (\(title))? [y/N] ")
@@ -179,7 +179,7 @@ extension VaultCommand {
             if removed.isEmpty && kept.isEmpty && (recovery?.committedPaths.isEmpty ?? true) {
                 print("No lock files: nothing to do.")
             }
-            if !kept.isEmpty { throw ExitCode.failure }
+            if !kept.isEmpty { throw CommandError.problemsReported }
         }
     }
 }

@@ -56,7 +56,7 @@ extension VaultCommand {
             @Flag(help: "Remove the key.") var unset = false
 
             func execute() throws {
-                guard unset || value != nil else { throw VaultError.invalidArgument("give a value for '\(key)', or --unset") }
+                guard unset || value != nil else { throw UsageError.missingValue(key: key) }
                 let vault = try location.openForChange()
                 let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
                 let result = try RoomSettings(vault: vault).set(key, to: unset ? nil : value, inRoom: path)
@@ -78,7 +78,6 @@ extension VaultCommand {
 
             func execute() throws {
                 let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard !title.isEmpty else { throw VaultError.invalidArgument("give the room a title") }
                 let vault = try location.openForChange()
                 let path = try RoomCreation(vault: vault).create(title: title, model: model, system: system)
                 print("Made \(path). Talk in it with `vault chat \(VaultPath.stem(of: path)) \"…\"`.")

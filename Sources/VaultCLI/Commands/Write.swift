@@ -34,7 +34,7 @@ extension VaultCommand {
                 if text == nil && !editor && !Terminal.stdinIsTerminal {
                     let data = FileHandle.standardInput.readDataToEndOfFile()
                     guard let s = String(data: data, encoding: .utf8) else {
-                        throw VaultError.invalidArgument("the text on standard input is not UTF-8")
+                        throw VaultError.input(.standardInputNotUTF8(what: "text"))
                     }
                     text = s
                 }
@@ -93,13 +93,13 @@ extension VaultCommand {
         @Argument(parsing: .allUnrecognized, help: "+tag adds, -tag removes.") var changes: [String] = []
 
         func execute() throws {
-            guard !changes.isEmpty else { throw VaultError.invalidArgument("give tags to change: +tag adds, -tag removes") }
+            guard !changes.isEmpty else { throw UsageError.noTagChanges }
             var adding: [String] = []
             var removing: [String] = []
             for change in changes {
                 let name = String(change.drop { $0 == "+" || $0 == "-" }).trimmingCharacters(in: .whitespaces)
                 guard !name.isEmpty, !name.contains(where: { $0 == "," || $0 == "\n" }) else {
-                    throw VaultError.invalidArgument("'\(change)' is not a tag (write +tag or -tag)")
+                    throw UsageError.notATagChange(change)
                 }
                 if change.hasPrefix("-") { removing.append(name) } else { adding.append(name) }
             }

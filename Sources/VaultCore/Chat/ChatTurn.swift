@@ -95,8 +95,7 @@ public struct ChatTurn {
                 let (room, stamp) = try readRoom()
                 let usePending = message == nil
                 guard var text = (message ?? room.pendingPrompt).map(ChatTurn.tidy), !text.isEmpty || !attachments.isEmpty else {
-                    throw VaultError.invalidArgument(
-                        "nothing to send: give a message (`vault chat \(VaultPath.stem(of: roomPath)) \"…\"`), pipe one in, or type it below the prompt marker at the end of \(roomPath)")
+                    throw VaultError.input(.nothingToSend(room: roomPath))
                 }
                 // The header's date formatter (ICU's start-up, about a millisecond) is made while
                 // the repository is still being opened on the other core.
@@ -167,9 +166,7 @@ public struct ChatTurn {
                 // An unanswered message is sent again; a reply the server cut short is sent as it
                 // is, last, for the model to go on from.
                 guard let last = answered.last, last.role == .user || last.header.attribute("truncated") != nil else {
-                    throw VaultError.invalidArgument(
-                        "nothing to retry in \(roomPath): its last message has a reply. "
-                            + "Send a new one with `vault chat`.")
+                    throw VaultError.input(.nothingToRetry(room: roomPath))
                 }
                 return (makeRequest(room: room, upTo: room.messages), Written(room: room, stamp: stamp), last)
             }
@@ -247,10 +244,10 @@ public struct ChatTurn {
             }
         }
         if let failure {
-            throw VaultError.provider(failure.message, exitStatus: failure.exitStatus, kept: saved != nil)
+            throw VaultError.provider(failure, kept: saved != nil)
         }
         guard let saved else {
-            throw VaultError.provider("the reply could not be saved", exitStatus: 8, kept: false)
+            throw VaultError.provider(ProviderFailure(.unsaved, "the reply could not be saved"), kept: false)
         }
         return (saved, saving.path)
     }

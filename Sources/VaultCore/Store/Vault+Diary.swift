@@ -70,7 +70,7 @@ public enum Editor {
         do {
             try process.run()
         } catch {
-            throw VaultError.invalidArgument("cannot start the editor '\(command)': \(error.localizedDescription)")
+            throw VaultError.editor(.notStarted(command: command, reason: error.localizedDescription))
         }
         // SIGINT, SIGTERM, SIGHUP wait for the editor (it gets its own): what it saves is then
         // committed before vault ends (`Termination`).

@@ -55,7 +55,7 @@ public struct DiaryWriting {
     /// - Parameters:
     ///   - date: the day or time it is for (`2026-11-21`, `2026-11-21T22:30`, `today`, `-2`);
     ///     a day alone takes the time of day now. Nil: now.
-    /// - Throws: `VaultError.invalidArgument` for a date or tag that cannot be one.
+    /// - Throws: `VaultError.input` for a date or tag that cannot be one.
     public func newEntry(title: String?, date: String?, tags: [String]) throws(VaultError) -> NewEntry {
         let created: Timestamp
         if let date {
@@ -65,7 +65,7 @@ public struct DiaryWriting {
             created = now
         }
         for tag in tags where tag.trimmingCharacters(in: .whitespaces).isEmpty || tag.contains(",") {
-            throw VaultError.invalidArgument("'\(tag)' is not a tag")
+            throw VaultError.input(.notATag(tag))
         }
         var unique: [String] = []
         for tag in tags where !unique.contains(tag) { unique.append(tag) }
@@ -75,10 +75,10 @@ public struct DiaryWriting {
 
     /// Writes `entry` with the body `text` and commits it (`diary: add 2026-11-21 첫눈`).
     ///
-    /// - Throws: `VaultError.invalidArgument` when `text` is blank: nothing is written.
+    /// - Throws: `VaultError.input(.emptyEntry)` when `text` is blank: nothing is written.
     public func write(_ entry: NewEntry, text: String) throws(VaultError) -> Result {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-            throw VaultError.invalidArgument("the entry is empty: nothing was written")
+            throw VaultError.input(.emptyEntry)
         }
         let heading = DateText.heading(entry.created.localDate, locale: vault.config.locale)
         let id = Identifier.newEntryID()
@@ -112,8 +112,7 @@ public struct DiaryWriting {
         return try vault.change([path], handEdits: .partOfTheChange) { change throws(VaultError) -> Result in
             guard FileIO.exists(vault.absolute(path)) else {
                 if case .failed(let how) = outcome {
-                    throw VaultError.invalidArgument(
-                        "the editor '\(editor.name)' failed (\(how)) and removed \(path): no entry was made")
+                    throw VaultError.editor(.removedDraft(editor: editor.name, how: how, path: path))
                 }
                 return Result(kind: .removedInEditor, path: path)
             }
@@ -121,13 +120,13 @@ public struct DiaryWriting {
             if case .failed(let how) = outcome {
                 guard bytes != draft else {
                     try removeIfUnchanged(path, stamp)
-                    throw VaultError.invalidArgument(
-                        "the editor '\(editor.name)' failed (\(how)) and saved nothing: no entry was made")
+                    throw VaultError.editor(.leftDraftEmpty(editor: editor.name, how: how))
                 }
                 let label = (try? DiaryFile(parsing: bytes, path: path)).map(DiaryWriting.label) ?? path
                 try change.commit(message: "diary: add \(label) (the editor failed: \(how))")
-                throw VaultError.invalidArgument(
-                    "the editor '\(editor.name)' failed (\(how)); what it saved in \(path) is kept\(committedNote)")
+                throw VaultError.editor(
+                    .keptWhatItSaved(
+                        editor: editor.name, how: how, path: path, committed: vault.history != nil, showsDiff: false))
             }
             guard let written = try? DiaryFile(parsing: bytes, path: path) else {
                 // Broken in the editor: the words are kept and committed; the problems are shown.
@@ -164,7 +163,6 @@ public struct DiaryWriting {
     }
 
     /// " and committed" when the vault keeps history.
-    private var committedNote: String { vault.history == nil ? "" : " and committed" }
 
     /// Removes a file the editor left as vault wrote it (a draft never written to), if it is
     /// still the version read (`stamp`).

@@ -54,8 +54,8 @@ public struct Editing {
                 if case .failed(let text) = outcome { how = text } else { how = "" }
                 try change.commit(message: "edit: \(path) (removed in the editor)")
                 guard how.isEmpty else {
-                    throw VaultError.invalidArgument(
-                        "the editor '\(editor.name)' failed (\(how)), and \(removalNote(path))")
+                    throw VaultError.editor(
+                        .removedFile(editor: editor.name, how: how, path: path, committed: vault.history != nil))
                 }
                 return Result(kind: .removed, path: path)
             }
@@ -63,14 +63,13 @@ public struct Editing {
                 // Kept as it is: no `updated`, no write. Committed if anything changed.
                 let bytes = try FileIO.read(vault.absolute(path))
                 let committed = try change.commit(message: "edit: \(path) (the editor failed: \(how))")
-                let failed = "the editor '\(editor.name)' failed (\(how))"
                 if vault.history == nil ? bytes != original : committed {
-                    throw VaultError.invalidArgument(
-                        "\(failed); what it saved in \(path) is kept\(committedNote)"
-                            + " (`vault diff \(path) HEAD~1` shows the change)")
+                    throw VaultError.editor(
+                        .keptWhatItSaved(
+                            editor: editor.name, how: how, path: path, committed: vault.history != nil,
+                            showsDiff: true))
                 }
-                throw VaultError.invalidArgument(
-                    "\(failed) and saved nothing: \(path) is unchanged, nothing was committed")
+                throw VaultError.editor(.savedNothing(editor: editor.name, how: how, path: path))
             }
             var bytes = try FileIO.read(vault.absolute(path))
             guard bytes != original else { return Result(kind: .unchanged, path: path) }
@@ -91,12 +90,9 @@ public struct Editing {
 
     /// `rooms/x.md was removed in the editor; the removal is kept and committed (…)`.
     public func removalNote(_ path: String) -> String {
-        "\(path) was removed in the editor; the removal is kept\(committedNote)"
-            + " (`vault restore \(path)` brings it back)"
+        EditorFailure.removal(of: path, committed: vault.history != nil)
     }
 
-    /// " and committed" when the vault keeps history.
-    private var committedNote: String { vault.history == nil ? "" : " and committed" }
 
     /// Sets `updated` of the entry at `path` over the version on disk, never over a newer save
     /// (a GUI editor may still be saving): read again and done again if the file changed.

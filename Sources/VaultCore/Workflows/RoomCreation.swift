@@ -10,10 +10,10 @@ public struct RoomCreation {
     /// when given.
     ///
     /// - Returns: the new room's path.
-    /// - Throws: `VaultError.invalidArgument` for a blank title: nothing is written.
+    /// - Throws: `VaultError.input(.emptyTitle)` for a blank title: nothing is written.
     public func create(title: String, model: String? = nil, system: String? = nil) throws(VaultError) -> String {
         let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !title.isEmpty else { throw VaultError.invalidArgument("give the room a title") }
+        guard !title.isEmpty else { throw VaultError.input(.emptyTitle) }
         return try vault.change { change throws(VaultError) -> String in
             let path = vault.newRoomPath(title: title)
             change.include([path])

@@ -15,13 +15,13 @@ public struct Tagging {
     /// Adds `adding` and removes `removing` from the tags of `item`.
     ///
     /// - Returns: the entry's path and its tags now.
-    /// - Throws: `VaultError.invalidArgument` when `item` is a room; a format error when the
+    /// - Throws: `VaultError.input(.notADiaryEntry)` when `item` is a room; a format error when the
     ///   entry cannot be read. Nothing is written then.
     public func tag(_ item: VaultItem, adding: [String], removing: [String]) throws(VaultError)
         -> (path: String, tags: [String])
     {
         guard case .diaryEntry(let path) = item else {
-            throw VaultError.invalidArgument("\(item.path) is a room; tags belong to diary entries")
+            throw VaultError.input(.notADiaryEntry(item.path))
         }
         return try vault.change([path]) { change throws(VaultError) -> (path: String, tags: [String]) in
             try change.commitHandEdits()

@@ -19,7 +19,7 @@ public struct Restore {
     /// - Parameter name: the name the person gave for it (the error names it when no version is
     ///   in the history); the path when nil.
     /// - Returns: the short id of the revision restored from.
-    /// - Throws: `VaultError.invalidArgument` when the file did not exist at `revision`, when
+    /// - Throws: `VaultError.input` when the file did not exist at `revision`, when
     ///   it exists and no revision is given, or when it is already as it was; nothing changes.
     public func restore(_ path: String, named name: String? = nil, at revision: String?) throws(VaultError)
         -> String
@@ -28,15 +28,13 @@ public struct Restore {
         let source: (bytes: [UInt8], revision: String)
         if let revision {
             guard let bytes = try history.contents(of: path, at: revision) else {
-                throw VaultError.invalidArgument(
-                    "\(path) did not exist at \(revision) (`vault log \(path)` shows its history)")
+                throw VaultError.input(.absentAt(path: path, revision: revision))
             }
             source = (bytes, try history.commitID(revision))
         } else if !exists, let last = try history.lastVersion(of: path) {
             source = last
         } else if exists {
-            throw VaultError.invalidArgument(
-                "\(path) exists; say which version to bring back with --at REV (`vault log \(path)` lists them)")
+            throw VaultError.input(.restoreNeedsRevision(path: path))
         } else {
             throw VaultError.itemNotFound(name ?? path, hint: "No version of it is in the history.")
         }
@@ -44,7 +42,7 @@ public struct Restore {
         try vault.change([path]) { change throws(VaultError) in
             try change.commitHandEdits()
             if exists, try FileIO.read(vault.absolute(path)) == source.bytes {
-                throw VaultError.invalidArgument("\(path) is already as it was at \(short); nothing to restore")
+                throw VaultError.input(.alreadyAsAt(path: path, revision: short))
             }
             try change.write(source.bytes, to: path)
             try change.commit(message: "restore: \(path) (as of \(short))")
