@@ -6,7 +6,8 @@ import VaultCore
 extension GitHistory {
     // MARK: VaultHistory
 
-    public func prepare(_ paths: [String]) throws(VaultError) {
+    @discardableResult
+    public func prepare(_ paths: [String]) throws(VaultError) -> [String] {
         Trace.mark("prepare: start")
         try recoverFromKilledVaults()
         try checkReady()
@@ -35,8 +36,17 @@ extension GitHistory {
         }
         Trace.mark("prepare: hand edits checked")
         if !edited.isEmpty {
-            try commit(edited, message: "edit: " + edited.joined(separator: ", "))
+            // The hand-edit commit of the change path (`Change.commitHandEdits` calls this).
+            try commit(edited, message: "edit: " + GitHistory.list(edited))
         }
+        return edited
+    }
+
+    /// Paths as a commit's subject names them: all of them up to five, else the first five and
+    /// how many more (`a.md, b.md, c.md, d.md, e.md and 3 more`).
+    static func list(_ paths: [String]) -> String {
+        paths.count > 5
+            ? paths.prefix(5).joined(separator: ", ") + " and \(paths.count - 5) more" : paths.joined(separator: ", ")
     }
 
     public func willChange(_ paths: [String]) {

@@ -131,7 +131,8 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// overlaps argument parsing and reading the vault.
     public static func warmUp() { LibGit2.warmUp() }
 
-    public func prepare(_ paths: [String]) throws(VaultError) { try history().prepare(paths) }
+    @discardableResult
+    public func prepare(_ paths: [String]) throws(VaultError) -> [String] { try history().prepare(paths) }
 
     /// Notes the paths (`CommitIntent`) without opening the repository.
     public func willChange(_ paths: [String]) { CommitIntent.add(paths, root: root) }

@@ -297,3 +297,72 @@ private func expectCommitted(
         #expect(try commitCount(dir.path) == 2)
     }
 }
+
+@Suite struct SyncAndRemoteWorkflowTests {
+    /// A bare repository on this machine, its branch `main`, to sync with.
+    private func bareRemote() throws -> TemporaryDirectory {
+        let remote = TemporaryDirectory("vault-workflow-remote")
+        try git(["init", "--bare", "-q", "-b", "main", remote.path], in: remote.path)
+        return remote
+    }
+
+    @Test func aRemoteIsAddedAndRemovedThroughTheLibrary() throws {
+        let (dir, vault) = try newVault()
+        let remote = try bareRemote()
+        let remotes = Remotes(vault: vault, history: vault.history as! GitHistory)
+        // `.gitattributes` emptied by hand: the merge driver's lines are missing.
+        try dir.write(".gitattributes", "# mine\n")
+        try remotes.add(name: "origin", url: remote.path)
+        #expect(try git(["config", "--get", "remote.origin.url"], in: dir.path) == remote.path + "\n")
+        #expect(try remotes.list().map(\.name) == ["origin"])
+        // The merge driver's lines: a commit of its own through the change path, the hand edit first.
+        #expect(
+            try subjects(dir.path) == [
+                "sync: vault's merge driver for rooms, diary entries and vault.yml", "edit: .gitattributes", "init: vault",
+            ])
+        #expect(try dir.readText(".gitattributes").hasPrefix("# mine\n"))
+        #expect(try gitBytes("HEAD^:.gitattributes", in: dir.path) == Array("# mine\n".utf8))
+        try expectCommitted(dir, ".gitattributes")
+        expectError("already a remote named 'origin'") { try remotes.add(name: "origin", url: remote.path) }
+        expectError("cannot name a remote") { try remotes.add(name: "no good", url: remote.path) }
+
+        try remotes.remove(name: "origin")
+        #expect(try git(["remote"], in: dir.path) == "")
+        #expect(try remotes.list().isEmpty)
+        expectError("no remote named 'origin'") { try remotes.remove(name: "origin") }
+        // Adding it again finds the merge driver registered: no second commit.
+        try remotes.add(name: "origin", url: remote.path)
+        #expect(try subjects(dir.path).count == 3)
+    }
+
+    @Test func syncCommitsHandEditsFirstAsTheirOwnCommitThenMerges() throws {
+        let (dir, vault) = try newVault()
+        let remote = try bareRemote()
+        let history = vault.history as! GitHistory
+        let path = try firstEntry(vault)
+        try Remotes(vault: vault, history: history).add(name: "origin", url: remote.path)
+        let first = try VaultSync(vault: vault, history: history).sync()
+        #expect(first.pushed)
+
+        // Another machine (plain git) adds a file and pushes; here the entry is edited by hand.
+        let other = TemporaryDirectory("vault-workflow-other")
+        try git(["clone", "-q", remote.path, other.path], in: other.path)
+        try other.write("attachments/note.txt", "from the other machine\n")
+        try git(["add", "attachments/note.txt"], in: other.path)
+        try git(["-c", "user.name=Other", "-c", "user.email=o@example.org", "commit", "-q", "-m", "other: note"], in: other.path)
+        try git(["push", "-q", "origin", "main"], in: other.path)
+        try editByHand(dir, path)
+
+        let report = try VaultSync(vault: vault, history: history).sync()
+        #expect(report.handEdits == [path])
+        #expect(report.pushed)
+        // The hand edit is its own commit, the merge's first parent; the merge is the change's commit.
+        #expect(try git(["log", "-1", "--format=%s", "HEAD^1"], in: dir.path) == "edit: \(path)\n")
+        #expect(try changedPaths("HEAD^1", in: dir.path) == ["M \(path)"])
+        #expect(try git(["log", "-1", "--format=%s", "HEAD^2"], in: dir.path) == "other: note\n")
+        #expect(try git(["log", "-1", "--format=%s", "HEAD"], in: dir.path).hasPrefix("sync: merge origin/main"))
+        try expectCommitted(dir, path)
+        #expect(try dir.readText("attachments/note.txt") == "from the other machine\n")
+        #expect(try git(["rev-parse", "main"], in: remote.path) == git(["rev-parse", "HEAD"], in: dir.path))
+    }
+}

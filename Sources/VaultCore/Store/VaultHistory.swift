@@ -8,7 +8,10 @@ public protocol VaultHistory: AnyObject, Sendable {
     /// Checks that a commit can be made now (no merge or rebase in progress, no stale
     /// lock), and commits, as `edit: …`, what a person changed by hand in `paths` since
     /// the last commit, so that hand edits and the tool's changes never mix.
-    func prepare(_ paths: [String]) throws(VaultError)
+    ///
+    /// - Returns: the paths committed as hand edits (empty: none differed from the last commit).
+    @discardableResult
+    func prepare(_ paths: [String]) throws(VaultError) -> [String]
 
     /// Commits `paths` as they are on disk now (a missing file is a deletion).
     ///

@@ -64,10 +64,15 @@ public final class Change {
     /// paths since the last commit; checks first that a commit can be made at all (no merge in
     /// progress, no stale lock). Done once, by the first write, removal or commit at the
     /// latest; call it earlier to fail before anything is read.
-    public func commitHandEdits() throws(VaultError) {
-        guard !handEditsChecked else { return }
+    ///
+    /// - Returns: the paths committed as hand edits (empty when none differed, or when they
+    ///   were checked already).
+    @discardableResult
+    public func commitHandEdits() throws(VaultError) -> [String] {
+        guard !handEditsChecked else { return [] }
         handEditsChecked = true
-        if handEdits == .committedFirst { try vault.history?.prepare(paths) }
+        guard handEdits == .committedFirst else { return [] }
+        return try vault.history?.prepare(paths) ?? []
     }
 
     /// Commits `paths` as they are now, with `message`, as a commit of its own before the
@@ -134,6 +139,44 @@ public final class Change {
         let made = try vault.history?.commit(paths, message: message) ?? false
         committed = made
         return made
+    }
+
+    /// Makes the change's one commit by the workflow's own means, for a commit
+    /// `VaultHistory.commit` does not make: a sync's merge commit, which has two parents. Hand
+    /// edits of the change's paths are committed first, as for `commit(message:)`.
+    ///
+    /// - Parameter make: makes the commit and returns whether it made one.
+    /// - Returns: what `make` returned.
+    @discardableResult
+    public func commit(by make: () throws(VaultError) -> Bool) throws(VaultError) -> Bool {
+        precondition(committed == nil, "a change is one commit")
+        try commitHandEdits()
+        let made = try make()
+        committed = made
+        return made
+    }
+
+    /// Makes a change of its own, one commit, before this one's and within the same hold of
+    /// the vault's lock: for a locked step that makes several commits, each through the
+    /// change path (a sync repairs what plain git left, as `resolve: …`, before its own hand
+    /// edits and its merge).
+    ///
+    /// ```swift
+    /// try vault.change { sync throws(VaultError) in
+    ///     try sync.preceding { repair throws(VaultError) in
+    ///         try repair.write(merged, to: path)
+    ///         try repair.commit(message: "resolve: \(path)")
+    ///     }
+    ///     sync.include(handEdited)
+    ///     try sync.commitHandEdits()
+    ///     try sync.commit { () throws(VaultError) in try makeTheMergeCommit() }
+    /// }
+    /// ```
+    public func preceding<T>(
+        _ paths: [String] = [], handEdits: HandEdits = .committedFirst, _ body: (Change) throws(VaultError) -> T
+    ) throws(VaultError) -> T {
+        precondition(committed == nil, "a preceding change comes before this one's commit")
+        return try body(Change(vault: vault, paths: paths, handEdits: handEdits))
     }
 
     /// Before any write: the path joins the change (one met after the hand edits were
