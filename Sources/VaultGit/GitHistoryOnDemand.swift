@@ -132,13 +132,15 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     public static func warmUp() { LibGit2.warmUp() }
 
     @discardableResult
-    public func prepare(_ paths: [String]) throws(VaultError) -> [String] { try history().prepare(paths) }
+    public func prepare(_ paths: [String], known: [String: KnownFile]) throws(VaultError) -> [String] {
+        try history().prepare(paths, known: known)
+    }
 
     /// Notes the paths (`CommitIntent`) without opening the repository.
     public func willChange(_ paths: [String]) { CommitIntent.add(paths, root: root) }
 
     @discardableResult
-    public func commit(_ paths: [String], message: String) throws(VaultError) -> Bool {
-        try history().commit(paths, message: message)
+    public func commit(_ paths: [String], message: String, known: [String: KnownFile]) throws(VaultError) -> Bool {
+        try history().commit(paths, message: message, known: known)
     }
 }

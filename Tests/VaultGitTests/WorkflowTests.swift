@@ -366,3 +366,88 @@ private func expectCommitted(
         #expect(try git(["rev-parse", "main"], in: remote.path) == git(["rev-parse", "HEAD"], in: dir.path))
     }
 }
+
+/// A provider that saves the room the way an editor would (a new file renamed over it) while
+/// its reply comes, then answers.
+private struct EditorSavingProvider: ChatProvider {
+    let file: String
+    let line: String
+    var name: String { "editor-saving" }
+    func label(model: String) -> String { "test" }
+    func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> ReplyEnding {
+        let bytes = (try? FileIO.read(file)) ?? []
+        try? FileIO.write(bytes + Array((line + "\n").utf8), to: file)
+        onText("답장입니다.")
+        return ReplyEnding()
+    }
+}
+
+@Suite struct ChatTurnCommitTests {
+    @Test func aTurnCommitsTheRoomItReadOnceAsItIsOnDisk() throws {
+        let (dir, vault) = try newVault()
+        let path = try RoomCreation(vault: vault).create(title: "부산")
+        for text in ["첫 질문", "두 번째 질문"] {
+            let room = try ChatTurn.read(path, in: vault)
+            let turn = ChatTurn(vault: vault, roomPath: path, provider: OfflineProvider(), model: "m", room: room)
+            _ = try turn.run(message: text) { _ in }
+            #expect(try subjects(dir.path).first == "chat: 부산 (+2 messages)")
+            try expectCommitted(dir, path)
+        }
+        #expect(try dir.readText(path).contains("두 번째 질문"))
+    }
+
+    @Test func anEditBetweenTheReadAndTheTurnIsCommittedFirstOnItsOwn() throws {
+        let (dir, vault) = try newVault()
+        let path = try RoomCreation(vault: vault).create(title: "부산")
+        let room = try ChatTurn.read(path, in: vault)
+        try editByHand(dir, path, "읽은 뒤에 쓴 줄")
+        let turn = ChatTurn(vault: vault, roomPath: path, provider: OfflineProvider(), model: "m", room: room)
+        _ = try turn.run(message: "질문") { _ in }
+        #expect(try subjects(dir.path).prefix(3) == ["chat: 부산 (+2 messages)", "edit: \(path)", "room: new 부산"])
+        #expect(try diffLines("HEAD^", path: path, in: dir.path).added == ["읽은 뒤에 쓴 줄"])
+        #expect(try String(decoding: gitBytes("HEAD:" + path, in: dir.path), as: UTF8.self).contains("읽은 뒤에 쓴 줄"))
+        try expectCommitted(dir, path)
+    }
+
+    @Test func anEditSavedWhileTheReplyComesIsNeitherLostNorTakenForTheTurns() throws {
+        let (dir, vault) = try newVault()
+        let path = try RoomCreation(vault: vault).create(title: "부산")
+        let provider = EditorSavingProvider(file: vault.absolute(path), line: "답을 기다리며 쓴 줄")
+        let room = try ChatTurn.read(path, in: vault)
+        _ = try ChatTurn(vault: vault, roomPath: path, provider: provider, model: "m", room: room).run(message: "질문") { _ in }
+        #expect(
+            try subjects(dir.path).prefix(3) == [
+                "chat: 부산 (+1 message)", "edit: \(path) (while waiting for the reply)", "room: new 부산",
+            ])
+        // The person's save, with the turn's question, is the edit commit; the reply is the turn's.
+        let edited = String(decoding: try gitBytes("HEAD^:" + path, in: dir.path), as: UTF8.self)
+        #expect(edited.contains("답을 기다리며 쓴 줄") && edited.contains("질문") && !edited.contains("답장입니다."))
+        let final = String(decoding: try gitBytes("HEAD:" + path, in: dir.path), as: UTF8.self)
+        #expect(final.contains("답을 기다리며 쓴 줄") && final.contains("답장입니다."))
+        try expectCommitted(dir, path)
+    }
+
+    @Test func knownBytesStandForTheFileOnlyWhileItKeepsTheirStamp() throws {
+        let (dir, vault) = try newVault()
+        let path = try RoomCreation(vault: vault).create(title: "부산")
+        // Known bytes of a version the file no longer has: the file is read, its edit committed.
+        let (old, stamp) = try FileIO.readStamped(vault.absolute(path))
+        try editByHand(dir, path)
+        try vault.change([path]) { change throws(VaultError) in
+            change.know(old, of: path, stamp: stamp)
+            #expect(try change.commitHandEdits() == [path])
+        }
+        #expect(try subjects(dir.path).first == "edit: \(path)")
+        try expectCommitted(dir, path)
+        // Known bytes with the file's own stamp are what is hashed and committed: the file is not
+        // read again (here they differ from it on purpose, to show it).
+        let (current, now) = try FileIO.readStamped(vault.absolute(path))
+        var stand = current
+        stand[stand.count - 2] = UInt8(ascii: "X")
+        try vault.change([path]) { change throws(VaultError) in
+            change.know(stand, of: path, stamp: now)
+            try change.commit(message: "test: known bytes")
+        }
+        #expect(try gitBytes("HEAD:" + path, in: dir.path) == stand)
+    }
+}
