@@ -57,7 +57,9 @@ extension GitHistory {
     /// What is read: nothing when `known` (the bytes a change holds) is still the version on
     /// disk (its stamp; then its bytes are hashed), nor for a large file whose facts
     /// (`.vault/facts/`) are about the version on disk; else the file, whole or in pieces.
-    func blobEntry(ofFile relative: String, known: KnownFile? = nil) throws(VaultError) -> (oid: git_oid, isLink: Bool)? {
+    func blobEntry(ofFile relative: String, known: KnownFile? = nil) throws(VaultError)
+        -> (oid: git_oid, isLink: Bool)?
+    {
         switch try workFile(relative) {
         case .missing: return nil
         case .link(let text): return (text.withUnsafeBytes { ObjectStore.id(of: $0, type: GIT_OBJECT_BLOB) }, true)

@@ -318,7 +318,8 @@ private func expectCommitted(
         // The merge driver's lines: a commit of its own through the change path, the hand edit first.
         #expect(
             try subjects(dir.path) == [
-                "sync: vault's merge driver for rooms, diary entries and vault.yml", "edit: .gitattributes", "init: vault",
+                "sync: vault's merge driver for rooms, diary entries and vault.yml", "edit: .gitattributes",
+                "init: vault",
             ])
         #expect(try dir.readText(".gitattributes").hasPrefix("# mine\n"))
         #expect(try gitBytes("HEAD^:.gitattributes", in: dir.path) == Array("# mine\n".utf8))
@@ -349,7 +350,9 @@ private func expectCommitted(
         try git(["clone", "-q", remote.path, other.path], in: other.path)
         try other.write("attachments/note.txt", "from the other machine\n")
         try git(["add", "attachments/note.txt"], in: other.path)
-        try git(["-c", "user.name=Other", "-c", "user.email=o@example.org", "commit", "-q", "-m", "other: note"], in: other.path)
+        try git(
+            ["-c", "user.name=Other", "-c", "user.email=o@example.org", "commit", "-q", "-m", "other: note"],
+            in: other.path)
         try git(["push", "-q", "origin", "main"], in: other.path)
         try editByHand(dir, path)
 
@@ -414,7 +417,8 @@ private struct EditorSavingProvider: ChatProvider {
         let path = try RoomCreation(vault: vault).create(title: "부산")
         let provider = EditorSavingProvider(file: vault.absolute(path), line: "답을 기다리며 쓴 줄")
         let room = try ChatTurn.read(path, in: vault)
-        _ = try ChatTurn(vault: vault, roomPath: path, provider: provider, model: "m", room: room).run(message: "질문") { _ in }
+        let turn = ChatTurn(vault: vault, roomPath: path, provider: provider, model: "m", room: room)
+        _ = try turn.run(message: "질문") { _ in }
         #expect(
             try subjects(dir.path).prefix(3) == [
                 "chat: 부산 (+1 message)", "edit: \(path) (while waiting for the reply)", "room: new 부산",
