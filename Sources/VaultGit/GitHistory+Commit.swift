@@ -6,7 +6,8 @@ import VaultCore
 extension GitHistory {
     // MARK: VaultHistory
 
-    public func prepare(_ paths: [String]) throws(VaultError) {
+    @discardableResult
+    public func prepare(_ paths: [String], known: [String: KnownFile]) throws(VaultError) -> [String] {
         Trace.mark("prepare: start")
         try recoverFromKilledVaults()
         try checkReady()
@@ -25,7 +26,7 @@ extension GitHistory {
         var edited: [String] = []
         for path in paths {
             // A symbolic link is compared as git does: its text and its kind, never its target.
-            let onDisk = try blobEntry(ofFile: path)
+            let onDisk = try blobEntry(ofFile: path, known: known[path])
             let committed = try rootID.flatMap { id throws(VaultError) in try editor.entry(at: path, in: id) }
             switch (onDisk, committed) {
             case (nil, nil): continue
@@ -35,8 +36,17 @@ extension GitHistory {
         }
         Trace.mark("prepare: hand edits checked")
         if !edited.isEmpty {
-            try commit(edited, message: "edit: " + edited.joined(separator: ", "))
+            // The hand-edit commit of the change path (`Change.commitHandEdits` calls this).
+            try commit(edited, message: "edit: " + GitHistory.list(edited))
         }
+        return edited
+    }
+
+    /// Paths as a commit's subject names them: all of them up to five, else the first five and
+    /// how many more (`a.md, b.md, c.md, d.md, e.md and 3 more`).
+    static func list(_ paths: [String]) -> String {
+        paths.count > 5
+            ? paths.prefix(5).joined(separator: ", ") + " and \(paths.count - 5) more" : paths.joined(separator: ", ")
     }
 
     public func willChange(_ paths: [String]) {
@@ -44,7 +54,7 @@ extension GitHistory {
     }
 
     @discardableResult
-    public func commit(_ paths: [String], message: String) throws(VaultError) -> Bool {
+    public func commit(_ paths: [String], message: String, known: [String: KnownFile]) throws(VaultError) -> Bool {
         Trace.mark("commit: start")
         if !recovering { CrashPoint.reach("before-commit") }
         try checkReady()
@@ -63,6 +73,13 @@ extension GitHistory {
             case .link(let text):
                 // As git commits a link: its own text, never what it points to.
                 changes.append((path, try writeBlob(text), true))
+            case .file(let size) where size < GitHistory.largeFileSize:
+                // A small file the change holds, still that version: its bytes, not read again.
+                if let bytes = current(known[path], of: path, size: size) {
+                    changes.append((path, try writeBlob(bytes), false))
+                } else {
+                    changes.append((path, try writeBlob(ofFile: path, size: size, replacing: nil), false))
+                }
             case .file(let size):
                 // A large file reuses the compressed pieces of the blob it replaces (LargeBlobs.swift).
                 var previous: git_oid?

@@ -134,6 +134,9 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
             git_repository_free(handle)
         }
         let history = try GitHistory(vault: root, config: config)
+        // Not through `Vault.change`: the first commit of a new repository has no hand edits to
+        // commit first (nothing was committed before), it commits the vault as it is, and
+        // `GitHistoryOnDemand` makes it inside a change that already holds the vault's lock.
         try history.commitAll(message: "init: vault")
         return history
     }

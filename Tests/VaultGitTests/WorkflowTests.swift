@@ -297,3 +297,161 @@ private func expectCommitted(
         #expect(try commitCount(dir.path) == 2)
     }
 }
+
+@Suite struct SyncAndRemoteWorkflowTests {
+    /// A bare repository on this machine, its branch `main`, to sync with.
+    private func bareRemote() throws -> TemporaryDirectory {
+        let remote = TemporaryDirectory("vault-workflow-remote")
+        try git(["init", "--bare", "-q", "-b", "main", remote.path], in: remote.path)
+        return remote
+    }
+
+    @Test func aRemoteIsAddedAndRemovedThroughTheLibrary() throws {
+        let (dir, vault) = try newVault()
+        let remote = try bareRemote()
+        let remotes = Remotes(vault: vault, history: vault.history as! GitHistory)
+        // `.gitattributes` emptied by hand: the merge driver's lines are missing.
+        try dir.write(".gitattributes", "# mine\n")
+        try remotes.add(name: "origin", url: remote.path)
+        #expect(try git(["config", "--get", "remote.origin.url"], in: dir.path) == remote.path + "\n")
+        #expect(try remotes.list().map(\.name) == ["origin"])
+        // The merge driver's lines: a commit of its own through the change path, the hand edit first.
+        #expect(
+            try subjects(dir.path) == [
+                "sync: vault's merge driver for rooms, diary entries and vault.yml", "edit: .gitattributes",
+                "init: vault",
+            ])
+        #expect(try dir.readText(".gitattributes").hasPrefix("# mine\n"))
+        #expect(try gitBytes("HEAD^:.gitattributes", in: dir.path) == Array("# mine\n".utf8))
+        try expectCommitted(dir, ".gitattributes")
+        expectError("already a remote named 'origin'") { try remotes.add(name: "origin", url: remote.path) }
+        expectError("cannot name a remote") { try remotes.add(name: "no good", url: remote.path) }
+
+        try remotes.remove(name: "origin")
+        #expect(try git(["remote"], in: dir.path) == "")
+        #expect(try remotes.list().isEmpty)
+        expectError("no remote named 'origin'") { try remotes.remove(name: "origin") }
+        // Adding it again finds the merge driver registered: no second commit.
+        try remotes.add(name: "origin", url: remote.path)
+        #expect(try subjects(dir.path).count == 3)
+    }
+
+    @Test func syncCommitsHandEditsFirstAsTheirOwnCommitThenMerges() throws {
+        let (dir, vault) = try newVault()
+        let remote = try bareRemote()
+        let history = vault.history as! GitHistory
+        let path = try firstEntry(vault)
+        try Remotes(vault: vault, history: history).add(name: "origin", url: remote.path)
+        let first = try VaultSync(vault: vault, history: history).sync()
+        #expect(first.pushed)
+
+        // Another machine (plain git) adds a file and pushes; here the entry is edited by hand.
+        let other = TemporaryDirectory("vault-workflow-other")
+        try git(["clone", "-q", remote.path, other.path], in: other.path)
+        try other.write("attachments/note.txt", "from the other machine\n")
+        try git(["add", "attachments/note.txt"], in: other.path)
+        try git(
+            ["-c", "user.name=Other", "-c", "user.email=o@example.org", "commit", "-q", "-m", "other: note"],
+            in: other.path)
+        try git(["push", "-q", "origin", "main"], in: other.path)
+        try editByHand(dir, path)
+
+        let report = try VaultSync(vault: vault, history: history).sync()
+        #expect(report.handEdits == [path])
+        #expect(report.pushed)
+        // The hand edit is its own commit, the merge's first parent; the merge is the change's commit.
+        #expect(try git(["log", "-1", "--format=%s", "HEAD^1"], in: dir.path) == "edit: \(path)\n")
+        #expect(try changedPaths("HEAD^1", in: dir.path) == ["M \(path)"])
+        #expect(try git(["log", "-1", "--format=%s", "HEAD^2"], in: dir.path) == "other: note\n")
+        #expect(try git(["log", "-1", "--format=%s", "HEAD"], in: dir.path).hasPrefix("sync: merge origin/main"))
+        try expectCommitted(dir, path)
+        #expect(try dir.readText("attachments/note.txt") == "from the other machine\n")
+        #expect(try git(["rev-parse", "main"], in: remote.path) == git(["rev-parse", "HEAD"], in: dir.path))
+    }
+}
+
+/// A provider that saves the room the way an editor would (a new file renamed over it) while
+/// its reply comes, then answers.
+private struct EditorSavingProvider: ChatProvider {
+    let file: String
+    let line: String
+    var name: String { "editor-saving" }
+    func label(model: String) -> String { "test" }
+    func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> ReplyEnding {
+        let bytes = (try? FileIO.read(file)) ?? []
+        try? FileIO.write(bytes + Array((line + "\n").utf8), to: file)
+        onText("답장입니다.")
+        return ReplyEnding()
+    }
+}
+
+@Suite struct ChatTurnCommitTests {
+    @Test func aTurnCommitsTheRoomItReadOnceAsItIsOnDisk() throws {
+        let (dir, vault) = try newVault()
+        let path = try RoomCreation(vault: vault).create(title: "부산")
+        for text in ["첫 질문", "두 번째 질문"] {
+            let room = try ChatTurn.read(path, in: vault)
+            let turn = ChatTurn(vault: vault, roomPath: path, provider: OfflineProvider(), model: "m", room: room)
+            _ = try turn.run(message: text) { _ in }
+            #expect(try subjects(dir.path).first == "chat: 부산 (+2 messages)")
+            try expectCommitted(dir, path)
+        }
+        #expect(try dir.readText(path).contains("두 번째 질문"))
+    }
+
+    @Test func anEditBetweenTheReadAndTheTurnIsCommittedFirstOnItsOwn() throws {
+        let (dir, vault) = try newVault()
+        let path = try RoomCreation(vault: vault).create(title: "부산")
+        let room = try ChatTurn.read(path, in: vault)
+        try editByHand(dir, path, "읽은 뒤에 쓴 줄")
+        let turn = ChatTurn(vault: vault, roomPath: path, provider: OfflineProvider(), model: "m", room: room)
+        _ = try turn.run(message: "질문") { _ in }
+        #expect(try subjects(dir.path).prefix(3) == ["chat: 부산 (+2 messages)", "edit: \(path)", "room: new 부산"])
+        #expect(try diffLines("HEAD^", path: path, in: dir.path).added == ["읽은 뒤에 쓴 줄"])
+        #expect(try String(decoding: gitBytes("HEAD:" + path, in: dir.path), as: UTF8.self).contains("읽은 뒤에 쓴 줄"))
+        try expectCommitted(dir, path)
+    }
+
+    @Test func anEditSavedWhileTheReplyComesIsNeitherLostNorTakenForTheTurns() throws {
+        let (dir, vault) = try newVault()
+        let path = try RoomCreation(vault: vault).create(title: "부산")
+        let provider = EditorSavingProvider(file: vault.absolute(path), line: "답을 기다리며 쓴 줄")
+        let room = try ChatTurn.read(path, in: vault)
+        let turn = ChatTurn(vault: vault, roomPath: path, provider: provider, model: "m", room: room)
+        _ = try turn.run(message: "질문") { _ in }
+        #expect(
+            try subjects(dir.path).prefix(3) == [
+                "chat: 부산 (+1 message)", "edit: \(path) (while waiting for the reply)", "room: new 부산",
+            ])
+        // The person's save, with the turn's question, is the edit commit; the reply is the turn's.
+        let edited = String(decoding: try gitBytes("HEAD^:" + path, in: dir.path), as: UTF8.self)
+        #expect(edited.contains("답을 기다리며 쓴 줄") && edited.contains("질문") && !edited.contains("답장입니다."))
+        let final = String(decoding: try gitBytes("HEAD:" + path, in: dir.path), as: UTF8.self)
+        #expect(final.contains("답을 기다리며 쓴 줄") && final.contains("답장입니다."))
+        try expectCommitted(dir, path)
+    }
+
+    @Test func knownBytesStandForTheFileOnlyWhileItKeepsTheirStamp() throws {
+        let (dir, vault) = try newVault()
+        let path = try RoomCreation(vault: vault).create(title: "부산")
+        // Known bytes of a version the file no longer has: the file is read, its edit committed.
+        let (old, stamp) = try FileIO.readStamped(vault.absolute(path))
+        try editByHand(dir, path)
+        try vault.change([path]) { change throws(VaultError) in
+            change.know(old, of: path, stamp: stamp)
+            #expect(try change.commitHandEdits() == [path])
+        }
+        #expect(try subjects(dir.path).first == "edit: \(path)")
+        try expectCommitted(dir, path)
+        // Known bytes with the file's own stamp are what is hashed and committed: the file is not
+        // read again (here they differ from it on purpose, to show it).
+        let (current, now) = try FileIO.readStamped(vault.absolute(path))
+        var stand = current
+        stand[stand.count - 2] = UInt8(ascii: "X")
+        try vault.change([path]) { change throws(VaultError) in
+            change.know(stand, of: path, stamp: now)
+            try change.commit(message: "test: known bytes")
+        }
+        #expect(try gitBytes("HEAD:" + path, in: dir.path) == stand)
+    }
+}

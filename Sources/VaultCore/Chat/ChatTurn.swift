@@ -16,7 +16,10 @@
 ///
 /// The room is read once for the turn (`RoomVersion`, which the command line also reads the room's
 /// settings from): its first write, and the reply's when nobody changed the file meanwhile, work
-/// from that value; the file is read again only when it changed. Both halves go through the one
+/// from that value; the file is read again only when it changed. A room read whole is given to
+/// the change (`Change.know`) with what the turn writes, so the hand-edit check and the commit
+/// hash those bytes instead of reading the file (one open to read, two to write, in a turn); a
+/// long room (`RoomFile.readEnd`) is checked by its facts and committed in pieces. Both halves go through the one
 /// change path (`Vault.change`): the first commits hand edits first and writes the message, the
 /// second writes the reply and makes the turn's commit.
 ///
@@ -93,6 +96,8 @@ public struct ChatTurn {
             () throws(VaultError) -> (Message, ChatRequest, Written, [String]) in
             try vault.change([roomPath]) { change throws(VaultError) -> (Message, ChatRequest, Written, [String]) in
                 let (room, stamp) = try readRoom()
+                // The one read of the room: the hand-edit check and the write work from it.
+                if room.elision == nil { change.know(room.bytes, of: roomPath, stamp: stamp) }
                 let usePending = message == nil
                 guard var text = (message ?? room.pendingPrompt).map(ChatTurn.tidy), !text.isEmpty || !attachments.isEmpty else {
                     throw VaultError.input(.nothingToSend(room: roomPath))
@@ -160,8 +165,9 @@ public struct ChatTurn {
         return try Termination.deferring { () throws(VaultError) -> Outcome in
             let (request, written, last) = try vault.change([roomPath]) {
                 change throws(VaultError) -> (ChatRequest, Written, Message) in
-                try change.commitHandEdits()
                 let (room, stamp) = try readRoom()
+                if room.elision == nil { change.know(room.bytes, of: roomPath, stamp: stamp) }
+                try change.commitHandEdits()
                 let answered = room.messages.filter { $0.status == nil }
                 // An unanswered message is sent again; a reply the server cut short is sent as it
                 // is, last, for the model to go on from.
@@ -303,6 +309,9 @@ public struct ChatTurn {
             (room, stamp) = try RoomFile.readEnd(vault.absolute(s.path), path: s.path) { _ in true }
             if edited { s.base = stamp }
         }
+        // The room as the turn holds it (the version read, with the message written): the
+        // commit takes it with the reply instead of reading the file again (`Change.know`).
+        if room.elision == nil { change.know(room.bytes, of: s.path, stamp: stamp) }
         var appended: SavedReply?
         if let reply = s.reply {
             let end = room.appendingAtEnd(reply.draft, body: reply.body, display: vault.headerDisplay)

@@ -45,6 +45,8 @@ public final class Change {
     public private(set) var paths: [String]
     let handEdits: HandEdits
     private var handEditsChecked = false
+    /// Versions of files the change holds whole (`know`), kept up to date by its writes.
+    private var known: [String: KnownFile] = [:]
     /// Whether the change's own commit was made (nil: `commit(message:)` was not called yet).
     public private(set) var committed: Bool?
 
@@ -60,14 +62,34 @@ public final class Change {
         for path in more where !paths.contains(path) { paths.append(path) }
     }
 
+    /// Gives the change a file's bytes as just read, and the stamp of that version, so that the
+    /// hand-edit check and the commit use them instead of reading the file again, while the file
+    /// keeps that stamp (`KnownFile`; a file saved meanwhile is read as it is). `replaceTail`
+    /// keeps them up to date with what it writes.
+    ///
+    /// What is read when: a room read whole (up to `RoomFile.wholeReadLimit`) is known, so a chat
+    /// turn reads it once; a long room read with `RoomFile.readEnd` is not held whole and is not
+    /// given: its hand-edit check is answered by `.vault/facts/` while the file keeps the stamp
+    /// of the last commit, and its commit reads it in pieces (bounded memory). Files of 256 KiB
+    /// and more are committed in pieces even when known.
+    public func know(_ bytes: [UInt8], of path: String, stamp: FileIO.Stamp) {
+        guard bytes.count <= RoomFile.wholeReadLimit else { return }
+        known[path] = KnownFile(bytes: bytes, stamp: stamp)
+    }
+
     /// Commits, as their own commit (`edit: …`), what a person changed by hand in the change's
     /// paths since the last commit; checks first that a commit can be made at all (no merge in
     /// progress, no stale lock). Done once, by the first write, removal or commit at the
     /// latest; call it earlier to fail before anything is read.
-    public func commitHandEdits() throws(VaultError) {
-        guard !handEditsChecked else { return }
+    ///
+    /// - Returns: the paths committed as hand edits (empty when none differed, or when they
+    ///   were checked already).
+    @discardableResult
+    public func commitHandEdits() throws(VaultError) -> [String] {
+        guard !handEditsChecked else { return [] }
         handEditsChecked = true
-        if handEdits == .committedFirst { try vault.history?.prepare(paths) }
+        guard handEdits == .committedFirst else { return [] }
+        return try vault.history?.prepare(paths, known: known) ?? []
     }
 
     /// Commits `paths` as they are now, with `message`, as a commit of its own before the
@@ -86,12 +108,14 @@ public final class Change {
         throws(VaultError)
     {
         try willWrite(path)
+        known[path] = nil
         try vault.write(bytes, to: path, expecting: expecting)
     }
 
     /// Removes a vault file (`Vault.remove`), after the hand edits are committed.
     public func remove(_ path: String) throws(VaultError) {
         try willWrite(path)
+        known[path] = nil
         try vault.remove(path)
     }
 
@@ -102,7 +126,10 @@ public final class Change {
         of path: String, from offset: Int, with bytes: [UInt8], mark: [UInt8], expecting expected: FileIO.Stamp
     ) throws(VaultError) -> FileIO.Stamp {
         try willWrite(path)
-        return try vault.replaceTail(of: path, from: offset, with: bytes, mark: mark, expecting: expected)
+        let base = knownPrefix(of: path, upTo: offset, expecting: expected)
+        let after = try vault.replaceTail(of: path, from: offset, with: bytes, mark: mark, expecting: expected)
+        if let base { know(base + bytes, of: path, stamp: after) }
+        return after
     }
 
     /// Like `replaceTail(of:from:with:mark:expecting:)`, with the new end in parts (a long reply
@@ -111,7 +138,32 @@ public final class Change {
         of path: String, from offset: Int, with parts: [TailWrite.Part], mark: [UInt8], expecting expected: FileIO.Stamp
     ) throws(VaultError) -> FileIO.Stamp {
         try willWrite(path)
-        return try vault.replaceTail(of: path, from: offset, with: parts, mark: mark, expecting: expected)
+        let base = knownPrefix(of: path, upTo: offset, expecting: expected)
+        let after = try vault.replaceTail(of: path, from: offset, with: parts, mark: mark, expecting: expected)
+        // The new end is known when the whole file stays small: a part in a file (the reply's
+        // spool) is read back from that file, never from the room.
+        if var bytes = base, offset + parts.reduce(0, { $0 + $1.count }) <= RoomFile.wholeReadLimit {
+            for part in parts {
+                switch part {
+                case .bytes(let piece): bytes += piece
+                case .file(let text):
+                    guard let piece = try? FileIO.pread(
+                        text.descriptor, offset: text.range.lowerBound, count: text.range.count, path: path)
+                    else { return after }
+                    bytes += piece
+                }
+            }
+            know(bytes, of: path, stamp: after)
+        }
+        return after
+    }
+
+    /// The known bytes of `path` before `offset`, taken out of what the change knows (the write
+    /// about to be made changes the file): nil when the known version is not `expected`.
+    private func knownPrefix(of path: String, upTo offset: Int, expecting expected: FileIO.Stamp) -> [UInt8]? {
+        defer { known[path] = nil }
+        guard let file = known[path], file.stamp == expected, offset <= file.bytes.count else { return nil }
+        return Array(file.bytes[..<offset])
     }
 
     /// Notes that `paths` may change outside vault's own writes (an editor is about to open
@@ -131,9 +183,47 @@ public final class Change {
     public func commit(message: String) throws(VaultError) -> Bool {
         precondition(committed == nil, "a change is one commit")
         try commitHandEdits()
-        let made = try vault.history?.commit(paths, message: message) ?? false
+        let made = try vault.history?.commit(paths, message: message, known: known) ?? false
         committed = made
         return made
+    }
+
+    /// Makes the change's one commit by the workflow's own means, for a commit
+    /// `VaultHistory.commit` does not make: a sync's merge commit, which has two parents. Hand
+    /// edits of the change's paths are committed first, as for `commit(message:)`.
+    ///
+    /// - Parameter make: makes the commit and returns whether it made one.
+    /// - Returns: what `make` returned.
+    @discardableResult
+    public func commit(by make: () throws(VaultError) -> Bool) throws(VaultError) -> Bool {
+        precondition(committed == nil, "a change is one commit")
+        try commitHandEdits()
+        let made = try make()
+        committed = made
+        return made
+    }
+
+    /// Makes a change of its own, one commit, before this one's and within the same hold of
+    /// the vault's lock: for a locked step that makes several commits, each through the
+    /// change path (a sync repairs what plain git left, as `resolve: …`, before its own hand
+    /// edits and its merge).
+    ///
+    /// ```swift
+    /// try vault.change { sync throws(VaultError) in
+    ///     try sync.preceding { repair throws(VaultError) in
+    ///         try repair.write(merged, to: path)
+    ///         try repair.commit(message: "resolve: \(path)")
+    ///     }
+    ///     sync.include(handEdited)
+    ///     try sync.commitHandEdits()
+    ///     try sync.commit { () throws(VaultError) in try makeTheMergeCommit() }
+    /// }
+    /// ```
+    public func preceding<T>(
+        _ paths: [String] = [], handEdits: HandEdits = .committedFirst, _ body: (Change) throws(VaultError) -> T
+    ) throws(VaultError) -> T {
+        precondition(committed == nil, "a preceding change comes before this one's commit")
+        return try body(Change(vault: vault, paths: paths, handEdits: handEdits))
     }
 
     /// Before any write: the path joins the change (one met after the hand edits were

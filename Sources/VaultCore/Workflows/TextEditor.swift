@@ -1,7 +1,7 @@
 /// The editor a workflow opens a file in, given to it by the front end.
 ///
 /// The workflows that hand a file to a person (`DiaryWriting` with no text, `Editing`) do
-/// not know how: the command line runs `$VISUAL` or `$EDITOR` (`Editor.run`) and waits for it; a test passes
+/// not know how: the command line runs `$VISUAL` or `$EDITOR` (its `Editor`) and waits for it; a test passes
 /// a closure that changes the file itself. The workflow never holds the vault's lock while
 /// the editor runs, and never writes over what the editor saved.
 ///
@@ -12,8 +12,13 @@
 /// }
 /// ```
 public struct TextEditor {
-    /// How the editor ended: it succeeded, or failed and how (`exit status 4`).
-    public typealias Outcome = Editor.Outcome
+    /// How the editor ended.
+    public enum Outcome: Sendable, Equatable {
+        case succeeded
+        /// It exited with a failure (`:cq` in vim, a crash); the text says how: `exit status 4`,
+        /// `killed by signal 9`.
+        case failed(String)
+    }
 
     /// How messages name it: `vi`, `code --wait`.
     public var name: String

@@ -183,17 +183,6 @@ extension GitHistory {
         return paths.sorted()
     }
 
-    /// Commits the hand edits in `paths` (from `workTreeChanges`) as their own commit (`edit: …`);
-    /// returns the paths.
-    func commitHandEdits(_ paths: [String]) throws(VaultError) -> [String] {
-        try checkReady()
-        guard !paths.isEmpty else { return [] }
-        // The status compares with the index; `prepare` keeps only what differs from HEAD.
-        let shown = paths.count > 5 ? paths.prefix(5).joined(separator: ", ") + " and \(paths.count - 5) more" : paths.joined(separator: ", ")
-        try commit(paths, message: "edit: " + shown)
-        return paths
-    }
-
     /// The changes that turn tree `old` into tree `new`, path by path.
     func directChanges(from old: OpaquePointer, to new: OpaquePointer) throws(VaultError) -> [TreeMerge.Change] {
         var options = git_diff_options()

@@ -63,8 +63,9 @@ public enum VaultClone {
             let vault = try Vault(root: root)
             try FileIO.makeDirectory(root + "/" + VaultPath.state)
             let history = try GitHistory(vault: root, config: vault.config)
-            try vault.changing { () throws(VaultError) in try history.ensureMergeDriver() }
-            return vault.with(history: history)
+            let cloned = vault.with(history: history)
+            try cloned.change { change throws(VaultError) in try history.ensureMergeDriver(in: change) }
+            return cloned
         } catch {
             cleanUp()
             throw error

@@ -36,7 +36,7 @@ public final class VaultSync {
     static let dryRunPrefix = "refs/vault/dry-run/"
 
     public init(vault: Vault, history: GitHistory, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.vault = vault
+        self.vault = vault.history === history ? vault : vault.with(history: history)
         self.history = history
         self.git = GitTransport(root: vault.root, environment: environment)
     }
@@ -54,19 +54,28 @@ public final class VaultSync {
             try transport.fetch(remote: remote)
             Trace.mark("sync: fetched")
             let theirsRef = "refs/remotes/\(remote)/\(branch)"
-            let step = try vault.changing { () throws(VaultError) -> MergeStep in
+            // One change: its commits before the merge are changes of their own (repairs, the
+            // merge driver's `.gitattributes`), then hand edits are committed first as for every
+            // change (`Change.commitHandEdits`), and the merge is the change's one commit.
+            let step = try vault.change { change throws(VaultError) -> MergeStep in
                 // What plain git left (an unfinished merge, markers in changed files) is repaired first.
                 var edits = try history.workTreeChanges()
                 Trace.mark("sync: work tree read")
-                let repaired = try VaultResolve(vault: vault, history: history)
-                    .repair(candidates: try history.locallyChangedPaths(since: theirsRef, workTree: edits), copies: false)
+                let repaired = try VaultResolve(vault: vault, history: history).repair(
+                    candidates: try history.locallyChangedPaths(since: theirsRef, workTree: edits), copies: false,
+                    before: change)
                 report.notes += repaired
                 if !repaired.isEmpty { edits = try history.workTreeChanges() }
                 Trace.mark("sync: repair checked")
-                try history.ensureMergeDriver()
-                report.handEdits += try history.commitHandEdits(edits)
+                try history.ensureMergeDriver(in: change)
+                change.include(edits)
+                report.handEdits += try change.commitHandEdits()
                 Trace.mark("sync: hand edits committed")
-                let step = try merge(theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
+                var step = MergeStep()
+                try change.commit { () throws(VaultError) -> Bool in
+                    step = try merge(theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
+                    return step.merged
+                }
                 Trace.mark("sync: merged")
                 return step
             }
@@ -129,8 +138,11 @@ public final class VaultSync {
     /// sync (they would be lost); the undone merge stays reachable as `refs/vault/sync/undone`,
     /// and the remote is not touched.
     public func undo() throws(VaultError) -> UndoReport {
-        try vault.changing { () throws(VaultError) -> UndoReport in
-            _ = try history.commitHandEdits(try history.workTreeChanges())
+        try vault.change { change throws(VaultError) -> UndoReport in
+            // Hand edits are committed first (the change path's rule); undoing then moves the
+            // branch back, with no commit of its own.
+            change.include(try history.workTreeChanges())
+            try change.commitHandEdits()
             guard let before = try history.referenceCommit(VaultSync.beforeRef),
                 let after = try history.referenceCommit(VaultSync.afterRef)
             else {
