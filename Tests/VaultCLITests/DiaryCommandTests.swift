@@ -354,8 +354,8 @@ import VaultTestSupport
         #expect(try vault.subjects() == ["diary: add \(day) 오늘 처음 쓴 글"] + history)
         let bytes1 = try vault.read(path)
 
-        // Timestamps have whole seconds: let one pass so `updated` can differ.
-        Thread.sleep(forTimeInterval: 1.2)
+        // Timestamps have whole seconds: the next edit is made in a later second than `created`.
+        waitForTheNextSecond(after: try #require(rfc3339(created), "created \(created)"))
         let second = try editors.make("second", .append("저녁에 덧붙임.\n"))
         let (r2, window2) = try DiaryWindow.around { try vault.run(["today"], editor: second) }
         if !window2.days(in: "Asia/Seoul").contains(day) { return }  // midnight passed between the runs
@@ -530,7 +530,6 @@ import VaultTestSupport
         let path = "diary/2026/2026-11-21-첫눈.md"
         let before = try vault.read(path)
         let history = try vault.subjects()
-        Thread.sleep(forTimeInterval: 1.1)
         let (r, window) = try DiaryWindow.around { try vault.run(["tag", path, "+여행", "-겨울", "산책길"]) }
         try expectDiarySuccess(r, vault)
         let after = try vault.read(path)

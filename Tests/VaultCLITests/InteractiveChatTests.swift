@@ -22,6 +22,8 @@ import Glibc
         process.standardInput = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
         process.standardOutput = out
         process.standardError = err
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         // Only the child holds the terminal now: when it exits, reading the master side ends.
         close(slave)
@@ -34,9 +36,7 @@ import Glibc
             while read(terminal, &buffer, buffer.count) > 0 {}
         }
         drain.start()
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
+        if exited.wait(timeout: .now() + 30) == .timedOut { process.terminate() }
         process.waitUntilExit()
         return RunResult(
             status: process.terminationStatus,
