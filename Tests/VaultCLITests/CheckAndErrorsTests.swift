@@ -6,7 +6,9 @@ import VaultTestSupport
 @Suite struct CheckAndErrorsTests {
     /// The `path:line:` problem lines of a `vault check` run.
     private func problemLines(_ r: RunResult) -> [String] {
-        r.stderr.split(separator: "\n").map(String.init).filter { !$0.hasSuffix("problems.") && !$0.hasSuffix("problem.") }
+        r.stderr.split(separator: "\n").map(String.init).filter {
+            !$0.hasSuffix("problems.") && !$0.hasSuffix("problem.")
+        }
     }
 
     @Test func sampleVaultIsClean() throws {
@@ -49,7 +51,8 @@ import VaultTestSupport
         // `vault rooms` still lists every room, and marks those that cannot be read
         // ("⚠️ cannot be read: run `vault check`") instead of showing them as fine.
         let vault = try Project.copyOfSampleVault()
-        var utf = utf8("---\ntitle: utf\n---\n\n## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nbad ")
+        var utf = utf8(
+            "---\ntitle: utf\n---\n\n## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nbad ")
         utf += [0xC3, 0x28]
         utf += utf8(" byte\n\n\(promptMarker)\n")
         try vault.write("rooms/invalid-utf8.md", utf)
@@ -58,7 +61,9 @@ import VaultTestSupport
         // The last header has month 13: the room must not be listed with the message before it as its last one.
         try vault.write(
             "rooms/bad-timestamp.md",
-            "---\ntitle: bad stamp\n---\n\n## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nhi\n\n## 🤖 assistant · d <!-- 2026-13-01T09:00:00+09:00 m-ABCDEFGHJKMP -->\n\nthere\n")
+            "---\ntitle: bad stamp\n---\n\n## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nhi\n\n"
+                + "## 🤖 assistant · d <!-- 2026-13-01T09:00:00+09:00 m-ABCDEFGHJKMP -->\n\nthere\n"
+        )
         let before = try vault.snapshot()
         let rooms = try runVault(["rooms", "--json"], in: vault.path)
         expectSuccess(rooms)
@@ -66,12 +71,15 @@ import VaultTestSupport
         #expect(list.count == 10)
         let broken = Set(list.filter { $0["problem"] is String }.compactMap { $0["path"] as? String })
         for path in ["rooms/invalid-utf8.md", "rooms/unclosed.md", "rooms/bad-yaml.md", "rooms/bad-timestamp.md"] {
-            #expect(broken.contains(path), "\(path) is listed as readable: \(list.first { $0["path"] as? String == path } ?? [:])")
+            #expect(
+                broken.contains(path),
+                "\(path) is listed as readable: \(list.first { $0["path"] as? String == path } ?? [:])")
         }
         #expect(broken.count == 4)
         let text = try runVault(["rooms"], in: vault.path)
         expectSuccess(text)
-        #expect(text.stdout.split(separator: "\n").filter { $0.contains("cannot be read") }.count == 4, "\(text.stdout)")
+        #expect(
+            text.stdout.split(separator: "\n").filter { $0.contains("cannot be read") }.count == 4, "\(text.stdout)")
         expectUnchanged(before, try vault.snapshot())
     }
 
@@ -99,7 +107,11 @@ import VaultTestSupport
 
     @Test func writesNeverTouchABrokenFileButOthersStillWork() throws {
         let vault = try Project.copyOfSampleVault()
-        try vault.write("rooms/broken.md", "---\ntitle: broken\n---\n\n## 🧑 user · d <!-- 2026-02-30T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nhi\n\n\(promptMarker)\n")
+        try vault.write(
+            "rooms/broken.md",
+            "---\ntitle: broken\n---\n\n"
+                + "## 🧑 user · d <!-- 2026-02-30T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nhi\n\n\(promptMarker)\n"
+        )
         let broken = try vault.read("rooms/broken.md")
         let r = try runVault(["chat", "broken", "hello"], in: vault.path)
         expectUserError(r, ["rooms/broken.md:5:", "2026-02-30T09:00:00+09:00"])

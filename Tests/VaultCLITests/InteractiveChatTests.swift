@@ -50,13 +50,16 @@ import Glibc
         let before = parseRoom(try vault.readText(offlineSampleRoom)).messages.count
         let r = try typeIntoChat(["첫째 질문", "둘째 질문"], endWith: end, in: vault.path)
         expectSuccess(r)
-        #expect(r.stdout.components(separatedBy: "you> ").count - 1 == 3, "a prompt before each line and before the end: \(r.stdout)")
+        #expect(
+            r.stdout.components(separatedBy: "you> ").count - 1 == 3,
+            "a prompt before each line and before the end: \(r.stdout)")
         let messages = parseRoom(try vault.readText(offlineSampleRoom)).messages
         try #require(messages.count == before + 4, "\(messages.map(\.body))")
         #expect(messages[before].body == "첫째 질문" && messages[before + 2].body == "둘째 질문")
         #expect(messages[before + 1].header.role == "assistant" && messages[before + 3].header.role == "assistant")
         let subjects = try git(["log", "--format=%s"], in: vault.path).split(separator: "\n")
-        #expect(subjects.prefix(2).allSatisfy { $0.hasPrefix("chat: ") && $0.hasSuffix("(+2 messages)") }, "\(subjects)")
+        #expect(
+            subjects.prefix(2).allSatisfy { $0.hasPrefix("chat: ") && $0.hasSuffix("(+2 messages)") }, "\(subjects)")
         #expect(try git(["status", "--porcelain"], in: vault.path).isEmpty)
     }
 }

@@ -69,7 +69,8 @@ import VaultTestSupport
     }
 
     @Test func warningsAreReportedToo() throws {
-        let assistant = "## 🤖 assistant · d <!-- 2026-11-01T09:00:05+09:00 m-ABCDEFGHJKMN model=echo provider=offline -->"
+        let assistant =
+            "## 🤖 assistant · d <!-- 2026-11-01T09:00:05+09:00 m-ABCDEFGHJKMN model=echo provider=offline -->"
         let merged = "---\ntitle: m\n---\n\n\(user)\n\nhi\n\n\(marker)\n"
             + "## 🤖 assistant · d <!-- 2026-11-01T09:00:05+09:00 m-ZZZZZZZZZZZZ -->\n\nhello\n\n\(marker)\n"
         let problems = try check(
@@ -109,7 +110,8 @@ import VaultTestSupport
                 "diary/imported/obsidian.md": text("---\ncreated: 2025-08-15\ntags: [여행]\n---\n\n바다에 갔다.\n"),
                 "diary/imported/obsidian-time.md": text("---\ncreated: 2025-08-16T21:05\n---\n\n밤.\n"),
                 "diary/imported/jekyll.md": text("---\nlayout: post\ncreated: 2025-08-17 10:30:00 +0900\n---\n\n아침.\n"),
-                "diary/imported/hugo.md": text("---\ncreated: \"2025-08-18T23:30:00-07:00\"\ndraft: false\n---\n\n늦게.\n"),
+                "diary/imported/hugo.md": text(
+                    "---\ncreated: \"2025-08-18T23:30:00-07:00\"\ndraft: false\n---\n\n늦게.\n"),
                 "diary/imported/local.md": text("---\ncreated: 2025-08-19 07:00\n---\n\n새벽.\n"),
                 "rooms/obsidian-room.md": text("---\ntitle: 옵시디언 방\ncreated: 2025-08-15\n---\n\n"),
             ], sample: false)

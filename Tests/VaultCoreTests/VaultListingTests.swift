@@ -70,7 +70,8 @@ import VaultTestSupport
             [
                 // Written late in Los Angeles: 2026-01-02 07:30 UTC, but the first of January where it was written.
                 "diary/late.md":
-                    "---\ntitle: Late\ncreated: 2026-01-01T23:30:00-08:00\n---\n\n# Thursday, January 1, 2026\n\nlate night\n",
+                    "---\ntitle: Late\ncreated: 2026-01-01T23:30:00-08:00\n---\n\n"
+                    + "# Thursday, January 1, 2026\n\nlate night\n",
                 // Written early in Seoul: 2026-01-01 21:00 UTC (earlier!), but the second of January there.
                 "diary/2026/2026-01-02-morning.md":
                     "---\ntitle: Morning\ncreated: 2026-01-02T06:00:00+09:00\n---\n\n# x\n\nearly\n",
