@@ -91,7 +91,8 @@ let package = Package(
         .testTarget(name: "VaultSyncTests", dependencies: ["VaultCore", "VaultTestSupport"]),
         .testTarget(name: "VaultChatTests", dependencies: ["VaultCore", "VaultChat", "VaultTestSupport"]),
         .testTarget(
-            name: "VaultCLITests", dependencies: ["VaultCore", "VaultTestSupport", "CCurlShims", "CGitShims", "CGit2Loader"]),
+            name: "VaultCLITests",
+            dependencies: ["VaultCore", "VaultCLI", "VaultTestSupport", "CCurlShims", "CGitShims", "CGit2Loader"]),
         .testTarget(name: "VaultSearchTests", dependencies: ["VaultCore", "VaultSearch", "VaultTestSupport"]),
         .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),
         // The fuzz targets over the seed corpus and seeded mutations; every crash found, kept.

@@ -222,14 +222,13 @@ extension GitHistory {
         let moved = old.map { found != 0 || !GitHistory.same(current, $0) } ?? (found == 0)
         if moved {
             lock.release()
-            throw VaultError.repository(
-                "\(branch) moved while vault was working (another git program is working on the repository); \(whenMoved)")
+            throw VaultError.repository(.branchMoved(branch: branch, outcome: whenMoved))
         }
         let line = Array((GitHistory.hex(new) + "\n").utf8)
         guard line.withUnsafeBytes(lock.write) else {
             let reason = String(cString: strerror(errno))
             lock.release()
-            throw VaultError.repository("cannot write \(refPath): \(reason)")
+            throw VaultError.repository(.cannotWrite(path: refPath, reason: reason))
         }
         try lock.finish(renamingTo: refPath, durable: true)
         // The logs: "<old> <new> <name> <<email>> <time> <zone>\t<message>".
@@ -262,8 +261,7 @@ extension GitHistory {
         try GitFailure.check(git_reference_lookup(&head, repo, "HEAD"), "read HEAD")
         defer { git_reference_free(head) }
         guard git_reference_type(head) == GIT_REFERENCE_SYMBOLIC, let target = git_reference_symbolic_target(head) else {
-            throw VaultError.repository(
-                "HEAD is detached in \(root): vault commits on a branch. Run `git -C \(root) switch main` (or your branch) first. Your files are unchanged.")
+            throw VaultError.repository(.detachedHead(root: root))
         }
         return String(cString: target)
     }
@@ -322,8 +320,7 @@ extension GitHistory {
             case GIT_REPOSITORY_STATE_BISECT: what = "a bisect (`git bisect reset` ends it)"
             default: what = "another git operation"
             }
-            throw VaultError.repository(
-                "the repository in \(root) is in the middle of \(what); vault does not commit over it. Your files are unchanged.")
+            throw VaultError.repository(.operationInProgress(root: root, operation: what))
         }
         // Commits go on a branch: a detached HEAD is refused before any file is touched.
         _ = try currentBranch()
@@ -331,8 +328,7 @@ extension GitHistory {
         HeldLock.removeLocksOfDeadVaults(gitDirectory: gitDirectory)
         let stale = GitHistory.lockFiles(in: gitDirectory).filter { FileIO.exists($0) }
         if let lock = stale.first {
-            throw VaultError.repository(
-                "the repository is locked (\(lock) exists): another git program may be working on it. If none is, the lock is left over from a crash: run `vault unlock` to remove it. Your files are unchanged.")
+            throw VaultError.repository(.lockFileExists(path: lock, outcome: "Your files are unchanged."))
         }
     }
 

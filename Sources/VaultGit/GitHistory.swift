@@ -84,10 +84,9 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
         Trace.mark("libgit2 ready")
         switch try GitHistory.locate(root) {
         case .inside(let outer):
-            throw VaultError.repository(
-                "the vault \(root) is inside the git repository \(outer), which is not the vault's own: vault never commits there. Run `vault init \(root)` to give the vault its own repository, or copy the vault elsewhere.")
+            throw VaultError.repository(.foreignRepository(vault: root, outer: outer))
         case .none:
-            throw VaultError.repository("the vault \(root) has no git repository: run `vault init \(root)` to create one.")
+            throw VaultError.repository(.noRepository(vault: root))
         case .own:
             break
         }

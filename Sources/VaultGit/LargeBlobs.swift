@@ -151,7 +151,9 @@ extension GitHistory {
                 throw VaultError.changedOnDisk(path: relative)
             }
             if errno == EACCES || errno == EPERM { throw GitHistory.unreadable(relative, errno) }
-            throw GitFailure.error(-1, "write \(relative) into the repository")
+            // Not a libgit2 call: git_error_last would be another call's message.
+            let reason = String(cString: strerror(errno))
+            throw VaultError.repository(.cannotWrite(path: "\(relative) into the repository", reason: reason))
         }
         streamedBytesWritten += Int64(written)
         Trace.mark("commit: \(relative) as a blob in pieces (\(reused) of \(size) bytes reused)")

@@ -25,14 +25,14 @@ extension VaultCommand {
             if !LocaleSetting.isKnown(localeID) { localeID = "en_US" }
             if let raw = locale {
                 guard let id = LocaleSetting.normalize(raw), LocaleSetting.isKnown(id) else {
-                    throw VaultError.invalidArgument("unknown locale '\(raw)' (try ko_KR, ja_JP, de_DE, en_US)")
+                    throw UsageError.unknownLocale(raw)
                 }
                 localeID = id
             }
             var zone = TimeZone.current
             if let raw = timeZone {
                 guard let z = TimeZone(identifier: raw) else {
-                    throw VaultError.invalidArgument("unknown time zone '\(raw)' (write an IANA name like Asia/Seoul)")
+                    throw UsageError.unknownTimeZone(raw, example: "Asia/Seoul")
                 }
                 zone = z
             }

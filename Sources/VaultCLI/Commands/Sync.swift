@@ -27,7 +27,7 @@ extension VaultCommand {
             let sync = VaultSync(vault: vault.with(history: history), history: history)
             sync.interactive = Terminal.stdinIsTerminal
             if undo {
-                guard !dryRun, remote == nil else { throw VaultError.invalidArgument("--undo takes no remote and no --dry-run") }
+                guard !dryRun, remote == nil else { throw UsageError.undoWithOptions }
                 let done = try sync.undo()
                 if json { return try Terminal.json(done) }
                 print("Undid the last sync: the vault is back at \(done.restored.prefix(7)) (\(done.paths.count) file\(done.paths.count == 1 ? "" : "s") restored).")

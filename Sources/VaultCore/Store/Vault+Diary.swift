@@ -56,7 +56,8 @@ public enum Editor {
     /// arguments) on `path` and waits for it.
     ///
     /// Whatever the outcome, the file is as the editor left it: the caller keeps it (and never
-    /// writes it back), see `DiaryWriting` in the command line.
+    /// writes it back), see `DiaryWriting` and `Editing`; the command line hands it to them as a
+    /// `TextEditor`.
     ///
     /// - Throws: only when the editor cannot be started.
     public static func run(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
@@ -69,7 +70,7 @@ public enum Editor {
         do {
             try process.run()
         } catch {
-            throw VaultError.invalidArgument("cannot start the editor '\(command)': \(error.localizedDescription)")
+            throw VaultError.editor(.notStarted(command: command, reason: error.localizedDescription))
         }
         // SIGINT, SIGTERM, SIGHUP wait for the editor (it gets its own): what it saves is then
         // committed before vault ends (`Termination`).

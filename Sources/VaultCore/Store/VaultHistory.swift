@@ -2,7 +2,8 @@
 ///
 /// `VaultCore` does not know git; `VaultGit` implements this with libgit2, and the
 /// command line attaches it to the `Vault` for commands that change files. All calls
-/// happen inside `Vault.changing`, holding the vault's lock.
+/// happen inside `Vault.changing`, holding the vault's lock; workflows reach them only through
+/// `Change` (`Vault.change`).
 public protocol VaultHistory: AnyObject, Sendable {
     /// Checks that a commit can be made now (no merge or rebase in progress, no stale
     /// lock), and commits, as `edit: …`, what a person changed by hand in `paths` since

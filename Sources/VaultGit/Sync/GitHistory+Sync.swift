@@ -239,8 +239,7 @@ extension GitHistory {
         let names = try remotes().map(\.name)
         if let name {
             guard names.contains(name) else {
-                throw VaultError.invalidArgument(
-                    "there is no remote named '\(name)'\(names.isEmpty ? "" : " (there is: \(names.joined(separator: ", ")))"). Add one with `vault remote add \(name) URL`.")
+                throw VaultError.input(.unknownRemote(name, known: names))
             }
             return name
         }
@@ -248,10 +247,9 @@ extension GitHistory {
         if names.contains("origin") { return "origin" }
         if names.count == 1 { return names[0] }
         if names.isEmpty {
-            throw VaultError.invalidArgument(
-                "the vault has no remote to sync with. Add one: `vault remote add origin URL` (a bare repository on a server, a USB disk, GitHub, Gitea).")
+            throw VaultError.input(.noRemote)
         }
-        throw VaultError.invalidArgument("the vault has several remotes (\(names.joined(separator: ", "))): name one, `vault sync NAME`.")
+        throw VaultError.input(.severalRemotes(names))
     }
 
     /// The remotes and their URLs.
@@ -273,10 +271,10 @@ extension GitHistory {
 
     public func addRemote(name: String, url: String) throws(VaultError) {
         guard isValidRemoteName(name) else {
-            throw VaultError.invalidArgument("'\(name)' cannot name a remote (use letters, digits, - and _)")
+            throw VaultError.input(.invalidRemoteName(name))
         }
         if try remotes().contains(where: { $0.name == name }) {
-            throw VaultError.invalidArgument("there is already a remote named '\(name)' (`vault remote remove \(name)` first)")
+            throw VaultError.input(.remoteExists(name))
         }
         var remote: OpaquePointer?
         try GitFailure.check(git_remote_create(&remote, repo, name, url), "add the remote '\(name)'")
@@ -290,7 +288,7 @@ extension GitHistory {
 
     public func removeRemote(name: String) throws(VaultError) {
         guard try remotes().contains(where: { $0.name == name }) else {
-            throw VaultError.invalidArgument("there is no remote named '\(name)'")
+            throw VaultError.input(.noRemoteToRemove(name))
         }
         try GitFailure.check(git_remote_delete(repo, name), "remove the remote '\(name)'")
     }

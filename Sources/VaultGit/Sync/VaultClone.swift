@@ -20,11 +20,11 @@ public enum VaultClone {
         if existed {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? ["?"]
             guard FileIO.isDirectory(root), entries.isEmpty else {
-                throw VaultError.invalidArgument("\(root) already exists and is not an empty folder; name another folder.")
+                throw VaultError.input(.cloneTargetNotEmpty(root))
             }
         }
         let parent = FileIO.parent(of: root)
-        guard FileIO.isDirectory(parent) else { throw VaultError.invalidArgument("\(parent) is not a folder") }
+        guard FileIO.isDirectory(parent) else { throw VaultError.input(.notAFolder(parent)) }
         let transport = GitTransport(root: parent)
         func cleanUp() {
             if existed {

@@ -137,7 +137,13 @@ public final class VaultResolve {
         try GitFailure.check(git_index_write(index), "write the index")
         var tree = git_oid()
         try GitFailure.check(git_index_write_tree(&tree, index), "write the merged tree")
-        guard let head = try history.headCommit() else { throw VaultError.repository("the merge has no HEAD commit") }
+        guard let head = try history.headCommit() else {
+            // `git merge` on a branch with no commit fast-forwards: MERGE_HEAD without HEAD is not git's doing.
+            throw VaultError.internal(
+                InternalError(
+                    "a merge is in progress on a branch with no commit",
+                    context: "MERGE_HEAD in \(history.gitDirectory)", changedNothing: false))
+        }
         defer { git_commit_free(head.commit); git_tree_free(head.tree) }
         var parents: [OpaquePointer] = [head.commit]
         let mergeHeads = String(decoding: try FileIO.read(history.gitDirectory + "/MERGE_HEAD"), as: UTF8.self)

@@ -85,8 +85,7 @@ public final class VaultSync {
             case .rejected(let why):
                 report.retries = attempt
                 if attempt == max(1, attempts) {
-                    throw VaultError.repository(
-                        "\(remote) kept refusing the push (\(why)) after \(attempt) tries: another machine is syncing at the same moment. Your vault has everything merged and committed; run `vault sync` again in a moment.")
+                    throw VaultError.repository(.pushKeptRefused(remote: remote, reason: why, attempts: attempt))
                 }
             }
         }
@@ -135,14 +134,13 @@ public final class VaultSync {
             guard let before = try history.referenceCommit(VaultSync.beforeRef),
                 let after = try history.referenceCommit(VaultSync.afterRef)
             else {
-                throw VaultError.invalidArgument("there is no sync to undo (none was made, or it was undone already).")
+                throw VaultError.input(.noSyncToUndo)
             }
             defer { git_commit_free(before); git_commit_free(after) }
-            guard let head = try history.headCommit() else { throw VaultError.invalidArgument("there is no sync to undo.") }
+            guard let head = try history.headCommit() else { throw VaultError.input(.noSyncToUndo) }
             defer { git_commit_free(head.commit); git_tree_free(head.tree) }
             guard git_oid_equal(git_commit_id(head.commit), git_commit_id(after)) != 0 else {
-                throw VaultError.invalidArgument(
-                    "commits were made after the last sync (HEAD is no longer the sync's \(oidString(git_commit_id(after)).prefix(7))); undoing it would drop them. Bring single items back with `vault restore ITEM --at REV` instead.")
+                throw VaultError.input(.commitsAfterSync(String(oidString(git_commit_id(after)).prefix(7))))
             }
             var beforeTree: OpaquePointer?
             try GitFailure.check(git_commit_tree(&beforeTree, before), "read the tree before the sync")
@@ -175,7 +173,7 @@ public final class VaultSync {
         defer { git_commit_free(theirs) }
         guard let head = try history.headCommit() else {
             // A vault with no commit yet takes the remote's history as it is.
-            throw VaultError.repository("the vault has no commit yet; make one change first (for example `vault room new`).")
+            throw VaultError.repository(.noCommits)
         }
         defer { git_commit_free(head.commit); git_tree_free(head.tree) }
         var oursID = git_commit_id(head.commit).pointee
@@ -196,7 +194,12 @@ public final class VaultSync {
         } else {
             let newTree = try history.trees.apply(plan.changes.map { ($0.path, $0.oid) }, to: git_tree_id(head.tree).pointee)
             Trace.mark("sync merge: tree written")
-            guard let newTree else { throw VaultError.repository("the merge would leave the vault empty; nothing was changed.") }
+            guard let newTree else {
+                throw VaultError.internal(
+                    InternalError(
+                        "the merge would leave the vault empty",
+                        context: "ours \(oidString(&oursID).prefix(12)), theirs \(oidString(&theirsID).prefix(12))"))
+            }
             try verify(plan: plan, ours: head, theirs: theirs, result: newTree)
             Trace.mark("sync merge: verified")
             let summary = try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: true)
@@ -305,8 +308,11 @@ public final class VaultSync {
         }
         let missing = required.subtracting(deletedOnPurpose).subtracting(resultItems)
         if !missing.isEmpty {
-            throw VaultError.repository(
-                "the merge would lose \(missing.count) item(s) (\(missing.sorted().prefix(5).joined(separator: ", "))); vault stopped before changing anything. Please report this: the remote's commit is \(oidString(git_commit_id(theirs)).prefix(12)).")
+            let lost = missing.sorted().prefix(5).joined(separator: ", ")
+            throw VaultError.internal(
+                InternalError(
+                    "the merge would lose \(missing.count) item(s) (\(lost))",
+                    context: "the remote's commit is \(oidString(git_commit_id(theirs)).prefix(12))"))
         }
     }
 
