@@ -67,6 +67,10 @@ public struct VaultCommand: ParsableCommand {
 
     /// Commands that commit or read the history: libgit2 starts on another core as the
     /// process starts, so its start-up is done by the time the commit is made.
+    ///
+    /// The one list of them: `CGit2Loader`'s constructor, which starts that load before `main`,
+    /// reads a copy in `git_commands.h`, written from this literal by
+    /// `scripts/generate-git-commands.py` (`--check` in `scripts/test.sh`): run it after a change.
     static let gitCommands: Swift.Set<String> = [
         "init", "room", "chat", "retry", "write", "today", "edit", "tag", "rm", "restore", "log", "diff", "diary",
     ]

@@ -1,7 +1,7 @@
 import CGit2
 import CGit2Loader
 import Foundation
-import CVaultShims
+import CGitShims
 import VaultCore
 
 /// libgit2 failures, read with `git_error_last` right after the failing call and
@@ -34,7 +34,7 @@ enum LibGit2 {
         if let problem = cvault_git2_load() { return String(cString: problem) }
         Trace.mark("libgit2: loaded")
         // Without parsing the system's TLS certificates (~4 ms; vault makes no HTTPS
-        // connections through libgit2): see CVaultShims.
+        // connections through libgit2): see CGitShims.
         cvault_git_init()
         // Check every object the tool creates (trees pointing at missing blobs, bad names).
         _ = cvault_git_set_strict_object_creation(1)

@@ -110,7 +110,8 @@ import VaultTestSupport
             ["restore", "Plans", "--at", "HEAD"], in: vault, status: 1,
             message: "rooms/plans.md is already as it was at ")
         try expectRefused(
-            ["tag", "Plans", "+x"], in: vault, status: 1, message: "rooms/plans.md is a room; tags belong to diary entries")
+            ["tag", "Plans", "+x"], in: vault, status: 1,
+            message: "rooms/plans.md is a room; tags belong to diary entries")
     }
 
     @Test func gitRefusalsSayWhatToDo() throws {
@@ -129,7 +130,8 @@ import VaultTestSupport
         expectSuccess(try runVault(["room", "new", "Plans"], in: vault.path))
         try expectRefused(["room", "set", "Plans", "model"], in: vault, status: 64, message: "give a value for 'model'")
         try expectRefused(["tag", "Plans"], in: vault, status: 64, message: "give tags to change")
-        try expectRefused(["rm", "Plans"], in: vault, status: 64, message: "not removing rooms/plans.md without confirmation")
+        try expectRefused(
+            ["rm", "Plans"], in: vault, status: 64, message: "not removing rooms/plans.md without confirmation")
         let unknown = try runVault(["rooms", "--bogus"], in: vault.path)
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("--bogus"))

@@ -109,7 +109,7 @@ extension GitHistory {
         if let name = try? configString("vault.machine"), !name.isEmpty { return name }
         var buffer = [CChar](repeating: 0, count: 256)
         gethostname(&buffer, buffer.count - 1)
-        let host = String(cString: buffer)
+        let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return host.isEmpty ? "unknown" : host
     }
 
