@@ -219,6 +219,7 @@ public final class Change {
     ///     try sync.commit { () throws(VaultError) in try makeTheMergeCommit() }
     /// }
     /// ```
+    @discardableResult
     public func preceding<T>(
         _ paths: [String] = [], handEdits: HandEdits = .committedFirst, _ body: (Change) throws(VaultError) -> T
     ) throws(VaultError) -> T {
