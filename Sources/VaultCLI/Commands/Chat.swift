@@ -120,29 +120,12 @@ func reportSaved(_ outcome: ChatTurn.Outcome) throws(VaultError) {
     }
 }
 
-/// The turn for a room: provider and model from the flags, the room (as read for the turn),
-/// vault.yml and the environment.
+/// The turn for a room (`ChatTurn.forRoom`), showing "waiting for the server at …" on a terminal
+/// while the server is silent.
 func makeTurn(
     vault: Vault, path: String, room: ChatTurn.RoomVersion, provider: String?, model: String?
 ) throws(VaultError) -> ChatTurn {
-    let settings = try ProviderSettings.resolve(
-        flagProvider: provider, flagModel: model, room: room.room.frontMatter, config: vault.config,
-        environment: ProcessInfo.processInfo.environment)
-    var chosen = settings.provider
-    if var openAI = chosen as? OpenAIProvider {
-        // libcurl loads on another core while the room is read and the message saved.
-        HTTPClient.warmUp()
-        // SIGINT, SIGTERM, SIGHUP: the reply stops, and what arrived is kept (`Termination`);
-        // a wait before a retry (Retry-After) ends too (the provider polls it while it waits).
-        openAI.shouldStop = { Termination.requested }
-        let env = ProcessInfo.processInfo.environment
-        if let s = env["VAULT_CONNECT_TIMEOUT"].flatMap(Double.init) { openAI.client.connectTimeout = s }
-        if let s = env["VAULT_FIRST_BYTE_TIMEOUT"].flatMap(Double.init) { openAI.client.firstByteTimeout = s }
-        if let s = env["VAULT_IDLE_TIMEOUT"].flatMap(Double.init) { openAI.client.idleTimeout = s }
-        if let s = env["VAULT_MAX_RETRY_WAIT"].flatMap(Double.init) { openAI.maxRetryWait = s }
-        if let n = env["VAULT_MAX_REPLY_BYTES"].flatMap(ByteCount.parse) { openAI.maxReplyBytes = n }
-        if Terminal.stderrIsTerminal { openAI.onWait = { WaitingIndicator.shared.report($0) } }
-        chosen = openAI
-    }
-    return ChatTurn(vault: vault, roomPath: path, provider: chosen, model: settings.model, room: room)
+    var onWait: (@Sendable (ServerWait) -> Void)?
+    if Terminal.stderrIsTerminal { onWait = { WaitingIndicator.shared.report($0) } }
+    return try ChatTurn.forRoom(path, room, in: vault, provider: provider, model: model, onWait: onWait)
 }
