@@ -455,3 +455,71 @@ private struct EditorSavingProvider: ChatProvider {
         #expect(try gitBytes("HEAD:" + path, in: dir.path) == stand)
     }
 }
+
+@Suite struct InitializingWorkflowTests {
+    @Test func aNewFolderBecomesAVaultWithItsFilesInTheFirstCommit() throws {
+        let dir = TemporaryDirectory("vault-init")
+        let root = dir.path + "/노트"
+        let made = try Initializing.run(at: root, locale: "ko_KR", timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        #expect(made.madeVault)
+        #expect(made.outerRepository == nil)
+        #expect(made.vault.config.locale == "ko_KR")
+        #expect(try git(["rev-parse", "--show-toplevel"], in: root).hasSuffix("/노트\n"))
+        #expect(try subjects(root).count == 1)
+        #expect(try git(["ls-files"], in: root).contains("vault.yml"))
+        #expect(try git(["status", "--porcelain"], in: root) == "")
+    }
+
+    @Test func aVaultWithoutARepositoryGetsOneAndAVaultWithOneIsRefusedUnchanged() throws {
+        let (dir, vault) = try newVault()
+        _ = try firstEntry(vault)
+        // Copied without its .git: the same files, a repository of its own again.
+        let copy = TemporaryDirectory("vault-init-copy")
+        try FileManager.default.removeItem(atPath: copy.path)
+        try FileManager.default.copyItem(atPath: dir.path, toPath: copy.path)
+        try FileManager.default.removeItem(atPath: copy.path + "/.git")
+        let given = try Initializing.run(at: copy.path, locale: "en_US", timeZone: TimeZone(identifier: "UTC")!)
+        #expect(!given.madeVault)
+        #expect(given.vault.config.locale == "ko_KR", "the vault's own settings are kept")
+        #expect(try git(["status", "--porcelain"], in: copy.path) == "")
+        #expect(try git(["ls-files", "diary"], in: copy.path).contains(".md"))
+        // Already a vault with its own repository: refused, nothing changed, no commit.
+        let before = try git(["rev-parse", "HEAD"], in: dir.path)
+        let config = try dir.read("vault.yml")
+        expectError("already a vault") {
+            try Initializing.run(at: dir.path, locale: "en_US", timeZone: TimeZone(identifier: "UTC")!)
+        }
+        #expect(try git(["rev-parse", "HEAD"], in: dir.path) == before)
+        #expect(try dir.read("vault.yml") == config)
+    }
+
+    @Test func aFolderInsideAnotherRepositoryGetsARepositoryOfItsOwn() throws {
+        let outer = TemporaryDirectory("vault-init-outer")
+        _ = try git(["init", "-q"], in: outer.path)
+        let made = try Initializing.run(
+            at: outer.path + "/notes", locale: "en_US", timeZone: TimeZone(identifier: "UTC")!)
+        #expect(made.outerRepository.map { $0.hasPrefix(outer.path) || outer.path.hasSuffix($0) } == true)
+        #expect(try git(["rev-parse", "--show-toplevel"], in: outer.path + "/notes").hasSuffix("/notes\n"))
+        #expect(try git(["status", "--porcelain"], in: outer.path) == "?? notes/\n")
+    }
+
+    @Test func entriesWithNoDateOfTheirOwnAreDatedByTheCommitThatAddedThem() throws {
+        let (dir, vault) = try newVault()
+        let dated = try firstEntry(vault)
+        // A plain Markdown file with no front-matter and no date in its name, committed, then
+        // its modification time moved to 2001: the listing dates it by its first commit.
+        try dir.write("diary/생각.md", "제목 없는 글\n")
+        _ = try git(["add", "diary/생각.md"], in: dir.path)
+        _ = try git(["-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "add"], in: dir.path)
+        let old = Date(timeIntervalSince1970: 978_307_200)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: dir.path + "/diary/생각.md")
+        let plain = try #require(vault.diarySummaries().first { $0.path == "diary/생각.md" })
+        #expect(plain.dateSource == "modified")
+        let all = vault.diarySummariesDatedByHistory()
+        let byHistory = try #require(all.first { $0.path == "diary/생각.md" })
+        #expect(byHistory.dateSource == "history")
+        #expect(byHistory.date.map { $0.year >= 2026 } == true, "\(String(describing: byHistory.date))")
+        #expect(all.map(\.path).contains(dated))
+        #expect(all.first?.path == "diary/생각.md", "newest first: committed today, after the 2026-11-21 entry")
+    }
+}

@@ -112,15 +112,8 @@ extension VaultCommand {
             if let from, let to, from > to {
                 throw UsageError.sinceAfterUntil(since: "\(from)", until: "\(to)")
             }
-            var all = vault.diarySummaries()
             // An entry with no date of its own is dated by the commit that added it, as `vault diary list` does.
-            if all.contains(where: { $0.dateSource == "modified" }), (try? GitHistory.locate(vault.root)) == .own,
-                let history = try? GitHistory(vault: vault.root, config: vault.config)
-            {
-                for k in all.indices where all[k].dateSource == "modified" {
-                    if let first = try? history.firstCommitTime(of: all[k].path) { all[k].date = first.localDate }
-                }
-            }
+            let all = vault.diarySummariesDatedByHistory()
             let none = LocalDate(year: 0, month: 1, day: 1)
             let chosen = all.enumerated().filter { _, e in
                 let day = e.date ?? none

@@ -36,23 +36,19 @@ extension VaultCommand {
                 }
                 zone = z
             }
-            let location = try GitHistory.locate(root)
-            if case .inside(let outer) = location {
+            let made = try Initializing.run(at: root, locale: localeID, timeZone: zone)
+            if let outer = made.outerRepository {
                 Terminal.note("\(root) is inside the git repository \(outer); the vault gets a repository of its own")
             }
-            if FileIO.exists(root + "/" + VaultPath.config) {
-                // Already a vault: give it its own repository if it has none, else nothing to do.
-                guard location != .own else { throw VaultError.alreadyAVault(root) }
-                let vault = try Vault(root: root)
-                let history = try GitHistory.create(vault: vault.root, config: vault.config)
-                if let warning = history.author.warning { Terminal.warning(warning) }
+            if let warning = made.authorWarning { Terminal.warning(warning) }
+            let vault = made.vault
+            guard made.madeVault else {
                 print("Gave the vault in \(vault.root) its own git repository; its files are in the first commit.")
                 return
             }
-            let vault = try Vault.create(at: root, locale: localeID, timeZone: zone)
-            let history = try GitHistory.create(vault: vault.root, config: vault.config)
-            if let warning = history.author.warning { Terminal.warning(warning) }
-            print("Made a vault in \(vault.root) (dates in \(vault.config.locale), \(vault.config.timeZone.identifier)), with its own git repository.")
+            print(
+                "Made a vault in \(vault.root) (dates in \(vault.config.locale), \(vault.config.timeZone.identifier)),"
+                    + " with its own git repository.")
         }
     }
 }
