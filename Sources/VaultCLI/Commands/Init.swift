@@ -15,7 +15,9 @@ extension VaultCommand {
         @Option(help: ArgumentHelp("Locale of written dates; default: from LC_ALL, LC_TIME or LANG.", valueName: "ID"))
         var locale: String?
 
-        @Option(name: .customLong("time-zone"), help: ArgumentHelp("Zone of new timestamps; default: this machine's.", valueName: "ZONE"))
+        @Option(
+            name: .customLong("time-zone"),
+            help: ArgumentHelp("Zone of new timestamps; default: this machine's.", valueName: "ZONE"))
         var timeZone: String?
 
         func execute() throws {
@@ -52,7 +54,10 @@ extension VaultCommand {
             let vault = try Vault.create(at: root, locale: localeID, timeZone: zone)
             let history = try GitHistory.create(vault: vault.root, config: vault.config)
             if let warning = history.author.warning { Terminal.warning(warning) }
-            print("Made a vault in \(vault.root) (dates in \(vault.config.locale), \(vault.config.timeZone.identifier)), with its own git repository.")
+            print(
+                "Made a vault in \(vault.root) (dates in \(vault.config.locale), \(vault.config.timeZone.identifier)),"
+                    + " with its own git repository."
+            )
         }
     }
 }
