@@ -53,7 +53,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
                 "## 🧑 user · 어제 <!-- 2026-11-21T09:31:07+09:00 m-AAAAAAAAAAAA -->\n",
                 "## 🤖 assistant · x <!-- 2026-11-21T09:32:00+09:00 m-BBBBBBBBBBBB model=m provider=p -->\n",
                 "<!-- vault:prompt -->\n", "\\## ", "```\n", "\u{FEFF}", "\r\n", "\n", "\r", "\n\n", "<<<<<<< ours\n",
-                "=======\n", ">>>>>>> theirs\n", "2026-13-01T00:00:00Z", "\u{0}", "\u{1B}[2J", "부산", "é", "e\u{301}",
+                "=======\n", ">>>>>>> theirs\n", "2026-13-01T00:00:00Z", "\u{0}", "\u{1B}[2J", "부산", "é",
+                "e\u{301}",
             ]
         case .eventStream:
             tokens = [

@@ -86,7 +86,10 @@ public struct EventStreamDecoder: Sendable {
     private mutating func line(_ raw: ArraySlice<UInt8>, into events: inout [ServerSentEvent]) {
         if raw.isEmpty {
             if hasData {
-                events.append(ServerSentEvent(type: type.isEmpty ? "message" : type, data: data.joined(separator: "\n"), lastEventID: lastEventID))
+                events.append(
+                    ServerSentEvent(
+                        type: type.isEmpty ? "message" : type, data: data.joined(separator: "\n"),
+                        lastEventID: lastEventID))
             }
             data.removeAll(keepingCapacity: true)
             dataBytes = 0

@@ -90,7 +90,10 @@ public struct HTTPClient: Sendable {
         _ = cvault_curl_setopt_string(handle, CURLOPT_URL, url)
         _ = cvault_curl_setopt_long(handle, CURLOPT_POST, 1)
         _ = cvault_curl_setopt_offset(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-        _ = body.withUnsafeBytes { cvault_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress)) }
+        _ = body.withUnsafeBytes {
+            cvault_curl_setopt_pointer(
+                handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress))
+        }
         _ = cvault_curl_setopt_pointer(handle, CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(list))
         _ = cvault_curl_setopt_string(handle, CURLOPT_USERAGENT, userAgent)
         _ = cvault_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
@@ -220,7 +223,8 @@ public struct HTTPClient: Sendable {
                 status = Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
                 Trace.mark("http: \(line)")
             } else if let colon = line.firstIndex(of: ":") {
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
             }
         }
 

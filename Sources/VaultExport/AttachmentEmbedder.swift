@@ -33,11 +33,19 @@ struct AttachmentEmbedder {
     /// The placeholder to put in place of `target` (an image's target in `itemPath`), or
     /// `nil` to leave it as it is.
     mutating func placeholder(for target: String, in itemPath: String) -> String? {
-        guard let root = vaultRoot, let file = attachmentFile(target, itemPath: itemPath, root: root) else { return nil }
+        guard let root = vaultRoot, let file = attachmentFile(target, itemPath: itemPath, root: root) else {
+            return nil
+        }
         let name = file.split(separator: "/").last ?? ""
         let ext = name.contains(".") ? (name.split(separator: ".").last ?? "").lowercased() : ""
         guard let mime = AttachmentEmbedder.imageTypes[ext] else {
-            warnings.append(ExportWarning(path: itemPath, message: "\(target) is not an image vault knows (\(ext.isEmpty ? "no extension" : "." + ext)); left as a link"))
+            warnings.append(
+                ExportWarning(
+                    path: itemPath,
+                    message:
+                        "\(target) is not an image vault knows (\(ext.isEmpty ? "no extension" : "." + ext));"
+                        + " left as a link"
+                ))
             return nil
         }
         let dataURL: String
@@ -46,7 +54,9 @@ struct AttachmentEmbedder {
         } else {
             guard let bytes = try? FileIO.read(file) else {
                 let shown = file.hasPrefix(root + "/") ? String(file.dropFirst(root.count + 1)) : file
-                warnings.append(ExportWarning(path: itemPath, message: "the attachment \(shown) (\(target)) is missing; left as a link"))
+                warnings.append(
+                    ExportWarning(
+                        path: itemPath, message: "the attachment \(shown) (\(target)) is missing; left as a link"))
                 return nil
             }
             dataURL = "data:\(mime);base64," + Data(bytes).base64EncodedString()
@@ -73,13 +83,17 @@ struct AttachmentEmbedder {
         path = path.removingPercentEncoding ?? path
         // Web addresses (`https:`, `data:`) and absolute paths are not attachments.
         if path.isEmpty || path.hasPrefix("/") { return nil }
-        if let colon = path.firstIndex(of: ":"), path[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) {
+        if let colon = path.firstIndex(of: ":"),
+            path[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        {
             return nil
         }
         let folder = root + "/" + VaultPath.attachments + "/"
         // Relative to the linking file, relative to the vault, and (forgiving a wrong
         // number of `../`) the part from `attachments/` on.
-        var candidates = [Vault.absolute(path, from: FileIO.parent(of: root + "/" + itemPath)), Vault.absolute(path, from: root)]
+        var candidates = [
+            Vault.absolute(path, from: FileIO.parent(of: root + "/" + itemPath)), Vault.absolute(path, from: root),
+        ]
         var rest = Substring(path)
         while rest.hasPrefix("./") || rest.hasPrefix("../") { rest = rest.drop { $0 == "." }.dropFirst() }
         candidates.append(Vault.absolute(String(rest), from: root))
@@ -87,7 +101,8 @@ struct AttachmentEmbedder {
         // A symbolic link must not carry the export outside the folder.
         if FileIO.exists(candidate) {
             let real = URL(fileURLWithPath: candidate).resolvingSymlinksInPath().path
-            let realFolder = URL(fileURLWithPath: root + "/" + VaultPath.attachments).resolvingSymlinksInPath().path + "/"
+            let realFolder =
+                URL(fileURLWithPath: root + "/" + VaultPath.attachments).resolvingSymlinksInPath().path + "/"
             guard real.hasPrefix(realFolder) else { return nil }
         }
         return candidate

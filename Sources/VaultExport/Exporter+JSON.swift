@@ -21,7 +21,8 @@ extension Exporter {
                 case .diaryEntry(let entry, let day):
                     return .diaryEntry(
                         JSONDiaryEntry(
-                            path: entry.path, id: entry.id, date: (entry.day ?? day)?.description, created: entry.created?.text,
+                            path: entry.path, id: entry.id, date: (entry.day ?? day)?.description,
+                            created: entry.created?.text,
                             title: entry.title, tags: entry.tags, heading: entry.heading, body: entry.body))
                 case .room(let room):
                     return .room(

@@ -69,13 +69,15 @@ extension Exporter {
         del { color: var(--muted); }
         hr { border: 0; border-top: 1px solid var(--border); margin: 2.2em 0; }
         hr.between-items { margin: 4rem 0; border-top: 2px dashed var(--border); }
-        blockquote { margin-left: 0; padding: 0.1em 1.1em; border-left: 0.25em solid var(--border); color: var(--muted); }
+        blockquote { margin-left: 0; padding: 0.1em 1.1em; border-left: 0.25em solid var(--border); \
+        color: var(--muted); }
         img { max-width: 100%; height: auto; border-radius: 6px; }
         code, kbd, samp, pre {
           font-family: ui-monospace, "SF Mono", SFMono-Regular, Menlo, Consolas, "Cascadia Mono", "Liberation Mono",
             "DejaVu Sans Mono", "D2Coding", "Noto Sans Mono CJK KR", monospace;
         }
-        code { font-size: 0.86em; background: var(--panel); border: 1px solid var(--border); border-radius: 5px; padding: 0.1em 0.35em; }
+        code { font-size: 0.86em; background: var(--panel); border: 1px solid var(--border); border-radius: 5px; \
+        padding: 0.1em 0.35em; }
         pre {
           background: var(--panel);
           border: 1px solid var(--border);
@@ -87,7 +89,8 @@ extension Exporter {
           overflow-wrap: normal;
         }
         pre code { font-size: 0.84em; background: none; border: 0; padding: 0; white-space: pre; }
-        table { border-collapse: collapse; display: block; max-width: 100%; overflow-x: auto; font-size: 0.94em; line-height: 1.5; }
+        table { border-collapse: collapse; display: block; max-width: 100%; overflow-x: auto; font-size: 0.94em; \
+        line-height: 1.5; }
         th, td { border: 1px solid var(--border); padding: 0.4em 0.8em; text-align: left; vertical-align: top; }
         tbody tr:nth-child(2n) td { background: var(--stripe); }
         th { background: var(--panel); font-weight: 600; }
@@ -108,12 +111,15 @@ extension Exporter {
           padding: 0.05em 0.7em;
           margin: 0 0.15em 0.3em 0;
         }
-        .diary-entry > header h1:has(+ h2) { color: var(--muted); font-size: 1.05em; font-weight: 600; letter-spacing: 0; margin-bottom: 0.2em; }
+        .diary-entry > header h1:has(+ h2) { color: var(--muted); font-size: 1.05em; font-weight: 600; \
+        letter-spacing: 0; margin-bottom: 0.2em; }
         .diary-entry > header h1 + h2 { font-size: 1.85em; margin-top: 0; }
         .message { margin: 1.6rem 0; padding: 0.2em 0 0.2em 1.15em; border-left: 3px solid var(--assistant); }
-        .message.user { border-left-color: var(--user); background: var(--user-bg); border-radius: 0 10px 10px 0; padding: 0.8em 1.15em; }
+        .message.user { border-left-color: var(--user); background: var(--user-bg); border-radius: 0 10px 10px 0; \
+        padding: 0.8em 1.15em; }
         .message.system { border-left-color: var(--system); }
-        .message > h3:first-child { font-size: 0.82em; font-weight: 600; color: var(--muted); margin: 0 0 0.55em; letter-spacing: 0.01em; }
+        .message > h3:first-child { font-size: 0.82em; font-weight: 600; color: var(--muted); margin: 0 0 0.55em; \
+        letter-spacing: 0.01em; }
         .message.user > h3:first-child { color: var(--user); }
         .message.assistant > h3:first-child { color: var(--assistant); }
         .message h1, .message h2 { font-size: 1.2em; margin-top: 1.4em; }

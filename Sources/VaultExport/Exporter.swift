@@ -65,7 +65,8 @@ public struct Exporter: Sendable {
     func parts(of item: ExportItem) -> [Part] {
         switch item {
         case .diaryEntry(let entry, let day):
-            var head = "# " + Exporter.inline(day.map { DateText.heading($0, locale: locale) } ?? entry.heading ?? entry.title)
+            var head =
+                "# " + Exporter.inline(day.map { DateText.heading($0, locale: locale) } ?? entry.heading ?? entry.title)
             if let title = entry.frontMatter?.string("title"), !title.isEmpty {
                 head += "\n\n## " + Exporter.inline(title)
             }
@@ -92,7 +93,9 @@ public struct Exporter: Sendable {
     /// `🧑 user · 2026년 11월 21일 토요일 오전 9:31`, with the model (or `offline, no model`)
     /// for a reply and the status of a failed or interrupted message.
     func messageHeading(_ message: Message) -> String {
-        var line = "\(message.role.icon) \(message.role.rawValue) · " + DateText.header(message.timestamp, locale: locale, timeZone: timeZone)
+        var line =
+            "\(message.role.icon) \(message.role.rawValue) · "
+            + DateText.header(message.timestamp, locale: locale, timeZone: timeZone)
         if message.role == .assistant {
             if message.header.attribute("provider") == "offline" {
                 line += " · offline, no model"

@@ -100,7 +100,8 @@ extension GitHistory {
         let (indexPath, workdir) = (lock.indexPath, root)
         DispatchQueue.global().async(group: group) {
             if let old = try? FileIO.read(indexPath) {
-                pending.written = IndexPatcher.patch(updates, old: old, workdir: workdir, reserve: lock.reserve, emit: lock.write)
+                pending.written = IndexPatcher.patch(
+                    updates, old: old, workdir: workdir, reserve: lock.reserve, emit: lock.write)
                 Trace.mark("commit: index written (other core)")
             }
         }
@@ -277,7 +278,8 @@ extension GitHistory {
         var head: OpaquePointer?
         try GitFailure.check(git_reference_lookup(&head, repo, "HEAD"), "read HEAD")
         defer { git_reference_free(head) }
-        guard git_reference_type(head) == GIT_REFERENCE_SYMBOLIC, let target = git_reference_symbolic_target(head) else {
+        guard git_reference_type(head) == GIT_REFERENCE_SYMBOLIC, let target = git_reference_symbolic_target(head)
+        else {
             throw VaultError.repository(.detachedHead(root: root))
         }
         return String(cString: target)
@@ -304,7 +306,9 @@ extension GitHistory {
         var index: OpaquePointer?
         try GitFailure.check(git_repository_index(&index, repo), "open the index")
         defer { git_index_free(index) }
-        let specs = [VaultPath.config, ".gitattributes", ".gitignore", VaultPath.rooms, VaultPath.diary, VaultPath.attachments]
+        let specs = [
+            VaultPath.config, ".gitattributes", ".gitignore", VaultPath.rooms, VaultPath.diary, VaultPath.attachments,
+        ]
         let code = withCStrings(specs) { ptrs -> Int32 in
             let mutable = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>(OpaquePointer(ptrs.baseAddress))
             var array = git_strarray(strings: mutable, count: ptrs.count)
@@ -330,7 +334,8 @@ extension GitHistory {
             let what: String
             switch git_repository_state_t(rawValue: UInt32(state)) {
             case GIT_REPOSITORY_STATE_MERGE: what = "a merge (finish it with `git commit`, or `git merge --abort`)"
-            case GIT_REPOSITORY_STATE_REBASE, GIT_REPOSITORY_STATE_REBASE_INTERACTIVE, GIT_REPOSITORY_STATE_REBASE_MERGE:
+            case GIT_REPOSITORY_STATE_REBASE, GIT_REPOSITORY_STATE_REBASE_INTERACTIVE,
+                GIT_REPOSITORY_STATE_REBASE_MERGE:
                 what = "a rebase (finish it with `git rebase --continue`, or `git rebase --abort`)"
             case GIT_REPOSITORY_STATE_CHERRYPICK, GIT_REPOSITORY_STATE_CHERRYPICK_SEQUENCE: what = "a cherry-pick"
             case GIT_REPOSITORY_STATE_REVERT, GIT_REPOSITORY_STATE_REVERT_SEQUENCE: what = "a revert"

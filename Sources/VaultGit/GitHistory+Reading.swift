@@ -105,7 +105,9 @@ extension GitHistory {
     }
 
     /// A unified diff from `old` to `new` (both shown as `path`), or "" when they are equal.
-    public func unifiedDiff(_ old: [UInt8]?, _ new: [UInt8]?, path: String, context: Int = 3) throws(VaultError) -> String {
+    public func unifiedDiff(_ old: [UInt8]?, _ new: [UInt8]?, path: String, context: Int = 3) throws(VaultError)
+        -> String
+    {
         var options = git_diff_options()
         git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
         options.context_lines = UInt32(context)
@@ -147,11 +149,16 @@ extension GitHistory {
 
     /// Removes lock files left by a crashed git program. Only files untouched for `olderThan`
     /// seconds are removed unless `force`; returns the removed and the kept paths.
-    public static func removeStaleLocks(vault root: String, olderThan: Double = 60, force: Bool = false) -> (removed: [String], kept: [String]) {
+    public static func removeStaleLocks(
+        vault root: String, olderThan: Double = 60, force: Bool = false
+    ) -> (removed: [String], kept: [String]) {
         var removed: [String] = []
         var kept: [String] = []
         for lock in lockFiles(in: root + "/.git") where FileIO.exists(lock) {
-            let age = Date().timeIntervalSince1970 - ((try? FileManager.default.attributesOfItem(atPath: lock)[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)
+            let age =
+                Date().timeIntervalSince1970
+                - ((try? FileManager.default.attributesOfItem(atPath: lock)[.modificationDate] as? Date)?
+                    .timeIntervalSince1970 ?? 0)
             if force || age >= olderThan, unlink(lock) == 0 {
                 removed.append(lock)
             } else {

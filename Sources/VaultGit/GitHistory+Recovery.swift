@@ -48,7 +48,10 @@ extension GitHistory {
                 // (`prepare`), committing a dead process's writes as what they were, `recover: …`.
                 try commit(
                     paths,
-                    message: "recover: \(summary) (left uncommitted by `vault \(record.command)`, which stopped before its commit)")
+                    message:
+                        "recover: \(summary) (left uncommitted by `vault \(record.command)`,"
+                        + " which stopped before its commit)"
+                )
                 if try headCommitID() != before {
                     recovery.committedPaths += paths
                     recovery.commands.append(record.command)

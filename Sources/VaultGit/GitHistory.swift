@@ -92,7 +92,8 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
         }
         var handle: OpaquePointer?
         try GitFailure.check(
-            git_repository_open_ext(&handle, root, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil), "open the repository in \(root)")
+            git_repository_open_ext(&handle, root, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil),
+            "open the repository in \(root)")
         var database: OpaquePointer?
         let odbCode = git_repository_odb(&database, handle)
         if odbCode < 0 { git_repository_free(handle) }
@@ -142,7 +143,9 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     }
 
     static func author(repo: OpaquePointer, config: VaultConfig) -> Author {
-        if let text = config.values["author"].flatMap({ v -> String? in if case .string(let s) = v { return s }; return nil }),
+        if let text = config.values["author"].flatMap({ v -> String? in
+            if case .string(let s) = v { return s }; return nil
+        }),
             let open = text.firstIndex(of: "<"), let close = text.lastIndex(of: ">"), open < close
         {
             let name = text[..<open].trimmingCharacters(in: .whitespaces)
@@ -152,11 +155,14 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
         var sig: UnsafeMutablePointer<git_signature>?
         if git_signature_default(&sig, repo) == 0, let sig {
             defer { git_signature_free(sig) }
-            return Author(name: String(cString: sig.pointee.name), email: String(cString: sig.pointee.email), warning: nil)
+            return Author(
+                name: String(cString: sig.pointee.name), email: String(cString: sig.pointee.email), warning: nil)
         }
         return Author(
             name: "vault", email: "vault@localhost",
             warning:
-                "commits are authored as \"vault <vault@localhost>\": set `author: Your Name <you@example.com>` in vault.yml or git's user.name and user.email")
+                "commits are authored as \"vault <vault@localhost>\": set `author: Your Name <you@example.com>`"
+                + " in vault.yml or git's user.name and user.email"
+        )
     }
 }

@@ -87,7 +87,8 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         func run() {
             defer { group.leave() }
             guard FileIO.exists(root + "/.git"), (try? GitHistory.locate(root)) == .own,
-                let config = config ?? (try? FileIO.read(root + "/" + VaultPath.config)).flatMap({ try? VaultConfig(parsing: $0) }),
+                let config = config
+                    ?? (try? FileIO.read(root + "/" + VaultPath.config)).flatMap({ try? VaultConfig(parsing: $0) }),
                 let opened = try? GitHistory(vault: root, config: config)
             else { return }
             opened.readTrees(to: folder)

@@ -78,7 +78,9 @@ enum IndexPatcher {
             let exists = position < entries.count && old[entries[position].name].elementsEqual(name)
             var bytes: [UInt8] = []
             if var oid = update.oid {
-                guard let record = entry(for: update.path, name: name, oid: &oid, workdir: workdir) else { return false }
+                guard let record = entry(for: update.path, name: name, oid: &oid, workdir: workdir) else {
+                    return false
+                }
                 bytes = record
             }
             if exists {
@@ -133,7 +135,9 @@ enum IndexPatcher {
         guard lstat(workdir + "/" + path, &st) == 0 else { return nil }
         var e: [UInt8] = []
         e.reserveCapacity(64 + name.count + 8)
-        func add(_ v: UInt32) { e += [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+        func add(_ v: UInt32) {
+            e += [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+        }
         add(UInt32(truncatingIfNeeded: st.st_ctim.tv_sec))
         add(UInt32(truncatingIfNeeded: st.st_ctim.tv_nsec))
         add(UInt32(truncatingIfNeeded: st.st_mtim.tv_sec))

@@ -234,7 +234,8 @@ enum BlobLayoutFile {
         guard !points.isEmpty else { return nil }
         let storage = UnsafeMutablePointer<cvault_blob_point>.allocate(capacity: points.count)
         storage.initialize(from: points, count: points.count)
-        return cvault_blob_layout(object_size: objectSize, content_size: contentSize, count: points.count, points: storage)
+        return cvault_blob_layout(
+            object_size: objectSize, content_size: contentSize, count: points.count, points: storage)
     }
 
     static func write(_ layout: cvault_blob_layout, root: String, blob: git_oid) {

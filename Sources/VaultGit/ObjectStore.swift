@@ -45,7 +45,8 @@ struct ObjectStore {
     }
 
     /// Writes `bytes` as an object of `type` (nothing when it is already there) and returns its id.
-    func write(_ bytes: UnsafeRawBufferPointer, type: git_object_t, _ doing: @autoclosure () -> String) throws(VaultError)
+    func write(_ bytes: UnsafeRawBufferPointer, type: git_object_t, _ doing: @autoclosure () -> String)
+        throws(VaultError)
         -> git_oid
     {
         var oid = git_oid()

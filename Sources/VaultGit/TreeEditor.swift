@@ -198,7 +198,8 @@ final class TreeEditor {
         name.withUnsafeBytes { wanted in
             forEachEntry(raw) { buffer, entry, mode, nameRange, oid in
                 if nameRange.count == wanted.count,
-                    wanted.count == 0 || memcmp(buffer.baseAddress! + nameRange.lowerBound, wanted.baseAddress!, wanted.count) == 0
+                    wanted.count == 0
+                        || memcmp(buffer.baseAddress! + nameRange.lowerBound, wanted.baseAddress!, wanted.count) == 0
                 {
                     result = Found(entry: entry, mode: mode, oid: oid)
                     return false

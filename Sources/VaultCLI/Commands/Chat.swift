@@ -23,9 +23,11 @@ extension VaultCommand {
         @OptionGroup var location: VaultLocation
         @Argument(help: "The room: a path, its slug, or the start of its title.") var room: String
         @Argument(help: "The message.") var message: String?
-        @Option(help: "Use this provider for this turn (a name from vault.yml, openai, or offline).") var provider: String?
+        @Option(help: "Use this provider for this turn (a name from vault.yml, openai, or offline).")
+        var provider: String?
         @Option(help: "Use this model for this turn.") var model: String?
-        @Option(name: .customLong("attach"), help: "A file to attach (copied into attachments/; images go to the model).")
+        @Option(
+            name: .customLong("attach"), help: "A file to attach (copied into attachments/; images go to the model).")
         var attachments: [String] = []
 
         func execute() throws {
@@ -66,7 +68,9 @@ extension VaultCommand {
         }
 
         func send(_ turn: ChatTurn, _ text: String?, _ files: [String]) throws(VaultError) {
-            let outcome = try turn.run(message: text ?? (files.isEmpty ? nil : ""), attachments: files) { Terminal.stream($0) }
+            let outcome = try turn.run(message: text ?? (files.isEmpty ? nil : ""), attachments: files) {
+                Terminal.stream($0)
+            }
             Terminal.stream("\n")
             Trace.mark("done")
             warnIfTruncated(outcome)

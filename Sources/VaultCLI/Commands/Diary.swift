@@ -10,11 +10,15 @@ extension VaultCommand {
             abstract: "Diary entries.", subcommands: [List.self, Write.self], defaultSubcommand: List.self)
 
         struct List: VaultRunnable {
-            static let configuration = CommandConfiguration(commandName: "list", abstract: "List diary entries, newest first.")
+            static let configuration = CommandConfiguration(
+                commandName: "list", abstract: "List diary entries, newest first.")
 
             @OptionGroup var location: VaultLocation
             @OptionGroup var reading: ReadingOptions
-            @Option(parsing: .unconditional, help: "Only entries on or after this day (2026-11-01, yesterday, or -7 for a week ago).") var since: String?
+            @Option(
+                parsing: .unconditional,
+                help: "Only entries on or after this day (2026-11-01, yesterday, or -7 for a week ago).")
+            var since: String?
             @Option(parsing: .unconditional, help: "Only entries on or before this day.") var until: String?
             @Option(help: "Only entries with this tag.") var tag: String?
             @Flag(help: "Print JSON.") var json = false
@@ -45,7 +49,12 @@ extension VaultCommand {
                     return
                 }
                 for e in entries {
-                    let day = e.date.map { DateText.string(for: $0.noonUTC, style: .shortDay, locale: locale, timeZone: TimeZone(identifier: "UTC")!) } ?? "?"
+                    let day =
+                        e.date.map {
+                            DateText.string(
+                                for: $0.noonUTC, style: .shortDay, locale: locale,
+                                timeZone: TimeZone(identifier: "UTC")!)
+                        } ?? "?"
                     let tags = e.tags.isEmpty ? "" : "  " + e.tags.map { "#" + $0 }.joined(separator: " ")
                     let preview = e.problem != nil ? "⚠️ cannot be read: run `vault check`" : e.preview
                     print("\(Terminal.fit(day, 18)) \(Terminal.fit(e.title, 24)) \(preview)\(tags)")

@@ -20,13 +20,17 @@ extension VaultCommand {
         @Argument(help: "Rooms and diary entries: paths, room slugs or titles, diary dates (2026-11-21) or file names.")
         var items: [String] = []
         @Flag(help: "Export the diary, oldest entry first.") var diary = false
-        @Option(parsing: .unconditional, help: "With --diary: only entries on or after this day (2026-11-01, yesterday, -7).") var since: String?
+        @Option(
+            parsing: .unconditional,
+            help: "With --diary: only entries on or after this day (2026-11-01, yesterday, -7).") var since: String?
         @Option(parsing: .unconditional, help: "With --diary: only entries on or before this day.") var until: String?
         @Option(help: "With --diary: only entries with this tag.") var tag: String?
         @Option(help: ArgumentHelp("Export one room.", valueName: "ROOM")) var room: String?
         @Option(help: ArgumentHelp("md, html or json (default: from -o's extension, else md).", valueName: "FORMAT"))
         var format: String?
-        @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "FILE"))
+        @Option(
+            name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "FILE"))
         var output: String?
         @Flag(help: "Replace FILE when it exists.") var force = false
 
@@ -157,7 +161,9 @@ extension VaultCommand {
                 throw VaultError.io(path: path, operation: "write", reason: "the folder \(folder) does not exist")
             }
             // The folder as the system sees it (symbolic links followed), and as written.
-            let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path + "/" + (target.split(separator: "/").last ?? "")
+            let real =
+                URL(fileURLWithPath: folder).resolvingSymlinksInPath().path + "/"
+                + (target.split(separator: "/").last ?? "")
             for candidate in [target, real] where candidate.split(separator: "/").contains(".git") {
                 throw CommandError.outputInGitFolder(path)
             }

@@ -52,7 +52,9 @@ extension VaultCommand {
         func execute() throws {
             let (vault, history) = try location.openHistory()
             let (locale, zone) = try reading.resolve(for: vault)
-            let path = try item.map { name throws(VaultError) in try resolveInHistory(name, vault: vault, history: history) }
+            let path = try item.map { name throws(VaultError) in
+                try resolveInHistory(name, vault: vault, history: history)
+            }
             let entries = try history.log(path: path, limit: maxCount)
             if json { return try Terminal.json(entries) }
             if entries.isEmpty {
@@ -85,7 +87,10 @@ extension VaultCommand {
             let new = try? FileIO.read(vault.absolute(path))
             let diff = try history.unifiedDiff(old, new, path: path)
             if diff.isEmpty {
-                print("\(path) is the same as in \(revision == "HEAD" ? "the last commit" : revision) (\(try history.shortID(revision))).")
+                print(
+                    "\(path) is the same as in \(revision == "HEAD" ? "the last commit" : revision)"
+                        + " (\(try history.shortID(revision)))."
+                )
             } else {
                 Terminal.stream(diff)
             }
@@ -100,7 +105,8 @@ extension VaultCommand {
 
         @OptionGroup var location: VaultLocation
         @Argument(help: "A room or diary entry (also a deleted one).") var item: String
-        @Option(name: .customLong("at"), help: "The revision to restore from (see `vault log ITEM`).") var revision: String?
+        @Option(name: .customLong("at"), help: "The revision to restore from (see `vault log ITEM`).")
+        var revision: String?
 
         func execute() throws {
             let (plain, history) = try location.openHistory()
@@ -113,7 +119,8 @@ extension VaultCommand {
 
     struct Remove: VaultRunnable {
         static let configuration = CommandConfiguration(
-            commandName: "rm", abstract: "Remove a room or diary entry (with a commit: `vault restore` brings it back).")
+            commandName: "rm", abstract: "Remove a room or diary entry (with a commit: `vault restore` brings it back)."
+        )
 
         @OptionGroup var location: VaultLocation
         @Argument(help: "A room or diary entry.") var item: String
@@ -131,7 +138,8 @@ extension VaultCommand {
                 }
                 switch target {
                 case .item(_, let title): Terminal.stream("Remove \(path) (\(title))? [y/N] ")
-                case .link(_, let to): Terminal.stream("Remove the symbolic link \(path) (to \(to); that stays)? [y/N] ")
+                case .link(_, let to):
+                    Terminal.stream("Remove the symbolic link \(path) (to \(to); that stays)? [y/N] ")
                 }
                 let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
                 guard answer == "y" || answer == "yes" else {
@@ -139,7 +147,8 @@ extension VaultCommand {
                     return
                 }
             }
-            let history = try GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }.history()
+            let history = try GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }
+                .history()
             try Removal(vault: try Vault(root: plain.root, history: history)).remove(target)
             switch target {
             case .item: print("Removed \(path). Bring it back with: vault restore \(path)")
@@ -174,7 +183,9 @@ extension VaultCommand {
                 print("committed \(paths), left uncommitted by \(commands), which stopped before its commit")
             }
             for path in kept {
-                Terminal.warning("kept \(path): it changed in the last minute, so a git program may be using it (--force removes it)")
+                Terminal.warning(
+                    "kept \(path): it changed in the last minute, so a git program may be using it (--force removes it)"
+                )
             }
             if removed.isEmpty && kept.isEmpty && (recovery?.committedPaths.isEmpty ?? true) {
                 print("No lock files: nothing to do.")

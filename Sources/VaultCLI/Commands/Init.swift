@@ -15,7 +15,9 @@ extension VaultCommand {
         @Option(help: ArgumentHelp("Locale of written dates; default: from LC_ALL, LC_TIME or LANG.", valueName: "ID"))
         var locale: String?
 
-        @Option(name: .customLong("time-zone"), help: ArgumentHelp("Zone of new timestamps; default: this machine's.", valueName: "ZONE"))
+        @Option(
+            name: .customLong("time-zone"),
+            help: ArgumentHelp("Zone of new timestamps; default: this machine's.", valueName: "ZONE"))
         var timeZone: String?
 
         func execute() throws {

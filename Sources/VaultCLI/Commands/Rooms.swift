@@ -28,10 +28,12 @@ extension VaultCommand {
                         let shown = t.hasOffset ? zone : TimeZone(identifier: "UTC")!
                         return DateText.string(for: t.date, style: .compact, locale: locale, timeZone: shown)
                     } ?? ""
-                let icon = room.problem != nil ? "⚠️" : room.hasPendingPrompt ? "✍️" : room.lastRole?.icon ?? "  "
+                let icon =
+                    room.problem != nil ? "⚠️" : room.hasPendingPrompt ? "✍️" : room.lastRole?.icon ?? "  "
                 let preview =
                     room.problem.map {
-                        $0.contains("conflict markers") ? "git left conflict markers: run `vault resolve`" : "cannot be read: run `vault check`"
+                        $0.contains("conflict markers")
+                            ? "git left conflict markers: run `vault resolve`" : "cannot be read: run `vault check`"
                     } ?? room.preview
                 let unread = room.unread > 0 ? "(\(room.unread) new) " : ""
                 print("\(Terminal.fit(when, 20)) \(Terminal.fit(room.title, 24)) \(icon) \(unread)\(preview)")
@@ -47,7 +49,10 @@ extension VaultCommand {
             static let configuration = CommandConfiguration(
                 commandName: "set",
                 abstract: "Set a room's front-matter setting (model, provider, system, context_messages, …).",
-                discussion: "Only that key's lines change; comments, quoting and other keys stay as they are. --unset removes the key.")
+                discussion:
+                    "Only that key's lines change; comments, quoting and other keys stay as they are."
+                    + " --unset removes the key."
+            )
 
             @OptionGroup var location: VaultLocation
             @Argument(help: "The room.") var room: String

@@ -23,7 +23,9 @@ extension VaultCommand {
             }
             switch resolved {
             case .room(let path):
-                let room = try ShowMarked.read(path, vault: vault) { bytes throws(VaultError) in try RoomFile(parsing: bytes, path: path) }
+                let room = try ShowMarked.read(path, vault: vault) { bytes throws(VaultError) in
+                    try RoomFile(parsing: bytes, path: path)
+                }
                 print("# \(room.title)")
                 var facts = [path]
                 if let model = room.frontMatter?.string("model") { facts.append("model: \(model)") }
@@ -34,7 +36,9 @@ extension VaultCommand {
                 let preamble = room.preamble.trimmingCharacters(in: .whitespacesAndNewlines)
                 if !preamble.isEmpty { print("\n\(preamble)") }
                 for m in room.messages {
-                    var line = "\n\(m.role.icon) \(m.role.rawValue) · \(DateText.header(m.timestamp, locale: locale, timeZone: zone))"
+                    var line =
+                        "\n\(m.role.icon) \(m.role.rawValue) · "
+                        + "\(DateText.header(m.timestamp, locale: locale, timeZone: zone))"
                     if m.role == .assistant, let model = m.header.attribute("model") {
                         line += m.header.attribute("provider") == "offline" ? " · offline, no model" : " · \(model)"
                     }
@@ -47,7 +51,9 @@ extension VaultCommand {
                 }
                 UnreadMarks.clear(path, root: vault.root)
             case .diaryEntry(let path):
-                let entry = try ShowMarked.read(path, vault: vault) { bytes throws(VaultError) in try DiaryFile(parsing: bytes, path: path) }
+                let entry = try ShowMarked.read(path, vault: vault) { bytes throws(VaultError) in
+                    try DiaryFile(parsing: bytes, path: path)
+                }
                 let day = entry.day.map { DateText.heading($0, locale: locale) } ?? entry.heading ?? ""
                 print("# \(day)")
                 var facts = [path]
@@ -64,13 +70,17 @@ extension VaultCommand {
 /// A file git left conflict markers in is shown as this machine's side, with a warning, never
 /// with the markers as text.
 enum ShowMarked {
-    static func read<T>(_ path: String, vault: Vault, parse: ([UInt8]) throws(VaultError) -> T) throws(VaultError) -> T {
+    static func read<T>(_ path: String, vault: Vault, parse: ([UInt8]) throws(VaultError) -> T) throws(VaultError) -> T
+    {
         let bytes = try FileIO.read(vault.absolute(path))
-        guard let marker = ConflictMarkers.problem(in: bytes, path: path), let sides = ConflictMarkers.split(bytes) else {
+        guard let marker = ConflictMarkers.problem(in: bytes, path: path), let sides = ConflictMarkers.split(bytes)
+        else {
             return try parse(bytes)
         }
         Terminal.warning(
-            "\(path):\(marker.line): git left conflict markers in this file; showing this machine's side only. `vault resolve` merges both sides, losing nothing.")
+            "\(path):\(marker.line): git left conflict markers in this file; showing this machine's side only."
+                + " `vault resolve` merges both sides, losing nothing."
+        )
         return try parse(sides.ours)
     }
 }

@@ -16,22 +16,31 @@ extension VaultCommand {
                 """)
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "The remote (default: the branch's upstream, else origin, else the only one).") var remote: String?
-        @Flag(name: .customLong("dry-run"), help: "Say what would come in and go out; change nothing.") var dryRun = false
+        @Argument(help: "The remote (default: the branch's upstream, else origin, else the only one).")
+        var remote: String?
+        @Flag(name: .customLong("dry-run"), help: "Say what would come in and go out; change nothing.")
+        var dryRun = false
         @Flag(help: "Put the vault back as it was before the last sync.") var undo = false
         @Flag(help: "Print the report as JSON.") var json = false
 
         func execute() throws {
             let vault = try location.openForChange()
-            let history = try GitHistoryOnDemand(vault: vault.root, config: vault.config) { Terminal.note($0) }.history()
+            let history = try GitHistoryOnDemand(vault: vault.root, config: vault.config) { Terminal.note($0) }
+                .history()
             let sync = VaultSync(vault: vault.with(history: history), history: history)
             sync.interactive = Terminal.stdinIsTerminal
             if undo {
                 guard !dryRun, remote == nil else { throw UsageError.undoWithOptions }
                 let done = try sync.undo()
                 if json { return try Terminal.json(done) }
-                print("Undid the last sync: the vault is back at \(done.restored.prefix(7)) (\(done.paths.count) file\(done.paths.count == 1 ? "" : "s") restored).")
-                print("The undone merge is kept as refs/vault/sync/undone (\(done.undone.prefix(7))); the remote was not changed, so the next `vault sync` brings its changes in again.")
+                print(
+                    "Undid the last sync: the vault is back at \(done.restored.prefix(7)) (\(done.paths.count)"
+                        + " file\(done.paths.count == 1 ? "" : "s") restored)."
+                )
+                print(
+                    "The undone merge is kept as refs/vault/sync/undone (\(done.undone.prefix(7)));"
+                        + " the remote was not changed, so the next `vault sync` brings its changes in again."
+                )
                 return
             }
             let report = dryRun ? try sync.dryRun(remote: remote) : try sync.sync(remote: remote)
@@ -55,7 +64,10 @@ extension VaultCommand {
             let vault = try VaultClone.clone(url: url, into: root, interactive: Terminal.stdinIsTerminal)
             let rooms = vault.roomPaths().count
             let entries = vault.diaryPaths().count
-            print("Cloned \(url) into \(root): \(rooms) room\(rooms == 1 ? "" : "s"), \(entries) diary entr\(entries == 1 ? "y" : "ies").")
+            print(
+                "Cloned \(url) into \(root): \(rooms) room\(rooms == 1 ? "" : "s"),"
+                    + " \(entries) diary entr\(entries == 1 ? "y" : "ies")."
+            )
             print("Ready: `cd \(name)` then `vault rooms`, `vault chat ROOM`, and `vault sync` to exchange changes.")
         }
     }
@@ -86,14 +98,16 @@ extension VaultCommand {
 
             func execute() throws {
                 let vault = try location.open()
-                let history = try GitHistoryOnDemand(vault: vault.root, config: vault.config) { Terminal.note($0) }.history()
+                let history = try GitHistoryOnDemand(vault: vault.root, config: vault.config) { Terminal.note($0) }
+                    .history()
                 try Remotes(vault: vault, history: history).add(name: name, url: url)
                 print("Added the remote \(name) (\(url)). `vault sync` sends and receives changes.")
             }
         }
 
         struct RemoveRemote: VaultRunnable {
-            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a remote (its data is not touched).")
+            static let configuration = CommandConfiguration(
+                commandName: "remove", abstract: "Remove a remote (its data is not touched).")
             @OptionGroup var location: VaultLocation
             @Argument(help: "Its name.") var name: String
 
@@ -109,7 +123,10 @@ extension VaultCommand {
     struct Status: VaultRunnable {
         static let configuration = CommandConfiguration(
             commandName: "status",
-            abstract: "Hand edits not committed yet, commits ahead of and behind the remote, unfinished merges, conflict copies.")
+            abstract:
+                "Hand edits not committed yet, commits ahead of and behind the remote,"
+                + " unfinished merges, conflict copies."
+        )
 
         @OptionGroup var location: VaultLocation
         @Flag(help: "Print JSON.") var json = false
@@ -126,7 +143,9 @@ extension VaultCommand {
     struct Resolve: VaultRunnable {
         static let configuration = CommandConfiguration(
             commandName: "resolve",
-            abstract: "Repair what other tools left: an unfinished git merge, conflict markers, Syncthing and Dropbox conflict copies.",
+            abstract:
+                "Repair what other tools left: an unfinished git merge, conflict markers,"
+                + " Syncthing and Dropbox conflict copies.",
             discussion: """
                 An unfinished merge is finished from git's three versions of each file; a file with \
                 conflict markers is merged from the sides the markers hold; a conflict copy is merged \
@@ -160,7 +179,8 @@ extension VaultCommand {
 
         func execute() throws {
             let root = FileManager.default.currentDirectoryPath
-            for note in try MergeDriver.run(ancestor: ancestor, current: current, other: other, path: path, root: root) {
+            for note in try MergeDriver.run(ancestor: ancestor, current: current, other: other, path: path, root: root)
+            {
                 Terminal.note(note)
             }
         }
@@ -172,14 +192,22 @@ enum SyncOutput {
     static func print(_ r: SyncReport) {
         var summary: [String] = []
         if r.newMessageCount > 0 {
-            summary.append("\(r.newMessageCount) new message\(r.newMessageCount == 1 ? "" : "s") in \(r.rooms.count) room\(r.rooms.count == 1 ? "" : "s")")
+            summary.append(
+                "\(r.newMessageCount) new message\(r.newMessageCount == 1 ? "" : "s")"
+                    + " in \(r.rooms.count) room\(r.rooms.count == 1 ? "" : "s")"
+            )
         }
-        if !r.newEntries.isEmpty { summary.append("\(r.newEntries.count) new diary entr\(r.newEntries.count == 1 ? "y" : "ies")") }
+        if !r.newEntries.isEmpty {
+            summary.append("\(r.newEntries.count) new diary entr\(r.newEntries.count == 1 ? "y" : "ies")")
+        }
         if !r.changed.isEmpty { summary.append("\(r.changed.count) changed") }
         if !r.deleted.isEmpty { summary.append("\(r.deleted.count) deleted") }
         if r.dryRun {
             Swift.print("Dry run against \(r.remote): nothing was changed.")
-            Swift.print("  would come in: \(r.incomingCommits) commit\(r.incomingCommits == 1 ? "" : "s")\(summary.isEmpty ? "" : " (" + summary.joined(separator: ", ") + ")")")
+            Swift.print(
+                "  would come in: \(r.incomingCommits) commit\(r.incomingCommits == 1 ? "" : "s")"
+                    + "\(summary.isEmpty ? "" : " (" + summary.joined(separator: ", ") + ")")"
+            )
             Swift.print("  would go out:  \(r.outgoingCommits) commit\(r.outgoingCommits == 1 ? "" : "s")")
             if !r.pendingHandEdits.isEmpty {
                 Swift.print("  hand edits committed first: \(r.pendingHandEdits.joined(separator: ", "))")
@@ -187,7 +215,9 @@ enum SyncOutput {
         } else {
             let came = summary.isEmpty ? "nothing new came in" : summary.joined(separator: ", ")
             Swift.print("Synced with \(r.remote): \(came); \(r.pushed ? "your changes were sent" : "nothing to send").")
-            if !r.handEdits.isEmpty { Swift.print("  committed your hand edits first: \(r.handEdits.joined(separator: ", "))") }
+            if !r.handEdits.isEmpty {
+                Swift.print("  committed your hand edits first: \(r.handEdits.joined(separator: ", "))")
+            }
         }
         for room in r.rooms {
             let count = room.newMessageIDs.count
@@ -198,7 +228,9 @@ enum SyncOutput {
         for e in r.changed { Swift.print("  changed: \(e)") }
         for e in r.deleted { Swift.print("  deleted: \(e)") }
         for e in r.renamed { Swift.print("  renamed: \(e.from) → \(e.to)") }
-        for c in r.conflictCopies { Swift.print("  conflict copy: \(c) (both sides changed the same lines; the other version is here)") }
+        for c in r.conflictCopies {
+            Swift.print("  conflict copy: \(c) (both sides changed the same lines; the other version is here)")
+        }
         for n in r.notes { Swift.print("  note: \(n)") }
         if r.retries > 0 { Swift.print("  the remote moved during the sync; merged again (\(r.retries)×)") }
     }
@@ -206,7 +238,9 @@ enum SyncOutput {
     static func print(_ s: VaultStatus) {
         if let remote = s.remote {
             if let ahead = s.ahead, let behind = s.behind {
-                Swift.print("\(s.branch) against \(remote)/\(s.branch) (as of the last fetch): \(ahead) ahead, \(behind) behind")
+                Swift.print(
+                    "\(s.branch) against \(remote)/\(s.branch) (as of the last fetch): \(ahead) ahead, \(behind) behind"
+                )
             } else {
                 Swift.print("\(s.branch): \(remote) has no \(s.branch) yet (`vault sync` sends it)")
             }
@@ -221,7 +255,9 @@ enum SyncOutput {
         }
         if let merge = s.unfinishedMerge { Swift.print("unfinished merge: \(merge) (`vault resolve` finishes it)") }
         for p in s.conflicted { Swift.print("  conflicted: \(p)") }
-        for c in s.conflictCopies { Swift.print("conflict copy: \(c.copy) (of \(c.original); `vault resolve` merges it in)") }
+        for c in s.conflictCopies {
+            Swift.print("conflict copy: \(c.copy) (of \(c.original); `vault resolve` merges it in)")
+        }
         if let last = s.lastSync { Swift.print("last sync: \(last) (`vault sync --undo` undoes it)") }
     }
 }

@@ -19,7 +19,9 @@ extension VaultCommand {
 
         @OptionGroup var location: VaultLocation
         @Argument(help: "The entry's title (default: none; the first line of the body names it).") var title: String?
-        @Option(parsing: .unconditional, help: "The day or time it is for: 2026-11-21, 2026-11-21T22:30, today, yesterday, -2.") var date: String?
+        @Option(
+            parsing: .unconditional,
+            help: "The day or time it is for: 2026-11-21, 2026-11-21T22:30, today, yesterday, -2.") var date: String?
         @Option(name: .customLong("tag"), help: "A tag (repeat for more).") var tags: [String] = []
         @Option(help: "The body, instead of an editor.") var body: String?
         @Flag(help: "Open the editor even when standard input is not a terminal.") var editor = false
@@ -107,7 +109,8 @@ extension VaultCommand {
             let resolved = try vault.resolve(item, workingDirectory: FileManager.default.currentDirectoryPath)
             let now = DiaryWriting(vault: vault).now
             let (path, tags) = try Tagging(vault: vault, now: now).tag(resolved, adding: adding, removing: removing)
-            print(tags.isEmpty ? "\(path) has no tags now." : "\(path): " + tags.map { "#" + $0 }.joined(separator: " "))
+            print(
+                tags.isEmpty ? "\(path) has no tags now." : "\(path): " + tags.map { "#" + $0 }.joined(separator: " "))
         }
     }
 }

@@ -233,7 +233,9 @@ struct ReadingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Show dates in this locale (e.g. de_DE, ja_JP); default: the vault's.", valueName: "ID"))
     var locale: String?
 
-    @Option(name: .customLong("time-zone"), help: ArgumentHelp("Show times in this zone (e.g. Europe/Berlin); default: the vault's.", valueName: "ZONE"))
+    @Option(
+        name: .customLong("time-zone"),
+        help: ArgumentHelp("Show times in this zone (e.g. Europe/Berlin); default: the vault's.", valueName: "ZONE"))
     var timeZone: String?
 
     func resolve(for vault: Vault) throws(UsageError) -> (locale: String, zone: TimeZone) {

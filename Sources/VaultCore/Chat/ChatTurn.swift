@@ -83,7 +83,9 @@ public struct ChatTurn {
 
     /// Sends `message`, or the room's pending prompt when `message` is `nil`, with `attachments`
     /// (paths of files to copy into the vault and link from the message).
-    public func run(message: String?, attachments: [String] = [], onText: (String) -> Void) throws(VaultError) -> Outcome {
+    public func run(message: String?, attachments: [String] = [], onText: (String) -> Void) throws(VaultError)
+        -> Outcome
+    {
         let lock = try TurnLock(vault: vault, room: roomPath, report: Vault.report)
         defer { withExtendedLifetime(lock) {} }
         return try Termination.deferring { () throws(VaultError) -> Outcome in
@@ -99,7 +101,9 @@ public struct ChatTurn {
                 // The one read of the room: the hand-edit check and the write work from it.
                 if room.elision == nil { change.know(room.bytes, of: roomPath, stamp: stamp) }
                 let usePending = message == nil
-                guard var text = (message ?? room.pendingPrompt).map(ChatTurn.tidy), !text.isEmpty || !attachments.isEmpty else {
+                guard var text = (message ?? room.pendingPrompt).map(ChatTurn.tidy),
+                    !text.isEmpty || !attachments.isEmpty
+                else {
                     throw VaultError.input(.nothingToSend(room: roomPath))
                 }
                 // The header's date formatter (ICU's start-up, about a millisecond) is made while
@@ -332,7 +336,9 @@ public struct ChatTurn {
         }
         if keptAfterDeletion {
             Vault.report(
-                "warning: \(roomPath) was deleted while the reply came: your message and the reply are kept in \(s.path)")
+                "warning: \(roomPath) was deleted while the reply came:"
+                    + " your message and the reply are kept in \(s.path)"
+            )
         }
         return appended
     }

@@ -17,7 +17,8 @@ public enum DateArgument {
         }
         if t.hasPrefix("-"), let n = Int(t.dropFirst()), n >= 0 { return today.adding(days: -n) }
         if let d = LocalDate(iso: t) { return d }
-        return (Timestamp(rfc3339: text.trimmingCharacters(in: .whitespaces)) ?? localTime(text, timeZone: timeZone))?.localDate
+        return (Timestamp(rfc3339: text.trimmingCharacters(in: .whitespaces)) ?? localTime(text, timeZone: timeZone))?
+            .localDate
     }
 
     /// The time named by `text`: RFC 3339, or `yyyy-mm-ddThh:mm[:ss]` read in `timeZone`;
@@ -44,7 +45,8 @@ public enum DateArgument {
             guard clock.count == 8 else { return nil }
             let guess = "\(d)T\(clock)+00:00"
             guard let utc = Timestamp(rfc3339: guess) else { return nil }
-            let offset = timeZone.secondsFromGMT(for: utc.date.addingTimeInterval(-Double(timeZone.secondsFromGMT(for: utc.date))))
+            let offset = timeZone.secondsFromGMT(
+                for: utc.date.addingTimeInterval(-Double(timeZone.secondsFromGMT(for: utc.date))))
             return Timestamp(date: utc.date.addingTimeInterval(-Double(offset)), timeZone: timeZone)
         }
         return nil

@@ -113,7 +113,8 @@ public enum LocaleSetting {
 
     /// Locales ICU knows (itself or by its language), the vault's users' first.
     private static let common: Set<String> = [
-        "ko", "ko_KR", "en", "en_US", "en_GB", "en_001", "ja", "ja_JP", "zh", "zh_CN", "zh_TW", "de", "de_DE", "fr", "fr_FR",
+        "ko", "ko_KR", "en", "en_US", "en_GB", "en_001", "ja", "ja_JP", "zh", "zh_CN", "zh_TW", "de", "de_DE", "fr",
+        "fr_FR",
         "es", "es_ES", "it", "it_IT", "pt", "pt_BR", "ru", "ru_RU", "nl", "nl_NL", "sv", "sv_SE", "pl", "pl_PL",
     ]
 

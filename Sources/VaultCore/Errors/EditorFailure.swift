@@ -34,12 +34,14 @@ public enum EditorFailure: Sendable, Hashable, CustomStringConvertible {
             return "the editor '\(editor)' failed (\(how)) and saved nothing: no entry was made"
         case .keptWhatItSaved(let editor, let how, let path, let committed, let showsDiff):
             return "the editor '\(editor)' failed (\(how)); what it saved in \(path) is kept"
-                + (committed ? " and committed" : "") + (showsDiff ? " (`vault diff \(path) HEAD~1` shows the change)" : "")
+                + (committed ? " and committed" : "")
+                + (showsDiff ? " (`vault diff \(path) HEAD~1` shows the change)" : "")
         case .removedFile(let editor, let how, let path, let committed):
             return "the editor '\(editor)' failed (\(how)), and "
                 + EditorFailure.removal(of: path, committed: committed)
         case .savedNothing(let editor, let how, let path):
-            return "the editor '\(editor)' failed (\(how)) and saved nothing: \(path) is unchanged, nothing was committed"
+            return
+                "the editor '\(editor)' failed (\(how)) and saved nothing: \(path) is unchanged, nothing was committed"
         }
     }
 

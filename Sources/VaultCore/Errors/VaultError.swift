@@ -109,11 +109,17 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case .invalidSetting(let key, let reason):
             return "'\(key)': \(reason)"
         case .conflictMarkers:
-            return "git left conflict markers here (a merge made without vault's merge driver); run `vault resolve` or `vault sync`: they merge both sides and lose nothing"
+            return
+                "git left conflict markers here (a merge made without vault's merge driver);"
+                + " run `vault resolve` or `vault sync`: they merge both sides and lose nothing"
         case .conflictCopy(let original):
-            return "a conflict copy of \(original) (both sides changed the same lines, or another sync tool kept both); keep what you want of it, then `vault resolve` merges it into \(original) and removes it"
+            return
+                "a conflict copy of \(original) (both sides changed the same lines, or another sync tool kept both);"
+                + " keep what you want of it, then `vault resolve` merges it into \(original) and removes it"
         case .unfinishedMerge:
-            return "the repository is in the middle of a git merge; run `vault resolve` to finish it (both sides are kept), or `git merge --abort`"
+            return
+                "the repository is in the middle of a git merge;"
+                + " run `vault resolve` to finish it (both sides are kept), or `git merge --abort`"
         case .symbolicLink(let target, .outside):
             return "a symbolic link to \(target), outside the vault: vault never reads, writes or commits through it;"
                 + " put the file itself here, or remove the link"
@@ -223,7 +229,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .editor(let failure):
             return failure.description
         case .symbolicLink(let path, let target):
-            return "\(path) is a symbolic link (to \(target)): vault never writes through a link or commits what it points"
+            return
+                "\(path) is a symbolic link (to \(target)): vault never writes through a link or commits what it points"
                 + " to, and changed nothing. Put the file or folder itself there, or remove the link."
         case .changedOnDisk(let path):
             return "\(path) changed on disk while vault was changing it (saved in an editor?): vault left it as it is"

@@ -23,7 +23,8 @@ public struct DiaryFile: Sendable {
     public let updated: Timestamp?
 
     private init(
-        path: String, bytes: [UInt8], lineEnding: LineEnding, frontMatter: FrontMatter?, heading: String?, bodyStart: Int,
+        path: String, bytes: [UInt8], lineEnding: LineEnding, frontMatter: FrontMatter?, heading: String?,
+        bodyStart: Int,
         created: Timestamp?, updated: Timestamp?
     ) {
         self.path = path

@@ -134,7 +134,9 @@ enum FastYAML {
         switch b[start] {
         case UInt8(ascii: "\""):
             // No escapes and the closing quote last: the common case, read directly.
-            if let close = (start + 1..<end).first(where: { b[$0] == UInt8(ascii: "\"") || b[$0] == UInt8(ascii: "\\") }),
+            if let close = (start + 1..<end).first(where: {
+                b[$0] == UInt8(ascii: "\"") || b[$0] == UInt8(ascii: "\\")
+            }),
                 b[close] == UInt8(ascii: "\""), isEmptyOrComment(b, close + 1, end)
             {
                 return b.string((start + 1)..<close)
@@ -164,7 +166,9 @@ enum FastYAML {
 
     /// True when `start..<end` reads back as exactly these bytes from a plain YAML scalar on one line.
     static func isSafePlain(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
-        guard start < end, !isIndicator(b[start]), b[end - 1] != 32, b[end - 1] != UInt8(ascii: ":") else { return false }
+        guard start < end, !isIndicator(b[start]), b[end - 1] != 32, b[end - 1] != UInt8(ascii: ":") else {
+            return false
+        }
         for i in start..<end {
             let c = b[i]
             if c == 9 || c < 32 && c != 9 { return false }
@@ -211,7 +215,8 @@ enum FastYAML {
                     var hex = ""
                     for _ in 0..<4 { guard let h = it.next() else { return nil }; hex.unicodeScalars.append(h) }
                     // Four hex digits exactly (`UInt32(_:radix:)` takes a sign too: "\u+00e" was read; fuzzing).
-                    guard hex.unicodeScalars.allSatisfy(\.properties.isASCIIHexDigit), let code = UInt32(hex, radix: 16),
+                    guard hex.unicodeScalars.allSatisfy(\.properties.isASCIIHexDigit),
+                        let code = UInt32(hex, radix: 16),
                         let scalar = Unicode.Scalar(code)
                     else { return nil }
                     out.unicodeScalars.append(scalar)
@@ -263,7 +268,9 @@ enum FastYAML {
         guard close < end, isEmptyOrComment(b, close + 1, end) else { return nil }
         var items: [String] = []
         var itemStart = start + 1
-        if b.trimmedEnd(itemStart, close) == itemStart && (itemStart..<close).allSatisfy({ b[$0] == 32 }) { return .list([]) }
+        if b.trimmedEnd(itemStart, close) == itemStart && (itemStart..<close).allSatisfy({ b[$0] == 32 }) {
+            return .list([])
+        }
         for i in (start + 1)...close where i == close || b[i] == UInt8(ascii: ",") {
             var s = itemStart
             while s < i, b[s] == 32 { s += 1 }

@@ -135,7 +135,8 @@ public struct FrontMatter: Sendable {
             } else if let key = FastYAML.key(b, i, trimmed) {
                 finish()
                 if let first = seen[key] {
-                    problems.append(FormatProblem(path: path, line: lineNumber, kind: .duplicateKey(key, firstLine: first)))
+                    problems.append(
+                        FormatProblem(path: path, line: lineNumber, kind: .duplicateKey(key, firstLine: first)))
                 } else {
                     seen[key] = lineNumber
                 }

@@ -12,14 +12,17 @@ public enum FrontMatterEditor {
         _ key: String, to value: FrontMatterValue?, in bytes: [UInt8], frontMatter: FrontMatter?, path: String,
         lineEnding: LineEnding
     ) throws(VaultError) -> [UInt8] {
-        guard !key.isEmpty, FastYAML.isSafePlain(Substring(key)), key.utf8.allSatisfy({ $0 > 32 && $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: "#") })
+        guard !key.isEmpty, FastYAML.isSafePlain(Substring(key)),
+            key.utf8.allSatisfy({ $0 > 32 && $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: "#") })
         else { throw VaultError.input(.invalidKey(key)) }
         let eol = lineEnding.rawValue
         let rendered = value.map { render(key: key, value: $0).map { $0 + eol }.joined() } ?? ""
         var out: [UInt8]
         if let fm = frontMatter {
             if let entry = fm.entries.first(where: { $0.key == key }) {
-                out = Array(bytes[..<entry.range.lowerBound]) + Array(rendered.utf8) + Array(bytes[entry.range.upperBound...])
+                out =
+                    Array(bytes[..<entry.range.lowerBound]) + Array(rendered.utf8)
+                    + Array(bytes[entry.range.upperBound...])
             } else if fm.values[key] != nil {
                 throw VaultError.input(.keyNotRewritable(path: path, key: key))
             } else if value == nil {

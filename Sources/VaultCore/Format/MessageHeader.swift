@@ -35,7 +35,9 @@ public struct MessageHeader: Sendable, Hashable {
         }
     }
 
-    public init(icon: String?, role: Role, display: String, timestamp: Timestamp, id: String, attributes: [Attribute] = []) {
+    public init(
+        icon: String?, role: Role, display: String, timestamp: Timestamp, id: String, attributes: [Attribute] = []
+    ) {
         self.role = role
         self.timestamp = timestamp
         self.id = id
@@ -182,10 +184,13 @@ public struct MessageHeader: Sendable, Hashable {
         }
         guard let parsed = Timestamp.parse(UnsafeBufferPointer(rebasing: b[stampStart..<stampEnd])) else {
             return .invalidHeader(
-                "has an invalid timestamp \"\(b.string(stampStart..<stampEnd))\" (write RFC 3339 with an offset, like 2026-11-21T09:31:07+09:00)")
+                "has an invalid timestamp \"\(b.string(stampStart..<stampEnd))\""
+                    + " (write RFC 3339 with an offset, like 2026-11-21T09:31:07+09:00)"
+            )
         }
         guard Identifier.isMessageID(UnsafeBufferPointer(rebasing: b[idStart..<idEnd])) else {
-            return .invalidHeader("has an invalid id \"\(b.string(idStart..<idEnd))\" (write m- and 4 to 40 letters or digits)")
+            return .invalidHeader(
+                "has an invalid id \"\(b.string(idStart..<idEnd))\" (write m- and 4 to 40 letters or digits)")
         }
         // Attributes: key=value, key starting with a lower-case letter, no empty parts.
         let attributesStart = min(idEnd + 1, commentEnd)
@@ -204,7 +209,8 @@ public struct MessageHeader: Sendable, Hashable {
         if displayStart < open, b[displayStart] == 32 { displayStart += 1 }
         return .header(
             MessageHeader(
-                role: role, timestamp: Timestamp(parsed: parsed, bytes: UnsafeBufferPointer(rebasing: b[stampStart..<stampEnd])),
+                role: role,
+                timestamp: Timestamp(parsed: parsed, bytes: UnsafeBufferPointer(rebasing: b[stampStart..<stampEnd])),
                 id: b.string(idStart..<idEnd), file: file, icon: space.map { headStart..<$0 },
                 display: displayStart..<max(displayStart, open), attributes: attributesStart..<commentEnd))
     }

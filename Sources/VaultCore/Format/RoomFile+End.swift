@@ -34,12 +34,16 @@ extension RoomFile {
             defer { close(fd) }
             FileIO.sharedLock(fd)
             var st = stat()
-            guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "read", reason: FileIO.errorText()) }
+            guard fstat(fd, &st) == 0 else {
+                throw VaultError.io(path: path, operation: "read", reason: FileIO.errorText())
+            }
             let stamp = FileIO.Stamp(st)
             let lines = facts.flatMap { $0.stamp == stamp ? $0.lines : nil }
             let room = try readEnd(fd, size: Int(st.st_size), path: path, totalLines: lines, enough: enough)
             // Pieces of one version: an editor's save in between means reading again.
-            guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "read", reason: FileIO.errorText()) }
+            guard fstat(fd, &st) == 0 else {
+                throw VaultError.io(path: path, operation: "read", reason: FileIO.errorText())
+            }
             if FileIO.Stamp(st) == stamp, FileIO.stamp(of: absolutePath) == stamp { return (room, stamp) }
             if attempt == 3 { throw VaultError.changedOnDisk(path: path) }
             attempt += 1
@@ -118,7 +122,9 @@ extension RoomFile {
             guard var i = b.firstNewline(from: 0).map({ $0 + 1 }) else { return nil }
             while i < b.count {
                 let nl = b.firstNewline(from: i)
-                if b[i] == UInt8(ascii: "#"), case .header = MessageHeader.classify(b, i, b.contentEnd(lineStart: i, newline: nl)) {
+                if b[i] == UInt8(ascii: "#"),
+                    case .header = MessageHeader.classify(b, i, b.contentEnd(lineStart: i, newline: nl))
+                {
                     return i
                 }
                 guard let nl else { return nil }

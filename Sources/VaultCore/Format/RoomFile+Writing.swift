@@ -198,6 +198,7 @@ extension RoomFile {
 
     /// The file with front-matter `key` set to `value` (removed when `nil`), all other bytes kept.
     public func setting(_ key: String, to value: FrontMatterValue?) throws(VaultError) -> [UInt8] {
-        try FrontMatterEditor.setting(key, to: value, in: bytes, frontMatter: frontMatter, path: path, lineEnding: lineEnding)
+        try FrontMatterEditor.setting(
+            key, to: value, in: bytes, frontMatter: frontMatter, path: path, lineEnding: lineEnding)
     }
 }

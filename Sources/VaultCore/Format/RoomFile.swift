@@ -209,9 +209,11 @@ public struct RoomFile: Sendable {
             }
             let content = unframe(b, boundary.next, end, lineEnding)
             // Only a body with a backslash can hold an escaped line.
-            let mayBeEscaped = memchr(b.baseAddress! + content.lowerBound, Int32(UInt8(ascii: "\\")), content.count) != nil
+            let mayBeEscaped =
+                memchr(b.baseAddress! + content.lowerBound, Int32(UInt8(ascii: "\\")), content.count) != nil
             messages.append(
-                Message(header: header, file: bytes, bodyRange: content, mayBeEscaped: mayBeEscaped, line: boundary.line))
+                Message(
+                    header: header, file: bytes, bodyRange: content, mayBeEscaped: mayBeEscaped, line: boundary.line))
         }
         return RoomFile(
             path: path, bytes: bytes, bom: bom, lineEnding: lineEnding, frontMatter: frontMatter, preamble: preamble,

@@ -46,7 +46,8 @@ struct RoomParts {
             let block = Array(bytes[range])
             return Block(
                 key: copies == 0 ? message.id : "\(message.id)#\(copies + 1)", id: message.id,
-                timestamp: message.timestamp, startsTurn: message.role == .user, bytes: block, content: RoomParts.withoutTrailingBlankLines(block))
+                timestamp: message.timestamp, startsTurn: message.role == .user, bytes: block,
+                content: RoomParts.withoutTrailingBlankLines(block))
         }
         if let m = room.promptMarkerOffset {
             var next = m

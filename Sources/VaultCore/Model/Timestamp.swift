@@ -215,7 +215,8 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
     public init(from decoder: Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let d = LocalDate(iso: text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not yyyy-mm-dd: \(text)"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not yyyy-mm-dd: \(text)"))
         }
         self = d
     }
@@ -231,7 +232,8 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// The day `n` days later (earlier when negative).
     public func adding(days n: Int) -> LocalDate {
-        let c = CivilTime(secondsSince1970: Int64(LocalDate.daysSince1970(year: year, month: month, day: day) + n) * 86400)
+        let c = CivilTime(
+            secondsSince1970: Int64(LocalDate.daysSince1970(year: year, month: month, day: day) + n) * 86400)
         return LocalDate(year: c.year, month: c.month, day: c.day)
     }
 

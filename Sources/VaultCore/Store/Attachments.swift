@@ -13,7 +13,9 @@ public enum Attachments {
         let bytes = try FileIO.read(file)
         let name = (file as NSString).lastPathComponent
         var ext = (name as NSString).pathExtension.lowercased()
-        if ext.isEmpty || ext.utf8.contains(where: { !(($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57)) }) { ext = "bin" }
+        if ext.isEmpty || ext.utf8.contains(where: { !(($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57)) }) {
+            ext = "bin"
+        }
         let path = "\(VaultPath.attachments)/\(SHA256.hex(bytes)).\(ext)"
         if !FileIO.exists(change.vault.absolute(path)) { try change.write(bytes, to: path) }
         let label = name.replacingOccurrences(of: "]", with: ")").replacingOccurrences(of: "[", with: "(")
@@ -25,7 +27,9 @@ public enum Attachments {
     public static func images(in body: String, vault: Vault) -> [String] {
         var out: [String] = []
         var rest = Substring(body)
-        while let open = rest.range(of: "](../\(VaultPath.attachments)/") ?? rest.range(of: "](\(VaultPath.attachments)/") {
+        while let open = rest.range(of: "](../\(VaultPath.attachments)/")
+            ?? rest.range(of: "](\(VaultPath.attachments)/")
+        {
             let after = rest[open.upperBound...]
             guard let close = after.firstIndex(of: ")") else { break }
             let name = String(after[..<close])
@@ -55,7 +59,9 @@ enum SHA256 {
     ]
 
     static func hex(_ message: [UInt8]) -> String {
-        var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+        var h: [UInt32] = [
+            0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+        ]
         var data = message
         let bitLength = UInt64(message.count) * 8
         data.append(0x80)
@@ -66,7 +72,8 @@ enum SHA256 {
         for chunk in stride(from: 0, to: data.count, by: 64) {
             for t in 0..<16 {
                 let i = chunk + t * 4
-                w[t] = UInt32(data[i]) << 24 | UInt32(data[i + 1]) << 16 | UInt32(data[i + 2]) << 8 | UInt32(data[i + 3])
+                w[t] =
+                    UInt32(data[i]) << 24 | UInt32(data[i + 1]) << 16 | UInt32(data[i + 2]) << 8 | UInt32(data[i + 3])
             }
             for t in 16..<64 {
                 let s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3)

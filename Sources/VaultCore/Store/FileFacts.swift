@@ -32,7 +32,8 @@ public struct FileFacts: Sendable, Equatable {
 
     /// The facts of `relative` in the vault at `root`, if they are about the version on disk now.
     public static func current(root: String, relative: String) -> FileFacts? {
-        guard let facts = load(root: root, relative: relative), FileIO.stamp(of: root + "/" + relative) == facts.stamp else {
+        guard let facts = load(root: root, relative: relative), FileIO.stamp(of: root + "/" + relative) == facts.stamp
+        else {
             return nil
         }
         return facts
@@ -65,7 +66,8 @@ public struct FileFacts: Sendable, Equatable {
         let s = merged.stamp
         let text =
             "vault-facts 1 \(s.device) \(s.inode) \(s.size) \(s.modified.tv_sec) \(s.modified.tv_nsec) "
-            + "\(s.changed.tv_sec) \(s.changed.tv_nsec) \(merged.blob ?? "-") \(merged.lines.map(String.init) ?? "-") \n"
+            + "\(s.changed.tv_sec) \(s.changed.tv_nsec) \(merged.blob ?? "-")"
+            + " \(merged.lines.map(String.init) ?? "-") \n"
         try? FileIO.makeDirectory(root + "/" + VaultPath.state + "/facts")
         try? FileIO.write(Array(text.utf8), to: FileFacts.path(root: root, relative: relative), durable: false)
     }

@@ -31,7 +31,8 @@ public enum TailWrite {
     /// - Returns: the file's stamp after the write.
     /// - Throws: `VaultError.changedOnDisk` (nothing written) when the file changed since it was read.
     public static func replace(
-        _ path: String, relative: String, from offset: Int, with bytes: [UInt8], mark: [UInt8], expecting expected: FileIO.Stamp,
+        _ path: String, relative: String, from offset: Int, with bytes: [UInt8], mark: [UInt8],
+        expecting expected: FileIO.Stamp,
         journal: String
     ) throws(VaultError) -> FileIO.Stamp {
         try replace(
@@ -73,8 +74,12 @@ public enum TailWrite {
         while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
         defer { flock(fd, LOCK_UN) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "write", reason: FileIO.errorText()) }
-        guard FileIO.Stamp(st) == expected, offset <= Int(st.st_size) else { throw VaultError.changedOnDisk(path: path) }
+        guard fstat(fd, &st) == 0 else {
+            throw VaultError.io(path: path, operation: "write", reason: FileIO.errorText())
+        }
+        guard FileIO.Stamp(st) == expected, offset <= Int(st.st_size) else {
+            throw VaultError.changedOnDisk(path: path)
+        }
         let old = try FileIO.pread(fd, offset: offset, count: Int(st.st_size) - offset, path: path)
         try Journal.write(
             path: relative, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), offset: offset, old: old, new: parts,
@@ -111,7 +116,9 @@ public enum TailWrite {
             throw VaultError.io(path: path, operation: "write", reason: FileIO.errorText(failure))
         }
         Journal.markDone(journal)
-        guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "write", reason: FileIO.errorText()) }
+        guard fstat(fd, &st) == 0 else {
+            throw VaultError.io(path: path, operation: "write", reason: FileIO.errorText())
+        }
         return FileIO.Stamp(st)
     }
 
@@ -185,9 +192,13 @@ public enum TailWrite {
                 try FileIO.makeDirectory(folder)
                 try FileIO.write(record.new, to: folder + "/" + name)
             } catch {
-                return "a write to \(record.path) was interrupted by a crash and could not be finished, and its text could not be saved either: \(error)"
+                return
+                    "a write to \(record.path) was interrupted by a crash and could not be finished,"
+                    + " and its text could not be saved either: \(error)"
             }
-            return "a write to \(record.path) was interrupted by a crash, and the file has changed since: the text being written is in \(VaultPath.state)/recovered/\(name)"
+            return
+                "a write to \(record.path) was interrupted by a crash, and the file has changed since:"
+                + " the text being written is in \(VaultPath.state)/recovered/\(name)"
         }
     }
 
@@ -207,15 +218,21 @@ public enum TailWrite {
         {
             if end == record.new { return .done }
             if isInterrupted(end, old: record.old, new: record.new) {
-                let written = record.new.withUnsafeBytes { Glibc.pwrite(fd, $0.baseAddress, $0.count, off_t(record.offset)) }
-                if written == record.new.count, ftruncate(fd, off_t(record.offset + record.new.count)) == 0, fdatasync(fd) == 0 {
+                let written = record.new.withUnsafeBytes {
+                    Glibc.pwrite(fd, $0.baseAddress, $0.count, off_t(record.offset))
+                }
+                if written == record.new.count, ftruncate(fd, off_t(record.offset + record.new.count)) == 0,
+                    fdatasync(fd) == 0
+                {
                     return .done
                 }
                 return .keptAside
             }
         }
         // Changed since in some other way: done if the new text is in it (written, then edited).
-        if let whole = try? FileIO.pread(fd, offset: 0, count: size, path: path), contains(whole, record.mark) { return .done }
+        if let whole = try? FileIO.pread(fd, offset: 0, count: size, path: path), contains(whole, record.mark) {
+            return .done
+        }
         return .keptAside
     }
 
@@ -235,7 +252,9 @@ public enum TailWrite {
         return haystack.withUnsafeBytes { h in
             needle.withUnsafeBytes { n in
                 var at = 0
-                while h.count - at >= n.count, let hit = memchr(h.baseAddress! + at, Int32(n[0]), h.count - at - n.count + 1) {
+                while h.count - at >= n.count,
+                    let hit = memchr(h.baseAddress! + at, Int32(n[0]), h.count - at - n.count + 1)
+                {
                     let i = h.baseAddress!.distance(to: UnsafeRawPointer(hit))
                     if memcmp(h.baseAddress! + i, n.baseAddress!, n.count) == 0 { return true }
                     at = i + 1
@@ -275,8 +294,8 @@ public enum TailWrite {
     enum Journal {
         static func encode(_ r: Record) -> [UInt8] {
             var rest = Array(
-                "path \(r.path)\ndevice \(r.device)\ninode \(r.inode)\noffset \(r.offset)\nold \(r.old.count)\nnew \(r.new.count)\nmark \(r.mark.count)\n\n"
-                    .utf8)
+                ("path \(r.path)\ndevice \(r.device)\ninode \(r.inode)\noffset \(r.offset)"
+                    + "\nold \(r.old.count)\nnew \(r.new.count)\nmark \(r.mark.count)\n\n").utf8)
             rest += r.old
             rest += r.new
             rest += r.mark
@@ -305,7 +324,8 @@ public enum TailWrite {
             guard let path = fields["path"].map(String.init), let device = fields["device"].flatMap({ UInt64($0) }),
                 let inode = fields["inode"].flatMap({ UInt64($0) }), let offset = fields["offset"].flatMap({ Int($0) }),
                 let oldCount = fields["old"].flatMap({ Int($0) }), let newCount = fields["new"].flatMap({ Int($0) }),
-                let markCount = fields["mark"].flatMap({ Int($0) }), blank + 2 + oldCount + newCount + markCount == rest.count
+                let markCount = fields["mark"].flatMap({ Int($0) }),
+                blank + 2 + oldCount + newCount + markCount == rest.count
             else { return nil }
             var at = blank + 2
             let old = Array(rest[at..<(at + oldCount)])
@@ -331,7 +351,9 @@ public enum TailWrite {
             let created = !FileIO.exists(path)
             if created { try FileIO.makeDirectory(FileIO.parent(of: path)) }
             let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw VaultError.io(path: path, operation: "write the journal", reason: FileIO.errorText()) }
+            guard fd >= 0 else {
+                throw VaultError.io(path: path, operation: "write the journal", reason: FileIO.errorText())
+            }
             defer { close(fd) }
             let newCount = new.reduce(0) { $0 + $1.count }
             let fields = Array(

@@ -19,9 +19,13 @@ extension Vault {
                     let (path, isRoom) = all[i]
                     do {
                         let bytes = try FileIO.read(absolute(path))
-                        slots[i] = isRoom ? RoomFile.problems(in: bytes, path: path) : DiaryFile.problems(in: bytes, path: path)
+                        slots[i] =
+                            isRoom
+                            ? RoomFile.problems(in: bytes, path: path) : DiaryFile.problems(in: bytes, path: path)
                     } catch {
-                        slots[i] = [FormatProblem(path: path, line: 1, kind: .invalidSetting(key: "file", reason: "\(error)"))]
+                        slots[i] = [
+                            FormatProblem(path: path, line: 1, kind: .invalidSetting(key: "file", reason: "\(error)"))
+                        ]
                     }
                     i += workers
                 }

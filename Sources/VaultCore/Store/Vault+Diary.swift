@@ -4,7 +4,8 @@ extension Vault {
     /// A free `diary/<yyyy>/<yyyy-mm-dd>[-<slug>].md` path for a new entry.
     public func newEntryPath(day: LocalDate, title: String?) -> String {
         let year = String(format: "%04d", day.year)
-        let stem = title.map { VaultPath.slug($0) }.flatMap { $0 == "untitled" ? nil : $0 }.map { "\(day)-\($0)" } ?? "\(day)"
+        let stem =
+            title.map { VaultPath.slug($0) }.flatMap { $0 == "untitled" ? nil : $0 }.map { "\(day)-\($0)" } ?? "\(day)"
         return freePath(folder: VaultPath.diary + "/" + year, stem: stem)
     }
 
@@ -23,7 +24,8 @@ extension Vault {
         var tags = entry.tags.filter { !removing.contains($0) }
         for tag in adding where !tags.contains(tag) { tags.append(tag) }
         var out = try FrontMatterEditor.setting(
-            "tags", to: .list(tags), in: bytes, frontMatter: entry.frontMatter, path: path, lineEnding: entry.lineEnding)
+            "tags", to: .list(tags), in: bytes, frontMatter: entry.frontMatter, path: path, lineEnding: entry.lineEnding
+        )
         out = try touchingUpdated(out, path: path, now: now)
         return (out, tags, stamp)
     }
@@ -33,6 +35,7 @@ extension Vault {
         let entry = try DiaryFile(parsing: bytes, path: path)
         guard entry.frontMatter != nil else { return bytes }
         return try FrontMatterEditor.setting(
-            "updated", to: .string(now.text), in: bytes, frontMatter: entry.frontMatter, path: path, lineEnding: entry.lineEnding)
+            "updated", to: .string(now.text), in: bytes, frontMatter: entry.frontMatter, path: path,
+            lineEnding: entry.lineEnding)
     }
 }

@@ -122,7 +122,9 @@ extension Vault {
         }
         let order = paths.indices.sorted {
             let a = results[$0]?.date, b = results[$1]?.date
-            if a != b { return (a ?? LocalDate(year: 0, month: 1, day: 1)) > (b ?? LocalDate(year: 0, month: 1, day: 1)) }
+            if a != b {
+                return (a ?? LocalDate(year: 0, month: 1, day: 1)) > (b ?? LocalDate(year: 0, month: 1, day: 1))
+            }
             if keys[$0] != keys[$1] { return keys[$0] > keys[$1] }
             return paths[$0] > paths[$1]
         }
@@ -131,7 +133,8 @@ extension Vault {
 
     func summarizeEntry(_ relative: String) -> (DiarySummary, Double) {
         var summary = DiarySummary(
-            path: relative, id: nil, date: DiaryFile.dateInName(relative), created: nil, title: VaultPath.stem(of: relative),
+            path: relative, id: nil, date: DiaryFile.dateInName(relative), created: nil,
+            title: VaultPath.stem(of: relative),
             preview: "", tags: [], problem: nil, dateSource: DiaryFile.dateInName(relative) != nil ? "file name" : nil)
         var key = 0.0
         do {
@@ -143,7 +146,8 @@ extension Vault {
             key = entry.created?.secondsSince1970 ?? 0
             summary.date = entry.day
             summary.dateSource = entry.created != nil ? "created" : (entry.day != nil ? "file name" : nil)
-            summary.preview = Preview.firstLine(of: entry.body, skipping: entry.frontMatter?.string("title") == nil ? entry.title : nil)
+            summary.preview = Preview.firstLine(
+                of: entry.body, skipping: entry.frontMatter?.string("title") == nil ? entry.title : nil)
         } catch {
             summary.problem = "\(error)"
         }
@@ -166,7 +170,8 @@ enum Preview {
             let nl = rest.utf8.firstIndex(of: 10) ?? rest.endIndex
             var t = rest[..<nl]
             rest = nl == rest.endIndex ? "" : rest[rest.utf8.index(after: nl)...]
-            while let f = t.utf8.first, f == UInt8(ascii: "#") || f == UInt8(ascii: ">") || f == 32 || f == 9 || f == 13 {
+            while let f = t.utf8.first, f == UInt8(ascii: "#") || f == UInt8(ascii: ">") || f == 32 || f == 9 || f == 13
+            {
                 t = t.dropFirst()
             }
             while let l = t.utf8.last, l == 32 || l == 9 || l == 13 { t = t.dropLast() }
@@ -227,8 +232,12 @@ enum RoomTail {
             // Whatever is read must be UTF-8 (a window may start inside a character: skip to a line).
             var checkFrom = 0
             if offset > bodyStart { checkFrom = (tail.firstIndex(of: 10) ?? tail.count - 1) + 1 }
-            let headValid = head.withUnsafeBufferPointer { UTF8Check.isValid(UnsafeBufferPointer(rebasing: $0[..<min(head.count, bodyStart)])) }
-            let tailValid = tail.withUnsafeBufferPointer { UTF8Check.isValid(UnsafeBufferPointer(rebasing: $0[checkFrom...])) }
+            let headValid = head.withUnsafeBufferPointer {
+                UTF8Check.isValid(UnsafeBufferPointer(rebasing: $0[..<min(head.count, bodyStart)]))
+            }
+            let tailValid = tail.withUnsafeBufferPointer {
+                UTF8Check.isValid(UnsafeBufferPointer(rebasing: $0[checkFrom...]))
+            }
             guard headValid, tailValid else {
                 throw VaultError.malformedEnd(path: path, .invalidUTF8)
             }
@@ -239,7 +248,8 @@ enum RoomTail {
             // A partial first line is skipped unless the window starts at the body.
             switch lastMessage(tail, skipFirstLine: offset > bodyStart) {
             case .found(let header, let preview, let pending):
-                return Scan(title: title, created: created, lastHeader: header, preview: preview, hasPendingPrompt: pending)
+                return Scan(
+                    title: title, created: created, lastHeader: header, preview: preview, hasPendingPrompt: pending)
             case .broken(let why):
                 throw VaultError.malformedEnd(path: path, .brokenHeader(why))
             case .needMore:
@@ -251,7 +261,8 @@ enum RoomTail {
     static func scanWhole(_ bytes: [UInt8], path: String) throws(VaultError) -> Scan {
         let room = try RoomFile(parsing: bytes, path: path)
         let last = room.messages.last
-        let preview = room.pendingPrompt.map { Preview.firstLine(of: $0) } ?? last.map { Preview.firstLine(of: $0.body) } ?? ""
+        let preview =
+            room.pendingPrompt.map { Preview.firstLine(of: $0) } ?? last.map { Preview.firstLine(of: $0.body) } ?? ""
         return Scan(
             title: room.title == VaultPath.stem(of: path) ? nil : room.title,
             created: room.frontMatter?.string("created").flatMap { Timestamp(frontMatter: $0) },
@@ -294,7 +305,9 @@ enum RoomTail {
                         let bodyStart = lineEnd < b.count ? lineEnd + 1 : b.count
                         let stop = markerLine ?? b.count
                         let pending = pendingPreview()
-                        let preview = pending.isEmpty ? Preview.firstLine(of: b.string(bodyStart..<max(bodyStart, stop))) : pending
+                        let preview =
+                            pending.isEmpty
+                            ? Preview.firstLine(of: b.string(bodyStart..<max(bodyStart, stop))) : pending
                         return .found(h, preview: preview, pending: !pending.isEmpty)
                     case .promptMarker:
                         if markerLine == nil { markerLine = start }

@@ -23,7 +23,8 @@ public final class Vault: Sendable {
         self.history = history
         let path = root + "/" + VaultPath.config
         guard FileIO.exists(path) else {
-            throw VaultError.notAVault("\(root) is not a vault: it has no \(VaultPath.config). Run `vault init \(root)` to make it one.")
+            throw VaultError.notAVault(
+                "\(root) is not a vault: it has no \(VaultPath.config). Run `vault init \(root)` to make it one.")
         }
         self.config = try VaultConfig(parsing: try FileIO.read(path))
         // An append a crash interrupted is finished before anything reads the vault.
@@ -47,7 +48,8 @@ public final class Vault: Sendable {
 
     /// The vault's folder: `explicit` (`--vault`), else `VAULT_DIR`, else the nearest folder
     /// at or above `workingDirectory` that holds `vault.yml`.
-    public static func locate(explicit: String?, environment: [String: String], workingDirectory: String) throws(VaultError)
+    public static func locate(explicit: String?, environment: [String: String], workingDirectory: String)
+        throws(VaultError)
         -> String
     {
         if let dir = explicit ?? environment["VAULT_DIR"].flatMap({ $0.isEmpty ? nil : $0 }) {
@@ -58,7 +60,9 @@ public final class Vault: Sendable {
             guard FileIO.exists(path + "/" + VaultPath.config) else {
                 let source = explicit != nil ? "--vault" : "VAULT_DIR"
                 throw VaultError.notAVault(
-                    "\(dir) (from \(source)) is not a vault: it has no \(VaultPath.config). Run `vault init \(dir)` to make it one.")
+                    "\(dir) (from \(source)) is not a vault: it has no \(VaultPath.config)."
+                        + " Run `vault init \(dir)` to make it one."
+                )
             }
             return path
         }
@@ -70,7 +74,9 @@ public final class Vault: Sendable {
             dir = up
         }
         throw VaultError.notAVault(
-            "no vault here: neither \(workingDirectory) nor a folder above it has a \(VaultPath.config). Run `vault init`, pass --vault DIR, or set VAULT_DIR.")
+            "no vault here: neither \(workingDirectory) nor a folder above it has a \(VaultPath.config)."
+                + " Run `vault init`, pass --vault DIR, or set VAULT_DIR."
+        )
     }
 
     /// `path` made absolute against `base`, with `.` and `..` resolved and no trailing `/`.
@@ -125,7 +131,8 @@ public final class Vault: Sendable {
             ignore += (ignore.isEmpty || ignore.hasSuffix("\n") ? "" : "\n") + missing.joined(separator: "\n") + "\n"
             try FileIO.write(Array(ignore.utf8), to: ignorePath)
         }
-        try FileIO.write(Array(VaultConfig.initialText(locale: locale, timeZone: timeZone).utf8), to: root + "/" + VaultPath.config)
+        try FileIO.write(
+            Array(VaultConfig.initialText(locale: locale, timeZone: timeZone).utf8), to: root + "/" + VaultPath.config)
         return try Vault(root: root)
     }
 
@@ -269,7 +276,9 @@ public final class Vault: Sendable {
     ///
     /// Never through a symbolic link: when the file or a folder on its way is one, nothing is
     /// written (`VaultError.symbolicLink`).
-    public func write(_ bytes: [UInt8], to relative: String, expecting: FileIO.Expectation = .anything) throws(VaultError) {
+    public func write(_ bytes: [UInt8], to relative: String, expecting: FileIO.Expectation = .anything)
+        throws(VaultError)
+    {
         try refuseSymbolicLinks(on: relative)
         history?.willChange([relative])
         try FileIO.makeDirectory(FileIO.parent(of: absolute(relative)))

@@ -62,7 +62,9 @@ public struct VaultConfig: Sendable {
                 problems.append(
                     FormatProblem(
                         path: path, line: line(of: "locale"),
-                        kind: .invalidSetting(key: "locale", reason: "unknown locale \"\(raw)\" (write one like ko_KR, ja_JP, de_DE, en_US)")))
+                        kind: .invalidSetting(
+                            key: "locale",
+                            reason: "unknown locale \"\(raw)\" (write one like ko_KR, ja_JP, de_DE, en_US)")))
             }
         }
         var zone = TimeZone(identifier: "UTC")!
@@ -73,7 +75,9 @@ public struct VaultConfig: Sendable {
                 problems.append(
                     FormatProblem(
                         path: path, line: line(of: "time_zone"),
-                        kind: .invalidSetting(key: "time_zone", reason: "unknown time zone \"\(raw)\" (write an IANA name like Asia/Seoul)")))
+                        kind: .invalidSetting(
+                            key: "time_zone",
+                            reason: "unknown time zone \"\(raw)\" (write an IANA name like Asia/Seoul)")))
             }
         }
         if !problems.isEmpty { throw VaultError.malformed(problems) }

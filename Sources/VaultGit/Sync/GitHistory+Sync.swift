@@ -44,7 +44,8 @@ extension GitHistory {
         return try aheadBehind(head.commit, other).ahead > 0
     }
 
-    func aheadBehind(_ local: OpaquePointer, _ upstream: OpaquePointer) throws(VaultError) -> (ahead: Int, behind: Int) {
+    func aheadBehind(_ local: OpaquePointer, _ upstream: OpaquePointer) throws(VaultError) -> (ahead: Int, behind: Int)
+    {
         var ahead = 0
         var behind = 0
         try GitFailure.check(
@@ -126,7 +127,8 @@ extension GitHistory {
             machine = String(line.dropFirst(15))
         }
         return TreeMerge.Side(
-            commit: commit, tree: tree, machine: machine, time: Date(timeIntervalSince1970: Double(git_commit_time(commit))))
+            commit: commit, tree: tree, machine: machine,
+            time: Date(timeIntervalSince1970: Double(git_commit_time(commit))))
     }
 
     // MARK: The work tree
@@ -179,7 +181,9 @@ extension GitHistory {
         var tree: OpaquePointer?
         try GitFailure.check(git_commit_tree(&tree, other), "read the remote's tree")
         defer { git_tree_free(tree) }
-        for change in try directChanges(from: tree!, to: head.tree) where change.oid != nil { paths.insert(change.path) }
+        for change in try directChanges(from: tree!, to: head.tree) where change.oid != nil {
+            paths.insert(change.path)
+        }
         return paths.sorted()
     }
 
@@ -188,7 +192,8 @@ extension GitHistory {
         var options = git_diff_options()
         git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
         var diff: OpaquePointer?
-        try GitFailure.check(git_diff_tree_to_tree(&diff, repo, old, new, &options), "compare two versions of the vault")
+        try GitFailure.check(
+            git_diff_tree_to_tree(&diff, repo, old, new, &options), "compare two versions of the vault")
         defer { git_diff_free(diff) }
         var out: [TreeMerge.Change] = []
         for i in 0..<git_diff_num_deltas(diff) {
@@ -232,7 +237,9 @@ extension GitHistory {
             }
             return name
         }
-        if let upstream = try? configString("branch.\(branchName()).remote"), names.contains(upstream) { return upstream }
+        if let upstream = try? configString("branch.\(branchName()).remote"), names.contains(upstream) {
+            return upstream
+        }
         if names.contains("origin") { return "origin" }
         if names.count == 1 { return names[0] }
         if names.isEmpty {
@@ -296,7 +303,8 @@ extension GitHistory {
         try GitFailure.check(git_repository_config(&config, repo), "open the git config")
         defer { git_config_free(config) }
         var local: OpaquePointer?
-        try GitFailure.check(git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL), "open the repository's git config")
+        try GitFailure.check(
+            git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL), "open the repository's git config")
         defer { git_config_free(local) }
         try GitFailure.check(git_config_set_string(local, key, value), "set \(key) in the git config")
     }

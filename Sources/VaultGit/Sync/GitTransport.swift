@@ -51,7 +51,8 @@ public struct GitTransport: Sendable {
     }
 
     /// Runs `git` in the vault with vault's transport settings and waits for it.
-    func run(_ arguments: [String], in directory: String? = nil, interactive: Bool = false) throws(VaultError) -> Output {
+    func run(_ arguments: [String], in directory: String? = nil, interactive: Bool = false) throws(VaultError) -> Output
+    {
         guard let git = GitTransport.executable(environment: environment) else {
             throw VaultError.repository(.gitCommandMissing(url: nil))
         }
@@ -75,7 +76,8 @@ public struct GitTransport: Sendable {
             prefix = [
                 "-c", "credential.helper=",
                 "-c",
-                "credential.helper=!f() { test \"$1\" = get && printf 'username=%s\\npassword=%s\\n' \"$VAULT_GIT_USERNAME\" \"$VAULT_GIT_TOKEN\"; }; f",
+                "credential.helper=!f() { test \"$1\" = get && printf 'username=%s\\npassword=%s\\n'"
+                    + " \"$VAULT_GIT_USERNAME\" \"$VAULT_GIT_TOKEN\"; }; f",
             ]
         }
         let result = try ChildProcess.run(
@@ -91,7 +93,8 @@ public struct GitTransport: Sendable {
     /// the fetch: the repository's config, `~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`,
     /// `GIT_CONFIG_GLOBAL`, the system config, includes, `GIT_CONFIG_*` variables. A clone
     /// (`local` false) reads no repository's config, as `git clone` does not: git is asked in `/`.
-    private func hasConfiguredSSHCommand(git: String, env: [String: String], local: Bool, in directory: String) -> Bool {
+    private func hasConfiguredSSHCommand(git: String, env: [String: String], local: Bool, in directory: String) -> Bool
+    {
         let result = try? ChildProcess.run(
             git, ["-C", local ? directory : "/", "config", "--get", "core.sshCommand"], environment: env,
             captureOutput: false)
@@ -121,7 +124,9 @@ public struct GitTransport: Sendable {
         {
             return "the host name in \(remote) does not resolve (a typo in the URL, or no network)"
         }
-        if lower.contains("connection refused") || lower.contains("couldn't connect") || lower.contains("failed to connect") {
+        if lower.contains("connection refused") || lower.contains("couldn't connect")
+            || lower.contains("failed to connect")
+        {
             // ssh: "connect to host H port N: Connection refused"; curl: "Failed to connect to H port N after …".
             let address = hostNamed(in: said, after: "connect to host ", before: ": ", spaces: true)
                 ?? hostNamed(in: said, after: "failed to connect to ", before: " after", spaces: true)
@@ -138,19 +143,24 @@ public struct GitTransport: Sendable {
         {
             if let user = output.tokenUser {
                 return
-                    "the server refused the credentials: it did not accept the token in VAULT_GIT_TOKEN (user name `\(user)`); check that the token is right, has not expired, and may read and write this repository"
+                    "the server refused the credentials:"
+                    + " it did not accept the token in VAULT_GIT_TOKEN (user name `\(user)`);"
+                    + " check that the token is right, has not expired, and may read and write this repository"
             }
             if lower.contains("authentication failed") || lower.contains("invalid username or password") {
                 return
-                    "the server refused the credentials git gave it (from the URL or a credential helper); set VAULT_GIT_TOKEN to an access token, or correct the saved ones"
+                    "the server refused the credentials git gave it (from the URL or a credential helper);"
+                    + " set VAULT_GIT_TOKEN to an access token, or correct the saved ones"
             }
             return
-                "the server refused access without credentials, and none were given (set VAULT_GIT_TOKEN to an access token, or set up a git credential helper)"
+                "the server refused access without credentials, and none were given"
+                + " (set VAULT_GIT_TOKEN to an access token, or set up a git credential helper)"
         }
         if lower.contains("returned error: 403") || lower.contains("http 403") {
             let who = output.tokenUser != nil ? "the token in VAULT_GIT_TOKEN" : "your credentials"
             return
-                "the server refused access (HTTP 403): \(who) may not read or write this repository (check the token's permissions or the URL)"
+                "the server refused access (HTTP 403): \(who) may not read or write this repository"
+                + " (check the token's permissions or the URL)"
         }
         if lower.contains("does not appear to be a git repository") || lower.contains("repository not found")
             || lower.contains("not found") || lower.contains("no such file or directory")
@@ -168,30 +178,45 @@ public struct GitTransport: Sendable {
     /// An ssh host key refused: changed (the old key must go before the new one is added) or
     /// unknown, with the commands for the host as ssh named it (`[127.0.0.1]:2222`, `example.com`).
     static func hostKeyReason(_ said: String) -> String {
-        let changed = said.lowercased().contains("remote host identification has changed") || said.contains(" has changed and you have requested")
+        let changed =
+            said.lowercased().contains("remote host identification has changed")
+            || said.contains(" has changed and you have requested")
         // "Host key for H has changed and ..." / "No ED25519 host key is known for H and ..."
-        let host = hostNamed(in: said, after: "Host key for ", before: " has changed") ?? hostNamed(in: said, after: " is known for ", before: " and ")
+        let host =
+            hostNamed(in: said, after: "Host key for ", before: " has changed")
+            ?? hostNamed(in: said, after: " is known for ", before: " and ")
         let name = host ?? "HOST"
         var keyscan = "ssh-keyscan \(name)"
         if let host, host.hasPrefix("["), let close = host.firstIndex(of: "]"), host[close...].hasPrefix("]:") {
-            keyscan = "ssh-keyscan -p \(host[host.index(close, offsetBy: 2)...]) \(host[host.index(after: host.startIndex)..<close])"
+            keyscan =
+                "ssh-keyscan -p \(host[host.index(close, offsetBy: 2)...])"
+                + " \(host[host.index(after: host.startIndex)..<close])"
         }
         let quoted = name.contains("[") ? "'\(name)'" : name
         let add = "add the new one to ~/.ssh/known_hosts (`\(keyscan) >> ~/.ssh/known_hosts`)"
         if changed {
             return
-                "the ssh host key of \(name) has changed since it was saved in ~/.ssh/known_hosts, so the connection was refused (the server was reinstalled, or someone is in between). Check the new key with the server's owner; if it is right, remove the old one (`ssh-keygen -R \(quoted)`) and \(add)"
+                "the ssh host key of \(name) has changed since it was saved in ~/.ssh/known_hosts,"
+                + " so the connection was refused (the server was reinstalled, or someone is in between)."
+                + " Check the new key with the server's owner; if it is right, remove the old one"
+                + " (`ssh-keygen -R \(quoted)`) and \(add)"
         }
         if host != nil {
             return
-                "the ssh host key of \(name) is unknown (it is not in ~/.ssh/known_hosts), so the connection was refused. Check the key with the server's owner, then add it (`\(keyscan) >> ~/.ssh/known_hosts`, or connect once with `ssh` and accept it)"
+                "the ssh host key of \(name) is unknown (it is not in ~/.ssh/known_hosts),"
+                + " so the connection was refused. Check the key with the server's owner,"
+                + " then add it (`\(keyscan) >> ~/.ssh/known_hosts`, or connect once with `ssh` and accept it)"
         }
         return
-            "the ssh host key of the server is unknown or has changed, so the connection was refused. Check the key with the server's owner, then add it to ~/.ssh/known_hosts (`ssh-keyscan HOST >> ~/.ssh/known_hosts`; a changed key: first `ssh-keygen -R HOST`)"
+            "the ssh host key of the server is unknown or has changed, so the connection was refused."
+            + " Check the key with the server's owner, then add it to ~/.ssh/known_hosts"
+            + " (`ssh-keyscan HOST >> ~/.ssh/known_hosts`; a changed key: first `ssh-keygen -R HOST`)"
     }
 
     /// The text between `start` (any case) and `end` on one line: a host as ssh or curl named it.
-    private static func hostNamed(in text: String, after start: String, before end: String, spaces: Bool = false) -> String? {
+    private static func hostNamed(in text: String, after start: String, before end: String, spaces: Bool = false)
+        -> String?
+    {
         guard let from = text.range(of: start, options: .caseInsensitive),
             let to = text.range(of: end, range: from.upperBound..<text.endIndex)
         else { return nil }

@@ -34,7 +34,8 @@ public enum MergeDriver {
         let merged: FileMerge
         switch VaultPath.kind(of: path) {
         case .room: merged = try Merge.room(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
-        case .diaryEntry: merged = try Merge.diaryEntry(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
+        case .diaryEntry:
+            merged = try Merge.diaryEntry(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
         case .config: merged = try Merge.config(base: base, ours: ours, theirs: theirs, newer: .theirs)
         case .other: merged = Merge.text(base: base, ours: ours, theirs: theirs)
         }
@@ -68,7 +69,8 @@ extension GitHistory {
         guard !missing.isEmpty else { return }
         var updated = text
         if !updated.isEmpty && !updated.hasSuffix("\n") { updated += "\n" }
-        updated += "# vault's merge (`vault merge-driver`) for `git pull` by hand\n" + missing.joined(separator: "\n") + "\n"
+        updated +=
+            "# vault's merge (`vault merge-driver`) for `git pull` by hand\n" + missing.joined(separator: "\n") + "\n"
         try change.preceding([".gitattributes"]) { attributes throws(VaultError) in
             try attributes.write(Array(updated.utf8), to: ".gitattributes")
             try attributes.commit(message: "sync: vault's merge driver for rooms, diary entries and vault.yml")

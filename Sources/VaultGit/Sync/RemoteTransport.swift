@@ -25,7 +25,10 @@ enum PushResult {
 extension PushResult {
     /// Whether a refusal the remote gave means it moved meanwhile.
     static func isRace(_ why: String) -> Bool {
-        let raced = ["fetch first", "non-fast-forward", "stale info", "failed to update ref", "cannot lock ref", "failed to lock"]
+        let raced = [
+            "fetch first", "non-fast-forward", "stale info", "failed to update ref", "cannot lock ref",
+            "failed to lock",
+        ]
         return raced.contains { why.lowercased().contains($0) }
     }
 
@@ -184,7 +187,8 @@ struct LibGit2Transport: RemoteTransport {
         let reason: String
         if lower.contains("no space left") {
             reason = "the disk is full"
-        } else if lower.contains("not found") || lower.contains("could not find repository") || lower.contains("does not exist")
+        } else if lower.contains("not found") || lower.contains("could not find repository")
+            || lower.contains("does not exist")
             || lower.contains("failed to resolve path")
         {
             reason = "it is not a git repository (a typo in the path?)"

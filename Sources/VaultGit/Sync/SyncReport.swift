@@ -58,11 +58,16 @@ public struct SyncReport: Sendable, Codable {
     var subjectSuffix: String {
         var parts: [String] = []
         if newMessageCount > 0 {
-            parts.append("+\(newMessageCount) message\(newMessageCount == 1 ? "" : "s") in \(rooms.count) room\(rooms.count == 1 ? "" : "s")")
+            parts.append(
+                "+\(newMessageCount) message\(newMessageCount == 1 ? "" : "s")"
+                    + " in \(rooms.count) room\(rooms.count == 1 ? "" : "s")"
+            )
         }
         let entries = newEntries.count
         if entries > 0 { parts.append("+\(entries) entr\(entries == 1 ? "y" : "ies")") }
-        if !conflictCopies.isEmpty { parts.append("\(conflictCopies.count) conflict cop\(conflictCopies.count == 1 ? "y" : "ies")") }
+        if !conflictCopies.isEmpty {
+            parts.append("\(conflictCopies.count) conflict cop\(conflictCopies.count == 1 ? "y" : "ies")")
+        }
         return parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")"
     }
 

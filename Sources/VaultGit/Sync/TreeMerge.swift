@@ -150,7 +150,8 @@ struct TreeMerge {
         let b = try base.map { id throws(VaultError) in try history.blobBytes(id) }
         let o = try history.blobBytes(oursID)
         let t = try history.blobBytes(theirsID)
-        let merged = try mergeBytes(path: path, base: b, ours: o, theirs: t, ours: ours, theirs: theirs, theirsNewer: theirsNewer)
+        let merged = try mergeBytes(
+            path: path, base: b, ours: o, theirs: t, ours: ours, theirs: theirs, theirsNewer: theirsNewer)
         outcome.notes += merged.notes.map { "\(path): \($0)" }
         if let copy = merged.conflictCopy {
             let loser = theirsNewer ? ours : theirs
@@ -194,7 +195,8 @@ struct TreeMerge {
             let newPath = freeName(for: path, taken: result)
             result[newPath] = moved
             outcome.renamed.append((path, newPath))
-            outcome.notes.append("\(path): two different rooms were made under this name; the later one is now \(newPath)")
+            outcome.notes.append(
+                "\(path): two different rooms were made under this name; the later one is now \(newPath)")
             return kept
         }
         let merged = try mergeBytes(
@@ -245,7 +247,8 @@ extension GitHistory {
         var options = git_diff_options()
         git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
         var diff: OpaquePointer?
-        try GitFailure.check(git_diff_tree_to_tree(&diff, repo, old, new, &options), "compare two versions of the vault")
+        try GitFailure.check(
+            git_diff_tree_to_tree(&diff, repo, old, new, &options), "compare two versions of the vault")
         defer { git_diff_free(diff) }
         Trace.mark("tree merge: trees compared (\(git_diff_num_deltas(diff)) deltas)")
         var find = git_diff_find_options()

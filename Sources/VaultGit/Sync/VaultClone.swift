@@ -7,7 +7,9 @@ public enum VaultClone {
     public static func defaultFolder(for url: String) -> String {
         var name = url
         while name.hasSuffix("/") { name.removeLast() }
-        if let cut = name.lastIndex(where: { $0 == "/" || $0 == ":" }) { name = String(name[name.index(after: cut)...]) }
+        if let cut = name.lastIndex(where: { $0 == "/" || $0 == ":" }) {
+            name = String(name[name.index(after: cut)...])
+        }
         if name.hasSuffix(".git") { name.removeLast(4) }
         return name.isEmpty ? "vault" : name
     }
@@ -50,14 +52,20 @@ public enum VaultClone {
                 cleanUp()
                 throw error
             }
-            empty = !FileIO.exists(root + "/" + VaultPath.config) && (try? FileManager.default.contentsOfDirectory(atPath: root))?.filter { $0 != ".git" }.isEmpty == true
+            empty =
+                !FileIO.exists(root + "/" + VaultPath.config)
+                && (try? FileManager.default.contentsOfDirectory(atPath: root))?.filter { $0 != ".git" }.isEmpty == true
         }
         guard FileIO.exists(root + "/" + VaultPath.config) else {
             cleanUp()
             throw VaultError.notAVault(
                 empty
-                    ? "\(url) is an empty repository, not a vault yet: on the machine that has the vault, run `vault remote add origin \(url)` and `vault sync`, then clone again. Nothing was kept."
-                    : "\(url) is a git repository but not a vault (it has no \(VaultPath.config) at its top); nothing was kept.")
+                    ? "\(url) is an empty repository, not a vault yet:"
+                        + " on the machine that has the vault, run `vault remote add origin \(url)`"
+                        + " and `vault sync`, then clone again. Nothing was kept."
+                    : "\(url) is a git repository but not a vault"
+                        + " (it has no \(VaultPath.config) at its top); nothing was kept."
+            )
         }
         do {
             let vault = try Vault(root: root)

@@ -59,7 +59,8 @@ public final class VaultResolve {
         var result: FileMerge
         switch VaultPath.kind(of: path) {
         case .room: result = try Merge.room(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
-        case .diaryEntry: result = try Merge.diaryEntry(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
+        case .diaryEntry:
+            result = try Merge.diaryEntry(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
         case .config: result = try Merge.config(base: base, ours: ours, theirs: theirs, newer: .theirs)
         case .other: result = Merge.text(base: base, ours: ours, theirs: theirs)
         }
@@ -77,8 +78,11 @@ public final class VaultResolve {
     static func appendingBody(of other: [UInt8], to bytes: [UInt8]) -> [UInt8] {
         var body = other[...]
         let text = String(decoding: other, as: UTF8.self)
-        if text.hasPrefix("---\n") || text.hasPrefix("---\r\n"), let close = text.range(of: "\n---", range: text.index(text.startIndex, offsetBy: 3)..<text.endIndex) {
-            let afterClose = text[close.upperBound...].firstIndex(of: "\n").map { text.index(after: $0) } ?? text.endIndex
+        if text.hasPrefix("---\n") || text.hasPrefix("---\r\n"),
+            let close = text.range(of: "\n---", range: text.index(text.startIndex, offsetBy: 3)..<text.endIndex)
+        {
+            let afterClose =
+                text[close.upperBound...].firstIndex(of: "\n").map { text.index(after: $0) } ?? text.endIndex
             body = other[text.utf8.distance(from: text.startIndex, to: afterClose)...]
         }
         var out = bytes
@@ -106,7 +110,9 @@ public final class VaultResolve {
             while git_index_conflict_next(&a, &o, &t, iterator) == 0 {
                 guard let any = o ?? t ?? a else { continue }
                 conflicts.append(
-                    Conflict(path: String(cString: any.pointee.path), base: a?.pointee.id, ours: o?.pointee.id, theirs: t?.pointee.id))
+                    Conflict(
+                        path: String(cString: any.pointee.path), base: a?.pointee.id, ours: o?.pointee.id,
+                        theirs: t?.pointee.id))
             }
             git_index_conflict_iterator_free(iterator)
         }
@@ -116,7 +122,9 @@ public final class VaultResolve {
             let full = vault.absolute(c.path)
             let onDisk = FileIO.exists(full) ? try FileIO.read(full) : nil
             let oursBytes = try c.ours.map { id throws(VaultError) in try history.blobBytes(id) }
-            if let onDisk, ConflictMarkers.lines(in: onDisk).isEmpty, onDisk != oursBytes, c.ours != nil, c.theirs != nil {
+            if let onDisk, ConflictMarkers.lines(in: onDisk).isEmpty, onDisk != oursBytes, c.ours != nil,
+                c.theirs != nil
+            {
                 done.append("\(c.path): kept as you resolved it")
                 written.append(c.path)
                 continue
@@ -132,7 +140,8 @@ public final class VaultResolve {
                 if let copy = m.copy {
                     try FileIO.write(copy.bytes, to: vault.absolute(copy.path))
                     written.append(copy.path)
-                    done.append("\(c.path): both sides changed the same lines; the other version is saved as \(copy.path)")
+                    done.append(
+                        "\(c.path): both sides changed the same lines; the other version is saved as \(copy.path)")
                 }
                 done.append("\(c.path): merged")
             case (let only?, nil), (nil, let only?):
@@ -185,12 +194,15 @@ public final class VaultResolve {
         var done: [String] = []
         var paths: [String] = []
         var pending: [(path: String, bytes: [UInt8]?)] = []
-        let scanned = candidates?.filter { VaultPath.kind(of: $0) != .other } ?? (vault.roomPaths() + vault.diaryPaths() + [VaultPath.config])
+        let scanned =
+            candidates?.filter { VaultPath.kind(of: $0) != .other }
+            ?? (vault.roomPaths() + vault.diaryPaths() + [VaultPath.config])
         for path in scanned {
             guard let bytes = try? FileIO.read(vault.absolute(path)), !ConflictMarkers.lines(in: bytes).isEmpty,
                 let sides = ConflictMarkers.split(bytes)
             else { continue }
-            let m = try merged(path: path, base: sides.base, ours: sides.ours, theirs: sides.theirs, union: sides.base == nil)
+            let m = try merged(
+                path: path, base: sides.base, ours: sides.ours, theirs: sides.theirs, union: sides.base == nil)
             pending.append((path, m.bytes))
             if let copy = m.copy { pending.append((copy.path, copy.bytes)) }
             done += m.notes.map { "\(path): \($0)" }
@@ -199,7 +211,9 @@ public final class VaultResolve {
         for (copy, original) in copies ? vault.conflictCopies() : [] {
             let ours = try FileIO.read(vault.absolute(original))
             let theirs = try FileIO.read(vault.absolute(copy))
-            let m = try merged(path: original, base: nil, ours: pending.last(where: { $0.path == original })?.bytes ?? ours, theirs: theirs, union: true)
+            let m = try merged(
+                path: original, base: nil, ours: pending.last(where: { $0.path == original })?.bytes ?? ours,
+                theirs: theirs, union: true)
             pending.removeAll { $0.path == original }
             pending.append((original, m.bytes))
             pending.append((copy, nil))

@@ -38,14 +38,17 @@ public struct VaultStatus: Sendable, Codable {
         }
         var merging: String?
         if FileIO.exists(history.gitDirectory + "/MERGE_HEAD") {
-            let text = (try? FileIO.read(history.gitDirectory + "/MERGE_MSG")).map { String(decoding: $0, as: UTF8.self) }
+            let text = (try? FileIO.read(history.gitDirectory + "/MERGE_MSG")).map {
+                String(decoding: $0, as: UTF8.self)
+            }
             merging = text?.split(separator: "\n").first.map(String.init) ?? "a merge"
         }
         let after = try history.referenceCommit(VaultSync.afterRef)
         defer { after.map { git_commit_free($0) } }
         return VaultStatus(
             branch: branch, remote: remote, ahead: ahead, behind: behind,
-            handEdits: try history.workTreeChanges(), unfinishedMerge: merging, conflicted: try history.conflictedPaths(),
+            handEdits: try history.workTreeChanges(), unfinishedMerge: merging,
+            conflicted: try history.conflictedPaths(),
             conflictCopies: vault.conflictCopies().map { Copy(copy: $0.copy, original: $0.original) },
             lastSync: after.map { String(oidString(git_commit_id($0)).prefix(7)) })
     }

@@ -35,7 +35,8 @@ public final class VaultSync {
     static let undoneRef = "refs/vault/sync/undone"
     static let dryRunPrefix = "refs/vault/dry-run/"
 
-    public init(vault: Vault, history: GitHistory, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(vault: Vault, history: GitHistory, environment: [String: String] = ProcessInfo.processInfo.environment)
+    {
         self.vault = vault.history === history ? vault : vault.with(history: history)
         self.history = history
         self.git = GitTransport(root: vault.root, environment: environment)
@@ -126,7 +127,8 @@ public final class VaultSync {
             cvault_odb_writer_begin_batch(history.objects.writer)
             defer { cvault_odb_writer_abandon_batch(history.objects.writer) }
             let plan = try plannedMerge(ours: head, theirs: theirs)
-            report.absorb(try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: ahead > 0))
+            report.absorb(
+                try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: ahead > 0))
         }
         return report
     }
@@ -204,7 +206,8 @@ public final class VaultSync {
         if plan.fastForward {
             newCommit = theirsID
         } else {
-            let newTree = try history.trees.apply(plan.changes.map { ($0.path, $0.oid) }, to: git_tree_id(head.tree).pointee)
+            let newTree = try history.trees.apply(
+                plan.changes.map { ($0.path, $0.oid) }, to: git_tree_id(head.tree).pointee)
             Trace.mark("sync merge: tree written")
             guard let newTree else {
                 throw VaultError.internal(
@@ -220,7 +223,8 @@ public final class VaultSync {
                 tree: newTree, parents: [head.commit, theirs], message: "sync: merge \(name)\(summary.subjectSuffix)")
             Trace.mark("sync merge: commit written, objects flushed")
         }
-        step.report = try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: !plan.fastForward)
+        step.report = try describe(
+            changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: !plan.fastForward)
         Trace.mark("sync merge: report described")
         try history.checkout(plan.changes, replacing: head.tree)
         Trace.mark("sync merge: files written")
@@ -243,7 +247,8 @@ public final class VaultSync {
     }
 
     /// The changes to HEAD's tree a merge with `theirs` makes (blobs written, nothing else).
-    private func plannedMerge(ours head: (commit: OpaquePointer, tree: OpaquePointer), theirs: OpaquePointer) throws(VaultError)
+    private func plannedMerge(ours head: (commit: OpaquePointer, tree: OpaquePointer), theirs: OpaquePointer)
+        throws(VaultError)
         -> Plan
     {
         var oursID = git_commit_id(head.commit).pointee
@@ -270,16 +275,17 @@ public final class VaultSync {
         defer { git_tree_free(baseTree) }
         let merge = TreeMerge(history: history)
         let outcome = try merge.merge(
-            base: baseTree, ours: history.side(head.commit, tree: head.tree), theirs: history.side(theirs, tree: theirsTree!))
+            base: baseTree, ours: history.side(head.commit, tree: head.tree),
+            theirs: history.side(theirs, tree: theirsTree!))
         return Plan(changes: outcome.changes, outcome: outcome, fastForward: false)
     }
 
     /// Before the merge commit is written: every message id and diary entry of both sides is
     /// in the result, unless one side deleted it on purpose (it was in the base and that side
     /// removed it). Otherwise nothing is changed and the sync stops.
-    private func verify(plan: Plan, ours: (commit: OpaquePointer, tree: OpaquePointer), theirs: OpaquePointer, result: git_oid)
-        throws(VaultError)
-    {
+    private func verify(
+        plan: Plan, ours: (commit: OpaquePointer, tree: OpaquePointer), theirs: OpaquePointer, result: git_oid
+    ) throws(VaultError) {
         var theirsTree: OpaquePointer?
         try GitFailure.check(git_commit_tree(&theirsTree, theirs), "read the remote's tree")
         defer { git_tree_free(theirsTree) }
@@ -329,14 +335,16 @@ public final class VaultSync {
     }
 
     /// The report of what a change of HEAD's tree brings in.
-    private func describe(changes: [TreeMerge.Change], oursTree: OpaquePointer, outcome: TreeMerge.Outcome, merged: Bool)
-        throws(VaultError) -> SyncReport
-    {
+    private func describe(
+        changes: [TreeMerge.Change], oursTree: OpaquePointer, outcome: TreeMerge.Outcome, merged: Bool
+    ) throws(VaultError) -> SyncReport {
         var report = SyncReport(remote: "")
         let renamedTo = Set(outcome.renamed.map(\.to))
         let renamedFrom = Set(outcome.renamed.map(\.from))
         for change in changes {
-            let before = try history.blob(at: change.path, in: oursTree).map { id throws(VaultError) in try history.blobBytes(id) }
+            let before = try history.blob(at: change.path, in: oursTree).map { id throws(VaultError) in
+                try history.blobBytes(id)
+            }
             let after = try change.oid.map { id throws(VaultError) in try history.blobBytes(id) }
             switch (VaultPath.kind(of: change.path), after) {
             case (_, nil):

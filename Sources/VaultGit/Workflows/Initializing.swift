@@ -34,7 +34,8 @@ public enum Initializing {
             guard location != .own else { throw VaultError.alreadyAVault(root) }
             let vault = try Vault(root: root)
             let history = try GitHistory.create(vault: vault.root, config: vault.config)
-            return Outcome(vault: vault, madeVault: false, outerRepository: outer, authorWarning: history.author.warning)
+            return Outcome(
+                vault: vault, madeVault: false, outerRepository: outer, authorWarning: history.author.warning)
         }
         let vault = try Vault.create(at: root, locale: locale, timeZone: timeZone)
         let history = try GitHistory.create(vault: vault.root, config: vault.config)
