@@ -1,0 +1,52 @@
+// The file system side of `vault search`: listing the files a search reads, their stamps, and
+// opening them, all relative to open folder descriptors (no path walk from the vault's root per file).
+#ifndef CVAULTSCAN_H
+#define CVAULTSCAN_H
+
+#include <stdint.h>
+
+/// Files listed under a vault's root: paths relative to the root, each file named by a folder
+/// descriptor and a name in it.
+typedef struct vs_files {
+    int32_t count;
+    /// The paths' bytes, each ended by a NUL; path k starts at `starts[k]`, its name (the part
+    /// after the last slash) at `names[k]`.
+    char *bytes;
+    uint32_t *starts;
+    uint32_t *names;
+    /// The folder of file k: an index into `folders`.
+    int32_t *folder;
+    int32_t *folders;
+    int32_t folder_count;
+    /// Capacities (internal).
+    int64_t bytes_used, bytes_capacity;
+    int32_t files_capacity, folders_capacity;
+} vs_files;
+
+/// An empty list.
+void vs_files_init(vs_files *files);
+/// Closes the folders and frees the memory.
+void vs_files_free(vs_files *files);
+
+/// Appends the regular files named `*.md` (not hidden, at least one character before `.md`) in
+/// `folder` (relative to the open folder `root`), and with `recursive` in its subfolders (not
+/// hidden), sorted by their bytes. Symbolic links are left out; a folder reached twice (a bind
+/// mount) is listed once. Returns 0, or -1 when memory ran out.
+int vs_files_list(vs_files *files, int root, const char *folder, int recursive);
+
+/// Appends `path` (relative to the open folder `root`, which the list does not own) as it is.
+int vs_files_add(vs_files *files, int root, const char *path, uint32_t length);
+
+/// Opens file k for reading (never following a symbolic link at the end). -1 and errno on failure.
+int vs_files_open(const vs_files *files, int32_t k);
+
+/// A file's stamp, as `FileStamp` lays it out: device, inode, size, modification and change
+/// times in nanoseconds; all -1 for a path that is not a regular file (gone, a link, a folder).
+typedef struct vs_stamp {
+    int64_t device, inode, size, mtime_ns, ctime_ns;
+} vs_stamp;
+
+/// The stamps of files `from..<to` into `out[0..<to-from]`, on up to `threads` threads.
+void vs_files_stamps(const vs_files *files, int32_t from, int32_t to, vs_stamp *out, int threads);
+
+#endif
