@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+@testable import VaultSearch
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The listing in C (`CVaultScan`): the files a search reads, opened and stamped relative to
+/// their folders; and the index's answers through it after changes the stamps must catch.
+@Suite(.serialized) struct FileListTests {
+    @Test func listsRoomsAndDiaryEntriesByTheirBytes() throws {
+        let dir = TemporaryDirectory("search-list")
+        let nfd = "diary/2024/2024-03-02-제주.md".decomposedStringWithCanonicalMapping
+        for path in [
+            "rooms/b.md", "rooms/a.md", "rooms/Z.md", "rooms/한국.md", "rooms/.hidden.md", "rooms/notes.txt",
+            "rooms/.md", "rooms/sub/deep.md", "diary/2024/2024-03-01-a.md", nfd, "diary/2023/x/y/2023-01-01.md",
+            "diary/.git/z.md", "diary/top.md", "other/c.md",
+        ] {
+            try dir.write(path, "text\n")
+        }
+        #expect(symlink(dir.path + "/rooms/a.md", dir.path + "/rooms/link.md") == 0)
+        #expect(mkdir(dir.path + "/rooms/folder.md", 0o755) == 0)
+        let list = FileList.everything(root: dir.path)
+        let expected = [
+            ["rooms/Z.md", "rooms/a.md", "rooms/b.md", "rooms/한국.md"],
+            ["diary/2023/x/y/2023-01-01.md", "diary/2024/2024-03-01-a.md", nfd, "diary/top.md"],
+        ].map { $0.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) } }.joined()
+        #expect(list.paths.map { Array($0.utf8) } == expected.map { Array($0.utf8) })
+        // Each opens, relative to its folder.
+        for k in 0..<list.count {
+            let fd = list.open(k)
+            #expect(fd >= 0)
+            close(fd)
+        }
+        // Stamps as the index takes them path by path: a removed file is unreadable.
+        #expect(unlink(dir.path + "/rooms/b.md") == 0)
+        let folder = open(dir.path, O_RDONLY | O_DIRECTORY)
+        defer { close(folder) }
+        #expect(list.stamps(threads: 2) == FileStamp.stamps(of: list.paths, in: folder, threads: 1))
+        #expect(list.stamps(threads: 1)[2] == .unreadable)
+    }
+
+    @Test func manyFoldersAreListedWithoutKeepingThemAllOpen() throws {
+        let dir = TemporaryDirectory("search-list-many")
+        for k in 0..<300 { try dir.write("diary/\(1000 + k)/\(1000 + k)-01-01.md", "day \(k)\n") }
+        let list = FileList(root: dir.path, folders: [("diary", true)])
+        #expect(list.count == 300)
+        #expect(list.path(299) == "diary/1299/1299-01-01.md")
+        for k in [0, 255, 256, 299] {
+            let fd = list.open(k)
+            #expect(fd >= 0)
+            close(fd)
+        }
+        // Stamped on several threads, as one.
+        #expect(list.stamps(threads: 4) == list.stamps(threads: 1))
+    }
+
+    @Test func givenPathsAreOpenedAsTheyAre() throws {
+        let dir = TemporaryDirectory("search-list-paths")
+        try dir.write("rooms/a.md", "text\n")
+        #expect(symlink(dir.path + "/rooms/a.md", dir.path + "/rooms/link.md") == 0)
+        let list = FileList(root: dir.path, paths: ["rooms/a.md", "rooms/link.md", "rooms/gone.md"])
+        #expect(list.paths == ["rooms/a.md", "rooms/link.md", "rooms/gone.md"])
+        let fd = list.open(0)
+        #expect(fd >= 0)
+        close(fd)
+        #expect(list.open(1) < 0)  // a symbolic link is not followed
+        #expect(list.open(2) < 0)
+        #expect(list.stamps(threads: 1)[1] == .unreadable)
+    }
+
+    /// Through `VaultSearch.run(_:index:)` (stamps from the C listing, candidates by position):
+    /// an edit in place that keeps the size and the modification time, in the same second as
+    /// the index read the file, is found (the file was recorded unsettled); so are a deleted
+    /// file, a new one with an NFD name, and one rewritten by rename.
+    @Test func theIndexThroughTheListingSeesEveryChange() throws {
+        try withCacheHome { _ in
+            let dir = TemporaryDirectory("search-list-index")
+            try dir.write("vault.yml", "format: 1\n")
+            try dir.write("rooms/a.md", "---\ntitle: A\n---\n\n## 🧑 user\n\n해운대 바다 보러 가자.\n")
+            try dir.write("rooms/b.md", "---\ntitle: B\n---\n\n광안리 바다.\n")
+            try dir.write("diary/2024/2024-03-01-x.md", "# x\n\n바다 일기.\n")
+            let vault = try Vault(root: dir.path)
+            let search = VaultSearch(vault: vault)
+            let index = try SearchIndex(vaultRoot: dir.path)
+            func same(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+                let scan = try search.run(SearchQuery(pattern: text))
+                let (indexed, _) = try search.run(SearchQuery(pattern: text), index: index)
+                #expect(
+                    indexed.items.map { "\($0.path) \($0.hits.map(\.line))" }
+                        == scan.items.map { "\($0.path) \($0.hits.map(\.line))" }, sourceLocation: sourceLocation)
+            }
+            try same("해운대")
+            // In place, same size, times put back: only the racy rule finds it.
+            var before = stat()
+            #expect(stat(dir.path + "/rooms/a.md", &before) == 0)
+            let old = try dir.readText("rooms/a.md")
+            let edited = old.replacingOccurrences(of: "해운대", with: "송정역")
+            #expect(edited.utf8.count == old.utf8.count)
+            let fd = open(dir.path + "/rooms/a.md", O_WRONLY)
+            _ = Array(edited.utf8).withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+            var times = [before.st_atim, before.st_mtim]
+            #expect(futimens(fd, &times) == 0)
+            close(fd)
+            try same("송정역")
+            try same("해운대")
+            // Deleted, added under an NFD name, replaced by rename.
+            #expect(unlink(dir.path + "/rooms/b.md") == 0)
+            try dir.write("rooms/광안리.md".decomposedStringWithCanonicalMapping, "---\ntitle: 광\n---\n\n광안리 바다 송정역.\n")
+            try dir.write("diary/2024/tmp", "# x\n\n광안리 일기.\n")
+            #expect(rename(dir.path + "/diary/2024/tmp", dir.path + "/diary/2024/2024-03-01-x.md") == 0)
+            for text in ["광안리", "송정역", "바다", "일기", "광안리 바다"] { try same(text) }
+        }
+    }
+}
