@@ -103,28 +103,60 @@ int vs_files_add(vs_files *f, int root, const char *path, uint32_t length) {
     return 0;
 }
 
-static int by_path(const void *a, const void *b, void *files) {
-    const vs_files *f = files;
-    return strcmp(f->bytes + f->starts[*(const int32_t *)a], f->bytes + f->starts[*(const int32_t *)b]);
+/// A file to sort: the first 8 bytes of its path after `skip` (big-endian, so integers order as
+/// the bytes do; shorter paths padded with zeros, which no path holds), and its position.
+typedef struct sort_entry {
+    uint64_t key;
+    int32_t at;
+} sort_entry;
+
+typedef struct sort_context {
+    const vs_files *files;
+    size_t skip;
+} sort_context;
+
+static int by_path(const void *a, const void *b, void *context) {
+    const sort_entry *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    const sort_context *c = context;
+    const vs_files *f = c->files;
+    return strcmp(f->bytes + f->starts[x->at] + c->skip, f->bytes + f->starts[y->at] + c->skip);
 }
 
-/// Sorts files `from..<count` by their paths' bytes.
+/// Sorts files `from..<count` by their paths' bytes (strcmp's order: unsigned bytes).
 static int sort_tail(vs_files *f, int32_t from) {
     int32_t n = f->count - from;
     if (n < 2) return 0;
-    int32_t *order = malloc(sizeof(int32_t) * (size_t)n);
+    sort_entry *order = malloc(sizeof(sort_entry) * (size_t)n);
     uint32_t *tmp = malloc(sizeof(uint32_t) * 2 * (size_t)n);
     int32_t *tmpf = malloc(sizeof(int32_t) * (size_t)n);
     if (!order || !tmp || !tmpf) {
         free(order), free(tmp), free(tmpf);
         return -1;
     }
-    for (int32_t i = 0; i < n; i++) order[i] = from + i;
-    qsort_r(order, (size_t)n, sizeof(int32_t), by_path, f);
+    // The bytes every path starts with (the folder's name) are skipped.
+    const char *first = f->bytes + f->starts[from];
+    size_t skip = strlen(first);
+    for (int32_t i = from + 1; i < f->count && skip > 0; i++) {
+        const char *p = f->bytes + f->starts[i];
+        size_t k = 0;
+        while (k < skip && p[k] == first[k]) k++;
+        skip = k;
+    }
     for (int32_t i = 0; i < n; i++) {
-        tmp[i] = f->starts[order[i]];
-        tmp[n + i] = f->names[order[i]];
-        tmpf[i] = f->folder[order[i]];
+        const unsigned char *p = (const unsigned char *)f->bytes + f->starts[from + i] + skip;
+        uint64_t key = 0;
+        int k = 0;
+        for (; k < 8 && p[k]; k++) key = key << 8 | p[k];
+        key <<= 8 * (8 - k);
+        order[i] = (sort_entry){key, from + i};
+    }
+    sort_context context = {f, skip};
+    qsort_r(order, (size_t)n, sizeof(sort_entry), by_path, &context);
+    for (int32_t i = 0; i < n; i++) {
+        tmp[i] = f->starts[order[i].at];
+        tmp[n + i] = f->names[order[i].at];
+        tmpf[i] = f->folder[order[i].at];
     }
     memcpy(f->starts + from, tmp, sizeof(uint32_t) * (size_t)n);
     memcpy(f->names + from, tmp + n, sizeof(uint32_t) * (size_t)n);

@@ -94,7 +94,10 @@ struct Scanner: Sendable {
         var carry = 0  // bytes of an unfinished line kept at the start of the buffer
         var offsetOfBuffer = 0
         // One buffer per worker, of a piece's size: no `fstat` per file.
-        if buffers.bytes.count < Scanner.chunkSize { buffers.bytes = [UInt8](repeating: 0, count: Scanner.chunkSize) }
+        // Not zeroed: a page is touched only when a read fills it (most files are a few kB).
+        if buffers.bytes.count < Scanner.chunkSize {
+            buffers.bytes = [UInt8](unsafeUninitializedCapacity: Scanner.chunkSize) { _, count in count = Scanner.chunkSize }
+        }
         while true {
             if buffers.bytes.count - carry < Scanner.chunkSize / 4 && carry >= Scanner.chunkSize / 2 {
                 // A line longer than a piece: the buffer grows to hold it.

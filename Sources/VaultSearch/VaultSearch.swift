@@ -178,10 +178,14 @@ struct ItemMetadata: Sendable {
     var day: LocalDate?
 
     init(path: String, kind: VaultPath.Kind, frontMatter: [UInt8]?) {
-        title = VaultPath.stem(of: path)
+        // `VaultPath.stem(of:)`, on the bytes (it runs for every file with hits).
+        var utf8 = Array(path.utf8)
+        if let slash = utf8.lastIndex(of: UInt8(ascii: "/")) { utf8.removeSubrange(...slash) }
+        let name = utf8
+        if utf8.count >= 3 && utf8.suffix(3).elementsEqual(".md".utf8) { utf8.removeLast(3) }
+        title = String(decoding: utf8, as: UTF8.self)
         // A diary entry's day is in its name (`2026-11-21-첫눈.md`).
-        let name = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[path.utf8.index(after: $0)...]) } ?? path
-        if kind == .diaryEntry { day = LocalDate(iso: String(name.prefix(10))) }
+        if kind == .diaryEntry { day = LocalDate(iso: String(String(decoding: name, as: UTF8.self).prefix(10))) }
         guard let frontMatter else { return }
         if readPlainly(frontMatter) { return }
         // Anything else (quotes with escapes, block scalars, anchors): YAML reads it.

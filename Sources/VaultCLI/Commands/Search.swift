@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import VaultCore
 import VaultSearch
 
@@ -148,6 +149,17 @@ struct SearchOutput {
         var labels: [LabelKey: [UInt8]] = [:]
     }
 
+    /// Days as `DateText.heading` shows them, shared by the threads that render (ICU takes tens of
+    /// microseconds a day, and a search can meet thousands of days), by locale and day.
+    static let headings = Mutex<[String: [LocalDate: String]]>([:])
+
+    func heading(_ day: LocalDate) -> String {
+        if let known = Self.headings.withLock({ $0[locale]?[day] }) { return known }
+        let text = DateText.heading(day, locale: locale)
+        Self.headings.withLock { $0[locale, default: [:]][day] = text }
+        return text
+    }
+
     struct LabelKey: Hashable {
         var role: Role?
         var day: LocalDate
@@ -228,7 +240,7 @@ struct SearchOutput {
                 out += known
             } else {
                 let text = Array((paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · "
-                    + DateText.heading(key.day, locale: locale) + " ").utf8)
+                    + heading(key.day) + " ").utf8)
                 shownDays.labels[key] = text
                 out += text
             }
@@ -244,7 +256,7 @@ struct SearchOutput {
             if let known = shownDays.labels[key] {
                 out += known
             } else {
-                let text = Array((paint("📔", "36") + " " + DateText.heading(day, locale: locale)).utf8)
+                let text = Array((paint("📔", "36") + " " + heading(day)).utf8)
                 shownDays.labels[key] = text
                 out += text
             }
