@@ -117,3 +117,23 @@ import Glibc
         }
     }
 }
+
+/// `TextScan.lineFeeds`, sixteen bytes at a time, against a count byte by byte.
+@Suite struct LineFeedCountTests {
+    @Test func countsAsByteByByte() {
+        var random = SeededRandom(seed: 9)
+        for length in [0, 1, 15, 16, 17, 100, 4_095, 4_096 + 7, 70_000] {
+            // Dense and sparse line feeds, and runs longer than 255 rounds of sixteen bytes.
+            let density = [2, 40, 100_000][length % 3]
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) % UInt8(min(density, 255)) == 0
+                ? 0x0A : UInt8(ascii: "a") }
+            bytes.withUnsafeBufferPointer { b in
+                guard let p = b.baseAddress else { return }
+                for (from, to) in [(0, length), (min(3, length), length), (0, length / 2), (length / 3, length - length / 5)]
+                where from <= to {
+                    #expect(TextScan.lineFeeds(p, from: from, to: to) == bytes[from..<to].filter { $0 == 0x0A }.count)
+                }
+            }
+        }
+    }
+}
