@@ -7,7 +7,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void vs_files_init(vs_files *f) { memset(f, 0, sizeof *f); }
@@ -21,6 +23,7 @@ void vs_files_free(vs_files *f) {
     free(f->names);
     free(f->folder);
     free(f->folders);
+    free(f->visited);
     vs_files_init(f);
 }
 
@@ -191,17 +194,48 @@ static int seen_before(seen_dirs *s, dev_t dev, ino_t ino) {
     return 0;
 }
 
+/// Notes a folder listed (or that could not be opened: `missing`), for `vs_files_save`.
+static int visit(vs_files *f, const char *prefix, size_t prefix_length, const struct stat *st, int32_t slot, int top,
+                 int missing) {
+    if (f->visited_count == f->visited_capacity) {
+        int32_t cap = f->visited_capacity ? f->visited_capacity * 2 : 16;
+        vs_folder *v = realloc(f->visited, sizeof(vs_folder) * (size_t)cap);
+        if (!v) return -1;
+        f->visited = v;
+        f->visited_capacity = cap;
+    }
+    vs_folder *v = &f->visited[f->visited_count++];
+    memset(v, 0, sizeof *v);
+    size_t length = prefix_length > 0 && prefix[prefix_length - 1] == '/' ? prefix_length - 1 : prefix_length;
+    if (length >= sizeof v->path) length = sizeof v->path - 1, v->pad = 1;  // too long to save
+    memcpy(v->path, prefix, length);
+    if (st) {
+        v->device = (int64_t)st->st_dev;
+        v->inode = (int64_t)st->st_ino;
+        v->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+        v->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+    }
+    v->slot = slot;
+    v->top = top;
+    v->missing = missing;
+    return 0;
+}
+
 /// Folders kept open at most; the files of further folders are opened by their path from the root.
 enum { kept_folders = 256 };
 
 /// Lists the folder open as `fd` (named `prefix`, which ends with a slash, relative to the open
 /// folder `root`), taking ownership of `fd`.
 static int list_folder(vs_files *f, int root, int fd, char *prefix, size_t prefix_length, int recursive,
-                       seen_dirs *seen) {
+                       seen_dirs *seen, int top) {
     struct stat st;
-    if (fstat(fd, &st) != 0 || seen_before(seen, st.st_dev, st.st_ino)) {
+    if (fstat(fd, &st) != 0) {
         close(fd);
-        return 0;
+        return visit(f, prefix, prefix_length, NULL, -1, top, 1);
+    }
+    if (seen_before(seen, st.st_dev, st.st_ino)) {
+        close(fd);
+        return visit(f, prefix, prefix_length, &st, -1, top, 0);
     }
     int keep = f->folder_count < kept_folders;
     int32_t folder = -1;
@@ -217,6 +251,7 @@ static int list_folder(vs_files *f, int root, int fd, char *prefix, size_t prefi
         close(fd);
         return -1;
     }
+    if (visit(f, prefix, prefix_length, &st, keep ? folder : -1, top, 0) != 0) return -1;
     int walk = dup(fd);
     if (walk < 0) return 0;
     DIR *dir = fdopendir(walk);
@@ -281,28 +316,39 @@ static int list_folder(vs_files *f, int root, int fd, char *prefix, size_t prefi
                 free(whole);
             }
         }
-        if (sub < 0) continue;
         char *path = malloc(prefix_length + length + 2);
         if (!path) {
-            close(sub);
+            if (sub >= 0) close(sub);
             result = -1;
             break;
         }
         memcpy(path, prefix, prefix_length);
         memcpy(path + prefix_length, name, length);
         path[prefix_length + length] = '/';
-        result = list_folder(f, root, sub, path, prefix_length + length + 1, recursive, seen);
+        if (sub < 0) {
+            // Noted, so that a folder that opens later (its permissions changed) is seen.
+            result = visit(f, path, prefix_length + length + 1, NULL, -1, 0, 1);
+        } else {
+            result = list_folder(f, root, sub, path, prefix_length + length + 1, recursive, seen, 0);
+        }
         free(path);
     }
     free(subfolders);
     return result;
 }
 
+static int64_t real_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 int vs_files_list(vs_files *f, int root, const char *folder, int recursive) {
     int32_t from = f->count;
-    int fd = openat(root, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return 0;
+    if (f->listed_ns == 0) f->listed_ns = real_ns();
     size_t length = strlen(folder);
+    int fd = openat(root, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return visit(f, folder, length, NULL, -1, 1, 1);
     char *prefix = malloc(length + 2);
     if (!prefix) {
         close(fd);
@@ -311,7 +357,7 @@ int vs_files_list(vs_files *f, int root, const char *folder, int recursive) {
     memcpy(prefix, folder, length);
     prefix[length] = '/';
     seen_dirs seen = {0};
-    int result = list_folder(f, root, fd, prefix, length + 1, recursive, &seen);
+    int result = list_folder(f, root, fd, prefix, length + 1, recursive, &seen, 1);
     free(prefix);
     free(seen.dev);
     free(seen.ino);
@@ -374,4 +420,173 @@ void vs_files_stamps(const vs_files *f, int32_t from, int32_t to, vs_stamp *out,
         if (started[t]) pthread_join(ids[t], NULL);
         else stamp_thread(&jobs[t]);
     }
+}
+
+/// The saved listing: a header, then the arrays as they are in memory.
+typedef struct saved_header {
+    uint64_t magic, checksum;
+    int64_t listed_ns, root_device, root_inode, bytes_used;
+    int32_t count, folder_count, visited_count, root_slot;
+} saved_header;
+
+static const uint64_t saved_magic = 0x3173696c74736176ULL;  // "vastlis1"
+
+static uint64_t checksum(const unsigned char *p, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 0x100000001b3ULL;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+typedef struct part {
+    const void *p;
+    size_t n;
+} part;
+
+int vs_files_save(const vs_files *f, int root, const char *path) {
+    struct stat rs;
+    if (f->listed_ns == 0 || fstat(root, &rs) != 0) return -1;
+    saved_header h = {saved_magic, 0, f->listed_ns, (int64_t)rs.st_dev, (int64_t)rs.st_ino, f->bytes_used,
+                      f->count, f->folder_count, f->visited_count, -1};
+    for (int32_t i = 0; i < f->folder_count; i++) {
+        if (f->folders[i] < 0) h.root_slot = i;  // the only borrowed folder is the root
+    }
+    for (int32_t i = 0; i < f->visited_count; i++) {
+        if (f->visited[i].pad) return -1;  // a path too long to save
+    }
+    part parts[] = {
+        {f->starts, sizeof(uint32_t) * (size_t)f->count}, {f->names, sizeof(uint32_t) * (size_t)f->count},
+        {f->folder, sizeof(int32_t) * (size_t)f->count},  {f->visited, sizeof(vs_folder) * (size_t)f->visited_count},
+        {f->bytes, (size_t)f->bytes_used},
+    };
+    size_t total = 0;
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) total += parts[k].n;
+    unsigned char *body = malloc(total ? total : 1);
+    if (!body) return -1;
+    size_t at = 0;
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+        if (parts[k].n) memcpy(body + at, parts[k].p, parts[k].n);
+        at += parts[k].n;
+    }
+    h.checksum = checksum(body, total);
+    size_t length = strlen(path);
+    char *temporary = malloc(length + 32);
+    if (!temporary) {
+        free(body);
+        return -1;
+    }
+    snprintf(temporary, length + 32, "%s.%d.tmp", path, (int)getpid());
+    int fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int ok = fd >= 0;
+    for (size_t k = 0; ok && k < 2; k++) {
+        const unsigned char *p = k == 0 ? (const unsigned char *)&h : body;
+        size_t n = k == 0 ? sizeof h : total, done = 0;
+        while (ok && done < n) {
+            ssize_t w = write(fd, p + done, n - done);
+            if (w < 0 && errno == EINTR) continue;
+            ok = w > 0;
+            if (ok) done += (size_t)w;
+        }
+    }
+    if (fd >= 0 && close(fd) != 0) ok = 0;
+    if (ok) ok = rename(temporary, path) == 0;
+    if (!ok) unlink(temporary);
+    free(temporary);
+    free(body);
+    return ok ? 0 : -1;
+}
+
+int vs_files_load(vs_files *f, int root, const char *path, int64_t margin_ns) {
+    vs_files_free(f);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st, rs;
+    saved_header h;
+    unsigned char *body = NULL;
+    int ok = fstat(fd, &st) == 0 && fstat(root, &rs) == 0 && st.st_size >= (off_t)sizeof h &&
+             pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h && h.magic == saved_magic &&
+             h.root_device == (int64_t)rs.st_dev && h.root_inode == (int64_t)rs.st_ino && h.count >= 0 &&
+             h.folder_count >= 0 && h.visited_count >= 0 && h.bytes_used >= 0 && h.bytes_used < UINT32_MAX;
+    size_t total = 0;
+    if (ok) {
+        total = (sizeof(uint32_t) * 2 + sizeof(int32_t)) * (size_t)h.count + sizeof(vs_folder) * (size_t)h.visited_count +
+                (size_t)h.bytes_used;
+        ok = (off_t)(sizeof h + total) == st.st_size && (body = malloc(total ? total : 1)) != NULL;
+    }
+    size_t done = 0;
+    while (ok && done < total) {
+        ssize_t r = pread(fd, body + done, total - done, (off_t)(sizeof h + done));
+        if (r < 0 && errno == EINTR) continue;
+        ok = r > 0;
+        if (ok) done += (size_t)r;
+    }
+    close(fd);
+    ok = ok && checksum(body, total) == h.checksum;
+    if (ok) {
+        f->count = f->files_capacity = h.count;
+        f->starts = malloc(sizeof(uint32_t) * (size_t)h.count + 1);
+        f->names = malloc(sizeof(uint32_t) * (size_t)h.count + 1);
+        f->folder = malloc(sizeof(int32_t) * (size_t)h.count + 1);
+        f->visited = malloc(sizeof(vs_folder) * (size_t)h.visited_count + 1);
+        f->bytes = malloc((size_t)h.bytes_used + 1);
+        f->folders = malloc(sizeof(int32_t) * (size_t)h.folder_count + 1);
+        ok = f->starts && f->names && f->folder && f->visited && f->bytes && f->folders;
+    }
+    if (ok) {
+        size_t at = 0;
+        memcpy(f->starts, body + at, sizeof(uint32_t) * (size_t)h.count), at += sizeof(uint32_t) * (size_t)h.count;
+        memcpy(f->names, body + at, sizeof(uint32_t) * (size_t)h.count), at += sizeof(uint32_t) * (size_t)h.count;
+        memcpy(f->folder, body + at, sizeof(int32_t) * (size_t)h.count), at += sizeof(int32_t) * (size_t)h.count;
+        memcpy(f->visited, body + at, sizeof(vs_folder) * (size_t)h.visited_count);
+        at += sizeof(vs_folder) * (size_t)h.visited_count;
+        memcpy(f->bytes, body + at, (size_t)h.bytes_used);
+        f->bytes_used = f->bytes_capacity = h.bytes_used;
+        f->visited_count = f->visited_capacity = h.visited_count;
+        f->folders_capacity = h.folder_count;
+        f->listed_ns = h.listed_ns;
+        for (int32_t i = 0; i < h.folder_count; i++) f->folders[i] = -1;
+        f->folder_count = h.folder_count;
+        if (h.root_slot >= 0 && h.root_slot < h.folder_count) f->folders[h.root_slot] = -2 - root;
+        // Every file's offsets and folder must be in range.
+        for (int32_t k = 0; ok && k < h.count; k++) {
+            ok = f->starts[k] < (uint32_t)h.bytes_used && f->names[k] >= f->starts[k] &&
+                 f->names[k] < (uint32_t)h.bytes_used && f->folder[k] >= 0 && f->folder[k] < h.folder_count;
+        }
+        ok = ok && (h.bytes_used == 0 || f->bytes[h.bytes_used - 1] == 0);
+    }
+    free(body);
+    // Each folder as it was, and settled when the listing began.
+    for (int32_t i = 0; ok && i < f->visited_count; i++) {
+        vs_folder *v = &f->visited[i];
+        v->path[sizeof v->path - 1] = 0;
+        int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (v->top ? 0 : O_NOFOLLOW);
+        int d = openat(root, v->path, flags);
+        if (v->missing) {
+            ok = d < 0;
+            if (d >= 0) close(d);
+            continue;
+        }
+        struct stat ds;
+        ok = d >= 0 && fstat(d, &ds) == 0 && (int64_t)ds.st_dev == v->device && (int64_t)ds.st_ino == v->inode &&
+             (int64_t)ds.st_mtim.tv_sec * 1000000000 + ds.st_mtim.tv_nsec == v->mtime_ns &&
+             (int64_t)ds.st_ctim.tv_sec * 1000000000 + ds.st_ctim.tv_nsec == v->ctime_ns &&
+             (v->mtime_ns > v->ctime_ns ? v->mtime_ns : v->ctime_ns) < h.listed_ns - margin_ns;
+        if (ok && v->slot >= 0 && v->slot < f->folder_count && f->folders[v->slot] == -1) {
+            f->folders[v->slot] = d;
+        } else if (d >= 0) {
+            close(d);
+        }
+    }
+    for (int32_t i = 0; ok && i < f->folder_count; i++) ok = f->folders[i] != -1;
+    if (!ok) {
+        vs_files_free(f);
+        return -1;
+    }
+    return 0;
 }

@@ -21,15 +21,29 @@ final class FileList: @unchecked Sendable {
         path.utf8.starts(with: "rooms/".utf8) ? .room : .diaryEntry
     }
 
+    /// Whether the listing came from the saved one (`cache`), not from reading the folders.
+    private(set) var fromCache = false
+
     /// The files of `folders` (`(name, recursive)`), each folder's sorted by bytes, in that order.
-    init(root: String, folders: [(String, Bool)]) {
+    ///
+    /// With `cache` (a file outside the vault, always for the same `folders`): the listing saved
+    /// there is taken when every folder it read is as it was then (device, inode, modification and
+    /// change times: adding, removing or renaming a name in a folder changes its times) and had
+    /// not changed within `racyMargin` nanoseconds before that listing began; else the folders
+    /// are read, and the listing saved there.
+    init(root: String, folders: [(String, Bool)], cache: String? = nil, racyMargin: Int64 = 2_000_000_000) {
         files = .allocate(capacity: 1)
         vs_files_init(files)
         self.root = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard self.root >= 0 else { return }
+        if let cache, vs_files_load(files, self.root, cache, racyMargin) == 0 {
+            fromCache = true
+            return
+        }
         for (folder, recursive) in folders where vs_files_list(files, self.root, folder, recursive ? 1 : 0) != 0 {
             fatalError("out of memory listing \(folder)")
         }
+        if let cache { _ = vs_files_save(files, self.root, cache) }
     }
 
     /// `paths` (relative to `root`) as they are.
@@ -46,7 +60,9 @@ final class FileList: @unchecked Sendable {
     }
 
     /// Every room and diary entry.
-    static func everything(root: String) -> FileList { FileList(root: root, folders: [("rooms", false), ("diary", true)]) }
+    static func everything(root: String, cache: String? = nil, racyMargin: Int64 = 2_000_000_000) -> FileList {
+        FileList(root: root, folders: [("rooms", false), ("diary", true)], cache: cache, racyMargin: racyMargin)
+    }
 
     deinit {
         vs_files_free(files)
@@ -69,8 +85,9 @@ final class FileList: @unchecked Sendable {
 
     /// The stamps of every file, in order, on `threads` threads.
     func stamps(threads: Int) -> [FileStamp] {
-        var stamps = [FileStamp](repeating: .unreadable, count: count)
-        guard root >= 0, count > 0 else { return stamps }
+        guard root >= 0, count > 0 else { return [FileStamp](repeating: .unreadable, count: count) }
+        // Not initialized here: the C side writes every one.
+        var stamps = [FileStamp](unsafeUninitializedCapacity: count) { _, n in n = count }
         precondition(MemoryLayout<FileStamp>.stride == MemoryLayout<vs_stamp>.stride)
         stamps.withUnsafeMutableBytes { raw in
             let out = raw.baseAddress!.assumingMemoryBound(to: vs_stamp.self)

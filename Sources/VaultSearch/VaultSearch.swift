@@ -122,8 +122,8 @@ public struct VaultSearch: Sendable {
     /// three characters or more; otherwise every file is scanned). The files it recorded as not
     /// UTF-8 are scanned too, so the hits and the files reported are those of a scan.
     public func run(_ query: SearchQuery, index: SearchIndex) throws(VaultError) -> (SearchResults, SearchIndex.Refresh) {
-        let everything = FileList.everything(root: vault.root)
-        Trace.mark("search: \(everything.count) files listed")
+        let everything = FileList.everything(root: vault.root, cache: index.listingPath, racyMargin: index.racyMargin)
+        Trace.mark("search: \(everything.count) files listed\(everything.fromCache ? " (saved listing)" : "")")
         let stamps = everything.stamps(threads: index.stampThreads)
         Trace.mark("search: stamped")
         let paths = everything.paths

@@ -73,6 +73,64 @@ import Glibc
         #expect(list.stamps(threads: 1)[1] == .unreadable)
     }
 
+    /// The saved listing is taken only while every folder it read is unchanged and was settled
+    /// when it was read; any name added, removed or renamed, in any folder, reads them again.
+    @Test func theSavedListingIsTakenOnlyWhileItsFoldersAreUnchanged() throws {
+        let dir = TemporaryDirectory("search-list-cache")
+        let cacheDir = TemporaryDirectory("search-list-cache-file")
+        let cache = cacheDir.path + "/listing"
+        try dir.write("rooms/a.md", "a\n")
+        try dir.write("diary/2024/2024-01-01-x.md", "x\n")
+        func list(margin: Int64 = 0) -> FileList { FileList.everything(root: dir.path, cache: cache, racyMargin: margin) }
+        let first = list()
+        #expect(!first.fromCache)
+        #expect(first.paths == ["rooms/a.md", "diary/2024/2024-01-01-x.md"])
+        // Just written: within the default margin, not trusted.
+        #expect(!list(margin: 2_000_000_000).fromCache)
+        usleep(20_000)
+        let again = list()
+        #expect(again.fromCache)
+        #expect(again.paths == first.paths)
+        let fd = again.open(1)
+        #expect(fd >= 0)
+        close(fd)
+        // A change in each kind of folder, each seen.
+        let nfd = "diary/2024/2024-01-02-제주.md".decomposedStringWithCanonicalMapping
+        let changes: [(String, () throws -> Void, [String])] = [
+            ("a new room", { try dir.write("rooms/b.md", "b\n") }, ["rooms/a.md", "rooms/b.md", "diary/2024/2024-01-01-x.md"]),
+            ("an NFD entry", { try dir.write(nfd, "y\n") }, ["rooms/a.md", "rooms/b.md", "diary/2024/2024-01-01-x.md", nfd]),
+            ("a removed room", { #expect(unlink(dir.path + "/rooms/a.md") == 0) }, ["rooms/b.md", "diary/2024/2024-01-01-x.md", nfd]),
+            ("a new folder", { try dir.write("diary/2025/2025-01-01-z.md", "z\n") },
+             ["rooms/b.md", "diary/2024/2024-01-01-x.md", nfd, "diary/2025/2025-01-01-z.md"]),
+            ("a renamed entry", {
+                #expect(rename(dir.path + "/diary/2025/2025-01-01-z.md", dir.path + "/diary/2025/2025-01-02-z.md") == 0)
+            }, ["rooms/b.md", "diary/2024/2024-01-01-x.md", nfd, "diary/2025/2025-01-02-z.md"]),
+            ("a room made a link", {
+                #expect(unlink(dir.path + "/rooms/b.md") == 0)
+                #expect(symlink(dir.path + "/diary/2024/2024-01-01-x.md", dir.path + "/rooms/b.md") == 0)
+            }, ["diary/2024/2024-01-01-x.md", nfd, "diary/2025/2025-01-02-z.md"]),
+        ]
+        for (what, change, expected) in changes {
+            try change()
+            let changed = list()
+            #expect(!changed.fromCache, "\(what)")
+            #expect(changed.paths.map { Array($0.utf8) } == expected.map { Array($0.utf8) }, "\(what)")
+            usleep(20_000)
+            #expect(list().fromCache, "\(what)")
+        }
+        // A damaged or foreign saved listing is not taken.
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: cache)))
+        bytes[bytes.count - 2] ^= 0xFF
+        try Data(bytes).write(to: URL(fileURLWithPath: cache))
+        #expect(!list().fromCache)
+        usleep(20_000)
+        let other = TemporaryDirectory("search-list-cache-other")
+        try other.write("rooms/c.md", "c\n")
+        let foreign = FileList.everything(root: other.path, cache: cache, racyMargin: 0)
+        #expect(!foreign.fromCache)
+        #expect(foreign.paths == ["rooms/c.md"])
+    }
+
     /// Through `VaultSearch.run(_:index:)` (stamps from the C listing, candidates by position):
     /// an edit in place that keeps the size and the modification time, in the same second as
     /// the index read the file, is found (the file was recorded unsettled); so are a deleted

@@ -21,7 +21,21 @@ typedef struct vs_files {
     /// Capacities (internal).
     int64_t bytes_used, bytes_capacity;
     int32_t files_capacity, folders_capacity;
+    /// Every folder listed, for `vs_files_save` (internal): its path from the root, its stamp,
+    /// and which entry of `folders` holds it open (-1: none).
+    struct vs_folder *visited;
+    int32_t visited_count, visited_capacity;
+    /// The real time just before the listing began, in nanoseconds.
+    int64_t listed_ns;
 } vs_files;
+
+typedef struct vs_folder {
+    int64_t device, inode, mtime_ns, ctime_ns;
+    /// Its path from the root in `path` (no trailing slash); `top`: named by the caller (it
+    /// may be a symbolic link to a folder); `missing`: a top folder that did not exist.
+    char path[4096 - 48];
+    int32_t slot, top, missing, pad;
+} vs_folder;
 
 /// An empty list.
 void vs_files_init(vs_files *files);
@@ -36,6 +50,17 @@ int vs_files_list(vs_files *files, int root, const char *folder, int recursive);
 
 /// Appends `path` (relative to the open folder `root`, which the list does not own) as it is.
 int vs_files_add(vs_files *files, int root, const char *path, uint32_t length);
+
+/// Writes the listing to `path` (through a temporary file renamed over it), so that
+/// `vs_files_load` can give it again without reading the folders. Returns 0, or -1.
+int vs_files_save(const vs_files *files, int root, const char *path);
+
+/// Loads the listing saved at `path` for the open folder `root` when every folder it lists is
+/// as it was (device, inode, modification and change times) and had not changed within
+/// `margin_ns` before the listing began (a change in the same tick of a coarse clock could keep
+/// its times); otherwise returns -1 and leaves `files` empty. A folder's times change whenever
+/// a name in it is added, removed or renamed, so the same folders give the same files.
+int vs_files_load(vs_files *files, int root, const char *path, int64_t margin_ns);
 
 /// Opens file k for reading (never following a symbolic link at the end). -1 and errno on failure.
 int vs_files_open(const vs_files *files, int32_t k);

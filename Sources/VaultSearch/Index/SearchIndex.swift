@@ -49,6 +49,8 @@ public final class SearchIndex {
     public let vaultRoot: String
     /// The side file of recorded stamps (`StampFile`).
     let stampPath: String
+    /// The side file of the last listing of the vault's folders (`FileList`, `vs_files_save`).
+    var listingPath: String { path + ".listing" }
     /// The vault's root folder, open: files are stamped and read relative to it.
     private let folder: Int32
     /// The open database; nil only while a damaged one is being replaced.
@@ -603,7 +605,7 @@ public final class SearchIndex {
     /// The database's size in bytes, with its write-ahead log and the side file (for the
     /// benchmark's report).
     public var sizeInBytes: Int {
-        [path, path + "-wal", path + "-shm", stampPath].reduce(0) { total, file in
+        [path, path + "-wal", path + "-shm", stampPath, listingPath].reduce(0) { total, file in
             var st = stat()
             return total + (stat(file, &st) == 0 ? Int(st.st_size) : 0)
         }
@@ -747,7 +749,9 @@ public final class SearchIndex {
 
     /// Deletes the database at `path` with its log, shared memory and side file.
     static func removeDatabase(at path: String) {
-        for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".stamps"] { unlink(file) }
+        for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".stamps", path + ".listing"] {
+            unlink(file)
+        }
     }
 
     /// `failure` as the error the person at the terminal reads.
