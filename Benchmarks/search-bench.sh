@@ -89,7 +89,8 @@ for q in "docker" "부산" "가끔 숙소를 추천해" "가끔 메모리를 읽
 import json, statistics, sys
 r = {x["command"]: statistics.median(x["times"]) for x in json.load(open(sys.argv[1]))["results"]}
 v, g = r['vault'], r['rg']
-print(f"vault (index) {v*1000:.0f} ms, rg {g*1000:.0f} ms (medians): {v/g:.2f}x rg's time ({g/v:.1f}x faster)")
+speed = f"{g/v:.1f}x faster" if v < g else "slower"
+print(f"vault (index) {v*1000:.0f} ms, rg {g*1000:.0f} ms (medians): {v/g:.2f}x rg's time ({speed})")
 EOF2
 )
     echo "   '$q' ($vault_lines lines, rg $rg_lines): $line"

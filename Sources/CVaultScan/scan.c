@@ -515,8 +515,8 @@ int vs_files_load(vs_files *f, int root, const char *path, int64_t margin_ns) {
              h.folder_count >= 0 && h.visited_count >= 0 && h.bytes_used >= 0 && h.bytes_used < UINT32_MAX;
     size_t total = 0;
     if (ok) {
-        total = (sizeof(uint32_t) * 2 + sizeof(int32_t)) * (size_t)h.count + sizeof(vs_folder) * (size_t)h.visited_count +
-                (size_t)h.bytes_used;
+        total = (sizeof(uint32_t) * 2 + sizeof(int32_t)) * (size_t)h.count +
+                sizeof(vs_folder) * (size_t)h.visited_count + (size_t)h.bytes_used;
         ok = (off_t)(sizeof h + total) == st.st_size && (body = malloc(total ? total : 1)) != NULL;
     }
     size_t done = 0;

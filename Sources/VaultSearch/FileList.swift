@@ -53,7 +53,9 @@ final class FileList: @unchecked Sendable {
         self.root = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         for var path in paths {
             let failed = path.withUTF8 { utf8 in
-                utf8.withMemoryRebound(to: CChar.self) { vs_files_add(files, self.root, $0.baseAddress, UInt32(utf8.count)) }
+                utf8.withMemoryRebound(to: CChar.self) {
+                    vs_files_add(files, self.root, $0.baseAddress, UInt32(utf8.count))
+                }
             }
             if failed != 0 { fatalError("out of memory listing files") }
         }

@@ -96,7 +96,9 @@ struct Scanner: Sendable {
         // One buffer per worker, of a piece's size: no `fstat` per file.
         // Not zeroed: a page is touched only when a read fills it (most files are a few kB).
         if buffers.bytes.count < Scanner.chunkSize {
-            buffers.bytes = [UInt8](unsafeUninitializedCapacity: Scanner.chunkSize) { _, count in count = Scanner.chunkSize }
+            buffers.bytes = [UInt8](unsafeUninitializedCapacity: Scanner.chunkSize) { _, count in
+                count = Scanner.chunkSize
+            }
         }
         while true {
             if buffers.bytes.count - carry < Scanner.chunkSize / 4 && carry >= Scanner.chunkSize / 2 {

@@ -80,7 +80,9 @@ public struct VaultSearch: Sendable {
 
     /// Scans files `which` of `list` (nil: all), building each item (and its rendering) on the
     /// thread that scanned it.
-    func run(_ query: SearchQuery, _ list: FileList, _ which: [Int]?, usedIndex: Bool) throws(VaultError) -> SearchResults {
+    func run(
+        _ query: SearchQuery, _ list: FileList, _ which: [Int]?, usedIndex: Bool
+    ) throws(VaultError) -> SearchResults {
         let matcher = try LineMatcher(query)
         enum Outcome {
             case nothing

@@ -4,6 +4,7 @@ import VaultCore
 import VaultTestSupport
 
 @testable import VaultSearch
+import CVaultScan
 
 #if canImport(Glibc)
 import Glibc
@@ -81,7 +82,9 @@ import Glibc
         let cache = cacheDir.path + "/listing"
         try dir.write("rooms/a.md", "a\n")
         try dir.write("diary/2024/2024-01-01-x.md", "x\n")
-        func list(margin: Int64 = 0) -> FileList { FileList.everything(root: dir.path, cache: cache, racyMargin: margin) }
+        func list(margin: Int64 = 0) -> FileList {
+            FileList.everything(root: dir.path, cache: cache, racyMargin: margin)
+        }
         let first = list()
         #expect(!first.fromCache)
         #expect(first.paths == ["rooms/a.md", "diary/2024/2024-01-01-x.md"])
@@ -96,19 +99,20 @@ import Glibc
         close(fd)
         // A change in each kind of folder, each seen.
         let nfd = "diary/2024/2024-01-02-제주.md".decomposedStringWithCanonicalMapping
+        let x = "diary/2024/2024-01-01-x.md"
         let changes: [(String, () throws -> Void, [String])] = [
-            ("a new room", { try dir.write("rooms/b.md", "b\n") }, ["rooms/a.md", "rooms/b.md", "diary/2024/2024-01-01-x.md"]),
-            ("an NFD entry", { try dir.write(nfd, "y\n") }, ["rooms/a.md", "rooms/b.md", "diary/2024/2024-01-01-x.md", nfd]),
-            ("a removed room", { #expect(unlink(dir.path + "/rooms/a.md") == 0) }, ["rooms/b.md", "diary/2024/2024-01-01-x.md", nfd]),
+            ("a new room", { try dir.write("rooms/b.md", "b\n") }, ["rooms/a.md", "rooms/b.md", x]),
+            ("an NFD entry", { try dir.write(nfd, "y\n") }, ["rooms/a.md", "rooms/b.md", x, nfd]),
+            ("a removed room", { #expect(unlink(dir.path + "/rooms/a.md") == 0) }, ["rooms/b.md", x, nfd]),
             ("a new folder", { try dir.write("diary/2025/2025-01-01-z.md", "z\n") },
-             ["rooms/b.md", "diary/2024/2024-01-01-x.md", nfd, "diary/2025/2025-01-01-z.md"]),
+             ["rooms/b.md", x, nfd, "diary/2025/2025-01-01-z.md"]),
             ("a renamed entry", {
                 #expect(rename(dir.path + "/diary/2025/2025-01-01-z.md", dir.path + "/diary/2025/2025-01-02-z.md") == 0)
-            }, ["rooms/b.md", "diary/2024/2024-01-01-x.md", nfd, "diary/2025/2025-01-02-z.md"]),
+            }, ["rooms/b.md", x, nfd, "diary/2025/2025-01-02-z.md"]),
             ("a room made a link", {
                 #expect(unlink(dir.path + "/rooms/b.md") == 0)
                 #expect(symlink(dir.path + "/diary/2024/2024-01-01-x.md", dir.path + "/rooms/b.md") == 0)
-            }, ["diary/2024/2024-01-01-x.md", nfd, "diary/2025/2025-01-02-z.md"]),
+            }, [x, nfd, "diary/2025/2025-01-02-z.md"]),
         ]
         for (what, change, expected) in changes {
             try change()
@@ -168,7 +172,8 @@ import Glibc
             try same("해운대")
             // Deleted, added under an NFD name, replaced by rename.
             #expect(unlink(dir.path + "/rooms/b.md") == 0)
-            try dir.write("rooms/광안리.md".decomposedStringWithCanonicalMapping, "---\ntitle: 광\n---\n\n광안리 바다 송정역.\n")
+            try dir.write(
+                "rooms/광안리.md".decomposedStringWithCanonicalMapping, "---\ntitle: 광\n---\n\n광안리 바다 송정역.\n")
             try dir.write("diary/2024/tmp", "# x\n\n광안리 일기.\n")
             #expect(rename(dir.path + "/diary/2024/tmp", dir.path + "/diary/2024/2024-03-01-x.md") == 0)
             for text in ["광안리", "송정역", "바다", "일기", "광안리 바다"] { try same(text) }
@@ -176,19 +181,55 @@ import Glibc
     }
 }
 
-/// `TextScan.lineFeeds`, sixteen bytes at a time, against a count byte by byte.
-@Suite struct LineFeedCountTests {
+/// The byte passes that run many bytes at a time, against their byte-by-byte definitions.
+@Suite struct ByteScanTests {
+    /// `vs_next_survey_lead` (AVX2, SSE2 or bytes) finds exactly the lead bytes `survey` must look at.
+    @Test func surveyLeadsAreFoundAsByteByByte() {
+        var random = SeededRandom(seed: 11)
+        // Bytes around each edge of the ranges, and plain text.
+        let alphabet: [UInt8] = [0x41, 0x0A, 0x20, 0xC2, 0xC3, 0xE3, 0xE4, 0xEA, 0xEB, 0xED, 0xEE, 0xEF, 0xF4, 0xFF,
+                                 0x80, 0xAF, 0xB0, 0xBF]
+        func flagged(_ b: [UInt8], _ i: Int) -> Bool {
+            let x = b[i]
+            if (x >= 0xC3 && x <= 0xE3) || x >= 0xEF { return true }
+            return x == 0xEA && (i + 1 >= b.count || b[i + 1] < 0xB0)
+        }
+        for length in [0, 1, 2, 16, 17, 31, 32, 33, 64, 65, 200, 1_000] {
+            for sparse in [false, true] {
+                let bytes = (0..<length).map { _ in
+                    sparse && Int.random(in: 0..<40, using: &random) != 0
+                        ? UInt8(ascii: "a") : alphabet.randomElement(using: &random)!
+                }
+                let expected = bytes.indices.filter { flagged(bytes, $0) }
+                var found: [Int] = []
+                bytes.withUnsafeBufferPointer { b in
+                    guard let p = b.baseAddress else { return }
+                    var i = 0
+                    while true {
+                        i = vs_next_survey_lead(p, i, length)
+                        guard i < length else { break }
+                        found.append(i)
+                        i += 1
+                    }
+                }
+                #expect(found == expected, "length \(length)")
+            }
+        }
+    }
+
+    /// `TextScan.lineFeeds`, sixteen bytes at a time, against a count byte by byte.
     @Test func countsAsByteByByte() {
         var random = SeededRandom(seed: 9)
         for length in [0, 1, 15, 16, 17, 100, 4_095, 4_096 + 7, 70_000] {
             // Dense and sparse line feeds, and runs longer than 255 rounds of sixteen bytes.
             let density = [2, 40, 100_000][length % 3]
-            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) % UInt8(min(density, 255)) == 0
-                ? 0x0A : UInt8(ascii: "a") }
+            let bytes = (0..<length).map { _ in
+                UInt8.random(in: 0...255, using: &random) % UInt8(min(density, 255)) == 0 ? 0x0A : UInt8(ascii: "a")
+            }
             bytes.withUnsafeBufferPointer { b in
                 guard let p = b.baseAddress else { return }
-                for (from, to) in [(0, length), (min(3, length), length), (0, length / 2), (length / 3, length - length / 5)]
-                where from <= to {
+                let ranges = [(0, length), (min(3, length), length), (0, length / 2), (length / 3, length - length / 5)]
+                for (from, to) in ranges where from <= to {
                     #expect(TextScan.lineFeeds(p, from: from, to: to) == bytes[from..<to].filter { $0 == 0x0A }.count)
                 }
             }

@@ -74,4 +74,13 @@ typedef struct vs_stamp {
 /// The stamps of files `from..<to` into `out[0..<to-from]`, on up to `threads` threads.
 void vs_files_stamps(const vs_files *files, int32_t from, int32_t to, vs_stamp *out, int threads);
 
+
+#include <stddef.h>
+
+/// The first offset `at` in `i..<n` where `p[at]` may start a code point `TextScan.survey` must
+/// look at: a lead byte `C3`–`E3` or `EF`–`FF`, or `EA` not followed by `B0`–`BF` (Hangul
+/// syllables); `n` when there is none. 32 bytes at a time with AVX2 when the processor has it,
+/// else 16 (SSE2), else one by one.
+size_t vs_next_survey_lead(const unsigned char *p, size_t i, size_t n);
+
 #endif

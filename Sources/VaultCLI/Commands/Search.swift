@@ -216,7 +216,7 @@ struct SearchOutput {
             out += String(value).utf8
             return
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits: (UInt64, UInt64) = (0, 0)  // room for the ten digits
         var v = value
         var n = 0
         withUnsafeMutableBytes(of: &digits) { d in
