@@ -236,3 +236,39 @@ import Glibc
         }
     }
 }
+
+/// A 200 MB room is searched in bounded memory: read in pieces, never whole.
+@Suite struct SearchMemoryTests {
+    static let time = "/usr/bin/time"
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: time)))
+    func aTwoHundredMegabyteRoomIsSearchedInBoundedMemory() throws {
+        let dir = TemporaryDirectory("search-big-room")
+        try dir.write("vault.yml", "format: 1\n")
+        try dir.write("rooms/small.md", "---\ntitle: small\n---\n\n해운대 바다\n")
+        let path = dir.path + "/rooms/big.md"
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("---\ntitle: big\n---\n\n".utf8)))
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        handle.seekToEndOfFile()
+        let line = "## 🧑 user · 2026-11-21 <!-- 2026-11-21T09:31:07+09:00 m-01JPA3K8Z4QX -->\n부산 여행 일정을 짜 줘. 광안리 바다.\n"
+        let block = Data(String(repeating: line, count: (1 << 20) / line.utf8.count).utf8)
+        for k in 0..<200 {
+            handle.write(block)
+            if k % 50 == 7 { handle.write(Data("해운대에서 만나자.\n".utf8)) }
+        }
+        try handle.close()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.time)
+        process.arguments = ["-f", "maxrss=%M", Project.vaultExecutable, "search", "--no-index", "-l", "해운대"]
+        process.currentDirectoryURL = URL(fileURLWithPath: dir.path)
+        var env = ProcessInfo.processInfo.environment
+        env["VAULT_DIR"] = nil
+        process.environment = env
+        let r = try run(process)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "rooms/big.md\nrooms/small.md\n")
+        let kilobytes = r.stderr.split(separator: "\n").compactMap { $0.split(separator: "=").last.flatMap { Int($0) } }
+        // Pieces of 8 MiB a worker and the program itself; the file is 200 MB.
+        #expect((kilobytes.last ?? .max) < 120_000, "\(r.stderr)")
+    }
+}
