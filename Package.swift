@@ -1,9 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Linux only (README.md, "Where it runs"), which `platforms:` cannot say: it names none rather
+// than one vault does not run on.
 let package = Package(
     name: "vault",
-    platforms: [.macOS(.v13)],
     products: [
         .library(name: "VaultCore", targets: ["VaultCore"]),
         .executable(name: "vault", targets: ["vault"]),
@@ -17,7 +18,7 @@ let package = Package(
         // libgit2's headers only (no pkgConfig: it would link libgit2): CGit2Loader loads
         // libgit2.so.1.5 when vault first needs it.
         .systemLibrary(name: "CGit2", providers: [.apt(["libgit2-dev"])]),
-        // libcurl's headers only: CVaultShims loads libcurl.so.4 when the first request is made.
+        // libcurl's headers only: CCurlShims loads libcurl.so.4 when the first request is made.
         .systemLibrary(name: "CCurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // OpenSSL's libcrypto, for SHA-1 of the git index (the index checksum).
         .systemLibrary(
@@ -31,8 +32,10 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libgit2 loaded with dlopen on first use; defines the git_* functions vault calls.
         .target(name: "CGit2Loader", dependencies: ["CGit2"], exclude: ["README.md"]),
-        // Typed C wrappers for the variadic C calls Swift cannot make.
-        .target(name: "CVaultShims", dependencies: ["CGit2", "CGit2Loader", "CCurl"], exclude: ["README.md"]),
+        // libcurl loaded on first use, and typed wrappers for its variadic calls (Swift cannot make them).
+        .target(name: "CCurlShims", dependencies: ["CCurl"], exclude: ["README.md"]),
+        // Typed wrappers for libgit2's variadic git_libgit2_opts; libgit2 started without the CA bundle.
+        .target(name: "CGitShims", dependencies: ["CGit2", "CGit2Loader"], exclude: ["README.md"]),
         // A write-only loose-object backend for libgit2 (stored trees, fast commits on large folders).
         .target(
             name: "CVaultObjects", dependencies: ["CGit2", "CGit2Loader", "CCrypto"], exclude: ["README.md"], linkerSettings: [.linkedLibrary("z"), .linkedLibrary("deflate")]),
@@ -42,11 +45,11 @@ let package = Package(
             dependencies: [.product(name: "Yams", package: "Yams")], exclude: ["README.md"]),
         // The libgit2 wrapper: every change of the vault becomes one commit.
         .target(
-            name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CGit2Loader", "CCrypto", "CVaultShims", "CVaultObjects"], exclude: ["README.md"]),
+            name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CGit2Loader", "CCrypto", "CGitShims", "CVaultObjects"], exclude: ["README.md"]),
         // Sharing: rooms and diary entries as one Markdown, HTML or JSON document.
         .target(name: "VaultExport", dependencies: ["VaultCore", "CCmark"], exclude: ["README.md"]),
         // Chat with OpenAI-compatible servers: libcurl client, event-stream decoder, providers.
-        .target(name: "VaultChat", dependencies: ["VaultCore", "CCurl", "CVaultShims"], exclude: ["README.md"]),
+        .target(name: "VaultChat", dependencies: ["VaultCore", "CCurl", "CCurlShims"], exclude: ["README.md"]),
         // `vault search`'s listing, opening and stamping of files, relative to open folders.
         .target(name: "CVaultScan", exclude: ["README.md"]),
         // `vault search`: the scan (NFC, case folding, every core) and the optional index.
@@ -65,7 +68,7 @@ let package = Package(
                 "VaultSearch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], exclude: ["README.md"]),
-        // Exports CVaultShims' stand-ins for mbedTLS's certificate loaders, so libgit2's calls
+        // Exports CGitShims' stand-ins for mbedTLS's certificate loaders, so libgit2's calls
         // reach them (a debug build exported neither, and libgit2 parsed the CA bundle on start-up).
         .executableTarget(
             name: "vault", dependencies: ["VaultCLI"], exclude: ["README.md"],
@@ -90,7 +93,8 @@ let package = Package(
         .testTarget(name: "VaultSyncTests", dependencies: ["VaultCore", "VaultTestSupport"]),
         .testTarget(name: "VaultChatTests", dependencies: ["VaultCore", "VaultChat", "VaultTestSupport"]),
         .testTarget(
-            name: "VaultCLITests", dependencies: ["VaultCore", "VaultTestSupport", "CVaultShims", "CGit2Loader"]),
+            name: "VaultCLITests",
+            dependencies: ["VaultCore", "VaultCLI", "VaultTestSupport", "CCurlShims", "CGitShims", "CGit2Loader"]),
         .testTarget(name: "VaultSearchTests", dependencies: ["VaultCore", "VaultSearch", "VaultTestSupport"]),
         .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),
         // The fuzz targets over the seed corpus and seeded mutations; every crash found, kept.

@@ -12,6 +12,11 @@
 #     received; median of 15 runs): the tool's own time is the whole process minus that;
 #   - peak memory (max RSS, /usr/bin/time), median of 5 runs.
 # The rooms grow by two messages a run; that does not change what is measured.
+#
+#   BASELINE=/path/to/older/vault Benchmarks/chat-bench.sh
+#
+# also times that binary's whole turn in the same hyperfine run, on the same rooms, and prints
+# its medians next to this build's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh
@@ -55,6 +60,10 @@ for n in 100 10000; do
     room=$(ls "$d/rooms" | head -1)
     turn=("$vault" chat --vault "$d" "${room%.md}" 'one more question' --provider local --model ok)
     args+=(-n "vault chat, $n messages" "'$vault' chat --vault '$d' '${room%.md}' 'one more question' --provider local --model ok")
+    if [ -n "${BASELINE:-}" ]; then
+        args+=(-n "baseline vault chat, $n messages"
+            "'$BASELINE' chat --vault '$d' '${room%.md}' 'one more question' --provider local --model ok")
+    fi
     # Waiting for the server: from the message written to the reply received.
     waits=()
     for _ in $(seq 15); do
@@ -85,4 +94,10 @@ for n, size, wait, rss in rows:
           f"waiting for the server {float(wait):.1f} ms, the tool's own time {own:.1f} ms; "
           f"peak memory {int(rss) / 1024:.1f} MB")
 print(f"peak memory, 10,000 messages / 100 messages: {mem['10000'] / mem['100']:.2f}")
+for n, *_ in rows:
+    base = runs.get(f"baseline vault chat, {n} messages")
+    if base:
+        before, after = base["median"] * 1000, runs[f"vault chat, {n} messages"]["median"] * 1000
+        print(f"{n} messages: baseline whole process {before:.1f} ms, this build {after:.1f} ms, "
+              f"this/baseline = {after / before:.2f}")
 PY

@@ -13,6 +13,11 @@
 #            atomically, commits, updates the index.
 # Quote the medians and their ratio; the machines are shared and noisy. Each run starts from
 # the vault as generated (reset before it, untimed).
+#
+#   BASELINE=/path/to/older/vault Benchmarks/commit-bench.sh
+#
+# also times that binary (built the same way: release, static Swift standard library) in the
+# same run, on a room of its own, and prints its medians next to this build's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh
@@ -43,6 +48,7 @@ for size in 50k 10k; do
     # One room for git, another for vault, so neither sees the other's changes.
     git_room=$(ls "$d/rooms" | sed -n 1p)
     vault_room=$(ls "$d/rooms" | sed -n 2p)
+    baseline_room=$(ls "$d/rooms" | sed -n 3p)
     git -C "$d" reset -q --hard "$base"
     # Packing (`git gc --auto`, which both git commit and vault start past gc.auto loose
     # objects) is maintenance, not the commit being measured: off for both.
@@ -52,6 +58,10 @@ for size in 50k 10k; do
         "git -C '$d' add 'rooms/$git_room' && git -C '$d' commit -q -m 'edit'")
     args+=(-n "vault chat ($size files)" --prepare "git -C '$d' reset -q --hard $base"
         "'$vault' chat --vault '$d' '${vault_room%.md}' 'one more message'")
+    if [ -n "${BASELINE:-}" ]; then
+        args+=(-n "baseline vault chat ($size files)" --prepare "git -C '$d' reset -q --hard $base"
+            "'$BASELINE' chat --vault '$d' '${baseline_room%.md}' 'one more message'")
+    fi
 done
 hyperfine --warmup 3 --runs 30 --style basic --export-markdown Benchmarks/.data/commit-bench.md \
     --export-json Benchmarks/.data/commit-bench.json "${args[@]}"
@@ -65,6 +75,10 @@ for size in ("50k", "10k"):
     git = runs[f"git add + commit ({size} files)"]["median"] * 1000
     vault = runs[f"vault chat ({size} files)"]["median"] * 1000
     print(f"{size} files: median git add + commit {git:.1f} ms, vault chat {vault:.1f} ms, vault/git = {vault / git:.2f}")
+    base = runs.get(f"baseline vault chat ({size} files)")
+    if base:
+        before = base["median"] * 1000
+        print(f"{size} files: baseline vault chat {before:.1f} ms, this build {vault:.1f} ms, this/baseline = {vault / before:.2f}")
 PY
 for size in 50k 10k; do
     d="Benchmarks/.data/git-$size"

@@ -11,7 +11,7 @@ Which functions: every `git_name(` in Sources/ and Tests/ (Swift and C) that lib
 headers declare as a function. Prototypes: read from the installed headers (/usr/include/git2,
 libgit2-dev); the compiler checks each trampoline against the header's declaration, as
 trampolines.c includes <git2.h>. Variadic functions cannot be passed on: they get only a
-pointer, through cvault_git2_<name>() (only git_libgit2_opts, used by CVaultShims).
+pointer, through cvault_git2_<name>() (only git_libgit2_opts, used by CGitShims).
 
 Run again after calling a libgit2 function the project did not call before (the link fails
 with `undefined reference to git_...` until then):

@@ -6,5 +6,7 @@ find_swift
 install_missing_packages
 # libgit2's trampolines (Sources/CGit2Loader/trampolines.c) cover every git_* call in the sources.
 python3 scripts/generate-git2-trampolines.py --check
+# The commands CGit2Loader starts loading libgit2 for are VaultCommand.gitCommands.
+python3 scripts/generate-git-commands.py --check
 swift build --build-tests
 swift test --skip-build

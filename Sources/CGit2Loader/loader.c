@@ -1,4 +1,5 @@
 // libgit2 loaded on first use: see README.md.
+#include "git_commands.h"
 #include "loader.h"
 
 #include <dlfcn.h>
@@ -18,7 +19,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void load(void) {
     // RTLD_LOCAL: libgit2's names stay out of the global scope, so nothing but the pointers
     // found below reaches the real functions. The executable's own definitions (the
-    // trampolines, CVaultShims' mbedTLS stand-ins) still come first when libgit2's
+    // trampolines, CGitShims' mbedTLS stand-ins) still come first when libgit2's
     // references are bound, as they did when libgit2 was linked.
     void *handle = dlopen(LIBRARY, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
@@ -61,8 +62,9 @@ static void *load_then(void *then) {
 static atomic_flag started = ATOMIC_FLAG_INIT;
 
 // ---- Started with the process ---------------------------------------------------------------
-// A command that commits or reads history (named by argv[1], after an optional `--vault DIR`)
-// starts loading libgit2 from a constructor, before main: the load overlaps the Swift
+// A command that commits or reads history (named by argv[1], after an optional `--vault DIR`;
+// the names are VaultCommand.gitCommands, copied into git_commands.h by
+// scripts/generate-git-commands.py) starts loading libgit2 from a constructor, before main: the load overlaps the Swift
 // runtime's and Foundation's start-up and argument parsing. That thread then runs the one
 // piece of work main hands it (cvault_git2_hand_over), e.g. opening the repository: main
 // starts no thread of its own while libraries load (a new thread waits for the loader's lock).
@@ -86,9 +88,7 @@ static void *early_thread(void *unused) {
 }
 
 static int is_git_command(const char *name) {
-    static const char *const names[] = {"init", "room", "chat",    "retry", "write", "today", "edit",
-                                        "tag",  "rm",   "restore", "log",   "diff",  "diary", NULL};
-    for (const char *const *n = names; *n; n++)
+    for (const char *const *n = cvault_git_commands; *n; n++)
         if (strcmp(name, *n) == 0) return 1;
     return 0;
 }

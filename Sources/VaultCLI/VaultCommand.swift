@@ -42,21 +42,35 @@ public struct VaultCommand: ParsableCommand {
             try command.run()
             return 0
         } catch {
-            let text = fullMessage(for: error)
-            let code = exitCode(for: error)
-            if !text.isEmpty {
-                if code == .success {
-                    print(text)
-                } else {
-                    Terminal.write(text + "\n", to: 2)
+            let status = ExitStatus.of(error)
+            switch error {
+            case let error as VaultError: Terminal.error(error.description)
+            case let error as UsageError: Terminal.error(error.description)
+            case let error as CommandError: if let message = error.message { Terminal.error(message) }
+            default:
+                // ArgumentParser's: help, the version, a usage error with the command's usage.
+                let text = fullMessage(for: error)
+                if !text.isEmpty {
+                    if status == .success {
+                        print(text)
+                    } else {
+                        Terminal.write(text + "\n", to: 2)
+                    }
                 }
+                return status.rawValue
             }
-            return code.rawValue
+            // A signal held off during a change (`Termination`): its status, 128 + its number.
+            Termination.exitIfRequested()
+            return status.rawValue
         }
     }
 
     /// Commands that commit or read the history: libgit2 starts on another core as the
     /// process starts, so its start-up is done by the time the commit is made.
+    ///
+    /// The one list of them: `CGit2Loader`'s constructor, which starts that load before `main`,
+    /// reads a copy in `git_commands.h`, written from this literal by
+    /// `scripts/generate-git-commands.py` (`--check` in `scripts/test.sh`): run it after a change.
     static let gitCommands: Swift.Set<String> = [
         "init", "room", "chat", "retry", "write", "today", "edit", "tag", "rm", "restore", "log", "diff", "diary",
     ]
@@ -138,29 +152,23 @@ struct VaultLocation: ParsableArguments {
     }
 }
 
-/// A command whose failures are printed for a person (`vault: error: …`), never as a trace.
+/// A command whose failures are printed for a person (`vault: error: …`), never as a trace:
+/// what `execute` throws (`VaultError`, `UsageError`, `CommandError`) reaches `VaultCommand.run`,
+/// which prints it and returns its status (`ExitStatus.of`).
 protocol VaultRunnable: ParsableCommand {
     func execute() throws
 }
 
 extension VaultRunnable {
     func run() throws {
-        do {
-            try execute()
-        } catch let error as VaultError {
-            Terminal.error(error.description)
-            // A signal held off during a change (`Termination`): its status, 128 + its number.
-            Termination.exitIfRequested()
-            throw ExitCode(error.exitStatus)
-        }
+        try execute()
         if let signal = Termination.signal {
             let name = Termination.name(of: signal)
             Terminal.note("\(name): stopped once the change in progress was saved and committed")
             Termination.exitIfRequested()
         }
         if let problem = Terminal.unwrittenOutput() {
-            Terminal.error("cannot write to standard output: \(problem) (the vault itself is not affected)")
-            throw ExitCode.failure
+            throw CommandError.outputUnwritable(problem)
         }
     }
 }

@@ -1,5 +1,5 @@
 import CCurl
-import CVaultShims
+import CCurlShims
 import Foundation
 import VaultCore
 

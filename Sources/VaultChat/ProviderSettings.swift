@@ -62,28 +62,17 @@ public struct ProviderSettings: Sendable {
         }
         let entry = table[name]
         if entry == nil && name != "openai" {
-            throw VaultError.invalidArgument(
-                """
-                the provider '\(name)' is not configured: add it under `providers:` in vault.yml (base_url, model, \
-                api_key_env), or use --provider offline
-                """
-            )
+            throw VaultError.input(.unknownProvider(name))
         }
         let base = entry?["base_url"] ?? (name == "openai" ? env("OPENAI_BASE_URL") ?? KeyApprovals.openAIBaseURL : nil)
         guard let base, KeyApprovals.origin(of: base) != nil else {
-            throw VaultError.invalidArgument(
-                """
-                the provider '\(name)' has no usable base_url in vault.yml (write one like https://host/v1, without \
-                a user name, password, query or fragment)
-                """
-            )
+            throw VaultError.input(.unusableBaseURL(provider: name))
         }
         let keyVariable = entry?["api_key_env"] ?? (name == "openai" ? "OPENAI_API_KEY" : nil)
         let key = keyVariable.flatMap { env($0) }
         let model = flagModel ?? room?.string("model") ?? entry?["model"] ?? config.values["model"].flatMap(string)
         guard let model, !model.isEmpty else {
-            throw VaultError.invalidArgument(
-                "no model for provider '\(name)': give --model, or set `model:` in the room or vault.yml")
+            throw VaultError.input(.noModel(provider: name))
         }
         if let key {
             Secrets.register(key)

@@ -43,7 +43,8 @@ extension Exporter {
             data.append(10)
             return data
         } catch {
-            throw VaultError.invalidArgument("cannot write the export as JSON: \(error)")
+            // Every value of the document is a string, a number, a list or a map: encoding cannot fail.
+            throw VaultError.internal(InternalError("JSONEncoder failed on the export", context: "\(error)"))
         }
     }
 }

@@ -1,11 +1,12 @@
 import CGit2
 import CGit2Loader
 import Foundation
-import CVaultShims
+import CGitShims
 import VaultCore
 
 /// libgit2 failures, read with `git_error_last` right after the failing call and
-/// turned into a `VaultError` a person can act on.
+/// turned into a `RepositoryFailure` a person can act on (libgit2's message and error class,
+/// and what vault was doing).
 enum GitFailure {
     /// Throws when `code` is negative; `doing` says what was being done ("write the index").
     @inline(__always)
@@ -15,12 +16,10 @@ enum GitFailure {
     }
 
     static func error(_ code: Int32, _ doing: String) -> VaultError {
-        let detail = git_error_last().map { String(cString: $0.pointee.message) } ?? "error \(code)"
-        if code == GIT_ELOCKED.rawValue {
-            return .repository(
-                "cannot \(doing): the git repository is locked (\(detail)). If no other git program is running, the lock is left over from a crash: run `vault unlock`.")
-        }
-        return .repository("cannot \(doing): \(detail)")
+        let last = git_error_last()
+        let detail = last.map { String(cString: $0.pointee.message) } ?? "error \(code)"
+        if code == GIT_ELOCKED.rawValue { return .repository(.libgit2Locked(doing: doing, message: detail)) }
+        return .repository(.libgit2(doing: doing, message: detail, errorClass: last.map { $0.pointee.klass } ?? 0))
     }
 }
 
@@ -35,7 +34,7 @@ enum LibGit2 {
         if let problem = cvault_git2_load() { return String(cString: problem) }
         Trace.mark("libgit2: loaded")
         // Without parsing the system's TLS certificates (~4 ms; vault makes no HTTPS
-        // connections through libgit2): see CVaultShims.
+        // connections through libgit2): see CGitShims.
         cvault_git_init()
         // Check every object the tool creates (trees pointing at missing blobs, bad names).
         _ = cvault_git_set_strict_object_creation(1)
@@ -55,7 +54,7 @@ enum LibGit2 {
     /// - Throws: when libgit2 cannot be loaded (not installed, or another version): the
     ///   error names the library and the Debian package that has it.
     static func ready() throws(VaultError) {
-        if let problem { throw VaultError.repository(problem) }
+        if let problem { throw VaultError.repository(.libgit2Unavailable(problem)) }
     }
 
     /// Loads and starts libgit2 on another core now (~2.5 ms for its libraries, ~0.5 ms for

@@ -6,7 +6,8 @@ import VaultCore
 extension GitHistory {
     // MARK: VaultHistory
 
-    public func prepare(_ paths: [String]) throws(VaultError) {
+    @discardableResult
+    public func prepare(_ paths: [String], known: [String: KnownFile]) throws(VaultError) -> [String] {
         Trace.mark("prepare: start")
         try recoverFromKilledVaults()
         try checkReady()
@@ -25,7 +26,7 @@ extension GitHistory {
         var edited: [String] = []
         for path in paths {
             // A symbolic link is compared as git does: its text and its kind, never its target.
-            let onDisk = try blobEntry(ofFile: path)
+            let onDisk = try blobEntry(ofFile: path, known: known[path])
             let committed = try rootID.flatMap { id throws(VaultError) in try editor.entry(at: path, in: id) }
             switch (onDisk, committed) {
             case (nil, nil): continue
@@ -35,8 +36,17 @@ extension GitHistory {
         }
         Trace.mark("prepare: hand edits checked")
         if !edited.isEmpty {
-            try commit(edited, message: "edit: " + edited.joined(separator: ", "))
+            // The hand-edit commit of the change path (`Change.commitHandEdits` calls this).
+            try commit(edited, message: "edit: " + GitHistory.list(edited))
         }
+        return edited
+    }
+
+    /// Paths as a commit's subject names them: all of them up to five, else the first five and
+    /// how many more (`a.md, b.md, c.md, d.md, e.md and 3 more`).
+    static func list(_ paths: [String]) -> String {
+        paths.count > 5
+            ? paths.prefix(5).joined(separator: ", ") + " and \(paths.count - 5) more" : paths.joined(separator: ", ")
     }
 
     public func willChange(_ paths: [String]) {
@@ -44,7 +54,7 @@ extension GitHistory {
     }
 
     @discardableResult
-    public func commit(_ paths: [String], message: String) throws(VaultError) -> Bool {
+    public func commit(_ paths: [String], message: String, known: [String: KnownFile]) throws(VaultError) -> Bool {
         Trace.mark("commit: start")
         if !recovering { CrashPoint.reach("before-commit") }
         try checkReady()
@@ -63,6 +73,13 @@ extension GitHistory {
             case .link(let text):
                 // As git commits a link: its own text, never what it points to.
                 changes.append((path, try writeBlob(text), true))
+            case .file(let size) where size < GitHistory.largeFileSize:
+                // A small file the change holds, still that version: its bytes, not read again.
+                if let bytes = current(known[path], of: path, size: size) {
+                    changes.append((path, try writeBlob(bytes), false))
+                } else {
+                    changes.append((path, try writeBlob(ofFile: path, size: size, replacing: nil), false))
+                }
             case .file(let size):
                 // A large file reuses the compressed pieces of the blob it replaces (LargeBlobs.swift).
                 var previous: git_oid?
@@ -222,14 +239,13 @@ extension GitHistory {
         let moved = old.map { found != 0 || !GitHistory.same(current, $0) } ?? (found == 0)
         if moved {
             lock.release()
-            throw VaultError.repository(
-                "\(branch) moved while vault was working (another git program is working on the repository); \(whenMoved)")
+            throw VaultError.repository(.branchMoved(branch: branch, outcome: whenMoved))
         }
         let line = Array((GitHistory.hex(new) + "\n").utf8)
         guard line.withUnsafeBytes(lock.write) else {
             let reason = String(cString: strerror(errno))
             lock.release()
-            throw VaultError.repository("cannot write \(refPath): \(reason)")
+            throw VaultError.repository(.cannotWrite(path: refPath, reason: reason))
         }
         try lock.finish(renamingTo: refPath, durable: true)
         // The logs: "<old> <new> <name> <<email>> <time> <zone>\t<message>".
@@ -262,8 +278,7 @@ extension GitHistory {
         try GitFailure.check(git_reference_lookup(&head, repo, "HEAD"), "read HEAD")
         defer { git_reference_free(head) }
         guard git_reference_type(head) == GIT_REFERENCE_SYMBOLIC, let target = git_reference_symbolic_target(head) else {
-            throw VaultError.repository(
-                "HEAD is detached in \(root): vault commits on a branch. Run `git -C \(root) switch main` (or your branch) first. Your files are unchanged.")
+            throw VaultError.repository(.detachedHead(root: root))
         }
         return String(cString: target)
     }
@@ -322,8 +337,7 @@ extension GitHistory {
             case GIT_REPOSITORY_STATE_BISECT: what = "a bisect (`git bisect reset` ends it)"
             default: what = "another git operation"
             }
-            throw VaultError.repository(
-                "the repository in \(root) is in the middle of \(what); vault does not commit over it. Your files are unchanged.")
+            throw VaultError.repository(.operationInProgress(root: root, operation: what))
         }
         // Commits go on a branch: a detached HEAD is refused before any file is touched.
         _ = try currentBranch()
@@ -331,8 +345,7 @@ extension GitHistory {
         HeldLock.removeLocksOfDeadVaults(gitDirectory: gitDirectory)
         let stale = GitHistory.lockFiles(in: gitDirectory).filter { FileIO.exists($0) }
         if let lock = stale.first {
-            throw VaultError.repository(
-                "the repository is locked (\(lock) exists): another git program may be working on it. If none is, the lock is left over from a crash: run `vault unlock` to remove it. Your files are unchanged.")
+            throw VaultError.repository(.lockFileExists(path: lock, outcome: "Your files are unchanged."))
         }
     }
 

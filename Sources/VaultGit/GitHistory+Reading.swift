@@ -73,7 +73,7 @@ extension GitHistory {
         var object: OpaquePointer?
         let code = git_revparse_single(&object, repo, revision)
         guard code == 0 else {
-            throw VaultError.invalidArgument("no revision '\(revision)' in the history (`vault log` lists them)")
+            throw VaultError.input(.unknownRevision(revision))
         }
         var commit: OpaquePointer?
         let peeled = git_object_peel(&commit, object, GIT_OBJECT_COMMIT)

@@ -44,6 +44,8 @@ extension GitHistory {
                     ? paths.joined(separator: ", ")
                     : paths.prefix(3).joined(separator: ", ") + " and \(paths.count - 3) more"
                 let before = try headCommitID()
+                // Not through `Change`: this is the first step of every change's hand-edit check
+                // (`prepare`), committing a dead process's writes as what they were, `recover: …`.
                 try commit(
                     paths,
                     message: "recover: \(summary) (left uncommitted by `vault \(record.command)`, which stopped before its commit)")

@@ -84,10 +84,9 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
         Trace.mark("libgit2 ready")
         switch try GitHistory.locate(root) {
         case .inside(let outer):
-            throw VaultError.repository(
-                "the vault \(root) is inside the git repository \(outer), which is not the vault's own: vault never commits there. Run `vault init \(root)` to give the vault its own repository, or copy the vault elsewhere.")
+            throw VaultError.repository(.foreignRepository(vault: root, outer: outer))
         case .none:
-            throw VaultError.repository("the vault \(root) has no git repository: run `vault init \(root)` to create one.")
+            throw VaultError.repository(.noRepository(vault: root))
         case .own:
             break
         }
@@ -135,6 +134,9 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
             git_repository_free(handle)
         }
         let history = try GitHistory(vault: root, config: config)
+        // Not through `Vault.change`: the first commit of a new repository has no hand edits to
+        // commit first (nothing was committed before), it commits the vault as it is, and
+        // `GitHistoryOnDemand` makes it inside a change that already holds the vault's lock.
         try history.commitAll(message: "init: vault")
         return history
     }

@@ -131,13 +131,16 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// overlaps argument parsing and reading the vault.
     public static func warmUp() { LibGit2.warmUp() }
 
-    public func prepare(_ paths: [String]) throws(VaultError) { try history().prepare(paths) }
+    @discardableResult
+    public func prepare(_ paths: [String], known: [String: KnownFile]) throws(VaultError) -> [String] {
+        try history().prepare(paths, known: known)
+    }
 
     /// Notes the paths (`CommitIntent`) without opening the repository.
     public func willChange(_ paths: [String]) { CommitIntent.add(paths, root: root) }
 
     @discardableResult
-    public func commit(_ paths: [String], message: String) throws(VaultError) -> Bool {
-        try history().commit(paths, message: message)
+    public func commit(_ paths: [String], message: String, known: [String: KnownFile]) throws(VaultError) -> Bool {
+        try history().commit(paths, message: message, known: known)
     }
 }

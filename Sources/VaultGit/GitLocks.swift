@@ -43,10 +43,7 @@ final class HeldLock: @unchecked Sendable {
         let folder = HeldLock.holderFolder(gitDirectory)
         let holder = folder + "/" + ProcessIdentity.current.tag + "-" + HeldLock.flatten(name)
         if mkdir(folder, 0o755) != 0 && errno != EEXIST { throw HeldLock.failure(folder) }
-        let locked = VaultError.repository(
-            "the repository is locked (\(lock) exists): another git program may be working on it. If none is, "
-                + "the lock is left over from a crash: run `vault unlock` to remove it. \(whenLocked)"
-        )
+        let locked = VaultError.repository(.lockFileExists(path: lock, outcome: whenLocked))
         var waited = 0.0
         var cleaned = false
         // Another try after a lock of a dead vault was removed, or after a short wait.
@@ -115,7 +112,7 @@ final class HeldLock: @unchecked Sendable {
             let reason = String(cString: strerror(errno))
             unlink(lockPath)
             dropHolder()
-            throw VaultError.repository("cannot write \(target): \(reason)")
+            throw VaultError.repository(.cannotWrite(path: target, reason: reason))
         }
         if durable { HeldLock.syncFolder(FileIO.parent(of: target)) }
         dropHolder()
@@ -149,7 +146,7 @@ final class HeldLock: @unchecked Sendable {
     static func flatten(_ name: String) -> String { name.replacingOccurrences(of: "/", with: "%") }
 
     static func failure(_ path: String, code: Int32 = errno) -> VaultError {
-        .repository("cannot lock \(path): \(String(cString: strerror(code)))")
+        .repository(.cannotLock(path: path, reason: String(cString: strerror(code))))
     }
 
     /// Removes the locks of vault processes that are gone: each holder in `.git/vault-locks`

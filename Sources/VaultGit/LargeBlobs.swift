@@ -53,12 +53,31 @@ extension GitHistory {
 
     /// The blob id of the vault path `relative` as it is on disk and whether it is a symbolic
     /// link, or nil when there is nothing there.
-    func blobEntry(ofFile relative: String) throws(VaultError) -> (oid: git_oid, isLink: Bool)? {
+    ///
+    /// What is read: nothing when `known` (the bytes a change holds) is still the version on
+    /// disk (its stamp; then its bytes are hashed), nor for a large file whose facts
+    /// (`.vault/facts/`) are about the version on disk; else the file, whole or in pieces.
+    func blobEntry(ofFile relative: String, known: KnownFile? = nil) throws(VaultError)
+        -> (oid: git_oid, isLink: Bool)?
+    {
         switch try workFile(relative) {
         case .missing: return nil
         case .link(let text): return (text.withUnsafeBytes { ObjectStore.id(of: $0, type: GIT_OBJECT_BLOB) }, true)
-        case .file(let size): return try blobID(ofFile: relative, size: size).map { ($0, false) }
+        case .file(let size):
+            if let bytes = current(known, of: relative, size: size) {
+                return (bytes.withUnsafeBytes { ObjectStore.id(of: $0, type: GIT_OBJECT_BLOB) }, false)
+            }
+            return try blobID(ofFile: relative, size: size).map { ($0, false) }
         }
+    }
+
+    /// The bytes of `known` when they are the regular file `relative` of `size` bytes (from
+    /// `workFile`) as it is now: the file has the stamp they were read or written with.
+    func current(_ known: KnownFile?, of relative: String, size: Int) -> [UInt8]? {
+        guard let known, known.bytes.count == size, FileIO.stamp(of: root + "/" + relative) == known.stamp else {
+            return nil
+        }
+        return known.bytes
     }
 
     /// The blob id of the vault file `relative` as it is on disk, or nil when there is none.
@@ -151,7 +170,9 @@ extension GitHistory {
                 throw VaultError.changedOnDisk(path: relative)
             }
             if errno == EACCES || errno == EPERM { throw GitHistory.unreadable(relative, errno) }
-            throw GitFailure.error(-1, "write \(relative) into the repository")
+            // Not a libgit2 call: git_error_last would be another call's message.
+            let reason = String(cString: strerror(errno))
+            throw VaultError.repository(.cannotWrite(path: "\(relative) into the repository", reason: reason))
         }
         streamedBytesWritten += Int64(written)
         Trace.mark("commit: \(relative) as a blob in pieces (\(reused) of \(size) bytes reused)")

@@ -129,7 +129,7 @@ final class TreeEditor {
         try GitFailure.check(git_odb_read(&object, odb, &oid), "read a tree")
         defer { git_odb_object_free(object) }
         guard git_odb_object_type(object) == GIT_OBJECT_TREE else {
-            throw VaultError.repository("the repository holds a file where a folder is expected; run `git fsck`")
+            throw VaultError.repository(.damaged("holds a file where a folder is expected"))
         }
         let size = git_odb_object_size(object)
         guard size > 0, let data = git_odb_object_data(object) else { return [] }

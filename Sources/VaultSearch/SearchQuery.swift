@@ -109,20 +109,20 @@ final class LineMatcher: @unchecked Sendable {
 
     init(_ query: SearchQuery) throws(VaultError) {
         folding = query.ignoresCase
-        if query.pattern.isEmpty { throw VaultError.invalidArgument("give a pattern to search for") }
+        if query.pattern.isEmpty { throw VaultError.input(.emptyPattern) }
         if query.isRegex {
             if let problem = RegexLiteral.problem(in: query.pattern) {
-                throw VaultError.invalidArgument(
-                    "invalid regular expression at position \(problem.position + 1): \(problem.reason)\n"
-                        + "  \(query.pattern)\n  \(String(repeating: " ", count: problem.column))^")
+                throw VaultError.input(
+                    .invalidRegex(
+                        pattern: query.pattern, position: problem.position + 1, column: problem.column,
+                        reason: problem.reason))
             }
             do {
                 regex = try NSRegularExpression(
                     pattern: query.pattern.precomposedStringWithCanonicalMapping,
                     options: folding ? [.caseInsensitive] : [])
             } catch {
-                throw VaultError.invalidArgument(
-                    "invalid regular expression: \(query.pattern) (ICU's syntax: https://unicode-org.github.io/icu/userguide/strings/regexp.html)")
+                throw VaultError.input(.rejectedRegex(query.pattern))
             }
             key = []
             needle = Array(SearchText.key(RegexLiteral.required(in: query.pattern) ?? "", folding: folding).utf8)

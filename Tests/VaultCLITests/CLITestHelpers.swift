@@ -19,12 +19,16 @@ let offlineSampleRoom = "rooms/독서-모임-발제문.md"
 func expectUserError(
     _ result: RunResult, _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation
 ) {
-    #expect(result.status != 0, "expected a failure, got status 0; stdout: \(result.stdout)", sourceLocation: sourceLocation)
+    #expect(
+        result.status != 0, "expected a failure, got status 0; stdout: \(result.stdout)", sourceLocation: sourceLocation
+    )
     #expect(
         result.stderr.hasPrefix("vault: error: "), "stderr does not start with 'vault: error: ': \(result.stderr)",
         sourceLocation: sourceLocation)
     for fragment in fragments {
-        #expect(result.stderr.contains(fragment), "stderr lacks \"\(fragment)\": \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            result.stderr.contains(fragment), "stderr lacks \"\(fragment)\": \(result.stderr)",
+            sourceLocation: sourceLocation)
     }
     #expect(!result.stderr.contains("Fatal error"), "crashed: \(result.stderr)", sourceLocation: sourceLocation)
 }
@@ -83,7 +87,9 @@ struct HelperError: Error, CustomStringConvertible {
 
 extension Array where Element == UInt8 {
     func hasPrefix(_ prefix: [UInt8]) -> Bool { count >= prefix.count && Array(self[..<prefix.count]) == prefix }
-    func hasSuffix(_ suffix: [UInt8]) -> Bool { count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix }
+    func hasSuffix(_ suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
 
     /// Offset of the start of the last line that is a prompt marker (FORMAT.md), or nil.
     func lastPromptMarkerOffset() -> Int? {
@@ -137,7 +143,8 @@ func parseHeader(_ raw: Substring) -> ParsedHeader? {
         guard let eq = a.firstIndex(of: "=") else { continue }
         attributes[String(a[..<eq])] = String(a[a.index(after: eq)...])
     }
-    return ParsedHeader(role: String(role), timestamp: String(comment[0]), id: String(comment[1]), attributes: attributes)
+    return ParsedHeader(
+        role: String(role), timestamp: String(comment[0]), id: String(comment[1]), attributes: attributes)
 }
 
 /// A header candidate or the prompt marker, after removing all leading backslashes.
@@ -170,7 +177,11 @@ func parseRoom(_ text: String) -> ParsedRoom {
     var headerIndexes: [(Int, ParsedHeader)] = []
     var markers: [Int] = []
     for (i, l) in lines.enumerated() {
-        if let h = parseHeader(l) { headerIndexes.append((i, h)) } else if isPromptMarker(String(l)) { markers.append(i) }
+        if let h = parseHeader(l) {
+            headerIndexes.append((i, h))
+        } else if isPromptMarker(String(l)) {
+            markers.append(i)
+        }
     }
     let lastMarker = markers.last.flatMap { m in (headerIndexes.last.map { $0.0 < m } ?? true) ? m : nil }
     var messages: [ParsedMessage] = []

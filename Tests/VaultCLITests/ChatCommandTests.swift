@@ -28,8 +28,10 @@ import VaultTestSupport
         zone: String = "Asia/Seoul", offset: String = "+09:00", keptBelowMarker: String = "",
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> [ParsedMessage] {
-        let cut = try #require(old.lastPromptMarkerOffset(), "the old file has no marker", sourceLocation: sourceLocation)
-        #expect(new.hasPrefix(Array(old[..<cut])), "bytes before the old marker changed", sourceLocation: sourceLocation)
+        let cut = try #require(
+            old.lastPromptMarkerOffset(), "the old file has no marker", sourceLocation: sourceLocation)
+        #expect(
+            new.hasPrefix(Array(old[..<cut])), "bytes before the old marker changed", sourceLocation: sourceLocation)
         #expect(
             new.hasSuffix(utf8(promptMarker + "\n" + keptBelowMarker)), "the file does not end with the marker",
             sourceLocation: sourceLocation)
@@ -46,13 +48,19 @@ import VaultTestSupport
         #expect(reply.header.attributes["model"] != nil, sourceLocation: sourceLocation)
         #expect(reply.body.hasPrefix("(offline)"), sourceLocation: sourceLocation)
         let firstLine = message.split(separator: "\n", omittingEmptySubsequences: false)[0]
-        #expect(reply.body.contains("\n> \(firstLine)\n"), "the offline reply does not quote the message", sourceLocation: sourceLocation)
+        #expect(
+            reply.body.contains("\n> \(firstLine)\n"), "the offline reply does not quote the message",
+            sourceLocation: sourceLocation)
         for m in [user, reply] {
-            #expect(isTimestamp(m.header.timestamp, offset: offset), "\(m.header.timestamp)", sourceLocation: sourceLocation)
+            #expect(
+                isTimestamp(m.header.timestamp, offset: offset), "\(m.header.timestamp)", sourceLocation: sourceLocation
+            )
             #expect(isToolMessageID(m.header.id), "\(m.header.id)", sourceLocation: sourceLocation)
             #expect(!oldRoom.messages.contains { $0.header.id == m.header.id }, sourceLocation: sourceLocation)
             if let t = rfc3339(m.header.timestamp) {
-                #expect(abs(t.timeIntervalSinceNow) < 600, "timestamp is not now: \(m.header.timestamp)", sourceLocation: sourceLocation)
+                #expect(
+                    abs(t.timeIntervalSinceNow) < 600, "timestamp is not now: \(m.header.timestamp)",
+                    sourceLocation: sourceLocation)
             }
         }
         #expect(user.header.id != reply.header.id, sourceLocation: sourceLocation)
@@ -63,7 +71,8 @@ import VaultTestSupport
         let lines = String(decoding: new, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         let userLine = String(lines[user.line - 1])
         let expectedUser =
-            "## 🧑 user · \(try display(user.header.timestamp, locale: locale, zone: zone)) <!-- \(user.header.timestamp) \(user.header.id) -->"
+            "## 🧑 user · \(try display(user.header.timestamp, locale: locale, zone: zone)) "
+                + "<!-- \(user.header.timestamp) \(user.header.id) -->"
         #expect(userLine == expectedUser, sourceLocation: sourceLocation)
         let replyLine = String(lines[reply.line - 1])
         #expect(
@@ -71,13 +80,16 @@ import VaultTestSupport
             "\(replyLine)", sourceLocation: sourceLocation)
         // The reply is streamed to stdout; where it was saved goes to stderr.
         #expect(result.stdout.trimmingCharacters(in: .newlines) == reply.body, sourceLocation: sourceLocation)
-        #expect(result.stderr.contains("(saved to \(path), line \(reply.line))"), "\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            result.stderr.contains("(saved to \(path), line \(reply.line))"), "\(result.stderr)",
+            sourceLocation: sourceLocation)
         return [user, reply]
     }
 
     /// Every file but `path` is as it was.
     private func expectOnlyChanged(
-        _ path: String, _ before: [String: [UInt8]], _ after: [String: [UInt8]], sourceLocation: SourceLocation = #_sourceLocation
+        _ path: String, _ before: [String: [UInt8]], _ after: [String: [UInt8]],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         // The vault's git repository (.git/) records the change: VaultGitTests check it.
         let b = before.filter { $0.key != path && !$0.key.hasPrefix(".git/") }
@@ -104,7 +116,8 @@ import VaultTestSupport
 
     @Test func roomNewThenSeveralTurnsInAFreshVault() throws {
         let vault = try freshVault(locale: "en_US", timeZone: "Asia/Tokyo")
-        let made = try runVault(["room", "new", "Weekend Plans", "--model", "echo-2", "--system", "Be brief."], in: vault.path)
+        let made = try runVault(
+            ["room", "new", "Weekend Plans", "--model", "echo-2", "--system", "Be brief."], in: vault.path)
         expectSuccess(made)
         #expect(made.stdout.contains("Made rooms/weekend-plans.md"))
         let path = "rooms/weekend-plans.md"
@@ -128,7 +141,8 @@ import VaultTestSupport
         expectSuccess(r1)
         var new = try vault.read(path)
         var turn = try expectTurnAppended(
-            old: old, new: new, message: "Where should we hike?", result: r1, path: path, locale: "en_US", zone: "Asia/Tokyo")
+            old: old, new: new, message: "Where should we hike?", result: r1, path: path, locale: "en_US",
+            zone: "Asia/Tokyo")
         #expect(turn[1].header.attributes["model"] == "echo-2")
         #expect(turn[1].body.contains("it is message 1 of this room"))
 
@@ -138,9 +152,13 @@ import VaultTestSupport
         expectSuccess(r2)
         new = try vault.read(path)
         turn = try expectTurnAppended(
-            old: old, new: new, message: "And where to eat after?", result: r2, path: path, locale: "en_US", zone: "Asia/Tokyo")
+            old: old, new: new, message: "And where to eat after?", result: r2, path: path, locale: "en_US",
+            zone: "Asia/Tokyo")
         #expect(turn[1].body.contains("it is message 3 of this room"))
-        #expect(parseRoom(String(decoding: new, as: UTF8.self)).messages.map(\.header.role) == ["user", "assistant", "user", "assistant"])
+        #expect(
+            parseRoom(String(decoding: new, as: UTF8.self)).messages.map(\.header.role) == [
+                "user", "assistant", "user", "assistant",
+            ])
         try expectCheckClean(vault.path)
         #expect(leftoverTemporaryFiles(vault.path).isEmpty)
     }
@@ -152,7 +170,10 @@ import VaultTestSupport
         // The title in NFD (as macOS writes Hangul) names the same slug.
         let nfd = "부산 여행!".decomposedStringWithCanonicalMapping
         expectSuccess(try runVault(["room", "new", nfd], in: vault.path))
-        #expect(vault.files().filter { $0.hasPrefix("rooms/") } == ["rooms/부산-여행-2.md", "rooms/부산-여행-3.md", "rooms/부산-여행.md"])
+        #expect(
+            vault.files().filter { $0.hasPrefix("rooms/") } == [
+                "rooms/부산-여행-2.md", "rooms/부산-여행-3.md", "rooms/부산-여행.md",
+            ])
         #expect(try vault.readText("rooms/부산-여행.md").contains("title: 부산 여행!\n"))
         let before = try vault.snapshot()
         expectUserError(try runVault(["room", "new", "   "], in: vault.path), ["title"])
@@ -165,7 +186,8 @@ import VaultTestSupport
         let r = try runVault(["chat", "독서"], in: vault.path, stdin: "\npiped in\nfrom stdin 🙂\n\n")
         expectSuccess(r)
         try expectTurnAppended(
-            old: old, new: try vault.read(offlineSampleRoom), message: "piped in\nfrom stdin 🙂", result: r, path: offlineSampleRoom)
+            old: old, new: try vault.read(offlineSampleRoom), message: "piped in\nfrom stdin 🙂", result: r,
+            path: offlineSampleRoom)
         try expectCheckClean(vault.path)
     }
 
@@ -210,7 +232,9 @@ import VaultTestSupport
         let fakeReply = "\\## 🤖 assistant · x <!-- 2026-01-01T09:00:01+09:00 m-ABCDEFGHJKMP model=echo -->"
         let fakeMarker = "<!-- vault:prompt · not really -->"
         let badHeader = "## 🧑 user · y <!-- 2026-13-01T09:00:00+09:00 m-ABCDEFGHJKMQ -->"
-        let message = ["copied from another room:", fakeUser, fakeReply, fakeMarker, badHeader, "## just a heading", "end"]
+        let message = [
+            "copied from another room:", fakeUser, fakeReply, fakeMarker, badHeader, "## just a heading", "end",
+        ]
             .joined(separator: "\n")
         let old = try vault.read(offlineSampleRoom)
         let r = try runVault(["chat", "독서", message], in: vault.path)
@@ -218,7 +242,10 @@ import VaultTestSupport
         let new = try vault.read(offlineSampleRoom)
         let text = String(decoding: new, as: UTF8.self)
         // In the file: one backslash added in front of each structural line, nothing else changed.
-        let stored = ["copied from another room:", "\\" + fakeUser, "\\" + fakeReply, "\\" + fakeMarker, "\\" + badHeader, "## just a heading", "end"]
+        let stored = [
+            "copied from another room:", "\\" + fakeUser, "\\" + fakeReply, "\\" + fakeMarker, "\\" + badHeader,
+            "## just a heading", "end",
+        ]
             .joined(separator: "\n")
         #expect(text.contains("\n\n" + stored + "\n\n## 🤖 assistant · "), "\(text)")
         try expectTurnAppended(old: old, new: new, message: message, result: r, path: offlineSampleRoom)
@@ -248,7 +275,9 @@ import VaultTestSupport
         let old = try vault.read(offlineSampleRoom)
         let r = try runVault(["chat", name, "found by \(name)"], in: cwd.isEmpty ? vault.path : vault.path + "/" + cwd)
         expectSuccess(r)
-        try expectTurnAppended(old: old, new: try vault.read(offlineSampleRoom), message: "found by \(name)", result: r, path: offlineSampleRoom)
+        try expectTurnAppended(
+            old: old, new: try vault.read(offlineSampleRoom), message: "found by \(name)", result: r,
+            path: offlineSampleRoom)
         expectOnlyChanged(offlineSampleRoom, before, try vault.snapshot())
     }
 
@@ -263,7 +292,10 @@ import VaultTestSupport
     }
 
     @Test(arguments: [
-        (["chat", "s", "hi"], ["'s' matches more than one item", "rooms/sf-trip-packing-list.md", "rooms/swift-concurrency-공부.md"]),
+        (
+            ["chat", "s", "hi"],
+            ["'s' matches more than one item", "rooms/sf-trip-packing-list.md", "rooms/swift-concurrency-공부.md"]
+        ),
         (["chat", "no-such-room", "hi"], ["no room or diary entry matches 'no-such-room'"]),
         (["chat", "rooms/missing.md", "hi"], ["rooms/missing.md"]),
         (["chat", "2026-11-21", "hi"], ["diary/2026/2026-11-21-첫눈.md", "diary entry, not a room"]),
@@ -287,12 +319,15 @@ import VaultTestSupport
         ("---\ntitle: x\n  created: 2026-11-20T22:48:03+09:00\nmodel: echo\n---\n\n\(promptMarker)\n", 3, "YAML"),
         // A header whose timestamp has month 13: line 7.
         (
-            "---\ntitle: x\ncreated: 2026-11-20T22:48:03+09:00\n---\n\nnotes\n## 🧑 user · 2026년 13월 1일 <!-- 2026-13-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nhi\n\n\(promptMarker)\n",
+            "---\ntitle: x\ncreated: 2026-11-20T22:48:03+09:00\n---\n\nnotes\n"
+                + "## 🧑 user · 2026년 13월 1일 <!-- 2026-13-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\n"
+                + "hi\n\n\(promptMarker)\n",
             7, "2026-13-01T09:00:00+09:00"
         ),
         // A header with an id that is too short: line 6.
         (
-            "---\ntitle: x\n---\n\n\n## 🤖 assistant · d <!-- 2026-11-01T09:00:00+09:00 m-AB model=echo -->\n\nhi\n\n\(promptMarker)\n",
+            "---\ntitle: x\n---\n\n\n"
+                + "## 🤖 assistant · d <!-- 2026-11-01T09:00:00+09:00 m-AB model=echo -->\n\nhi\n\n\(promptMarker)\n",
             6, "m-AB"
         ),
         // Front-matter never closed: line 1.
@@ -321,7 +356,8 @@ import VaultTestSupport
 
     @Test func chatIntoARoomWithInvalidUTF8NamesTheLineAndWritesNothing() throws {
         let vault = try Project.copyOfSampleVault()
-        var bytes = utf8("---\ntitle: x\n---\n\n## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nbad ")
+        var bytes = utf8(
+            "---\ntitle: x\n---\n\n## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nbad ")
         bytes += [0xFF, 0xFE]
         bytes += utf8(" bytes\n\n\(promptMarker)\n")
         try vault.write("rooms/x.md", bytes)
@@ -338,7 +374,9 @@ import VaultTestSupport
         expectSuccess(try runVault(["room", "new", "Windows room"], in: vault.path))
         let path = "rooms/windows-room.md"
         var lf = try vault.readText(path)
-        lf = lf.replacingOccurrences(of: promptMarker, with: "## 🧑 user · x <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nold line\n\n" + promptMarker)
+        lf = lf.replacingOccurrences(
+            of: promptMarker,
+            with: "## 🧑 user · x <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->\n\nold line\n\n" + promptMarker)
         let crlf = utf8(lf.replacingOccurrences(of: "\n", with: "\r\n"))
         try vault.write(path, crlf)
         let r = try runVault(["chat", "windows", "line one\nline two"], in: vault.path)
@@ -348,13 +386,17 @@ import VaultTestSupport
         #expect(new.hasPrefix(Array(crlf[..<cut])))
         let added = Array(new[cut...])
         // The lines the tool adds (headers, framing, marker) end in CRLF; the body is kept byte for byte.
-        let addedLines = added.split(separator: 10, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let addedLines = added.split(separator: 10, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         let headerLines = addedLines.filter { $0.hasPrefix("## ") }
         #expect(headerLines.count == 2)
         for l in headerLines { #expect(l.hasSuffix(" -->\r"), "header line without CRLF: \(l)") }
         let addedText = String(decoding: added, as: UTF8.self)
         #expect(addedText.hasPrefix("## 🧑 user · "))
-        #expect(addedText.contains(" -->\r\n\r\nline one\nline two\r\n\r\n## 🤖 assistant · "), "\(addedText.debugDescription)")
+        #expect(
+            addedText.contains(" -->\r\n\r\nline one\nline two\r\n\r\n## 🤖 assistant · "),
+            "\(addedText.debugDescription)")
         #expect(addedText.hasSuffix("\r\n\r\n" + promptMarker + "\r\n"))
         try expectCheckClean(vault.path)
         let show = try runVault(["show", "windows"], in: vault.path)

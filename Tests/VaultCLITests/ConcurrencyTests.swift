@@ -18,7 +18,8 @@ import VaultTestSupport
             { @Sendable in
                 for turn in 1...turns {
                     do {
-                        let r = try runVault(["chat", room, "message \(worker)\(turn) from worker \(worker)"], in: vault.path)
+                        let r = try runVault(
+                            ["chat", room, "message \(worker)\(turn) from worker \(worker)"], in: vault.path)
                         runs.append(Run(worker: worker, turn: turn, result: r))
                     } catch {
                         runs.append(Run(worker: worker, turn: turn, failure: "\(error)"))
@@ -36,15 +37,20 @@ import VaultTestSupport
     ) throws {
         #expect(runs.count == 2 * turns, sourceLocation: sourceLocation)
         for run in runs {
-            #expect(run.failure == nil, "\(run.worker)\(run.turn): \(run.failure ?? "")", sourceLocation: sourceLocation)
-            #expect(run.result?.status == 0, "\(run.worker)\(run.turn): \(run.result?.stderr ?? "")", sourceLocation: sourceLocation)
+            #expect(
+                run.failure == nil, "\(run.worker)\(run.turn): \(run.failure ?? "")", sourceLocation: sourceLocation)
+            #expect(
+                run.result?.status == 0, "\(run.worker)\(run.turn): \(run.result?.stderr ?? "")",
+                sourceLocation: sourceLocation)
         }
         let bytes = try vault.read(path)
         #expect(bytes.hasPrefix(prefix), "bytes before the old marker changed", sourceLocation: sourceLocation)
         #expect(bytes.hasSuffix(utf8(promptMarker + "\n")), sourceLocation: sourceLocation)
         let room = parseRoom(String(decoding: bytes, as: UTF8.self))
         let added = Array(room.messages.dropFirst(oldMessages))
-        #expect(added.count == 4 * turns, "expected \(4 * turns) new messages, found \(added.count)", sourceLocation: sourceLocation)
+        #expect(
+            added.count == 4 * turns, "expected \(4 * turns) new messages, found \(added.count)",
+            sourceLocation: sourceLocation)
         let sent = ["A", "B"].flatMap { w in (1...turns).map { "message \(w)\($0) from worker \(w)" } }
         let users = added.filter { $0.header.role == "user" }
         let replies = added.filter { $0.header.role == "assistant" }
@@ -58,15 +64,21 @@ import VaultTestSupport
         }
         // Each user message has exactly one reply that quotes it, after it.
         for (i, m) in added.enumerated() where m.header.role == "user" {
-            let quoting = added.indices.filter { added[$0].header.role == "assistant" && added[$0].body.contains("\n> \(m.body)\n") }
+            let quoting = added.indices.filter {
+                added[$0].header.role == "assistant" && added[$0].body.contains("\n> \(m.body)\n")
+            }
             #expect(quoting.count == 1, "\(m.body) has \(quoting.count) replies", sourceLocation: sourceLocation)
-            if let q = quoting.first { #expect(q > i, "the reply to \(m.body) comes before it", sourceLocation: sourceLocation) }
+            if let q = quoting.first {
+                #expect(q > i, "the reply to \(m.body) comes before it", sourceLocation: sourceLocation)
+            }
         }
         for r in replies { #expect(r.header.attributes["provider"] == "offline", sourceLocation: sourceLocation) }
         let ids = room.messages.map(\.header.id)
         #expect(Set(ids).count == ids.count, "message ids are not unique", sourceLocation: sourceLocation)
         try expectCheckClean(vault.path, sourceLocation: sourceLocation)
-        #expect(leftoverTemporaryFiles(vault.path).isEmpty, "\(leftoverTemporaryFiles(vault.path))", sourceLocation: sourceLocation)
+        #expect(
+            leftoverTemporaryFiles(vault.path).isEmpty, "\(leftoverTemporaryFiles(vault.path))",
+            sourceLocation: sourceLocation)
     }
 
     @Test(.timeLimit(.minutes(2)))
@@ -76,7 +88,8 @@ import VaultTestSupport
         let prefix = Array(old[..<(try #require(old.lastPromptMarkerOffset()))])
         let oldCount = parseRoom(String(decoding: old, as: UTF8.self)).messages.count
         let runs = chatFromTwoProcesses(vault: vault, room: "독서-모임-발제문", turns: 5)
-        try expectAllTurnsKept(vault: vault, path: offlineSampleRoom, oldMessages: oldCount, prefix: prefix, runs: runs, turns: 5)
+        try expectAllTurnsKept(
+            vault: vault, path: offlineSampleRoom, oldMessages: oldCount, prefix: prefix, runs: runs, turns: 5)
     }
 
     @Test(.timeLimit(.minutes(2)))
@@ -87,7 +100,8 @@ import VaultTestSupport
         let old = try vault.read("rooms/race.md")
         let prefix = Array(old[..<(try #require(old.lastPromptMarkerOffset()))])
         let runs = chatFromTwoProcesses(vault: vault, room: "rooms/race.md", turns: 5)
-        try expectAllTurnsKept(vault: vault, path: "rooms/race.md", oldMessages: 2, prefix: prefix, runs: runs, turns: 5)
+        try expectAllTurnsKept(
+            vault: vault, path: "rooms/race.md", oldMessages: 2, prefix: prefix, runs: runs, turns: 5)
     }
 
     @Test(.timeLimit(.minutes(2)))
@@ -103,9 +117,14 @@ import VaultTestSupport
         #expect(results.all.count == 4)
         for r in results.all { expectSuccess(r) }
         let rooms = vault.files().filter { $0.hasPrefix("rooms/") }
-        #expect(rooms == ["rooms/same-title-2.md", "rooms/same-title-3.md", "rooms/same-title-4.md", "rooms/same-title.md"])
-        let made = Set(results.all.compactMap { r in r.stdout.split(separator: " ").dropFirst().first.map(String.init) })
-        #expect(made == ["rooms/same-title.md.", "rooms/same-title-2.md.", "rooms/same-title-3.md.", "rooms/same-title-4.md."])
+        #expect(
+            rooms == ["rooms/same-title-2.md", "rooms/same-title-3.md", "rooms/same-title-4.md", "rooms/same-title.md"])
+        let made = Set(
+            results.all.compactMap { r in r.stdout.split(separator: " ").dropFirst().first.map(String.init) })
+        #expect(
+            made == [
+                "rooms/same-title.md.", "rooms/same-title-2.md.", "rooms/same-title-3.md.", "rooms/same-title-4.md.",
+            ])
         try expectCheckClean(vault.path)
         #expect(leftoverTemporaryFiles(vault.path).isEmpty)
     }
@@ -127,7 +146,9 @@ import VaultTestSupport
                     guard let r = try? runVault(["check"], in: vault.path) else { continue }
                     if r.status != 0 { readFailures.append(r.stderr) }
                     guard let raw = try? runVault(["show", "--raw", "busy"], in: vault.path) else { continue }
-                    if !raw.stdout.hasSuffix(promptMarker + "\n") { readFailures.append("partial file: \(raw.stdout.suffix(200))") }
+                    if !raw.stdout.hasSuffix(promptMarker + "\n") {
+                        readFailures.append("partial file: \(raw.stdout.suffix(200))")
+                    }
                 }
             },
         ])

@@ -12,7 +12,9 @@ import VaultTestSupport
     private func folder(_ day: DiaryDay) -> String { "diary/" + String(format: "%04d", day.year) }
 
     /// The one diary file of a vault that has one; fails otherwise.
-    private func onlyEntry(_ vault: DiaryVault, sourceLocation: SourceLocation = #_sourceLocation) throws -> (path: String, day: DiaryDay) {
+    private func onlyEntry(
+        _ vault: DiaryVault, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (path: String, day: DiaryDay) {
         let files = vault.diaryFiles()
         try #require(files.count == 1, "expected one diary file, found \(files)", sourceLocation: sourceLocation)
         let name = (files[0] as NSString).lastPathComponent
@@ -65,7 +67,9 @@ import VaultTestSupport
         #expect(day.headings(locale).contains(heading), "heading '\(heading)', expected one of \(day.headings(locale))")
         #expect(entry.afterHeading == "\n" + body)
         // The whole file, byte for byte, as FORMAT.md shows an entry.
-        let expected = "---\nid: \(id)\ntitle: 첫눈\ncreated: \(created)\nupdated: \(created)\ntags: [겨울, 산책]\n---\n\n# \(heading)\n\n\(body)"
+        let expected =
+            "---\nid: \(id)\ntitle: 첫눈\ncreated: \(created)\nupdated: \(created)\ntags: [겨울, 산책]\n---\n\n"
+                + "# \(heading)\n\n\(body)"
         #expect(try vault.readText(path) == expected)
 
         #expect(try vault.subjects() == ["diary: add \(day) 첫눈"] + history)
@@ -114,7 +118,9 @@ import VaultTestSupport
         let vault = try DiaryVault.fresh(locale: "ko_KR", timeZone: "Asia/Seoul")
         let history = try vault.subjects()
         // No trailing newline: the tool ends the file with one.
-        let (r, window) = try DiaryWindow.around { try vault.run(["write", "봄", "--date", date, "--body", "한 줄"], tz: tz) }
+        let (r, window) = try DiaryWindow.around {
+            try vault.run(["write", "봄", "--date", date, "--body", "한 줄"], tz: tz)
+        }
         try expectDiarySuccess(r, vault)
         let day = try #require(DiaryDay(iso: Substring(date)))
         let path = "\(folder(day))/\(day)-봄.md"
@@ -143,7 +149,9 @@ import VaultTestSupport
     func writeOnARelativeDay(word: String, days: Int, tz: String) throws {
         let vault = try DiaryVault.fresh(locale: "ko_KR", timeZone: "Asia/Seoul")
         let history = try vault.subjects()
-        let (r, window) = try DiaryWindow.around { try vault.run(["write", "지난 일", "--date=\(word)", "--body", "기억\n"], tz: tz) }
+        let (r, window) = try DiaryWindow.around {
+            try vault.run(["write", "지난 일", "--date=\(word)", "--body", "기억\n"], tz: tz)
+        }
         try expectDiarySuccess(r, vault)
         let (path, day) = try onlyEntry(vault)
         let expectedDays = Set(window.days(in: tz).map { $0.adding(days: days) })
@@ -189,7 +197,9 @@ import VaultTestSupport
         let vault = try DiaryVault.fresh()
         let history = try vault.subjects()
         // --body wins over standard input.
-        let (first, window) = try DiaryWindow.around { try vault.run(["new", "산책!", "--body", "첫 번째\n"], stdin: "무시될 글\n") }
+        let (first, window) = try DiaryWindow.around {
+            try vault.run(["new", "산책!", "--body", "첫 번째\n"], stdin: "무시될 글\n")
+        }
         try expectDiarySuccess(first, vault)
         let (path1, day) = try onlyEntry(vault)
         #expect(window.days(in: "Asia/Seoul").contains(day))
@@ -270,7 +280,9 @@ import VaultTestSupport
         #expect(try vault.changedPaths() == ["A \(path)"])
     }
 
-    @Test(arguments: [["write", "--editor"], ["write", "제목", "--editor"], ["today"]], ["nothing", "whitespace", "emptied"])
+    @Test(
+        arguments: [["write", "--editor"], ["write", "제목", "--editor"], ["today"]],
+        ["nothing", "whitespace", "emptied"])
     func anEntryLeftEmptyInTheEditorIsNotKept(arguments: [String], editing: String) throws {
         let vault = try DiaryVault.fresh()
         let before = try vault.snapshot()
@@ -354,8 +366,8 @@ import VaultTestSupport
         #expect(try vault.subjects() == ["diary: add \(day) 오늘 처음 쓴 글"] + history)
         let bytes1 = try vault.read(path)
 
-        // Timestamps have whole seconds: let one pass so `updated` can differ.
-        Thread.sleep(forTimeInterval: 1.2)
+        // Timestamps have whole seconds: the next edit is made in a later second than `created`.
+        waitForTheNextSecond(after: try #require(rfc3339(created), "created \(created)"))
         let second = try editors.make("second", .append("저녁에 덧붙임.\n"))
         let (r2, window2) = try DiaryWindow.around { try vault.run(["today"], editor: second) }
         if !window2.days(in: "Asia/Seoul").contains(day) { return }  // midnight passed between the runs
@@ -379,9 +391,13 @@ import VaultTestSupport
     @Test func todayIsTodayInTheWritersZone() throws {
         let vault = try DiaryVault.fresh()
         let editors = DiaryEditors()
-        let (r1, w1) = try DiaryWindow.around { try vault.run(["today"], tz: "Pacific/Kiritimati", editor: try editors.make("east", .append("동쪽 끝\n"))) }
+        let (r1, w1) = try DiaryWindow.around {
+            try vault.run(["today"], tz: "Pacific/Kiritimati", editor: try editors.make("east", .append("동쪽 끝\n")))
+        }
         try expectDiarySuccess(r1, vault)
-        let (r2, w2) = try DiaryWindow.around { try vault.run(["today"], tz: "Pacific/Pago_Pago", editor: try editors.make("west", .append("서쪽 끝\n"))) }
+        let (r2, w2) = try DiaryWindow.around {
+            try vault.run(["today"], tz: "Pacific/Pago_Pago", editor: try editors.make("west", .append("서쪽 끝\n")))
+        }
         try expectDiarySuccess(r2, vault)
         let files = vault.diaryFiles()
         try #require(files.count == 2, "expected two entries: \(files)")
@@ -399,15 +415,20 @@ import VaultTestSupport
 
     @Test func editingAnEntryCommitsWithUpdatedSetInTheWritersZone() throws {
         let vault = try DiaryVault.fresh()
-        try expectDiarySuccess(try vault.run(["write", "고칠 글", "--date", "2026-03-01T09:00", "--body", "처음 문장.\n"]), vault)
+        try expectDiarySuccess(
+            try vault.run(["write", "고칠 글", "--date", "2026-03-01T09:00", "--body", "처음 문장.\n"]), vault)
         let path = "diary/2026/2026-03-01-고칠-글.md"
         let before = try vault.read(path)
         let history = try vault.subjects()
         let editors = DiaryEditors()
         let editor = try editors.make("fix", .append("고친 문장.\n"))
-        let (r, window) = try DiaryWindow.around { try vault.run(["edit", "2026-03-01"], tz: "Europe/Berlin", editor: editor) }
+        let (r, window) = try DiaryWindow.around {
+            try vault.run(["edit", "2026-03-01"], tz: "Europe/Berlin", editor: editor)
+        }
         try expectDiarySuccess(r, vault)
-        #expect(editors.runs("fix").count == 1 && editors.runs("fix").first?.hasSuffix("/" + path) == true, "\(editors.runs("fix"))")
+        #expect(
+            editors.runs("fix").count == 1 && editors.runs("fix").first?.hasSuffix("/" + path) == true,
+            "\(editors.runs("fix"))")
         let entry = try vault.entry(path)
         #expect(entry.value("created") == "2026-03-01T09:00:00+09:00")
         let updated = try #require(entry.value("updated"))
@@ -467,7 +488,8 @@ import VaultTestSupport
         try expectDiarySuccess(try vault.run(["edit", path], editor: editor, visual: ""), vault)
         #expect(editors.runs("editor").count == 1)
         #expect(try vault.entry(path).afterHeading == "\n처음.\nVISUAL이 썼다.\nEDITOR가 썼다.\n")
-        #expect(Array(try vault.subjects().prefix(2)) == ["diary: edit 2026-03-01 누가 열까", "diary: edit 2026-03-01 누가 열까"])
+        #expect(
+            Array(try vault.subjects().prefix(2)) == ["diary: edit 2026-03-01 누가 열까", "diary: edit 2026-03-01 누가 열까"])
     }
 
     /// The editor runs without the vault's lock: another `vault` command can change the vault meanwhile,
@@ -476,14 +498,19 @@ import VaultTestSupport
         let vault = try DiaryVault.fresh()
         let history = try vault.subjects()
         let editors = DiaryEditors()
-        let inner = "'\(Project.vaultExecutable)' write --vault '\(vault.root)' '편집 중 다른 글' --body '다른 글' </dev/null >/dev/null 2>'\(editors.dir.path)/inner.err'; echo \"inner $?\" >> '\(editors.dir.path)/inner.status'"
+        let inner =
+            "'\(Project.vaultExecutable)' write --vault '\(vault.root)' '편집 중 다른 글' --body '다른 글' "
+                + "</dev/null >/dev/null 2>'\(editors.dir.path)/inner.err'; "
+                + "echo \"inner $?\" >> '\(editors.dir.path)/inner.status'"
         let editor = try editors.make("busy", .runThenAppend(inner, "천천히 쓴 글\n"))
         let (r, window) = try DiaryWindow.around {
             try vault.run(["write", "느린 글", "--editor"], editor: editor, extra: ["VAULT_LOCK_TIMEOUT": "5"])
         }
         try expectDiarySuccess(r, vault)
         let status = (try? editors.dir.readText("inner.status")) ?? "never ran"
-        #expect(status == "inner 0\n", "the command run from the editor: \(status) \((try? editors.dir.readText("inner.err")) ?? "")")
+        #expect(
+            status == "inner 0\n",
+            "the command run from the editor: \(status) \((try? editors.dir.readText("inner.err")) ?? "")")
         let day = try #require(window.days(in: "Asia/Seoul").sorted().last)
         let files = vault.diaryFiles()
         #expect(files.count == 2, "\(files)")
@@ -495,7 +522,8 @@ import VaultTestSupport
     @Test(arguments: ["edit", "tag"])
     func aHandEditIsCommittedBeforeTheToolsChange(command: String) throws {
         let vault = try DiaryVault.fresh()
-        try expectDiarySuccess(try vault.run(["write", "손글씨", "--date", "2026-03-01T10:00", "--tag", "일기", "--body", "도구가 쓴 줄.\n"]), vault)
+        try expectDiarySuccess(
+            try vault.run(["write", "손글씨", "--date", "2026-03-01T10:00", "--tag", "일기", "--body", "도구가 쓴 줄.\n"]), vault)
         let path = "diary/2026/2026-03-01-손글씨.md"
         let history = try vault.subjects()
         let handEdited = try vault.read(path) + Array("손으로 덧붙인 줄.\n".utf8)
@@ -526,11 +554,12 @@ import VaultTestSupport
     @Test func tagAddsAndRemovesAndChangesOnlyTagsAndUpdated() throws {
         let vault = try DiaryVault.fresh()
         try expectDiarySuccess(
-            try vault.run(["write", "첫눈", "--date", "2026-11-21T09:30", "--tag", "겨울", "--tag", "산책", "--body", "눈이 왔다.\n"]), vault)
+            try vault.run([
+                "write", "첫눈", "--date", "2026-11-21T09:30", "--tag", "겨울", "--tag", "산책", "--body", "눈이 왔다.\n",
+            ]), vault)
         let path = "diary/2026/2026-11-21-첫눈.md"
         let before = try vault.read(path)
         let history = try vault.subjects()
-        Thread.sleep(forTimeInterval: 1.1)
         let (r, window) = try DiaryWindow.around { try vault.run(["tag", path, "+여행", "-겨울", "산책길"]) }
         try expectDiarySuccess(r, vault)
         let after = try vault.read(path)
@@ -553,7 +582,9 @@ import VaultTestSupport
         let message = try #require(subjects.first)
         let label = "tag: 2026-11-21 첫눈 "
         #expect(message.hasPrefix(label), "\(message)")
-        #expect(Set(message.dropFirst(label.count).split(separator: " ").map(String.init)) == ["+여행", "-겨울", "+산책길"], "\(message)")
+        #expect(
+            Set(message.dropFirst(label.count).split(separator: " ").map(String.init)) == ["+여행", "-겨울", "+산책길"],
+            "\(message)")
         #expect(try vault.changedPaths() == ["M \(path)"])
 
         // A tag it already has is not added twice; removing every tag leaves an empty list.
@@ -582,7 +613,9 @@ import VaultTestSupport
         try expectDiarySuccess(r, vault)
         let after = try vault.read(path)
         #expect(try vault.entry(path).tags == tags + ["테스트"])
-        #expect(diaryLinesOutside(keys: ["tags", "updated"], in: after) == diaryLinesOutside(keys: ["tags", "updated"], in: before))
+        #expect(
+            diaryLinesOutside(keys: ["tags", "updated"], in: after)
+                == diaryLinesOutside(keys: ["tags", "updated"], in: before))
         let crlf = before.starts(with: Array("---\r\n".utf8))
         let text = String(decoding: after, as: UTF8.self)
         for line in diarySplitLines(text).dropLast() {
@@ -593,7 +626,8 @@ import VaultTestSupport
 
     @Test func tagFailsClearlyAndChangesNothing() throws {
         let vault = try DiaryVault.fresh()
-        try expectDiarySuccess(try vault.run(["write", "태그", "--date", "2026-03-01", "--tag", "a", "--body", "본문\n"]), vault)
+        try expectDiarySuccess(
+            try vault.run(["write", "태그", "--date", "2026-03-01", "--tag", "a", "--body", "본문\n"]), vault)
         try expectDiarySuccess(try vault.run(["room", "new", "부산 여행"]), vault)
         let entry = "diary/2026/2026-03-01-태그.md"
         let cases: [([String], [String])] = [
@@ -646,7 +680,8 @@ import VaultTestSupport
         #expect(plain.map { $0["path"] as? String ?? "?" } == expected.map { $0.path })
         #expect(plain.map { $0["date"] as? String ?? "?" } == expected.map { $0.day })
         #expect(plain.map { $0["date_source"] as? String ?? "?" } == expected.map { $0.source })
-        let titles = Dictionary(uniqueKeysWithValues: plain.map { ($0["path"] as? String ?? "?", $0["title"] as? String ?? "?") })
+        let titles = Dictionary(
+            uniqueKeysWithValues: plain.map { ($0["path"] as? String ?? "?", $0["title"] as? String ?? "?") })
         #expect(titles["diary/2026/2026-09-30 회고.md"] == "3분기 회고")
         #expect(titles["diary/2026/2026-10-22-10월-야근-주간.md"] == "10월 야근 주간")
         #expect(titles["diary/2026/2026-10-03-大阪の朝.md"] == "大阪の朝")
@@ -661,15 +696,21 @@ import VaultTestSupport
         try vault.git(["add", "--", memo])
         try vault.git(
             ["commit", "-q", "-m", "memo by hand"],
-            environment: ["GIT_AUTHOR_DATE": "2025-05-05T10:00:00+09:00", "GIT_COMMITTER_DATE": "2025-05-05T10:00:00+09:00"])
+            environment: [
+                "GIT_AUTHOR_DATE": "2025-05-05T10:00:00+09:00", "GIT_COMMITTER_DATE": "2025-05-05T10:00:00+09:00",
+            ])
         // 01:30 in Seoul is still the day before in UTC: the day is the commit's own.
         try vault.git(["add", "--", night])
         try vault.git(
             ["commit", "-q", "-m", "night memo by hand"],
-            environment: ["GIT_AUTHOR_DATE": "2025-06-01T01:30:00+09:00", "GIT_COMMITTER_DATE": "2025-06-01T01:30:00+09:00"])
+            environment: [
+                "GIT_AUTHOR_DATE": "2025-06-01T01:30:00+09:00", "GIT_COMMITTER_DATE": "2025-06-01T01:30:00+09:00",
+            ])
         // Their files' times say something else, so only history can give those days.
         let old = Date(timeIntervalSince1970: 1_580_644_800)  // 2020-02-02T12:00:00Z
-        for p in [memo, night] { try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: vault.root + "/" + p) }
+        for p in [memo, night] {
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: vault.root + "/" + p)
+        }
         #expect(try vault.status() == "")
 
         let before = try vault.snapshot()
@@ -680,7 +721,9 @@ import VaultTestSupport
         #expect(all.suffix(2).map { $0["title"] as? String ?? "?" } == ["밤의 메모", "그냥 적어 둔 메모"])
 
         func paths(_ arguments: [String]) throws -> [String] {
-            try diaryListJSON(try vault.run(["diary", "list", "--json"] + arguments)).map { $0["path"] as? String ?? "?" }
+            try diaryListJSON(try vault.run(["diary", "list", "--json"] + arguments)).map {
+                $0["path"] as? String ?? "?"
+            }
         }
         #expect(
             try paths(["--since", "2026-10-01", "--until", "2026-11-15"]) == [
@@ -743,7 +786,8 @@ import VaultTestSupport
         }
         do {
             let tz = "Asia/Seoul"
-            let on12 = try diaryListJSON(try vault.run(["diary", "list", "--json", "--since", "2026-09-12", "--until", "2026-09-12"], tz: tz))
+            let on12 = try diaryListJSON(
+                try vault.run(["diary", "list", "--json", "--since", "2026-09-12", "--until", "2026-09-12"], tz: tz))
             #expect(on12.map { $0["path"] as? String } == [path])
             let from13 = try diaryListJSON(try vault.run(["diary", "list", "--json", "--since", "2026-09-13"], tz: tz))
             #expect(from13.isEmpty, "\(from13)")

@@ -30,7 +30,8 @@ struct DiaryDay: Hashable, Comparable, CustomStringConvertible, Sendable {
     /// `2026-11-21` → the day; nil when `text` does not start with one.
     init?(iso text: Substring) {
         let parts = text.prefix(10).split(separator: "-")
-        guard text.count >= 10, parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else {
+        guard text.count >= 10, parts.count == 3, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
+        else {
             return nil
         }
         self.init(y, m, d)
@@ -87,11 +88,17 @@ struct DiaryDay: Hashable, Comparable, CustomStringConvertible, Sendable {
             return ["\(year)年\(month)月\(day)日\(w)曜日", "\(year)年\(month)月\(day)日 \(w)曜日"]
         case "de_DE":
             let w = ["Sonntag", "Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag"][weekday]
-            let m = ["Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober", "November", "Dezember"][month - 1]
+            let m = [
+                "Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September", "Oktober",
+                "November", "Dezember",
+            ][month - 1]
             return ["\(w), \(day). \(m) \(year)"]
         default:
             let w = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"][weekday]
-            let m = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"][month - 1]
+            let m = [
+                "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+                "November", "December",
+            ][month - 1]
             return ["\(w), \(m) \(day), \(year)"]
         }
     }
@@ -354,12 +361,15 @@ struct DiaryVault {
         return try runVault(arguments, in: root, environment: env, stdin: stdin)
     }
 
-    func read(_ relative: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: root + "/" + relative))) }
+    func read(_ relative: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: root + "/" + relative)))
+    }
     func readText(_ relative: String) throws -> String { String(decoding: try read(relative), as: UTF8.self) }
     func write(_ relative: String, _ text: String) throws { try write(relative, Array(text.utf8)) }
     func write(_ relative: String, _ bytes: [UInt8]) throws {
         let full = root + "/" + relative
-        try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data(bytes).write(to: URL(fileURLWithPath: full))
     }
     func entry(_ relative: String) throws -> DiaryEntryText { try DiaryEntryText(try readText(relative)) }
@@ -394,7 +404,9 @@ struct DiaryVault {
     @discardableResult
     func git(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
         let r = try diaryGitRun(arguments, in: root, environment: environment)
-        guard r.status == 0 else { throw HelperError("git \(arguments.joined(separator: " ")) exited \(r.status): \(r.stderr)") }
+        guard r.status == 0 else {
+            throw HelperError("git \(arguments.joined(separator: " ")) exited \(r.status): \(r.stderr)")
+        }
         return r.stdout
     }
 
@@ -446,7 +458,8 @@ func diaryGitRun(_ arguments: [String], in directory: String, environment: [Stri
 
 /// A successful command that left the repository clean (`git status --porcelain` prints nothing).
 func expectDiarySuccess(_ r: RunResult, _ vault: DiaryVault, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    #expect(r.status == 0, "status \(r.status); stdout: \(r.stdout) stderr: \(r.stderr)", sourceLocation: sourceLocation)
+    #expect(
+        r.status == 0, "status \(r.status); stdout: \(r.stdout) stderr: \(r.stderr)", sourceLocation: sourceLocation)
     let status = try vault.status()
     #expect(status == "", "git status is not clean:\n\(status)", sourceLocation: sourceLocation)
 }

@@ -53,7 +53,10 @@ import VaultTestSupport
         for folder in ["rooms", "diary", "attachments"] {
             #expect(isDirectory(root + "/" + folder), "\(folder)/ was not made")
         }
-        #expect(tmp.files().filter { !$0.hasPrefix("notes/.git/") } == ["notes/.gitattributes", "notes/.gitignore", "notes/vault.yml"])
+        #expect(
+            tmp.files().filter { !$0.hasPrefix("notes/.git/") } == [
+                "notes/.gitattributes", "notes/.gitignore", "notes/vault.yml",
+            ])
         // ... and its own repository, whose first commit holds those files (read with the git command line).
         #expect(try git(["ls-files"], in: root) == ".gitattributes\n.gitignore\nvault.yml\n")
         #expect(try git(["log", "--format=%s"], in: root) == "init: vault\n")
@@ -68,10 +71,12 @@ import VaultTestSupport
     @Test func localeVariablesAreReadInPOSIXOrder() throws {
         let tmp = TemporaryDirectory("init")
         let r = try runVault(
-            ["init", "v"], in: tmp.path, environment: ["LANG": "ko_KR.UTF-8", "LC_TIME": "ja_JP.UTF-8", "LC_ALL": "de_DE.UTF-8"])
+            ["init", "v"], in: tmp.path,
+            environment: ["LANG": "ko_KR.UTF-8", "LC_TIME": "ja_JP.UTF-8", "LC_ALL": "de_DE.UTF-8"])
         expectSuccess(r)
         #expect(setting("locale", in: try tmp.readText("v/vault.yml")) == "de_DE")
-        let r2 = try runVault(["init", "w"], in: tmp.path, environment: ["LANG": "ko_KR.UTF-8", "LC_TIME": "ja_JP.UTF-8"])
+        let r2 = try runVault(
+            ["init", "w"], in: tmp.path, environment: ["LANG": "ko_KR.UTF-8", "LC_TIME": "ja_JP.UTF-8"])
         expectSuccess(r2)
         #expect(setting("locale", in: try tmp.readText("w/vault.yml")) == "ja_JP")
         let r3 = try runVault(["init", "x"], in: tmp.path, environment: ["LANG": "C"])
@@ -125,7 +130,9 @@ import VaultTestSupport
         expectUnchanged(before, after.filter { !$0.key.hasPrefix(".git/") })
         #expect(try git(["status", "--porcelain"], in: vault.path) == "")
         // Once it has one, init is refused and changes nothing.
-        for args in [["init"], ["init", vault.path], ["init", ".", "--locale", "de_DE", "--time-zone", "Europe/Berlin"]] {
+        for args in [
+            ["init"], ["init", vault.path], ["init", ".", "--locale", "de_DE", "--time-zone", "Europe/Berlin"],
+        ] {
             let r = try runVault(args, in: vault.path, environment: ["LANG": "de_DE.UTF-8"])
             expectUserError(r, ["already a vault", "vault.yml"])
             expectUnchanged(after, try vault.snapshot())
@@ -194,7 +201,8 @@ import VaultTestSupport
         expectSuccess(r)
         #expect(r.stdout.contains("\"path\" : \"rooms/김치찌개-레시피.md\""))
         // And a chat through VAULT_DIR writes into that vault, not the working folder.
-        let chat = try runVault(["chat", "독서", "via VAULT_DIR"], in: elsewhere.path, environment: ["VAULT_DIR": vault.path])
+        let chat = try runVault(
+            ["chat", "독서", "via VAULT_DIR"], in: elsewhere.path, environment: ["VAULT_DIR": vault.path])
         expectSuccess(chat)
         #expect(try vault.readText(offlineSampleRoom).contains("\nvia VAULT_DIR\n"))
         #expect(elsewhere.files().isEmpty)
@@ -222,7 +230,9 @@ import VaultTestSupport
         #expect(d.stdout.contains("첫눈"))
     }
 
-    @Test(arguments: [["rooms"], ["diary", "list"], ["check"], ["chat", "x", "hello"], ["show", "x"], ["room", "new", "T"]])
+    @Test(arguments: [
+        ["rooms"], ["diary", "list"], ["check"], ["chat", "x", "hello"], ["show", "x"], ["room", "new", "T"],
+    ])
     func outsideAnyVaultFailsClearly(_ args: [String]) throws {
         let tmp = TemporaryDirectory("no-vault")
         try tmp.write("sub/readme.txt", "not a vault")

@@ -22,6 +22,8 @@ import Glibc
         process.standardInput = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
         process.standardOutput = out
         process.standardError = err
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
         // Only the child holds the terminal now: when it exits, reading the master side ends.
         close(slave)
@@ -34,9 +36,7 @@ import Glibc
             while read(terminal, &buffer, buffer.count) > 0 {}
         }
         drain.start()
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
+        if exited.wait(timeout: .now() + 30) == .timedOut { process.terminate() }
         process.waitUntilExit()
         return RunResult(
             status: process.terminationStatus,
@@ -50,13 +50,16 @@ import Glibc
         let before = parseRoom(try vault.readText(offlineSampleRoom)).messages.count
         let r = try typeIntoChat(["첫째 질문", "둘째 질문"], endWith: end, in: vault.path)
         expectSuccess(r)
-        #expect(r.stdout.components(separatedBy: "you> ").count - 1 == 3, "a prompt before each line and before the end: \(r.stdout)")
+        #expect(
+            r.stdout.components(separatedBy: "you> ").count - 1 == 3,
+            "a prompt before each line and before the end: \(r.stdout)")
         let messages = parseRoom(try vault.readText(offlineSampleRoom)).messages
         try #require(messages.count == before + 4, "\(messages.map(\.body))")
         #expect(messages[before].body == "첫째 질문" && messages[before + 2].body == "둘째 질문")
         #expect(messages[before + 1].header.role == "assistant" && messages[before + 3].header.role == "assistant")
         let subjects = try git(["log", "--format=%s"], in: vault.path).split(separator: "\n")
-        #expect(subjects.prefix(2).allSatisfy { $0.hasPrefix("chat: ") && $0.hasSuffix("(+2 messages)") }, "\(subjects)")
+        #expect(
+            subjects.prefix(2).allSatisfy { $0.hasPrefix("chat: ") && $0.hasSuffix("(+2 messages)") }, "\(subjects)")
         #expect(try git(["status", "--porcelain"], in: vault.path).isEmpty)
     }
 }

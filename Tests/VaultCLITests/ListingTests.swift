@@ -5,20 +5,26 @@ import VaultTestSupport
 /// `vault rooms`, `vault diary list` and `vault show`.
 @Suite struct ListingTests {
     private func json(_ r: RunResult) throws -> [[String: Any]] {
-        try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]], "not a JSON list: \(r.stdout)")
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]],
+            "not a JSON list: \(r.stdout)")
     }
 
     /// A `date` field as `yyyy-mm-dd`, whether it is written as a string or as {year, month, day}.
     private func day(_ value: Any?) -> String? {
         if let s = value as? String { return s }
-        if let d = value as? [String: Any], let y = d["year"] as? Int, let m = d["month"] as? Int, let dd = d["day"] as? Int {
+        if let d = value as? [String: Any], let y = d["year"] as? Int, let m = d["month"] as? Int,
+            let dd = d["day"] as? Int
+        {
             return String(format: "%04d-%02d-%02d", y, m, dd)
         }
         return nil
     }
 
     /// Index of each needle in `text`, in order; fails when one is missing.
-    private func positions(of needles: [String], in text: String, sourceLocation: SourceLocation = #_sourceLocation) -> [Int] {
+    private func positions(
+        of needles: [String], in text: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [Int] {
         needles.map { n in
             guard let r = text.range(of: n) else {
                 Issue.record("\"\(n)\" is missing from: \(text)", sourceLocation: sourceLocation)
@@ -78,7 +84,9 @@ import VaultTestSupport
         let r = try runVault(["rooms"], in: vault.path)
         expectSuccess(r)
         let lines = r.stdout.split(separator: "\n").map(String.init)
-        let titles = ["독서 모임 발제문", "김치찌개 레시피", "부산 여행", "SF trip packing list", "vault 헤더 이스케이프", "Swift concurrency 공부"]
+        let titles = [
+            "독서 모임 발제문", "김치찌개 레시피", "부산 여행", "SF trip packing list", "vault 헤더 이스케이프", "Swift concurrency 공부",
+        ]
         try #require(lines.count == titles.count, "\(r.stdout)")
         for (line, title) in zip(lines, titles) { #expect(line.contains(title), "\(line) should be \(title)") }
         // Dates in the vault's locale (ko_KR), in the vault's zone.
@@ -87,27 +95,21 @@ import VaultTestSupport
         expectUnchanged(before, try vault.snapshot())
     }
 
-    @Test func roomsAreOrderedByInstantNotByLocalText() throws {
+    /// The order itself (by instant, not local text): `VaultCoreTests/VaultListingTests`.
+    @Test func aChatMakesARoomTheMostRecent() throws {
         let vault = try freshVault()
-        func room(_ title: String, created: String, header: String?) -> String {
-            var s = "---\ntitle: \(title)\ncreated: \(created)\n---\n\n"
-            if let header { s += "## 🧑 user · x <!-- \(header) m-\(String(repeating: title.first!.uppercased(), count: 12)) -->\n\nhello from \(title)\n\n" }
-            return s + promptMarker + "\n"
+        func room(_ title: String, header: String) -> String {
+            let id = "m-" + String(repeating: title.first!.uppercased(), count: 12)
+            return "---\ntitle: \(title)\ncreated: 2026-10-01T00:00:00Z\n---\n\n"
+                + "## 🧑 user · x <!-- \(header) \(id) -->\n\nhello from \(title)\n\n" + promptMarker + "\n"
         }
-        // Local dates say p > q, but q is one hour later in absolute time.
-        try vault.write("rooms/p.md", room("P", created: "2026-10-01T00:00:00Z", header: "2026-11-01T09:00:00+09:00"))
-        try vault.write("rooms/q.md", room("Q", created: "2026-10-01T00:00:00Z", header: "2026-10-31T20:00:00-05:00"))
-        try vault.write("rooms/r.md", room("R", created: "2026-11-01T00:30:00Z", header: nil))
-        let r = try runVault(["rooms", "--json"], in: vault.path)
-        expectSuccess(r)
-        let rooms = try json(r)
-        #expect(rooms.map { $0["path"] as? String ?? "" } == ["rooms/q.md", "rooms/r.md", "rooms/p.md"])
-        #expect(rooms.map { $0["last_activity"] as? String ?? "" } == ["2026-10-31T20:00:00-05:00", "2026-11-01T00:30:00Z", "2026-11-01T09:00:00+09:00"])
-        #expect(rooms.first?["preview"] as? String == "hello from Q")
-        // A chat makes a room the most recent.
+        try vault.write("rooms/p.md", room("P", header: "2026-11-01T09:00:00+09:00"))
+        try vault.write("rooms/q.md", room("Q", header: "2026-11-02T09:00:00+09:00"))
+        let before = try json(try runVault(["rooms", "--json"], in: vault.path))
+        #expect(before.map { $0["path"] as? String ?? "" } == ["rooms/q.md", "rooms/p.md"])
         expectSuccess(try runVault(["chat", "p", "now"], in: vault.path))
         let after = try json(try runVault(["rooms", "--json"], in: vault.path))
-        #expect(after.map { $0["path"] as? String ?? "" } == ["rooms/p.md", "rooms/q.md", "rooms/r.md"])
+        #expect(after.map { $0["path"] as? String ?? "" } == ["rooms/p.md", "rooms/q.md"])
         let written = try #require(parseRoom(try vault.readText("rooms/p.md")).messages.last)
         #expect(after.first?["last_activity"] as? String == written.header.timestamp)
         #expect((after.first?["preview"] as? String)?.hasPrefix("(offline)") == true)
@@ -158,7 +160,8 @@ import VaultTestSupport
         #expect(handMade["title"] as? String == "3분기 회고")
         #expect(handMade["id"] == nil || handMade["id"] is NSNull)
         #expect(handMade["preview"] as? String == "회사 노트 앱에 쓰다가 여기로 옮겼다. 그냥 텍스트 파일로 둬도 되는 게 이 방식의 좋은 점.")
-        let sf = try #require(entries.first { $0["path"] as? String == "diary/2026/2026-09-12-late-night-in-san-francisco.md" })
+        let sf = try #require(
+            entries.first { $0["path"] as? String == "diary/2026/2026-09-12-late-night-in-san-francisco.md" })
         #expect(sf["title"] as? String == "Late night in San Francisco")
         #expect(sf["tags"] as? [String] == ["travel", "sf", "conference"])
         #expect(sf["created"] as? String == "2026-09-12T23:40:00-07:00")
@@ -177,24 +180,6 @@ import VaultTestSupport
         let plain = try runVault(["diary"], in: vault.path)
         expectSuccess(plain)
         #expect(plain.stdout == r.stdout)
-    }
-
-    @Test func diaryEntriesBelongToTheDayInTheirOwnOffset() throws {
-        let vault = try freshVault(locale: "en_US", timeZone: "Europe/Berlin")
-        // Written late in Los Angeles: 2026-01-02 07:30 UTC, but the first of January where it was written.
-        try vault.write("diary/late.md", "---\ntitle: Late\ncreated: 2026-01-01T23:30:00-08:00\n---\n\n# Thursday, January 1, 2026\n\nlate night\n")
-        // Written early in Seoul: 2026-01-01 21:00 UTC (earlier!), but the second of January there.
-        try vault.write(
-            "diary/2026/2026-01-02-morning.md", "---\ntitle: Morning\ncreated: 2026-01-02T06:00:00+09:00\n---\n\n# x\n\nearly\n")
-        // By hand, no front-matter, nested anywhere: the date from the file name.
-        try vault.write("diary/old/stuff/2025-12-31 handmade.md", "New Year's Eve\n\nfireworks\n")
-        let r = try runVault(["diary", "list", "--json"], in: vault.path)
-        expectSuccess(r)
-        let entries = try json(r)
-        #expect(entries.map { $0["path"] as? String ?? "" } == ["diary/2026/2026-01-02-morning.md", "diary/late.md", "diary/old/stuff/2025-12-31 handmade.md"])
-        #expect(entries.map { day($0["date"]) ?? "?" } == ["2026-01-02", "2026-01-01", "2025-12-31"])
-        #expect(entries.map { $0["title"] as? String ?? "" } == ["Morning", "Late", "New Year's Eve"])
-        #expect(entries.last?["preview"] as? String == "fireworks")
     }
 
     // MARK: vault show
@@ -234,7 +219,9 @@ import VaultTestSupport
         let vault = try Project.copyOfSampleVault()
         let r = try runVault(["show", "2026-11-21"], in: vault.path)
         expectSuccess(r)
-        #expect(r.stdout.hasPrefix("# 2026년 11월 21일 토요일\ndiary/2026/2026-11-21-첫눈.md · 첫눈 · #겨울 #산책\n\n아침에 첫눈이 왔다."), "\(r.stdout)")
+        #expect(
+            r.stdout.hasPrefix("# 2026년 11월 21일 토요일\ndiary/2026/2026-11-21-첫눈.md · 첫눈 · #겨울 #산책\n\n아침에 첫눈이 왔다."),
+            "\(r.stdout)")
         #expect(r.stdout.hasSuffix("오후엔 독서 모임 발제문을 써야 한다. 어제 방만 만들어 놓고 한 줄도 못 썼다.\n"))
         let handMade = try runVault(["show", "2026-09-30"], in: vault.path)
         expectSuccess(handMade)
@@ -254,7 +241,9 @@ import VaultTestSupport
         #expect(out.contains("\n🧑 user · Mittwoch, 28. Oktober 2026 um 13:12\n"), "\(out)")
         #expect(out.contains("\n🧑 user · Sonntag, 1. November 2026 um 02:05\n"))
         #expect(out.contains("\n🤖 assistant · Montag, 9. November 2026 um 13:30 · gpt-4o-mini\n"))
-        let headerLines = out.split(separator: "\n").filter { $0.hasPrefix("🧑 user · ") || $0.hasPrefix("🤖 assistant · ") }
+        let headerLines = out.split(separator: "\n").filter {
+            $0.hasPrefix("🧑 user · ") || $0.hasPrefix("🤖 assistant · ")
+        }
         #expect(!headerLines.isEmpty)
         for l in headerLines { #expect(!l.contains("년"), "Korean date left in: \(l)") }
         // Bodies are text, not dates: left as written.
@@ -278,7 +267,8 @@ import VaultTestSupport
 
     @Test func showRawPrintsCRLFAndBOMUnchanged() throws {
         let vault = try Project.copyOfSampleVault()
-        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + utf8("---\r\ntitle: raw\r\n---\r\n\r\n\(promptMarker)\r\ntrailing  \t\r\n")
+        let bytes: [UInt8] =
+            [0xEF, 0xBB, 0xBF] + utf8("---\r\ntitle: raw\r\n---\r\n\r\n\(promptMarker)\r\ntrailing  \t\r\n")
         try vault.write("rooms/raw.md", bytes)
         let r = try runVault(["show", "--raw", "raw"], in: vault.path)
         expectSuccess(r)
@@ -304,8 +294,10 @@ import VaultTestSupport
 
     @Test func twoEntriesOnOneDayAreAmbiguousByDate() throws {
         let vault = try freshVault()
-        try vault.write("diary/2026/2026-03-01-a.md", "---\ntitle: A\ncreated: 2026-03-01T08:00:00+09:00\n---\n\n# x\n\na\n")
-        try vault.write("diary/2026/2026-03-01-b.md", "---\ntitle: B\ncreated: 2026-03-01T20:00:00+09:00\n---\n\n# x\n\nb\n")
+        try vault.write(
+            "diary/2026/2026-03-01-a.md", "---\ntitle: A\ncreated: 2026-03-01T08:00:00+09:00\n---\n\n# x\n\na\n")
+        try vault.write(
+            "diary/2026/2026-03-01-b.md", "---\ntitle: B\ncreated: 2026-03-01T20:00:00+09:00\n---\n\n# x\n\nb\n")
         let r = try runVault(["show", "2026-03-01"], in: vault.path)
         expectUserError(r, ["diary/2026/2026-03-01-a.md", "diary/2026/2026-03-01-b.md"])
         let byName = try runVault(["show", "2026-03-01-b"], in: vault.path)

@@ -15,14 +15,19 @@ import VaultTestSupport
         for i in 0..<count {
             let role = i % 2 == 0 ? "user" : "assistant"
             let minute = String(format: "%02d", i % 60)
-            text += "## \(role == "user" ? "🧑" : "🤖") \(role) · then <!-- 2026-01-01T10:\(minute):00+09:00 m-\(String(format: "%012d", i)) -->\n\n"
-            text += "메시지 \(i): 부산 여행 일정과 숙소, 그리고 맛집 이야기.\n```\n\\## 🧑 user · in a fence <!-- 2026-01-01T10:00:00+09:00 m-FENCEFENCE01 -->\n```\n"
+            text +=
+                "## \(role == "user" ? "🧑" : "🤖") \(role) · then "
+                + "<!-- 2026-01-01T10:\(minute):00+09:00 m-\(String(format: "%012d", i)) -->\n\n"
+            text +=
+                "메시지 \(i): 부산 여행 일정과 숙소, 그리고 맛집 이야기.\n```\n"
+                + "\\## 🧑 user · in a fence <!-- 2026-01-01T10:00:00+09:00 m-FENCEFENCE01 -->\n```\n"
             text += String(repeating: "line of an answer with some words in it \(i)\n", count: 6) + "\n"
         }
         text += promptMarker + "\n"
         try dir.write(LongRoomTests.path, text)
         try git(["add", LongRoomTests.path], in: dir.path)
-        try git(["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "long room"], in: dir.path)
+        try git(
+            ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "long room"], in: dir.path)
         return dir
     }
 
@@ -81,7 +86,8 @@ import VaultTestSupport
     @Test(arguments: [3000, 3])
     func aCrashInTheMiddleOfAnAppendIsFinishedByTheNextCommand(messages: Int) throws {
         let dir = try longRoomVault(count: messages)
-        let crashed = try runVault(["chat", "long", "살아남은 메시지"], in: dir.path, environment: ["VAULT_CRASH_AT": "tail-write"])
+        let crashed = try runVault(
+            ["chat", "long", "살아남은 메시지"], in: dir.path, environment: ["VAULT_CRASH_AT": "tail-write"])
         #expect(crashed.status == 137, "\(crashed.stderr)")
         let torn = try dir.readText(LongRoomTests.path)
         #expect(!torn.hasSuffix(promptMarker + "\n"), "the crash left half a message")

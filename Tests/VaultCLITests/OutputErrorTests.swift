@@ -14,7 +14,9 @@ import VaultTestSupport
         let vault = try Project.copyOfSampleVault()
         let before = try vault.snapshot()
         let process = vaultProcess(arguments, in: vault.path)
-        process.standardOutput = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let full = open("/dev/full", O_WRONLY | O_CLOEXEC)
+        try #require(full >= 0, "cannot open /dev/full")
+        process.standardOutput = FileHandle(fileDescriptor: full, closeOnDealloc: true)
         let err = Pipe()
         process.standardError = err
         process.standardInput = FileHandle.nullDevice

@@ -1,5 +1,6 @@
 import CGit2Loader
-import CVaultShims
+import CCurlShims
+import CGitShims
 import Testing
 import VaultTestSupport
 
@@ -35,7 +36,7 @@ import VaultTestSupport
 
     /// libgit2 starts without parsing the TLS certificates in the `vault` executable: libgit2's
     /// calls to mbedTLS's certificate loaders are bound to the executable's stand-ins
-    /// (`CVaultShims/shims.c`), which load nothing while `cvault_git_init` runs. Seen in the
+    /// (`CGitShims/git.c`), which load nothing while `cvault_git_init` runs. Seen in the
     /// dynamic linker's own record of its bindings (`LD_DEBUG=bindings`) of a real `vault log`:
     /// a stand-in the executable does not export is never called, and libgit2 then parses the
     /// whole CA bundle on every command.

@@ -22,7 +22,10 @@ struct WithoutLibgit2Tests {
         let process = vaultProcess(arguments, in: directory)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
         process.arguments =
-            ["-m", "sh", "-c", "mount --bind /dev/null \"$1\" && shift && exec \"$@\"", "sh", installedLibgit2!, Project.vaultExecutable]
+            [
+                "-m", "sh", "-c", "mount --bind /dev/null \"$1\" && shift && exec \"$@\"", "sh", installedLibgit2!,
+                Project.vaultExecutable,
+            ]
             + arguments
         return try run(process)
     }
@@ -52,7 +55,9 @@ struct WithoutLibgit2Tests {
     @Test func otherCommandsWork() throws {
         let vault = try Project.copyOfSampleVault()
         try runVault(["init", "."], in: vault.path)
-        for arguments in [["--version"], ["rooms"], ["show", "부산"], ["check"], ["diary", "list"], ["export", offlineSampleRoom]] {
+        for arguments in [
+            ["--version"], ["rooms"], ["show", "부산"], ["check"], ["diary", "list"], ["export", offlineSampleRoom],
+        ] {
             let r = try runWithoutLibgit2(arguments, in: vault.path)
             #expect(r.status == 0, "\(arguments): \(r.stderr)")
             #expect(!r.stdout.isEmpty, "\(arguments)")

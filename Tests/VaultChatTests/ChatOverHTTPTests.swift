@@ -32,33 +32,50 @@ import VaultTestSupport
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         #expect(!run.timedOut, "vault was killed after \(run.seconds) s", sourceLocation: sourceLocation)
-        #expect(run.status == e.status, "status \(run.status), expected \(e.status); stderr: \(run.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            run.status == e.status, "status \(run.status), expected \(e.status); stderr: \(run.stderr)",
+            sourceLocation: sourceLocation)
         #expect(!run.stderr.contains("Fatal error"), "crashed: \(run.stderr)", sourceLocation: sourceLocation)
         // Output: the reply streamed to stdout; one error line on stderr when it failed.
         if e.status == 0 {
-            #expect(run.stdout == (e.reply ?? "") + "\n", "stdout: \(run.stdout.debugDescription)", sourceLocation: sourceLocation)
+            #expect(
+                run.stdout == (e.reply ?? "") + "\n", "stdout: \(run.stdout.debugDescription)",
+                sourceLocation: sourceLocation)
             #expect(!run.stderr.contains("error"), "stderr: \(run.stderr)", sourceLocation: sourceLocation)
         } else {
-            #expect(run.stdout == (e.reply ?? ""), "stdout: \(run.stdout.debugDescription)", sourceLocation: sourceLocation)
+            #expect(
+                run.stdout == (e.reply ?? ""), "stdout: \(run.stdout.debugDescription)", sourceLocation: sourceLocation)
             let lines = run.stderr.split(separator: "\n")
             #expect(lines.count == 1, "stderr is not one line: \(run.stderr)", sourceLocation: sourceLocation)
             #expect(run.stderr.hasPrefix("vault: error: "), "stderr: \(run.stderr)", sourceLocation: sourceLocation)
             for fragment in e.errorFragments {
-                #expect(run.stderr.contains(fragment), "stderr lacks \"\(fragment)\": \(run.stderr)", sourceLocation: sourceLocation)
+                #expect(
+                    run.stderr.contains(fragment), "stderr lacks \"\(fragment)\": \(run.stderr)",
+                    sourceLocation: sourceLocation)
             }
-            let tail = e.reply != nil ? "marked interrupted; `vault retry` asks again)" : "(your message is saved; `vault retry` sends it again)"
+            let tail =
+                e.reply != nil
+                ? "marked interrupted; `vault retry` asks again)"
+                : "(your message is saved; `vault retry` sends it again)"
             #expect(run.stderr.contains(tail), "stderr: \(run.stderr)", sourceLocation: sourceLocation)
         }
-        #expect(!run.stdout.contains(ChatVault.key) && !run.stderr.contains(ChatVault.key), "the key was printed", sourceLocation: sourceLocation)
+        #expect(
+            !run.stdout.contains(ChatVault.key) && !run.stderr.contains(ChatVault.key), "the key was printed",
+            sourceLocation: sourceLocation)
 
         // The room: bytes before the old marker kept, the new messages, the marker last.
         let after = try vault.roomBytes()
-        let cut = try #require(promptMarkerOffset(roomBefore), "the room had no prompt marker", sourceLocation: sourceLocation)
-        #expect(Array(after.prefix(cut)) == Array(roomBefore[..<cut]), "bytes before the marker changed", sourceLocation: sourceLocation)
+        let cut = try #require(
+            promptMarkerOffset(roomBefore), "the room had no prompt marker", sourceLocation: sourceLocation)
+        #expect(
+            Array(after.prefix(cut)) == Array(roomBefore[..<cut]), "bytes before the marker changed",
+            sourceLocation: sourceLocation)
         let old = roomMessages(roomBefore)
         let now = roomMessages(after)
         let added = (e.message != nil ? 1 : 0) + (e.reply != nil ? 1 : 0)
-        try #require(now.count == old.count + added, "\(now.count) messages, expected \(old.count + added)", sourceLocation: sourceLocation)
+        try #require(
+            now.count == old.count + added, "\(now.count) messages, expected \(old.count + added)",
+            sourceLocation: sourceLocation)
         var expectedTail = ""
         var index = old.count
         if let message = e.message {
@@ -67,8 +84,11 @@ import VaultTestSupport
             #expect(user.header.role == "user", sourceLocation: sourceLocation)
             #expect(user.header.attributes.isEmpty, "\(user.header.attributes)", sourceLocation: sourceLocation)
             #expect(user.header.line.hasPrefix("## 🧑 user · "), "\(user.header.line)", sourceLocation: sourceLocation)
-            #expect(user.header.line.hasSuffix(" <!-- \(user.header.timestamp) \(user.header.id) -->"), sourceLocation: sourceLocation)
-            #expect(user.header.timestamp.hasSuffix("+09:00"), "\(user.header.timestamp)", sourceLocation: sourceLocation)
+            #expect(
+                user.header.line.hasSuffix(" <!-- \(user.header.timestamp) \(user.header.id) -->"),
+                sourceLocation: sourceLocation)
+            #expect(
+                user.header.timestamp.hasSuffix("+09:00"), "\(user.header.timestamp)", sourceLocation: sourceLocation)
             expectedTail += user.header.line + "\n\n" + message + "\n\n"
         }
         if let reply = e.reply {
@@ -76,36 +96,56 @@ import VaultTestSupport
             #expect(assistant.header.role == "assistant", sourceLocation: sourceLocation)
             var attributes = ["model": e.model, "provider": e.provider]
             if e.interrupted { attributes["status"] = "interrupted" }
-            #expect(assistant.header.attributes == attributes, "\(assistant.header.attributes)", sourceLocation: sourceLocation)
-            #expect(assistant.header.line.hasPrefix("## 🤖 assistant · "), "\(assistant.header.line)", sourceLocation: sourceLocation)
+            #expect(
+                assistant.header.attributes == attributes, "\(assistant.header.attributes)",
+                sourceLocation: sourceLocation)
+            #expect(
+                assistant.header.line.hasPrefix("## 🤖 assistant · "), "\(assistant.header.line)",
+                sourceLocation: sourceLocation)
             let label = " · \(e.model)" + (e.interrupted ? " · interrupted" : "") + " <!-- "
             #expect(assistant.header.line.contains(label), "\(assistant.header.line)", sourceLocation: sourceLocation)
-            #expect(assistant.header.timestamp.hasSuffix("+09:00"), "\(assistant.header.timestamp)", sourceLocation: sourceLocation)
+            #expect(
+                assistant.header.timestamp.hasSuffix("+09:00"), "\(assistant.header.timestamp)",
+                sourceLocation: sourceLocation)
             #expect(!old.contains { $0.header.id == assistant.header.id }, sourceLocation: sourceLocation)
             expectedTail += assistant.header.line + "\n\n" + reply + "\n\n"
         }
         expectedTail += promptMarkerLine + "\n"
         let tail = String(decoding: after[min(cut, after.count)...], as: UTF8.self)
-        #expect(tail == expectedTail, "the room's new bytes:\n\(tail)\nexpected:\n\(expectedTail)", sourceLocation: sourceLocation)
+        #expect(
+            tail == expectedTail, "the room's new bytes:\n\(tail)\nexpected:\n\(expectedTail)",
+            sourceLocation: sourceLocation)
         let text = String(decoding: after, as: UTF8.self)
-        #expect(!text.contains(ServerText.errorText), "the server's error text is in the room", sourceLocation: sourceLocation)
+        #expect(
+            !text.contains(ServerText.errorText), "the server's error text is in the room",
+            sourceLocation: sourceLocation)
         #expect(!text.contains("vault: error"), sourceLocation: sourceLocation)
 
         // History: exactly one new commit, nothing left uncommitted, the key nowhere.
         let subjects = try vault.subjects()
         #expect(subjects == [e.commit] + subjectsBefore, "git log: \(subjects)", sourceLocation: sourceLocation)
         #expect(try vault.porcelain() == "", "git status is not clean", sourceLocation: sourceLocation)
-        #expect(!(try vault.fullHistory()).contains(ChatVault.key), "the key is in the history", sourceLocation: sourceLocation)
+        #expect(
+            !(try vault.fullHistory()).contains(ChatVault.key), "the key is in the history",
+            sourceLocation: sourceLocation)
     }
 
     /// The checks of a request every turn makes.
     func expectWellFormed(_ request: LoggedRequest, model: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(request.method == "POST" && request.path == "/v1/chat/completions", "\(request.method) \(request.path)", sourceLocation: sourceLocation)
+        #expect(
+            request.method == "POST" && request.path == "/v1/chat/completions", "\(request.method) \(request.path)",
+            sourceLocation: sourceLocation)
         #expect(request.model == model, sourceLocation: sourceLocation)
         #expect(request.stream == true, sourceLocation: sourceLocation)
-        #expect(request.headers["content-type"]?.hasPrefix("application/json") == true, "\(request.headers)", sourceLocation: sourceLocation)
-        #expect(request.headers["accept"]?.contains("text/event-stream") == true, "\(request.headers)", sourceLocation: sourceLocation)
-        #expect(request.authorization == "present", "authorization: \(request.authorization)", sourceLocation: sourceLocation)
+        #expect(
+            request.headers["content-type"]?.hasPrefix("application/json") == true, "\(request.headers)",
+            sourceLocation: sourceLocation)
+        #expect(
+            request.headers["accept"]?.contains("text/event-stream") == true, "\(request.headers)",
+            sourceLocation: sourceLocation)
+        #expect(
+            request.authorization == "present", "authorization: \(request.authorization)",
+            sourceLocation: sourceLocation)
     }
 
     /// A server and a vault with the local provider and the system prompt set.
@@ -122,7 +162,9 @@ import VaultTestSupport
         let run = try vault.chat(message, model: "ok")
         try expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
-            Expected(message: message, reply: ServerText.reply, model: "ok", commit: "chat: \(ChatVault.title) (+2 messages)"))
+            Expected(
+                message: message, reply: ServerText.reply, model: "ok", commit: "chat: \(ChatVault.title) (+2 messages)"
+            ))
         #expect(run.stderr.contains("saved to \(ChatVault.roomPath), line "), "\(run.stderr)")
         let requests = try server.requests()
         try #require(requests.count == 1, "\(requests.count) requests")
@@ -140,7 +182,8 @@ import VaultTestSupport
         let run = try vault.chat("안녕", model: model)
         try expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
-            Expected(message: "안녕", reply: ServerText.reply, model: model, commit: "chat: \(ChatVault.title) (+2 messages)"))
+            Expected(
+                message: "안녕", reply: ServerText.reply, model: model, commit: "chat: \(ChatVault.title) (+2 messages)"))
         let requests = try server.requests()
         try #require(requests.count == 1)
         expectWellFormed(requests[0], model: model)
@@ -154,7 +197,9 @@ import VaultTestSupport
         let run = try vault.chat("no stream, please", model: "json")
         try expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
-            Expected(message: "no stream, please", reply: ServerText.jsonReply, model: "json", commit: "chat: \(ChatVault.title) (+2 messages)"))
+            Expected(
+                message: "no stream, please", reply: ServerText.jsonReply, model: "json",
+                commit: "chat: \(ChatVault.title) (+2 messages)"))
         #expect(try server.requests().count == 1)
     }
 
@@ -168,7 +213,9 @@ import VaultTestSupport
         let run = try vault.chat("두 번째 질문\n두 줄", model: "ok")
         try expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
-            Expected(message: "두 번째 질문\n두 줄", reply: ServerText.reply, model: "ok", commit: "chat: \(ChatVault.title) (+2 messages)"))
+            Expected(
+                message: "두 번째 질문\n두 줄", reply: ServerText.reply, model: "ok",
+                commit: "chat: \(ChatVault.title) (+2 messages)"))
         let requests = try server.requests()
         try #require(requests.count == 2)
         expectWellFormed(requests[1], model: "ok")
@@ -194,14 +241,26 @@ import VaultTestSupport
     }
 
     static let failures: [FailureCase] = [
-        FailureCase(model: "unauthorized", status: 4, kind: "unauthorized", partial: nil, fragments: ["401", "Incorrect API key"], requests: 1),
-        FailureCase(model: "missing", status: 5, kind: "notFound", partial: nil, fragments: ["404", "`missing` does not exist"], requests: 1),
-        FailureCase(model: "always-500", status: 7, kind: "serverError", partial: nil, fragments: ["500", ServerText.errorText], requests: 4),
-        FailureCase(model: "malformed", status: 8, kind: "malformed", partial: nil, fragments: ["not a chat completion"], requests: 1),
-        FailureCase(model: "drop", status: 8, kind: "cutOff", partial: ServerText.partial, fragments: ["cut"], requests: 1),
-        FailureCase(model: "no-done", status: 8, kind: "cutOff", partial: ServerText.partial, fragments: ["ended before"], requests: 1),
         FailureCase(
-            model: "error-in-stream", status: 7, kind: "serverError", partial: ServerText.firstPiece, fragments: [ServerText.errorText],
+            model: "unauthorized", status: 4, kind: "unauthorized", partial: nil,
+            fragments: ["401", "Incorrect API key"], requests: 1),
+        FailureCase(
+            model: "missing", status: 5, kind: "notFound", partial: nil,
+            fragments: ["404", "`missing` does not exist"], requests: 1),
+        FailureCase(
+            model: "always-500", status: 7, kind: "serverError", partial: nil,
+            fragments: ["500", ServerText.errorText], requests: 4),
+        FailureCase(
+            model: "malformed", status: 8, kind: "malformed", partial: nil, fragments: ["not a chat completion"],
+            requests: 1),
+        FailureCase(
+            model: "drop", status: 8, kind: "cutOff", partial: ServerText.partial, fragments: ["cut"], requests: 1),
+        FailureCase(
+            model: "no-done", status: 8, kind: "cutOff", partial: ServerText.partial, fragments: ["ended before"],
+            requests: 1),
+        FailureCase(
+            model: "error-in-stream", status: 7, kind: "serverError", partial: ServerText.firstPiece,
+            fragments: [ServerText.errorText],
             requests: 1),
     ]
 
@@ -216,11 +275,13 @@ import VaultTestSupport
         let subjects = try vault.subjects()
         let message = "실패할 질문 \(c.model)"
         let run = try vault.chat(message, model: c.model)
-        let commit = "chat: \(ChatVault.title) (+\(c.partial == nil ? "1 message, no reply: " : "2 messages, reply ")\(c.kind))"
+        let commit =
+            "chat: \(ChatVault.title) (+\(c.partial == nil ? "1 message, no reply: " : "2 messages, reply ")\(c.kind))"
         try expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
             Expected(
-                message: message, reply: c.partial, interrupted: c.partial != nil, model: c.model, status: c.status, commit: commit,
+                message: message, reply: c.partial, interrupted: c.partial != nil, model: c.model, status: c.status,
+                commit: commit,
                 errorFragments: c.fragments))
         let failed = try server.requests()
         #expect(failed.count == c.requests, "\(failed.count) requests")
@@ -234,11 +295,14 @@ import VaultTestSupport
         let retry = try vault.retry(model: "ok")
         try expectTurn(
             retry, in: vault, roomBefore: roomAfterFailure, subjectsBefore: subjectsAfterFailure,
-            Expected(message: nil, reply: ServerText.reply, model: "ok", commit: "chat: \(ChatVault.title) (+1 message)"))
+            Expected(
+                message: nil, reply: ServerText.reply, model: "ok", commit: "chat: \(ChatVault.title) (+1 message)"))
         let all = try server.requests()
         try #require(all.count == c.requests + 1)
         expectWellFormed(all[c.requests], model: "ok")
-        #expect(all[c.requests].messages == [.init("system", Self.system), .init("user", message)], "\(all[c.requests].messages)")
+        #expect(
+            all[c.requests].messages == [.init("system", Self.system), .init("user", message)],
+            "\(all[c.requests].messages)")
         // The interrupted text stays in the room, before the reply.
         if let partial = c.partial {
             let messages = roomMessages(try vault.roomBytes())
@@ -291,7 +355,9 @@ import VaultTestSupport
         let run = try vault.chat("천천히", model: "rate-limit")
         try expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
-            Expected(message: "천천히", reply: ServerText.reply, model: "rate-limit", commit: "chat: \(ChatVault.title) (+2 messages)"))
+            Expected(
+                message: "천천히", reply: ServerText.reply, model: "rate-limit",
+                commit: "chat: \(ChatVault.title) (+2 messages)"))
         #expect(run.seconds >= 0.9, "did not wait for Retry-After: \(run.seconds) s")
         #expect(run.seconds < 8, "took \(run.seconds) s")
         let requests = try server.requests()
@@ -308,7 +374,9 @@ import VaultTestSupport
         let run = try vault.chat("다시", model: "flaky")
         try expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
-            Expected(message: "다시", reply: ServerText.reply, model: "flaky", commit: "chat: \(ChatVault.title) (+2 messages)"))
+            Expected(
+                message: "다시", reply: ServerText.reply, model: "flaky", commit: "chat: \(ChatVault.title) (+2 messages)"
+            ))
         #expect(try server.requests().count == 3)
     }
 
@@ -318,12 +386,14 @@ import VaultTestSupport
         let before = try vault.roomBytes()
         let subjects = try vault.subjects()
         let run = try vault.vault(
-            ["chat", ChatVault.title, "기다려?", "--provider", "local", "--model", "rate-limit-long"], environment: ["VAULT_MAX_RETRY_WAIT": "5"],
+            ["chat", ChatVault.title, "기다려?", "--provider", "local", "--model", "rate-limit-long"],
+            environment: ["VAULT_MAX_RETRY_WAIT": "5"],
             limit: 15)
         try expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
             Expected(
-                message: "기다려?", model: "rate-limit-long", status: 6, commit: "chat: \(ChatVault.title) (+1 message, no reply: rateLimited)",
+                message: "기다려?", model: "rate-limit-long", status: 6,
+                commit: "chat: \(ChatVault.title) (+1 message, no reply: rateLimited)",
                 errorFragments: ["429", "3600 s"]))
         #expect(run.seconds < 4, "took \(run.seconds) s")
         #expect(try server.requests().count == 1)
@@ -335,7 +405,8 @@ import VaultTestSupport
         let before = try vault.roomBytes()
         let subjects = try vault.subjects()
         let run = try vault.vault(
-            ["chat", ChatVault.title, "멈출 질문", "--provider", "local", "--model", "stall"], environment: ["VAULT_IDLE_TIMEOUT": "2"], limit: 25)
+            ["chat", ChatVault.title, "멈출 질문", "--provider", "local", "--model", "stall"],
+            environment: ["VAULT_IDLE_TIMEOUT": "2"], limit: 25)
         try expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
             Expected(
@@ -356,9 +427,13 @@ import VaultTestSupport
         let (url, fragment): (String, String)
         switch how {
         case "refused": (url, fragment) = ("http://127.0.0.1:\(try closedPort())/v1", "cannot connect to 127.0.0.1")
-        case "dns": (url, fragment) = ("http://no-such-host.invalid/v1", "cannot find the server no-such-host.invalid (DNS)")
+        case "dns":
+            (url, fragment) = ("http://no-such-host.invalid/v1", "cannot find the server no-such-host.invalid (DNS)")
         default:
-            (url, fragment) = (server.baseURL.replacingOccurrences(of: "http://", with: "https://"), "the secure connection to 127.0.0.1 failed")
+            (url, fragment) = (
+                server.baseURL.replacingOccurrences(of: "http://", with: "https://"),
+                "the secure connection to 127.0.0.1 failed"
+            )
         }
         let vault = try ChatVault(baseURL: url, system: Self.system)
         let before = try vault.roomBytes()
@@ -367,7 +442,8 @@ import VaultTestSupport
         try expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
             Expected(
-                message: "아무도 없나요", model: "ok", status: 3, commit: "chat: \(ChatVault.title) (+1 message, no reply: unreachable)",
+                message: "아무도 없나요", model: "ok", status: 3,
+                commit: "chat: \(ChatVault.title) (+1 message, no reply: unreachable)",
                 errorFragments: [fragment]))
         #expect(run.stderr.split(separator: "\n").count == 1, "\(run.stderr)")
         if how != "dns" { #expect(run.seconds < 3, "took \(run.seconds) s") }
@@ -391,7 +467,9 @@ import VaultTestSupport
         let run = try vault.vault(["chat", ChatVault.title, "환경 변수로", "--model", "ok"])
         try expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
-            Expected(message: "환경 변수로", reply: ServerText.reply, model: "ok", provider: "openai", commit: "chat: \(ChatVault.title) (+2 messages)"))
+            Expected(
+                message: "환경 변수로", reply: ServerText.reply, model: "ok", provider: "openai",
+                commit: "chat: \(ChatVault.title) (+2 messages)"))
         let requests = try server.requests()
         try #require(requests.count == 1)
         expectWellFormed(requests[0], model: "ok")
@@ -409,7 +487,9 @@ import VaultTestSupport
         let run = try vault.vault(["chat", ChatVault.title, "설정대로"])
         try expectTurn(
             run, in: vault, roomBefore: before, subjectsBefore: subjects,
-            Expected(message: "설정대로", reply: ServerText.reply, model: "comments", commit: "chat: \(ChatVault.title) (+2 messages)"))
+            Expected(
+                message: "설정대로", reply: ServerText.reply, model: "comments",
+                commit: "chat: \(ChatVault.title) (+2 messages)"))
         let requests = try server.requests()
         try #require(requests.count == 1)
         expectWellFormed(requests[0], model: "comments")

@@ -98,10 +98,12 @@ final class FakeOpenAIServer: @unchecked Sendable {
             firstLine = String(decoding: bytes.prefix { $0 != 10 }, as: UTF8.self)
             got.signal()
         }.start()
-        guard got.wait(timeout: .now() + 10) == .success, let port = Int(firstLine.trimmingCharacters(in: .whitespaces)) else {
+        guard got.wait(timeout: .now() + 10) == .success, let port = Int(firstLine.trimmingCharacters(in: .whitespaces))
+        else {
             port = 0
             stop()
-            throw FixtureError("the fake server did not print its port (got \(firstLine.debugDescription)); stderr: \(serverErrors)")
+            throw FixtureError(
+                "the fake server did not print its port (got \(firstLine.debugDescription)); stderr: \(serverErrors)")
         }
         self.port = port
     }
@@ -280,7 +282,8 @@ struct ChatVault {
     init(baseURL: String?, configExtra: String = "", system: String? = nil, approvingKey: Bool = true) throws {
         environment["XDG_CONFIG_HOME"] = userConfig.path
         if let baseURL, approvingKey { try approveKey("TEST_KEY", for: baseURL) }
-        let made = try runVaultBounded(["init", dir.path, "--locale", "en_US", "--time-zone", "Asia/Seoul"], in: "/", limit: 20)
+        let made = try runVaultBounded(
+            ["init", dir.path, "--locale", "en_US", "--time-zone", "Asia/Seoul"], in: "/", limit: 20)
         guard made.status == 0 else { throw FixtureError("vault init failed: \(made.stderr)") }
         if baseURL != nil || !configExtra.isEmpty {
             var config = try dir.readText("vault.yml")
@@ -289,27 +292,37 @@ struct ChatVault {
             }
             config += configExtra
             try dir.write("vault.yml", config)
-            try git(["-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "config: local provider", "vault.yml"], in: dir.path)
+            try git(
+                [
+                    "-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "-q", "-m",
+                    "config: local provider", "vault.yml",
+                ], in: dir.path)
         }
         let room = try runVaultBounded(["room", "new", ChatVault.title], in: dir.path, environment: environment)
         guard room.status == 0, FileManager.default.fileExists(atPath: dir.path + "/" + ChatVault.roomPath) else {
             throw FixtureError("vault room new failed (\(room.status)): \(room.stdout) \(room.stderr)")
         }
         if let system {
-            let set = try runVaultBounded(["room", "set", ChatVault.title, "system", system], in: dir.path, environment: environment)
+            let set = try runVaultBounded(
+                ["room", "set", ChatVault.title, "system", system], in: dir.path, environment: environment)
             guard set.status == 0 else { throw FixtureError("vault room set failed: \(set.stderr)") }
         }
     }
 
-    func vault(_ arguments: [String], environment extra: [String: String] = [:], limit: Double = 20) throws -> TimedRun {
+    func vault(_ arguments: [String], environment extra: [String: String] = [:], limit: Double = 20) throws -> TimedRun
+    {
         var env = environment
         for (k, v) in extra { env[k] = v }
         return try runVaultBounded(arguments, in: dir.path, environment: env, limit: limit)
     }
 
     /// `vault chat 부산 여행 MESSAGE --provider local --model MODEL`.
-    func chat(_ message: String, model: String, environment extra: [String: String] = [:], limit: Double = 20) throws -> TimedRun {
-        try vault(["chat", ChatVault.title, message, "--provider", "local", "--model", model], environment: extra, limit: limit)
+    func chat(
+        _ message: String, model: String, environment extra: [String: String] = [:], limit: Double = 20
+    ) throws -> TimedRun {
+        try vault(
+            ["chat", ChatVault.title, message, "--provider", "local", "--model", model], environment: extra,
+            limit: limit)
     }
 
     func retry(model: String, limit: Double = 20) throws -> TimedRun {
@@ -326,7 +339,9 @@ struct ChatVault {
     func porcelain() throws -> String { try git(["status", "--porcelain", "--untracked-files=all"], in: dir.path) }
 
     /// Everything git has recorded, patches included.
-    func fullHistory() throws -> String { try git(["log", "-p", "--all", "--format=%H %an <%ae> %s%n%b"], in: dir.path) }
+    func fullHistory() throws -> String {
+        try git(["log", "-p", "--all", "--format=%H %an <%ae> %s%n%b"], in: dir.path)
+    }
 }
 
 // MARK: Reading rooms (FORMAT.md, independent of VaultCore)
@@ -362,7 +377,9 @@ func roomHeader(_ raw: Substring) -> RoomHeader? {
         guard let eq = a.firstIndex(of: "=") else { continue }
         attributes[String(a[..<eq])] = String(a[a.index(after: eq)...])
     }
-    return RoomHeader(line: String(raw), role: String(role), timestamp: String(comment[0]), id: String(comment[1]), attributes: attributes)
+    return RoomHeader(
+        line: String(raw), role: String(role), timestamp: String(comment[0]), id: String(comment[1]),
+        attributes: attributes)
 }
 
 /// The messages of an LF room file (bodies with framing removed; the tests use no escaped lines).

@@ -60,7 +60,8 @@ import Glibc
         var text = try vault.dir.readText(ChatVault.roomPath)
         let typed = "다음에 물어볼 것: 숙소 추천"
         #expect(text.contains("\n" + promptMarkerLine + "\n"), "no prompt marker: \(text)")
-        text = text.replacingOccurrences(of: "title: \(ChatVault.title)\n", with: "title: \(ChatVault.title)\ntags: [여행]\n")
+        text = text.replacingOccurrences(
+            of: "title: \(ChatVault.title)\n", with: "title: \(ChatVault.title)\ntags: [여행]\n")
         text += typed + "\n"
         let url = URL(fileURLWithPath: vault.path + "/" + ChatVault.roomPath)
         if how == "rename" {
@@ -136,15 +137,19 @@ import Glibc
         defer { server.stop() }
         // A 1×1 PNG, outside the vault.
         let png: [UInt8] = [
-            0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01,
-            0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4, 0x89, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x44, 0x41,
-            0x54, 0x78, 0x9C, 0x63, 0xF8, 0xCF, 0xC0, 0xF0, 0x1F, 0x00, 0x05, 0x00, 0x01, 0xFF, 0x89, 0x99, 0x3D, 0x1D, 0x00, 0x00,
+            0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00,
+            0x00, 0x01,
+            0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4, 0x89, 0x00, 0x00, 0x00, 0x0D, 0x49,
+            0x44, 0x41,
+            0x54, 0x78, 0x9C, 0x63, 0xF8, 0xCF, 0xC0, 0xF0, 0x1F, 0x00, 0x05, 0x00, 0x01, 0xFF, 0x89, 0x99, 0x3D, 0x1D,
+            0x00, 0x00,
             0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
         ]
         let outside = TemporaryDirectory("attach-source")
         try outside.write("해운대 사진.png", png)
         let run = try vault.vault([
-            "chat", ChatVault.title, "이 사진 어때요?", "--attach", outside.path + "/해운대 사진.png", "--provider", "local", "--model",
+            "chat", ChatVault.title, "이 사진 어때요?", "--attach", outside.path + "/해운대 사진.png", "--provider", "local",
+            "--model",
             "ok",
         ])
         #expect(run.status == 0, "\(run.stderr)")
@@ -159,7 +164,8 @@ import Glibc
         #expect(messages[0].body == "이 사진 어때요?\n\n![해운대 사진.png](../\(stored))", "\(messages[0].body)")
         // Committed with the turn.
         let files = try git(["-c", "core.quotepath=off", "show", "--name-only", "--format=", "HEAD"], in: vault.path)
-        #expect(files.split(separator: "\n").map(String.init).sorted() == [stored, ChatVault.roomPath].sorted(), "\(files)")
+        #expect(
+            files.split(separator: "\n").map(String.init).sorted() == [stored, ChatVault.roomPath].sorted(), "\(files)")
         #expect(try vault.porcelain() == "")
 
         // Sent to the model as a data URL next to the text.
@@ -176,12 +182,18 @@ import Glibc
         #expect(try lastUserContent(server) as? String == "고마워요")
         #expect(try vault.vault(["room", "set", ChatVault.title, "vision", "no"]).status == 0)
         #expect(
-            try vault.vault(["chat", ChatVault.title, "한 장 더", "--attach", outside.path + "/해운대 사진.png", "--provider", "local", "--model", "ok"])
+            try vault.vault([
+                "chat", ChatVault.title, "한 장 더", "--attach", outside.path + "/해운대 사진.png", "--provider", "local",
+                "--model", "ok",
+            ])
                 .status == 0)
         let plain = try lastUserContent(server)
         #expect((plain as? String)?.hasPrefix("한 장 더") == true, "\(plain)")
         // The same bytes are stored once.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: vault.path + "/attachments").filter { !$0.hasPrefix(".") } == ["\(sha).png"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: vault.path + "/attachments").filter {
+                !$0.hasPrefix(".")
+            } == ["\(sha).png"])
     }
 
     @Test func aMissingAttachmentFailsBeforeAnythingIsWritten() throws {
@@ -190,7 +202,8 @@ import Glibc
         let before = try vault.dir.snapshot().filter { !$0.key.hasPrefix(".git/") }
         let subjects = try vault.subjects()
         let run = try vault.vault([
-            "chat", ChatVault.title, "사진", "--attach", vault.path + "/없는-파일.png", "--provider", "local", "--model", "ok",
+            "chat", ChatVault.title, "사진", "--attach", vault.path + "/없는-파일.png", "--provider", "local", "--model",
+            "ok",
         ])
         #expect(run.status != 0)
         #expect(run.stderr.hasPrefix("vault: error: ") && run.stderr.contains("없는-파일.png"), "\(run.stderr)")
@@ -306,7 +319,9 @@ final class BackgroundVault: @unchecked Sendable {
             throw FixtureError("the output of vault did not end")
         }
         return lock.withLock {
-            RunResult(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+            RunResult(
+                status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+                stderr: String(decoding: err, as: UTF8.self))
         }
     }
 }

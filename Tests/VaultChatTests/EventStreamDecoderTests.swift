@@ -20,7 +20,9 @@ import VaultTestSupport
     }
 
     @Test func lineEndingsCommentsAndMultiLineData() {
-        let stream = "\u{FEFF}: a comment\r\ndata: one\r\n\r\ndata: two\rdata:  three\r\revent: ping\ndata\n\nid: 7\ndata: {\"a\":1}\n\n: keep-alive\n\ndata: dropped at the end"
+        let stream =
+            "\u{FEFF}: a comment\r\ndata: one\r\n\r\ndata: two\rdata:  three\r\revent: ping\ndata\n\n"
+                + "id: 7\ndata: {\"a\":1}\n\n: keep-alive\n\ndata: dropped at the end"
         var rng = SeededRandom(seed: 5)
         for _ in 0..<200 {
             let events = decode(Array(stream.utf8), &rng)

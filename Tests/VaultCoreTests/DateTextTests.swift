@@ -27,7 +27,9 @@ import Testing
     @Test func localeComesFromTheEnvironmentInPOSIXOrder() {
         #expect(LocaleSetting.fromEnvironment(["LANG": "ko_KR.UTF-8"]) == "ko_KR")
         #expect(LocaleSetting.fromEnvironment(["LANG": "ko_KR.UTF-8", "LC_TIME": "ja_JP.UTF-8"]) == "ja_JP")
-        #expect(LocaleSetting.fromEnvironment(["LANG": "ko_KR.UTF-8", "LC_TIME": "ja_JP", "LC_ALL": "de_DE@euro"]) == "de_DE")
+        #expect(
+            LocaleSetting.fromEnvironment(["LANG": "ko_KR.UTF-8", "LC_TIME": "ja_JP", "LC_ALL": "de_DE@euro"])
+                == "de_DE")
         #expect(LocaleSetting.fromEnvironment(["LANG": "ko_KR", "LC_ALL": ""]) == "ko_KR")
         #expect(LocaleSetting.fromEnvironment(["LANG": "C.UTF-8"]) == nil)
         #expect(LocaleSetting.fromEnvironment([:]) == nil)
@@ -41,7 +43,9 @@ import Testing
         defer { results.deallocate() }
         nonisolated(unsafe) let out = results
         DispatchQueue.concurrentPerform(iterations: 64) { i in
-            (out.baseAddress! + i).initialize(to: DateText.header(t, locale: i % 2 == 0 ? "ko_KR" : "en_US", timeZone: TimeZone(identifier: "Asia/Seoul")!))
+            (out.baseAddress! + i).initialize(
+                to: DateText.header(
+                    t, locale: i % 2 == 0 ? "ko_KR" : "en_US", timeZone: TimeZone(identifier: "Asia/Seoul")!))
         }
         #expect(Set(results).count == 2)
     }
@@ -56,7 +60,8 @@ import Testing
         #expect(Timestamp(rfc3339: "2024-02-29T00:00:00Z") != nil)
         #expect(Timestamp(rfc3339: "2023-02-29T00:00:00Z") == nil)
         #expect(Timestamp(rfc3339: "2026-11-21 09:30:00+09:00") == nil)
-        let made = Timestamp(date: Date(timeIntervalSince1970: 1_795_000_000), timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        let made = Timestamp(
+            date: Date(timeIntervalSince1970: 1_795_000_000), timeZone: TimeZone(identifier: "Asia/Seoul")!)
         #expect(made.text.hasSuffix("+09:00"))
         #expect(Timestamp(rfc3339: made.text)?.secondsSince1970 == 1_795_000_000)
     }

@@ -4,7 +4,10 @@ import Testing
 
 @Suite struct DiaryFileTests {
     @Test func readsAnEntry() throws {
-        let text = "---\nid: d-01JPA3K8Z4QX\ntitle: 첫눈\ncreated: 2026-11-21T09:30:00+09:00\nupdated: 2026-11-21T10:02:41+09:00\ntags:\n  - 겨울\n  - 산책\n---\n\n# 2026년 11월 21일 토요일\n\n아침에 첫눈이 왔다.\n"
+        let text =
+            "---\nid: d-01JPA3K8Z4QX\ntitle: 첫눈\ncreated: 2026-11-21T09:30:00+09:00\n"
+                + "updated: 2026-11-21T10:02:41+09:00\ntags:\n  - 겨울\n  - 산책\n---\n\n"
+                + "# 2026년 11월 21일 토요일\n\n아침에 첫눈이 왔다.\n"
         let e = try DiaryFile(parsing: Array(text.utf8), path: "diary/2026/2026-11-21-첫눈.md")
         #expect(e.id == "d-01JPA3K8Z4QX")
         #expect(e.title == "첫눈")

@@ -38,7 +38,8 @@ import Yams
         #expect(fm.strings("list") == ["one", "two: 2"])
         #expect(fm.string("empty") == "")
         #expect(fm.string("block") == "line one\n\nline three")
-        #expect(fm.entries.map(\.key) == ["title", "created", "flag", "other", "quoted", "tags", "list", "empty", "block"])
+        #expect(
+            fm.entries.map(\.key) == ["title", "created", "flag", "other", "quoted", "tags", "list", "empty", "block"])
         #expect(fm.entries.map(\.line) == [3, 4, 5, 6, 7, 8, 9, 12, 13])
     }
 
@@ -55,20 +56,27 @@ import Yams
             """)
         #expect(fm.string("title") == "folded text\n")
         #expect(fm.string("copy") == "value")
-        if case .other = fm["nested"] {} else { Issue.record("nested should be .other, is \(String(describing: fm["nested"]))") }
+        if case .other = fm["nested"] {
+        } else {
+            Issue.record("nested should be .other, is \(String(describing: fm["nested"]))")
+        }
     }
 
     /// The fast reader and Yams agree on every value the fast reader accepts.
     @Test func fastReaderAgreesWithYams() throws {
         var rng = SeededRandom(seed: 7)
         let atoms = ["부산", "a b", "no", "off", "~", "1.5", "x#y", "it's", "say \"hi\"", "a: b", "- x", "#c", "tab\tx",
-                     "é", "2026-11-21T09:30:00+09:00", "[a]", "{b}", "*a", "&b", "!t", "%p", "@at", "`bt`", "|", ">", " lead", "trail "]
+            "é", "2026-11-21T09:30:00+09:00", "[a]", "{b}", "*a", "&b", "!t", "%p", "@at", "`bt`", "|", ">", " lead",
+            "trail ",
+        ]
         var checked = 0
         for _ in 0..<2000 {
-            let atom = atoms.randomElement(using: &rng)! + (Bool.random(using: &rng) ? atoms.randomElement(using: &rng)! : "")
+            let atom =
+                atoms.randomElement(using: &rng)! + (Bool.random(using: &rng) ? atoms.randomElement(using: &rng)! : "")
+            let quoted = atom.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             let forms = [
                 "k: \(atom)\n",
-                "k: \"\(atom.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"\n",
+                "k: \"\(quoted)\"\n",
                 "k: '\(atom.replacingOccurrences(of: "'", with: "''"))'\n",
                 "k: [\(atom), x]\n",
                 "k:\n  - \(atom)\n",
@@ -95,7 +103,10 @@ import Yams
     /// Any string set through the editor reads back the same, and no other byte moves.
     @Test func editorWritesReadBackExactly() throws {
         var rng = SeededRandom(seed: 11)
-        let atoms = ["부산", " ", "no", "1", "\n", "\r\n", "\t", ": ", " #", "\"", "'", "\\", "- ", "[", "{", "é", "🤖", "|", ">", "~", "\u{7}"]
+        let atoms = [
+            "부산", " ", "no", "1", "\n", "\r\n", "\t", ": ", " #", "\"", "'", "\\", "- ", "[", "{", "é", "🤖", "|", ">",
+            "~", "\u{7}",
+        ]
         let original = Array("---\n# keep me\ntitle: 원래 제목 # comment\nmodel: x\n---\nbody\n".utf8)
         for _ in 0..<1500 {
             var value = ""

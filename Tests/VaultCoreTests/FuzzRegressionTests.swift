@@ -43,7 +43,9 @@ import Testing
     /// A line of tabs (indentation YAML refuses) was skipped as blank by the fast reader; YAML
     /// refuses the block, and so does vault now, naming the line.
     @Test func aTabIndentedLineIsLeftToYAML() {
-        let tabbed = ["tile :\n\t\n#A #\n", "id: d-1\n\n\t\t\ntitle: t\n", "key:\n\t- item\n", "t: S\r\n\t\r\n", "0:\n - \t\n"]
+        let tabbed = [
+            "tile :\n\t\n#A #\n", "id: d-1\n\n\t\t\ntitle: t\n", "key:\n\t- item\n", "t: S\r\n\t\r\n", "0:\n - \t\n",
+        ]
         for yaml in tabbed + ["a:\n - x\n - \t \n"] {
             let problems = RoomFile.problems(in: Array("---\n\(yaml)---\n".utf8), path: "rooms/x.md")
             #expect((try? YAMLReader.values(yaml)) == nil, "YAML reads \(yaml.debugDescription)")
@@ -71,7 +73,8 @@ import Testing
     /// as a `|` block whose first line starts with a space, which YAML reads as indentation.
     @Test func aLeadingSpaceIsKeptUnderACombiningMark() throws {
         let title = " \u{31F}x\nsecond line"
-        let room = try RoomFile(parsing: RoomFile.newRoom(title: title, created: FormatInvariants.fixedTime), path: "r.md")
+        let room = try RoomFile(
+            parsing: RoomFile.newRoom(title: title, created: FormatInvariants.fixedTime), path: "r.md")
         #expect(room.frontMatter?.string("title") == title)
         #expect(FormatInvariants.roomWriter(title: title, body: "b", value: "v", crlf: false).isEmpty)
     }

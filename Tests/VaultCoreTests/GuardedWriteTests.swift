@@ -89,7 +89,7 @@ import VaultTestSupport
         #expect(throws: VaultError.self) {
             try ChatTurn.retryingIfChangedOnDisk { () throws(VaultError) -> Int in
                 calls += 1
-                throw VaultError.invalidArgument("no")
+                throw VaultError.input(.emptyName)
             }
         }
         #expect(calls == 1)

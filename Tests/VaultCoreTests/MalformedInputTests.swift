@@ -7,7 +7,8 @@ import VaultTestSupport
 @Suite struct MalformedInputTests {
     func problems(_ text: String, diary: Bool = false) -> [FormatProblem] {
         let bytes = Array(text.utf8)
-        return diary ? DiaryFile.problems(in: bytes, path: "diary/x.md") : RoomFile.problems(in: bytes, path: "rooms/x.md")
+        return diary
+            ? DiaryFile.problems(in: bytes, path: "diary/x.md") : RoomFile.problems(in: bytes, path: "rooms/x.md")
     }
 
     @Test func brokenYAML() {
@@ -24,7 +25,9 @@ import VaultTestSupport
     /// hundred bytes). It is refused at the alias that passes the limit, with its line, before
     /// anything expands it.
     static func aliasBomb(levels: Int = 9) -> String {
-        var lines = ["---", "title: bomb", "a: &a [" + Array(repeating: "\"lol\"", count: 9).joined(separator: ",") + "]"]
+        var lines = [
+            "---", "title: bomb", "a: &a [" + Array(repeating: "\"lol\"", count: 9).joined(separator: ",") + "]",
+        ]
         let names = Array("abcdefghijklmnopqrstuvwxyz").map(String.init)
         for level in 1..<levels {
             let aliases = Array(repeating: "*" + names[level - 1], count: 9).joined(separator: ",")
@@ -83,7 +86,11 @@ import VaultTestSupport
         let text = "---\ntitle: a\n---\n\n## 🧑 user · x <!-- 2026-13-01T09:31:07+09:00 m-01JPA3K8Z4QX -->\n\nhi\n"
         let p = problems(text)
         #expect(p.map(\.line) == [5])
-        #expect(p.first?.description == "rooms/x.md:5: the message header has an invalid timestamp \"2026-13-01T09:31:07+09:00\" (write RFC 3339 with an offset, like 2026-11-21T09:31:07+09:00)")
+        #expect(
+            p.first?.description
+                == "rooms/x.md:5: the message header has an invalid timestamp \"2026-13-01T09:31:07+09:00\" "
+                + "(write RFC 3339 with an offset, like 2026-11-21T09:31:07+09:00)"
+        )
     }
 
     @Test(arguments: [

@@ -13,21 +13,28 @@ import VaultTestSupport
     static func longRoom(count: Int, crlf: Bool = false, seed: UInt64 = 1) -> [UInt8] {
         var random = SeededRandom(seed: seed)
         let eol = crlf ? "\r\n" : "\n"
-        var text = "---" + eol + "title: 긴 방" + eol + "created: 2026-01-01T09:00:00+09:00" + eol + "context_messages: 50" + eol + "---" + eol + eol
+        var text =
+            "---" + eol + "title: 긴 방" + eol + "created: 2026-01-01T09:00:00+09:00" + eol + "context_messages: 50" + eol
+            + "---" + eol + eol
         text += "notes before the first message" + eol + eol
         let pieces = [
             "부산 2박 3일 일정을 짜 볼게요.", "```markdown", "## 🧑 user · fake <!-- 2026-11-21T09:31:07+09:00 m-FAKEFAKEFAKE -->",
-            "```", "## user", "\\## not a header", "<!-- vault:prompt · a marker in a body -->", "- 해운대", "plain text line",
+            "```", "## user", "\\## not a header", "<!-- vault:prompt · a marker in a body -->", "- 해운대",
+            "plain text line",
         ]
         for i in 0..<count {
             let role = i % 2 == 0 ? "user" : "assistant"
             let icon = role == "user" ? "🧑" : "🤖"
             let seconds = 1_800_000_000 + i * 60
-            let stamp = Timestamp(date: Date(timeIntervalSince1970: Double(seconds)), timeZone: TimeZone(identifier: "Asia/Seoul")!)
+            let stamp = Timestamp(
+                date: Date(timeIntervalSince1970: Double(seconds)), timeZone: TimeZone(identifier: "Asia/Seoul")!)
             text += "## \(icon) \(role) · day \(i) <!-- \(stamp.text) m-\(String(format: "%012d", i)) -->" + eol + eol
             var body: [String] = []
-            for _ in 0..<(8 + Int(random.next() % 12)) { body.append(pieces[Int(random.next() % UInt64(pieces.count))]) }
-            text += BodyEscaping.escape(body.joined(separator: "\n")).replacingOccurrences(of: "\n", with: eol) + eol + eol
+            for _ in 0..<(8 + Int(random.next() % 12)) {
+                body.append(pieces[Int(random.next() % UInt64(pieces.count))])
+            }
+            text +=
+                BodyEscaping.escape(body.joined(separator: "\n")).replacingOccurrences(of: "\n", with: eol) + eol + eol
         }
         text += RoomFile.promptMarkerLine + eol
         return Array(text.utf8)
@@ -56,7 +63,8 @@ import VaultTestSupport
         #expect(elision.count + end.bytes.count == bytes.count)
 
         // An append written in place gives the file an append to the whole room gives.
-        let draft = MessageDraft(role: .user, body: "마지막 질문", timestamp: Timestamp(rfc3339: "2026-11-22T10:00:00+09:00")!)
+        let draft = MessageDraft(
+            role: .user, body: "마지막 질문", timestamp: Timestamp(rfc3339: "2026-11-22T10:00:00+09:00")!)
         let change = end.appendingAtEnd([draft], display: { _ in "then" })
         var expected = Array(bytes[..<change.offset]) + change.bytes
         let full = whole.appending([draft], display: { _ in "then" })
@@ -67,7 +75,8 @@ import VaultTestSupport
         #expect(change.messages[0].line == full.messages[0].line)
         let stampNow = try #require(FileIO.stamp(of: dir.path + "/rooms/long.md"))
         _ = try TailWrite.replace(
-            dir.path + "/rooms/long.md", relative: "rooms/long.md", from: change.offset, with: change.bytes, mark: change.mark,
+            dir.path + "/rooms/long.md", relative: "rooms/long.md", from: change.offset, with: change.bytes,
+            mark: change.mark,
             expecting: stampNow, journal: dir.path + "/.vault/journal")
         expected = Array(expected)
         #expect(try dir.read("rooms/long.md") == expected)
@@ -83,7 +92,9 @@ import VaultTestSupport
         let bytes = RoomEndTests.longRoom(count: 3000)
         try dir.write("rooms/long.md", bytes)
         let whole = try RoomFile(parsing: bytes, path: "rooms/long.md")
-        let (end, _) = try RoomFile.readEnd(dir.path + "/rooms/long.md", path: "rooms/long.md") { $0.messages.count >= 2000 }
+        let (end, _) = try RoomFile.readEnd(dir.path + "/rooms/long.md", path: "rooms/long.md") {
+            $0.messages.count >= 2000
+        }
         #expect(end.messages.count >= 2000)
         #expect(end.messages.map(\.line) == whole.messages.suffix(end.messages.count).map(\.line))
         // Never satisfied: the whole room.

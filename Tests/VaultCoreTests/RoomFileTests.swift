@@ -22,7 +22,8 @@ import VaultTestSupport
         ## user
         ## 🤖 assistant
 
-        ## 🤖 assistant · 2026년 11월 21일 토요일 오전 9:31 · gpt-4o-mini <!-- 2026-11-21T09:31:09+09:00 m-01JPA3K9B2MD model=gpt-4o-mini provider=openai -->
+        ## 🤖 assistant · 2026년 11월 21일 토요일 오전 9:31 · gpt-4o-mini \
+        <!-- 2026-11-21T09:31:09+09:00 m-01JPA3K9B2MD model=gpt-4o-mini provider=openai -->
 
         ## 첫째 날
         ```markdown
@@ -61,7 +62,9 @@ import VaultTestSupport
         #expect(r.messages[0].body == "부산 2박 3일 일정 짜줘\r\n## user\r\n## 🤖 assistant")
         #expect(r.pendingPrompt == "trailing")
         let t = Timestamp(rfc3339: "2026-11-21T10:00:00+09:00")!
-        let out = r.appending([MessageDraft(role: .user, body: "a\nb", timestamp: t)], consumingPendingPrompt: true) { _ in "x" }
+        let out = r.appending([MessageDraft(role: .user, body: "a\nb", timestamp: t)], consumingPendingPrompt: true) {
+            _ in "x"
+        }
         let text = String(decoding: out.bytes, as: UTF8.self)
         #expect(text.hasSuffix("-->\r\n\r\na\nb\r\n\r\n" + RoomFile.promptMarkerLine + "\r\n"))
         #expect(Array(out.bytes[..<r.promptMarkerOffset!]) == Array(bytes[..<r.promptMarkerOffset!]))
@@ -108,9 +111,15 @@ import VaultTestSupport
         #expect(changed == Self.room.replacingOccurrences(of: "model: gpt-4o-mini\n", with: "model: \"llama3.1:8b\"\n")
             || changed == Self.room.replacingOccurrences(of: "model: gpt-4o-mini\n", with: "model: llama3.1:8b\n"))
         let system = String(decoding: try r.setting("system", to: .string("한 줄")), as: UTF8.self)
-        #expect(system == Self.room.replacingOccurrences(of: "system: |\n  You are a travel planner.\n  Answer in Korean.\n", with: "system: 한 줄\n"))
+        #expect(
+            system
+                == Self.room.replacingOccurrences(
+                    of: "system: |\n  You are a travel planner.\n  Answer in Korean.\n", with: "system: 한 줄\n"))
         let added = String(decoding: try r.setting("temperature", to: .string("0.2")), as: UTF8.self)
-        #expect(added == Self.room.replacingOccurrences(of: "  Answer in Korean.\n---\n", with: "  Answer in Korean.\ntemperature: \"0.2\"\n---\n"))
+        #expect(
+            added
+                == Self.room.replacingOccurrences(
+                    of: "  Answer in Korean.\n---\n", with: "  Answer in Korean.\ntemperature: \"0.2\"\n---\n"))
         let removed = String(decoding: try r.setting("enabled", to: nil), as: UTF8.self)
         #expect(removed == Self.room.replacingOccurrences(of: "enabled: no\n", with: ""))
     }

@@ -28,7 +28,9 @@ import VaultTestSupport
     }
 
     static func emptyRoom(_ eol: String) -> [UInt8] {
-        Array("---\(eol)title: 방\(eol)created: 2026-11-21T09:00:00+09:00\(eol)---\(eol)\(eol)<!-- vault:prompt -->\(eol)".utf8)
+        Array(
+            "---\(eol)title: 방\(eol)created: 2026-11-21T09:00:00+09:00\(eol)---\(eol)\(eol)<!-- vault:prompt -->\(eol)"
+                .utf8)
     }
 
     @Test(arguments: ["\n", "\r\n"])
@@ -48,7 +50,8 @@ import VaultTestSupport
                 expected.append(body)
                 // Nothing before the old marker changes.
                 let cut = room.promptMarkerOffset!
-                #expect(Array(bytes[..<cut]) == Array(before[..<cut]), "round \(round): bytes before the marker changed")
+                #expect(
+                    Array(bytes[..<cut]) == Array(before[..<cut]), "round \(round): bytes before the marker changed")
             }
             let parsed = try RoomFile(parsing: bytes, path: "rooms/r.md")
             #expect(parsed.messages.map(\.body) == expected, "round \(round)")
@@ -66,7 +69,9 @@ import VaultTestSupport
         let t = Timestamp(rfc3339: "2026-11-21T09:31:07+09:00")!
         let kept = room.appending([MessageDraft(role: .user, body: "other", timestamp: t)]) { _ in "d" }
         #expect(try RoomFile(parsing: kept.bytes, path: "r").pendingPrompt == "다음에 물어볼 것")
-        let consumed = room.appending([MessageDraft(role: .user, body: "다음에 물어볼 것", timestamp: t)], consumingPendingPrompt: true) { _ in "d" }
+        let consumed = room.appending(
+            [MessageDraft(role: .user, body: "다음에 물어볼 것", timestamp: t)], consumingPendingPrompt: true
+        ) { _ in "d" }
         let after = try RoomFile(parsing: consumed.bytes, path: "r")
         #expect(after.pendingPrompt == nil)
         #expect(after.messages.map(\.body) == ["다음에 물어볼 것"])
@@ -92,18 +97,23 @@ import VaultTestSupport
             default:
                 // Text typed below the marker (ordinary text: a header line there is a format error).
                 let typed = ["다음 질문", "  ", "line one\(eol)line two", "```\(eol)code\(eol)```", "\(eol)\(eol)끝"]
-                text += "<!-- vault:prompt -->\(eol)" + typed.randomElement(using: &rng)! + (Bool.random(using: &rng) ? eol : "")
+                text +=
+                    "<!-- vault:prompt -->\(eol)" + typed.randomElement(using: &rng)!
+                    + (Bool.random(using: &rng) ? eol : "")
             }
             var room = try RoomFile(parsing: Array(text.utf8), path: "rooms/r.md")
             for k in 0..<Int.random(in: 1...3, using: &rng) {
                 let drafts = (0..<Int.random(in: 1...2, using: &rng)).map { i in
-                    MessageDraft(role: (k + i) % 2 == 0 ? .user : .assistant, body: Self.randomBody(&rng), timestamp: start)
+                    MessageDraft(
+                        role: (k + i) % 2 == 0 ? .user : .assistant, body: Self.randomBody(&rng), timestamp: start)
                 }
                 let consuming = room.pendingPrompt != nil && Bool.random(using: &rng)
                 let built = room.appendingRoom(drafts, consumingPendingPrompt: consuming) { _ in "날짜" }.room
                 let parsed = try RoomFile(parsing: built.bytes, path: "rooms/r.md")
                 #expect(built.bytes == parsed.bytes)
-                #expect(built.hasByteOrderMark == parsed.hasByteOrderMark && built.lineEnding == parsed.lineEnding, "round \(round)")
+                #expect(
+                    built.hasByteOrderMark == parsed.hasByteOrderMark && built.lineEnding == parsed.lineEnding,
+                    "round \(round)")
                 #expect(built.promptMarkerOffset == parsed.promptMarkerOffset, "round \(round)")
                 #expect(built.pendingText == parsed.pendingText, "round \(round)")
                 #expect(built.title == parsed.title)

@@ -8,9 +8,12 @@ import VaultTestSupport
 /// does to a room. Each crash state is made by hand, the way a crash leaves it, and the
 /// recovery is checked on the bytes.
 @Suite struct TailWriteTests {
-    let prefix = Array("---\ntitle: t\n---\n\n## 🧑 user · x <!-- 2026-11-21T09:31:07+09:00 m-AAAAAAAAAAAA -->\n\nhi\n\n".utf8)
+    let prefix = Array(
+        "---\ntitle: t\n---\n\n## 🧑 user · x <!-- 2026-11-21T09:31:07+09:00 m-AAAAAAAAAAAA -->\n\nhi\n\n".utf8)
     let oldEnd = Array("<!-- vault:prompt · below -->\ntyped below\n".utf8)
-    let newEnd = Array("## 🧑 user · y <!-- 2026-11-21T09:32:00+09:00 m-BBBBBBBBBBBB -->\n\ntyped below\n\n<!-- vault:prompt · below -->\n".utf8)
+    let newEnd = Array(
+        ("## 🧑 user · y <!-- 2026-11-21T09:32:00+09:00 m-BBBBBBBBBBBB -->\n\ntyped below\n\n"
+            + "<!-- vault:prompt · below -->\n").utf8)
     var mark: [UInt8] { Array("## 🧑 user · y <!-- 2026-11-21T09:32:00+09:00 m-BBBBBBBBBBBB -->".utf8) }
 
     func setUp() throws -> (TemporaryDirectory, String, String) {
@@ -23,7 +26,8 @@ import VaultTestSupport
         let (dir, path, journal) = try setUp()
         let stamp = try #require(FileIO.stamp(of: path))
         let after = try TailWrite.replace(
-            path, relative: "rooms/r.md", from: prefix.count, with: newEnd, mark: mark, expecting: stamp, journal: journal)
+            path, relative: "rooms/r.md", from: prefix.count, with: newEnd, mark: mark, expecting: stamp,
+            journal: journal)
         #expect(try dir.read("rooms/r.md") == prefix + newEnd)
         #expect(after == FileIO.stamp(of: path))
         #expect(after != stamp)
@@ -65,7 +69,8 @@ import VaultTestSupport
     @Test func aShorterEndCutsTheFile() throws {
         let (dir, path, journal) = try setUp()
         let stamp = try #require(FileIO.stamp(of: path))
-        _ = try TailWrite.replace(path, relative: "rooms/r.md", from: prefix.count, with: [10], mark: [], expecting: stamp, journal: journal)
+        _ = try TailWrite.replace(
+            path, relative: "rooms/r.md", from: prefix.count, with: [10], mark: [], expecting: stamp, journal: journal)
         #expect(try dir.read("rooms/r.md") == prefix + [10])
     }
 
@@ -77,7 +82,8 @@ import VaultTestSupport
         let saved = try dir.read("rooms/r.md")
         do {
             _ = try TailWrite.replace(
-                path, relative: "rooms/r.md", from: prefix.count, with: newEnd, mark: mark, expecting: stamp, journal: journal)
+                path, relative: "rooms/r.md", from: prefix.count, with: newEnd, mark: mark, expecting: stamp,
+                journal: journal)
             Issue.record("a file saved since it was read was written over")
         } catch {
             guard case .changedOnDisk = error else { throw error }

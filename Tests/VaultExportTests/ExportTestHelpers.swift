@@ -38,7 +38,8 @@ struct ParsedHTML: Decodable {
         let script = #"""
             import sys, json
             from html.parser import HTMLParser
-            VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+            VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+                    "wbr"}
             class Reader(HTMLParser):
                 def __init__(self):
                     super().__init__(convert_charrefs=True)
@@ -69,7 +70,8 @@ struct ParsedHTML: Decodable {
                     if self.stack and self.stack[-1][0] == tag:
                         self.stack.pop()
                         return
-                    self.mismatched.append("line %d: </%s> closes %s" % (self.getpos()[0], tag, ("<%s>" % self.stack[-1][0]) if self.stack else "nothing"))
+                    opened = ("<%s>" % self.stack[-1][0]) if self.stack else "nothing"
+                    self.mismatched.append("line %d: </%s> closes %s" % (self.getpos()[0], tag, opened))
                     for i in range(len(self.stack) - 1, -1, -1):
                         if self.stack[i][0] == tag:
                             del self.stack[i:]
@@ -148,7 +150,9 @@ func roomText(title: String, _ messages: [(Role, String)], attributes: [String] 
     for (k, (role, body)) in messages.enumerated() {
         let stamp = String(format: "2026-11-21T09:%02d:00+09:00", 31 + k)
         let extra = role == .assistant && !attributes.isEmpty ? " " + attributes.joined(separator: " ") : ""
-        text += "## \(role.icon) \(role.rawValue) · display <!-- \(stamp) m-TEST\(String(format: "%04d", k))\(extra) -->\n\n"
+        text +=
+            "## \(role.icon) \(role.rawValue) · display "
+                + "<!-- \(stamp) m-TEST\(String(format: "%04d", k))\(extra) -->\n\n"
         text += BodyEscaping.escape(body) + "\n\n"
     }
     return text + "<!-- vault:prompt · write your next message below this line, then run `vault chat` -->\n"

@@ -109,10 +109,13 @@ struct HTMLExportTests {
     func attachmentsEmbedded() throws {
         let (dir, vault) = try makeVault()
         // A 1×1 PNG.
-        let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")!
+        let png = Data(
+            base64Encoded:
+                "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")!
         try dir.write("attachments/ab12.png", Array(png))
         try dir.write("attachments/notes.txt", "text")
-        try FileManager.default.createSymbolicLink(atPath: dir.path + "/attachments/link.png", withDestinationPath: dir.path + "/vault.yml")
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.path + "/attachments/link.png", withDestinationPath: dir.path + "/vault.yml")
         let body = """
             ![dot](../attachments/ab12.png) ![again](<attachments/ab12.png>)
 
@@ -125,7 +128,8 @@ struct HTMLExportTests {
             "diary/2026/2026-11-21-pic.md",
             "---\ntitle: pic\ncreated: 2026-11-21T09:30:00+09:00\n---\n\n# x\n\n![dot](../../attachments/ab12.png)\n")
         let items = [
-            try ExportItem(.room("rooms/pic.md"), in: vault), try ExportItem(.diaryEntry("diary/2026/2026-11-21-pic.md"), in: vault),
+            try ExportItem(.room("rooms/pic.md"), in: vault),
+            try ExportItem(.diaryEntry("diary/2026/2026-11-21-pic.md"), in: vault),
         ]
         let export = Exporter(vault: vault).html(items)
         let page = try ParsedHTML.parse(export.html)
@@ -133,9 +137,13 @@ struct HTMLExportTests {
         #expect(page.dataImages == [expected, expected, expected])
         #expect(
             Set(page.otherImages)
-                == ["../attachments/missing.png", "https://example.com/x.png", "../attachments/../vault.yml", "../attachments/link.png", "../attachments/notes.txt"])
+                == [
+                    "../attachments/missing.png", "https://example.com/x.png", "../attachments/../vault.yml",
+                    "../attachments/link.png", "../attachments/notes.txt",
+                ])
         #expect(export.warnings.count == 2)
-        #expect(export.warnings.contains { $0.path == "rooms/pic.md" && $0.message.contains("attachments/missing.png") })
+        #expect(
+            export.warnings.contains { $0.path == "rooms/pic.md" && $0.message.contains("attachments/missing.png") })
         #expect(export.warnings.contains { $0.message.contains("notes.txt") })
         #expect(!export.html.contains("vault-attachment-"))
     }

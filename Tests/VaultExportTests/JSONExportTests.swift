@@ -40,7 +40,9 @@ struct JSONExportTests {
                 #expect(Array(body.utf8) == Array(entry.body.utf8), "\(entry.path)")
                 // Independently of the parser: the file ends with exactly these bytes.
                 let file = try dir.read(entry.path)
-                #expect(file.count >= body.utf8.count && Array(file.suffix(body.utf8.count)) == Array(body.utf8), "\(entry.path)")
+                #expect(
+                    file.count >= body.utf8.count && Array(file.suffix(body.utf8.count)) == Array(body.utf8),
+                    "\(entry.path)")
                 #expect(json["date"] as? String == (entry.day ?? day)?.description)
                 #expect(json["title"] as? String == entry.title)
                 #expect(json["tags"] as? [String] == entry.tags)
@@ -60,7 +62,9 @@ struct JSONExportTests {
                     #expect(m["id"] as? String == message.id)
                     #expect(m["role"] as? String == message.role.rawValue)
                     #expect(m["time"] as? String == message.timestamp.text)
-                    #expect(Array(((m["body"] as? String) ?? "").utf8) == Array(message.body.utf8), "\(room.path) \(message.id)")
+                    #expect(
+                        Array(((m["body"] as? String) ?? "").utf8) == Array(message.body.utf8),
+                        "\(room.path) \(message.id)")
                     #expect(m["model"] as? String == message.header.attribute("model"))
                     #expect(m["provider"] as? String == message.header.attribute("provider"))
                     if message.role == .user { #expect(!m.keys.contains("model") && !m.keys.contains("status")) }

@@ -13,7 +13,8 @@ import VaultTestSupport
         try append("author: Test Person <test@example.com>\n", to: "vault.yml", in: dir)
         // An empty HOME: the author can only come from vault.yml.
         let home = TemporaryDirectory("vault-home")
-        let r = try runVault(["chat", offlineRoom, "hello"], in: dir.path, environment: noIdentityEnvironment(home: home.path))
+        let r = try runVault(
+            ["chat", offlineRoom, "hello"], in: dir.path, environment: noIdentityEnvironment(home: home.path))
         expectSucceeded(r)
         #expect(!r.stderr.contains("warning"), "a warning although vault.yml names the author: \(r.stderr)")
         let all = try authors(dir.path)
@@ -39,10 +40,12 @@ import VaultTestSupport
         let home = TemporaryDirectory("vault-home")
         let parent = TemporaryDirectory("vault-noid")
         let env = noIdentityEnvironment(home: home.path)
-        let r = try runVault(["init", "v", "--locale", "en_US", "--time-zone", "UTC"], in: parent.path, environment: env)
+        let r = try runVault(
+            ["init", "v", "--locale", "en_US", "--time-zone", "UTC"], in: parent.path, environment: env)
         expectSucceeded(r)
         #expect(r.stderr.contains("warning"), "no warning on stderr: \(r.stderr)")
-        #expect(r.stderr.contains("vault <vault@localhost>"), "the warning does not name the default author: \(r.stderr)")
+        #expect(
+            r.stderr.contains("vault <vault@localhost>"), "the warning does not name the default author: \(r.stderr)")
         let vault = parent.path + "/v"
         #expect(try authors(vault) == ["vault <vault@localhost>|vault <vault@localhost>"])
 

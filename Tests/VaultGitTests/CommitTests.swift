@@ -20,7 +20,9 @@ import VaultTestSupport
         }
         // A root commit: no parent.
         #expect(try git(["rev-list", "--parents", "-n", "1", "HEAD"], in: dir.path).split(separator: " ").count == 1)
-        #expect(try git(["rev-parse", "--show-toplevel"], in: dir.path) == dir.path + "\n", "the vault is not the root of its repository")
+        #expect(
+            try git(["rev-parse", "--show-toplevel"], in: dir.path) == dir.path + "\n",
+            "the vault is not the root of its repository")
         try expectRepositoryClean(dir.path)
     }
 
@@ -42,7 +44,9 @@ import VaultTestSupport
         // The init commit sits on top of the old history, which is unchanged.
         let parent = try git(["rev-parse", "HEAD~1"], in: dir.path).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(parent == oldHead)
-        #expect(try git(["log", "--format=%an <%ae>", "HEAD~1"], in: dir.path) == "Git CLI <cli@example.com>\nGit CLI <cli@example.com>\n")
+        #expect(
+            try git(["log", "--format=%an <%ae>", "HEAD~1"], in: dir.path)
+                == "Git CLI <cli@example.com>\nGit CLI <cli@example.com>\n")
         #expect(try treeFiles("HEAD", in: dir.path) == [".gitattributes", ".gitignore", "notes.txt", "vault.yml"])
         #expect(try changedPaths("HEAD", in: dir.path) == ["A .gitattributes", "M .gitignore", "A vault.yml"])
         // The existing .gitignore is kept and gets `.vault/` added.
@@ -183,7 +187,9 @@ import VaultTestSupport
         // The sent text is now a user message, and the file ends with the prompt marker.
         let final = try dir.readText(path)
         let lines = final.split(separator: "\n")
-        #expect(lines.last.map { $0.hasPrefix("<!-- vault:prompt") } == true, "the file does not end with the prompt marker")
+        #expect(
+            lines.last.map { $0.hasPrefix("<!-- vault:prompt") } == true, "the file does not end with the prompt marker"
+        )
         let userHeaders = lines.compactMap { parseHeaderLine(String($0)) }.filter { $0.role == "user" }
         #expect(userHeaders.count == 2)
         #expect(try gitBytes("HEAD:" + path, in: dir.path) == dir.read(path))

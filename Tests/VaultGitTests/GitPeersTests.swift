@@ -34,20 +34,26 @@ import VaultTestSupport
 
         try Self.gitOK(["push", server.url("notes"), "main"], in: work.path, server.environment())
         let clone = TemporaryDirectory("http-clone")
-        try Self.gitOK(["clone", "--quiet", server.url("notes"), clone.path + "/c"], in: clone.path, server.environment())
+        try Self.gitOK(
+            ["clone", "--quiet", server.url("notes"), clone.path + "/c"], in: clone.path, server.environment())
         #expect(try clone.readText("c/notes.md") == "# 부산 여행 🌊\n첫째 날\n")
-        #expect(try gitCLI(["rev-parse", "main"], in: root.path + "/notes.git") == gitCLI(["rev-parse", "HEAD"], in: work.path))
+        #expect(
+            try gitCLI(["rev-parse", "main"], in: root.path + "/notes.git")
+                == gitCLI(["rev-parse", "HEAD"], in: work.path))
 
         // git asked without credentials first, was told 401, then came back with the token.
         let requests = server.requests()
-        #expect(requests.contains { $0.hasPrefix("GET /notes.git/info/refs?service=git-receive-pack 401 user=-") }, "\(requests)")
+        #expect(
+            requests.contains { $0.hasPrefix("GET /notes.git/info/refs?service=git-receive-pack 401 user=-") },
+            "\(requests)")
         #expect(requests.contains { $0.hasPrefix("POST /notes.git/git-receive-pack 200 user=vault") }, "\(requests)")
         #expect(requests.contains { $0.hasPrefix("POST /notes.git/git-upload-pack 200 user=vault") }, "\(requests)")
 
         // The token in the URL works as well.
         let second = TemporaryDirectory("http-clone-url")
         try Self.gitOK(
-            ["clone", "--quiet", server.url("notes", user: "me", password: "tok-3f9a'\"$x"), second.path + "/c"], in: second.path,
+            ["clone", "--quiet", server.url("notes", user: "me", password: "tok-3f9a'\"$x"), second.path + "/c"],
+            in: second.path,
             server.environment(password: nil))
         #expect(try second.readText("c/notes.md") == "# 부산 여행 🌊\n첫째 날\n")
     }
@@ -58,15 +64,19 @@ import VaultTestSupport
         let server = try GitHTTPServer(root: root.path, token: "right-token")
         let work = try Self.workRepository()
 
-        let wrong = try gitRun(["push", server.url("notes"), "main"], in: work.path, environment: server.environment(password: "wrong-token"))
+        let wrong = try gitRun(
+            ["push", server.url("notes"), "main"], in: work.path,
+            environment: server.environment(password: "wrong-token"))
         #expect(wrong.status != 0)
         #expect(wrong.stderr.contains("Authentication failed"), "\(wrong.stderr)")
 
-        let none = try gitRun(["push", server.url("notes"), "main"], in: work.path, environment: server.environment(password: nil))
+        let none = try gitRun(
+            ["push", server.url("notes"), "main"], in: work.path, environment: server.environment(password: nil))
         #expect(none.status != 0)
         #expect(none.stderr.contains("terminal prompts disabled"), "\(none.stderr)")
 
-        let fetch = try gitRun(["ls-remote", server.url("notes")], in: work.path, environment: server.environment(password: "wrong-token"))
+        let fetch = try gitRun(
+            ["ls-remote", server.url("notes")], in: work.path, environment: server.environment(password: "wrong-token"))
         #expect(fetch.status != 0)
 
         // Every request was answered 401, and nothing arrived.
@@ -83,7 +93,8 @@ import VaultTestSupport
         let work = try Self.workRepository()
         try Self.gitOK(["push", server.url("notes.git"), "main"], in: work.path, server.environment())
         let clone = TemporaryDirectory("http-clone")
-        try Self.gitOK(["clone", "--quiet", server.url("notes"), clone.path + "/c"], in: clone.path, server.environment())
+        try Self.gitOK(
+            ["clone", "--quiet", server.url("notes"), clone.path + "/c"], in: clone.path, server.environment())
         #expect(try clone.readText("c/notes.md") == "# 부산 여행 🌊\n첫째 날\n")
     }
 
@@ -100,11 +111,15 @@ import VaultTestSupport
         try gitCLI(["add", "attachments/big.bin"], in: work.path)
         try gitCLI(["commit", "--quiet", "-m", "big"], in: work.path)
         try Self.gitOK(["push", server.url("notes"), "main"], in: work.path, server.environment())
-        #expect(server.requests().contains { $0.hasPrefix("POST /notes.git/git-receive-pack 200") && $0.contains("chunked=yes") }, "\(server.requests())")
+        #expect(
+            server.requests().contains {
+                $0.hasPrefix("POST /notes.git/git-receive-pack 200") && $0.contains("chunked=yes")
+            }, "\(server.requests())")
 
         // The clone gains 40 commits the server does not have, then fetches a new one.
         let clone = TemporaryDirectory("http-clone")
-        try Self.gitOK(["clone", "--quiet", server.url("notes"), clone.path + "/c"], in: clone.path, server.environment())
+        try Self.gitOK(
+            ["clone", "--quiet", server.url("notes"), clone.path + "/c"], in: clone.path, server.environment())
         #expect(try clone.read("c/attachments/big.bin") == big)
         // One fast-import run instead of 80 git processes. The commits are newer than the
         // clone's tip: git offers `have`s newest first, so they come before the common one.
@@ -112,7 +127,9 @@ import VaultTestSupport
         var stream = ""
         for i in 0..<40 {
             let file = "local \(i)\n"
-            stream += "commit refs/heads/main\ncommitter Git CLI <cli@example.com> \(now + i) +0000\ndata 8\nlocal \(i < 10 ? "0" : "")\(i)\n"
+            stream +=
+                "commit refs/heads/main\ncommitter Git CLI <cli@example.com> \(now + i) +0000\n"
+                    + "data 8\nlocal \(i < 10 ? "0" : "")\(i)\n"
             if i == 0 { stream += "from refs/heads/main^0\n" }
             stream += "M 100644 inline local.md\ndata \(file.utf8.count)\n\(file)\n"
         }
@@ -121,8 +138,13 @@ import VaultTestSupport
         try gitCLI(["commit", "--quiet", "--allow-empty", "-m", "remote"], in: work.path)
         try Self.gitOK(["push", server.url("notes"), "main"], in: work.path, server.environment())
         try Self.gitOK(["fetch", "--quiet", "origin"], in: clone.path + "/c", server.environment())
-        #expect(try gitCLI(["rev-parse", "origin/main"], in: clone.path + "/c") == gitCLI(["rev-parse", "main"], in: work.path))
-        #expect(server.requests().contains { $0.hasPrefix("POST /notes.git/git-upload-pack 200") && $0.contains("encoding=gzip") }, "\(server.requests())")
+        #expect(
+            try gitCLI(["rev-parse", "origin/main"], in: clone.path + "/c")
+                == gitCLI(["rev-parse", "main"], in: work.path))
+        #expect(
+            server.requests().contains {
+                $0.hasPrefix("POST /notes.git/git-upload-pack 200") && $0.contains("encoding=gzip")
+            }, "\(server.requests())")
     }
 
     // MARK: SSH
@@ -169,7 +191,9 @@ import VaultTestSupport
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["ssh"] + arguments + ["-G", SSHPeer.alias]
-            process.environment = ["HOME": peer.home, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+            process.environment = [
+                "HOME": peer.home, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            ]
             let r = try run(process)
             try #require(r.status == 0, "\(r.stderr)")
             return r.stdout.split(separator: "\n").first { $0.hasPrefix("hostname ") }.map(String.init) ?? ""
@@ -192,7 +216,8 @@ import VaultTestSupport
         let fetch = try gitRun(["fetch", peer.url(bare)], in: work.path, environment: peer.environment())
         #expect(fetch.status != 0)
         #expect(
-            fetch.stderr.contains("Host key verification failed") || fetch.stderr.contains("REMOTE HOST IDENTIFICATION HAS CHANGED"),
+            fetch.stderr.contains("Host key verification failed")
+                || fetch.stderr.contains("REMOTE HOST IDENTIFICATION HAS CHANGED"),
             "\(fetch.stderr)")
         #expect(try gitRun(["fetch", peer.sshURL(bare)], in: work.path, environment: peer.environment()).status != 0)
 

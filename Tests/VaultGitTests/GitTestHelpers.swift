@@ -94,7 +94,9 @@ func commitCount(_ directory: String) throws -> Int {
 
 /// The paths a commit changed, with their status letter (`A rooms/x.md`), from `git show`.
 func changedPaths(_ revision: String, in directory: String) throws -> [String] {
-    try git(["-c", "core.quotePath=false", "show", "--format=", "--name-status", "--no-renames", revision], in: directory)
+    try git(
+        ["-c", "core.quotePath=false", "show", "--format=", "--name-status", "--no-renames", revision], in: directory
+    )
         .split(separator: "\n").map { $0.replacingOccurrences(of: "\t", with: " ") }
 }
 
@@ -138,12 +140,16 @@ func expectRepositoryClean(_ directory: String, sourceLocation: SourceLocation =
 
 /// A user-facing failure: non-zero exit, `vault: error:` on stderr holding every fragment.
 func expectFailure(_ result: RunResult, _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(result.status != 0, "expected a failure, got status 0; stdout: \(result.stdout)", sourceLocation: sourceLocation)
+    #expect(
+        result.status != 0, "expected a failure, got status 0; stdout: \(result.stdout)", sourceLocation: sourceLocation
+    )
     #expect(
         result.stderr.contains("vault: error: "), "stderr has no 'vault: error: ': \(result.stderr)",
         sourceLocation: sourceLocation)
     for fragment in fragments {
-        #expect(result.stderr.contains(fragment), "stderr lacks \"\(fragment)\": \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            result.stderr.contains(fragment), "stderr lacks \"\(fragment)\": \(result.stderr)",
+            sourceLocation: sourceLocation)
     }
     #expect(!result.stderr.contains("Fatal error"), "crashed: \(result.stderr)", sourceLocation: sourceLocation)
 }

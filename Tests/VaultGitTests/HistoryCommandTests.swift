@@ -180,7 +180,8 @@ import VaultTestSupport
         #expect(all.count == 6)
         #expect(shown.count == all.count, "vault log shows \(shown.count) lines for \(all.count) commits:\n\(r.stdout)")
         for (i, line) in shown.enumerated() where i < all.count {
-            #expect(line.hasPrefix(String(all[i].prefix(7)) + " "), "line \(i) does not start with the short id: \(line)")
+            #expect(
+                line.hasPrefix(String(all[i].prefix(7)) + " "), "line \(i) does not start with the short id: \(line)")
             #expect(line.hasSuffix(" " + messages[i]), "line \(i) does not end with the message: \(line)")
         }
         #expect(
@@ -208,7 +209,8 @@ import VaultTestSupport
         }
         let o = try runVault(["log", "other"], in: dir.path)
         expectSucceeded(o)
-        #expect(lines(o.stdout).map { String($0.prefix(7)) } == (try ids(dir, ["--", other]).map { String($0.prefix(7)) }))
+        #expect(
+            lines(o.stdout).map { String($0.prefix(7)) } == (try ids(dir, ["--", other]).map { String($0.prefix(7)) }))
         #expect(lines(o.stdout).count == 2)
     }
 
@@ -240,7 +242,8 @@ import VaultTestSupport
 
         let same = try runVault(["diff", "부산"], in: dir.path)
         expectSucceeded(same)
-        #expect(same.stdout.contains("the same as in the last commit"), "diff of an unchanged room says: \(same.stdout)")
+        #expect(
+            same.stdout.contains("the same as in the last commit"), "diff of an unchanged room says: \(same.stdout)")
         #expect(same.stdout.contains(String(try git(["rev-parse", "HEAD"], in: dir.path).prefix(7))))
         #expect(!same.stdout.contains("@@"))
 
@@ -266,7 +269,9 @@ import VaultTestSupport
 
         let r = try runVault(["diff", "부산", rev], in: dir.path)
         expectSucceeded(r)
-        let mine = lines(r.stdout).filter { ($0.hasPrefix("+") && !$0.hasPrefix("+++")) || ($0.hasPrefix("-") && !$0.hasPrefix("---")) }
+        let mine = lines(r.stdout).filter {
+            ($0.hasPrefix("+") && !$0.hasPrefix("+++")) || ($0.hasPrefix("-") && !$0.hasPrefix("---"))
+        }
         let theirs = lines(try git(["diff", rev, "--", busan], in: dir.path))
             .filter { ($0.hasPrefix("+") && !$0.hasPrefix("+++")) || ($0.hasPrefix("-") && !$0.hasPrefix("---")) }
         #expect(!mine.isEmpty)

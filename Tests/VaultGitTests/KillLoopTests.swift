@@ -70,7 +70,8 @@ import VaultTestSupport
             if try gitRun(["status", "--porcelain"], in: dir.path).stdout != "" { unclean += 1 }
         }
         print(
-            "kill loop seed \(seed): \(kills) kills, \(landed) in the middle of a command, \(locksLeft) left a git lock, "
+            "kill loop seed \(seed): \(kills) kills, \(landed) in the middle of a command, "
+                + "\(locksLeft) left a git lock, "
                 + "\(nextFailed) next commands failed, \(unclean) left files uncommitted"
         )
         #expect(nextFailed == 0)

@@ -61,7 +61,8 @@ import VaultTestSupport
             #expect(!subjects.contains { $0.hasPrefix("recover:") }, "\(subjects)")
         } else {
             #expect(
-                subjects.dropFirst().first == "recover: \(room) (left uncommitted by `vault chat`, which stopped before its commit)",
+                subjects.dropFirst().first
+                    == "recover: \(room) (left uncommitted by `vault chat`, which stopped before its commit)",
                 "\(subjects)")
             #expect(try commitCount(dir.path) == commits + 2, "\(subjects)")
         }
@@ -80,9 +81,12 @@ import VaultTestSupport
         expectSucceeded(try runVault(["chat", "other-room", "hi"], in: dir.path))
         let subjects = try subjects(dir.path)
         #expect(
-            subjects.contains("recover: rooms/killed-room.md (left uncommitted by `vault room`, which stopped before its commit)"),
+            subjects.contains(
+                "recover: rooms/killed-room.md (left uncommitted by `vault room`, which stopped before its commit)"),
             "\(subjects)")
-        #expect(subjects.contains("recover: \(room) (left uncommitted by `vault rm`, which stopped before its commit)"), "\(subjects)")
+        #expect(
+            subjects.contains("recover: \(room) (left uncommitted by `vault rm`, which stopped before its commit)"),
+            "\(subjects)")
         #expect(try treeFiles("HEAD", in: dir.path).contains("rooms/killed-room.md"))
         #expect(try !treeFiles("HEAD", in: dir.path).contains(room))
         try expectNothingLeft(dir)
@@ -106,7 +110,9 @@ import VaultTestSupport
         expectSucceeded(unlock)
         #expect(unlock.stdout.contains("removed \(lock)"), "\(unlock.stdout)")
         #expect(unlock.stdout.contains("committed \(room)"), "\(unlock.stdout)")
-        #expect(try subjects(dir.path).first == "recover: \(room) (left uncommitted by `vault chat`, which stopped before its commit)")
+        #expect(
+            try subjects(dir.path).first
+                == "recover: \(room) (left uncommitted by `vault chat`, which stopped before its commit)")
         try expectNothingLeft(dir)
     }
 

@@ -38,7 +38,8 @@ import VaultTestSupport
     /// The compressed stream of the file in the loose object of the blob at `rev:path`: what
     /// follows the zlib header and the stored block holding "blob <size>\0".
     func objectFile(_ dir: TemporaryDirectory, _ rev: String) throws -> [UInt8] {
-        let id = try git(["rev-parse", "\(rev):\(LargeBlobTests.path)"], in: dir.path).trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try git(["rev-parse", "\(rev):\(LargeBlobTests.path)"], in: dir.path).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let object = try dir.read(".git/objects/\(id.prefix(2))/\(id.dropFirst(2))")
         try #require(object.count > 7 && object[2] == 0, "not written by vault's blob writer")
         let headerLength = Int(object[3]) | Int(object[4]) << 8
@@ -53,7 +54,9 @@ import VaultTestSupport
 
     func expectCommitted(_ dir: TemporaryDirectory, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let committed = try gitBytes("HEAD:" + LargeBlobTests.path, in: dir.path)
-        #expect(committed == (try dir.read(LargeBlobTests.path)), "git does not read back the file", sourceLocation: sourceLocation)
+        #expect(
+            committed == (try dir.read(LargeBlobTests.path)), "git does not read back the file",
+            sourceLocation: sourceLocation)
         #expect(try git(["fsck", "--strict", "--no-dangling"], in: dir.path).isEmpty, sourceLocation: sourceLocation)
         try expectRepositoryClean(dir.path, sourceLocation: sourceLocation)
     }
@@ -72,7 +75,9 @@ import VaultTestSupport
             try expectCommitted(dir)
             // All but the last piece of the old version's compressed stream is the same bytes.
             let after = try objectFile(dir, "HEAD")
-            #expect(commonPrefix(before, after) > before.count * 8 / 10, "round \(round): \(commonPrefix(before, after)) of \(before.count)")
+            #expect(
+                commonPrefix(before, after) > before.count * 8 / 10,
+                "round \(round): \(commonPrefix(before, after)) of \(before.count)")
             #expect(after.count < bytes.count, "compressed")
         }
         // Each version is whole in history.
@@ -144,7 +149,8 @@ import VaultTestSupport
         try dir.write(LargeBlobTests.path, bytes)
         try history.commit([LargeBlobTests.path], message: "one")
         let facts = try #require(FileFacts.current(root: dir.path, relative: LargeBlobTests.path))
-        let head = try git(["rev-parse", "HEAD:" + LargeBlobTests.path], in: dir.path).trimmingCharacters(in: .whitespacesAndNewlines)
+        let head = try git(["rev-parse", "HEAD:" + LargeBlobTests.path], in: dir.path).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(facts.blob == head)
         try history.prepare([LargeBlobTests.path])
         #expect(try commitCount(dir.path) == 2, "nothing to commit")

@@ -18,7 +18,9 @@ import VaultTestSupport
         while inFolder() < perFolder {
             for k in 0..<1500 { try dir.write("notes/\(round)/\(k).txt", "note \(round) \(k)\n") }
             try git(["add", "notes"], in: dir.path)
-            try git(["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "notes \(round)"], in: dir.path)
+            try git(
+                ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "notes \(round)"],
+                in: dir.path)
             round += 1
         }
         try git(["config", "gc.auto", String(limit)], in: dir.path)

@@ -12,7 +12,9 @@ import VaultTestSupport
 
         let r = try runVault(["chat", offlineRoom, "첫 질문입니다"], in: dir.path)
         expectSucceeded(r)
-        #expect(r.stderr.contains("made a git repository in \(dir.path)"), "stderr does not say a repository was made: \(r.stderr)")
+        #expect(
+            r.stderr.contains("made a git repository in \(dir.path)"),
+            "stderr does not say a repository was made: \(r.stderr)")
 
         #expect(try subjects(dir.path) == ["chat: \(offlineRoomTitle) (+2 messages)", "init: vault"])
         // The first commit holds every file of the copied vault, byte for byte, and nothing else.

@@ -80,10 +80,14 @@ import VaultTestSupport
     @Test(arguments: [true, false]) func initNamesTheOuterRepository(folderExists: Bool) throws {
         let outer = TemporaryDirectory("vault-outer")
         try gitCLI(["init", "-q", "-b", "main"], in: outer.path)
-        if folderExists { try FileManager.default.createDirectory(atPath: outer.path + "/journal", withIntermediateDirectories: true) }
+        if folderExists {
+            try FileManager.default.createDirectory(atPath: outer.path + "/journal", withIntermediateDirectories: true)
+        }
         let r = try runVault(["init", "journal", "--locale", "en_US", "--time-zone", "UTC"], in: outer.path)
         expectSucceeded(r)
-        #expect(r.stderr.contains("inside the git repository \(outer.path)"), "init does not mention the outer repository: \(r.stderr)")
+        #expect(
+            r.stderr.contains("inside the git repository \(outer.path)"),
+            "init does not mention the outer repository: \(r.stderr)")
         #expect(try git(["rev-parse", "--show-toplevel"], in: outer.path + "/journal") == outer.path + "/journal\n")
     }
 
@@ -109,7 +113,8 @@ import VaultTestSupport
 
         let forced = try runVault(["unlock", "--force"], in: dir.path)
         expectSucceeded(forced)
-        #expect(forced.stdout.contains("removed \(lock)"), "unlock --force does not say what it removed: \(forced.stdout)")
+        #expect(
+            forced.stdout.contains("removed \(lock)"), "unlock --force does not say what it removed: \(forced.stdout)")
         #expect(!FileManager.default.fileExists(atPath: lock))
 
         let chat = try runVault(["chat", offlineRoom, "hello"], in: dir.path)
@@ -158,7 +163,8 @@ import VaultTestSupport
     /// Two branches that change the same line of `rooms/부산-여행.md`; returns the other branch's name.
     private func conflictingBranches(in dir: TemporaryDirectory) throws -> String {
         let path = "rooms/부산-여행.md"
-        let main = try git(["symbolic-ref", "--short", "HEAD"], in: dir.path).trimmingCharacters(in: .whitespacesAndNewlines)
+        let main = try git(["symbolic-ref", "--short", "HEAD"], in: dir.path).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         try gitCLI(["switch", "-q", "-c", "side"], in: dir.path)
         try append("written on the side branch\n", to: path, in: dir)
         try gitCLI(["commit", "-q", "-am", "side: edit"], in: dir.path)
@@ -196,7 +202,8 @@ import VaultTestSupport
 
     @Test func aRebaseInProgressIsRefused() throws {
         let dir = try sampleVaultWithHistory()
-        let main = try git(["symbolic-ref", "--short", "HEAD"], in: dir.path).trimmingCharacters(in: .whitespacesAndNewlines)
+        let main = try git(["symbolic-ref", "--short", "HEAD"], in: dir.path).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let side = try conflictingBranches(in: dir)
         try gitCLI(["switch", "-q", side], in: dir.path)
         let rebase = try gitRun(["rebase", main], in: dir.path)

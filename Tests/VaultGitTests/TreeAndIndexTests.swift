@@ -42,7 +42,8 @@ import VaultTestSupport
         for name in ["rooms/b.md", "rooms/a.md", "rooms/a-b.md", "rooms/a.md.bak.md", "diary/2026/x.md"] {
             try dir.write(name, "first \(name)\n")
         }
-        try history.commit(["rooms/b.md", "rooms/a.md", "rooms/a-b.md", "rooms/a.md.bak.md", "diary/2026/x.md"], message: "add")
+        try history.commit(
+            ["rooms/b.md", "rooms/a.md", "rooms/a-b.md", "rooms/a.md.bak.md", "diary/2026/x.md"], message: "add")
         try dir.write("rooms/a.md", "second\n")
         try dir.write("diary/2027/01/y.md", "new folder twice over\n")
         try FileManager.default.removeItem(atPath: root + "/rooms/b.md")
@@ -75,7 +76,8 @@ import VaultTestSupport
         try history.commit(["diary/2026/only.md"], message: "add")
         try FileManager.default.removeItem(atPath: root + "/diary/2026/only.md")
         try history.commit(["diary/2026/only.md"], message: "rm")
-        #expect(try git(["ls-tree", "-r", "--name-only", "HEAD"], in: root) == ".gitattributes\n.gitignore\nvault.yml\n")
+        #expect(
+            try git(["ls-tree", "-r", "--name-only", "HEAD"], in: root) == ".gitattributes\n.gitignore\nvault.yml\n")
         #expect(try git(["fsck", "--strict"], in: root) == "")
         #expect(try git(["status", "--porcelain"], in: root) == "")
     }
@@ -98,18 +100,23 @@ import VaultTestSupport
             let id = try git(["rev-parse", spec], in: root).trimmingCharacters(in: .whitespacesAndNewlines)
             let path = root + "/.git/objects/" + id.prefix(2) + "/" + id.dropFirst(2)
             let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
-            let contentSize = try #require(Int(try git(["cat-file", "-s", id], in: root).trimmingCharacters(in: .whitespacesAndNewlines)))
+            let contentSize = try #require(
+                Int(try git(["cat-file", "-s", id], in: root).trimmingCharacters(in: .whitespacesAndNewlines)))
             return (path, size, contentSize)
         }
         let tree = try objectFile("HEAD:rooms")
-        #expect(tree.size > tree.contentSize, "the rooms tree was compressed: \(tree.size) of \(tree.contentSize) bytes")
+        #expect(
+            tree.size > tree.contentSize, "the rooms tree was compressed: \(tree.size) of \(tree.contentSize) bytes")
         let blob = try objectFile("HEAD:rooms/room-7.md")
-        #expect(blob.size * 4 < blob.contentSize, "the blob was not compressed: \(blob.size) of \(blob.contentSize) bytes")
+        #expect(
+            blob.size * 4 < blob.contentSize, "the blob was not compressed: \(blob.size) of \(blob.contentSize) bytes")
         // Read-only files, like git's.
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: tree.path)[.posixPermissions] as? Int)
         #expect(mode == 0o444)
         // git reads every object back as written, and finds nothing wrong.
-        #expect(try git(["show", "HEAD:rooms/room-7.md"], in: root) == String(repeating: "같은 말을 여러 번 되풀이하는 방 7\n", count: 40))
+        #expect(
+            try git(["show", "HEAD:rooms/room-7.md"], in: root)
+                == String(repeating: "같은 말을 여러 번 되풀이하는 방 7\n", count: 40))
         #expect(try git(["ls-tree", "--name-only", "HEAD:rooms"], in: root).split(separator: "\n").count == 300)
         #expect(try git(["fsck", "--strict", "--full"], in: root) == "")
         // No temporary files are left in the object folders.
@@ -121,7 +128,9 @@ import VaultTestSupport
         try history.commit(["rooms/room-7.md"], message: "change")
         try dir.write("rooms/room-7.md", String(repeating: "같은 말을 여러 번 되풀이하는 방 7\n", count: 40))
         try history.commit(["rooms/room-7.md"], message: "back")
-        let after = try FileManager.default.subpathsOfDirectory(atPath: root + "/.git/objects").filter { !$0.hasSuffix("/") }
+        let after = try FileManager.default.subpathsOfDirectory(atPath: root + "/.git/objects").filter {
+            !$0.hasSuffix("/")
+        }
         // change: blob, rooms tree, root tree, commit (+ up to one new fan-out folder each);
         // back: the old blob and both old trees exist, so only the commit is new.
         #expect(after.count <= count + 4 * 2 + 1 * 2, "\(after.count - count) new entries")

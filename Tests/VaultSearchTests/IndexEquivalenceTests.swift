@@ -18,7 +18,8 @@ import VaultTestSupport
 
     func corpus(_ dir: TemporaryDirectory, seed: UInt64) throws {
         var random = SeededRandom(seed: seed)
-        try dir.write("vault.yml", VaultConfig.initialText(locale: "ko_KR", timeZone: TimeZone(identifier: "Asia/Seoul")!))
+        try dir.write(
+            "vault.yml", VaultConfig.initialText(locale: "ko_KR", timeZone: TimeZone(identifier: "Asia/Seoul")!))
         for k in 0..<120 {
             var lines: [String] = []
             for _ in 0..<Int.random(in: 3...25, using: &random) {
@@ -26,14 +27,17 @@ import VaultTestSupport
                     (0..<Int.random(in: 1...8, using: &random)).map { _ in Self.words.randomElement(using: &random)! }
                         .joined(separator: Bool.random(using: &random) ? " " : ""))
             }
-            var text = "---\ntitle: 방 \(k)\ncreated: 2026-11-01T10:00:00+09:00\n---\n\n" + lines.joined(separator: "\n") + "\n"
+            var text =
+                "---\ntitle: 방 \(k)\ncreated: 2026-11-01T10:00:00+09:00\n---\n\n" + lines.joined(separator: "\n") + "\n"
             if k % 7 == 0 { text = text.decomposedStringWithCanonicalMapping }
             if k % 5 == 0 { text = text.replacingOccurrences(of: "\n", with: "\r\n") }
             // Some names in NFD, as a Mac writes them.
             var name = "방-\(k)-\(Self.words[k % Self.words.count])"
             if k % 3 == 0 { name = name.decomposedStringWithCanonicalMapping }
             let folder = k % 2 == 0 ? "rooms" : "diary/2026"
-            let file = folder == "rooms" ? "\(folder)/\(name).md" : "\(folder)/2026-11-\(String(format: "%02d", k % 28 + 1))-\(name).md"
+            let file =
+                folder == "rooms"
+                ? "\(folder)/\(name).md" : "\(folder)/2026-11-\(String(format: "%02d", k % 28 + 1))-\(name).md"
             try dir.write(file, text)
         }
         try dir.write("rooms/not-utf8.md", Array("---\ntitle: x\n---\n\n부산 바다 ".utf8) + [0xFF, 0xFE, 0x0A])

@@ -140,9 +140,9 @@ import Glibc
             index.racyMargin = 0
             _ = try index.refresh(vault.files())
             #expect(try index.refresh(vault.files()) == .init(read: 0, indexed: 0, removed: 0, invalidUTF8: []))
-            // A new tick of the file system's clock, so every change below gets a new time.
-            usleep(50_000)
             let path = vault.dir.path
+            // A new tick of the file system's clock, so every change below gets a new time.
+            try waitForTheFileSystemClock(past: vault.files().map { path + "/" + $0 }, probeIn: path)
             // Edited by hand, keeping its size, its modification time set back as it was.
             var before = stat()
             #expect(stat(path + "/rooms/berlin.md", &before) == 0)

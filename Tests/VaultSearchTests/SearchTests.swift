@@ -215,6 +215,10 @@ func hitLines(_ results: SearchResults) -> [String] {
         let r = try search(dir) { $0.pattern = "찾는 말" }
         let hits = try #require(r.items.first { $0.path == "rooms/긴-방.md" }).hits
         #expect(hits.map(\.line) == expected)
-        #expect(hits.map { $0.message?.id } == expected.indices.map { "m-" + String(format: "%012d", $0 * 100).replacingOccurrences(of: "0", with: "A") })
+        #expect(
+            hits.map { $0.message?.id }
+                == expected.indices.map {
+                    "m-" + String(format: "%012d", $0 * 100).replacingOccurrences(of: "0", with: "A")
+                })
     }
 }

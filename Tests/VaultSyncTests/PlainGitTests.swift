@@ -11,7 +11,10 @@ import VaultTestSupport
     private func gitPull(_ w: SyncWorld, _ machine: String, path: String) throws -> (status: Int32, out: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "pull", "--no-rebase", "--no-edit", "origin", "main"]
+        p.arguments = [
+            "git", "-c", "user.name=T", "-c", "user.email=t@example.com", "pull", "--no-rebase", "--no-edit", "origin",
+            "main",
+        ]
         p.currentDirectoryURL = URL(fileURLWithPath: w.path(machine))
         var env = ProcessInfo.processInfo.environment
         env["PATH"] = path
@@ -52,7 +55,9 @@ import VaultTestSupport
         let check = try w.vault("desktop", ["check"])
         #expect(check.status == 1 && check.stderr.contains("in the middle of a git merge"), "\(check.stderr)")
         let status = try w.vault("desktop", ["status"])
-        #expect(status.stdout.contains("unfinished merge") && status.stdout.contains("conflicted: \(room)"), "\(status.stdout)")
+        #expect(
+            status.stdout.contains("unfinished merge") && status.stdout.contains("conflicted: \(room)"),
+            "\(status.stdout)")
         let r = try w.vault("desktop", ["resolve"])
         try w.expectOK(r)
         #expect(Set(try w.ids("desktop", room)) == want)
@@ -70,7 +75,8 @@ import VaultTestSupport
         let pulled = try gitPull(w, "desktop", path: SyncWorld.pathWithVault)
         #expect(pulled.status != 0)
         let text = try w.read("desktop", room)
-        let markerLine = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("<<<<<<<") })
+        let markerLine = try #require(
+            text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("<<<<<<<") })
         let check = try w.vault("desktop", ["check"])
         #expect(check.status == 1)
         #expect(check.stderr.contains("\(room):\(markerLine + 1): git left conflict markers"), "\(check.stderr)")
@@ -96,7 +102,9 @@ import VaultTestSupport
         _ = try git(["config", "--remove-section", "merge.vault"], in: w.path("desktop"))
         _ = try gitPull(w, "desktop", path: SyncWorld.pathWithVault)
         // The person commits the markers with plain git (what obsidian-git users end up doing).
-        _ = try git(["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-am", "merge"], in: w.path("desktop"))
+        _ = try git(
+            ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-am", "merge"],
+            in: w.path("desktop"))
         #expect(try w.read("desktop", room).contains("<<<<<<<"))
         try w.expectOK(w.vault("desktop", ["sync"]))
         #expect(Set(try w.ids("desktop", room)) == want)

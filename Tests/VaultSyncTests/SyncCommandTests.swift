@@ -13,7 +13,8 @@ import VaultTestSupport
         let desktop = w.path("desktop")
         #expect(try w.files("desktop") == w.files("laptop"))
         #expect(try git(["config", "merge.vault.driver"], in: desktop) == "vault merge-driver %O %A %B %P\n")
-        #expect(try String(contentsOfFile: desktop + "/.gitattributes", encoding: .utf8).contains("rooms/*.md merge=vault"))
+        #expect(
+            try String(contentsOfFile: desktop + "/.gitattributes", encoding: .utf8).contains("rooms/*.md merge=vault"))
         try w.chat("desktop", room, "clone에서 바로 대화")
         try w.expectHealthy("desktop")
         let remotes = try w.vault("desktop", ["remote"])
@@ -187,7 +188,8 @@ import VaultTestSupport
         let notVault = try w.vault("laptop", ["clone", notes, w.folder.path + "/y"], in: w.folder.path)
         #expect(notVault.status == 1 && notVault.stderr.contains("not a vault"), "\(notVault.stderr)")
         #expect(!FileManager.default.fileExists(atPath: w.folder.path + "/y"))
-        let typo = try w.vault("laptop", ["clone", w.folder.path + "/remote.gti", w.folder.path + "/z"], in: w.folder.path)
+        let typo = try w.vault(
+            "laptop", ["clone", w.folder.path + "/remote.gti", w.folder.path + "/z"], in: w.folder.path)
         #expect(typo.status == 1 && typo.stderr.contains("is not a git repository"), "\(typo.stderr)")
         #expect(!FileManager.default.fileExists(atPath: w.folder.path + "/z"))
     }

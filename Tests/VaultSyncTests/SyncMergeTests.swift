@@ -78,7 +78,8 @@ import VaultTestSupport
         let ours = try stamp("HEAD^1")  // the desktop's commit
         let theirs = try stamp("HEAD^2")  // the laptop's
         let laptopWins = theirs.time > ours.time || (theirs.time == ours.time && theirs.id > ours.id)
-        let (winner, loser) = laptopWins ? ("model-from-laptop", "model-from-desktop") : ("model-from-desktop", "model-from-laptop")
+        let (winner, loser) =
+            laptopWins ? ("model-from-laptop", "model-from-desktop") : ("model-from-desktop", "model-from-laptop")
         #expect(text.contains("model: \(winner)"))
         #expect(!text.contains(loser))
         #expect(text.components(separatedBy: "\nmodel:").count == 2, "one model key")
@@ -133,7 +134,8 @@ import VaultTestSupport
     @Test func renameOnOneSideEditOnTheOtherLandsInTheRenamedFile() throws {
         let w = try SyncWorld()
         let renamed = "rooms/독서-모임.md"
-        try FileManager.default.moveItem(atPath: w.path("laptop") + "/" + room, toPath: w.path("laptop") + "/" + renamed)
+        try FileManager.default.moveItem(
+            atPath: w.path("laptop") + "/" + room, toPath: w.path("laptop") + "/" + renamed)
         try w.chat("desktop", room, "이름이 바뀐 방에 들어갈 질문")
         try w.expectOK(w.vault("laptop", ["sync"]))
         try w.expectOK(w.vault("desktop", ["sync"]))

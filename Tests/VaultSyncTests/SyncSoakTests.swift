@@ -30,7 +30,9 @@ import VaultTestSupport
             for (path, bytes) in try w.files(m) {
                 switch VaultPath.kind(of: path) {
                 case .room:
-                    if let room = try? RoomFile(parsing: bytes, path: path) { seenMessages.formUnion(room.messages.map(\.id)) }
+                    if let room = try? RoomFile(parsing: bytes, path: path) {
+                        seenMessages.formUnion(room.messages.map(\.id))
+                    }
                 case .diaryEntry:
                     if let id = (try? DiaryFile(parsing: bytes, path: path))?.id { seenEntries.insert(id) }
                 default: break
@@ -43,7 +45,8 @@ import VaultTestSupport
             let m = machines[Int.random(in: 0..<machines.count, using: &random)]
             let files = try w.files(m)
             let rooms = files.keys.filter { VaultPath.kind(of: $0) == .room }.sorted()
-            let entries = files.keys.filter { VaultPath.kind(of: $0) == .diaryEntry && !$0.contains(".conflict-") }.sorted()
+            let entries = files.keys.filter { VaultPath.kind(of: $0) == .diaryEntry && !$0.contains(".conflict-") }
+                .sorted()
             let roll = Int.random(in: 0..<100, using: &random)
             let word = "w\(step)-\(m)"
             switch roll {
@@ -58,7 +61,8 @@ import VaultTestSupport
                 let lines = text.components(separatedBy: "\n")
                 let candidates = lines.indices.filter { i in
                     let l = lines[i]
-                    return !l.isEmpty && !l.hasPrefix("##") && !l.hasPrefix("<!--") && !l.hasPrefix("---") && !l.contains(":")
+                    return !l.isEmpty && !l.hasPrefix("##") && !l.hasPrefix("<!--") && !l.hasPrefix("---")
+                        && !l.contains(":")
                         && !l.hasPrefix("\\")
                 }
                 guard !candidates.isEmpty else { continue }
@@ -72,7 +76,12 @@ import VaultTestSupport
                 let day = 1 + Int.random(in: 0..<28, using: &random)
                 log.append("\(step) \(m) write diary 2026-10-\(day)")
                 try w.expectOK(
-                    w.vault(m, ["write", "일기 \(word)", "--date", String(format: "2026-10-%02d", day), "--body", "오늘의 일기 \(word)"]))
+                    w.vault(
+                        m,
+                        [
+                            "write", "일기 \(word)", "--date", String(format: "2026-10-%02d", day), "--body",
+                            "오늘의 일기 \(word)",
+                        ]))
             case 60..<70 where !entries.isEmpty:
                 let entry = entries[Int.random(in: 0..<entries.count, using: &random)]
                 log.append("\(step) \(m) edit \(entry)")
@@ -91,7 +100,8 @@ import VaultTestSupport
                 log.append("\(step) \(m) sync")
                 let r = try w.vault(m, ["sync"])
                 if r.status != 0 {
-                    Issue.record("sync failed at step \(step) on \(m): \(r.stderr)\n\(log.suffix(15).joined(separator: "\n"))")
+                    Issue.record(
+                        "sync failed at step \(step) on \(m): \(r.stderr)\n\(log.suffix(15).joined(separator: "\n"))")
                     return
                 }
             }
@@ -110,7 +120,9 @@ import VaultTestSupport
         let final = try w.files("laptop")
         for m in machines.dropFirst() {
             let other = try w.files(m)
-            #expect(other == final, "\(m) differs from laptop in \(Set(other.keys).symmetricDifference(final.keys).sorted()) / \(final.keys.filter { other[$0] != final[$0] }.sorted())")
+            let onlyOnOne = Set(other.keys).symmetricDifference(final.keys).sorted()
+            let different = final.keys.filter { other[$0] != final[$0] }.sorted()
+            #expect(other == final, "\(m) differs from laptop in \(onlyOnOne) / \(different)")
         }
         var messages = Set<String>()
         var entries = Set<String>()
@@ -129,9 +141,14 @@ import VaultTestSupport
         // What the run went through, for the soak script's log.
         let merges = try git(["rev-list", "--merges", "--count", "HEAD"], in: w.path("laptop"))
         let copies = final.keys.filter { $0.contains(".conflict-") }.count
-        let versions = final.values.reduce(0) { $0 + String(decoding: $1, as: UTF8.self).components(separatedBy: " conflict=m-").count - 1 }
+        let versions = final.values.reduce(0) {
+            $0 + String(decoding: $1, as: UTF8.self).components(separatedBy: " conflict=m-").count - 1
+        }
         print(
-            "soak seed \(seed): \(operations) operations, \(merges.trimmingCharacters(in: .whitespacesAndNewlines)) merge commits, "
-                + "\(messages.count) messages, \(entries.count) entries, \(copies) conflict copies, \(versions) conflicting message versions; nothing lost")
+            "soak seed \(seed): \(operations) operations, "
+                + "\(merges.trimmingCharacters(in: .whitespacesAndNewlines)) merge commits, "
+                + "\(messages.count) messages, \(entries.count) entries, \(copies) conflict copies, "
+                + "\(versions) conflicting message versions; nothing lost"
+        )
     }
 }

@@ -58,9 +58,14 @@ import Glibc
         // without credentials first (401), nothing else was refused.
         let requests = server.requests()
         for (verb, user) in [("git-receive-pack", "vault"), ("git-upload-pack", "desk"), ("git-receive-pack", "desk")] {
-            #expect(requests.contains { $0.hasPrefix("POST /notes.git/\(verb) 200 user=\(user) ") }, "\(verb) \(user): \(requests)")
+            #expect(
+                requests.contains { $0.hasPrefix("POST /notes.git/\(verb) 200 user=\(user) ") },
+                "\(verb) \(user): \(requests)")
         }
-        #expect(requests.allSatisfy { $0.contains(" 200 user=vault ") || $0.contains(" 200 user=desk ") || $0.contains(" 401 user=- ") }, "\(requests)")
+        #expect(
+            requests.allSatisfy {
+                $0.contains(" 200 user=vault ") || $0.contains(" 200 user=desk ") || $0.contains(" 401 user=- ")
+            }, "\(requests)")
 
         // The token is in no file of either vault (the remote URL included) and in no git
         // command line.
@@ -101,7 +106,8 @@ import Glibc
             #expect(try w.state("desktop") == before, "\(label) changed the vault")
         }
         // The wrong token is named as the one that was refused; without one, vault says to set it.
-        #expect(try w.vault("desktop", ["sync"], ["VAULT_GIT_TOKEN": "x"]).stderr.contains("the token in VAULT_GIT_TOKEN"))
+        #expect(
+            try w.vault("desktop", ["sync"], ["VAULT_GIT_TOKEN": "x"]).stderr.contains("the token in VAULT_GIT_TOKEN"))
         #expect(try w.vault("desktop", ["sync"]).stderr.contains("set VAULT_GIT_TOKEN"))
 
         // A refused clone leaves no folder behind, and empties a folder it was given.
@@ -110,11 +116,13 @@ import Glibc
             #expect(r.status == 1, "\(label): \(r.stderr)")
             let line = try expectOneLine(r.stderr, "clone with \(label)")
             #expect(line.contains("refused") && line.contains("VAULT_GIT_TOKEN"), "\(label): \(line)")
-            #expect(!FileManager.default.fileExists(atPath: w.folder.path + "/third"), "clone with \(label) left a folder")
+            #expect(
+                !FileManager.default.fileExists(atPath: w.folder.path + "/third"), "clone with \(label) left a folder")
         }
         let empty = w.folder.path + "/empty"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
-        let intoEmpty = try w.vault(nil, ["clone", server.url("notes"), empty], ["VAULT_GIT_TOKEN": "nope"], in: w.folder.path)
+        let intoEmpty = try w.vault(
+            nil, ["clone", server.url("notes"), empty], ["VAULT_GIT_TOKEN": "nope"], in: w.folder.path)
         #expect(intoEmpty.status == 1, "\(intoEmpty.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: empty).isEmpty)
 
@@ -283,7 +291,9 @@ import Glibc
         let unknown = try w.vault("laptop", ["sync"], env)
         #expect(unknown.status == 1, "\(unknown.stderr)")
         let unknownLine = try expectOneLine(unknown.stderr, "unknown host")
-        #expect(unknownLine.contains("host key") && unknownLine.contains("unknown") && unknownLine.contains("ssh-keyscan"), "\(unknownLine)")
+        #expect(
+            unknownLine.contains("host key") && unknownLine.contains("unknown") && unknownLine.contains("ssh-keyscan"),
+            "\(unknownLine)")
         #expect(try w.state("laptop") == before)
         #expect(try String(contentsOfFile: peer.knownHostsPath, encoding: .utf8) == "")
         #expect(try git(["rev-parse", "main"], in: bare) == remoteHead)
@@ -317,7 +327,9 @@ import Glibc
             let r = try w.vault("laptop", ["sync", remote], env)
             #expect(r.status == 1, "\(remote): \(r.stderr)")
             let line = try expectOneLine(r.stderr, remote)
-            #expect(line.contains("nothing answers at \(remote)") && line.contains("connection refused"), "\(remote): \(line)")
+            #expect(
+                line.contains("nothing answers at \(remote)") && line.contains("connection refused"),
+                "\(remote): \(line)")
             #expect(line.contains("port \(remote == "origin" ? peer.port : port)"), "\(remote): \(line)")
             #expect(!line.contains("password") && !line.contains("VAULT_GIT_TOKEN"), "\(remote): \(line)")
             #expect(line.contains("Nothing in the vault was changed"), "\(remote): \(line)")
@@ -372,7 +384,8 @@ final class NetWorld {
     /// merge driver; then `extra`.
     func environment(_ machine: String?, _ extra: [String: String]) -> [String: String] {
         var env = ProcessInfo.processInfo.environment.filter { key, _ in
-            !(key.hasPrefix("GIT_") || key.hasPrefix("SSH_") || key.hasPrefix("VAULT_") || key == "HOME" || key == "XDG_CONFIG_HOME")
+            !(key.hasPrefix("GIT_") || key.hasPrefix("SSH_") || key.hasPrefix("VAULT_") || key == "HOME"
+                || key == "XDG_CONFIG_HOME")
         }
         env["HOME"] = emptyHome
         env["GIT_CONFIG_NOSYSTEM"] = "1"
@@ -386,7 +399,9 @@ final class NetWorld {
 
     /// Runs `vault` as `machine` (nil: as nobody, e.g. for a clone) with `environment(machine, extra)`.
     @discardableResult
-    func vault(_ machine: String?, _ arguments: [String], _ extra: [String: String] = [:], in directory: String? = nil) throws
+    func vault(
+        _ machine: String?, _ arguments: [String], _ extra: [String: String] = [:], in directory: String? = nil
+    ) throws
         -> RunResult
     {
         let process = vaultProcess(arguments, in: directory ?? path(machine!))
@@ -472,14 +487,20 @@ final class NetWorld {
 
     /// Both machines have the same files and HEAD, that HEAD is the remote's `main`, and each
     /// is clean for git.
-    func expectIdentical(_ a: String, _ b: String, remote bare: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectIdentical(
+        _ a: String, _ b: String, remote bare: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(try files(a) == files(b), "\(a) and \(b) differ", sourceLocation: sourceLocation)
         let head = try git(["rev-parse", "HEAD"], in: path(a))
         #expect(try git(["rev-parse", "HEAD"], in: path(b)) == head, sourceLocation: sourceLocation)
-        #expect(try git(["rev-parse", "main"], in: bare) == head, "the remote is not at \(a)'s HEAD", sourceLocation: sourceLocation)
+        #expect(
+            try git(["rev-parse", "main"], in: bare) == head, "the remote is not at \(a)'s HEAD",
+            sourceLocation: sourceLocation)
         for machine in [a, b] {
             _ = try git(["fsck", "--strict", "--no-progress"], in: path(machine))
-            #expect(try git(["status", "--porcelain"], in: path(machine)) == "", "\(machine) is not clean", sourceLocation: sourceLocation)
+            #expect(
+                try git(["status", "--porcelain"], in: path(machine)) == "", "\(machine) is not clean",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -497,7 +518,8 @@ final class NetWorld {
         let log = folder.path + "/git-argv.log"
         let real = try #require(NetWorld.which("git"), "git is not on the PATH")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        try NetWorld.script(bin + "/git", "printf '%s\\n' \"$*\" >> \(shellQuoted(log))\nexec \(shellQuoted(real)) \"$@\"")
+        try NetWorld.script(
+            bin + "/git", "printf '%s\\n' \"$*\" >> \(shellQuoted(log))\nexec \(shellQuoted(real)) \"$@\"")
         _ = FileManager.default.createFile(atPath: log, contents: Data())
         pathPrefix.insert(bin, at: 0)
         return log
@@ -521,7 +543,8 @@ final class NetWorld {
         let knownHosts = dir + "/known_hosts"
         let config = dir + "/config"
         let log = dir + "/ssh-argv.log"
-        try "[127.0.0.1]:\(peer.port) \(peer.hostPublicKey)\n".write(toFile: knownHosts, atomically: true, encoding: .utf8)
+        try "[127.0.0.1]:\(peer.port) \(peer.hostPublicKey)\n".write(
+            toFile: knownHosts, atomically: true, encoding: .utf8)
         try """
             Host \(SSHPeer.alias)
                 HostName 127.0.0.1
@@ -542,7 +565,8 @@ final class NetWorld {
         chmod(config, 0o600)
         let real = try #require(NetWorld.which("ssh"), "ssh is not on the PATH")
         try NetWorld.script(
-            bin + "/ssh", "printf '%s\\n' \"$*\" >> \(shellQuoted(log))\nexec \(shellQuoted(real)) -F \(shellQuoted(config)) \"$@\"")
+            bin + "/ssh",
+            "printf '%s\\n' \"$*\" >> \(shellQuoted(log))\nexec \(shellQuoted(real)) -F \(shellQuoted(config)) \"$@\"")
         _ = FileManager.default.createFile(atPath: log, contents: Data())
         pathPrefix.insert(bin, at: 0)
         return PersonsSSH(knownHosts: knownHosts, log: log)
@@ -574,7 +598,9 @@ private func filesContaining(_ needle: [UInt8], under root: String) -> [String] 
 }
 
 /// The one line vault printed on stderr (`vault: error: …`), or a recorded issue.
-private func expectOneLine(_ stderr: String, _ label: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+private func expectOneLine(
+    _ stderr: String, _ label: String, sourceLocation: SourceLocation = #_sourceLocation
+) throws -> String {
     let lines = stderr.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.count == 2 && lines[1].isEmpty, "\(label): not one line: \(stderr)", sourceLocation: sourceLocation)
     let line = String(try #require(lines.first, sourceLocation: sourceLocation))
@@ -593,7 +619,9 @@ private func unusedPort(in range: ClosedRange<Int>) -> Int? {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         if bound == 0 { return port }
     }

@@ -39,7 +39,9 @@ final class SyncWorld {
 
     /// Runs `vault` as `machine` (its own VAULT_MACHINE name; `vault` on the PATH for git's merge driver).
     @discardableResult
-    func vault(_ machine: String, _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:])
+    func vault(
+        _ machine: String, _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:]
+    )
         throws -> RunResult
     {
         var env = ["VAULT_MACHINE": machine, "PATH": SyncWorld.pathWithVault, "VAULT_LOCK_TIMEOUT": "60"]
@@ -92,10 +94,14 @@ final class SyncWorld {
     func expectHealthy(_ machine: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let root = path(machine)
         _ = try git(["fsck", "--strict", "--no-progress"], in: root)
-        #expect(try git(["status", "--porcelain"], in: root) == "", "git status not clean on \(machine)", sourceLocation: sourceLocation)
+        #expect(
+            try git(["status", "--porcelain"], in: root) == "", "git status not clean on \(machine)",
+            sourceLocation: sourceLocation)
         // Conflict copies are listed (as warnings) until a person folds them in; nothing else may be reported.
         let check = try vault(machine, ["check"])
-        let problems = check.stderr.split(separator: "\n").filter { !$0.contains("a conflict copy of") && !$0.contains("problem") }
+        let problems = check.stderr.split(separator: "\n").filter {
+            !$0.contains("a conflict copy of") && !$0.contains("problem")
+        }
         #expect(problems.isEmpty, "vault check on \(machine): \(check.stderr)", sourceLocation: sourceLocation)
     }
 

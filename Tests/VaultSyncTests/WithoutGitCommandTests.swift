@@ -18,14 +18,16 @@ import VaultTestSupport
         #expect(FileManager.default.fileExists(atPath: laptop + "/vault.yml"))
         try w.chat("desktop", room, "데스크톱에서")
         try w.expectOK(w.vault("desktop", ["sync"]))
-        try w.expectOK(runVault(["chat", room, "git 없는 노트북에서", "--provider", "offline"], in: laptop, environment: noGit))
+        try w.expectOK(
+            runVault(["chat", room, "git 없는 노트북에서", "--provider", "offline"], in: laptop, environment: noGit))
         let dry = try runVault(["sync", "--dry-run"], in: laptop, environment: noGit)
         try w.expectOK(dry)
         #expect(dry.stdout.contains("would come in: 1 commit"), "\(dry.stdout)")
         #expect(try git(["for-each-ref", "refs/vault"], in: laptop) == "")
         let r = try runVault(["sync"], in: laptop, environment: noGit)
         try w.expectOK(r)
-        #expect(r.stdout.contains("2 new messages in 1 room") && r.stdout.contains("your changes were sent"), "\(r.stdout)")
+        #expect(
+            r.stdout.contains("2 new messages in 1 room") && r.stdout.contains("your changes were sent"), "\(r.stdout)")
         #expect(try git(["rev-parse", "main"], in: w.remote) == git(["rev-parse", "HEAD"], in: laptop))
         #expect(try git(["config", "branch.main.remote"], in: laptop) == "origin\n")
         try w.expectOK(w.vault("desktop", ["sync"]))
@@ -43,7 +45,8 @@ import VaultTestSupport
         #expect(r.status == 1)
         #expect(r.stderr.contains("needs the `git` command"), "\(r.stderr)")
         #expect(try git(["rev-parse", "HEAD"], in: w.path("laptop")) == head)
-        let c = try runVault(["clone", "https://example.invalid/v.git", w.folder.path + "/c"], in: w.folder.path, environment: noGit)
+        let c = try runVault(
+            ["clone", "https://example.invalid/v.git", w.folder.path + "/c"], in: w.folder.path, environment: noGit)
         #expect(c.status == 1 && c.stderr.contains("needs the `git` command"), "\(c.stderr)")
         #expect(!FileManager.default.fileExists(atPath: w.folder.path + "/c"))
     }

@@ -70,7 +70,8 @@ public final class GitHTTPServer: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: logPath, contents: Data())
         var arguments = [GitHTTPServer.script, self.root, "--log", logPath]
         if let token { arguments += ["--token", token] }
-        process = try FixtureProcess(python: arguments, errorPath: folder.path + "/server-stderr.txt", name: "the git HTTP server")
+        process = try FixtureProcess(
+            python: arguments, errorPath: folder.path + "/server-stderr.txt", name: "the git HTTP server")
         port = process.port
     }
 
@@ -105,11 +106,12 @@ public final class GitHTTPServer: @unchecked Sendable {
         var config = ""
         if let password {
             // A shell function as the helper: `get` prints the credentials, store/erase do nothing.
-            let helper = "!f() { test \"$1\" = get && echo username=vault && echo password=\(shellQuoted(password)); }; f"
+            let helper =
+                "!f() { test \"$1\" = get && echo username=vault && echo password=\(shellQuoted(password)); }; f"
             config = "[credential]\n\thelper = \(gitConfigQuoted(helper))\n"
         }
         let name = folder.path + "/gitconfig-" + UUID().uuidString
-        FileManager.default.createFile(atPath: name, contents: Data(config.utf8))
+        precondition(FileManager.default.createFile(atPath: name, contents: Data(config.utf8)), "cannot write \(name)")
         return ["GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_GLOBAL": name]
     }
 
@@ -191,13 +193,17 @@ public final class SSHPeer: @unchecked Sendable {
         knownHostsPath = sshDirectory + "/known_hosts"
         clientKeyPath = sshDirectory + "/id_ed25519"
         let files = FileManager.default
-        try files.createDirectory(atPath: sshDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try files.createDirectory(atPath: serverDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try SSHPeer.tool("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "vault-test-client", "-f", clientKeyPath])
+        try files.createDirectory(
+            atPath: sshDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try files.createDirectory(
+            atPath: serverDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try SSHPeer.tool(
+            "ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "vault-test-client", "-f", clientKeyPath])
         let authorizedKeys = serverDirectory + "/authorized_keys"
         try files.copyItem(atPath: clientKeyPath + ".pub", toPath: authorizedKeys)
 
-        server = try SSHPeer.startServer(serverDirectory, authorizedKeys: authorizedKeys, port: 0, errorPath: folder.path + "/fixture-stderr.txt")
+        server = try SSHPeer.startServer(
+            serverDirectory, authorizedKeys: authorizedKeys, port: 0, errorPath: folder.path + "/fixture-stderr.txt")
         port = server.port
         hostPublicKey = try SSHPeer.readHostKey(serverDirectory)
 
@@ -225,7 +231,9 @@ public final class SSHPeer: @unchecked Sendable {
     public func agentURL(_ path: String) -> String { "\(SSHPeer.agentAlias):\(path)" }
 
     /// `ssh://root@127.0.0.1:PORT/abs/path` (the config's `Host 127.0.0.1` entry gives the key).
-    public func sshURL(_ path: String) -> String { "ssh://root@127.0.0.1:\(port)\(path.hasPrefix("/") ? "" : "/")\(path)" }
+    public func sshURL(_ path: String) -> String {
+        "ssh://root@127.0.0.1:\(port)\(path.hasPrefix("/") ? "" : "/")\(path)"
+    }
 
     /// `ssh -F 'home/.ssh/config'`: the command git must run as its ssh.
     public var sshCommand: String { "ssh -F \(shellQuoted(configPath))" }
@@ -311,7 +319,9 @@ public final class SSHPeer: @unchecked Sendable {
             """
     }
 
-    private static func startServer(_ directory: String, authorizedKeys: String, port: Int, errorPath: String) throws -> FixtureProcess {
+    private static func startServer(
+        _ directory: String, authorizedKeys: String, port: Int, errorPath: String
+    ) throws -> FixtureProcess {
         try FixtureProcess(
             python: [script, directory, authorizedKeys, "--port", String(port)], errorPath: errorPath, name: "sshd",
             logPath: directory + "/sshd.log")
@@ -320,12 +330,17 @@ public final class SSHPeer: @unchecked Sendable {
     private static func readHostKey(_ directory: String) throws -> String {
         let text = try String(contentsOfFile: directory + "/ssh_host_ed25519_key.pub", encoding: .utf8)
         let fields = text.split(separator: " ")
-        guard fields.count >= 2 else { throw GitPeerError("the sshd host key \(directory)/ssh_host_ed25519_key.pub is malformed: \(text)") }
+        guard fields.count >= 2 else {
+            throw GitPeerError("the sshd host key \(directory)/ssh_host_ed25519_key.pub is malformed: \(text)")
+        }
         return fields[0] + " " + fields[1]
     }
 
     private static func writePrivate(_ path: String, _ text: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        else {
             throw GitPeerError("could not write \(path)")
         }
     }
@@ -340,7 +355,8 @@ public final class SSHPeer: @unchecked Sendable {
         process.environment = env
         let result = try run(process)
         guard result.status == 0 else {
-            throw GitPeerError("\(name) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stdout)\(result.stderr)")
+            throw GitPeerError(
+                "\(name) \(arguments.joined(separator: " ")) exited \(result.status): \(result.stdout)\(result.stderr)")
         }
     }
 }
@@ -362,10 +378,13 @@ private final class SSHAgent: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: socket)
         // Through python3, to clear the signal mask inherited from the test runner (it blocks
         // SIGTERM, and ssh-agent would then never see the one `stop()` sends).
-        let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, set()); os.execvp(sys.argv[1], sys.argv[1:])"
+        let unblocked =
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, set()); "
+                + "os.execvp(sys.argv[1], sys.argv[1:])"
         process = try FixtureProcess(
             command: [
-                "python3", "-c", unblocked, "ssh-agent", "-a", socket, "sh", "-c", "echo \"$SSH_AGENT_PID\"; exec cat >/dev/null",
+                "python3", "-c", unblocked, "ssh-agent", "-a", socket, "sh", "-c",
+                "echo \"$SSH_AGENT_PID\"; exec cat >/dev/null",
             ],
             errorPath: socket + ".stderr", name: "ssh-agent")
         agentPID = pid_t(process.port)
@@ -437,7 +456,11 @@ private final class FixtureProcess: @unchecked Sendable {
             stop()
             let log = logPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""
             throw GitPeerError(
-                "\(name) did not start (\(answered ? "it printed \(firstLine.debugDescription)" : "no port after \(Int(FixtureProcess.startTimeout)) s")); "
+                "\(name) did not start ("
+                    + (answered
+                        ? "it printed \(firstLine.debugDescription)"
+                        : "no port after \(Int(FixtureProcess.startTimeout)) s")
+                    + "); "
                     + "its errors: \(errors)\(log.isEmpty ? "" : "\nits log:\n\(log)")")
         }
         self.port = port

@@ -28,7 +28,9 @@ public final class TemporaryDirectory: @unchecked Sendable {
 
     public func write(_ relative: String, _ text: String) throws { try write(relative, Array(text.utf8)) }
 
-    public func read(_ relative: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path + "/" + relative))) }
+    public func read(_ relative: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: path + "/" + relative)))
+    }
 
     public func readText(_ relative: String) throws -> String { String(decoding: try read(relative), as: UTF8.self) }
 
@@ -38,7 +40,9 @@ public final class TemporaryDirectory: @unchecked Sendable {
         var out: [String] = []
         while let p = e?.nextObject() as? String {
             var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path + "/" + p, isDirectory: &isDir), !isDir.boolValue { out.append(p) }
+            if FileManager.default.fileExists(atPath: path + "/" + p, isDirectory: &isDir), !isDir.boolValue {
+                out.append(p)
+            }
         }
         return out.sorted()
     }
@@ -69,7 +73,9 @@ public enum Project {
     public static let root: String = {
         var dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while dir.path != "/" {
-            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { return dir.path }
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
+                return dir.path
+            }
             dir = dir.deletingLastPathComponent()
         }
         fatalError("Package.swift not found above \(#filePath)")
@@ -80,7 +86,8 @@ public enum Project {
     public static let vaultExecutable: String = {
         if let other = ProcessInfo.processInfo.environment["VAULT_TEST_EXECUTABLE"], !other.isEmpty { return other }
         let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vault").path,
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vault")
+                .path,
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("vault").path,
             Bundle.main.bundleURL.appendingPathComponent("vault").path,
             root + "/.build/debug/vault",
@@ -212,7 +219,8 @@ public func git(_ arguments: [String], in directory: String, stdin: String? = ni
     group.wait()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
-        throw GitCommandFailure(arguments: arguments, status: process.terminationStatus, stderr: String(decoding: errData, as: UTF8.self))
+        throw GitCommandFailure(
+            arguments: arguments, status: process.terminationStatus, stderr: String(decoding: errData, as: UTF8.self))
     }
     return String(decoding: data, as: UTF8.self)
 }

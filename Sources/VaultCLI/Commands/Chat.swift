@@ -33,7 +33,7 @@ extension VaultCommand {
             let cwd = FileManager.default.currentDirectoryPath
             let files = attachments.map { Vault.absolute($0, from: cwd) }
             for file in files where !FileIO.exists(file) || FileIO.isDirectory(file) {
-                throw VaultError.invalidArgument("cannot attach \(file): no such file")
+                throw VaultError.io(path: file, operation: "attach", reason: "no such file")
             }
             let vault = try location.openForChange(prefetching: VaultPath.rooms)
             Trace.mark("vault opened")
@@ -43,12 +43,14 @@ extension VaultCommand {
             if text == nil && !Terminal.stdinIsTerminal {
                 let data = FileHandle.standardInput.readDataToEndOfFile()
                 guard let s = String(data: data, encoding: .utf8) else {
-                    throw VaultError.invalidArgument("the message on standard input is not UTF-8")
+                    throw VaultError.input(.standardInputNotUTF8(what: "message"))
                 }
                 if !s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { text = s }
             }
-            let turn = try makeTurn(vault: vault, path: path, provider: provider, model: model)
-            if text == nil, Terminal.stdinIsTerminal, (try? vault.readRoomEnd(path).pendingPrompt) == nil {
+            // The room's one read: its settings choose the provider, and the turn starts from it.
+            let read = try ChatTurn.read(path, in: vault)
+            let turn = try makeTurn(vault: vault, path: path, room: read, provider: provider, model: model)
+            if text == nil, Terminal.stdinIsTerminal, read.room.pendingPrompt == nil {
                 // The interactive loop (attachments go with the first message). A signal at the
                 // prompt ends it at once; one during a turn, once the turn is saved.
                 var first = true
@@ -85,7 +87,8 @@ extension VaultCommand {
         func execute() throws {
             let vault = try location.openForChange(prefetching: VaultPath.rooms)
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
-            let turn = try makeTurn(vault: vault, path: path, provider: provider, model: model)
+            let read = try ChatTurn.read(path, in: vault)
+            let turn = try makeTurn(vault: vault, path: path, room: read, provider: provider, model: model)
             let outcome = try turn.retry { Terminal.stream($0) }
             Terminal.stream("\n")
             warnIfTruncated(outcome)
@@ -117,27 +120,12 @@ func reportSaved(_ outcome: ChatTurn.Outcome) throws(VaultError) {
     }
 }
 
-/// The turn for a room: provider and model from the flags, the room, vault.yml and the environment.
-func makeTurn(vault: Vault, path: String, provider: String?, model: String?) throws(VaultError) -> ChatTurn {
-    let frontMatter = try vault.readRoomFrontMatter(path)
-    let settings = try ProviderSettings.resolve(
-        flagProvider: provider, flagModel: model, room: frontMatter, config: vault.config,
-        environment: ProcessInfo.processInfo.environment)
-    var chosen = settings.provider
-    if var openAI = chosen as? OpenAIProvider {
-        // libcurl loads on another core while the room is read and the message saved.
-        HTTPClient.warmUp()
-        // SIGINT, SIGTERM, SIGHUP: the reply stops, and what arrived is kept (`Termination`);
-        // a wait before a retry (Retry-After) ends too (the provider polls it while it waits).
-        openAI.shouldStop = { Termination.requested }
-        let env = ProcessInfo.processInfo.environment
-        if let s = env["VAULT_CONNECT_TIMEOUT"].flatMap(Double.init) { openAI.client.connectTimeout = s }
-        if let s = env["VAULT_FIRST_BYTE_TIMEOUT"].flatMap(Double.init) { openAI.client.firstByteTimeout = s }
-        if let s = env["VAULT_IDLE_TIMEOUT"].flatMap(Double.init) { openAI.client.idleTimeout = s }
-        if let s = env["VAULT_MAX_RETRY_WAIT"].flatMap(Double.init) { openAI.maxRetryWait = s }
-        if let n = env["VAULT_MAX_REPLY_BYTES"].flatMap(ByteCount.parse) { openAI.maxReplyBytes = n }
-        if Terminal.stderrIsTerminal { openAI.onWait = { WaitingIndicator.shared.report($0) } }
-        chosen = openAI
-    }
-    return ChatTurn(vault: vault, roomPath: path, provider: chosen, model: settings.model)
+/// The turn for a room (`ChatTurn.forRoom`), showing "waiting for the server at …" on a terminal
+/// while the server is silent.
+func makeTurn(
+    vault: Vault, path: String, room: ChatTurn.RoomVersion, provider: String?, model: String?
+) throws(VaultError) -> ChatTurn {
+    var onWait: (@Sendable (ServerWait) -> Void)?
+    if Terminal.stderrIsTerminal { onWait = { WaitingIndicator.shared.report($0) } }
+    return try ChatTurn.forRoom(path, room, in: vault, provider: provider, model: model, onWait: onWait)
 }

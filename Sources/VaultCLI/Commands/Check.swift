@@ -20,7 +20,7 @@ extension VaultCommand {
                 vault = try location.open()
             } catch .malformed(let problems) {
                 for p in problems { Terminal.standardError("\(p)\n") }
-                throw ExitCode.failure
+                throw CommandError.problemsReported
             }
             let problems = vault.check()
             let files = vault.roomPaths().count + vault.diaryPaths().count
@@ -33,7 +33,7 @@ extension VaultCommand {
             } else {
                 let plural = problems.count == 1 ? "" : "s"
                 Terminal.standardError("\(files) files checked, \(problems.count) problem\(plural).\n")
-                throw ExitCode.failure
+                throw CommandError.problemsReported
             }
         }
     }

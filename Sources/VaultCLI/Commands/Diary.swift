@@ -31,24 +31,8 @@ extension VaultCommand {
                     guard let d = DateArgument.day(s, timeZone: zone) else { throw DateArgument.problem(s) }
                     return d
                 }
-                var all = vault.diarySummaries()
-                // An entry with no date of its own (no front-matter, none in its name) is dated by
-                // the commit that added it, when the vault has history.
-                if all.contains(where: { $0.dateSource == "modified" }), (try? GitHistory.locate(vault.root)) == .own,
-                    let history = try? GitHistory(vault: vault.root, config: vault.config)
-                {
-                    for k in all.indices where all[k].dateSource == "modified" {
-                        if let first = try? history.firstCommitTime(of: all[k].path) {
-                            all[k].date = first.localDate
-                            all[k].dateSource = "history"
-                        }
-                    }
-                    let none = LocalDate(year: 0, month: 1, day: 1)
-                    all = all.enumerated().sorted {
-                        let (a, b) = ($0.element.date ?? none, $1.element.date ?? none)
-                        return a != b ? a > b : $0.offset < $1.offset
-                    }.map(\.element)
-                }
+                // An entry with no date of its own is dated by the commit that added it.
+                let all = vault.diarySummariesDatedByHistory()
                 let entries = all.filter { e in
                     if let from, (e.date ?? LocalDate(year: 0, month: 1, day: 1)) < from { return false }
                     if let to, let d = e.date, d > to { return false }

@@ -33,7 +33,7 @@ extension VaultCommand {
         func execute() throws {
             let vault = try location.open()
             let kind = try chosenFormat()
-            let destination = try output.map { o throws(VaultError) in try Export.checkedDestination(o, vault: vault, force: force) }
+            let destination = try output.map { o in try Export.checkedDestination(o, vault: vault, force: force) }
             let selected = try selectedItems(vault)
             let exporter = Exporter(vault: vault)
             let bytes: Data
@@ -49,7 +49,7 @@ extension VaultCommand {
             }
             if let destination {
                 // Checked again right before writing: refusing to overwrite must hold.
-                if !force, FileIO.exists(destination) { throw Export.exists(output ?? destination) }
+                if !force, FileIO.exists(destination) { throw CommandError.outputExists(output ?? destination) }
                 try FileIO.write(Array(bytes), to: destination)
             } else {
                 Terminal.document(bytes)
@@ -59,13 +59,13 @@ extension VaultCommand {
         enum Kind { case markdown, html, json }
 
         /// `--format`, else the output file's extension, else Markdown.
-        func chosenFormat() throws(VaultError) -> Kind {
+        func chosenFormat() throws(UsageError) -> Kind {
             if let format {
                 switch format.lowercased() {
                 case "md", "markdown": return .markdown
                 case "html", "htm": return .html
                 case "json": return .json
-                default: throw VaultError.invalidArgument("unknown format '\(format)': write md, html or json")
+                default: throw UsageError.unknownFormat(format)
                 }
             }
             switch output.map({ ($0 as NSString).pathExtension.lowercased() }) {
@@ -76,16 +76,13 @@ extension VaultCommand {
         }
 
         /// What to export, in order, each item once.
-        func selectedItems(_ vault: Vault) throws(VaultError) -> [ExportItem] {
+        func selectedItems(_ vault: Vault) throws -> [ExportItem] {
             let sources = (items.isEmpty ? 0 : 1) + (diary ? 1 : 0) + (room == nil ? 0 : 1)
             guard sources == 1 else {
-                throw VaultError.invalidArgument(
-                    sources == 0
-                        ? "name what to export: rooms or diary entries, --diary, or --room ROOM"
-                        : "export either named items, --diary or --room ROOM, not several of them")
+                throw sources == 0 ? UsageError.nothingToExport : UsageError.severalExportSources
             }
             if !diary, since != nil || until != nil || tag != nil {
-                throw VaultError.invalidArgument("--since, --until and --tag choose diary entries: use them with --diary")
+                throw UsageError.diaryFilterWithoutDiary
             }
             let here = FileManager.default.currentDirectoryPath
             if let room {
@@ -102,7 +99,7 @@ extension VaultCommand {
         }
 
         /// The diary entries chosen by --since, --until and --tag, oldest first.
-        func diaryEntries(_ vault: Vault) throws(VaultError) -> [ExportItem] {
+        func diaryEntries(_ vault: Vault) throws -> [ExportItem] {
             let zone = vault.config.timeZone
             let from = try since.map { s throws(VaultError) in
                 guard let d = DateArgument.day(s, timeZone: zone) else { throw DateArgument.problem(s) }
@@ -113,17 +110,10 @@ extension VaultCommand {
                 return d
             }
             if let from, let to, from > to {
-                throw VaultError.invalidArgument("--since \(from) is after --until \(to): no day is in between")
+                throw UsageError.sinceAfterUntil(since: "\(from)", until: "\(to)")
             }
-            var all = vault.diarySummaries()
             // An entry with no date of its own is dated by the commit that added it, as `vault diary list` does.
-            if all.contains(where: { $0.dateSource == "modified" }), (try? GitHistory.locate(vault.root)) == .own,
-                let history = try? GitHistory(vault: vault.root, config: vault.config)
-            {
-                for k in all.indices where all[k].dateSource == "modified" {
-                    if let first = try? history.firstCommitTime(of: all[k].path) { all[k].date = first.localDate }
-                }
-            }
+            let all = vault.diarySummariesDatedByHistory()
             let none = LocalDate(year: 0, month: 1, day: 1)
             let chosen = all.enumerated().filter { _, e in
                 let day = e.date ?? none
@@ -136,11 +126,11 @@ extension VaultCommand {
             .sorted { a, b in (a.element.date ?? none, b.offset) < (b.element.date ?? none, a.offset) }
             .map(\.element)
             guard !chosen.isEmpty else {
-                var what = ["no diary entries"]
-                if let tag { what.append("tagged '\(tag)'") }
-                if let from { what.append("from \(from)") }
-                if let to { what.append("until \(to)") }
-                throw VaultError.invalidArgument(what.joined(separator: " ") + "; nothing was exported")
+                var filters: [String] = []
+                if let tag { filters.append("tagged '\(tag)'") }
+                if let from { filters.append("from \(from)") }
+                if let to { filters.append("until \(to)") }
+                throw CommandError.noDiaryEntries(filters)
             }
             var out: [ExportItem] = []
             for e in chosen { out.append(try ExportItem(.diaryEntry(e.path), in: vault, day: e.date)) }
@@ -160,33 +150,28 @@ extension VaultCommand {
         /// The absolute path to write, after the checks that keep an export from doing harm:
         /// never inside a `.git` folder, never a room or diary file of the vault, never over
         /// an existing file without `--force`.
-        static func checkedDestination(_ path: String, vault: Vault, force: Bool) throws(VaultError) -> String {
+        static func checkedDestination(_ path: String, vault: Vault, force: Bool) throws -> String {
             let target = Vault.absolute(path, from: FileManager.default.currentDirectoryPath)
             let folder = FileIO.parent(of: target)
             guard FileIO.isDirectory(folder) else {
-                throw VaultError.invalidArgument("cannot write \(path): the folder \(folder) does not exist")
+                throw VaultError.io(path: path, operation: "write", reason: "the folder \(folder) does not exist")
             }
             // The folder as the system sees it (symbolic links followed), and as written.
             let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path + "/" + (target.split(separator: "/").last ?? "")
             for candidate in [target, real] where candidate.split(separator: "/").contains(".git") {
-                throw VaultError.invalidArgument("will not write \(path): it is inside a .git folder; choose a file outside it")
+                throw CommandError.outputInGitFolder(path)
             }
             for area in [VaultPath.rooms, VaultPath.diary] {
                 let inside = [target, real].contains { $0.hasPrefix(vault.root + "/" + area + "/") }
                 if inside, target.hasSuffix(".md") {
-                    throw VaultError.invalidArgument(
-                        "will not write \(path): a Markdown file in \(area)/ would become part of the vault; choose a file outside it")
+                    throw CommandError.outputInVault(path, area: area)
                 }
             }
             if FileIO.isDirectory(target) {
-                throw VaultError.invalidArgument("cannot write \(path): it is a folder; name a file")
+                throw VaultError.io(path: path, operation: "write", reason: "it is a folder; name a file")
             }
-            if !force, FileIO.exists(target) { throw exists(path) }
+            if !force, FileIO.exists(target) { throw CommandError.outputExists(path) }
             return target
-        }
-
-        static func exists(_ path: String) -> VaultError {
-            .invalidArgument("\(path) already exists; pass --force to replace it")
         }
     }
 }

@@ -106,30 +106,7 @@ extension VaultCommand {
             let (plain, history) = try location.openHistory()
             let vault = try Vault(root: plain.root, history: history)
             let path = try resolveInHistory(item, vault: vault, history: history)
-            let exists = FileIO.exists(vault.absolute(path))
-            let source: (bytes: [UInt8], revision: String)
-            if let revision {
-                guard let bytes = try history.contents(of: path, at: revision) else {
-                    throw VaultError.invalidArgument("\(path) did not exist at \(revision) (`vault log \(path)` shows its history)")
-                }
-                source = (bytes, try history.commitID(revision))
-            } else if !exists, let last = try history.lastVersion(of: path) {
-                source = last
-            } else if exists {
-                throw VaultError.invalidArgument(
-                    "\(path) exists; say which version to bring back with --at REV (`vault log \(path)` lists them)")
-            } else {
-                throw VaultError.itemNotFound(item, hint: "No version of it is in the history.")
-            }
-            let short = String(source.revision.prefix(7))
-            try vault.changing { () throws(VaultError) in
-                try history.prepare([path])
-                if exists, try FileIO.read(vault.absolute(path)) == source.bytes {
-                    throw VaultError.invalidArgument("\(path) is already as it was at \(short); nothing to restore")
-                }
-                try vault.write(source.bytes, to: path)
-                try history.commit([path], message: "restore: \(path) (as of \(short))")
-            }
+            let short = try VaultGit.Restore(vault: vault, history: history).restore(path, named: item, at: revision)
             print("Restored \(path) as of \(short).")
         }
     }
@@ -146,18 +123,16 @@ extension VaultCommand {
             let plain = try location.open()
             let cwd = FileManager.default.currentDirectoryPath
             let resolved = try plain.resolve(item, workingDirectory: cwd, allowingLink: true)
-            let path = resolved.path
-            if let link = plain.symbolicLink(on: path) { return try removeLink(link, vault: plain) }
-            let title: String
-            switch resolved {
-            case .room: title = (try? plain.readRoom(path).title) ?? VaultPath.stem(of: path)
-            case .diaryEntry: title = (try? plain.readDiaryEntry(path).title) ?? VaultPath.stem(of: path)
-            }
+            let target = Removal(vault: plain).target(of: resolved)
+            let path = target.path
             if !yes {
                 guard Terminal.stdinIsTerminal else {
-                    throw VaultError.invalidArgument("not removing \(path) without confirmation: add --yes")
+                    throw UsageError.confirmationNeeded(path: path)
                 }
-                Terminal.stream("Remove \(path) (\(title))? [y/N] ")
+                switch target {
+                case .item(_, let title): Terminal.stream("Remove \(path) (\(title))? [y/N] ")
+                case .link(_, let to): Terminal.stream("Remove the symbolic link \(path) (to \(to); that stays)? [y/N] ")
+                }
                 let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
                 guard answer == "y" || answer == "yes" else {
                     print("Nothing removed.")
@@ -165,40 +140,11 @@ extension VaultCommand {
                 }
             }
             let history = try GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }.history()
-            let vault = try Vault(root: plain.root, history: history)
-            try vault.changing { () throws(VaultError) in
-                try history.prepare([path])
-                try vault.remove(path)
-                try history.commit([path], message: "rm: \(path) (\(title))")
+            try Removal(vault: try Vault(root: plain.root, history: history)).remove(target)
+            switch target {
+            case .item: print("Removed \(path). Bring it back with: vault restore \(path)")
+            case .link(_, let to): print("Removed \(path), a symbolic link; what it pointed to (\(to)) is untouched.")
             }
-            print("Removed \(path). Bring it back with: vault restore \(path)")
-        }
-
-        /// Removes a symbolic link itself, never what it points to (which is not read either);
-        /// its removal is committed when the link was.
-        func removeLink(_ link: (path: String, target: String), vault plain: Vault) throws(VaultError) {
-            if !yes {
-                guard Terminal.stdinIsTerminal else {
-                    throw VaultError.invalidArgument("not removing \(link.path) without confirmation: add --yes")
-                }
-                Terminal.stream("Remove the symbolic link \(link.path) (to \(link.target); that stays)? [y/N] ")
-                let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-                guard answer == "y" || answer == "yes" else {
-                    print("Nothing removed.")
-                    return
-                }
-            }
-            let history = try GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }
-                .history()
-            let vault = try Vault(root: plain.root, history: history)
-            try vault.changing { () throws(VaultError) in
-                guard FileIO.kind(of: vault.absolute(link.path)) == .symbolicLink else {
-                    throw VaultError.changedOnDisk(path: link.path)
-                }
-                try FileIO.remove(vault.absolute(link.path))
-                try history.commit([link.path], message: "rm: \(link.path) (a symbolic link)")
-            }
-            print("Removed \(link.path), a symbolic link; what it pointed to (\(link.target)) is untouched.")
         }
     }
 
@@ -219,16 +165,8 @@ extension VaultCommand {
         @Flag(help: "Remove every lock, however recent.") var force = false
 
         func execute() throws {
-            let vault = try location.open()
-            let own = (try? GitHistory.locate(vault.root)) == .own
-            let history = own ? try GitHistory(vault: vault.root, config: vault.config) : nil
-            let (removed, kept, recovery) = try vault.changing { () throws(VaultError) in
-                let proven = history?.removeLocksOfKilledVaults() ?? []
-                let (removed, kept) = GitHistory.removeStaleLocks(vault: vault.root, force: force)
-                // With no lock left, what killed vault processes left uncommitted is committed.
-                let recovery = kept.isEmpty ? try history?.recoverFromKilledVaults() : nil
-                return (proven + removed, kept, recovery)
-            }
+            let report = try Unlocking(vault: try location.open()).unlock(force: force)
+            let (removed, kept, recovery) = (report.removed, report.kept, report.recovery)
             for path in removed { print("removed \(path)") }
             if let recovery, !recovery.committedPaths.isEmpty {
                 let commands = Swift.Set(recovery.commands).sorted().map { "`vault \($0)`" }.joined(separator: ", ")
@@ -241,7 +179,7 @@ extension VaultCommand {
             if removed.isEmpty && kept.isEmpty && (recovery?.committedPaths.isEmpty ?? true) {
                 print("No lock files: nothing to do.")
             }
-            if !kept.isEmpty { throw ExitCode.failure }
+            if !kept.isEmpty { throw CommandError.problemsReported }
         }
     }
 }

@@ -25,34 +25,30 @@ extension VaultCommand {
             if !LocaleSetting.isKnown(localeID) { localeID = "en_US" }
             if let raw = locale {
                 guard let id = LocaleSetting.normalize(raw), LocaleSetting.isKnown(id) else {
-                    throw VaultError.invalidArgument("unknown locale '\(raw)' (try ko_KR, ja_JP, de_DE, en_US)")
+                    throw UsageError.unknownLocale(raw)
                 }
                 localeID = id
             }
             var zone = TimeZone.current
             if let raw = timeZone {
                 guard let z = TimeZone(identifier: raw) else {
-                    throw VaultError.invalidArgument("unknown time zone '\(raw)' (write an IANA name like Asia/Seoul)")
+                    throw UsageError.unknownTimeZone(raw, example: "Asia/Seoul")
                 }
                 zone = z
             }
-            let location = try GitHistory.locate(root)
-            if case .inside(let outer) = location {
+            let made = try Initializing.run(at: root, locale: localeID, timeZone: zone)
+            if let outer = made.outerRepository {
                 Terminal.note("\(root) is inside the git repository \(outer); the vault gets a repository of its own")
             }
-            if FileIO.exists(root + "/" + VaultPath.config) {
-                // Already a vault: give it its own repository if it has none, else nothing to do.
-                guard location != .own else { throw VaultError.alreadyAVault(root) }
-                let vault = try Vault(root: root)
-                let history = try GitHistory.create(vault: vault.root, config: vault.config)
-                if let warning = history.author.warning { Terminal.warning(warning) }
+            if let warning = made.authorWarning { Terminal.warning(warning) }
+            let vault = made.vault
+            guard made.madeVault else {
                 print("Gave the vault in \(vault.root) its own git repository; its files are in the first commit.")
                 return
             }
-            let vault = try Vault.create(at: root, locale: localeID, timeZone: zone)
-            let history = try GitHistory.create(vault: vault.root, config: vault.config)
-            if let warning = history.author.warning { Terminal.warning(warning) }
-            print("Made a vault in \(vault.root) (dates in \(vault.config.locale), \(vault.config.timeZone.identifier)), with its own git repository.")
+            print(
+                "Made a vault in \(vault.root) (dates in \(vault.config.locale), \(vault.config.timeZone.identifier)),"
+                    + " with its own git repository.")
         }
     }
 }

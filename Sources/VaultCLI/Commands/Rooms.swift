@@ -56,22 +56,14 @@ extension VaultCommand {
             @Flag(help: "Remove the key.") var unset = false
 
             func execute() throws {
-                guard unset || value != nil else { throw VaultError.invalidArgument("give a value for '\(key)', or --unset") }
+                guard unset || value != nil else { throw UsageError.missingValue(key: key) }
                 let vault = try location.openForChange()
                 let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
-                try vault.changing { () throws(VaultError) in
-                    // Read (and checked) first: a room that cannot be read leaves no trace, not even
-                    // a repository. `prepare` commits a hand edit without touching the file.
-                    let (file, stamp) = try vault.readRoomStamped(path)
-                    try vault.history?.prepare([path])
-                    let bytes = try file.setting(key, to: unset ? nil : .string(value!))
-                    guard bytes != file.bytes else {
-                        print("\(path): '\(key)' is already so.")
-                        return
-                    }
-                    try vault.write(bytes, to: path, expecting: .unchanged(stamp))
-                    try vault.history?.commit([path], message: unset ? "room: \(file.title): unset \(key)" : "room: \(file.title): set \(key)")
-                    print(unset ? "\(path): removed '\(key)'." : "\(path): \(key) set.")
+                let result = try RoomSettings(vault: vault).set(key, to: unset ? nil : value, inRoom: path)
+                switch result {
+                case .alreadySo: print("\(path): '\(key)' is already so.")
+                case .removed: print("\(path): removed '\(key)'.")
+                case .set: print("\(path): \(key) set.")
                 }
             }
         }
@@ -86,18 +78,8 @@ extension VaultCommand {
 
             func execute() throws {
                 let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard !title.isEmpty else { throw VaultError.invalidArgument("give the room a title") }
                 let vault = try location.openForChange()
-                let path = try vault.changing { () throws(VaultError) -> String in
-                    let path = vault.newRoomPath(title: title)
-                    try vault.history?.prepare([path])
-                    var settings: [(String, FrontMatterValue)] = []
-                    if let model { settings.append(("model", .string(model))) }
-                    if let system { settings.append(("system", .string(system))) }
-                    try vault.write(RoomFile.newRoom(title: title, created: vault.now(), settings: settings), to: path, expecting: .absent)
-                    try vault.history?.commit([path], message: "room: new \(title)")
-                    return path
-                }
+                let path = try RoomCreation(vault: vault).create(title: title, model: model, system: system)
                 print("Made \(path). Talk in it with `vault chat \(VaultPath.stem(of: path)) \"…\"`.")
             }
         }

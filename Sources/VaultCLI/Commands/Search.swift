@@ -50,7 +50,7 @@ extension VaultCommand {
                 query.scope = try scope(vault)
                 if let role {
                     guard let r = Role(rawValue: role) else {
-                        throw VaultError.invalidArgument("unknown role '\(role)': use user, assistant or system")
+                        throw UsageError.unknownRole(role)
                     }
                     query.role = r
                 }
@@ -58,12 +58,10 @@ extension VaultCommand {
                 query.until = try day(until, "--until", zone)
                 try query.validate()
             } catch {
-                Terminal.error((error as? VaultError)?.description ?? "\(error)")
-                throw ExitCode(2)
+                throw CommandError.invalidSearch(error)
             }
             guard ["auto", "always", "never"].contains(color) else {
-                Terminal.error("--color takes auto, always or never, not '\(color)'")
-                throw ExitCode(2)
+                throw CommandError.invalidSearch(UsageError.unknownColor(color))
             }
             var search = VaultSearch(vault: vault)
             search.context = max(0, context)
@@ -109,25 +107,24 @@ extension VaultCommand {
             }
             if !out.isEmpty { Terminal.write(bytes: out, to: 1) }
             Trace.mark("search: printed")
-            if results.items.isEmpty { throw ExitCode(1) }
+            if results.items.isEmpty { throw CommandError.noMatch }
         }
 
         var noColor: Bool { !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty }
 
-        func scope(_ vault: Vault) throws(VaultError) -> SearchQuery.Scope {
+        func scope(_ vault: Vault) throws -> SearchQuery.Scope {
             let chosen = [room != nil, diary, rooms].filter { $0 }.count
-            if chosen > 1 { throw VaultError.invalidArgument("give one of --room, --rooms and --diary") }
+            if chosen > 1 { throw UsageError.severalSearchScopes }
             if let room {
                 return .item(try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath))
             }
             return diary ? .diary : rooms ? .rooms : .everything
         }
 
-        func day(_ text: String?, _ option: String, _ zone: TimeZone) throws(VaultError) -> LocalDate? {
+        func day(_ text: String?, _ option: String, _ zone: TimeZone) throws(UsageError) -> LocalDate? {
             guard let text else { return nil }
             guard let d = DateArgument.day(text, timeZone: zone) else {
-                throw VaultError.invalidArgument(
-                    "\(option) '\(text)' is not a day: write 2026-11-21, 2026-11-21T22:30, today, yesterday or -N")
+                throw UsageError.notADay(option: option, text: text)
             }
             return d
         }

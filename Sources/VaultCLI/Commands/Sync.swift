@@ -27,7 +27,7 @@ extension VaultCommand {
             let sync = VaultSync(vault: vault.with(history: history), history: history)
             sync.interactive = Terminal.stdinIsTerminal
             if undo {
-                guard !dryRun, remote == nil else { throw VaultError.invalidArgument("--undo takes no remote and no --dry-run") }
+                guard !dryRun, remote == nil else { throw UsageError.undoWithOptions }
                 let done = try sync.undo()
                 if json { return try Terminal.json(done) }
                 print("Undid the last sync: the vault is back at \(done.restored.prefix(7)) (\(done.paths.count) file\(done.paths.count == 1 ? "" : "s") restored).")
@@ -71,7 +71,8 @@ extension VaultCommand {
 
             func execute() throws {
                 let vault = try location.open()
-                let remotes = try GitHistory(vault: vault.root, config: vault.config).remotes()
+                let history = try GitHistory(vault: vault.root, config: vault.config)
+                let remotes = try Remotes(vault: vault, history: history).list()
                 if remotes.isEmpty { print("No remotes. Add one with `vault remote add origin URL`.") }
                 for r in remotes { print("\(r.name)\t\(r.url)") }
             }
@@ -86,10 +87,7 @@ extension VaultCommand {
             func execute() throws {
                 let vault = try location.open()
                 let history = try GitHistoryOnDemand(vault: vault.root, config: vault.config) { Terminal.note($0) }.history()
-                try vault.changing { () throws(VaultError) in
-                    try history.addRemote(name: name, url: url)
-                    try history.ensureMergeDriver()
-                }
+                try Remotes(vault: vault, history: history).add(name: name, url: url)
                 print("Added the remote \(name) (\(url)). `vault sync` sends and receives changes.")
             }
         }
@@ -102,7 +100,7 @@ extension VaultCommand {
             func execute() throws {
                 let vault = try location.open()
                 let history = try GitHistory(vault: vault.root, config: vault.config)
-                try vault.changing { () throws(VaultError) in try history.removeRemote(name: name) }
+                try Remotes(vault: vault, history: history).remove(name: name)
                 print("Removed the remote \(name).")
             }
         }

@@ -6,12 +6,6 @@ import VaultCore
 import Glibc
 #endif
 
-/// How a diary entry is named in commit messages: `2026-11-21 첫눈`.
-func entryLabel(_ entry: DiaryFile) -> String {
-    let day = entry.day.map { "\($0) " } ?? ""
-    return day + entry.title
-}
-
 extension VaultCommand {
     struct Write: VaultRunnable {
         static let configuration = CommandConfiguration(
@@ -32,10 +26,22 @@ extension VaultCommand {
 
         func execute() throws {
             let vault = try location.openForChange()
+            let writing = DiaryWriting(vault: vault)
             // SIGINT, SIGTERM, SIGHUP wait until the entry is saved and committed (`Termination`).
-            try Termination.deferring { () throws(VaultError) in
-                try DiaryWriting(vault: vault).write(title: title, date: date, tags: tags, body: body, forceEditor: editor)
+            let result = try Termination.deferring { () throws(VaultError) -> DiaryWriting.Result in
+                let entry = try writing.newEntry(title: title, date: date, tags: tags)
+                var text = body
+                if text == nil && !editor && !Terminal.stdinIsTerminal {
+                    let data = FileHandle.standardInput.readDataToEndOfFile()
+                    guard let s = String(data: data, encoding: .utf8) else {
+                        throw VaultError.input(.standardInputNotUTF8(what: "text"))
+                    }
+                    text = s
+                }
+                if let text { return try writing.write(entry, text: text) }
+                return try writing.write(entry, editor: .person)
             }
+            report(result)
         }
     }
 
@@ -48,14 +54,12 @@ extension VaultCommand {
 
         func execute() throws {
             let vault = try location.openForChange()
-            let writing = DiaryWriting(vault: vault)
-            let today = writing.now.localDate
-            try Termination.deferring { () throws(VaultError) in
-                if let path = vault.entries(on: today).first {
-                    try writing.edit(path)
-                } else {
-                    try writing.write(title: nil, date: nil, tags: [], body: nil, forceEditor: true)
-                }
+            let today = try Termination.deferring { () throws(VaultError) -> DiaryWriting.Today in
+                try DiaryWriting(vault: vault).today(editor: .person)
+            }
+            switch today {
+            case .edited(let result): report(result, vault: vault)
+            case .written(let result): report(result)
             }
         }
     }
@@ -72,7 +76,10 @@ extension VaultCommand {
             let vault = try location.openForChange()
             let path = try vault.resolve(item, workingDirectory: FileManager.default.currentDirectoryPath).path
             // SIGINT, SIGTERM, SIGHUP wait until the edit is saved and committed (`Termination`).
-            try Termination.deferring { () throws(VaultError) in try DiaryWriting(vault: vault).edit(path) }
+            let result = try Termination.deferring { () throws(VaultError) -> Editing.Result in
+                try Editing(vault: vault).edit(path, in: .person)
+            }
+            report(result, vault: vault)
         }
     }
 
@@ -86,234 +93,51 @@ extension VaultCommand {
         @Argument(parsing: .allUnrecognized, help: "+tag adds, -tag removes.") var changes: [String] = []
 
         func execute() throws {
-            guard !changes.isEmpty else { throw VaultError.invalidArgument("give tags to change: +tag adds, -tag removes") }
+            guard !changes.isEmpty else { throw UsageError.noTagChanges }
             var adding: [String] = []
             var removing: [String] = []
             for change in changes {
                 let name = String(change.drop { $0 == "+" || $0 == "-" }).trimmingCharacters(in: .whitespaces)
                 guard !name.isEmpty, !name.contains(where: { $0 == "," || $0 == "\n" }) else {
-                    throw VaultError.invalidArgument("'\(change)' is not a tag (write +tag or -tag)")
+                    throw UsageError.notATagChange(change)
                 }
                 if change.hasPrefix("-") { removing.append(name) } else { adding.append(name) }
             }
             let vault = try location.openForChange()
             let resolved = try vault.resolve(item, workingDirectory: FileManager.default.currentDirectoryPath)
-            guard case .diaryEntry(let path) = resolved else {
-                throw VaultError.invalidArgument("\(resolved.path) is a room; tags belong to diary entries")
-            }
-            let tags = try vault.changing { () throws(VaultError) -> [String] in
-                try vault.history?.prepare([path])
-                let (bytes, tags, stamp) = try vault.retagging(path, adding: adding, removing: removing, now: DiaryWriting(vault: vault).now)
-                try vault.write(bytes, to: path, expecting: .unchanged(stamp))
-                let entry = try DiaryFile(parsing: bytes, path: path)
-                let summary = (adding.map { "+" + $0 } + removing.map { "-" + $0 }).joined(separator: " ")
-                try vault.history?.commit([path], message: "tag: \(entryLabel(entry)) \(summary)")
-                return tags
-            }
+            let now = DiaryWriting(vault: vault).now
+            let (path, tags) = try Tagging(vault: vault, now: now).tag(resolved, adding: adding, removing: removing)
             print(tags.isEmpty ? "\(path) has no tags now." : "\(path): " + tags.map { "#" + $0 }.joined(separator: " "))
         }
     }
 }
 
-/// Writing and editing entries: the file is claimed under the vault's lock, the editor runs
-/// without it (another `vault` may work meanwhile), and the result is committed under it.
-struct DiaryWriting {
-    let vault: Vault
-    /// Diary times are written in the zone the person is in (the machine's, `TZ`), so an entry
-    /// written late at night abroad belongs to that night there; headings still use the vault's locale.
-    let zone = TimeZone.current
-
-    var now: Timestamp { Timestamp(date: Date(), timeZone: zone) }
-
-    func write(title: String?, date: String?, tags: [String], body: String?, forceEditor: Bool) throws(VaultError) {
-        let created: Timestamp
-        if let date {
-            guard let t = DateArgument.time(date, timeZone: zone) else { throw DateArgument.problem(date) }
-            created = date.contains("T") || date.contains(" ") || date.contains("+") ? t : timeOfDayNow(on: t.localDate)
-        } else {
-            created = now
-        }
-        for tag in tags where tag.trimmingCharacters(in: .whitespaces).isEmpty || tag.contains(",") {
-            throw VaultError.invalidArgument("'\(tag)' is not a tag")
-        }
-        var unique: [String] = []
-        for tag in tags where !unique.contains(tag) { unique.append(tag) }
-        let tags = unique
-        let title = title?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
-        var text = body
-        if text == nil && !forceEditor && !Terminal.stdinIsTerminal {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            guard let s = String(data: data, encoding: .utf8) else {
-                throw VaultError.invalidArgument("the text on standard input is not UTF-8")
-            }
-            text = s
-        }
-        let heading = DateText.heading(created.localDate, locale: vault.config.locale)
-        let id = Identifier.newEntryID()
-        if let text {
-            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                throw VaultError.invalidArgument("the entry is empty: nothing was written")
-            }
-            let path = try vault.changing { () throws(VaultError) -> String in
-                let path = vault.newEntryPath(day: created.localDate, title: title ?? firstLine(text))
-                let bytes = DiaryFile.newEntry(id: id, title: title, created: created, tags: tags, heading: heading, body: text)
-                try vault.history?.prepare([path])
-                try vault.write(bytes, to: path, expecting: .absent)
-                try vault.history?.commit([path], message: "diary: add \(entryLabel(try DiaryFile(parsing: bytes, path: path)))")
-                return path
-            }
-            print("Wrote \(path).")
-            return
-        }
-        // The editor: claim the file, edit it without the lock, then keep and commit it, or drop it.
-        let draft = DiaryFile.newEntry(id: id, title: title, created: created, tags: tags, heading: heading, body: "")
-        let path = try vault.changing { () throws(VaultError) -> String in
-            let path = vault.newEntryPath(day: created.localDate, title: title)
-            try vault.write(draft, to: path, expecting: .absent)
-            return path
-        }
-        let outcome = try Editor.run(vault.absolute(path))
-        // From here on the file is the editor's: it is kept, committed or (left untouched) removed,
-        // never written over.
-        try vault.changing { () throws(VaultError) in
-            guard FileIO.exists(vault.absolute(path)) else {
-                if case .failed(let how) = outcome {
-                    throw VaultError.invalidArgument(
-                        "the editor '\(Editor.command())' failed (\(how)) and removed \(path): no entry was made")
-                }
-                print("The entry was removed in the editor, so it was not kept.")
-                return
-            }
-            let (bytes, stamp) = try FileIO.readStamped(vault.absolute(path))
-            if case .failed(let how) = outcome {
-                guard bytes != draft else {
-                    try removeIfUnchanged(path, stamp)
-                    throw VaultError.invalidArgument(
-                        "the editor '\(Editor.command())' failed (\(how)) and saved nothing: no entry was made")
-                }
-                let label = (try? DiaryFile(parsing: bytes, path: path)).map(entryLabel) ?? path
-                try vault.history?.commit([path], message: "diary: add \(label) (the editor failed: \(how))")
-                let editor = "the editor '\(Editor.command())' failed (\(how))"
-                throw VaultError.invalidArgument("\(editor); what it saved in \(path) is kept\(committedNote)")
-            }
-            guard let entry = try? DiaryFile(parsing: bytes, path: path) else {
-                // Broken in the editor: the words are kept and committed; the problems are shown.
-                try vault.history?.commit([path], message: "diary: add \(path)")
-                for p in DiaryFile.problems(in: bytes, path: path) {
-                    Terminal.warning("\(p) (your entry is saved and committed; fix it when you can)")
-                }
-                print("Wrote \(path).")
-                return
-            }
-            if entry.body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-                try removeIfUnchanged(path, stamp)
-                print("The entry was left empty, so it was not kept.")
-                return
-            }
-            try vault.history?.commit([path], message: "diary: add \(entryLabel(entry))")
-            print("Wrote \(path).")
-        }
-    }
-
-    /// " and committed" when the vault keeps history.
-    private var committedNote: String { vault.history == nil ? "" : " and committed" }
-
-    /// Opens `path` in the editor; commits the change (with `updated` set for an entry).
-    ///
-    /// After the editor ran, the file is never written over: what it saved is kept (and
-    /// committed) even when it failed, and so is anything else that changed the file meanwhile
-    /// (a chat turn that landed in the room, a save after a GUI editor returned).
-    func edit(_ path: String) throws(VaultError) {
-        let original = try vault.changing { () throws(VaultError) -> [UInt8] in
-            try vault.history?.prepare([path])
-            // Should vault end before it commits the edit, the next command commits it.
-            vault.willChange([path])
-            return try FileIO.read(vault.absolute(path))
-        }
-        let outcome = try Editor.run(vault.absolute(path))
-        try vault.changing { () throws(VaultError) in
-            guard FileIO.entryExists(vault.absolute(path)) else {
-                // Removed in the editor: that is kept too, and committed.
-                let how: String
-                if case .failed(let text) = outcome { how = text } else { how = "" }
-                try vault.history?.commit([path], message: "edit: \(path) (removed in the editor)")
-                let removed =
-                    "\(path) was removed in the editor; the removal is kept\(committedNote)"
-                    + " (`vault restore \(path)` brings it back)"
-                guard how.isEmpty else {
-                    throw VaultError.invalidArgument("the editor '\(Editor.command())' failed (\(how)), and \(removed)")
-                }
-                print(removed.prefix(1).uppercased() + removed.dropFirst() + ".")
-                return
-            }
-            if case .failed(let how) = outcome {
-                // Kept as it is: no `updated`, no write. Committed if anything changed.
-                let bytes = try FileIO.read(vault.absolute(path))
-                let committed = try vault.history?.commit([path], message: "edit: \(path) (the editor failed: \(how))")
-                let editor = "the editor '\(Editor.command())' failed (\(how))"
-                if committed ?? (bytes != original) {
-                    throw VaultError.invalidArgument(
-                        "\(editor); what it saved in \(path) is kept\(committedNote)"
-                            + " (`vault diff \(path) HEAD~1` shows the change)")
-                }
-                throw VaultError.invalidArgument(
-                    "\(editor) and saved nothing: \(path) is unchanged, nothing was committed")
-            }
-            var bytes = try FileIO.read(vault.absolute(path))
-            guard bytes != original else {
-                print("No change in \(path).")
-                return
-            }
-            let message: String
-            if path.hasPrefix(VaultPath.diary + "/"), let entry = try? DiaryFile(parsing: bytes, path: path) {
-                bytes = try settingUpdated(path)
-                message = "diary: edit \(entryLabel(entry))"
-            } else {
-                message = "edit: \(path)"
-            }
-            let committed = try vault.history?.commit([path], message: message)
-            let problems = path.hasPrefix(VaultPath.rooms + "/")
-                ? RoomFile.problems(in: bytes, path: path) : DiaryFile.problems(in: bytes, path: path)
-            for p in problems { Terminal.warning("\(p) (your edit is saved and committed; fix it when you can)") }
-            print(committed == false ? "No change in \(path)." : "Saved \(path).")
-        }
-    }
-
-    /// Sets `updated` of the entry at `path` over the version on disk, never over a newer save
-    /// (a GUI editor may still be saving): read again and done again if the file changed.
-    private func settingUpdated(_ path: String) throws(VaultError) -> [UInt8] {
-        var attempt = 1
-        while true {
-            let (bytes, stamp) = try FileIO.readStamped(vault.absolute(path))
-            let touched = try vault.touchingUpdated(bytes, path: path, now: now)
-            do {
-                try vault.write(touched, to: path, expecting: .unchanged(stamp))
-                return touched
-            } catch .changedOnDisk where attempt < 3 {
-                attempt += 1
-            }
-        }
-    }
-
-    /// Removes a file the editor left as vault wrote it (a draft never written to), if it is
-    /// still the version read (`stamp`).
-    private func removeIfUnchanged(_ path: String, _ stamp: FileIO.Stamp) throws(VaultError) {
-        guard FileIO.stamp(of: vault.absolute(path)) == stamp else { return }
-        try FileIO.remove(vault.absolute(path))
-    }
-
-    /// The current time of day, on `day`, in the person's zone.
-    private func timeOfDayNow(on day: LocalDate) -> Timestamp {
-        let current = now
-        let clock = current.text.dropFirst(11).prefix(8)
-        return DateArgument.time("\(day)T\(clock)", timeZone: zone) ?? current
-    }
-
-    private func firstLine(_ text: String) -> String? {
-        text.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : String($0.prefix(60)) }
+/// Prints what became of a new entry.
+func report(_ result: DiaryWriting.Result) {
+    switch result.kind {
+    case .written:
+        for p in result.problems { Terminal.warning("\(p) (your entry is saved and committed; fix it when you can)") }
+        print("Wrote \(result.path).")
+    case .removedInEditor: print("The entry was removed in the editor, so it was not kept.")
+    case .leftEmpty: print("The entry was left empty, so it was not kept.")
     }
 }
 
-extension String {
-    var nilIfEmpty: String? { isEmpty ? nil : self }
+/// Prints what became of a file opened in the editor.
+func report(_ result: Editing.Result, vault: Vault) {
+    for p in result.problems { Terminal.warning("\(p) (your edit is saved and committed; fix it when you can)") }
+    switch result.kind {
+    case .saved: print("Saved \(result.path).")
+    case .unchanged: print("No change in \(result.path).")
+    case .removed:
+        let removed = Editing(vault: vault).removalNote(result.path)
+        print(removed.prefix(1).uppercased() + removed.dropFirst() + ".")
+    }
+}
+
+extension TextEditor {
+    /// The person's editor: `$VISUAL`, else `$EDITOR`, else `vi`, run on the file (`Editor.run`).
+    static var person: TextEditor {
+        TextEditor(name: Editor.command()) { path throws(VaultError) in try Editor.run(path) }
+    }
 }

@@ -236,18 +236,18 @@ struct ReadingOptions: ParsableArguments {
     @Option(name: .customLong("time-zone"), help: ArgumentHelp("Show times in this zone (e.g. Europe/Berlin); default: the vault's.", valueName: "ZONE"))
     var timeZone: String?
 
-    func resolve(for vault: Vault) throws(VaultError) -> (locale: String, zone: TimeZone) {
+    func resolve(for vault: Vault) throws(UsageError) -> (locale: String, zone: TimeZone) {
         var locale = vault.config.locale
         if let raw = self.locale {
             guard let id = LocaleSetting.normalize(raw), LocaleSetting.isKnown(id) else {
-                throw VaultError.invalidArgument("unknown locale '\(raw)' (try ko_KR, ja_JP, de_DE, en_US)")
+                throw UsageError.unknownLocale(raw)
             }
             locale = id
         }
         var zone = vault.config.timeZone
         if let raw = timeZone {
             guard let z = TimeZone(identifier: raw) else {
-                throw VaultError.invalidArgument("unknown time zone '\(raw)' (write an IANA name like Europe/Berlin)")
+                throw UsageError.unknownTimeZone(raw, example: "Europe/Berlin")
             }
             zone = z
         }

@@ -14,6 +14,15 @@
 /// The reply is written to a file as it arrives (`ReplySpool`) and copied from there into the
 /// room: a turn's memory does not grow with the reply.
 ///
+/// The room is read once for the turn (`RoomVersion`, which the command line also reads the room's
+/// settings from): its first write, and the reply's when nobody changed the file meanwhile, work
+/// from that value; the file is read again only when it changed. A room read whole is given to
+/// the change (`Change.know`) with what the turn writes, so the hand-edit check and the commit
+/// hash those bytes instead of reading the file (one open to read, two to write, in a turn); a
+/// long room (`RoomFile.readEnd`) is checked by its facts and committed in pieces. Both halves go through the one
+/// change path (`Vault.change`): the first commits hand edits first and writes the message, the
+/// second writes the reply and makes the turn's commit.
+///
 /// Turns in one room take turns (`TurnLock`): each reply follows its own question. From the
 /// moment a turn has the room, SIGINT, SIGTERM and SIGHUP stop the reply instead of the
 /// process (`Termination`): what arrived is kept and committed before the command ends.
@@ -24,11 +33,35 @@ public struct ChatTurn {
     /// The model to ask (from `--model`, the room, the provider or the vault).
     public let model: String
 
-    public init(vault: Vault, roomPath: String, provider: any ChatProvider, model: String) {
+    /// The room as read before the turn, used while it is still the version on disk.
+    let read: RoomVersion?
+
+    /// - Parameter room: the room as read for this turn (`ChatTurn.read`), so that it is not
+    ///   read again while the file is still that version; nil: read when the turn starts.
+    public init(vault: Vault, roomPath: String, provider: any ChatProvider, model: String, room: RoomVersion? = nil) {
         self.vault = vault
         self.roomPath = roomPath
         self.provider = provider
         self.model = model
+        self.read = room
+    }
+
+    /// A version of a room as a turn reads it: its settings and as many of its last messages as
+    /// its context budget sends (a long room is not read whole; `RoomFile.readEnd`), and the
+    /// stamp of the version read, which a write over it expects.
+    public struct RoomVersion: Sendable {
+        public var room: RoomFile
+        public var stamp: FileIO.Stamp
+    }
+
+    /// Reads the room at `path` as a turn needs it (the one read of a turn).
+    public static func read(_ path: String, in vault: Vault) throws(VaultError) -> RoomVersion {
+        let (room, stamp) = try RoomFile.readEnd(vault.absolute(path), path: path, facts: vault.facts(of: path)) {
+            room in
+            let budget = ChatTurn.budget(of: room)
+            return ChatTurn.pick(room.messages, maxMessages: budget.messages, maxTokens: budget.tokens).full
+        }
+        return RoomVersion(room: room, stamp: stamp)
     }
 
     public struct Outcome: Sendable {
@@ -61,34 +94,37 @@ public struct ChatTurn {
     private func send(message: String?, attachments: [String], onText: (String) -> Void) throws(VaultError) -> Outcome {
         let (prompt, request, written, attached) = try ChatTurn.retryingIfChangedOnDisk {
             () throws(VaultError) -> (Message, ChatRequest, Written, [String]) in
-            try vault.changing { () throws(VaultError) -> (Message, ChatRequest, Written, [String]) in
+            try vault.change([roomPath]) { change throws(VaultError) -> (Message, ChatRequest, Written, [String]) in
                 let (room, stamp) = try readRoom()
+                // The one read of the room: the hand-edit check and the write work from it.
+                if room.elision == nil { change.know(room.bytes, of: roomPath, stamp: stamp) }
                 let usePending = message == nil
                 guard var text = (message ?? room.pendingPrompt).map(ChatTurn.tidy), !text.isEmpty || !attachments.isEmpty else {
-                    throw VaultError.invalidArgument(
-                        "nothing to send: give a message (`vault chat \(VaultPath.stem(of: roomPath)) \"…\"`), pipe one in, or type it below the prompt marker at the end of \(roomPath)")
+                    throw VaultError.input(.nothingToSend(room: roomPath))
                 }
                 // The header's date formatter (ICU's start-up, about a millisecond) is made while
                 // the repository is still being opened on the other core.
                 _ = vault.headerDisplay(vault.now())
                 // Commit what the person changed by hand first (the file itself is not touched).
-                try vault.history?.prepare([roomPath])
+                try change.commitHandEdits()
                 var attached: [String] = []
                 for file in attachments {
-                    let stored = try Attachments.store(file, in: vault)
+                    let stored = try Attachments.store(file, in: change)
                     attached.append(stored.path)
                     text += (text.isEmpty ? "" : "\n\n") + stored.markdown
                 }
                 let draft = MessageDraft(role: .user, body: text, timestamp: vault.now())
-                let change = room.appendingAtEnd([draft], consumingPendingPrompt: usePending, display: vault.headerDisplay)
+                let appended = room.appendingAtEnd(
+                    [draft], consumingPendingPrompt: usePending, display: vault.headerDisplay)
                 Trace.mark("turn: message appended")
                 // Only over the version read: a save made in an editor meanwhile is never overwritten.
-                let after = try vault.replaceTail(
-                    of: roomPath, from: change.offset, with: change.bytes, mark: change.mark, expecting: stamp)
-                vault.remember(lines: change.room, stamp: after)
+                let after = try change.replaceTail(
+                    of: roomPath, from: appended.offset, with: appended.bytes, mark: appended.mark, expecting: stamp)
+                vault.remember(lines: appended.room, stamp: after)
                 Trace.mark("turn: room written")
-                let request = makeRequest(room: room, upTo: room.messages + change.messages)
-                return (change.messages[0], request, Written(room: change.room, stamp: after), attached)
+                // The message is committed with the reply (the second half's change).
+                let request = makeRequest(room: room, upTo: room.messages + appended.messages)
+                return (appended.messages[0], request, Written(room: appended.room, stamp: after), attached)
             }
         }
         let (reply, path) = try ask(
@@ -97,18 +133,14 @@ public struct ChatTurn {
     }
 
     /// The room as the turn left it on disk, and the stamp of that version.
-    struct Written {
-        var room: RoomFile
-        var stamp: FileIO.Stamp
-    }
+    typealias Written = RoomVersion
 
-    /// The room's settings and as many of its last messages as its context budget sends
-    /// (a long room is not read whole; see `RoomFile.readEnd`).
+    /// The room as the turn reads it: the version read before the turn while the file is still
+    /// that version (a `stat`, not a read), else read again.
     func readRoom() throws(VaultError) -> (room: RoomFile, stamp: FileIO.Stamp) {
-        try RoomFile.readEnd(vault.absolute(roomPath), path: roomPath, facts: vault.facts(of: roomPath)) { room in
-            let budget = ChatTurn.budget(of: room)
-            return ChatTurn.pick(room.messages, maxMessages: budget.messages, maxTokens: budget.tokens).full
-        }
+        if let read, FileIO.stamp(of: vault.absolute(roomPath)) == read.stamp { return (read.room, read.stamp) }
+        let version = try ChatTurn.read(roomPath, in: vault)
+        return (version.room, version.stamp)
     }
 
     /// Runs `step` again (up to three times in all) when the room changed on disk while it was
@@ -131,17 +163,16 @@ public struct ChatTurn {
         let lock = try TurnLock(vault: vault, room: roomPath, report: Vault.report)
         defer { withExtendedLifetime(lock) {} }
         return try Termination.deferring { () throws(VaultError) -> Outcome in
-            let (request, written, last) = try vault.changing {
-                () throws(VaultError) -> (ChatRequest, Written, Message) in
-                try vault.history?.prepare([roomPath])
+            let (request, written, last) = try vault.change([roomPath]) {
+                change throws(VaultError) -> (ChatRequest, Written, Message) in
                 let (room, stamp) = try readRoom()
+                if room.elision == nil { change.know(room.bytes, of: roomPath, stamp: stamp) }
+                try change.commitHandEdits()
                 let answered = room.messages.filter { $0.status == nil }
                 // An unanswered message is sent again; a reply the server cut short is sent as it
                 // is, last, for the model to go on from.
                 guard let last = answered.last, last.role == .user || last.header.attribute("truncated") != nil else {
-                    throw VaultError.invalidArgument(
-                        "nothing to retry in \(roomPath): its last message has a reply. "
-                            + "Send a new one with `vault chat`.")
+                    throw VaultError.input(.nothingToRetry(room: roomPath))
                 }
                 return (makeRequest(room: room, upTo: room.messages), Written(room: room, stamp: stamp), last)
             }
@@ -212,13 +243,17 @@ public struct ChatTurn {
             path: roomPath, base: written.stamp, written: written, questionPending: questionPending, question: question,
             reply: body.map { (draft, $0) }, truncation: truncation, attached: attached, failure: failure)
         let saved = try ChatTurn.retryingIfChangedOnDisk { () throws(VaultError) -> SavedReply? in
-            try vault.changing { () throws(VaultError) -> SavedReply? in try save(&saving) }
+            // The turn's commit: hand edits made while the reply came are found by the turn (its
+            // message is not committed yet) and committed first, each as its own commit.
+            try vault.change(handEdits: .foundByTheWorkflow) { change throws(VaultError) -> SavedReply? in
+                try save(&saving, in: change)
+            }
         }
         if let failure {
-            throw VaultError.provider(failure.message, exitStatus: failure.exitStatus, kept: saved != nil)
+            throw VaultError.provider(failure, kept: saved != nil)
         }
         guard let saved else {
-            throw VaultError.provider("the reply could not be saved", exitStatus: 8, kept: false)
+            throw VaultError.provider(ProviderFailure(.unsaved, "the reply could not be saved"), kept: false)
         }
         return (saved, saving.path)
     }
@@ -240,20 +275,20 @@ public struct ChatTurn {
         let failure: ProviderFailure?
     }
 
-    /// Appends the reply to the room as it is on disk now and commits (inside `Vault.changing`).
-    private func save(_ s: inout Saving) throws(VaultError) -> SavedReply? {
+    /// Appends the reply to the room as it is on disk now and commits (the turn's `change`).
+    private func save(_ s: inout Saving, in change: Change) throws(VaultError) -> SavedReply? {
         let title = s.written.room.title
         var onDisk = FileIO.stamp(of: vault.absolute(s.path))
         var keptAfterDeletion = false
         if onDisk == nil {
             // Renamed or deleted while the reply came.
             if let moved = vault.whereRoomMoved(from: s.path, identity: s.written.stamp, holding: s.question.id) {
-                try vault.history?.commit(
-                    [s.path, moved], message: "edit: \(s.path) → \(moved) (renamed while waiting for the reply)")
+                try change.commitHandEdit(
+                    of: [s.path, moved], message: "edit: \(s.path) → \(moved) (renamed while waiting for the reply)")
                 Vault.report("\(s.path) was renamed to \(moved) while the reply came: the reply is saved there")
                 s.path = moved
             } else {
-                guard try keepAfterDeletion(&s, title: title) else { return nil }
+                guard try keepAfterDeletion(&s, title: title, in: change) else { return nil }
                 keptAfterDeletion = true
             }
             s.questionPending = false
@@ -266,7 +301,7 @@ public struct ChatTurn {
         if edited {
             // Edited in the meantime (saved in an editor while the reply came): commit that
             // state on its own before the reply, so the person's edit stays their own.
-            try vault.history?.commit([s.path], message: "edit: \(s.path) (while waiting for the reply)")
+            try change.commitHandEdit(of: [s.path], message: "edit: \(s.path) (while waiting for the reply)")
             s.questionPending = false
         }
         // Not as this turn left it (edited, renamed, or on an earlier try): its end read again.
@@ -274,14 +309,17 @@ public struct ChatTurn {
             (room, stamp) = try RoomFile.readEnd(vault.absolute(s.path), path: s.path) { _ in true }
             if edited { s.base = stamp }
         }
+        // The room as the turn holds it (the version read, with the message written): the
+        // commit takes it with the reply instead of reading the file again (`Change.know`).
+        if room.elision == nil { change.know(room.bytes, of: s.path, stamp: stamp) }
         var appended: SavedReply?
         if let reply = s.reply {
-            let change = room.appendingAtEnd(reply.draft, body: reply.body, display: vault.headerDisplay)
-            appended = SavedReply(header: change.header, line: change.line, truncation: s.truncation)
+            let end = room.appendingAtEnd(reply.draft, body: reply.body, display: vault.headerDisplay)
+            appended = SavedReply(header: end.header, line: end.line, truncation: s.truncation)
             Trace.mark("turn: reply appended")
-            let after = try vault.replaceTail(
-                of: s.path, from: change.offset, with: change.parts, mark: change.mark, expecting: stamp)
-            vault.remember(lineFeeds: change.lineFeeds, of: s.path, stamp: after)
+            let after = try change.replaceTail(
+                of: s.path, from: end.offset, with: end.parts, mark: end.mark, expecting: stamp)
+            vault.remember(lineFeeds: end.lineFeeds, of: s.path, stamp: after)
             Trace.mark("turn: room written")
         }
         let count = (s.questionPending || keptAfterDeletion ? 1 : 0) + (appended != nil ? 1 : 0)
@@ -289,7 +327,8 @@ public struct ChatTurn {
             var message = ChatTurn.commitMessage(
                 title: title, count: count, failure: s.failure, replied: appended != nil, truncation: s.truncation)
             if keptAfterDeletion { message += " in \(s.path): \(roomPath) was deleted" }
-            try vault.history?.commit([s.path] + s.attached, message: message)
+            change.include([s.path] + s.attached)
+            try change.commit(message: message)
         }
         if keptAfterDeletion {
             Vault.report(
@@ -301,9 +340,9 @@ public struct ChatTurn {
     /// The room was deleted while the reply came: the deletion is committed (if `vault rm` did
     /// not), and a new room next to where it was gets the message the reply follows (the reply
     /// is then appended to it as to any room). False when no reply came: nothing more is kept.
-    private func keepAfterDeletion(_ s: inout Saving, title: String) throws(VaultError) -> Bool {
+    private func keepAfterDeletion(_ s: inout Saving, title: String, in change: Change) throws(VaultError) -> Bool {
         let deleted = s.path
-        try vault.history?.commit([deleted], message: "edit: \(deleted) (deleted while waiting for the reply)")
+        try change.commitHandEdit(of: [deleted], message: "edit: \(deleted) (deleted while waiting for the reply)")
         guard s.reply != nil else {
             Vault.report(
                 "warning: \(deleted) was deleted while the reply was awaited; no reply came, so nothing more is kept")
@@ -315,7 +354,7 @@ public struct ChatTurn {
         let question = MessageDraft(
             role: s.question.role, body: s.question.body, timestamp: s.question.timestamp,
             attributes: s.question.header.attributes)
-        try vault.write(room.appending([question], display: vault.headerDisplay).bytes, to: kept, expecting: .absent)
+        try change.write(room.appending([question], display: vault.headerDisplay).bytes, to: kept, expecting: .absent)
         s.path = kept
         return true
     }

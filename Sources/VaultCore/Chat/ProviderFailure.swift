@@ -1,8 +1,11 @@
 /// Why a provider gave no (complete) reply. The message is one line for the person at the
 /// terminal; it never holds an API key, and it is never written into the room as a reply.
 /// The text that arrived before the failure is not part of it: the turn has kept it as it came
-/// (`ReplySpool`), and saves it marked `status=interrupted`.
-public struct ProviderFailure: Error, Sendable {
+/// (`ReplySpool`), and saves it marked `status=interrupted`. Each kind has its own exit status
+/// (VaultCLI's `ExitStatus`; README, "Exit status"), so a script can tell a wrong key from a
+/// server that is down, and whether retrying later may help (`timeout`, `rateLimited`,
+/// `serverError`, `cutOff`).
+public struct ProviderFailure: Error, Sendable, Hashable {
     public enum Kind: String, Sendable {
         /// DNS, connection refused, TLS.
         case unreachable
@@ -43,20 +46,5 @@ public struct ProviderFailure: Error, Sendable {
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
-    }
-
-    /// The exit status of `vault chat` for this failure (README, "Exit status").
-    public var exitStatus: Int32 {
-        switch kind {
-        case .unreachable, .timeout: return 3
-        case .unauthorized, .noKey, .keyNotApproved: return 4
-        case .notFound: return 5
-        case .rateLimited: return 6
-        case .serverError: return 7
-        case .cutOff, .malformed, .tooLong, .empty: return 8
-        case .rejected: return 9
-        case .interrupted: return 130
-        case .unsaved: return 1
-        }
     }
 }

@@ -52,7 +52,6 @@ public enum DateArgument {
 
     /// The message for a date that could not be read.
     public static func problem(_ text: String) -> VaultError {
-        .invalidArgument(
-            "cannot read the date '\(text)': write 2026-11-21, 2026-11-21T09:30, today, yesterday or -3 (three days ago)")
+        .input(.unreadableDate(text))
     }
 }

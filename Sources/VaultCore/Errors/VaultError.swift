@@ -135,11 +135,32 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String { "\(path):\(line): \(message)" }
 }
 
+/// What is wrong at the end of a room that was read from its end only (`vault rooms` reads
+/// the last messages of a long room, not the whole file); `vault check` gives the line.
+public enum RoomEndProblem: Sendable, Hashable {
+    /// Bytes that are not UTF-8 near the end (or in the front-matter).
+    case invalidUTF8
+    /// Conflict markers a line-based `git merge` left.
+    case conflictMarkers
+    /// A message header near the end is invalid; the text says how.
+    case brokenHeader(String)
+}
+
 /// Errors of the vault library: what went wrong, for the person at the terminal.
+///
+/// One type at the library's boundary (every throwing function says `throws(VaultError)`, and
+/// `VaultHistory`, which VaultGit implements, throws it too), whose cases carry each layer's
+/// own payload: format problems with file and line (`FormatProblem`), values the library
+/// cannot use (`InputProblem`), git's failures (`RepositoryFailure`, raised by VaultGit),
+/// the provider's and the editor's (`ProviderFailure`, `EditorFailure`), and broken invariants
+/// (`InternalError`). The CLI gives each case its exit status in one place
+/// (`VaultCLI/Errors/ExitStatus.swift`; README, "Exit status").
 public enum VaultError: Error, Sendable, CustomStringConvertible {
     /// One or more files are malformed; nothing was written.
     case malformed([FormatProblem])
-    /// No vault was found.
+    /// The end of a room, read without the rest, is malformed; nothing was written.
+    case malformedEnd(path: String, RoomEndProblem)
+    /// No vault was found; the text says where vault looked.
     case notAVault(String)
     /// `vault init` on a folder that already is a vault.
     case alreadyAVault(String)
@@ -147,22 +168,27 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case itemNotFound(String, hint: String)
     /// A name matches several items.
     case ambiguousItem(String, candidates: [String])
+    /// A value the library was given and cannot use; nothing was written.
+    case input(InputProblem)
     /// A system call on a file failed.
     case io(path: String, operation: String, reason: String)
     /// Another `vault` process holds the vault's lock for too long.
     case locked(path: String, holder: String)
-    /// A value given on the command line is not usable.
-    case invalidArgument(String)
-    /// The vault's git repository refused or failed; the text says what to do.
-    case repository(String)
-    /// The model's server gave no complete reply; `kept` says whether a partial reply was saved.
-    case provider(String, exitStatus: Int32, kept: Bool)
+    /// The vault's git repository refused or failed.
+    case repository(RepositoryFailure)
+    /// The model's server gave no complete reply (what kind of failure, and its message);
+    /// `kept` says whether the part of the reply that arrived was saved.
+    case provider(ProviderFailure, kept: Bool)
+    /// The editor could not be started, or failed; what it saved is kept.
+    case editor(EditorFailure)
     /// The file changed on disk (saved in an editor) while vault was changing it; vault left
     /// the file as the other program wrote it.
     case changedOnDisk(path: String)
     /// The file, or a folder on its way, is a symbolic link (`path`, relative to the vault, to
     /// `target`): vault never writes through one or commits what it points to.
     case symbolicLink(path: String, target: String)
+    /// One of vault's own rules was broken (a bug); vault stopped before changing anything.
+    case `internal`(InternalError)
 
     public var description: String {
         switch self {
@@ -170,6 +196,12 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
             let errors = problems.filter { $0.severity == .error }
             let shown = errors.isEmpty ? problems : errors
             return shown.map(\.description).joined(separator: "\n") + "\nnothing was written."
+        case .malformedEnd(let path, .invalidUTF8):
+            return "\(path) is not valid UTF-8; run `vault check`"
+        case .malformedEnd(let path, .conflictMarkers):
+            return "\(path): git left conflict markers in this room; run `vault resolve`"
+        case .malformedEnd(let path, .brokenHeader(let why)):
+            return "\(path): a message header near the end \(why); run `vault check`"
         case .notAVault(let detail):
             return detail
         case .alreadyAVault(let path):
@@ -177,32 +209,33 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .itemNotFound(let name, let hint):
             return "no room or diary entry matches '\(name)'. \(hint)"
         case .ambiguousItem(let name, let candidates):
-            return "'\(name)' matches more than one item: \(candidates.joined(separator: ", ")). Give more of the name or a path."
+            return "'\(name)' matches more than one item: \(candidates.joined(separator: ", ")). Give more of the name"
+                + " or a path."
+        case .input(let problem):
+            return problem.description
         case .io(let path, let operation, let reason):
             return "cannot \(operation) \(path): \(reason)"
         case .locked(let path, let holder):
-            return "another vault process (\(holder)) is still working on this vault; waited for its lock \(path). Try again when it has finished."
-        case .invalidArgument(let detail), .repository(let detail):
-            return detail
+            return "another vault process (\(holder)) is still working on this vault; waited for its lock \(path)."
+                + " Try again when it has finished."
+        case .repository(let failure):
+            return failure.description
+        case .editor(let failure):
+            return failure.description
         case .symbolicLink(let path, let target):
             return "\(path) is a symbolic link (to \(target)): vault never writes through a link or commits what it points"
                 + " to, and changed nothing. Put the file or folder itself there, or remove the link."
         case .changedOnDisk(let path):
-            return "\(path) changed on disk while vault was changing it (saved in an editor?): vault left it as it is now and wrote nothing. Run the command again."
-        case .provider(let detail, _, let kept):
-            return detail
+            return "\(path) changed on disk while vault was changing it (saved in an editor?): vault left it as it is"
+                + " now and wrote nothing. Run the command again."
+        case .provider(let failure, let kept):
+            return failure.message
                 + (kept
                     ? " (the part of the reply that arrived is saved, marked interrupted; `vault retry` asks again)"
                     : " (your message is saved; `vault retry` sends it again)")
+        case .internal(let error):
+            return error.description
         }
-    }
-}
-
-extension VaultError {
-    /// The process exit status for this error: 1, or the provider failure's own.
-    public var exitStatus: Int32 {
-        if case .provider(_, let status, _) = self { return status }
-        return 1
     }
 }
 

@@ -105,7 +105,7 @@ public enum FormatInvariants {
             if again.frontMatter?.string("model") != body {
                 broken.append("setting \(body.debugDescription) reads back otherwise")
             }
-        } catch VaultError.invalidArgument {
+        } catch VaultError.input {
             // The editor refuses values it cannot write safely: allowed, nothing was written.
         } catch {
             broken.append("setting \(body.debugDescription) failed: \(error)")

@@ -13,7 +13,7 @@ public enum FrontMatterEditor {
         lineEnding: LineEnding
     ) throws(VaultError) -> [UInt8] {
         guard !key.isEmpty, FastYAML.isSafePlain(Substring(key)), key.utf8.allSatisfy({ $0 > 32 && $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: "#") })
-        else { throw VaultError.invalidArgument("'\(key)' cannot be a front-matter key") }
+        else { throw VaultError.input(.invalidKey(key)) }
         let eol = lineEnding.rawValue
         let rendered = value.map { render(key: key, value: $0).map { $0 + eol }.joined() } ?? ""
         var out: [UInt8]
@@ -21,8 +21,7 @@ public enum FrontMatterEditor {
             if let entry = fm.entries.first(where: { $0.key == key }) {
                 out = Array(bytes[..<entry.range.lowerBound]) + Array(rendered.utf8) + Array(bytes[entry.range.upperBound...])
             } else if fm.values[key] != nil {
-                throw VaultError.invalidArgument(
-                    "\(path): the key '\(key)' is written in a form the tool does not change; edit it by hand")
+                throw VaultError.input(.keyNotRewritable(path: path, key: key))
             } else if value == nil {
                 return bytes
             } else {
@@ -43,7 +42,7 @@ public enum FrontMatterEditor {
             throw VaultError.malformed(error.problems)
         }
         guard check?.values[key] == value else {
-            throw VaultError.invalidArgument("\(path): the value for '\(key)' cannot be written safely; edit it by hand")
+            throw VaultError.input(.valueNotWritable(path: path, key: key))
         }
         return out
     }

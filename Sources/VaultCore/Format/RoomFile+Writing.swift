@@ -179,7 +179,6 @@ extension RoomFile {
             var count = 0
             var i = 0
             let n = raw.count
-            let ones: UInt64 = 0x0101_0101_0101_0101
             let highs: UInt64 = 0x8080_8080_8080_8080
             let feeds: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
             while i + 8 <= n {

@@ -9,13 +9,13 @@ public enum Attachments {
 
     /// Copies `file` into the vault's `attachments/` (if the same bytes are not there yet) and
     /// returns its path in the vault and the Markdown that links it from a room.
-    public static func store(_ file: String, in vault: Vault) throws(VaultError) -> (path: String, markdown: String) {
+    public static func store(_ file: String, in change: Change) throws(VaultError) -> (path: String, markdown: String) {
         let bytes = try FileIO.read(file)
         let name = (file as NSString).lastPathComponent
         var ext = (name as NSString).pathExtension.lowercased()
         if ext.isEmpty || ext.utf8.contains(where: { !(($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57)) }) { ext = "bin" }
         let path = "\(VaultPath.attachments)/\(SHA256.hex(bytes)).\(ext)"
-        if !FileIO.exists(vault.absolute(path)) { try vault.write(bytes, to: path) }
+        if !FileIO.exists(change.vault.absolute(path)) { try change.write(bytes, to: path) }
         let label = name.replacingOccurrences(of: "]", with: ")").replacingOccurrences(of: "[", with: "(")
         let link = "../\(path)"
         return (path, imageTypes[ext] != nil ? "![\(label)](\(link))" : "[\(label)](\(link))")

@@ -35,7 +35,7 @@ extension Vault {
 
     private func find(_ name: String, workingDirectory: String) throws(VaultError) -> VaultItem {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else { throw VaultError.invalidArgument("name a room or a diary entry") }
+        guard !trimmed.isEmpty else { throw VaultError.input(.emptyName) }
         // 1. A path to a file in the vault (as spelled on disk, whatever the normalization typed).
         for candidate in [Vault.absolute(trimmed, from: workingDirectory), Vault.absolute(trimmed, from: root)]
         where candidate.hasPrefix(root + "/") {
@@ -86,7 +86,7 @@ extension Vault {
     public func resolveRoom(_ name: String, workingDirectory: String) throws(VaultError) -> String {
         let item = try resolve(name, workingDirectory: workingDirectory)
         guard case .room(let path) = item else {
-            throw VaultError.invalidArgument("\(item.path) is a diary entry, not a room")
+            throw VaultError.input(.notARoom(item.path))
         }
         return path
     }

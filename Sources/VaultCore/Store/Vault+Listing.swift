@@ -230,18 +230,18 @@ enum RoomTail {
             let headValid = head.withUnsafeBufferPointer { UTF8Check.isValid(UnsafeBufferPointer(rebasing: $0[..<min(head.count, bodyStart)])) }
             let tailValid = tail.withUnsafeBufferPointer { UTF8Check.isValid(UnsafeBufferPointer(rebasing: $0[checkFrom...])) }
             guard headValid, tailValid else {
-                throw VaultError.invalidArgument("\(path) is not valid UTF-8; run `vault check`")
+                throw VaultError.malformedEnd(path: path, .invalidUTF8)
             }
             // What a line-based `git merge` left is never shown as a message.
             if ConflictMarkers.problem(in: Array(tail[checkFrom...]), path: path) != nil {
-                throw VaultError.invalidArgument("\(path): git left conflict markers in this room; run `vault resolve`")
+                throw VaultError.malformedEnd(path: path, .conflictMarkers)
             }
             // A partial first line is skipped unless the window starts at the body.
             switch lastMessage(tail, skipFirstLine: offset > bodyStart) {
             case .found(let header, let preview, let pending):
                 return Scan(title: title, created: created, lastHeader: header, preview: preview, hasPendingPrompt: pending)
             case .broken(let why):
-                throw VaultError.invalidArgument("\(path): \(why)")
+                throw VaultError.malformedEnd(path: path, .brokenHeader(why))
             case .needMore:
                 window *= 4
             }
@@ -264,7 +264,7 @@ enum RoomTail {
         case found(MessageHeader?, preview: String, pending: Bool)
         /// The window holds no header: read more of the file.
         case needMore
-        /// Something in the window is broken.
+        /// A message header in the window is invalid: how (`RoomEndProblem.brokenHeader`).
         case broken(String)
     }
 
@@ -299,7 +299,7 @@ enum RoomTail {
                     case .promptMarker:
                         if markerLine == nil { markerLine = start }
                     case .invalidHeader(let why):
-                        return .broken("a message header near the end \(why); run `vault check`")
+                        return .broken(why)
                     case .text:
                         break
                     }

@@ -191,7 +191,8 @@ public final class Vault: Sendable {
 
     // MARK: Changing files
 
-    /// Runs `change` holding the vault's lock. Everything that writes goes through here.
+    /// Runs `change` holding the vault's lock. Everything that writes goes through here: a
+    /// change that becomes a commit through `change(_:handEdits:_:)` (`Change`).
     ///
     /// Once the lock is held, SIGINT, SIGTERM and SIGHUP wait for `change` to end
     /// (`Termination`): a change is never stopped half-way by them. (While the lock is awaited
@@ -255,20 +256,6 @@ public final class Vault: Sendable {
                 journal: journalPath)
         } catch VaultError.changedOnDisk {
             throw VaultError.changedOnDisk(path: relative)
-        }
-    }
-
-    /// Runs `change` holding the vault's lock, with history: hand edits of `paths` are
-    /// committed first (`edit: …`), then the change, as one commit with the message
-    /// `change` returns.
-    public func changing<T>(
-        _ paths: [String], _ change: () throws(VaultError) -> (result: T, message: String)
-    ) throws(VaultError) -> T {
-        try changing { () throws(VaultError) -> T in
-            try history?.prepare(paths)
-            let (result, message) = try change()
-            try history?.commit(paths, message: message)
-            return result
         }
     }
 

@@ -104,7 +104,7 @@ enum ChildProcess {
     }
 
     private static func failure(_ path: String, errno code: Int32 = errno) -> VaultError {
-        .repository("cannot run \(path): \(String(cString: strerror(code)))")
+        .repository(.cannotRun(program: path, reason: String(cString: strerror(code))))
     }
 }
 

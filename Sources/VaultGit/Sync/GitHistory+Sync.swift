@@ -109,7 +109,7 @@ extension GitHistory {
         if let name = try? configString("vault.machine"), !name.isEmpty { return name }
         var buffer = [CChar](repeating: 0, count: 256)
         gethostname(&buffer, buffer.count - 1)
-        let host = String(cString: buffer)
+        let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return host.isEmpty ? "unknown" : host
     }
 
@@ -183,17 +183,6 @@ extension GitHistory {
         return paths.sorted()
     }
 
-    /// Commits the hand edits in `paths` (from `workTreeChanges`) as their own commit (`edit: …`);
-    /// returns the paths.
-    func commitHandEdits(_ paths: [String]) throws(VaultError) -> [String] {
-        try checkReady()
-        guard !paths.isEmpty else { return [] }
-        // The status compares with the index; `prepare` keeps only what differs from HEAD.
-        let shown = paths.count > 5 ? paths.prefix(5).joined(separator: ", ") + " and \(paths.count - 5) more" : paths.joined(separator: ", ")
-        try commit(paths, message: "edit: " + shown)
-        return paths
-    }
-
     /// The changes that turn tree `old` into tree `new`, path by path.
     func directChanges(from old: OpaquePointer, to new: OpaquePointer) throws(VaultError) -> [TreeMerge.Change] {
         var options = git_diff_options()
@@ -239,8 +228,7 @@ extension GitHistory {
         let names = try remotes().map(\.name)
         if let name {
             guard names.contains(name) else {
-                throw VaultError.invalidArgument(
-                    "there is no remote named '\(name)'\(names.isEmpty ? "" : " (there is: \(names.joined(separator: ", ")))"). Add one with `vault remote add \(name) URL`.")
+                throw VaultError.input(.unknownRemote(name, known: names))
             }
             return name
         }
@@ -248,10 +236,9 @@ extension GitHistory {
         if names.contains("origin") { return "origin" }
         if names.count == 1 { return names[0] }
         if names.isEmpty {
-            throw VaultError.invalidArgument(
-                "the vault has no remote to sync with. Add one: `vault remote add origin URL` (a bare repository on a server, a USB disk, GitHub, Gitea).")
+            throw VaultError.input(.noRemote)
         }
-        throw VaultError.invalidArgument("the vault has several remotes (\(names.joined(separator: ", "))): name one, `vault sync NAME`.")
+        throw VaultError.input(.severalRemotes(names))
     }
 
     /// The remotes and their URLs.
@@ -273,10 +260,10 @@ extension GitHistory {
 
     public func addRemote(name: String, url: String) throws(VaultError) {
         guard isValidRemoteName(name) else {
-            throw VaultError.invalidArgument("'\(name)' cannot name a remote (use letters, digits, - and _)")
+            throw VaultError.input(.invalidRemoteName(name))
         }
         if try remotes().contains(where: { $0.name == name }) {
-            throw VaultError.invalidArgument("there is already a remote named '\(name)' (`vault remote remove \(name)` first)")
+            throw VaultError.input(.remoteExists(name))
         }
         var remote: OpaquePointer?
         try GitFailure.check(git_remote_create(&remote, repo, name, url), "add the remote '\(name)'")
@@ -290,7 +277,7 @@ extension GitHistory {
 
     public func removeRemote(name: String) throws(VaultError) {
         guard try remotes().contains(where: { $0.name == name }) else {
-            throw VaultError.invalidArgument("there is no remote named '\(name)'")
+            throw VaultError.input(.noRemoteToRemove(name))
         }
         try GitFailure.check(git_remote_delete(repo, name), "remove the remote '\(name)'")
     }

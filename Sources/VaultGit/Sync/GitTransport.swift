@@ -53,8 +53,7 @@ public struct GitTransport: Sendable {
     /// Runs `git` in the vault with vault's transport settings and waits for it.
     func run(_ arguments: [String], in directory: String? = nil, interactive: Bool = false) throws(VaultError) -> Output {
         guard let git = GitTransport.executable(environment: environment) else {
-            throw VaultError.repository(
-                "vault sync needs the `git` command for the network (install it: `apt-get install git`); nothing was changed.")
+            throw VaultError.repository(.gitCommandMissing(url: nil))
         }
         var env = environment
         env["LC_ALL"] = "C"  // messages vault reads are git's English ones
@@ -101,7 +100,7 @@ public struct GitTransport: Sendable {
 
     /// A failed git command as one message for the person: what failed, why in plain words, what to do.
     static func failure(_ doing: String, _ output: Output, remote: String) -> VaultError {
-        .repository("cannot \(doing): \(reason(output, remote: remote)). Nothing in the vault was changed.")
+        .repository(.remote(doing: doing, reason: reason(output, remote: remote), merged: false))
     }
 
     /// Why git failed, from what it (and ssh, and curl) said on stderr. The network's answers

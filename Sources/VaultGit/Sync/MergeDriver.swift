@@ -53,7 +53,10 @@ public enum MergeDriver {
 extension GitHistory {
     /// Registers vault's merge driver in the repository's git config and `.gitattributes`
     /// (committing `.gitattributes` when it changes), so plain `git pull` merges as vault does.
-    public func ensureMergeDriver() throws(VaultError) {
+    ///
+    /// The `.gitattributes` update is a change of its own (`sync: vault's merge driver …`),
+    /// made through the change path before `change`'s commit (`Change.preceding`).
+    public func ensureMergeDriver(in change: Change) throws(VaultError) {
         if try configString("merge.vault.driver") != MergeDriver.command {
             try setConfig("merge.vault.name", "vault: rooms by message id, diary entries without conflict markers")
             try setConfig("merge.vault.driver", MergeDriver.command)
@@ -66,8 +69,9 @@ extension GitHistory {
         var updated = text
         if !updated.isEmpty && !updated.hasSuffix("\n") { updated += "\n" }
         updated += "# vault's merge (`vault merge-driver`) for `git pull` by hand\n" + missing.joined(separator: "\n") + "\n"
-        try prepare([".gitattributes"])
-        try FileIO.write(Array(updated.utf8), to: path)
-        try commit([".gitattributes"], message: "sync: vault's merge driver for rooms, diary entries and vault.yml")
+        try change.preceding([".gitattributes"]) { attributes throws(VaultError) in
+            try attributes.write(Array(updated.utf8), to: ".gitattributes")
+            try attributes.commit(message: "sync: vault's merge driver for rooms, diary entries and vault.yml")
+        }
     }
 }

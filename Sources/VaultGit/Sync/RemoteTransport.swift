@@ -30,10 +30,14 @@ extension PushResult {
     }
 
     static func refused(_ remote: String, _ why: String) -> VaultError {
-        .repository("\(remote) refused the push (\(why)). Your vault has everything merged and committed; nothing was lost.")
+        .repository(.pushRefused(remote: remote, reason: why))
     }
 
-    static let unsentNote = "Your vault has everything merged and committed; `vault sync` sends it when the remote can be reached."
+    /// A push that failed to reach the remote, after the fetch and merge were committed.
+    static func unsent(_ failure: VaultError) -> VaultError {
+        guard case .repository(.remote(let doing, let reason, _)) = failure else { return failure }
+        return .repository(.remote(doing: doing, reason: reason, merged: true))
+    }
 }
 
 /// The `git` command line.
@@ -69,9 +73,7 @@ struct GitCommandTransport: RemoteTransport {
             throw PushResult.refused(remote, why)
         }
         if output.status != 0 {
-            let failed = GitTransport.failure("push to \(remote)", output, remote: remote)
-            throw VaultError.repository(
-                failed.description.replacingOccurrences(of: "Nothing in the vault was changed.", with: PushResult.unsentNote))
+            throw PushResult.unsent(GitTransport.failure("push to \(remote)", output, remote: remote))
         }
         return .pushed
     }
@@ -92,8 +94,7 @@ struct LibGit2Transport: RemoteTransport {
     }
 
     static func needsGit(_ url: String) -> VaultError {
-        .repository(
-            "\(url) is reached over the network, which needs the `git` command (ssh config, known_hosts and credential helpers work through it): install it with `apt-get install git`. Nothing was changed.")
+        .repository(.gitCommandMissing(url: url))
     }
 
     private func lookup(_ remote: String) throws(VaultError) -> OpaquePointer {
@@ -160,9 +161,7 @@ struct LibGit2Transport: RemoteTransport {
         }
         if code == GIT_ENONFASTFORWARD.rawValue { return .rejected("non-fast-forward") }
         if code < 0 {
-            let failed = LibGit2Transport.failure("push to \(remote)", code)
-            throw VaultError.repository(
-                failed.description.replacingOccurrences(of: "Nothing in the vault was changed.", with: PushResult.unsentNote))
+            throw PushResult.unsent(LibGit2Transport.failure("push to \(remote)", code))
         }
         if let (_, why) = refusals.list.first {
             if PushResult.isRace(why) { return .rejected(why) }
@@ -192,7 +191,7 @@ struct LibGit2Transport: RemoteTransport {
         } else {
             reason = "libgit2 said: \(detail)"
         }
-        return .repository("cannot \(doing): \(reason). Nothing in the vault was changed.")
+        return .repository(.remote(doing: doing, reason: reason, merged: false))
     }
 
     /// `git clone` with libgit2, for a remote on this machine.

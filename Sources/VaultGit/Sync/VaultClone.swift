@@ -20,11 +20,11 @@ public enum VaultClone {
         if existed {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? ["?"]
             guard FileIO.isDirectory(root), entries.isEmpty else {
-                throw VaultError.invalidArgument("\(root) already exists and is not an empty folder; name another folder.")
+                throw VaultError.input(.cloneTargetNotEmpty(root))
             }
         }
         let parent = FileIO.parent(of: root)
-        guard FileIO.isDirectory(parent) else { throw VaultError.invalidArgument("\(parent) is not a folder") }
+        guard FileIO.isDirectory(parent) else { throw VaultError.input(.notAFolder(parent)) }
         let transport = GitTransport(root: parent)
         func cleanUp() {
             if existed {
@@ -63,8 +63,9 @@ public enum VaultClone {
             let vault = try Vault(root: root)
             try FileIO.makeDirectory(root + "/" + VaultPath.state)
             let history = try GitHistory(vault: root, config: vault.config)
-            try vault.changing { () throws(VaultError) in try history.ensureMergeDriver() }
-            return vault.with(history: history)
+            let cloned = vault.with(history: history)
+            try cloned.change { change throws(VaultError) in try history.ensureMergeDriver(in: change) }
+            return cloned
         } catch {
             cleanUp()
             throw error

@@ -18,23 +18,36 @@ public final class VaultResolve {
     let history: GitHistory
 
     public init(vault: Vault, history: GitHistory) {
-        self.vault = vault
+        self.vault = vault.history === history ? vault : vault.with(history: history)
         self.history = history
     }
 
     /// Does everything there is to do; returns a line per thing done (empty: nothing to do).
     public func run() throws(VaultError) -> [String] {
-        try vault.changing { () throws(VaultError) -> [String] in try repair(candidates: nil, copies: true) }
+        try vault.change { change throws(VaultError) -> [String] in
+            try repair(candidates: nil, copies: true, before: change)
+        }
     }
 
-    /// The repairs, inside the vault's lock: an unfinished merge, then markers in `candidates`
-    /// (nil: every room, entry and `vault.yml`), then (with `copies`) conflict copies.
-    func repair(candidates: [String]?, copies: Bool) throws(VaultError) -> [String] {
+    /// The repairs, inside the vault's lock, each a change of its own made before `change`'s
+    /// commit (`Change.preceding`): an unfinished merge (its merge commit), then markers in
+    /// `candidates` (nil: every room, entry and `vault.yml`) and (with `copies`) conflict
+    /// copies (one `resolve: …` commit, hand edits of those files committed first).
+    func repair(candidates: [String]?, copies: Bool, before change: Change) throws(VaultError) -> [String] {
         var done: [String] = []
         if FileIO.exists(history.gitDirectory + "/MERGE_HEAD") {
-            done += try finishMerge()
+            // git's merge, finished with its own parents: the index and files are git's, so the
+            // commit is made here (`Change.commit(by:)`), not by `VaultHistory.commit`.
+            try change.preceding(handEdits: .partOfTheChange) { finishing throws(VaultError) in
+                try finishing.commit { () throws(VaultError) -> Bool in
+                    done += try finishMerge()
+                    return true
+                }
+            }
         }
-        done += try resolveMarkersAndCopies(candidates: candidates, copies: copies)
+        done += try change.preceding { resolving throws(VaultError) -> [String] in
+            try resolveMarkersAndCopies(candidates: candidates, copies: copies, in: resolving)
+        }
         return done
     }
 
@@ -137,7 +150,13 @@ public final class VaultResolve {
         try GitFailure.check(git_index_write(index), "write the index")
         var tree = git_oid()
         try GitFailure.check(git_index_write_tree(&tree, index), "write the merged tree")
-        guard let head = try history.headCommit() else { throw VaultError.repository("the merge has no HEAD commit") }
+        guard let head = try history.headCommit() else {
+            // `git merge` on a branch with no commit fast-forwards: MERGE_HEAD without HEAD is not git's doing.
+            throw VaultError.internal(
+                InternalError(
+                    "a merge is in progress on a branch with no commit",
+                    context: "MERGE_HEAD in \(history.gitDirectory)", changedNothing: false))
+        }
         defer { git_commit_free(head.commit); git_tree_free(head.tree) }
         var parents: [OpaquePointer] = [head.commit]
         let mergeHeads = String(decoding: try FileIO.read(history.gitDirectory + "/MERGE_HEAD"), as: UTF8.self)
@@ -160,7 +179,9 @@ public final class VaultResolve {
 
     // MARK: Markers and conflict copies
 
-    private func resolveMarkersAndCopies(candidates: [String]?, copies: Bool) throws(VaultError) -> [String] {
+    private func resolveMarkersAndCopies(candidates: [String]?, copies: Bool, in change: Change) throws(VaultError)
+        -> [String]
+    {
         var done: [String] = []
         var paths: [String] = []
         var pending: [(path: String, bytes: [UInt8]?)] = []
@@ -187,15 +208,16 @@ public final class VaultResolve {
         }
         guard !pending.isEmpty else { return done }
         paths = pending.map(\.path)
-        try history.prepare(paths)
+        change.include(paths)
+        try change.commitHandEdits()
         for (path, bytes) in pending {
             if let bytes {
-                try vault.write(bytes, to: path)
+                try change.write(bytes, to: path)
             } else {
-                try FileIO.remove(vault.absolute(path))
+                try change.remove(path)
             }
         }
-        try history.commit(paths, message: "resolve: " + Set(paths).sorted().joined(separator: ", "))
+        try change.commit(message: "resolve: " + Set(paths).sorted().joined(separator: ", "))
         return done
     }
 }

@@ -36,7 +36,7 @@ public final class VaultSync {
     static let dryRunPrefix = "refs/vault/dry-run/"
 
     public init(vault: Vault, history: GitHistory, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.vault = vault
+        self.vault = vault.history === history ? vault : vault.with(history: history)
         self.history = history
         self.git = GitTransport(root: vault.root, environment: environment)
     }
@@ -54,19 +54,28 @@ public final class VaultSync {
             try transport.fetch(remote: remote)
             Trace.mark("sync: fetched")
             let theirsRef = "refs/remotes/\(remote)/\(branch)"
-            let step = try vault.changing { () throws(VaultError) -> MergeStep in
+            // One change: its commits before the merge are changes of their own (repairs, the
+            // merge driver's `.gitattributes`), then hand edits are committed first as for every
+            // change (`Change.commitHandEdits`), and the merge is the change's one commit.
+            let step = try vault.change { change throws(VaultError) -> MergeStep in
                 // What plain git left (an unfinished merge, markers in changed files) is repaired first.
                 var edits = try history.workTreeChanges()
                 Trace.mark("sync: work tree read")
-                let repaired = try VaultResolve(vault: vault, history: history)
-                    .repair(candidates: try history.locallyChangedPaths(since: theirsRef, workTree: edits), copies: false)
+                let repaired = try VaultResolve(vault: vault, history: history).repair(
+                    candidates: try history.locallyChangedPaths(since: theirsRef, workTree: edits), copies: false,
+                    before: change)
                 report.notes += repaired
                 if !repaired.isEmpty { edits = try history.workTreeChanges() }
                 Trace.mark("sync: repair checked")
-                try history.ensureMergeDriver()
-                report.handEdits += try history.commitHandEdits(edits)
+                try history.ensureMergeDriver(in: change)
+                change.include(edits)
+                report.handEdits += try change.commitHandEdits()
                 Trace.mark("sync: hand edits committed")
-                let step = try merge(theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
+                var step = MergeStep()
+                try change.commit { () throws(VaultError) -> Bool in
+                    step = try merge(theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
+                    return step.merged
+                }
                 Trace.mark("sync: merged")
                 return step
             }
@@ -85,8 +94,7 @@ public final class VaultSync {
             case .rejected(let why):
                 report.retries = attempt
                 if attempt == max(1, attempts) {
-                    throw VaultError.repository(
-                        "\(remote) kept refusing the push (\(why)) after \(attempt) tries: another machine is syncing at the same moment. Your vault has everything merged and committed; run `vault sync` again in a moment.")
+                    throw VaultError.repository(.pushKeptRefused(remote: remote, reason: why, attempts: attempt))
                 }
             }
         }
@@ -130,19 +138,21 @@ public final class VaultSync {
     /// sync (they would be lost); the undone merge stays reachable as `refs/vault/sync/undone`,
     /// and the remote is not touched.
     public func undo() throws(VaultError) -> UndoReport {
-        try vault.changing { () throws(VaultError) -> UndoReport in
-            _ = try history.commitHandEdits(try history.workTreeChanges())
+        try vault.change { change throws(VaultError) -> UndoReport in
+            // Hand edits are committed first (the change path's rule); undoing then moves the
+            // branch back, with no commit of its own.
+            change.include(try history.workTreeChanges())
+            try change.commitHandEdits()
             guard let before = try history.referenceCommit(VaultSync.beforeRef),
                 let after = try history.referenceCommit(VaultSync.afterRef)
             else {
-                throw VaultError.invalidArgument("there is no sync to undo (none was made, or it was undone already).")
+                throw VaultError.input(.noSyncToUndo)
             }
             defer { git_commit_free(before); git_commit_free(after) }
-            guard let head = try history.headCommit() else { throw VaultError.invalidArgument("there is no sync to undo.") }
+            guard let head = try history.headCommit() else { throw VaultError.input(.noSyncToUndo) }
             defer { git_commit_free(head.commit); git_tree_free(head.tree) }
             guard git_oid_equal(git_commit_id(head.commit), git_commit_id(after)) != 0 else {
-                throw VaultError.invalidArgument(
-                    "commits were made after the last sync (HEAD is no longer the sync's \(oidString(git_commit_id(after)).prefix(7))); undoing it would drop them. Bring single items back with `vault restore ITEM --at REV` instead.")
+                throw VaultError.input(.commitsAfterSync(String(oidString(git_commit_id(after)).prefix(7))))
             }
             var beforeTree: OpaquePointer?
             try GitFailure.check(git_commit_tree(&beforeTree, before), "read the tree before the sync")
@@ -175,7 +185,7 @@ public final class VaultSync {
         defer { git_commit_free(theirs) }
         guard let head = try history.headCommit() else {
             // A vault with no commit yet takes the remote's history as it is.
-            throw VaultError.repository("the vault has no commit yet; make one change first (for example `vault room new`).")
+            throw VaultError.repository(.noCommits)
         }
         defer { git_commit_free(head.commit); git_tree_free(head.tree) }
         var oursID = git_commit_id(head.commit).pointee
@@ -196,7 +206,12 @@ public final class VaultSync {
         } else {
             let newTree = try history.trees.apply(plan.changes.map { ($0.path, $0.oid) }, to: git_tree_id(head.tree).pointee)
             Trace.mark("sync merge: tree written")
-            guard let newTree else { throw VaultError.repository("the merge would leave the vault empty; nothing was changed.") }
+            guard let newTree else {
+                throw VaultError.internal(
+                    InternalError(
+                        "the merge would leave the vault empty",
+                        context: "ours \(oidString(&oursID).prefix(12)), theirs \(oidString(&theirsID).prefix(12))"))
+            }
             try verify(plan: plan, ours: head, theirs: theirs, result: newTree)
             Trace.mark("sync merge: verified")
             let summary = try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: true)
@@ -305,8 +320,11 @@ public final class VaultSync {
         }
         let missing = required.subtracting(deletedOnPurpose).subtracting(resultItems)
         if !missing.isEmpty {
-            throw VaultError.repository(
-                "the merge would lose \(missing.count) item(s) (\(missing.sorted().prefix(5).joined(separator: ", "))); vault stopped before changing anything. Please report this: the remote's commit is \(oidString(git_commit_id(theirs)).prefix(12)).")
+            let lost = missing.sorted().prefix(5).joined(separator: ", ")
+            throw VaultError.internal(
+                InternalError(
+                    "the merge would lose \(missing.count) item(s) (\(lost))",
+                    context: "the remote's commit is \(oidString(git_commit_id(theirs)).prefix(12))"))
         }
     }
 

@@ -90,7 +90,7 @@ public final class SearchIndex {
     /// version. Never writes inside the vault.
     ///
     /// - Throws: `VaultError.io` when the vault folder cannot be opened or the index cannot be
-    ///   created; `VaultError.invalidArgument` when `path` is inside the vault.
+    ///   created; `VaultError.input(.indexInsideVault)` when `path` is inside the vault.
     public init(vaultRoot: String, path: String? = nil) throws(VaultError) {
         guard let realRoot = Self.realPath(vaultRoot) else {
             throw .io(path: vaultRoot, operation: "open the vault folder", reason: Self.errorText())
@@ -107,10 +107,7 @@ public final class SearchIndex {
         do throws(VaultError) {
             let resolved = Self.resolvedPath(path)
             if resolved == realRoot || resolved.hasPrefix(realRoot == "/" ? "/" : realRoot + "/") {
-                throw VaultError.invalidArgument(
-                    "the search index \(path) would be inside the vault (\(vaultRoot)); the index is a cache and"
-                        + " lives outside it: unset the index path, or set XDG_CACHE_HOME to a folder outside the vault"
-                )
+                throw VaultError.input(.indexInsideVault(index: path, vault: vaultRoot))
             }
             try Self.makeFolders(upTo: String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
             connection = try openRepairing()

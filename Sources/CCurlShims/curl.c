@@ -1,14 +1,10 @@
-#define _GNU_SOURCE  // RTLD_NEXT
-#include "CVaultShims.h"
-
-#include <CGit2Loader.h>
+// libcurl, loaded when the first request is made, and its variadic calls, typed. See README.md.
+#include "CCurlShims.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 
-// ---- libcurl, loaded when the first request is made ----------------------
 // Linking libcurl would load it and the ~25 libraries it pulls in (GnuTLS, Kerberos, LDAP,
 // ...) at the start of every `vault` command, about 4 ms, though only a chat turn with a
 // network provider uses it.
@@ -18,7 +14,6 @@ static struct {
     CURLcode (*global_init)(long flags);
     CURL *(*easy_init)(void);
     void (*easy_cleanup)(CURL *handle);
-    CURLcode (*easy_perform)(CURL *handle);
     CURLcode (*easy_setopt)(CURL *handle, CURLoption option, ...);
     CURLcode (*easy_getinfo)(CURL *handle, CURLINFO info, ...);
     const char *(*easy_strerror)(CURLcode code);
@@ -52,7 +47,6 @@ static void load_curl(void) {
     CVAULT_LOAD(global_init, "curl_global_init")
     CVAULT_LOAD(easy_init, "curl_easy_init")
     CVAULT_LOAD(easy_cleanup, "curl_easy_cleanup")
-    CVAULT_LOAD(easy_perform, "curl_easy_perform")
     CVAULT_LOAD(easy_setopt, "curl_easy_setopt")
     CVAULT_LOAD(easy_getinfo, "curl_easy_getinfo")
     CVAULT_LOAD(easy_strerror, "curl_easy_strerror")
@@ -82,7 +76,6 @@ CURL *cvault_curl_easy_init(void) { return cvault_curl_load() ? NULL : curl.easy
 void cvault_curl_easy_cleanup(CURL *handle) {
     if (handle && curl.library) curl.easy_cleanup(handle);
 }
-CURLcode cvault_curl_easy_perform(CURL *handle) { return curl.library ? curl.easy_perform(handle) : CURLE_FAILED_INIT; }
 const char *cvault_curl_easy_strerror(CURLcode code) {
     return curl.library ? curl.easy_strerror(code) : "libcurl is not loaded";
 }
@@ -110,9 +103,6 @@ CURLcode cvault_curl_setopt_write_function(CURL *handle, cvault_curl_data_callba
 }
 CURLcode cvault_curl_setopt_header_function(CURL *handle, cvault_curl_data_callback callback) {
     return curl.library ? curl.easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback) : CURLE_FAILED_INIT;
-}
-CURLcode cvault_curl_setopt_progress_function(CURL *handle, cvault_curl_progress_callback callback) {
-    return curl.library ? curl.easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback) : CURLE_FAILED_INIT;
 }
 CURLcode cvault_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl.library ? curl.easy_getinfo(handle, info, value) : CURLE_FAILED_INIT;
@@ -158,79 +148,4 @@ CURLcode cvault_curl_perform_polling(CURL *handle, int interval_ms, int (*tick)(
     curl.multi_remove_handle(multi, handle);
     curl.multi_cleanup(multi);
     return result;
-}
-
-// ---- libgit2 ----------------------------------------------------------------
-// libgit2 is loaded at run time (CGit2Loader), and a variadic function cannot be passed on by
-// a trampoline: these call the loaded git_libgit2_opts through its pointer.
-int cvault_git_set_strict_object_creation(int enabled) {
-    return cvault_git2_git_libgit2_opts()(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, enabled);
-}
-int cvault_git_set_strict_hash_verification(int enabled) {
-    return cvault_git2_git_libgit2_opts()(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, enabled);
-}
-int cvault_git_set_fsync_gitdir(int enabled) {
-    return cvault_git2_git_libgit2_opts()(GIT_OPT_ENABLE_FSYNC_GITDIR, enabled);
-}
-int cvault_git_set_search_path(int level, const char *path) {
-    return cvault_git2_git_libgit2_opts()(GIT_OPT_SET_SEARCH_PATH, level, path);
-}
-int cvault_git_set_owner_validation(int enabled) {
-    return cvault_git2_git_libgit2_opts()(GIT_OPT_SET_OWNER_VALIDATION, enabled);
-}
-int cvault_git_set_cache_object_limit(int type, size_t size) {
-    return cvault_git2_git_libgit2_opts()(GIT_OPT_SET_CACHE_OBJECT_LIMIT, (git_object_t)type, size);
-}
-
-// ---- libgit2's start-up without the TLS certificates ------------------------
-// Debian's libgit2 (mbedTLS) parses the system's CA bundle in git_libgit2_init: ~4 ms of
-// every command that touches git, for HTTPS connections vault never makes through libgit2.
-// libgit2 has no option to skip it, so vault's executable defines mbedTLS's two loading
-// functions itself (the executable's symbols come first when libgit2's calls are bound, also
-// when libgit2 is loaded with dlopen after start-up, as CGit2Loader does):
-// while cvault_git_init runs, they load nothing (libgit2 keeps an empty CA chain); at any
-// other time they pass the call on to mbedTLS. git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS)
-// (cvault_git_load_certificates) loads the bundle for real if a network feature needs it.
-// A libgit2 built on OpenSSL never calls these.
-
-static atomic_int skipping_certificates;
-static char skipped_file[4096];
-
-typedef int (*mbedtls_loader)(void *chain, const char *location);
-
-static int pass_on(const char *name, void *chain, const char *location) {
-    // mbedTLS was loaded with libgit2, privately (RTLD_LOCAL): only libgit2's handle finds it.
-    void *library = cvault_git2_library();
-    mbedtls_loader real;
-    *(void **)(&real) = dlsym(library ? library : RTLD_NEXT, name);
-    return real ? real(chain, location) : -0x2900;  // MBEDTLS_ERR_X509_FILE_IO_ERROR
-}
-
-int mbedtls_x509_crt_parse_file(void *chain, const char *path) {
-    if (atomic_load(&skipping_certificates)) {
-        if (path) snprintf(skipped_file, sizeof skipped_file, "%s", path);
-        return 0;
-    }
-    return pass_on("mbedtls_x509_crt_parse_file", chain, path);
-}
-
-int mbedtls_x509_crt_parse_path(void *chain, const char *path) {
-    if (atomic_load(&skipping_certificates)) return 0;
-    return pass_on("mbedtls_x509_crt_parse_path", chain, path);
-}
-
-int cvault_git_init(void) {
-    const char *problem = cvault_git2_load();
-    if (problem) return -1;
-    atomic_store(&skipping_certificates, 1);
-    int result = git_libgit2_init();
-    atomic_store(&skipping_certificates, 0);
-    return result;
-}
-
-int cvault_git_certificates_skipped(void) { return skipped_file[0] != 0; }
-
-int cvault_git_load_certificates(void) {
-    if (!skipped_file[0]) return 0;
-    return cvault_git2_git_libgit2_opts()(GIT_OPT_SET_SSL_CERT_LOCATIONS, skipped_file, NULL);
 }

@@ -1,0 +1,59 @@
+/// `vault rm`: a room or diary entry removed, as one change (`rm: rooms/busan.md (부산 여행)`);
+/// `vault restore` brings it back.
+///
+/// A symbolic link is removed itself, never what it points to (which is not read either);
+/// its removal is committed when the link was.
+public struct Removal {
+    public let vault: Vault
+
+    public init(vault: Vault) {
+        self.vault = vault
+    }
+
+    /// What a removal takes away, as the person is asked about it first.
+    public enum Target: Sendable, Equatable {
+        /// A room or entry, with its title (its file name when it cannot be read).
+        case item(path: String, title: String)
+        /// A symbolic link, with the text it points to.
+        case link(path: String, target: String)
+
+        public var path: String {
+            switch self {
+            case .item(let path, _), .link(let path, _): return path
+            }
+        }
+    }
+
+    /// What removing `item` would take away.
+    public func target(of item: VaultItem) -> Target {
+        let path = item.path
+        if let link = vault.symbolicLink(on: path) { return .link(path: link.path, target: link.target) }
+        switch item {
+        case .room: return .item(path: path, title: (try? vault.readRoom(path).title) ?? VaultPath.stem(of: path))
+        case .diaryEntry:
+            return .item(path: path, title: (try? vault.readDiaryEntry(path).title) ?? VaultPath.stem(of: path))
+        }
+    }
+
+    /// Removes `target` and commits the removal.
+    ///
+    /// - Throws: `VaultError.changedOnDisk` when a link is no longer one: nothing is removed.
+    public func remove(_ target: Target) throws(VaultError) {
+        switch target {
+        case .item(let path, let title):
+            try vault.change([path]) { change throws(VaultError) in
+                try change.remove(path)
+                try change.commit(message: "rm: \(path) (\(title))")
+            }
+        case .link(let path, _):
+            // The link, made by hand or not, is what the change takes away.
+            try vault.change([path], handEdits: .partOfTheChange) { change throws(VaultError) in
+                guard FileIO.kind(of: vault.absolute(path)) == .symbolicLink else {
+                    throw VaultError.changedOnDisk(path: path)
+                }
+                try change.remove(path)
+                try change.commit(message: "rm: \(path) (a symbolic link)")
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// `vault room set`: one front-matter key of a room set or removed, as one change
+/// (`room: 부산 여행: set model`).
+///
+/// Only that key's lines change; comments, quoting and other keys stay as they are. The room
+/// is read and checked before anything else: a room that cannot be read leaves no trace, not
+/// even a repository.
+public struct RoomSettings {
+    public let vault: Vault
+
+    public init(vault: Vault) {
+        self.vault = vault
+    }
+
+    /// What `set` did.
+    public enum Result: Sendable, Equatable {
+        case set
+        case removed
+        /// The key already had that value (or was absent): nothing written or committed.
+        case alreadySo
+    }
+
+    /// Sets `key` of the room at `path` to `value`, or removes it when `value` is nil.
+    public func set(_ key: String, to value: String?, inRoom path: String) throws(VaultError) -> Result {
+        try vault.change([path]) { change throws(VaultError) -> Result in
+            let (file, stamp) = try vault.readRoomStamped(path)
+            // Committed after the read: a hand edit is committed without touching the file.
+            try change.commitHandEdits()
+            let bytes = try file.setting(key, to: value.map { .string($0) })
+            guard bytes != file.bytes else { return .alreadySo }
+            try change.write(bytes, to: path, expecting: .unchanged(stamp))
+            let verb = value == nil ? "unset" : "set"
+            try change.commit(message: "room: \(file.title): \(verb) \(key)")
+            return value == nil ? .removed : .set
+        }
+    }
+}
