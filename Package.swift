@@ -50,10 +50,12 @@ let package = Package(
         .target(name: "VaultExport", dependencies: ["VaultCore", "CCmark"], exclude: ["README.md"]),
         // Chat with OpenAI-compatible servers: libcurl client, event-stream decoder, providers.
         .target(name: "VaultChat", dependencies: ["VaultCore", "CCurl", "CCurlShims"], exclude: ["README.md"]),
+        // `vault search`'s listing, opening and stamping of files, relative to open folders.
+        .target(name: "CVaultScan", exclude: ["README.md"]),
         // `vault search`: the scan (NFC, case folding, every core) and the optional index.
         // Its byte loops run without Swift's run-time exclusivity checks (a third of a scan's time).
         .target(
-            name: "VaultSearch", dependencies: ["VaultCore", "CSQLite", "CCrypto"], exclude: ["README.md", "Index/README.md"],
+            name: "VaultSearch", dependencies: ["VaultCore", "CSQLite", "CCrypto", "CVaultScan"], exclude: ["README.md", "Index/README.md"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
         // The command-line interface: one file per command.
         .target(

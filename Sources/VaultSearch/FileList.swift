@@ -1,69 +1,100 @@
-import Foundation
+import CVaultScan
 import VaultCore
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The files a search reads: `rooms/*.md` and `diary/**/*.md`, as `Vault.roomPaths` and
-/// `diaryPaths` list them (no hidden names, no symbolic links), but by `readdir`'s file types
-/// and sorted by their bytes: on 50,000 files, Swift's Unicode-aware string sort and a `stat`
-/// per entry cost more than the search itself.
-enum FileList {
+/// The files a search reads: `rooms/*.md`, `diary/**/*.md`, as `Vault.roomPaths` and
+/// `diaryPaths` list them (no hidden names, no symbolic links), but by `readdir`'s file types,
+/// sorted by their bytes, and listed in C (`CVaultScan`) with their folders kept open: each file
+/// is then opened (`openat`) and stamped (`fstatat`) relative to its folder, not walked from the
+/// vault's root, and no `String` is made for a file without hits.
+final class FileList: @unchecked Sendable {
+    /// The C listing; read-only once made, so any thread may open or stamp its files.
+    private let files: UnsafeMutablePointer<vs_files>
+    /// The vault's root folder, open (the list's folders that are not kept open are relative to it).
+    private let root: Int32
+
     /// The kind of a path this list gave (`VaultPath.kind` checks far more, for any path).
     static func kind(of path: String) -> VaultPath.Kind {
         path.utf8.starts(with: "rooms/".utf8) ? .room : .diaryEntry
     }
 
-    static func rooms(root: String) -> [String] {
-        var out: [[UInt8]] = []
-        collect(root: root, folder: Array("rooms".utf8), recursive: false, into: &out)
-        return sorted(out)
-    }
+    /// Whether the listing came from the saved one (`cache`), not from reading the folders.
+    private(set) var fromCache = false
 
-    static func diary(root: String) -> [String] {
-        var out: [[UInt8]] = []
-        collect(root: root, folder: Array("diary".utf8), recursive: true, into: &out)
-        return sorted(out)
-    }
-
-    static func sorted(_ paths: [[UInt8]]) -> [String] {
-        paths.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    private static func collect(root: String, folder: [UInt8], recursive: Bool, into out: inout [[UInt8]]) {
-        var seen = Set<[UInt64]>()
-        var stack = [folder]
-        while let dir = stack.popLast() {
-            let path = root + "/" + String(decoding: dir, as: UTF8.self)
-            guard let handle = opendir(path) else { continue }
-            defer { closedir(handle) }
-            // A folder reached twice (a bind mount) is listed once.
-            var st = stat()
-            if fstat(dirfd(handle), &st) == 0, !seen.insert([UInt64(st.st_dev), UInt64(st.st_ino)]).inserted {
-                continue
-            }
-            while let entry = readdir(handle) {
-                let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    let p = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                    return Array(UnsafeBufferPointer(start: p, count: strnlen(raw.baseAddress!.assumingMemoryBound(to: CChar.self), raw.count)))
-                }
-                guard let first = name.first, first != UInt8(ascii: ".") else { continue }
-                var type = entry.pointee.d_type
-                if type == UInt8(DT_UNKNOWN) {
-                    var est = stat()
-                    let full = path + "/" + String(decoding: name, as: UTF8.self)
-                    guard lstat(full, &est) == 0 else { continue }
-                    let mode = est.st_mode & S_IFMT
-                    type = mode == S_IFDIR ? UInt8(DT_DIR) : mode == S_IFREG ? UInt8(DT_REG) : UInt8(DT_LNK)
-                }
-                let rel = dir + [UInt8(ascii: "/")] + name
-                if type == UInt8(DT_DIR) {
-                    if recursive { stack.append(rel) }
-                } else if type == UInt8(DT_REG), name.count > 3, name.suffix(3).elementsEqual(".md".utf8) {
-                    out.append(rel)
-                }
-            }
+    /// The files of `folders` (`(name, recursive)`), each folder's sorted by bytes, in that order.
+    ///
+    /// With `cache` (a file outside the vault, always for the same `folders`): the listing saved
+    /// there is taken when every folder it read is as it was then (device, inode, modification and
+    /// change times: adding, removing or renaming a name in a folder changes its times) and had
+    /// not changed within `racyMargin` nanoseconds before that listing began; else the folders
+    /// are read, and the listing saved there.
+    init(root: String, folders: [(String, Bool)], cache: String? = nil, racyMargin: Int64 = 2_000_000_000) {
+        files = .allocate(capacity: 1)
+        vs_files_init(files)
+        self.root = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard self.root >= 0 else { return }
+        if let cache, vs_files_load(files, self.root, cache, racyMargin) == 0 {
+            fromCache = true
+            return
         }
+        for (folder, recursive) in folders where vs_files_list(files, self.root, folder, recursive ? 1 : 0) != 0 {
+            fatalError("out of memory listing \(folder)")
+        }
+        if let cache { _ = vs_files_save(files, self.root, cache) }
+    }
+
+    /// `paths` (relative to `root`) as they are.
+    init(root: String, paths: [String]) {
+        files = .allocate(capacity: 1)
+        vs_files_init(files)
+        self.root = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        for var path in paths {
+            let failed = path.withUTF8 { utf8 in
+                utf8.withMemoryRebound(to: CChar.self) {
+                    vs_files_add(files, self.root, $0.baseAddress, UInt32(utf8.count))
+                }
+            }
+            if failed != 0 { fatalError("out of memory listing files") }
+        }
+    }
+
+    /// Every room and diary entry.
+    static func everything(root: String, cache: String? = nil, racyMargin: Int64 = 2_000_000_000) -> FileList {
+        FileList(root: root, folders: [("rooms", false), ("diary", true)], cache: cache, racyMargin: racyMargin)
+    }
+
+    deinit {
+        vs_files_free(files)
+        files.deallocate()
+        if root >= 0 { close(root) }
+    }
+
+    var count: Int { Int(files.pointee.count) }
+
+    /// The path of file `k`, relative to the root.
+    func path(_ k: Int) -> String {
+        String(cString: files.pointee.bytes + Int(files.pointee.starts[k]))
+    }
+
+    /// Every path, in order.
+    var paths: [String] { (0..<count).map(path) }
+
+    /// File `k` opened for reading (not following a symbolic link), or -1 with `errno`.
+    func open(_ k: Int) -> Int32 { root < 0 ? -1 : vs_files_open(files, Int32(k)) }
+
+    /// The stamps of every file, in order, on `threads` threads.
+    func stamps(threads: Int) -> [FileStamp] {
+        guard root >= 0, count > 0 else { return [FileStamp](repeating: .unreadable, count: count) }
+        // Not initialized here: the C side writes every one.
+        var stamps = [FileStamp](unsafeUninitializedCapacity: count) { _, n in n = count }
+        precondition(MemoryLayout<FileStamp>.stride == MemoryLayout<vs_stamp>.stride)
+        stamps.withUnsafeMutableBytes { raw in
+            let out = raw.baseAddress!.assumingMemoryBound(to: vs_stamp.self)
+            vs_files_stamps(files, 0, Int32(count), out, Int32(threads))
+        }
+        return stamps
     }
 }

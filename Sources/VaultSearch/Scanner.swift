@@ -27,6 +27,8 @@ struct FileScan: Sendable {
     var hits: [RawHit] = []
     /// Title, tags and day, read in the worker (only for a file with hits).
     var metadata: ItemMetadata?
+    /// The file's path (only for a file with hits).
+    var path: String?
     /// Why the file could not be searched (not valid UTF-8, unreadable).
     var problem: String?
 }
@@ -40,27 +42,42 @@ struct FileScan: Sendable {
 /// piece as it is, case folded (ignoring case) or normalized (when not NFC), and only the lines
 /// they fall in are compared exactly (`LineMatcher.matches`).
 struct Scanner: Sendable {
-    let root: String
+    let files: FileList
     let matcher: LineMatcher
     let context: Int
     static let chunkSize = 8 << 20
 
-    func scan(_ paths: [String]) -> [FileScan] {
-        let results = UnsafeMutableBufferPointer<FileScan>.allocate(capacity: paths.count)
-        results.initialize(repeating: FileScan())
-        defer { results.deallocate() }
+    /// Scans files `which` (positions in `files`; nil: all of them) on every core, and gives
+    /// each file's scan to `finish` on the thread that scanned it, with that thread's own `Local`
+    /// (made once per thread by `makeLocal`): what `finish` returns, in the order of `which`.
+    func scan<Local, Result>(
+        _ which: [Int]?, makeLocal: @Sendable () -> Local,
+        finish: @Sendable (inout Local, Int, FileScan) -> Result
+    ) -> [Result] {
+        let count = which?.count ?? files.count
+        let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: count)
+        results.initialize(repeating: nil)
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
         let next = Atomic<Int>(0)
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, paths.count / 8 + 1))
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 8 + 1))
         let shared = SendableBuffer(results)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             var buffers = Buffers()
+            var local = makeLocal()
             while true {
-                let i = next.add(1, ordering: .relaxed).oldValue
-                guard i < paths.count else { break }
-                shared.buffer[i] = scanFile(paths[i], &buffers)
+                // A few files at a time: less contention on the counter.
+                let first = next.add(4, ordering: .relaxed).oldValue
+                guard first < count else { break }
+                for i in first..<min(first + 4, count) {
+                    let k = which?[i] ?? i
+                    shared.buffer[i] = finish(&local, k, scanFile(k, &buffers))
+                }
             }
         }
-        return Array(results)
+        return results.map { $0! }
     }
 
     /// Per-worker buffers, reused from file to file.
@@ -69,15 +86,20 @@ struct Scanner: Sendable {
         var folded = [UInt8]()
     }
 
-    func scanFile(_ relative: String, _ buffers: inout Buffers) -> FileScan {
-        let fd = open(root + "/" + relative, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    func scanFile(_ k: Int, _ buffers: inout Buffers) -> FileScan {
+        let fd = files.open(k)
         guard fd >= 0 else { return FileScan(problem: String(cString: strerror(errno))) }
         defer { close(fd) }
         var state = FileState()
         var carry = 0  // bytes of an unfinished line kept at the start of the buffer
         var offsetOfBuffer = 0
         // One buffer per worker, of a piece's size: no `fstat` per file.
-        if buffers.bytes.count < Scanner.chunkSize { buffers.bytes = [UInt8](repeating: 0, count: Scanner.chunkSize) }
+        // Not zeroed: a page is touched only when a read fills it (most files are a few kB).
+        if buffers.bytes.count < Scanner.chunkSize {
+            buffers.bytes = [UInt8](unsafeUninitializedCapacity: Scanner.chunkSize) { _, count in
+                count = Scanner.chunkSize
+            }
+        }
         while true {
             if buffers.bytes.count - carry < Scanner.chunkSize / 4 && carry >= Scanner.chunkSize / 2 {
                 // A line longer than a piece: the buffer grows to hold it.
@@ -118,8 +140,9 @@ struct Scanner: Sendable {
             carry = rest
         }
         guard !state.hits.isEmpty else { return FileScan() }
+        let relative = files.path(k)
         let metadata = ItemMetadata(path: relative, kind: FileList.kind(of: relative), frontMatter: state.frontMatter)
-        return FileScan(hits: state.hits, metadata: metadata)
+        return FileScan(hits: state.hits, metadata: metadata, path: relative)
     }
 
     /// What the scan of a file knows between its pieces.

@@ -1,4 +1,5 @@
 import CSQLite
+import CVaultScan
 import Foundation
 
 #if canImport(Glibc)
@@ -77,31 +78,15 @@ enum TextScan {
                 }
                 if SearchText.foldsToASCII.contains(cp) { foldsToASCII = true }
             }
-            // Sixteen bytes at a time: a lead byte of `C3`–`E3`, `EF`–`F4`, or `EA` not followed by
-            // `B0`–`BF` (Hangul syllables `가`–`꿯`; `EB`–`ED` are never looked at).
+            // The lead bytes of `C3`–`E3`, `EF`–`F4`, or `EA` not followed by `B0`–`BF` (Hangul
+            // syllables `가`–`꿯`; `EB`–`ED` are never looked at), found by `vs_next_survey_lead`
+            // 32 or 16 bytes at a time.
             var i = 0
-            let c3 = SIMD16<UInt8>(repeating: 0xC3)
-            let e3 = SIMD16<UInt8>(repeating: 0xE3)
-            let ea = SIMD16<UInt8>(repeating: 0xEA)
-            let ef = SIMD16<UInt8>(repeating: 0xEF)
-            let b0 = SIMD16<UInt8>(repeating: 0xB0)
-            while i + 17 <= n {
-                let v = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
-                let lead = (v .>= c3) .& (v .<= e3) .| (v .>= ef)
-                let hangulOrNot = v .== ea
-                if anySet(lead .| hangulOrNot) {
-                    let next = UnsafeRawPointer(p + i + 1).loadUnaligned(as: SIMD16<UInt8>.self)
-                    let flagged = lead .| (hangulOrNot .& (next .< b0))
-                    if anySet(flagged) {
-                        for k in 0..<16 where flagged[k] { look(i + k) }
-                        if unstable && foldsToASCII { return (true, true) }
-                    }
-                }
-                i += 16
-            }
-            while i < n {
-                let b = p[i]
-                if (b >= 0xC3 && b <= 0xE3) || b == 0xEA || (b >= 0xEF && b <= 0xF4) { look(i) }
+            while true {
+                i = vs_next_survey_lead(p, i, n)
+                guard i < n else { break }
+                look(i)
+                if unstable && foldsToASCII { return (true, true) }
                 i += 1
             }
             return (unstable, foldsToASCII)
@@ -264,10 +249,26 @@ enum TextScan {
         }
     }
 
-    /// The number of line feeds in `p[from..<to]`.
+    /// The number of line feeds in `p[from..<to]`: sixteen bytes at a time, each lane counting
+    /// its line feeds for up to 255 rounds before they are added up (a `memchr` per line costs
+    /// a call per line).
     static func lineFeeds(_ p: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
         var count = 0
         var i = from
+        let feed = SIMD16<UInt8>(repeating: 0x0A)
+        let one = SIMD16<UInt8>(repeating: 1)
+        let zero = SIMD16<UInt8>(repeating: 0)
+        while i + 16 <= to {
+            var lanes = zero
+            var rounds = 0
+            while rounds < 255 && i + 16 <= to {
+                let v = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
+                lanes &+= one.replacing(with: zero, where: v .!= feed)
+                i += 16
+                rounds += 1
+            }
+            count += Int(SIMD16<UInt16>(truncatingIfNeeded: lanes).wrappedSum())
+        }
         while i < to {
             guard let hit = memchr(p + i, 0x0A, to - i) else { break }
             count += 1

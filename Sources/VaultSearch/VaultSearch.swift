@@ -19,6 +19,7 @@ public struct SearchHit: Sendable {
     public var after: [String]
 }
 
+
 /// A room or diary entry with hits.
 public struct SearchItem: Sendable {
     public var path: String
@@ -27,6 +28,8 @@ public struct SearchItem: Sendable {
     /// The entry's day (diary) or the room's `created` day, when known.
     public var day: LocalDate?
     public var hits: [SearchHit]
+    /// The item as `VaultSearch.renderer` printed it (empty without one).
+    public var rendered: [UInt8] = []
 }
 
 public struct SearchResults: Sendable {
@@ -47,46 +50,72 @@ public struct VaultSearch: Sendable {
     public let vault: Vault
     /// Lines of context around each hit (`-C`).
     public var context = 0
+    /// Makes a function that turns an item into the bytes printed for it (`SearchItem.rendered`):
+    /// called once by each thread of the scan, which then renders the items it found, so the
+    /// printing of many hits is spread over the cores too.
+    public var renderer: (@Sendable () -> (SearchItem) -> [UInt8])?
 
     public init(vault: Vault) {
         self.vault = vault
     }
 
     /// The files a query looks at: every room and diary entry, or those of its scope.
-    public func files(for query: SearchQuery) -> [String] {
+    public func files(for query: SearchQuery) -> [String] { fileList(for: query).paths }
+
+    func fileList(for query: SearchQuery) -> FileList {
         switch query.scope {
-        case .everything: return FileList.rooms(root: vault.root) + FileList.diary(root: vault.root)
-        case .rooms: return FileList.rooms(root: vault.root)
-        case .diary: return FileList.diary(root: vault.root)
-        case .item(let path): return [path]
+        case .everything: return FileList.everything(root: vault.root)
+        case .rooms: return FileList(root: vault.root, folders: [("rooms", false)])
+        case .diary: return FileList(root: vault.root, folders: [("diary", true)])
+        case .item(let path): return FileList(root: vault.root, paths: [path])
         }
     }
 
-    /// Runs `query` over `files` (default: those of its scope), scanning them all, or only
-    /// those `narrowing` lets through (the index's candidates).
-    public func run(
-        _ query: SearchQuery, files: [String]? = nil, narrowing: (([String]) throws(VaultError) -> [String]?)? = nil
+    /// Runs `query` over `files` (default: those of its scope), scanning them all.
+    public func run(_ query: SearchQuery, files: [String]? = nil) throws(VaultError) -> SearchResults {
+        let list = files.map { FileList(root: vault.root, paths: $0) } ?? fileList(for: query)
+        Trace.mark("search: \(list.count) files listed")
+        return try run(query, list, nil, usedIndex: false)
+    }
+
+    /// Scans files `which` of `list` (nil: all), building each item (and its rendering) on the
+    /// thread that scanned it.
+    func run(
+        _ query: SearchQuery, _ list: FileList, _ which: [Int]?, usedIndex: Bool
     ) throws(VaultError) -> SearchResults {
         let matcher = try LineMatcher(query)
-        var paths = files ?? self.files(for: query)
-        var usedIndex = false
-        if let narrowing, let narrowed = try narrowing(paths) {
-            let wanted = Set(narrowed)
-            paths = paths.filter(wanted.contains)
-            usedIndex = true
+        enum Outcome {
+            case nothing
+            case skipped(String, String)
+            case item(SearchItem)
         }
-        let scans = Scanner(root: vault.root, matcher: matcher, context: context).scan(paths)
+        // A thread's renderer, boxed: a closure passed `inout` as a generic value would be
+        // wrapped in one more reabstraction thunk per file.
+        final class Box {
+            let render: ((SearchItem) -> [UInt8])?
+            init(_ render: ((SearchItem) -> [UInt8])?) { self.render = render }
+        }
+        let render = renderer
+        let outcomes = Scanner(files: list, matcher: matcher, context: context).scan(
+            which, makeLocal: { Box(render?()) }
+        ) { (local: inout Box, k: Int, scan: FileScan) -> Outcome in
+            if let problem = scan.problem { return .skipped(list.path(k), problem) }
+            guard !scan.hits.isEmpty, var found = item(scan.path ?? list.path(k), scan, query) else { return .nothing }
+            if let render = local.render { found.rendered = render(found) }
+            return .item(found)
+        }
+        Trace.mark("search: scanned")
         var items: [SearchItem] = []
         var skipped: [(String, String)] = []
-        for (path, scan) in zip(paths, scans) {
-            if let problem = scan.problem {
-                skipped.append((path, problem))
-                continue
+        for outcome in outcomes {
+            switch outcome {
+            case .nothing: continue
+            case .skipped(let path, let reason): skipped.append((path, reason))
+            case .item(let item): items.append(item)
             }
-            guard !scan.hits.isEmpty else { continue }
-            if let item = item(path, scan, query) { items.append(item) }
         }
-        return SearchResults(items: items, skipped: skipped, filesSearched: paths.count, usedIndex: usedIndex)
+        return SearchResults(
+            items: items, skipped: skipped, filesSearched: which?.count ?? list.count, usedIndex: usedIndex)
     }
 
     /// Runs `query` with `index` narrowing the files to those that can hold a hit: the index is
@@ -95,15 +124,25 @@ public struct VaultSearch: Sendable {
     /// three characters or more; otherwise every file is scanned). The files it recorded as not
     /// UTF-8 are scanned too, so the hits and the files reported are those of a scan.
     public func run(_ query: SearchQuery, index: SearchIndex) throws(VaultError) -> (SearchResults, SearchIndex.Refresh) {
-        let everything = FileList.rooms(root: vault.root) + FileList.diary(root: vault.root)
-        let refresh = try index.refresh(everything)
-        let scope = query.scope == .everything ? everything : files(for: query)
+        let everything = FileList.everything(root: vault.root, cache: index.listingPath, racyMargin: index.racyMargin)
+        Trace.mark("search: \(everything.count) files listed\(everything.fromCache ? " (saved listing)" : "")")
+        let stamps = everything.stamps(threads: index.stampThreads)
+        Trace.mark("search: stamped")
+        let paths = everything.paths
+        let refresh = try index.refresh(paths, stamps: stamps)
+        Trace.mark("search: index refreshed (\(refresh.read) read)")
         let needle = SearchText.key(query.needle, folding: true)
-        let results = try run(query, files: scope) { _ throws(VaultError) -> [String]? in
-            guard let candidates = try index.candidates(containingAll: [needle]) else { return nil }
-            return candidates + index.invalidUTF8Files
+        // Positions in `everything` of the candidates and of the files that are not UTF-8.
+        let narrowed = try index.candidatePositions(containingAll: [needle], of: paths)
+        Trace.mark("search: \(narrowed?.count ?? -1) candidates")
+        guard query.scope != .everything else {
+            return (try run(query, everything, narrowed, usedIndex: narrowed != nil), refresh)
         }
-        return (results, refresh)
+        let scope = fileList(for: query)
+        guard let narrowed else { return (try run(query, scope, nil, usedIndex: false), refresh) }
+        let wanted = Set(narrowed.map { paths[$0] })
+        let which = (0..<scope.count).filter { wanted.contains(scope.path($0)) }
+        return (try run(query, scope, which, usedIndex: true), refresh)
     }
 
     /// The item for a file with hits, its hits filtered by role, day and tag; nil when none is left.
@@ -141,10 +180,14 @@ struct ItemMetadata: Sendable {
     var day: LocalDate?
 
     init(path: String, kind: VaultPath.Kind, frontMatter: [UInt8]?) {
-        title = VaultPath.stem(of: path)
+        // `VaultPath.stem(of:)`, on the bytes (it runs for every file with hits).
+        var utf8 = Array(path.utf8)
+        if let slash = utf8.lastIndex(of: UInt8(ascii: "/")) { utf8.removeSubrange(...slash) }
+        let name = utf8
+        if utf8.count >= 3 && utf8.suffix(3).elementsEqual(".md".utf8) { utf8.removeLast(3) }
+        title = String(decoding: utf8, as: UTF8.self)
         // A diary entry's day is in its name (`2026-11-21-첫눈.md`).
-        let name = (path as NSString).lastPathComponent
-        if kind == .diaryEntry { day = LocalDate(iso: String(name.prefix(10))) }
+        if kind == .diaryEntry { day = LocalDate(iso: String(String(decoding: name, as: UTF8.self).prefix(10))) }
         guard let frontMatter else { return }
         if readPlainly(frontMatter) { return }
         // Anything else (quotes with escapes, block scalars, anchors): YAML reads it.
@@ -162,11 +205,14 @@ struct ItemMetadata: Sendable {
         }
     }
 
+    /// Bytes that make a YAML value more than plain text.
+    private static let special: Set<UInt8> = Set("\"'#|>&*{!%@`".utf8)
+
     /// Reads `title`, `tags` and `created` when every line that holds them is plain (`key: text`,
     /// `tags: [a, b]` or `- a` items, no quotes, comments or block scalars), as vault writes
     /// them; false when YAML must read them. Works on the bytes: it runs for every file with hits.
     private mutating func readPlainly(_ bytes: [UInt8]) -> Bool {
-        let special: Set<UInt8> = Set("\"'#|>&*{!%@`".utf8)
+        let special = Self.special
         var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map {
             $0.last == 0x0D ? $0.dropLast() : $0
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import VaultCore
 import VaultSearch
 
@@ -64,6 +65,17 @@ extension VaultCommand {
             }
             var search = VaultSearch(vault: vault)
             search.context = max(0, context)
+            // Each hit is rendered on the thread that found it; here they are only written.
+            let colored = color == "always" || (color == "auto" && Terminal.stdoutIsTerminal && !noColor)
+            let (json, filesWithMatches) = (json, filesWithMatches)
+            search.renderer = { [locale, zone] in
+                let style = SearchOutput(colored: colored, locale: locale, zone: zone)
+                return { item in
+                    if json { return Array(item.hits.map { style.json($0, in: item) + "\n" }.joined().utf8) }
+                    if filesWithMatches { return Array((style.path(item.path) + "\n").utf8) }
+                    return style.rendered(item)
+                }
+            }
             let results: SearchResults
             if !noIndex, index || SearchIndex.exists(forVaultAt: vault.root) {
                 let started = Date()
@@ -81,18 +93,20 @@ extension VaultCommand {
                 results = try search.run(query)
             }
             for (path, reason) in results.skipped { Terminal.warning("skipped \(path): \(reason)") }
-            let style = SearchOutput(
-                colored: color == "always" || (color == "auto" && Terminal.stdoutIsTerminal && !noColor),
-                locale: locale, zone: zone)
-            if json {
-                for item in results.items { for hit in item.hits { Terminal.write(style.json(hit, in: item) + "\n", to: 1) } }
-            } else if filesWithMatches {
-                for item in results.items { Terminal.write(style.path(item.path) + "\n", to: 1) }
-            } else {
-                for (n, item) in results.items.enumerated() {
-                    Terminal.write((n > 0 ? "\n" : "") + style.lines(item).joined(separator: "\n") + "\n", to: 1)
+            // Written in pieces of about a megabyte: one `write` per item would be tens of
+            // thousands of system calls.
+            var out: [UInt8] = []
+            out.reserveCapacity(1 << 20)
+            for (n, item) in results.items.enumerated() {
+                if n > 0 && !json && !filesWithMatches { out.append(0x0A) }
+                out += item.rendered
+                if out.count >= 1 << 20 {
+                    Terminal.write(bytes: out, to: 1)
+                    out.removeAll(keepingCapacity: true)
                 }
             }
+            if !out.isEmpty { Terminal.write(bytes: out, to: 1) }
+            Trace.mark("search: printed")
             if results.items.isEmpty { throw CommandError.noMatch }
         }
 
@@ -128,6 +142,156 @@ struct SearchOutput {
 
     final class DayCache {
         var shown: [LocalDate: String] = [:]
+        /// `label` of a message, without its time, by role and day; of a diary entry, by day.
+        var labels: [LabelKey: [UInt8]] = [:]
+    }
+
+    /// Days as `DateText.heading` shows them, shared by the threads that render (ICU takes tens of
+    /// microseconds a day, and a search can meet thousands of days), by locale and day.
+    static let headings = Mutex<[String: [LocalDate: String]]>([:])
+
+    func heading(_ day: LocalDate) -> String {
+        if let known = Self.headings.withLock({ $0[locale]?[day] }) { return known }
+        let text = DateText.heading(day, locale: locale)
+        Self.headings.withLock { $0[locale, default: [:]][day] = text }
+        return text
+    }
+
+    struct LabelKey: Hashable {
+        var role: Role?
+        var day: LocalDate
+    }
+
+    /// `lines(item)` joined by line feeds, with one after the last, built as bytes: a search can
+    /// print tens of thousands of hits.
+    func rendered(_ item: SearchItem) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(160 + item.hits.count * (item.path.utf8.count + 200))
+        let shownPath = Array(path(item.path).utf8)
+        out += paint(Terminal.visible(item.title, singleLine: true), "1").utf8
+        out += " · ".utf8
+        out += shownPath
+        var lastShown = 0
+        func line(_ bytes: [UInt8]) {
+            out.append(0x0A)
+            out += bytes
+        }
+        for hit in item.hits {
+            if !hit.before.isEmpty || !hit.after.isEmpty, lastShown > 0, hit.line - hit.before.count > lastShown + 1 {
+                line(Array(paint("--", "2").utf8))
+            }
+            for (k, text) in hit.before.enumerated() {
+                let n = hit.line - hit.before.count + k
+                if n > lastShown { line(Array(contextLine(item.path, n, text).utf8)) }
+            }
+            out.append(0x0A)
+            out += shownPath
+            out.append(0x3A)
+            if colored {
+                out += paint(String(hit.line), "32").utf8
+            } else {
+                appendDecimal(hit.line, to: &out)
+            }
+            out.append(0x3A)
+            appendDecimal(hit.column, to: &out)
+            out += ": ".utf8
+            appendLabel(hit, item, to: &out)
+            out += " │ ".utf8
+            appendHighlighted(hit, to: &out)
+            lastShown = hit.line
+            for (k, text) in hit.after.enumerated() {
+                line(Array(contextLine(item.path, hit.line + 1 + k, text).utf8))
+                lastShown = hit.line + 1 + k
+            }
+        }
+        out.append(0x0A)
+        return out
+    }
+
+    func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        guard value >= 0 && value < 1_000_000_000 else {
+            out += String(value).utf8
+            return
+        }
+        var digits: (UInt64, UInt64) = (0, 0)  // room for the ten digits
+        var v = value
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[n] = UInt8(0x30 + v % 10)
+                v /= 10
+                n += 1
+            } while v > 0
+            for k in stride(from: n - 1, through: 0, by: -1) { out.append(d[k]) }
+        }
+    }
+
+    /// `label(hit, item)` as bytes, its day's text cached.
+    func appendLabel(_ hit: SearchHit, _ item: SearchItem, to out: inout [UInt8]) {
+        if hit.inFrontMatter {
+            out += paint("front-matter", "33").utf8
+        } else if let m = hit.message {
+            let local = Timestamp(date: m.timestamp.date, timeZone: zone)
+            let key = LabelKey(role: m.role, day: local.localDate)
+            if let known = shownDays.labels[key] {
+                out += known
+            } else {
+                let text = Array((paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · "
+                    + heading(key.day) + " ").utf8)
+                shownDays.labels[key] = text
+                out += text
+            }
+            let seconds = Int(local.secondsSince1970) + local.utcOffsetSeconds
+            let minutes = ((seconds / 60) % 1440 + 1440) % 1440
+            out.append(UInt8(0x30 + minutes / 600))
+            out.append(UInt8(0x30 + minutes / 60 % 10))
+            out.append(0x3A)
+            out.append(UInt8(0x30 + minutes % 60 / 10))
+            out.append(UInt8(0x30 + minutes % 10))
+        } else if let day = item.day, item.kind == .diaryEntry {
+            let key = LabelKey(role: nil, day: day)
+            if let known = shownDays.labels[key] {
+                out += known
+            } else {
+                let text = Array((paint("📔", "36") + " " + heading(day)).utf8)
+                shownDays.labels[key] = text
+                out += text
+            }
+        } else {
+            out += paint(item.kind == .room ? "room" : "text", "36").utf8
+        }
+    }
+
+    /// `highlighted(hit)` as bytes: the line as it is when it holds nothing to make visible.
+    func appendHighlighted(_ hit: SearchHit, to out: inout [UInt8]) {
+        var text = hit.text
+        let plain = text.withUTF8 { bytes -> Bool in
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) { return false }
+                previous = byte
+            }
+            return true
+        }
+        guard plain else {
+            out += highlighted(hit).utf8
+            return
+        }
+        text.withUTF8 { bytes in
+            guard colored else {
+                out.append(contentsOf: bytes)
+                return
+            }
+            var at = 0
+            for r in hit.matches where r.lowerBound >= at && r.upperBound <= bytes.count {
+                out.append(contentsOf: bytes[at..<r.lowerBound])
+                out += "\u{1B}[1;31m".utf8
+                out.append(contentsOf: bytes[r])
+                out += "\u{1B}[0m".utf8
+                at = r.upperBound
+            }
+            out.append(contentsOf: bytes[at...])
+        }
     }
 
     /// `2026년 10월 28일 수요일 21:12`: the message's day in the vault's locale, and its time.

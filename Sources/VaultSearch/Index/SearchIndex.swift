@@ -49,6 +49,8 @@ public final class SearchIndex {
     public let vaultRoot: String
     /// The side file of recorded stamps (`StampFile`).
     let stampPath: String
+    /// The side file of the last listing of the vault's folders (`FileList`, `vs_files_save`).
+    var listingPath: String { path + ".listing" }
     /// The vault's root folder, open: files are stamped and read relative to it.
     private let folder: Int32
     /// The open database; nil only while a damaged one is being replaced.
@@ -136,12 +138,18 @@ public final class SearchIndex {
     /// Changes are committed in batches of a few megabytes, so a build that is interrupted
     /// keeps what it did, and a second `vault search` waits for one batch, not for the build.
     public func refresh(_ files: [String]) throws(VaultError) -> Refresh {
+        try refresh(files, stamps: nil)
+    }
+
+    /// `refresh(files)` with the files' stamps taken already (`FileList.stamps`, relative to their
+    /// folders), in the order of `files`; nil: taken here.
+    func refresh(_ files: [String], stamps: [FileStamp]?) throws(VaultError) -> Refresh {
         do throws(SQLiteFailure) {
-            return try refreshOnce(files)
+            return try refreshOnce(files, stamps)
         } catch where error.isDamage {
             try repair()
             do throws(SQLiteFailure) {
-                return try refreshOnce(files)
+                return try refreshOnce(files, nil)
             } catch {
                 throw failure(error, "update")
             }
@@ -160,11 +168,11 @@ public final class SearchIndex {
         var order: [UInt32]?
     }
 
-    private func refreshOnce(_ files: [String]) throws(SQLiteFailure) -> Refresh {
+    private func refreshOnce(_ files: [String], _ taken: [FileStamp]?) throws(SQLiteFailure) -> Refresh {
         isRefreshed = false
         let db = try database()
         current = nil
-        let stamps = FileStamp.stamps(of: files, in: folder, threads: stampThreads)
+        let stamps = taken ?? FileStamp.stamps(of: files, in: folder, threads: stampThreads)
         let listHash = StampFile.listHash(files)
         let snapshot = try generation(db)
         let side = StampFile.read(stampPath).flatMap { $0.generation == snapshot ? $0 : nil }
@@ -499,6 +507,57 @@ public final class SearchIndex {
         }
     }
 
+    /// The positions in `files` (the files of the last refresh, in its order) of the candidates
+    /// and of the files recorded as not UTF-8 (the scan reports them), ascending; nil when the
+    /// index cannot narrow (as `candidates`).
+    func candidatePositions(containingAll needles: [String], of files: [String]) throws(VaultError) -> [Int]? {
+        let usable = needles.filter { $0.unicodeScalars.count >= 3 }
+        guard !usable.isEmpty, isRefreshed else { return nil }
+        if let current, current.files == files {
+            let query = Self.matchQuery(usable)
+            do throws(SQLiteFailure) {
+                let db = try database()
+                let matched = try db.transaction(writing: false) { () throws(SQLiteFailure) -> Set<Int64>? in
+                    guard try generation(db) == current.record.generation else { return nil }
+                    return try matchedTexts(query, db)
+                }
+                if let matched {
+                    let docids = current.record.docids
+                    return docids.indices.filter { k in
+                        let docid = docids[k]
+                        return docid <= 0 || matched.contains(docid)
+                    }
+                }
+            } catch where error.isDamage {
+                try repair()
+                return nil
+            } catch {
+                throw failure(error, "read")
+            }
+        }
+        // Another process wrote since: the database's rows, by path.
+        guard let paths = try candidates(containingAll: needles) else { return nil }
+        let wanted = Set(paths + invalidUTF8Files)
+        return files.indices.filter { wanted.contains(files[$0]) }
+    }
+
+    /// The FTS5 query of needles: each a phrase (`"…"`, inner `"` doubled), all of them (`AND`).
+    static func matchQuery(_ needles: [String]) -> String {
+        needles.map { needle in
+            let quoted = FileVersion.indexable(needle).split(separator: "\"", omittingEmptySubsequences: false)
+            return "\"" + quoted.joined(separator: "\"\"") + "\""
+        }.joined(separator: " AND ")
+    }
+
+    /// The text ids FTS5 matches.
+    private func matchedTexts(_ query: String, _ db: SQLiteConnection) throws(SQLiteFailure) -> Set<Int64> {
+        let rows = try db.prepare("SELECT rowid FROM texts WHERE texts MATCH ?1")
+        rows.bind(query, at: 1)
+        var matched = Set<Int64>()
+        while try rows.step() { matched.insert(rows.int64(0)) }
+        return matched
+    }
+
     /// The candidates through the record of the last refresh: the text ids FTS5 matches, then
     /// the listed files with those ids, in the recorded sorted order.
     private func matches(
@@ -543,7 +602,7 @@ public final class SearchIndex {
     /// The database's size in bytes, with its write-ahead log and the side file (for the
     /// benchmark's report).
     public var sizeInBytes: Int {
-        [path, path + "-wal", path + "-shm", stampPath].reduce(0) { total, file in
+        [path, path + "-wal", path + "-shm", stampPath, listingPath].reduce(0) { total, file in
             var st = stat()
             return total + (stat(file, &st) == 0 ? Int(st.st_size) : 0)
         }
@@ -687,7 +746,9 @@ public final class SearchIndex {
 
     /// Deletes the database at `path` with its log, shared memory and side file.
     static func removeDatabase(at path: String) {
-        for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".stamps"] { unlink(file) }
+        for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".stamps", path + ".listing"] {
+            unlink(file)
+        }
     }
 
     /// `failure` as the error the person at the terminal reads.

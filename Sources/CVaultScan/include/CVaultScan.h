@@ -1,0 +1,86 @@
+// The file system side of `vault search`: listing the files a search reads, their stamps, and
+// opening them, all relative to open folder descriptors (no path walk from the vault's root per file).
+#ifndef CVAULTSCAN_H
+#define CVAULTSCAN_H
+
+#include <stdint.h>
+
+/// Files listed under a vault's root: paths relative to the root, each file named by a folder
+/// descriptor and a name in it.
+typedef struct vs_files {
+    int32_t count;
+    /// The paths' bytes, each ended by a NUL; path k starts at `starts[k]`, its name (the part
+    /// after the last slash) at `names[k]`.
+    char *bytes;
+    uint32_t *starts;
+    uint32_t *names;
+    /// The folder of file k: an index into `folders`.
+    int32_t *folder;
+    int32_t *folders;
+    int32_t folder_count;
+    /// Capacities (internal).
+    int64_t bytes_used, bytes_capacity;
+    int32_t files_capacity, folders_capacity;
+    /// Every folder listed, for `vs_files_save` (internal): its path from the root, its stamp,
+    /// and which entry of `folders` holds it open (-1: none).
+    struct vs_folder *visited;
+    int32_t visited_count, visited_capacity;
+    /// The real time just before the listing began, in nanoseconds.
+    int64_t listed_ns;
+} vs_files;
+
+typedef struct vs_folder {
+    int64_t device, inode, mtime_ns, ctime_ns;
+    /// Its path from the root in `path` (no trailing slash); `top`: named by the caller (it
+    /// may be a symbolic link to a folder); `missing`: a top folder that did not exist.
+    char path[4096 - 48];
+    int32_t slot, top, missing, pad;
+} vs_folder;
+
+/// An empty list.
+void vs_files_init(vs_files *files);
+/// Closes the folders and frees the memory.
+void vs_files_free(vs_files *files);
+
+/// Appends the regular files named `*.md` (not hidden, at least one character before `.md`) in
+/// `folder` (relative to the open folder `root`), and with `recursive` in its subfolders (not
+/// hidden), sorted by their bytes. Symbolic links are left out; a folder reached twice (a bind
+/// mount) is listed once. Returns 0, or -1 when memory ran out.
+int vs_files_list(vs_files *files, int root, const char *folder, int recursive);
+
+/// Appends `path` (relative to the open folder `root`, which the list does not own) as it is.
+int vs_files_add(vs_files *files, int root, const char *path, uint32_t length);
+
+/// Writes the listing to `path` (through a temporary file renamed over it), so that
+/// `vs_files_load` can give it again without reading the folders. Returns 0, or -1.
+int vs_files_save(const vs_files *files, int root, const char *path);
+
+/// Loads the listing saved at `path` for the open folder `root` when every folder it lists is
+/// as it was (device, inode, modification and change times) and had not changed within
+/// `margin_ns` before the listing began (a change in the same tick of a coarse clock could keep
+/// its times); otherwise returns -1 and leaves `files` empty. A folder's times change whenever
+/// a name in it is added, removed or renamed, so the same folders give the same files.
+int vs_files_load(vs_files *files, int root, const char *path, int64_t margin_ns);
+
+/// Opens file k for reading (never following a symbolic link at the end). -1 and errno on failure.
+int vs_files_open(const vs_files *files, int32_t k);
+
+/// A file's stamp, as `FileStamp` lays it out: device, inode, size, modification and change
+/// times in nanoseconds; all -1 for a path that is not a regular file (gone, a link, a folder).
+typedef struct vs_stamp {
+    int64_t device, inode, size, mtime_ns, ctime_ns;
+} vs_stamp;
+
+/// The stamps of files `from..<to` into `out[0..<to-from]`, on up to `threads` threads.
+void vs_files_stamps(const vs_files *files, int32_t from, int32_t to, vs_stamp *out, int threads);
+
+
+#include <stddef.h>
+
+/// The first offset `at` in `i..<n` where `p[at]` may start a code point `TextScan.survey` must
+/// look at: a lead byte `C3`–`E3` or `EF`–`FF`, or `EA` not followed by `B0`–`BF` (Hangul
+/// syllables); `n` when there is none. 32 bytes at a time with AVX2 when the processor has it,
+/// else 16 (SSE2), else one by one.
+size_t vs_next_survey_lead(const unsigned char *p, size_t i, size_t n);
+
+#endif
