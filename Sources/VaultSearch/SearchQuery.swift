@@ -260,7 +260,9 @@ struct MappedKey {
     /// The line's bytes that the key's scalars `range` came from.
     func original(_ range: Range<Int>) -> Range<Int> {
         guard !range.isEmpty else {
-            let at = range.lowerBound < origin.count ? origin[range.lowerBound].lowerBound : (origin.last?.upperBound ?? 0)
+            let at =
+                range.lowerBound < origin.count
+                ? origin[range.lowerBound].lowerBound : (origin.last?.upperBound ?? 0)
             return at..<at
         }
         return origin[range.lowerBound].lowerBound..<origin[range.upperBound - 1].upperBound

@@ -123,7 +123,9 @@ public struct VaultSearch: Sendable {
     /// and asked for the files whose text holds the text every hit must hold (`SearchQuery.needle`,
     /// three characters or more; otherwise every file is scanned). The files it recorded as not
     /// UTF-8 are scanned too, so the hits and the files reported are those of a scan.
-    public func run(_ query: SearchQuery, index: SearchIndex) throws(VaultError) -> (SearchResults, SearchIndex.Refresh) {
+    public func run(_ query: SearchQuery, index: SearchIndex) throws(VaultError)
+        -> (SearchResults, SearchIndex.Refresh)
+    {
         let everything = FileList.everything(root: vault.root, cache: index.listingPath, racyMargin: index.racyMargin)
         Trace.mark("search: \(everything.count) files listed\(everything.fromCache ? " (saved listing)" : "")")
         let stamps = everything.stamps(threads: index.stampThreads)
@@ -157,7 +159,9 @@ public struct VaultSearch: Sendable {
         for raw in scan.hits {
             if let role = query.role, raw.header?.role != role { continue }
             if query.since != nil || query.until != nil {
-                guard let day = raw.header.map({ Timestamp(date: $0.timestamp.date, timeZone: zone).localDate }) ?? meta.day
+                guard
+                    let day = raw.header.map({ Timestamp(date: $0.timestamp.date, timeZone: zone).localDate })
+                        ?? meta.day
                 else { continue }
                 if let since = query.since, day < since { continue }
                 if let until = query.until, day > until { continue }
@@ -260,7 +264,8 @@ struct ItemMetadata: Sendable {
                 } else if value.first == UInt8(ascii: "["), value.last == UInt8(ascii: "]") {
                     let inner = value.dropFirst().dropLast()
                     if inner.contains(where: { special.contains($0) || $0 == UInt8(ascii: "[") }) { return false }
-                    found.tags = inner.split(separator: UInt8(ascii: ",")).map { text(trimmed($0)) }.filter { !$0.isEmpty }
+                    found.tags = inner.split(separator: UInt8(ascii: ","))
+                        .map { text(trimmed($0)) }.filter { !$0.isEmpty }
                 } else {
                     return false
                 }

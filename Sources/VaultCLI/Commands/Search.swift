@@ -83,9 +83,11 @@ extension VaultCommand {
                 let (found, refresh) = try search.run(query, index: searchIndex)
                 if refresh.indexed >= 1000 || (index && refresh.read > 0) {
                     let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
-                    let size = ByteCountFormatter.string(fromByteCount: Int64(searchIndex.sizeInBytes), countStyle: .file)
+                    let size = ByteCountFormatter.string(
+                        fromByteCount: Int64(searchIndex.sizeInBytes), countStyle: .file)
                     Terminal.note(
-                        "search index: \(refresh.read) files read, \(refresh.indexed) indexed, \(refresh.removed) removed"
+                        "search index: \(refresh.read) files read, \(refresh.indexed) indexed,"
+                            + " \(refresh.removed) removed"
                             + " in \(seconds) s (\(searchIndex.path), \(size))")
                 }
                 results = found
@@ -351,7 +353,9 @@ struct SearchOutput {
             return paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · "
                 + shown(m.timestamp)
         }
-        if let day = item.day, item.kind == .diaryEntry { return paint("📔", "36") + " " + DateText.heading(day, locale: locale) }
+        if let day = item.day, item.kind == .diaryEntry {
+            return paint("📔", "36") + " " + DateText.heading(day, locale: locale)
+        }
         return paint(item.kind == .room ? "room" : "text", "36")
     }
 
