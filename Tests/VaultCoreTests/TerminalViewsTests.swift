@@ -51,7 +51,8 @@ import Testing
         let m = try messages(["2026-11-23T20:00:00+09:00", "2026-11-23T12:30:00Z"])
         let items = RoomTranscript(m, locale: "en_US", timeZone: seoul).items
         #expect(items.filter { if case .day = $0 { true } else { false } }.count == 1)
-        #expect(shape(RoomTranscript(m, locale: "en_US", timeZone: seoul)).last == "m-000000000001 · 9:30\u{202F}PM")  // ICU puts a narrow space before PM
+        // ICU puts a narrow no-break space before PM.
+        #expect(shape(RoomTranscript(m, locale: "en_US", timeZone: seoul)).last == "m-000000000001 · 9:30\u{202F}PM")
     }
 
     @Test func anInterruptedReplyIsMarkedAndATruncatedOneToo() throws {

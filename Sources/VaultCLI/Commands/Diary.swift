@@ -7,7 +7,8 @@ extension VaultCommand {
     struct Diary: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "diary",
-            abstract: "Diary entries.", subcommands: [List.self, MonthCalendar.self, Write.self], defaultSubcommand: List.self)
+            abstract: "Diary entries.", subcommands: [List.self, MonthCalendar.self, Write.self],
+            defaultSubcommand: List.self)
 
         struct List: VaultRunnable {
             static let configuration = CommandConfiguration(commandName: "list", abstract: "List diary entries, newest first.")

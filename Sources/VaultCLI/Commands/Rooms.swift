@@ -38,7 +38,8 @@ extension VaultCommand {
                 // Messages that came in by sync and were not shown yet: a dot in the first column and a count.
                 let mark = room.unread > 0 ? "●" : " "
                 let unread = room.unread > 0 ? "(\(room.unread) new) " : ""
-                let line = "\(mark) \(Terminal.fit(when, 14)) \(Terminal.fit(room.title, 24)) \(icon) \(unread)\(preview)"
+                let fixed = "\(mark) \(Terminal.fit(when, 14)) \(Terminal.fit(room.title, 24)) \(icon)"
+                let line = "\(fixed) \(unread)\(preview)"
                 print(Terminal.clip(line, columns))
             }
         }

@@ -57,7 +57,8 @@ public struct DiaryCalendar: Sendable {
     public init(month: Month, entryDays: [LocalDate: Int], today: LocalDate, locale: String) {
         self.month = month
         let first = LocalDate(year: month.year, month: month.month, day: 1)
-        title = DateText.string(for: first.noonUTC, style: .month, locale: locale, timeZone: TimeZone(identifier: "UTC")!)
+        let utc = TimeZone(identifier: "UTC")!
+        title = DateText.string(for: first.noonUTC, style: .month, locale: locale, timeZone: utc)
         let (firstWeekday, symbols) = DiaryCalendar.weekdays(locale: locale)
         weekdays = (0..<7).map { symbols[(firstWeekday - 1 + $0) % 7] }
         var cells: [Day?] = Array(repeating: nil, count: (first.weekday - firstWeekday + 7) % 7)
