@@ -7,7 +7,8 @@ extension VaultCommand {
     struct Diary: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "diary",
-            abstract: "Diary entries.", subcommands: [List.self, Write.self], defaultSubcommand: List.self)
+            abstract: "Diary entries.", subcommands: [List.self, MonthCalendar.self, Write.self],
+            defaultSubcommand: List.self)
 
         struct List: VaultRunnable {
             static let configuration = CommandConfiguration(
@@ -59,6 +60,32 @@ extension VaultCommand {
                     let preview = e.problem != nil ? "⚠️ cannot be read: run `vault check`" : e.preview
                     print("\(Terminal.fit(day, 18)) \(Terminal.fit(e.title, 24)) \(preview)\(tags)")
                 }
+            }
+        }
+
+        struct MonthCalendar: VaultRunnable {
+            static let configuration = CommandConfiguration(
+                commandName: "calendar",
+                abstract: "Draw a month of the diary like `cal`, with the days that have entries marked.")
+
+            @OptionGroup var location: VaultLocation
+            @OptionGroup var reading: ReadingOptions
+            @Argument(help: "The month: 2026-11, 11 (this year), or nothing for this month.") var month: String?
+
+            func execute() throws {
+                let vault = try location.open()
+                let (locale, zone) = try reading.resolve(for: vault)
+                let today = Timestamp(date: Date(), timeZone: zone).localDate
+                let shown = try DiaryCalendar.month(month, today: today)
+                // An entry with no date of its own is dated by the commit that added it, as in `diary list`.
+                var days: [LocalDate: Int] = [:]
+                for entry in vault.diarySummariesDatedByHistory() {
+                    if let date = entry.date { days[date, default: 0] += 1 }
+                }
+                let calendar = DiaryCalendar(month: shown, entryDays: days, today: today, locale: locale)
+                for line in calendar.lines() { print(line) }
+                print("")
+                print(calendar.summary)
             }
         }
     }

@@ -21,22 +21,28 @@ extension VaultCommand {
                 print("No rooms yet. Start one with `vault room new TITLE`.")
                 return
             }
+            let now = Date()
+            let columns = Terminal.columns
             for room in rooms {
-                // A hand-written `created` may have no offset: shown as written (its clock, in UTC).
+                // How long ago, in the locale: `3분 전`, `yesterday`, a date once a week old.
                 let when = room.lastActivity.flatMap { Timestamp(frontMatter: $0) }
-                    .map { t in
-                        let shown = t.hasOffset ? zone : TimeZone(identifier: "UTC")!
-                        return DateText.string(for: t.date, style: .compact, locale: locale, timeZone: shown)
-                    } ?? ""
+                    .map { RelativeTime.string(for: $0.date, now: now, locale: locale, timeZone: zone) } ?? ""
                 let icon =
                     room.problem != nil ? "⚠️" : room.hasPendingPrompt ? "✍️" : room.lastRole?.icon ?? "  "
-                let preview =
+                var preview =
                     room.problem.map {
                         $0.contains("conflict markers")
                             ? "git left conflict markers: run `vault resolve`" : "cannot be read: run `vault check`"
                     } ?? room.preview
+                if room.problem == nil, !room.hasPendingPrompt, room.lastIsInterrupted {
+                    preview = "[interrupted] " + preview
+                }
+                // Messages that came in by sync and were not shown yet: a dot in the first column, a count.
+                let mark = room.unread > 0 ? "●" : " "
                 let unread = room.unread > 0 ? "(\(room.unread) new) " : ""
-                print("\(Terminal.fit(when, 20)) \(Terminal.fit(room.title, 24)) \(icon) \(unread)\(preview)")
+                let fixed = "\(mark) \(Terminal.fit(when, 14)) \(Terminal.fit(room.title, 24)) \(icon)"
+                let line = "\(fixed) \(unread)\(preview)"
+                print(Terminal.clip(line, columns))
             }
         }
     }

@@ -35,16 +35,16 @@ extension VaultCommand {
                 }
                 let preamble = room.preamble.trimmingCharacters(in: .whitespacesAndNewlines)
                 if !preamble.isEmpty { print("\n\(preamble)") }
-                for m in room.messages {
-                    var line =
-                        "\n\(m.role.icon) \(m.role.rawValue) · "
-                        + "\(DateText.header(m.timestamp, locale: locale, timeZone: zone))"
-                    if m.role == .assistant, let model = m.header.attribute("model") {
-                        line += m.header.attribute("provider") == "offline" ? " · offline, no model" : " · \(model)"
+                // A divider with the date wherever the day changes; each message with its time.
+                for item in RoomTranscript(room.messages, locale: locale, timeZone: zone).items {
+                    switch item {
+                    case .day(_, let text):
+                        print("\n" + RoomTranscript.divider(text))
+                    case .message(let m):
+                        let role = "\(m.message.role.icon) \(m.message.role.rawValue)"
+                        print("\n" + ([role] + m.facts).joined(separator: " · "))
+                        print(m.message.body)
                     }
-                    if let status = m.status { line += " · \(status)" }
-                    print(line)
-                    print(m.body)
                 }
                 if let pending = room.pendingPrompt {
                     print("\n✍️ not sent yet (send it with `vault chat \(VaultPath.stem(of: path))`)\n\(pending)")

@@ -196,35 +196,35 @@ enum Terminal {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Columns of one scalar on a terminal: Hangul, kana, CJK ideographs and emoji take two.
-    static func width(_ u: Unicode.Scalar) -> Int {
-        let v = u.value
-        if v < 0x300 { return 1 }
-        if u.properties.generalCategory == .nonspacingMark || v == 0x200D || (0xFE00...0xFE0F).contains(v) { return 0 }
-        let wide =
-            (0x1100...0x115F).contains(v) || (0x2E80...0xA4CF).contains(v) || (0xAC00...0xD7A3).contains(v)
-            || (0xF900...0xFAFF).contains(v) || (0xFF00...0xFF60).contains(v) || (0xFFE0...0xFFE6).contains(v)
-            || (0x1F300...0x1FAFF).contains(v) || (0x20000...0x3FFFD).contains(v)
-        return wide ? 2 : 1
-    }
+    /// Columns of one scalar on a terminal: Hangul, kana, CJK ideographs and emoji take two
+    /// (`DisplayWidth`).
+    static func width(_ u: Unicode.Scalar) -> Int { DisplayWidth.of(u) }
 
-    static func width(_ s: String) -> Int { s.unicodeScalars.reduce(0) { $0 + width($1) } }
+    /// Columns of `s` on a terminal, counted per character (`DisplayWidth`).
+    static func width(_ s: String) -> Int { DisplayWidth.of(s) }
 
     /// `s` on one line (control characters, line feeds and tabs made visible) cut to `columns`
-    /// (ending in `…`) or padded with spaces to exactly `columns`.
+    /// (ending in `…`) or padded with spaces to exactly `columns`; never cut inside a character.
     static func fit(_ text: String, _ columns: Int) -> String {
+        DisplayWidth.fit(visible(text, singleLine: true), columns)
+    }
+
+    /// `text` on one line cut to `columns` when given (ending in `…`), not padded: the last
+    /// column of a listing, fitted to the terminal's width.
+    static func clip(_ text: String, _ columns: Int?) -> String {
         let s = visible(text, singleLine: true)
-        let total = width(s)
-        if total <= columns { return s + String(repeating: " ", count: columns - total) }
-        var out = ""
-        var used = 0
-        for ch in s {
-            let w = ch.unicodeScalars.reduce(0) { $0 + width($1) }
-            if used + w > columns - 1 { break }
-            out.append(ch)
-            used += w
-        }
-        return out + "…" + String(repeating: " ", count: max(0, columns - used - 1))
+        guard let columns else { return s }
+        return DisplayWidth.clip(s, max(columns, 1))
+    }
+
+    /// The terminal's width in columns: `COLUMNS` when set, else the width of the terminal
+    /// standard output is, else nil (into a pipe or a file, lines are not cut).
+    static var columns: Int? {
+        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let n = Int(text), n > 0 { return n }
+        guard stdoutIsTerminal else { return nil }
+        var size = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 }
 

@@ -24,6 +24,12 @@ public enum DateText {
         case shortDay
         /// Month, day and time, for compact lists. `8월 28일 오전 9:31`.
         case compact
+        /// The short time alone: message headers under a day divider. `오전 9:31`, `9:31 AM`, `09:31`.
+        case time
+        /// Month and day, for lists of recent things. `8월 28일`, `Aug 28`.
+        case monthDay
+        /// The month and year: a calendar's title. `2023년 8월`, `August 2023`.
+        case month
     }
 
     private struct Key: Hashable {
@@ -58,6 +64,9 @@ public enum DateText {
                     f.timeStyle = .short
                 case .shortDay: f.dateStyle = .long
                 case .compact: f.setLocalizedDateFormatFromTemplate("MMMdjmm")
+                case .time: f.timeStyle = .short
+                case .monthDay: f.setLocalizedDateFormatFromTemplate("MMMd")
+                case .month: f.setLocalizedDateFormatFromTemplate("yMMMM")
                 }
                 box = Box(f)
                 formatters[key] = box

@@ -19,6 +19,8 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     case notARoom(String)
     /// A date that is not `2026-11-21`, `2026-11-21T09:30`, `today`, `yesterday` or `-N`.
     case unreadableDate(String)
+    /// A month that is not `2026-11`, `11` (this year) or nothing (this month).
+    case unreadableMonth(String)
     /// A revision (`HEAD~2`, a commit id) that names no commit of the vault's history.
     case unknownRevision(String)
     /// A room was named where a diary entry was expected (its path).
@@ -112,6 +114,8 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
         case .unreadableDate(let text):
             return "cannot read the date '\(text)': write 2026-11-21, 2026-11-21T09:30, today, yesterday or -3"
                 + " (three days ago)"
+        case .unreadableMonth(let text):
+            return "cannot read the month '\(text)': write 2026-11, 11 (this year) or nothing (this month)"
         case .unknownRevision(let revision):
             return "no revision '\(revision)' in the history (`vault log` lists them)"
         case .notADiaryEntry(let path):

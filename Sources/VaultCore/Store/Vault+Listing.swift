@@ -8,6 +8,8 @@ public struct RoomSummary: Sendable, Codable, Hashable {
     /// The last message's time, else `created`; `nil` when neither is known.
     public var lastActivity: String?
     public var lastRole: Role?
+    /// The last message's `status=` (`interrupted`: a reply that stopped before it was complete).
+    public var lastStatus: String?
     /// The last message's first non-empty line (or the pending prompt's), shortened.
     public var preview: String
     /// True when text waits below the prompt marker.
@@ -17,10 +19,14 @@ public struct RoomSummary: Sendable, Codable, Hashable {
     /// Messages that came in by sync and were not shown here yet (`UnreadMarks`).
     public var unread = 0
 
+    /// True when the last message is a reply that stopped before it was complete.
+    public var lastIsInterrupted: Bool { lastStatus == "interrupted" }
+
     var sortKey: Double = 0
 
     enum CodingKeys: String, CodingKey {
-        case path, slug, title, lastActivity = "last_activity", lastRole = "last_role", preview
+        case path, slug, title, lastActivity = "last_activity", lastRole = "last_role", lastStatus = "last_status"
+        case preview
         case hasPendingPrompt = "pending_prompt", problem, unread
     }
 }
@@ -86,6 +92,7 @@ extension Vault {
             if let header = scan.lastHeader {
                 summary.lastActivity = header.timestamp.text
                 summary.lastRole = header.role
+                summary.lastStatus = header.attribute("status")
                 summary.sortKey = header.timestamp.secondsSince1970
             } else if let created = scan.created {
                 summary.lastActivity = created.text
