@@ -28,14 +28,8 @@ extension VaultCommand {
                 let vault = try location.open()
                 let (locale, _) = try reading.resolve(for: vault)
                 let zone = vault.config.timeZone
-                let from = try since.map { s throws(VaultError) in
-                    guard let d = DateArgument.day(s, timeZone: zone) else { throw DateArgument.problem(s) }
-                    return d
-                }
-                let to = try until.map { s throws(VaultError) in
-                    guard let d = DateArgument.day(s, timeZone: zone) else { throw DateArgument.problem(s) }
-                    return d
-                }
+                let from = try DateArgument.day(given: since, timeZone: zone)
+                let to = try DateArgument.day(given: until, timeZone: zone)
                 // An entry with no date of its own is dated by the commit that added it.
                 let all = vault.diarySummariesDatedByHistory()
                 let entries = all.filter { e in

@@ -105,14 +105,8 @@ extension VaultCommand {
         /// The diary entries chosen by --since, --until and --tag, oldest first.
         func diaryEntries(_ vault: Vault) throws -> [ExportItem] {
             let zone = vault.config.timeZone
-            let from = try since.map { s throws(VaultError) in
-                guard let d = DateArgument.day(s, timeZone: zone) else { throw DateArgument.problem(s) }
-                return d
-            }
-            let to = try until.map { s throws(VaultError) in
-                guard let d = DateArgument.day(s, timeZone: zone) else { throw DateArgument.problem(s) }
-                return d
-            }
+            let from = try DateArgument.day(given: since, timeZone: zone)
+            let to = try DateArgument.day(given: until, timeZone: zone)
             if let from, let to, from > to {
                 throw UsageError.sinceAfterUntil(since: "\(from)", until: "\(to)")
             }

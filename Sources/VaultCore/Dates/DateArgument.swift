@@ -52,6 +52,15 @@ public enum DateArgument {
         return nil
     }
 
+    /// The day `text` names (`day(_:now:timeZone:)`), nil for nil: `--since` and `--until`.
+    ///
+    /// - Throws: `problem(text)` when `text` names no day.
+    public static func day(given text: String?, timeZone: TimeZone) throws(VaultError) -> LocalDate? {
+        guard let text else { return nil }
+        guard let day = day(text, timeZone: timeZone) else { throw problem(text) }
+        return day
+    }
+
     /// The message for a date that could not be read.
     public static func problem(_ text: String) -> VaultError {
         .input(.unreadableDate(text))
