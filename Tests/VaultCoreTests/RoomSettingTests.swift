@@ -161,7 +161,9 @@ import VaultTestSupport
                 == .unknownSetting("modle", nearest: "model"))
         // Setting a hand-written key vault does not know is refused too.
         #expect(
-            Self.refusal { () throws(VaultError) in _ = try settings.set("my_note", to: "new", inRoom: "rooms/r.md") }
+            Self.refusal { () throws(VaultError) in
+                _ = try settings.set("my_note", to: "new", inRoom: "rooms/r.md")
+            }
                 == .unknownSetting("my_note", nearest: nil))
         #expect(try dir.snapshot() == before, "a refusal changed a file")
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/.git"), "a refusal made a repository")

@@ -26,14 +26,18 @@ extension VaultCommand {
         @Option(help: ArgumentHelp("Export one room.", valueName: "ROOM")) var room: String?
         @Option(help: ArgumentHelp("md, html or json (default: from -o's extension, else md).", valueName: "FORMAT"))
         var format: String?
-        @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "FILE"))
+        @Option(
+            name: [.customShort("o"), .customLong("output")],
+            help: ArgumentHelp("Write to FILE instead of standard output (`-`: standard output).", valueName: "FILE"))
         var output: String?
         @Flag(help: "Replace FILE when it exists.") var force = false
 
         func execute() throws {
             let vault = try location.open()
             let kind = try chosenFormat()
-            let destination = try output.map { o in try Export.checkedDestination(o, vault: vault, force: force) }
+            // `-o -` is standard output, as everywhere a file is written.
+            let file = output == "-" ? nil : output
+            let destination = try file.map { o in try Export.checkedDestination(o, vault: vault, force: force) }
             let selected = try selectedItems(vault)
             let exporter = Exporter(vault: vault)
             let bytes: Data

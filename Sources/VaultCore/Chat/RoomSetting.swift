@@ -94,7 +94,8 @@ public struct RoomSetting: Sendable, Hashable {
             return Int(word) == nil ? "write a whole number, e.g. 42" : nil
         case .number(let range):
             guard let x = Double(word), x.isFinite, range.contains(x) else {
-                return "write a number from \(RoomSetting.text(range.lowerBound)) to \(RoomSetting.text(range.upperBound))"
+                let (low, high) = (RoomSetting.text(range.lowerBound), RoomSetting.text(range.upperBound))
+                return "write a number from \(low) to \(high)"
             }
             return nil
         case .flag:
@@ -123,51 +124,4 @@ public struct RoomSetting: Sendable, Hashable {
     }
 
     static func text(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(x) }
-}
-
-/// The name nearest to a mistyped one, by edit distance: for "did you mean …?".
-public enum NearestName {
-    /// The candidate nearest to `name` (compared in NFC, ignoring case), when it is within a third
-    /// of the name's length (at least 1, at most 3 edits); nil when none is that near, or when two
-    /// are equally near.
-    public static func nearest(to name: String, among candidates: [String]) -> String? {
-        let typed = Array(name.precomposedStringWithCanonicalMapping.lowercased())
-        let limit = min(3, max(1, typed.count / 3))
-        var best: (name: String, distance: Int)?
-        var tie = false
-        for candidate in Set(candidates) {
-            let d = distance(typed, Array(candidate.precomposedStringWithCanonicalMapping.lowercased()))
-            guard d <= limit else { continue }
-            if let b = best, d == b.distance {
-                tie = tie || b.name != candidate
-                if candidate < b.name { best = (candidate, d) }
-            } else if best == nil || d < best!.distance {
-                best = (candidate, d)
-                tie = false
-            }
-        }
-        return tie ? nil : best?.name
-    }
-
-    /// The Damerau–Levenshtein distance (insertions, deletions, substitutions and swaps of two
-    /// neighbours, each one edit).
-    public static func distance(_ a: [Character], _ b: [Character]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        var before = [Int](repeating: 0, count: b.count + 1)
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    current[j] = min(current[j], before[j - 2] + 1)
-                }
-            }
-            (before, previous, current) = (previous, current, before)
-        }
-        return previous[b.count]
-    }
 }
