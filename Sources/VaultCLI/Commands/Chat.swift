@@ -21,7 +21,7 @@ extension VaultCommand {
                 """)
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "The room: a path, its slug, or the start of its title.") var room: String
+        @Argument(help: "The room: a path, its slug, or the start of its title.", completion: .rooms) var room: String
         @Argument(help: "The message (`-`: read from standard input).") var message: String?
         @Option(help: "Use this provider for this turn (a name from vault.yml, openai, or offline).") var provider: String?
         @Option(help: "Use this model for this turn.") var model: String?
@@ -82,7 +82,7 @@ extension VaultCommand {
             abstract: "Send a room's last unanswered message again (after a failed turn).")
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "The room.") var room: String
+        @Argument(help: "The room.", completion: .rooms) var room: String
         @Option(help: "Use this provider for this turn.") var provider: String?
         @Option(help: "Use this model for this turn.") var model: String?
 

@@ -17,13 +17,16 @@ extension VaultCommand {
                 """)
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "Rooms and diary entries: paths, room slugs or titles, diary dates (2026-11-21) or file names.")
+        @Argument(
+            help: "Rooms and diary entries: paths, room slugs or titles, diary dates (2026-11-21) or file names.",
+            completion: .items)
         var items: [String] = []
         @Flag(help: "Export the diary, oldest entry first.") var diary = false
         @Option(parsing: .unconditional, help: "With --diary: only entries on or after this day (2026-11-01, yesterday, -7).") var since: String?
         @Option(parsing: .unconditional, help: "With --diary: only entries on or before this day.") var until: String?
         @Option(help: "With --diary: only entries with this tag.") var tag: String?
-        @Option(help: ArgumentHelp("Export one room.", valueName: "ROOM")) var room: String?
+        @Option(help: ArgumentHelp("Export one room.", valueName: "ROOM"), completion: .rooms)
+        var room: String?
         @Option(help: ArgumentHelp("md, html or json (default: from -o's extension, else md).", valueName: "FORMAT"))
         var format: String?
         @Option(

@@ -54,7 +54,7 @@ extension VaultCommand {
                     """ + RoomSetting.all.map { "  \($0.key): \($0.meaning)" }.joined(separator: "\n"))
 
             @OptionGroup var location: VaultLocation
-            @Argument(help: "The room.") var room: String
+            @Argument(help: "The room.", completion: .rooms) var room: String
             @Argument(help: "The key, e.g. model or temperature.", completion: .list(RoomSetting.all.map(\.key)))
             var key: String
             // Every argument not an option of this command: a negative number (`-0.5`) is a value.

@@ -71,7 +71,7 @@ extension VaultCommand {
             abstract: "Edit a diary entry or a room in your editor; the change is committed when the editor exits.")
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "A diary entry or a room.") var item: String
+        @Argument(help: "A diary entry or a room.", completion: .items) var item: String
 
         func execute() throws {
             let vault = try location.openForChange()
@@ -90,7 +90,7 @@ extension VaultCommand {
             abstract: "Add (+tag or tag) and remove (-tag) tags of a diary entry.")
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "A diary entry.") var item: String
+        @Argument(help: "A diary entry.", completion: .diaryEntries) var item: String
         @Argument(parsing: .allUnrecognized, help: "+tag adds, -tag removes.") var changes: [String] = []
 
         func execute() throws {

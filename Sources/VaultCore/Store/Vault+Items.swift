@@ -112,3 +112,20 @@ extension Vault {
         return path
     }
 }
+
+extension Vault {
+    /// The names a person types for the vault's items, for shell completion: room slugs
+    /// (`rooms`), and diary dates (`2026-11-21`, once each) and file names without `.md`
+    /// (`diary`); each resolves with `resolve` (a date shared by several entries lists them).
+    /// Sorted; reads folder listings only, never a file.
+    public func typedNames(rooms: Bool, diary: Bool) -> [String] {
+        var names: [String] = []
+        if rooms { names += roomPaths().map { VaultPath.stem(of: $0) } }
+        if diary {
+            let entries = diaryPaths()
+            let days = Set(entries.compactMap { DiaryFile.dateInName($0) }.map(\.description))
+            names += days.sorted(by: >) + entries.map { VaultPath.stem(of: $0) }.sorted(by: >)
+        }
+        return names
+    }
+}
