@@ -9,4 +9,6 @@ python3 scripts/generate-git2-trampolines.py --check
 # The commands CGit2Loader starts loading libgit2 for are VaultCommand.gitCommands.
 python3 scripts/generate-git-commands.py --check
 swift build --build-tests
+# docs/vault.1 is what the command definitions give (run scripts/generate-manual.py after a help change).
+python3 scripts/generate-manual.py --check
 swift test --skip-build

@@ -3,9 +3,12 @@ import VaultCore
 
 /// Runs the person's editor on a file and waits for it.
 enum Editor {
-    /// `$VISUAL`, else `$EDITOR`, else `vi`.
+    /// `$VISUAL`, else `$EDITOR`, else `editor:` in the user configuration (`UserConfig`), else `vi`.
+    /// The variables win: they are set per session (an IDE's terminal sets its own). A user
+    /// configuration that cannot be read is left to the commands that need it to say so.
     static func command(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
+        [environment["VISUAL"], environment["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty }
+            ?? (try? UserConfig.load(environment: environment))?.editor ?? "vi"
     }
 
     /// Runs the editor (`command(environment:)`, through `/bin/sh` so the variable may hold

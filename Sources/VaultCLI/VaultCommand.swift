@@ -49,7 +49,7 @@ public struct VaultCommand: ParsableCommand {
             case let error as CommandError: if let message = error.message { Terminal.error(message) }
             default:
                 // ArgumentParser's: help, the version, a usage error with the command's usage.
-                let text = fullMessage(for: error)
+                let text = CommandSuggestion.adding(to: fullMessage(for: error), arguments: arguments)
                 if !text.isEmpty {
                     if status == .success {
                         print(text)

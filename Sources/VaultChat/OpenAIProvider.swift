@@ -120,7 +120,16 @@ public struct OpenAIProvider: ChatProvider {
             for url in turn.images { parts.append(["type": "image_url", "image_url": ["url": url]]) }
             return ["role": turn.role.rawValue, "content": parts]
         }
-        let object: [String: Any] = ["model": request.model, "messages": messages, "stream": true]
+        var object: [String: Any] = ["model": request.model, "messages": messages, "stream": true]
+        // The room's sampling settings; one the room does not set is left to the server.
+        let sampling = request.sampling
+        if let x = sampling.temperature { object["temperature"] = x }
+        if let x = sampling.topP { object["top_p"] = x }
+        if let n = sampling.maxTokens { object["max_tokens"] = n }
+        if let x = sampling.presencePenalty { object["presence_penalty"] = x }
+        if let x = sampling.frequencyPenalty { object["frequency_penalty"] = x }
+        if let n = sampling.seed { object["seed"] = n }
+        if !sampling.stop.isEmpty { object["stop"] = sampling.stop }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes]) else {
             throw ProviderFailure(.rejected, "cannot encode the request")
         }

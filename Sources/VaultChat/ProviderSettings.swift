@@ -1,8 +1,9 @@
 import Foundation
 import VaultCore
 
-/// Which provider and model a turn uses, from the command line, the room, `vault.yml` and the
-/// environment, in that order (FORMAT.md, "Configuration").
+/// Which provider and model a turn uses, from the command line, the room, `vault.yml`, the user
+/// configuration (`UserConfig`: `$XDG_CONFIG_HOME/vault/config.yml`) and the environment, in that
+/// order (FORMAT.md, "Configuration").
 ///
 ///     providers:
 ///       ollama:
@@ -28,6 +29,7 @@ public struct ProviderSettings: Sendable {
 
     /// - Parameters:
     ///   - flagProvider, flagModel: `--provider`, `--model`.
+    ///   - environment: the environment, which also locates the user configuration.
     ///   - room: the room's front-matter.
     /// - Throws: `VaultError` for a provider `vault.yml` does not describe usably, or a user
     ///   configuration that does not parse; nothing has been written then.
@@ -37,14 +39,18 @@ public struct ProviderSettings: Sendable {
     ) throws(VaultError) -> ProviderSettings {
         let env = { (name: String) -> String? in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         let fromEnvironment = env("OPENAI_BASE_URL") != nil || env("OPENAI_API_KEY") != nil
-        let namedProvider = flagProvider ?? room?.string("provider") ?? config.values["provider"].flatMap(string)
+        let user = try UserConfig.load(environment: environment)
+        let namedProvider =
+            flagProvider ?? room?.string("provider") ?? config.values["provider"].flatMap(string) ?? user.provider
         let name = namedProvider ?? (fromEnvironment ? "openai" : "offline")
         let namedModel: (source: String, model: String)? =
             flagModel.map { ("--model", $0) } ?? room?.string("model").map { ("the room", $0) }
             ?? config.values["model"].flatMap(string).map { ("vault.yml", $0) }
+            ?? user.model.map { (user.path, $0) }
         let table = providers(config)
         if name == "offline" && table["offline"] == nil {
-            let model = flagModel ?? room?.string("model") ?? config.model
+            let model = flagModel ?? room?.string("model") ?? config.values["model"].flatMap(string) ?? user.model
+                ?? config.model
             if namedProvider == nil, let named = namedModel, named.model != OfflineProvider.model {
                 let failure = ProviderFailure(
                     .noKey,
@@ -70,7 +76,9 @@ public struct ProviderSettings: Sendable {
         }
         let keyVariable = entry?["api_key_env"] ?? (name == "openai" ? "OPENAI_API_KEY" : nil)
         let key = keyVariable.flatMap { env($0) }
-        let model = flagModel ?? room?.string("model") ?? entry?["model"] ?? config.values["model"].flatMap(string)
+        let model =
+            flagModel ?? room?.string("model") ?? entry?["model"] ?? config.values["model"].flatMap(string)
+            ?? user.model
         guard let model, !model.isEmpty else {
             throw VaultError.input(.noModel(provider: name))
         }

@@ -104,7 +104,8 @@ extension GitHistory {
         return Array(UnsafeRawBufferPointer(start: raw, count: size))
     }
 
-    /// A unified diff from `old` to `new` (both shown as `path`), or "" when they are equal.
+    /// A unified diff from `old` to `new` (both shown as `path`, in UTF-8 text even past ASCII),
+    /// or "" when they are equal.
     public func unifiedDiff(_ old: [UInt8]?, _ new: [UInt8]?, path: String, context: Int = 3) throws(VaultError)
         -> String
     {
@@ -127,7 +128,8 @@ extension GitHistory {
         defer { git_buf_dispose(&buf) }
         try GitFailure.check(git_patch_to_buf(&buf, patch), "write the diff")
         guard let ptr = buf.ptr else { return "" }
-        return String(decoding: UnsafeRawBufferPointer(start: ptr, count: buf.size), as: UTF8.self)
+        // Paths as text, not octal escapes (`DiffPaths`).
+        return DiffPaths.readable(String(decoding: UnsafeRawBufferPointer(start: ptr, count: buf.size), as: UTF8.self))
     }
 
     /// When `path` was first committed (the oldest commit that changed it), or nil.

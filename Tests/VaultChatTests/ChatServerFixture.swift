@@ -40,6 +40,8 @@ struct LoggedRequest {
     var stream: Bool?
     /// (role, content) of every message sent.
     var messages: [Turn]
+    /// The request's JSON body as the server read it.
+    var body: [String: Any] = [:]
     var authorization: String { headers["authorization"] ?? "?" }
 
     struct Turn: Equatable, CustomStringConvertible {
@@ -150,7 +152,7 @@ final class FakeOpenAIServer: @unchecked Sendable {
             return LoggedRequest(
                 method: object["method"] as? String ?? "", path: object["path"] as? String ?? "",
                 headers: object["headers"] as? [String: String] ?? [:], model: body?["model"] as? String,
-                stream: body?["stream"] as? Bool, messages: messages)
+                stream: body?["stream"] as? Bool, messages: messages, body: body ?? [:])
         }
     }
 }

@@ -21,8 +21,8 @@ extension VaultCommand {
                 """)
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "The room: a path, its slug, or the start of its title.") var room: String
-        @Argument(help: "The message.") var message: String?
+        @Argument(help: "The room: a path, its slug, or the start of its title.", completion: .rooms) var room: String
+        @Argument(help: "The message (`-`: read from standard input).") var message: String?
         @Option(help: "Use this provider for this turn (a name from vault.yml, openai, or offline).")
         var provider: String?
         @Option(help: "Use this model for this turn.") var model: String?
@@ -41,8 +41,10 @@ extension VaultCommand {
             Trace.mark("vault opened")
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
             Trace.mark("room resolved")
-            var text = message
-            if text == nil && !Terminal.stdinIsTerminal {
+            // `-`: the message is read from standard input, even from a terminal (until Ctrl-D).
+            let fromStandardInput = message == "-"
+            var text = fromStandardInput ? nil : message
+            if text == nil && (fromStandardInput || !Terminal.stdinIsTerminal) {
                 let data = FileHandle.standardInput.readDataToEndOfFile()
                 guard let s = String(data: data, encoding: .utf8) else {
                     throw VaultError.input(.standardInputNotUTF8(what: "message"))
@@ -84,7 +86,7 @@ extension VaultCommand {
             abstract: "Send a room's last unanswered message again (after a failed turn).")
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "The room.") var room: String
+        @Argument(help: "The room.", completion: .rooms) var room: String
         @Option(help: "Use this provider for this turn.") var provider: String?
         @Option(help: "Use this model for this turn.") var model: String?
 

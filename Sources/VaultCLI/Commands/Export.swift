@@ -17,7 +17,9 @@ extension VaultCommand {
                 """)
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "Rooms and diary entries: paths, room slugs or titles, diary dates (2026-11-21) or file names.")
+        @Argument(
+            help: "Rooms and diary entries: paths, room slugs or titles, diary dates (2026-11-21) or file names.",
+            completion: .items)
         var items: [String] = []
         @Flag(help: "Export the diary, oldest entry first.") var diary = false
         @Option(
@@ -25,19 +27,22 @@ extension VaultCommand {
             help: "With --diary: only entries on or after this day (2026-11-01, yesterday, -7).") var since: String?
         @Option(parsing: .unconditional, help: "With --diary: only entries on or before this day.") var until: String?
         @Option(help: "With --diary: only entries with this tag.") var tag: String?
-        @Option(help: ArgumentHelp("Export one room.", valueName: "ROOM")) var room: String?
+        @Option(help: ArgumentHelp("Export one room.", valueName: "ROOM"), completion: .rooms)
+        var room: String?
         @Option(help: ArgumentHelp("md, html or json (default: from -o's extension, else md).", valueName: "FORMAT"))
         var format: String?
         @Option(
             name: [.customShort("o"), .customLong("output")],
-            help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "FILE"))
+            help: ArgumentHelp("Write to FILE instead of standard output (`-`: standard output).", valueName: "FILE"))
         var output: String?
         @Flag(help: "Replace FILE when it exists.") var force = false
 
         func execute() throws {
             let vault = try location.open()
             let kind = try chosenFormat()
-            let destination = try output.map { o in try Export.checkedDestination(o, vault: vault, force: force) }
+            // `-o -` is standard output, as everywhere a file is written.
+            let file = output == "-" ? nil : output
+            let destination = try file.map { o in try Export.checkedDestination(o, vault: vault, force: force) }
             let selected = try selectedItems(vault)
             let exporter = Exporter(vault: vault)
             let bytes: Data

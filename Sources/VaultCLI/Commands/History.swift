@@ -45,7 +45,7 @@ extension VaultCommand {
 
         @OptionGroup var location: VaultLocation
         @OptionGroup var reading: ReadingOptions
-        @Argument(help: "A room or diary entry (also a deleted one).") var item: String?
+        @Argument(help: "A room or diary entry (also a deleted one).", completion: .items) var item: String?
         @Option(name: [.customShort("n"), .long], help: "Show at most this many commits.") var maxCount = 50
         @Flag(help: "Print JSON.") var json = false
 
@@ -77,7 +77,7 @@ extension VaultCommand {
             abstract: "Show how a room or diary entry differs from its last commit, or from an older revision.")
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "A room or diary entry.") var item: String
+        @Argument(help: "A room or diary entry.", completion: .items) var item: String
         @Argument(help: "A revision (from `vault log`); default: the last commit.") var revision = "HEAD"
 
         func execute() throws {
@@ -104,7 +104,7 @@ extension VaultCommand {
             discussion: "The current version is committed first, so restoring never loses it.")
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "A room or diary entry (also a deleted one).") var item: String
+        @Argument(help: "A room or diary entry (also a deleted one).", completion: .items) var item: String
         @Option(name: .customLong("at"), help: "The revision to restore from (see `vault log ITEM`).")
         var revision: String?
 
@@ -123,7 +123,7 @@ extension VaultCommand {
         )
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "A room or diary entry.") var item: String
+        @Argument(help: "A room or diary entry.", completion: .items) var item: String
         @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
 
         func execute() throws {

@@ -54,19 +54,25 @@ extension VaultCommand {
         struct Set: VaultRunnable {
             static let configuration = CommandConfiguration(
                 commandName: "set",
-                abstract: "Set a room's front-matter setting (model, provider, system, context_messages, …).",
-                discussion:
-                    "Only that key's lines change; comments, quoting and other keys stay as they are."
-                    + " --unset removes the key."
-            )
+                abstract: "Set a room's front-matter setting (model, provider, system, temperature, …).",
+                discussion: """
+                    Only that key's lines change; comments, quoting and other keys stay as they are. --unset \
+                    removes the key. Every setting is used or sent to the server; another key is refused.
+
+                    """ + RoomSetting.all.map { "  \($0.key): \($0.meaning)" }.joined(separator: "\n"))
 
             @OptionGroup var location: VaultLocation
-            @Argument(help: "The room.") var room: String
-            @Argument(help: "The key, e.g. model.") var key: String
-            @Argument(help: "The value.") var value: String?
+            @Argument(help: "The room.", completion: .rooms) var room: String
+            @Argument(help: "The key, e.g. model or temperature.", completion: .list(RoomSetting.all.map(\.key)))
+            var key: String
+            // Every argument not an option of this command: a negative number (`-0.5`) is a value.
+            @Argument(parsing: .allUnrecognized, help: ArgumentHelp("The value.", valueName: "value"))
+            var values: [String] = []
             @Flag(help: "Remove the key.") var unset = false
 
             func execute() throws {
+                guard values.count <= 1 else { throw UsageError.severalValues(key: key, values: values) }
+                let value = values.first
                 guard unset || value != nil else { throw UsageError.missingValue(key: key) }
                 let vault = try location.openForChange()
                 let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)

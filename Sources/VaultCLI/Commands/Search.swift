@@ -19,7 +19,7 @@ extension VaultCommand {
         @OptionGroup var location: VaultLocation
         @OptionGroup var reading: ReadingOptions
         @Argument(help: "The text (or with --regex, the regular expression) to find.") var pattern: String
-        @Option(help: "Only this room (a path, slug or title).") var room: String?
+        @Option(help: "Only this room (a path, slug or title).", completion: .rooms) var room: String?
         @Flag(help: "Only diary entries.") var diary = false
         @Flag(help: "Only rooms.") var rooms = false
         @Option(help: "Only messages of this role: user, assistant or system.") var role: String?

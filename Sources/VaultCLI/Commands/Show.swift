@@ -10,7 +10,9 @@ extension VaultCommand {
 
         @OptionGroup var location: VaultLocation
         @OptionGroup var reading: ReadingOptions
-        @Argument(help: "A path, a room slug or title, a diary date (2026-11-21) or file name.") var item: String
+        @Argument(
+            help: "A path, a room slug or title, a diary date (2026-11-21) or file name.", completion: .items)
+        var item: String
         @Flag(help: "Print the file exactly as it is on disk.") var raw = false
 
         func execute() throws {

@@ -23,7 +23,7 @@ extension VaultCommand {
             parsing: .unconditional,
             help: "The day or time it is for: 2026-11-21, 2026-11-21T22:30, today, yesterday, -2.") var date: String?
         @Option(name: .customLong("tag"), help: "A tag (repeat for more).") var tags: [String] = []
-        @Option(help: "The body, instead of an editor.") var body: String?
+        @Option(help: "The body, instead of an editor (`-`: read from standard input).") var body: String?
         @Flag(help: "Open the editor even when standard input is not a terminal.") var editor = false
 
         func execute() throws {
@@ -32,8 +32,9 @@ extension VaultCommand {
             // SIGINT, SIGTERM, SIGHUP wait until the entry is saved and committed (`Termination`).
             let result = try Termination.deferring { () throws(VaultError) -> DiaryWriting.Result in
                 let entry = try writing.newEntry(title: title, date: date, tags: tags)
-                var text = body
-                if text == nil && !editor && !Terminal.stdinIsTerminal {
+                // `--body -`: the text is read from standard input, even from a terminal.
+                var text = body == "-" ? nil : body
+                if body == "-" || (text == nil && !editor && !Terminal.stdinIsTerminal) {
                     let data = FileHandle.standardInput.readDataToEndOfFile()
                     guard let s = String(data: data, encoding: .utf8) else {
                         throw VaultError.input(.standardInputNotUTF8(what: "text"))
@@ -72,7 +73,7 @@ extension VaultCommand {
             abstract: "Edit a diary entry or a room in your editor; the change is committed when the editor exits.")
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "A diary entry or a room.") var item: String
+        @Argument(help: "A diary entry or a room.", completion: .items) var item: String
 
         func execute() throws {
             let vault = try location.openForChange()
@@ -91,7 +92,7 @@ extension VaultCommand {
             abstract: "Add (+tag or tag) and remove (-tag) tags of a diary entry.")
 
         @OptionGroup var location: VaultLocation
-        @Argument(help: "A diary entry.") var item: String
+        @Argument(help: "A diary entry.", completion: .diaryEntries) var item: String
         @Argument(parsing: .allUnrecognized, help: "+tag adds, -tag removes.") var changes: [String] = []
 
         func execute() throws {

@@ -37,6 +37,8 @@ enum UsageError: Error, CustomStringConvertible {
     case unknownColor(String)
     /// `vault room set ROOM KEY` with neither a value nor `--unset`.
     case missingValue(key: String)
+    /// `vault room set ROOM KEY` with more than one value (an unquoted text, an unknown option).
+    case severalValues(key: String, values: [String])
     /// `vault tag ITEM` with no `+tag` or `-tag`.
     case noTagChanges
     /// A `vault tag` argument that is not `+tag` or `-tag` with a usable tag.
@@ -72,6 +74,9 @@ enum UsageError: Error, CustomStringConvertible {
             return "--color takes auto, always or never, not '\(color)'"
         case .missingValue(let key):
             return "give a value for '\(key)', or --unset"
+        case .severalValues(let key, let values):
+            return "give one value for '\(key)', not \(values.count) (\(values.joined(separator: " "))): quote a text"
+                + " with spaces, \"like this\""
         case .noTagChanges:
             return "give tags to change: +tag adds, -tag removes"
         case .notATagChange(let change):

@@ -238,8 +238,13 @@ struct ReadingOptions: ParsableArguments {
         help: ArgumentHelp("Show times in this zone (e.g. Europe/Berlin); default: the vault's.", valueName: "ZONE"))
     var timeZone: String?
 
-    func resolve(for vault: Vault) throws(UsageError) -> (locale: String, zone: TimeZone) {
+    /// The locale and zone to show dates in: `--locale`, else the user configuration's `locale`
+    /// (`UserConfig`), else the vault's; `--time-zone`, else the vault's.
+    func resolve(for vault: Vault) throws -> (locale: String, zone: TimeZone) {
         var locale = vault.config.locale
+        if self.locale == nil, let mine = try UserConfig.load(environment: ProcessInfo.processInfo.environment).locale {
+            locale = mine
+        }
         if let raw = self.locale {
             guard let id = LocaleSetting.normalize(raw), LocaleSetting.isKnown(id) else {
                 throw UsageError.unknownLocale(raw)

@@ -12,12 +12,98 @@ public struct ChatRequest: Sendable, Hashable {
         }
     }
 
+    /// How the model is to choose its words: the room's sampling settings, sent with the request.
+    /// Each is nil (or empty) when the room does not set it, and is then not sent: the server's
+    /// default applies.
+    public struct Sampling: Sendable, Hashable {
+        /// `temperature`, 0–2.
+        public var temperature: Double?
+        /// `top_p`, 0–1.
+        public var topP: Double?
+        /// `max_tokens`, at least 1.
+        public var maxTokens: Int?
+        /// `presence_penalty`, −2–2.
+        public var presencePenalty: Double?
+        /// `frequency_penalty`, −2–2.
+        public var frequencyPenalty: Double?
+        /// `seed`.
+        public var seed: Int?
+        /// `stop`: texts that end the reply.
+        public var stop: [String]
+
+        public init(
+            temperature: Double? = nil, topP: Double? = nil, maxTokens: Int? = nil, presencePenalty: Double? = nil,
+            frequencyPenalty: Double? = nil, seed: Int? = nil, stop: [String] = []
+        ) {
+            self.temperature = temperature
+            self.topP = topP
+            self.maxTokens = maxTokens
+            self.presencePenalty = presencePenalty
+            self.frequencyPenalty = frequencyPenalty
+            self.seed = seed
+            self.stop = stop
+        }
+
+        /// The sampling settings of a room's front-matter (`room set` checked them; a value a
+        /// person wrote by hand is checked here, with the same rules).
+        ///
+        /// - Throws: `VaultError.malformed` naming the file, the key's line and what to write,
+        ///   for a value of the wrong type or range: a turn never sends a setting it cannot read,
+        ///   nor leaves it out.
+        public static func of(_ frontMatter: FrontMatter?, path: String) throws(VaultError) -> Sampling {
+            guard let frontMatter else { return Sampling() }
+            var problems: [FormatProblem] = []
+            func value(_ key: String) -> String? {
+                switch frontMatter[key] {
+                case nil:
+                    return nil
+                case .string(let text)?:
+                    if let expected = RoomSetting.named(key)?.problem(with: text) {
+                        problems.append(problem(key, "'\(text)': \(expected)"))
+                        return nil
+                    }
+                    return text.trimmingCharacters(in: .whitespaces)
+                case .list?, .other?:
+                    problems.append(problem(key, "write one value"))
+                    return nil
+                }
+            }
+            func problem(_ key: String, _ reason: String) -> FormatProblem {
+                FormatProblem(path: path, line: line(key), kind: .invalidSetting(key: key, reason: reason))
+            }
+            func line(_ key: String) -> Int { frontMatter.entries.first { $0.key == key }?.line ?? 1 }
+            var sampling = Sampling()
+            sampling.temperature = value("temperature").flatMap(Double.init)
+            sampling.topP = value("top_p").flatMap(Double.init)
+            sampling.maxTokens = value("max_tokens").flatMap { Int($0) }
+            sampling.presencePenalty = value("presence_penalty").flatMap(Double.init)
+            sampling.frequencyPenalty = value("frequency_penalty").flatMap(Double.init)
+            sampling.seed = value("seed").flatMap { Int($0) }
+            switch frontMatter["stop"] {
+            case .string(let text)?:
+                if text.isEmpty { problems.append(problem("stop", "write the text that ends the reply")) }
+                sampling.stop = text.isEmpty ? [] : [text]
+            case .list(let texts)?:
+                sampling.stop = texts
+            case .other?:
+                problems.append(problem("stop", "write a text, or a list of texts"))
+            case nil:
+                break
+            }
+            if !problems.isEmpty { throw VaultError.malformed(problems) }
+            return sampling
+        }
+    }
+
     public var model: String
     public var turns: [Turn]
+    /// The room's sampling settings.
+    public var sampling: Sampling
 
-    public init(model: String, turns: [Turn]) {
+    public init(model: String, turns: [Turn], sampling: Sampling = Sampling()) {
         self.model = model
         self.turns = turns
+        self.sampling = sampling
     }
 }
 

@@ -100,6 +100,8 @@ public struct ChatTurn {
                 let (room, stamp) = try readRoom()
                 // The one read of the room: the hand-edit check and the write work from it.
                 if room.elision == nil { change.know(room.bytes, of: roomPath, stamp: stamp) }
+                // A sampling setting the server would not take is refused before anything is written.
+                let sampling = try ChatRequest.Sampling.of(room.frontMatter, path: roomPath)
                 let usePending = message == nil
                 guard var text = (message ?? room.pendingPrompt).map(ChatTurn.tidy),
                     !text.isEmpty || !attachments.isEmpty
@@ -127,7 +129,7 @@ public struct ChatTurn {
                 vault.remember(lines: appended.room, stamp: after)
                 Trace.mark("turn: room written")
                 // The message is committed with the reply (the second half's change).
-                let request = makeRequest(room: room, upTo: room.messages + appended.messages)
+                let request = makeRequest(room: room, upTo: room.messages + appended.messages, sampling: sampling)
                 return (appended.messages[0], request, Written(room: appended.room, stamp: after), attached)
             }
         }
@@ -171,6 +173,7 @@ public struct ChatTurn {
                 change throws(VaultError) -> (ChatRequest, Written, Message) in
                 let (room, stamp) = try readRoom()
                 if room.elision == nil { change.know(room.bytes, of: roomPath, stamp: stamp) }
+                let sampling = try ChatRequest.Sampling.of(room.frontMatter, path: roomPath)
                 try change.commitHandEdits()
                 let answered = room.messages.filter { $0.status == nil }
                 // An unanswered message is sent again; a reply the server cut short is sent as it
@@ -178,7 +181,8 @@ public struct ChatTurn {
                 guard let last = answered.last, last.role == .user || last.header.attribute("truncated") != nil else {
                     throw VaultError.input(.nothingToRetry(room: roomPath))
                 }
-                return (makeRequest(room: room, upTo: room.messages), Written(room: room, stamp: stamp), last)
+                let request = makeRequest(room: room, upTo: room.messages, sampling: sampling)
+                return (request, Written(room: room, stamp: stamp), last)
             }
             let (reply, path) = try ask(
                 request, after: written, question: last, questionPending: false, onText: onText)
@@ -403,8 +407,9 @@ public struct ChatTurn {
 
     /// The request for a room: the system prompt and as many recent messages as the room's
     /// budget allows (`context_messages`, `context_tokens` in front-matter). History is never
-    /// deleted to fit; the budget only limits what is sent.
-    func makeRequest(room: RoomFile, upTo messages: [Message]) -> ChatRequest {
+    /// deleted to fit; the budget only limits what is sent. `sampling`: the room's sampling
+    /// settings (`ChatRequest.Sampling.of`), sent with it.
+    func makeRequest(room: RoomFile, upTo messages: [Message], sampling: ChatRequest.Sampling) -> ChatRequest {
         var turns: [ChatRequest.Turn] = []
         let budget = ChatTurn.budget(of: room)
         let picked = ChatTurn.pick(messages, maxMessages: budget.messages, maxTokens: budget.tokens).picked
@@ -419,7 +424,7 @@ public struct ChatTurn {
             let images = vision && m.id == newestUser ? Attachments.images(in: m.body, vault: vault) : []
             turns.append(.init(role: m.role, content: m.body, images: images))
         }
-        return ChatRequest(model: model, turns: turns)
+        return ChatRequest(model: model, turns: turns, sampling: sampling)
     }
 
     /// About one token for every three bytes of UTF-8 (Hangul is about one per character).

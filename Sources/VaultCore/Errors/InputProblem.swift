@@ -59,6 +59,11 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     case keyNotRewritable(path: String, key: String)
     /// The value would not read back as given once written; the file is left as it was.
     case valueNotWritable(path: String, key: String)
+    /// `vault room set` with a key it does not store (`RoomSetting.all`); `nearest`: the known key
+    /// the name is probably a typo of.
+    case unknownSetting(String, nearest: String?)
+    /// A room setting's value of the wrong type or out of range; `expected` says what to write.
+    case invalidSettingValue(key: String, value: String, expected: String)
 
     // Chat.
 
@@ -145,6 +150,12 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
             return "\(path): the key '\(key)' is written in a form the tool does not change; edit it by hand"
         case .valueNotWritable(let path, let key):
             return "\(path): the value for '\(key)' cannot be written safely; edit it by hand"
+        case .unknownSetting(let key, let nearest):
+            let guess = nearest.map { " Did you mean '\($0)'?" } ?? ""
+            return "'\(key)' is not a room setting.\(guess) The settings are "
+                + RoomSetting.all.map(\.key).joined(separator: ", ") + "."
+        case .invalidSettingValue(let key, let value, let expected):
+            return "'\(value)' is not a value for \(key): \(expected)"
         case .unknownProvider(let name):
             return "the provider '\(name)' is not configured: add it under `providers:` in vault.yml (base_url, model,"
                 + " api_key_env), or use --provider offline"

@@ -8,15 +8,27 @@ import Foundation
 /// parser rejects or a value that reads back differently.
 public enum FrontMatterEditor {
     /// The bytes with `key` set to `value`, or removed when `value` is `nil`.
+    ///
+    /// - Parameter typed: the value is a number or a yes/no of a typed setting (`temperature:
+    ///   0.7`, `vision: no`): written plain, so that YAML reads it as the number it is, where a text
+    ///   that looks like one is quoted.
     public static func setting(
         _ key: String, to value: FrontMatterValue?, in bytes: [UInt8], frontMatter: FrontMatter?, path: String,
-        lineEnding: LineEnding
+        lineEnding: LineEnding, typed: Bool = false
     ) throws(VaultError) -> [UInt8] {
         guard !key.isEmpty, FastYAML.isSafePlain(Substring(key)),
             key.utf8.allSatisfy({ $0 > 32 && $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: "#") })
         else { throw VaultError.input(.invalidKey(key)) }
         let eol = lineEnding.rawValue
-        let rendered = value.map { render(key: key, value: $0).map { $0 + eol }.joined() } ?? ""
+        let rendered =
+            value.map { v in
+                if typed, case .string(let s) = v, !s.isEmpty, FastYAML.isSafePlain(Substring(s)),
+                    s.unicodeScalars.allSatisfy(isPrintable)
+                {
+                    return "\(key): \(s)" + eol
+                }
+                return render(key: key, value: v).map { $0 + eol }.joined()
+            } ?? ""
         var out: [UInt8]
         if let fm = frontMatter {
             if let entry = fm.entries.first(where: { $0.key == key }) {

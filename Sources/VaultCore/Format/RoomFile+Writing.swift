@@ -197,8 +197,10 @@ extension RoomFile {
     }
 
     /// The file with front-matter `key` set to `value` (removed when `nil`), all other bytes kept.
-    public func setting(_ key: String, to value: FrontMatterValue?) throws(VaultError) -> [UInt8] {
+    public func setting(_ key: String, to value: FrontMatterValue?, typed: Bool = false) throws(VaultError)
+        -> [UInt8]
+    {
         try FrontMatterEditor.setting(
-            key, to: value, in: bytes, frontMatter: frontMatter, path: path, lineEnding: lineEnding)
+            key, to: value, in: bytes, frontMatter: frontMatter, path: path, lineEnding: lineEnding, typed: typed)
     }
 }

@@ -6,9 +6,23 @@ import Yams
 ///
 /// `vault.yml` travels with the vault (sync, shared folders), so whoever shares a vault with
 /// you writes it too. What only you may decide lives here, never synced: which servers may
-/// receive which API key.
+/// receive which API key, and your defaults.
+///
+/// The defaults come after what the command line, the room and `vault.yml` say, and before the
+/// environment: a turn's provider is `--provider`, the room's, `vault.yml`'s, then `provider`
+/// here, then `openai` when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set; its model likewise
+/// (the provider entry's model between `vault.yml`'s and this one). `locale` shows dates when
+/// `--locale` is not given (the vault's locale still writes them). `editor` is used when neither
+/// `$VISUAL` nor `$EDITOR` is set: those are set per session (an IDE's terminal sets its own),
+/// so they win. `pager` and `color` (`auto`, `always`, `never`) are kept for the terminal.
 ///
 ///     # ~/.config/vault/config.yml
+///     model: llama3.1:8b
+///     provider: ollama
+///     locale: ko_KR
+///     editor: nano
+///     pager: less -R
+///     color: auto
 ///     api_keys:
 ///       OPENROUTER_API_KEY: https://openrouter.ai/api/v1
 ///       LAB_KEY:
@@ -19,6 +33,44 @@ public struct UserConfig: Sendable {
     public let path: String
     /// `api_keys:`: for each environment variable, the base URLs its key may be sent to.
     public let approvedKeys: [String: [String]]
+    /// `model:`: the model used when the command line, the room, the provider and `vault.yml`
+    /// name none.
+    public var model: String?
+    /// `provider:`: the provider used when the command line, the room and `vault.yml` name none.
+    public var provider: String?
+    /// `locale:`: the locale dates are shown in when `--locale` is not given (normalized, `ko_KR`).
+    public var locale: String?
+    /// `editor:`: the editor run when neither `$VISUAL` nor `$EDITOR` is set.
+    public var editor: String?
+    /// `pager:`: the pager for long output.
+    public var pager: String?
+    /// `color:`: whether output is colored.
+    public var color: Color?
+
+    /// `color:` in the user configuration.
+    public enum Color: String, Sendable, CaseIterable {
+        /// Colored on a terminal, plain into a pipe or a file.
+        case auto
+        case always
+        case never
+    }
+
+    /// The keys the file may hold; another is refused with the nearest of these.
+    public static let keys = ["api_keys", "model", "provider", "locale", "editor", "pager", "color"]
+
+    public init(
+        path: String, approvedKeys: [String: [String]] = [:], model: String? = nil, provider: String? = nil,
+        locale: String? = nil, editor: String? = nil, pager: String? = nil, color: Color? = nil
+    ) {
+        self.path = path
+        self.approvedKeys = approvedKeys
+        self.model = model
+        self.provider = provider
+        self.locale = locale
+        self.editor = editor
+        self.pager = pager
+        self.color = color
+    }
 
     /// The file's path: `$XDG_CONFIG_HOME/vault/config.yml`, else `$HOME/.config/vault/config.yml`.
     public static func path(environment: [String: String]) -> String {
@@ -29,8 +81,12 @@ public struct UserConfig: Sendable {
 
     /// Reads the file; a missing file is an empty configuration.
     ///
-    /// - Throws: `VaultError.malformed` naming the file and line when it is not valid YAML or
-    ///   `api_keys:` is not a mapping of variable names to URLs.
+    /// Values are read as the person wrote them (`color: no` is the text `no`, not YAML's false).
+    ///
+    /// - Throws: `VaultError.malformed` naming the file and line when it is not valid YAML,
+    ///   `api_keys:` is not a mapping of variable names to URLs, a default is not one word or
+    ///   text (`color` not `auto`, `always` or `never`, `locale` not one vault knows), or a key
+    ///   is not one of `keys` (with the nearest).
     public static func load(environment: [String: String]) throws(VaultError) -> UserConfig {
         let path = path(environment: environment)
         guard FileIO.exists(path) else { return UserConfig(path: path, approvedKeys: [:]) }
@@ -74,6 +130,36 @@ public struct UserConfig: Sendable {
                 }
             }
         }
-        return UserConfig(path: path, approvedKeys: approved)
+        var config = UserConfig(path: path, approvedKeys: approved)
+        for (key, node) in pairs where key != "api_keys" {
+            let line = node.mark?.line ?? 1
+            func wrong(_ reason: String) -> VaultError {
+                let problem = FormatProblem(path: path, line: line, kind: .invalidSetting(key: key, reason: reason))
+                return VaultError.malformed([problem])
+            }
+            guard UserConfig.keys.contains(key) else {
+                let nearest = NearestName.nearest(to: key, among: UserConfig.keys)
+                let guess = nearest.map { " (did you mean '\($0)'?)" } ?? ""
+                throw wrong("not a setting of this file\(guess); it holds " + UserConfig.keys.joined(separator: ", "))
+            }
+            guard let text = node.scalar?.string.trimmingCharacters(in: .whitespaces), !text.isEmpty else {
+                throw wrong("write one value on the line")
+            }
+            switch key {
+            case "model": config.model = text
+            case "provider": config.provider = text
+            case "editor": config.editor = text
+            case "pager": config.pager = text
+            case "locale":
+                guard let id = LocaleSetting.normalize(text), LocaleSetting.isKnown(id) else {
+                    throw wrong("unknown locale \"\(text)\" (write one like ko_KR, ja_JP, de_DE, en_US)")
+                }
+                config.locale = id
+            default:
+                guard let color = Color(rawValue: text) else { throw wrong("write auto, always or never") }
+                config.color = color
+            }
+        }
+        return config
     }
 }

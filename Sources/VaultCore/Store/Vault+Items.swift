@@ -13,8 +13,12 @@ public enum VaultItem: Sendable, Hashable {
 }
 
 extension Vault {
-    /// Finds the item a person named: a path, a room slug or title prefix, a diary date
-    /// (`2026-11-21`), or a diary file name.
+    /// Finds the item a person named: a path (`rooms/부산-여행.md`, as the shell completes it,
+    /// from the vault or the current folder), a file name with or without `.md`
+    /// (`부산-여행.md`, `2026-11-21-busan`), a room slug or title prefix, or a diary date
+    /// (`2026-11-21`). A name that matches several items lists them
+    /// (`VaultError.ambiguousItem`); one that matches none names the nearest room or entry
+    /// ("did you mean '부산-여행'?").
     ///
     /// Names are compared in Unicode NFC, so a Hangul name typed on macOS (NFD) finds the
     /// file written on Linux (NFC) and the other way round, paths included.
@@ -58,6 +62,17 @@ extension Vault {
             return .room(hit)
         }
         let entries = diaryPaths()
+        // 2b. A file name with its `.md`, as `ls` shows it.
+        if !key.contains("/"), key.lowercased().hasSuffix(".md"), key.count > 3 {
+            let stem = String(key.dropLast(3))
+            let named = (rooms + entries).filter {
+                VaultPath.stem(of: $0).precomposedStringWithCanonicalMapping == stem
+            }
+            if named.count == 1 {
+                return named[0].hasPrefix(VaultPath.rooms + "/") ? .room(named[0]) : .diaryEntry(named[0])
+            }
+            if named.count > 1 { throw VaultError.ambiguousItem(name, candidates: named) }
+        }
         // 3. A diary date or file name.
         if let day = LocalDate(iso: key) {
             let hits = entries.filter { DiaryFile.dateInName($0) == day }
@@ -68,7 +83,8 @@ extension Vault {
             return .diaryEntry(hit)
         }
         // 4. A title prefix (rooms first, then diary titles).
-        let roomHits = roomSummaries().filter {
+        let summaries = roomSummaries()
+        let roomHits = summaries.filter {
             $0.title.precomposedStringWithCanonicalMapping.lowercased().hasPrefix(lowered)
                 || $0.slug.precomposedStringWithCanonicalMapping.lowercased().hasPrefix(lowered)
         }
@@ -79,7 +95,12 @@ extension Vault {
         }
         if entryHits.count == 1 { return .diaryEntry(entryHits[0].path) }
         if entryHits.count > 1 { throw VaultError.ambiguousItem(name, candidates: entryHits.map(\.path)) }
-        throw VaultError.itemNotFound(name, hint: "`vault rooms` and `vault diary list` show what there is.")
+        let list = "`vault rooms` and `vault diary list` show what there is."
+        let nearest = NearestName.nearest(
+            to: key,
+            among: summaries.map { ($0.slug, [$0.slug, $0.title]) }
+                + entries.map { (VaultPath.stem(of: $0), [VaultPath.stem(of: $0)]) })
+        throw VaultError.itemNotFound(name, hint: nearest.map { "Did you mean '\($0)'? " + list } ?? list)
     }
 
     /// Like `resolve`, but only rooms.
@@ -89,5 +110,22 @@ extension Vault {
             throw VaultError.input(.notARoom(item.path))
         }
         return path
+    }
+}
+
+extension Vault {
+    /// The names a person types for the vault's items, for shell completion: room slugs
+    /// (`rooms`), and diary dates (`2026-11-21`, once each) and file names without `.md`
+    /// (`diary`); each resolves with `resolve` (a date shared by several entries lists them).
+    /// Sorted; reads folder listings only, never a file.
+    public func typedNames(rooms: Bool, diary: Bool) -> [String] {
+        var names: [String] = []
+        if rooms { names += roomPaths().map { VaultPath.stem(of: $0) } }
+        if diary {
+            let entries = diaryPaths()
+            let days = Set(entries.compactMap { DiaryFile.dateInName($0) }.map(\.description))
+            names += days.sorted(by: >) + entries.map { VaultPath.stem(of: $0) }.sorted(by: >)
+        }
+        return names
     }
 }

@@ -2,8 +2,9 @@
 /// (`room: 부산 여행: set model`).
 ///
 /// Only that key's lines change; comments, quoting and other keys stay as they are. The room
-/// is read and checked before anything else: a room that cannot be read leaves no trace, not
-/// even a repository.
+/// is read and checked before anything else: a room that cannot be read, a key `RoomSetting`
+/// does not know or a value of the wrong type leaves no trace, not even a repository. A key a
+/// person wrote by hand that `RoomSetting` does not know can be removed (`--unset`), never set.
 public struct RoomSettings {
     public let vault: Vault
 
@@ -20,12 +21,20 @@ public struct RoomSettings {
     }
 
     /// Sets `key` of the room at `path` to `value`, or removes it when `value` is nil.
+    ///
+    /// - Throws: `VaultError.input(.unknownSetting)` for a key `room set` does not store (removing
+    ///   one the room has is allowed), `.invalidSettingValue` for a value of the wrong type.
     public func set(_ key: String, to value: String?, inRoom path: String) throws(VaultError) -> Result {
-        try vault.change([path]) { change throws(VaultError) -> Result in
+        let value = try value.map { v throws(VaultError) in try RoomSetting.checked(key, v) }
+        return try vault.change([path]) { change throws(VaultError) -> Result in
             let (file, stamp) = try vault.readRoomStamped(path)
+            if value == nil, RoomSetting.named(key) == nil, file.frontMatter?.values[key] == nil {
+                throw VaultError.input(.unknownSetting(key, nearest: RoomSetting.nearest(to: key)))
+            }
             // Committed after the read: a hand edit is committed without touching the file.
             try change.commitHandEdits()
-            let bytes = try file.setting(key, to: value.map { .string($0) })
+            let typed = RoomSetting.named(key)?.isTyped ?? false
+            let bytes = try file.setting(key, to: value.map { .string($0) }, typed: typed)
             guard bytes != file.bytes else { return .alreadySo }
             try change.write(bytes, to: path, expecting: .unchanged(stamp))
             let verb = value == nil ? "unset" : "set"
