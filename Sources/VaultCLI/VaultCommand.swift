@@ -161,7 +161,13 @@ protocol VaultRunnable: ParsableCommand {
 
 extension VaultRunnable {
     func run() throws {
-        try execute()
+        // A paged command's output is held, and shown through the pager once it is done.
+        if let paged = self as? any PagedCommand, let pager = Pager.start(paged.output) {
+            defer { pager.finish() }
+            try execute()
+        } else {
+            try execute()
+        }
         if let signal = Termination.signal {
             let name = Termination.name(of: signal)
             Terminal.note("\(name): stopped once the change in progress was saved and committed")

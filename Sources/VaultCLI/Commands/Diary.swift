@@ -10,12 +10,13 @@ extension VaultCommand {
             abstract: "Diary entries.", subcommands: [List.self, MonthCalendar.self, Write.self],
             defaultSubcommand: List.self)
 
-        struct List: VaultRunnable {
+        struct List: PagedCommand {
             static let configuration = CommandConfiguration(
                 commandName: "list", abstract: "List diary entries, newest first.")
 
             @OptionGroup var location: VaultLocation
             @OptionGroup var reading: ReadingOptions
+            @OptionGroup var output: OutputOptions
             @Option(
                 parsing: .unconditional,
                 help: "Only entries on or after this day (2026-11-01, yesterday, or -7 for a week ago).")
@@ -27,6 +28,7 @@ extension VaultCommand {
             func execute() throws {
                 let vault = try location.open()
                 let (locale, _) = try reading.resolve(for: vault)
+                let style = try output.style()
                 let zone = vault.config.timeZone
                 let from = try DateArgument.day(given: since, timeZone: zone)
                 let to = try DateArgument.day(given: until, timeZone: zone)
@@ -43,6 +45,7 @@ extension VaultCommand {
                     print("No diary entries yet.")
                     return
                 }
+                let columns = Terminal.columns
                 for e in entries {
                     let day =
                         e.date.map {
@@ -52,7 +55,15 @@ extension VaultCommand {
                         } ?? "?"
                     let tags = e.tags.isEmpty ? "" : "  " + e.tags.map { "#" + $0 }.joined(separator: " ")
                     let preview = e.problem != nil ? "⚠️ cannot be read: run `vault check`" : e.preview
-                    print("\(Terminal.fit(day, 18)) \(Terminal.fit(e.title, 24)) \(preview)\(tags)")
+                    // The preview and tags take what the two columns leave of the terminal's width.
+                    let fixed = "\(Terminal.fit(day, 18)) \(Terminal.fit(e.title, 24)) "
+                    if let columns, Terminal.width(fixed) >= columns {
+                        print(Terminal.clip(fixed + preview + tags, columns))
+                        continue
+                    }
+                    let rest = Terminal.clip(preview + tags, columns.map { $0 - Terminal.width(fixed) })
+                    let title = style.title(Terminal.fit(e.title, 24))
+                    Terminal.line("\(style.date(Terminal.fit(day, 18))) \(title) \(rest)")
                 }
             }
         }

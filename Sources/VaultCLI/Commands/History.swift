@@ -38,13 +38,14 @@ func resolveInHistory(_ name: String, vault: Vault, history: GitHistory) throws(
 }
 
 extension VaultCommand {
-    struct Log: VaultRunnable {
+    struct Log: PagedCommand {
         static let configuration = CommandConfiguration(
             commandName: "log",
             abstract: "Show the history of the vault, or of one room or diary entry.")
 
         @OptionGroup var location: VaultLocation
         @OptionGroup var reading: ReadingOptions
+        @OptionGroup var output: OutputOptions
         @Argument(help: "A room or diary entry (also a deleted one).", completion: .items) var item: String?
         @Option(name: [.customShort("n"), .long], help: "Show at most this many commits.") var maxCount = 50
         @Flag(help: "Print JSON.") var json = false
@@ -52,6 +53,7 @@ extension VaultCommand {
         func execute() throws {
             let (vault, history) = try location.openHistory()
             let (locale, zone) = try reading.resolve(for: vault)
+            let style = try output.style()
             let path = try item.map { name throws(VaultError) in
                 try resolveInHistory(name, vault: vault, history: history)
             }
@@ -65,13 +67,20 @@ extension VaultCommand {
                 Timestamp(rfc3339: e.time).map { DateText.header($0, locale: locale, timeZone: zone) } ?? e.time
             }
             let width = dates.map(Terminal.width).max() ?? 0
+            let columns = Terminal.columns
             for (e, when) in zip(entries, dates) {
-                print("\(e.shortID)  \(Terminal.fit(when, width))  \(e.summary)")
+                let fixed = "\(e.shortID)  \(Terminal.fit(when, width))  "
+                if let columns, Terminal.width(fixed) >= columns {
+                    print(Terminal.clip(fixed + e.summary, columns))
+                    continue
+                }
+                let summary = Terminal.clip(e.summary, columns.map { $0 - Terminal.width(fixed) })
+                Terminal.line("\(style.commit(e.shortID))  \(style.date(Terminal.fit(when, width)))  \(summary)")
             }
         }
     }
 
-    struct Diff: VaultRunnable {
+    struct Diff: PagedCommand {
         static let configuration = CommandConfiguration(
             commandName: "diff",
             abstract: "Show how a room or diary entry differs from its last commit, or from an older revision.")
@@ -79,9 +88,11 @@ extension VaultCommand {
         @OptionGroup var location: VaultLocation
         @Argument(help: "A room or diary entry.", completion: .items) var item: String
         @Argument(help: "A revision (from `vault log`); default: the last commit.") var revision = "HEAD"
+        @OptionGroup var output: OutputOptions
 
         func execute() throws {
             let (vault, history) = try location.openHistory()
+            let style = try output.style()
             let path = try resolveInHistory(item, vault: vault, history: history)
             let old = try history.contents(of: path, at: revision)
             let new = try? FileIO.read(vault.absolute(path))
@@ -91,6 +102,10 @@ extension VaultCommand {
                     "\(path) is the same as in \(revision == "HEAD" ? "the last commit" : revision)"
                         + " (\(try history.shortID(revision)))."
                 )
+            } else if style.colored {
+                var lines = diff.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                if lines.last == "" { lines.removeLast() }
+                Terminal.write(lines.map(style.diffLine).joined(separator: "\n") + "\n", to: 1)
             } else {
                 Terminal.stream(diff)
             }

@@ -3,18 +3,20 @@ import Foundation
 import VaultCore
 
 extension VaultCommand {
-    struct Rooms: VaultRunnable {
+    struct Rooms: PagedCommand {
         static let configuration = CommandConfiguration(
             commandName: "rooms",
             abstract: "List the chat rooms, most recent activity first, with the last message.")
 
         @OptionGroup var location: VaultLocation
         @OptionGroup var reading: ReadingOptions
+        @OptionGroup var output: OutputOptions
         @Flag(help: "Print JSON.") var json = false
 
         func execute() throws {
             let vault = try location.open()
             let (locale, zone) = try reading.resolve(for: vault)
+            let style = try output.style()
             let rooms = vault.roomSummaries()
             if json { return try Terminal.json(rooms) }
             if rooms.isEmpty {
@@ -40,9 +42,16 @@ extension VaultCommand {
                 // Messages that came in by sync and were not shown yet: a dot in the first column, a count.
                 let mark = room.unread > 0 ? "●" : " "
                 let unread = room.unread > 0 ? "(\(room.unread) new) " : ""
-                let fixed = "\(mark) \(Terminal.fit(when, 14)) \(Terminal.fit(room.title, 24)) \(icon)"
-                let line = "\(fixed) \(unread)\(preview)"
-                print(Terminal.clip(line, columns))
+                // The preview takes what the fixed columns leave of the terminal's width.
+                let fixed = "\(mark) \(Terminal.fit(when, 14)) \(Terminal.fit(room.title, 24)) \(icon) "
+                let left = columns.map { max(1, $0 - Terminal.width(fixed)) }
+                let rest = Terminal.clip(unread + preview, left)
+                if let columns, Terminal.width(fixed) >= columns {
+                    print(Terminal.clip(fixed + unread + preview, columns))
+                } else {
+                    let when = style.date(Terminal.fit(when, 14))
+                    Terminal.line("\(mark) \(when) \(style.title(Terminal.fit(room.title, 24))) \(icon) \(rest)")
+                }
             }
         }
     }

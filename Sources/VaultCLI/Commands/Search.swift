@@ -5,7 +5,7 @@ import VaultCore
 import VaultSearch
 
 extension VaultCommand {
-    struct Search: VaultRunnable {
+    struct Search: PagedCommand {
         static let configuration = CommandConfiguration(
             commandName: "search",
             abstract: "Find text in rooms and diary entries, with the room, the speaker and the day of each hit.",
@@ -34,7 +34,7 @@ extension VaultCommand {
         @Option(name: [.customShort("C"), .customLong("context")], help: "Lines of context around each hit.")
         var context = 0
         @Flag(help: "One JSON object per hit (JSON Lines).") var json = false
-        @Option(help: "Color: auto, always or never.") var color = "auto"
+        @OptionGroup var output: OutputOptions
         @Flag(help: "Build or bring up to date the search index (a cache outside the vault), and use it.")
         var index = false
         @Flag(name: .customLong("no-index"), help: "Scan every file, even if there is an index.") var noIndex = false
@@ -60,13 +60,15 @@ extension VaultCommand {
             } catch {
                 throw CommandError.invalidSearch(error)
             }
-            guard ["auto", "always", "never"].contains(color) else {
-                throw CommandError.invalidSearch(UsageError.unknownColor(color))
+            let colored: Bool
+            do {
+                colored = try output.style().colored
+            } catch {
+                throw CommandError.invalidSearch(error)
             }
             var search = VaultSearch(vault: vault)
             search.context = max(0, context)
             // Each hit is rendered on the thread that found it; here they are only written.
-            let colored = color == "always" || (color == "auto" && Terminal.stdoutIsTerminal && !noColor)
             let (json, filesWithMatches) = (json, filesWithMatches)
             search.renderer = { [locale, zone] in
                 let style = SearchOutput(colored: colored, locale: locale, zone: zone)
@@ -111,8 +113,6 @@ extension VaultCommand {
             Trace.mark("search: printed")
             if results.items.isEmpty { throw CommandError.noMatch }
         }
-
-        var noColor: Bool { !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty }
 
         func scope(_ vault: Vault) throws -> SearchQuery.Scope {
             let chosen = [room != nil, diary, rooms].filter { $0 }.count

@@ -3,13 +3,14 @@ import Foundation
 import VaultCore
 
 extension VaultCommand {
-    struct Show: VaultRunnable {
+    struct Show: PagedCommand {
         static let configuration = CommandConfiguration(
             commandName: "show",
             abstract: "Show a room or a diary entry, with dates in the vault's locale or another one.")
 
         @OptionGroup var location: VaultLocation
         @OptionGroup var reading: ReadingOptions
+        @OptionGroup var output: OutputOptions
         @Argument(
             help: "A path, a room slug or title, a diary date (2026-11-21) or file name.", completion: .items)
         var item: String
@@ -18,6 +19,7 @@ extension VaultCommand {
         func execute() throws {
             let vault = try location.open()
             let (locale, zone) = try reading.resolve(for: vault)
+            let style = try output.style()
             let resolved = try vault.resolve(item, workingDirectory: FileManager.default.currentDirectoryPath)
             if raw {
                 Terminal.document(Data(try FileIO.read(vault.absolute(resolved.path))))
@@ -28,12 +30,13 @@ extension VaultCommand {
                 let room = try ShowMarked.read(path, vault: vault) { bytes throws(VaultError) in
                     try RoomFile(parsing: bytes, path: path)
                 }
-                print("# \(room.title)")
+                Terminal.line(style.title("# \(room.title)"))
                 var facts = [path]
                 if let model = room.frontMatter?.string("model") { facts.append("model: \(model)") }
-                print(facts.joined(separator: " · "))
+                Terminal.line(style.date(facts.joined(separator: " · ")))
                 if let system = room.frontMatter?.string("system"), !system.isEmpty {
-                    print("\n⚙️ system\n\(system.trimmingCharacters(in: .newlines))")
+                    Terminal.line("\n" + style.role(.system, "⚙️ system"))
+                    print(system.trimmingCharacters(in: .newlines))
                 }
                 let preamble = room.preamble.trimmingCharacters(in: .whitespacesAndNewlines)
                 if !preamble.isEmpty { print("\n\(preamble)") }
@@ -41,10 +44,11 @@ extension VaultCommand {
                 for item in RoomTranscript(room.messages, locale: locale, timeZone: zone).items {
                     switch item {
                     case .day(_, let text):
-                        print("\n" + RoomTranscript.divider(text))
+                        Terminal.line("\n" + style.date(RoomTranscript.divider(text)))
                     case .message(let m):
                         let role = "\(m.message.role.icon) \(m.message.role.rawValue)"
-                        print("\n" + ([role] + m.facts).joined(separator: " · "))
+                        let label = style.role(m.message.role, role)
+                        Terminal.line("\n" + ([label] + m.facts.map(style.date)).joined(separator: " · "))
                         print(m.message.body)
                     }
                 }
@@ -57,11 +61,11 @@ extension VaultCommand {
                     try DiaryFile(parsing: bytes, path: path)
                 }
                 let day = entry.day.map { DateText.heading($0, locale: locale) } ?? entry.heading ?? ""
-                print("# \(day)")
+                Terminal.line(style.title("# \(day)"))
                 var facts = [path]
                 if entry.frontMatter?.string("title") != nil { facts.append(entry.title) }
                 if !entry.tags.isEmpty { facts.append(entry.tags.map { "#" + $0 }.joined(separator: " ")) }
-                print(facts.joined(separator: " · "))
+                Terminal.line(style.date(facts.joined(separator: " · ")))
                 print("")
                 print(entry.body.trimmingCharacters(in: .newlines))
             }

@@ -161,7 +161,11 @@ enum Terminal {
     }
 
     static var stdinIsTerminal: Bool { isatty(0) == 1 }
-    static var stdoutIsTerminal: Bool { isatty(1) == 1 }
+    /// Whether what the command prints goes to a terminal: also while it is held for the pager
+    /// (`Pager`), which keeps the terminal as `terminalOutput`.
+    static var stdoutIsTerminal: Bool { isatty(terminalOutput.load(ordering: .relaxed)) == 1 }
+    /// The descriptor the terminal is on: 1, or a copy of it while `Pager` holds the output.
+    static let terminalOutput = Atomic<Int32>(1)
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
 
     /// Pretty, sorted JSON with unescaped slashes and Unicode. Control characters are escaped
@@ -223,7 +227,8 @@ enum Terminal {
         if let text = ProcessInfo.processInfo.environment["COLUMNS"], let n = Int(text), n > 0 { return n }
         guard stdoutIsTerminal else { return nil }
         var size = winsize()
-        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        let fd = terminalOutput.load(ordering: .relaxed)
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
         return Int(size.ws_col)
     }
 }

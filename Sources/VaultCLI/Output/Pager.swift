@@ -1,0 +1,170 @@
+import Foundation
+import VaultCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A command whose output goes through the pager on a terminal when it is longer than the screen.
+protocol PagedCommand: VaultRunnable {
+    var output: OutputOptions { get }
+}
+
+/// Long output through a pager, as git does: while the command runs, what it prints to standard
+/// output is held in an unnamed temporary file; when it is done, the output goes to the
+/// terminal as it is when it fits the screen, else to the pager's standard input.
+///
+/// The pager is `VAULT_PAGER`, else the user configuration's `pager`, else `$PAGER`, else
+/// `less -FRX`, run by `/bin/sh -c`; `LESS=FRX` and `LV=-c` when not set. An empty one or `cat`
+/// means none. Only when standard output is a terminal and `--no-pager` is not given; a pager
+/// that cannot start (or is not found: status 127) leaves the output printed directly. The
+/// pager quitting before reading it all (`q` in less) is no error: paged commands only read.
+struct Pager {
+    let command: String
+    let terminal: Int32
+    let held: Int32
+
+    /// The pager command, nil for none.
+    static func command(environment: [String: String]) -> String? {
+        let chosen =
+            environment["VAULT_PAGER"]
+            ?? (try? UserConfig.load(environment: environment).pager) ?? environment["PAGER"] ?? "less -FRX"
+        let trimmed = chosen.trimmingCharacters(in: .whitespaces)
+        return trimmed.isEmpty || trimmed == "cat" ? nil : trimmed
+    }
+
+    /// Starts holding standard output for the pager, or nil when it is not to be used.
+    static func start(_ options: OutputOptions, environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> Pager?
+    {
+        guard !options.noPager, isatty(1) == 1, let command = command(environment: environment) else { return nil }
+        guard let file = tmpfile() else { return nil }
+        let held = dup(fileno(file))
+        fclose(file)
+        guard held >= 0 else { return nil }
+        fflush(nil)
+        let terminal = dup(1)
+        guard terminal >= 0, dup2(held, 1) >= 0 else {
+            close(held)
+            if terminal >= 0 { close(terminal) }
+            return nil
+        }
+        Terminal.terminalOutput.store(terminal, ordering: .relaxed)
+        return Pager(command: command, terminal: terminal, held: held)
+    }
+
+    /// Gives standard output back to the terminal and shows what was held: directly when it
+    /// fits the screen, else through the pager.
+    func finish() {
+        fflush(nil)
+        dup2(terminal, 1)
+        close(terminal)
+        Terminal.terminalOutput.store(1, ordering: .relaxed)
+        let text = readHeld()
+        close(held)
+        guard !text.isEmpty else { return }
+        // What was written while held: an error there (a full disk) is the file's, not the terminal's.
+        if let rows = Pager.rows(), Pager.lines(text, columns: Terminal.columns ?? 80, atLeast: rows) >= rows,
+            show(text)
+        {
+            return
+        }
+        Terminal.write(bytes: text, to: 1)
+    }
+
+    private func readHeld() -> [UInt8] {
+        var out: [UInt8] = []
+        lseek(held, 0, SEEK_SET)
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(held, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            out += chunk[0..<n]
+        }
+        return out
+    }
+
+    /// The terminal's height in rows, nil when unknown.
+    static func rows() -> Int? {
+        var size = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
+        return Int(size.ws_row)
+    }
+
+    /// Rows `text` takes on a terminal `columns` wide (long lines wrap; escape sequences take
+    /// none), counted until `atLeast` is reached.
+    static func lines(_ text: [UInt8], columns: Int, atLeast limit: Int) -> Int {
+        var rows = 0
+        for line in text.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast(text.last == 0x0A ? 1 : 0) {
+            let width = DisplayWidth.of(withoutEscapes(String(decoding: line, as: UTF8.self)))
+            rows += max(1, (width + columns - 1) / max(columns, 1))
+            if rows >= limit { break }
+        }
+        return rows
+    }
+
+    /// `text` without its SGR sequences (`ESC [ … m`).
+    static func withoutEscapes(_ text: String) -> String {
+        guard text.contains("\u{1B}") else { return text }
+        var out = String.UnicodeScalarView()
+        var inEscape = false
+        for u in text.unicodeScalars {
+            if inEscape {
+                if (0x40...0x7E).contains(u.value) && u != "[" { inEscape = false }
+            } else if u == "\u{1B}" {
+                inEscape = true
+            } else {
+                out.append(u)
+            }
+        }
+        return String(out)
+    }
+
+    /// Runs the pager with `text` on its standard input and waits for it; false when it did
+    /// not start or its command was not found (the text is then to be printed directly).
+    private func show(_ text: [UInt8]) -> Bool {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return false }
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, readEnd, 0)
+        posix_spawn_file_actions_addclose(&actions, readEnd)
+        posix_spawn_file_actions_addclose(&actions, writeEnd)
+        var environment = ProcessInfo.processInfo.environment
+        if environment["LESS"] == nil { environment["LESS"] = "FRX" }
+        if environment["LV"] == nil { environment["LV"] = "-c" }
+        let arguments = ["/bin/sh", "-c", command]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            for p in argv { free(p) }
+            for p in envp { free(p) }
+        }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, &envp)
+        close(readEnd)
+        guard spawned == 0 else {
+            close(writeEnd)
+            return false
+        }
+        // Ctrl-C is the pager's (less stops a search with it): vault waits for it to end.
+        let previous = signal(SIGINT, SIG_IGN)
+        defer { signal(SIGINT, previous) }
+        var done = 0
+        while done < text.count {
+            let n = text.withUnsafeBytes { Glibc.write(writeEnd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }  // EPIPE: the pager quit early; what it did not read is not wanted
+            done += n
+        }
+        close(writeEnd)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exited = status & 0x7F == 0
+        let code = (status >> 8) & 0xFF
+        return !(exited && (code == 127 || code == 126))
+    }
+}
