@@ -150,8 +150,9 @@ import VaultTestSupport
         let before = try dir.snapshot()
         let settings = RoomSettings(vault: vault)
         #expect(
-            Self.refusal { () throws(VaultError) in _ = try settings.set("temprature", to: "0.5", inRoom: "rooms/r.md") }
-                == .unknownSetting("temprature", nearest: "temperature"))
+            Self.refusal { () throws(VaultError) in
+                _ = try settings.set("temprature", to: "0.5", inRoom: "rooms/r.md")
+            } == .unknownSetting("temprature", nearest: "temperature"))
         #expect(
             Self.refusal { () throws(VaultError) in _ = try settings.set("top_p", to: "2", inRoom: "rooms/r.md") }
                 == .invalidSettingValue(key: "top_p", value: "2", expected: "write a number from 0 to 1"))
