@@ -25,7 +25,8 @@ import VaultTestSupport
         #expect(drawn.output.contains("\rreading 1/3 entries"), "\(drawn.output.debugDescription)")
         #expect(drawn.output.contains("\rexporting 1/3 items"), "\(drawn.output.debugDescription)")
         // Cleared at the end: the last thing written is the line blanked.
-        #expect(drawn.output.hasSuffix("\r" + String(repeating: " ", count: 19) + "\r"), "\(drawn.output.debugDescription)")
+        let cleared = "\r" + String(repeating: " ", count: 19) + "\r"
+        #expect(drawn.output.hasSuffix(cleared), "\(drawn.output.debugDescription)")
         let file = try vault.readText("out.md")
         // Standard error a pipe: nothing of it, and standard output exactly the file's bytes.
         let piped = try runVault(["export", "--diary"], in: vault.path, environment: now)
