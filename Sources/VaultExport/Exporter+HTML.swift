@@ -44,6 +44,7 @@ extension Exporter {
                 }
             }
             body += "</article>\n"
+            reportProgress(k + 1, of: items.count)
         }
         let pageTitle = title ?? Exporter.defaultTitle(items)
         let language = locale.split(separator: ".").first.map { $0.replacingOccurrences(of: "_", with: "-") } ?? "en"

@@ -16,7 +16,8 @@ extension Exporter {
     public func json(_ items: [ExportItem], exportedAt: Date = Date()) throws(VaultError) -> Data {
         let document = JSONDocument(
             exportedAt: Timestamp(date: exportedAt, timeZone: timeZone).text,
-            items: items.map { item in
+            items: items.enumerated().map { k, item in
+                defer { reportProgress(k + 1, of: items.count) }
                 switch item {
                 case .diaryEntry(let entry, let day):
                     return .diaryEntry(

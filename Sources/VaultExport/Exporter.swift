@@ -22,6 +22,8 @@ public struct Exporter: Sendable {
     public var timeZone: TimeZone
     /// The vault's folder: where `attachments/` is. `nil` embeds no attachment.
     public var vaultRoot: String?
+    /// Told after each item is done (`exporting`, items): never printed here.
+    public var onProgress: ProgressHandler?
 
     public init(locale: String, timeZone: TimeZone, vaultRoot: String? = nil) {
         self.locale = locale
@@ -42,9 +44,15 @@ public struct Exporter: Sendable {
         for (k, item) in items.enumerated() {
             if k > 0 { Exporter.appendBlock("---", to: &out) }
             for part in parts(of: item) { Exporter.appendBlock(part.markdown, to: &out) }
+            reportProgress(k + 1, of: items.count)
         }
         if !out.isEmpty, out.utf8.last != 10 { out += "\n" }
         return out
+    }
+
+    /// Tells `onProgress` that `done` of `total` items are exported.
+    func reportProgress(_ done: Int, of total: Int) {
+        onProgress?(ProgressEvent("exporting", done: done, of: total, unit: "items"))
     }
 
     /// A block of an item: the Markdown of its heading, of one message, or of its body.

@@ -43,8 +43,11 @@ extension VaultCommand {
             // `-o -` is standard output, as everywhere a file is written.
             let file = output == "-" ? nil : output
             let destination = try file.map { o in try Export.checkedDestination(o, vault: vault, force: force) }
-            let selected = try selectedItems(vault)
-            let exporter = Exporter(vault: vault)
+            let progress = ProgressLine()
+            defer { progress.finish() }
+            let selected = try selectedItems(vault, progress: progress)
+            var exporter = Exporter(vault: vault)
+            exporter.onProgress = progress.handler
             let bytes: Data
             switch kind {
             case .markdown:
@@ -53,9 +56,11 @@ extension VaultCommand {
                 bytes = try exporter.json(selected)
             case .html:
                 let page = exporter.html(selected, title: diary ? diaryTitle(selected) : nil)
+                progress.finish()
                 for warning in page.warnings { Terminal.warning(warning.description) }
                 bytes = Data(page.html.utf8)
             }
+            progress.finish()
             if let destination {
                 // Checked again right before writing: refusing to overwrite must hold.
                 if !force, FileIO.exists(destination) { throw CommandError.outputExists(output ?? destination) }
@@ -85,7 +90,7 @@ extension VaultCommand {
         }
 
         /// What to export, in order, each item once.
-        func selectedItems(_ vault: Vault) throws -> [ExportItem] {
+        func selectedItems(_ vault: Vault, progress: ProgressLine? = nil) throws -> [ExportItem] {
             let sources = (items.isEmpty ? 0 : 1) + (diary ? 1 : 0) + (room == nil ? 0 : 1)
             guard sources == 1 else {
                 throw sources == 0 ? UsageError.nothingToExport : UsageError.severalExportSources
@@ -97,7 +102,7 @@ extension VaultCommand {
             if let room {
                 return [try ExportItem(.room(try vault.resolveRoom(room, workingDirectory: here)), in: vault)]
             }
-            if diary { return try diaryEntries(vault) }
+            if diary { return try diaryEntries(vault, progress: progress) }
             var seen: Set<VaultItem> = []
             var out: [ExportItem] = []
             for name in items {
@@ -108,7 +113,7 @@ extension VaultCommand {
         }
 
         /// The diary entries chosen by --since, --until and --tag, oldest first.
-        func diaryEntries(_ vault: Vault) throws -> [ExportItem] {
+        func diaryEntries(_ vault: Vault, progress: ProgressLine? = nil) throws -> [ExportItem] {
             let zone = vault.config.timeZone
             let from = try DateArgument.day(given: since, timeZone: zone)
             let to = try DateArgument.day(given: until, timeZone: zone)
@@ -136,7 +141,10 @@ extension VaultCommand {
                 throw CommandError.noDiaryEntries(filters)
             }
             var out: [ExportItem] = []
-            for e in chosen { out.append(try ExportItem(.diaryEntry(e.path), in: vault, day: e.date)) }
+            for (k, e) in chosen.enumerated() {
+                out.append(try ExportItem(.diaryEntry(e.path), in: vault, day: e.date))
+                progress?.report(ProgressEvent("reading", done: k + 1, of: chosen.count, unit: "entries"))
+            }
             return out
         }
 

@@ -82,7 +82,12 @@ extension VaultCommand {
             if !noIndex, index || SearchIndex.exists(forVaultAt: vault.root) {
                 let started = Date()
                 let searchIndex = try SearchIndex(vaultRoot: vault.root)
-                let (found, refresh) = try search.run(query, index: searchIndex)
+                let progress = ProgressLine()
+                searchIndex.onProgress = progress.handler
+                let (found, refresh) = try {
+                    defer { progress.finish() }
+                    return try search.run(query, index: searchIndex)
+                }()
                 if refresh.indexed >= 1000 || (index && refresh.read > 0) {
                     let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
                     let size = ByteCountFormatter.string(

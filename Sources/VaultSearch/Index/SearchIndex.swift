@@ -125,6 +125,10 @@ public final class SearchIndex {
 
     // MARK: - Refresh
 
+    /// Told after each batch a refresh reads (`indexing`, files read of those changed): never
+    /// printed here.
+    public var onProgress: ProgressHandler?
+
     /// Brings the index up to date with `files` (paths relative to the root: every `rooms/*.md`
     /// and `diary/**/*.md` the scan would read, given by the caller).
     ///
@@ -229,6 +233,7 @@ public final class SearchIndex {
                     }
                     record.generation = try bumpGeneration(db)
                 }
+                onProgress?(ProgressEvent("indexing", done: result.read, of: changed.count, unit: "files"))
             }
         }
         if !recorded.removed.isEmpty || !dereferenced.isEmpty {
