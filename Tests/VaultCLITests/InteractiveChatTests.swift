@@ -44,7 +44,7 @@ import Glibc
             stderr: String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 
-    @Test(arguments: ["\n", "\u{04}"])  // an empty line, or Ctrl-D
+    @Test(arguments: ["/exit\n", "\u{04}"])  // /exit, or Ctrl-D
     func eachLineTypedIsATurn(end: String) throws {
         let vault = try Project.copyOfSampleVault()
         let before = parseRoom(try vault.readText(offlineSampleRoom)).messages.count

@@ -16,8 +16,10 @@ extension VaultCommand {
             discussion: """
                 The message comes from the argument, else from standard input when it is not a \
                 terminal, else from the text typed below the prompt marker at the end of the room \
-                file; on a terminal with none of these, vault asks for messages one after another \
-                (an empty line ends).
+                file; on a terminal with none of these, vault opens a prompt: line editing and history \
+                (libedit), a line ending in \\ goes on on the next line, and /retry, /model NAME, \
+                /system TEXT, /edit, /help, /exit. An error prints and the prompt returns; Ctrl-D \
+                ends; Ctrl-C ends at the prompt, and stops a reply (what arrived is saved).
                 """)
 
         @OptionGroup var location: VaultLocation
@@ -55,16 +57,10 @@ extension VaultCommand {
             let read = try ChatTurn.read(path, in: vault)
             let turn = try makeTurn(vault: vault, path: path, room: read, provider: provider, model: model)
             if text == nil, Terminal.stdinIsTerminal, read.room.pendingPrompt == nil {
-                // The interactive loop (attachments go with the first message). A signal at the
-                // prompt ends it at once; one during a turn, once the turn is saved.
-                var first = true
-                while true {
-                    Terminal.stream("you> ")
-                    guard let line = readLine(), !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
-                    try send(turn, line, first ? files : [])
-                    Termination.exitIfRequested()
-                    first = false
-                }
+                var prompt = ChatPrompt(
+                    vault: vault, path: path, provider: provider, model: model, files: files, send: send)
+                prompt.run()
+                return
             }
             try send(turn, text, files)
         }
