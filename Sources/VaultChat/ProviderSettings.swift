@@ -84,7 +84,7 @@ public struct ProviderSettings: Sendable {
         }
         if let key {
             Secrets.register(key)
-            let approvals = try KeyApprovals(environment: environment)
+            let approvals = KeyApprovals(user: user, environment: environment)
             if let variable = keyVariable, !approvals.allow(variable, to: base) {
                 return ProviderSettings(
                     provider: UnavailableProvider(
@@ -135,7 +135,11 @@ public struct KeyApprovals: Sendable {
 
     /// Reads the approvals of the environment and the user configuration.
     public init(environment: [String: String]) throws(VaultError) {
-        let user = try UserConfig.load(environment: environment)
+        self.init(user: try UserConfig.load(environment: environment), environment: environment)
+    }
+
+    /// The approvals of the environment and of `user`, a user configuration already read.
+    init(user: UserConfig, environment: [String: String]) {
         var approved: [String: Set<String>] = [:]
         for (variable, urls) in user.approvedKeys {
             for url in urls {

@@ -83,10 +83,7 @@ extension VaultCommand {
                 let today = Timestamp(date: Date(), timeZone: zone).localDate
                 let shown = try DiaryCalendar.month(month, today: today)
                 // An entry with no date of its own is dated by the commit that added it, as in `diary list`.
-                var days: [LocalDate: Int] = [:]
-                for entry in vault.diarySummariesDatedByHistory() {
-                    if let date = entry.date { days[date, default: 0] += 1 }
-                }
+                let days = DiaryCalendar.entryDays(vault.diarySummariesDatedByHistory())
                 let calendar = DiaryCalendar(month: shown, entryDays: days, today: today, locale: locale)
                 for line in calendar.lines() { print(line) }
                 print("")

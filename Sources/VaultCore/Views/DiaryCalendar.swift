@@ -79,6 +79,16 @@ public struct DiaryCalendar: Sendable {
     }
 
     /// Consecutive days with entries ending today, or ending yesterday when today has none.
+    /// How many entries each day has, from a diary listing (`Vault.diarySummaries()`; entries
+    /// with no date are left out).
+    public static func entryDays(_ entries: [DiarySummary]) -> [LocalDate: Int] {
+        var days: [LocalDate: Int] = [:]
+        for entry in entries {
+            if let date = entry.date { days[date, default: 0] += 1 }
+        }
+        return days
+    }
+
     public static func streak(entryDays: [LocalDate: Int], today: LocalDate) -> Int {
         var day = (entryDays[today] ?? 0) > 0 ? today : today.adding(days: -1)
         var n = 0
