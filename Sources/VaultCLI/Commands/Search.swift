@@ -143,13 +143,12 @@ struct SearchOutput {
     let colored: Bool
     let locale: String
     let zone: TimeZone
-    /// Days as shown, by day: a search can have tens of thousands of hits, and ICU's
+    /// Labels as shown, by role and day: a search can have tens of thousands of hits, and ICU's
     /// formatting takes tens of microseconds each.
     let shownDays = DayCache()
 
     final class DayCache {
-        var shown: [LocalDate: String] = [:]
-        /// `label` of a message, without its time, by role and day; of a diary entry, by day.
+        /// The label of a message, without its time, by role and day; of a diary entry, by day.
         var labels: [LabelKey: [UInt8]] = [:]
     }
 
@@ -169,7 +168,7 @@ struct SearchOutput {
         var day: LocalDate
     }
 
-    /// `lines(item)` joined by line feeds, with one after the last, built as bytes: a search can
+    /// An item's heading, hits and context lines, each ended by a line feed, built as bytes: a search can
     /// print tens of thousands of hits.
     func rendered(_ item: SearchItem) -> [UInt8] {
         var out: [UInt8] = []
@@ -233,7 +232,8 @@ struct SearchOutput {
         }
     }
 
-    /// `label(hit, item)` as bytes, its day's text cached.
+    /// Who and when (`🧑 user · 2026년 11월 21일 토요일 09:31`, `front-matter`, the entry's day), as
+    /// bytes, each day's text made once.
     func appendLabel(_ hit: SearchHit, _ item: SearchItem, to out: inout [UInt8]) {
         if hit.inFrontMatter {
             out += paint("front-matter", "33").utf8
@@ -301,67 +301,14 @@ struct SearchOutput {
         }
     }
 
-    /// `2026년 10월 28일 수요일 21:12`: the message's day in the vault's locale, and its time.
-    func shown(_ t: Timestamp) -> String {
-        let local = Timestamp(date: t.date, timeZone: zone)
-        let day = local.localDate
-        let text: String
-        if let known = shownDays.shown[day] {
-            text = known
-        } else {
-            text = DateText.heading(day, locale: locale)
-            shownDays.shown[day] = text
-        }
-        let seconds = Int(local.secondsSince1970) + local.utcOffsetSeconds
-        let minutes = ((seconds / 60) % 1440 + 1440) % 1440
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return text + " " + two(minutes / 60) + ":" + two(minutes % 60)
-    }
-
     func paint(_ text: String, _ code: String) -> String {
         colored ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
     func path(_ p: String) -> String { paint(Terminal.visible(p, singleLine: true), "35") }
 
-    func lines(_ item: SearchItem) -> [String] {
-        var out = [paint(Terminal.visible(item.title, singleLine: true), "1") + " · " + path(item.path)]
-        var lastShown = 0
-        for hit in item.hits {
-            if !hit.before.isEmpty || !hit.after.isEmpty, lastShown > 0, hit.line - hit.before.count > lastShown + 1 {
-                out.append(paint("--", "2"))
-            }
-            for (k, text) in hit.before.enumerated() {
-                let n = hit.line - hit.before.count + k
-                if n > lastShown { out.append(contextLine(item.path, n, text)) }
-            }
-            out.append(
-                "\(path(item.path)):\(paint(String(hit.line), "32")):\(hit.column): \(label(hit, item)) │ "
-                    + highlighted(hit))
-            lastShown = hit.line
-            for (k, text) in hit.after.enumerated() {
-                out.append(contextLine(item.path, hit.line + 1 + k, text))
-                lastShown = hit.line + 1 + k
-            }
-        }
-        return out
-    }
-
     func contextLine(_ p: String, _ n: Int, _ text: String) -> String {
         "\(path(p))-\(paint(String(n), "32"))-  " + Terminal.visible(text, singleLine: true)
-    }
-
-    /// Who and when: `🧑 user · 2026년 11월 21일 토요일 오전 9:31`, `front-matter`, the entry's day.
-    func label(_ hit: SearchHit, _ item: SearchItem) -> String {
-        if hit.inFrontMatter { return paint("front-matter", "33") }
-        if let m = hit.message {
-            return paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · "
-                + shown(m.timestamp)
-        }
-        if let day = item.day, item.kind == .diaryEntry {
-            return paint("📔", "36") + " " + DateText.heading(day, locale: locale)
-        }
-        return paint(item.kind == .room ? "room" : "text", "36")
     }
 
     /// The line with its matches in bold red (colored), control characters made visible.
