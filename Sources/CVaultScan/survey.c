@@ -1,4 +1,7 @@
+#define _GNU_SOURCE
 #include "CVaultScan.h"
+
+#include <string.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -72,4 +75,9 @@ size_t vs_next_survey_lead(const unsigned char *p, size_t i, size_t n) {
 #else
     return next_scalar(p, i, n);
 #endif
+}
+
+size_t vs_last_byte(const unsigned char *p, unsigned char byte, size_t n) {
+    const unsigned char *at = memrchr(p, byte, n);
+    return at ? (size_t)(at - p) : n;
 }

@@ -1,3 +1,4 @@
+import CVaultScan
 import Foundation
 import Synchronization
 import VaultCore
@@ -45,15 +46,22 @@ struct Scanner: Sendable {
     let files: FileList
     let matcher: LineMatcher
     let context: Int
+    /// An item's first hit is all that is wanted: no other is built (`SearchQuery.firstHitOnly`
+    /// with no filter that could drop that hit).
+    var firstHitOnly = false
     static let chunkSize = 8 << 20
 
     /// Scans files `which` (positions in `files`; nil: all of them) on every core, and gives
     /// each file's scan to `finish` on the thread that scanned it, with that thread's own `Local`
-    /// (made once per thread by `makeLocal`): what `finish` returns, in the order of `which`.
+    /// (made once per thread by `makeLocal`). What `finish` returns is handed to `deliver` in the
+    /// order of `which`, as soon as every file before it is done (one call at a time, on one of
+    /// the workers): a result is kept only until the files before it are scanned, so the
+    /// memory a search holds is what is in flight, not everything it found.
     func scan<Local, Result>(
         _ which: [Int]?, makeLocal: @Sendable () -> Local,
-        finish: @Sendable (inout Local, Int, FileScan) -> Result
-    ) -> [Result] {
+        finish: @Sendable (inout Local, Int, FileScan) -> Result,
+        deliver: @Sendable (Result) -> Void
+    ) {
         let count = which?.count ?? files.count
         let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: count)
         results.initialize(repeating: nil)
@@ -62,6 +70,8 @@ struct Scanner: Sendable {
             results.deallocate()
         }
         let next = Atomic<Int>(0)
+        // The first result not yet delivered; the results are stored and taken under it.
+        let frontier = Mutex<Int>(0)
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 8 + 1))
         let shared = SendableBuffer(results)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
@@ -73,11 +83,17 @@ struct Scanner: Sendable {
                 guard first < count else { break }
                 for i in first..<min(first + 4, count) {
                     let k = which?[i] ?? i
-                    shared.buffer[i] = finish(&local, k, scanFile(k, &buffers))
+                    let result = finish(&local, k, scanFile(k, &buffers))
+                    frontier.withLock { done in
+                        shared.buffer[i] = result
+                        while done < count, let ready = shared.buffer[done].take() {
+                            deliver(ready)
+                            done += 1
+                        }
+                    }
                 }
             }
         }
-        return results.map { $0! }
     }
 
     /// Per-worker buffers, reused from file to file.
@@ -247,6 +263,7 @@ struct Scanner: Sendable {
                 if let at = TextScan.firstInvalidUTF8(p + start, e - start) {
                     return "not valid UTF-8 (byte \(offset + start + at + 1)); `vault check` shows where"
                 }
+                if firstHitOnly && !state.hits.isEmpty { continue }
                 // The line itself decides whether it can be matched on its bytes.
                 let line = TextScan.survey(p + start, e - start)
                 let ranges = matcher.matches(
@@ -306,22 +323,31 @@ struct Scanner: Sendable {
         }
     }
 
-    /// Reads the message headers between where it last looked and `limit`, keeping the last.
+    /// The message that the text up to `limit` belongs to: the last header line (a line that
+    /// starts `## ` and parses as one) that starts after where it last looked, found by going
+    /// back line by line from `limit`. Only the bytes between a hit and its own message's header
+    /// are read, not everything before it (a `## ` heading in a reply is no header: it goes on).
     func advanceHeaders(_ p: UnsafePointer<UInt8>, upTo limit: Int, _ state: inout FileState) {
         guard state.headerScanned < limit else { return }
-        let from = state.headerScanned
+        let floor = state.headerScanned
         state.headerScanned = limit
-        // A header is a whole line starting `## `: look for "\n## " (and at the piece's start).
-        var starts: [Int] = []
-        if from == 0 && limit >= 3 && p[0] == 0x23 && p[1] == 0x23 && p[2] == 0x20 { starts.append(0) }
-        let marker: [UInt8] = [0x0A, 0x23, 0x23, 0x20]
-        let scanFrom = max(from - 1, 0)
-        TextScan.occurrences(of: marker, in: p + scanFrom, limit - scanFrom) { at in
-            starts.append(scanFrom + at + 1)
-            return true
-        }
-        // Only the last header counts: parsed from the end (a `## ` heading in a reply is no header).
-        for s in starts.reversed() where s < limit {
+        // Line starts `s` with floor <= s and s + 3 <= limit, latest first: after a line feed at
+        // floor - 1 or later, and the piece's start.
+        let lowest = max(floor - 1, 0)
+        var j = limit
+        while true {
+            let s: Int
+            if j > lowest, case let back = vs_last_byte(p + lowest, 0x0A, j - lowest), back < j - lowest {
+                let at = lowest + back
+                s = at + 1
+                j = at
+            } else if floor == 0 && j > 0 {
+                s = 0
+                j = 0
+            } else {
+                return
+            }
+            guard s + 3 <= limit, p[s] == 0x23, p[s + 1] == 0x23, p[s + 2] == 0x20 else { continue }
             var e = TextScan.lineEnd(p, from: s, limit)
             if e > s && p[e - 1] == 0x0D { e -= 1 }
             if let header = MessageHeader.parse(line: UnsafeBufferPointer(start: p + s, count: e - s)) {

@@ -33,6 +33,9 @@ public struct SearchQuery: Sendable {
     public var until: LocalDate?
     /// Only items whose front-matter `tags` hold this tag.
     public var tag: String?
+    /// Only whether an item has a hit is wanted (`vault search -l`): an item keeps only its
+    /// first hit, and the lines after it are checked (UTF-8) but not matched or read further.
+    public var firstHitOnly = false
 
     public init(pattern: String) {
         self.pattern = pattern

@@ -76,7 +76,7 @@ enum TextScan {
                 } else if SearchText.isUnstable(cp) {
                     unstable = true
                 }
-                if SearchText.foldsToASCII.contains(cp) { foldsToASCII = true }
+                if SearchText.foldsToASCII(cp) { foldsToASCII = true }
             }
             // The lead bytes of `C3`–`E3`, `EF`–`F4`, or `EA` not followed by `B0`–`BF` (Hangul
             // syllables `가`–`꿯`; `EB`–`ED` are never looked at), found by `vs_next_survey_lead`
@@ -279,9 +279,9 @@ enum TextScan {
 
     /// The start of the line holding offset `i`.
     static func lineStart(_ p: UnsafePointer<UInt8>, before i: Int, floor: Int = 0) -> Int {
-        var j = i
-        while j > floor && p[j - 1] != 0x0A { j -= 1 }
-        return j
+        guard i > floor else { return i }
+        let back = vs_last_byte(p + floor, 0x0A, i - floor)
+        return back < i - floor ? floor + back + 1 : floor
     }
 
     /// The end of the line holding offset `i` (its line feed, or `n`).

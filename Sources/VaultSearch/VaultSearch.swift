@@ -33,15 +33,17 @@ public struct SearchItem: Sendable {
 }
 
 public struct SearchResults: Sendable {
-    /// Items with hits, by path.
+    /// Items with hits, by path (none when `VaultSearch.onItem` took them as they were found).
     public var items: [SearchItem]
+    /// How many items had hits, and how many hits they had (also those given to `onItem`).
+    public var itemCount: Int
+    public var hitCount: Int
     /// Files that could not be searched, with why (not valid UTF-8, unreadable).
     public var skipped: [(path: String, reason: String)]
     /// How many files were looked at (after the index narrowed them, if it did).
     public var filesSearched: Int
     /// Whether the index narrowed the files.
     public var usedIndex: Bool
-    public var hitCount: Int { items.reduce(0) { $0 + $1.hits.count } }
 }
 
 /// `vault search`: finds lines in rooms and diary entries, with the room, the speaker and the
@@ -54,6 +56,10 @@ public struct VaultSearch: Sendable {
     /// called once by each thread of the scan, which then renders the items it found, so the
     /// printing of many hits is spread over the cores too.
     public var renderer: (@Sendable () -> (SearchItem) -> [UInt8])?
+    /// When set, each item is given to it as soon as the files before it are scanned, in path
+    /// order, one call at a time, and not kept in `SearchResults.items`: what is printed goes out
+    /// while the scan goes on, and memory holds only what is in flight.
+    public var onItem: (@Sendable (SearchItem) -> Void)?
 
     public init(vault: Vault) {
         self.vault = vault
@@ -84,10 +90,16 @@ public struct VaultSearch: Sendable {
         _ query: SearchQuery, _ list: FileList, _ which: [Int]?, usedIndex: Bool
     ) throws(VaultError) -> SearchResults {
         let matcher = try LineMatcher(query)
+        // An item in a box: the scan's results are moved around generically, and a reference
+        // is one retain where an item's fields are several.
+        final class Found {
+            let item: SearchItem
+            init(_ item: SearchItem) { self.item = item }
+        }
         enum Outcome {
             case nothing
             case skipped(String, String)
-            case item(SearchItem)
+            case item(Found)
         }
         // A thread's renderer, boxed: a closure passed `inout` as a generic value would be
         // wrapped in one more reabstraction thunk per file.
@@ -96,26 +108,41 @@ public struct VaultSearch: Sendable {
             init(_ render: ((SearchItem) -> [UInt8])?) { self.render = render }
         }
         let render = renderer
-        let outcomes = Scanner(files: list, matcher: matcher, context: context).scan(
-            which, makeLocal: { Box(render?()) }
-        ) { (local: inout Box, k: Int, scan: FileScan) -> Outcome in
-            if let problem = scan.problem { return .skipped(list.path(k), problem) }
-            guard !scan.hits.isEmpty, var found = item(scan.path ?? list.path(k), scan, query) else { return .nothing }
-            if let render = local.render { found.rendered = render(found) }
-            return .item(found)
+        var scanner = Scanner(files: list, matcher: matcher, context: context)
+        scanner.firstHitOnly = query.firstHitOnly && query.role == nil && query.since == nil && query.until == nil
+        // Filled in path order, one delivery at a time (`Scanner.scan`).
+        final class Collected: @unchecked Sendable {
+            var items: [SearchItem] = []
+            var itemCount = 0
+            var hitCount = 0
+            var skipped: [(String, String)] = []
         }
+        let collected = Collected()
+        let onItem = self.onItem
+        scanner.scan(
+            which, makeLocal: { Box(render?()) },
+            finish: { (local: inout Box, k: Int, scan: FileScan) -> Outcome in
+                if let problem = scan.problem { return .skipped(list.path(k), problem) }
+                guard !scan.hits.isEmpty, var found = item(scan.path ?? list.path(k), scan, query) else {
+                    return .nothing
+                }
+                if let render = local.render { found.rendered = render(found) }
+                return .item(Found(found))
+            },
+            deliver: { outcome in
+                switch outcome {
+                case .nothing: break
+                case .skipped(let path, let reason): collected.skipped.append((path, reason))
+                case .item(let found):
+                    collected.itemCount += 1
+                    collected.hitCount += found.item.hits.count
+                    if let onItem { onItem(found.item) } else { collected.items.append(found.item) }
+                }
+            })
         Trace.mark("search: scanned")
-        var items: [SearchItem] = []
-        var skipped: [(String, String)] = []
-        for outcome in outcomes {
-            switch outcome {
-            case .nothing: continue
-            case .skipped(let path, let reason): skipped.append((path, reason))
-            case .item(let item): items.append(item)
-            }
-        }
         return SearchResults(
-            items: items, skipped: skipped, filesSearched: which?.count ?? list.count, usedIndex: usedIndex)
+            items: collected.items, itemCount: collected.itemCount, hitCount: collected.hitCount,
+            skipped: collected.skipped, filesSearched: which?.count ?? list.count, usedIndex: usedIndex)
     }
 
     /// Runs `query` with `index` narrowing the files to those that can hold a hit: the index is
@@ -209,66 +236,104 @@ struct ItemMetadata: Sendable {
         }
     }
 
-    /// Bytes that make a YAML value more than plain text.
-    private static let special: Set<UInt8> = Set("\"'#|>&*{!%@`".utf8)
+    /// Whether `byte` makes a YAML value more than plain text (a quote, a comment, a block
+    /// scalar, an anchor, an alias, a flow collection, a tag, a reserved indicator).
+    private static func isSpecial(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x22, 0x27, 0x23, 0x7C, 0x3E, 0x26, 0x2A, 0x7B, 0x21, 0x25, 0x40, 0x60: return true
+        default: return false
+        }
+    }
 
     /// Reads `title`, `tags` and `created` when every line that holds them is plain (`key: text`,
     /// `tags: [a, b]` or `- a` items, no quotes, comments or block scalars), as vault writes
-    /// them; false when YAML must read them. Works on the bytes: it runs for every file with hits.
+    /// them; false when YAML must read them. Works on the bytes, line by line with no copy: it
+    /// runs for every file with hits.
     private mutating func readPlainly(_ bytes: [UInt8]) -> Bool {
-        let special = Self.special
-        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map {
-            $0.last == 0x0D ? $0.dropLast() : $0
+        bytes.withUnsafeBufferPointer { readPlainly($0) }
+    }
+
+    private mutating func readPlainly(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        typealias Span = Range<Int>
+        func trimmed(_ r: Span) -> Span {
+            var (s, e) = (r.lowerBound, r.upperBound)
+            while s < e && (b[s] == 0x20 || b[s] == 0x09) { s += 1 }
+            while e > s && (b[e - 1] == 0x20 || b[e - 1] == 0x09) { e -= 1 }
+            return s..<e
         }
-        guard lines.count >= 2 else { return false }
-        lines = Array(lines.dropFirst().dropLast())
-        func trimmed(_ s: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-            var s = s
-            while let f = s.first, f == 0x20 || f == 0x09 { s = s.dropFirst() }
-            while let l = s.last, l == 0x20 || l == 0x09 { s = s.dropLast() }
-            return s
+        func text(_ r: Span) -> String { String(decoding: UnsafeBufferPointer(rebasing: b[r]), as: UTF8.self) }
+        func hasPair(_ r: Span, _ x: UInt8, _ y: UInt8) -> Bool {
+            var i = r.lowerBound
+            while i + 1 < r.upperBound {
+                if b[i] == x && b[i + 1] == y { return true }
+                i += 1
+            }
+            return false
         }
-        func text(_ s: ArraySlice<UInt8>) -> String { String(decoding: s, as: UTF8.self) }
-        func hasPair(_ s: ArraySlice<UInt8>, _ a: UInt8, _ b: UInt8) -> Bool {
-            zip(s, s.dropFirst()).contains { $0 == a && $1 == b }
+        func equals(_ r: Span, _ word: StaticString) -> Bool {
+            guard r.count == word.utf8CodeUnitCount else { return false }
+            let w = word.utf8Start
+            for k in 0..<r.count where b[r.lowerBound + k] != w[k] { return false }
+            return true
+        }
+        func firstIndex(of byte: UInt8, in r: Span) -> Int? {
+            var i = r.lowerBound
+            while i < r.upperBound {
+                if b[i] == byte { return i }
+                i += 1
+            }
+            return nil
         }
         var found = (title: String?.none, tags: [String]?.none, created: String?.none)
         var inTags = false
-        for line in lines {
+        // Every line ended by a line feed but the first (the opening `---`); what follows the
+        // last line feed is not a line of the front-matter.
+        guard let firstFeed = firstIndex(of: 0x0A, in: 0..<b.count) else { return false }
+        var lineStart = firstFeed + 1
+        while let feed = firstIndex(of: 0x0A, in: lineStart..<b.count) {
+            var line = lineStart..<feed
+            lineStart = feed + 1
+            if !line.isEmpty && b[line.upperBound - 1] == 0x0D { line = line.lowerBound..<(line.upperBound - 1) }
             if inTags {
                 let item = trimmed(line)
-                if item.first == UInt8(ascii: "-"), item.dropFirst().first == 0x20 {
-                    let value = trimmed(item.dropFirst(2))
-                    if value.contains(where: special.contains) { return false }
+                if item.count >= 2, b[item.lowerBound] == UInt8(ascii: "-"), b[item.lowerBound + 1] == 0x20 {
+                    let value = trimmed((item.lowerBound + 2)..<item.upperBound)
+                    if value.contains(where: { Self.isSpecial(b[$0]) }) { return false }
                     found.tags = (found.tags ?? []) + [text(value)]
                     continue
                 }
             }
             inTags = false
-            guard let first = line.first, first != 0x20, first != 0x09,
-                let colon = line.firstIndex(of: UInt8(ascii: ":"))
+            guard let first = line.first, b[first] != 0x20, b[first] != 0x09,
+                let colon = firstIndex(of: UInt8(ascii: ":"), in: line)
             else { continue }
-            let key = text(line[line.startIndex..<colon])
-            guard key == "title" || key == "tags" || key == "created" else { continue }
-            let value = trimmed(line[(colon + 1)...])
-            if let v = value.first, special.contains(v) { return false }
+            let key = line.lowerBound..<colon
+            let isTitle = equals(key, "title")
+            let isCreated = !isTitle && equals(key, "created")
+            guard isTitle || isCreated || equals(key, "tags") else { continue }
+            let value = trimmed((colon + 1)..<line.upperBound)
+            if let v = value.first, Self.isSpecial(b[v]) { return false }
             if hasPair(value, 0x20, UInt8(ascii: "#")) || hasPair(value, UInt8(ascii: ":"), 0x20) { return false }
-            switch key {
-            case "title":
+            if isTitle {
                 found.title = text(value)
-            case "created":
+            } else if isCreated {
                 found.created = text(value)
-            default:
-                if value.isEmpty {
-                    inTags = true
-                } else if value.first == UInt8(ascii: "["), value.last == UInt8(ascii: "]") {
-                    let inner = value.dropFirst().dropLast()
-                    if inner.contains(where: { special.contains($0) || $0 == UInt8(ascii: "[") }) { return false }
-                    found.tags = inner.split(separator: UInt8(ascii: ","))
-                        .map { text(trimmed($0)) }.filter { !$0.isEmpty }
-                } else {
-                    return false
+            } else if value.isEmpty {
+                inTags = true
+            } else if b[value.lowerBound] == UInt8(ascii: "["), b[value.upperBound - 1] == UInt8(ascii: "]") {
+                let inner = (value.lowerBound + 1)..<(value.upperBound - 1)
+                if inner.contains(where: { Self.isSpecial(b[$0]) || b[$0] == UInt8(ascii: "[") }) { return false }
+                var tags: [String] = []
+                var start = inner.lowerBound
+                while start <= inner.upperBound {
+                    let comma = firstIndex(of: UInt8(ascii: ","), in: start..<inner.upperBound) ?? inner.upperBound
+                    let tag = trimmed(start..<comma)
+                    if !tag.isEmpty { tags.append(text(tag)) }
+                    start = comma + 1
                 }
+                found.tags = tags
+            } else {
+                return false
             }
         }
         if let t = found.title, !t.isEmpty { title = t }

@@ -83,4 +83,8 @@ void vs_files_stamps(const vs_files *files, int32_t from, int32_t to, vs_stamp *
 /// else 16 (SSE2), else one by one.
 size_t vs_next_survey_lead(const unsigned char *p, size_t i, size_t n);
 
+/// The offset of the last `byte` in `p[0..<n]`, or `n` when there is none (glibc's `memrchr`,
+/// which Swift's Glibc module does not declare).
+size_t vs_last_byte(const unsigned char *p, unsigned char byte, size_t n);
+
 #endif

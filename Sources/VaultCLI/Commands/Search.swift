@@ -46,6 +46,7 @@ extension VaultCommand {
             query.isRegex = regex
             query.caseMode = caseSensitive ? .sensitive : ignoreCase ? .insensitive : .smart
             query.tag = tag
+            query.firstHitOnly = filesWithMatches && !json
             do {
                 query.scope = try scope(vault)
                 if let role {
@@ -73,21 +74,31 @@ extension VaultCommand {
             search.renderer = { [locale, zone] in
                 let style = SearchOutput(colored: colored, locale: locale, zone: zone)
                 return { item in
-                    if json { return Array(item.hits.map { style.json($0, in: item) + "\n" }.joined().utf8) }
+                    if json {
+                        var out: [UInt8] = []
+                        out.reserveCapacity(item.hits.count * 400)
+                        for hit in item.hits { style.appendJSON(hit, in: item, to: &out) }
+                        return out
+                    }
                     if filesWithMatches { return Array((style.path(item.path) + "\n").utf8) }
                     return style.rendered(item)
                 }
             }
+            let sink = SearchSink(separated: !json && !filesWithMatches)
+            search.onItem = { sink.add($0) }
             let results: SearchResults
             if !noIndex, index || SearchIndex.exists(forVaultAt: vault.root) {
                 let started = Date()
                 let searchIndex = try SearchIndex(vaultRoot: vault.root)
                 let progress = ProgressLine()
                 searchIndex.onProgress = progress.handler
+                // The progress line goes before the first hit is written.
+                sink.beforeWriting = { progress.finish() }
                 let (found, refresh) = try {
                     defer { progress.finish() }
                     return try search.run(query, index: searchIndex)
                 }()
+                sink.flush()
                 if refresh.indexed >= 1000 || (index && refresh.read > 0) {
                     let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
                     let size = ByteCountFormatter.string(
@@ -100,23 +111,11 @@ extension VaultCommand {
                 results = found
             } else {
                 results = try search.run(query)
+                sink.flush()
             }
             for (path, reason) in results.skipped { Terminal.warning("skipped \(path): \(reason)") }
-            // Written in pieces of about a megabyte: one `write` per item would be tens of
-            // thousands of system calls.
-            var out: [UInt8] = []
-            out.reserveCapacity(1 << 20)
-            for (n, item) in results.items.enumerated() {
-                if n > 0 && !json && !filesWithMatches { out.append(0x0A) }
-                out += item.rendered
-                if out.count >= 1 << 20 {
-                    Terminal.write(bytes: out, to: 1)
-                    out.removeAll(keepingCapacity: true)
-                }
-            }
-            if !out.isEmpty { Terminal.write(bytes: out, to: 1) }
             Trace.mark("search: printed")
-            if results.items.isEmpty { throw CommandError.noMatch }
+            if results.itemCount == 0 { throw CommandError.noMatch }
         }
 
         func scope(_ vault: Vault) throws -> SearchQuery.Scope {
@@ -138,6 +137,36 @@ extension VaultCommand {
     }
 }
 
+/// Where `vault search` writes items as the scan delivers them (in path order, one at a time):
+/// in pieces of about a megabyte, since one `write` per item would be tens of thousands of
+/// system calls, and a blank line between items in the grouped output.
+final class SearchSink: @unchecked Sendable {
+    let separated: Bool
+    /// Runs before anything is written (the progress line is cleared).
+    var beforeWriting: (() -> Void)?
+    private var out: [UInt8] = []
+    private var items = 0
+
+    init(separated: Bool) {
+        self.separated = separated
+        out.reserveCapacity(1 << 20)
+    }
+
+    func add(_ item: SearchItem) {
+        if items > 0 && separated { out.append(0x0A) }
+        items += 1
+        out += item.rendered
+        if out.count >= 1 << 20 { flush() }
+    }
+
+    func flush() {
+        guard !out.isEmpty else { return }
+        beforeWriting?()
+        Terminal.write(bytes: out, to: 1)
+        out.removeAll(keepingCapacity: true)
+    }
+}
+
 /// How hits are printed: grouped by item, each line `path:line:column: who · when │ text`.
 struct SearchOutput {
     let colored: Bool
@@ -150,6 +179,21 @@ struct SearchOutput {
     final class DayCache {
         /// The label of a message, without its time, by role and day; of a diary entry, by day.
         var labels: [LabelKey: [UInt8]] = [:]
+        /// The last label looked up: hits in one message or entry share it (no hashing).
+        var last: (key: LabelKey, text: [UInt8])?
+
+        func label(_ key: LabelKey, _ make: () -> [UInt8]) -> [UInt8] {
+            if let last, last.key == key { return last.text }
+            let text: [UInt8]
+            if let known = labels[key] {
+                text = known
+            } else {
+                text = make()
+                labels[key] = text
+            }
+            last = (key, text)
+            return text
+        }
     }
 
     /// Days as `DateText.heading` shows them, shared by the threads that render (ICU takes tens of
@@ -240,13 +284,8 @@ struct SearchOutput {
         } else if let m = hit.message {
             let local = Timestamp(date: m.timestamp.date, timeZone: zone)
             let key = LabelKey(role: m.role, day: local.localDate)
-            if let known = shownDays.labels[key] {
-                out += known
-            } else {
-                let text = Array((paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · "
-                    + heading(key.day) + " ").utf8)
-                shownDays.labels[key] = text
-                out += text
+            out += shownDays.label(key) {
+                Array((paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · " + heading(key.day) + " ").utf8)
             }
             let seconds = Int(local.secondsSince1970) + local.utcOffsetSeconds
             let minutes = ((seconds / 60) % 1440 + 1440) % 1440
@@ -256,14 +295,7 @@ struct SearchOutput {
             out.append(UInt8(0x30 + minutes % 60 / 10))
             out.append(UInt8(0x30 + minutes % 10))
         } else if let day = item.day, item.kind == .diaryEntry {
-            let key = LabelKey(role: nil, day: day)
-            if let known = shownDays.labels[key] {
-                out += known
-            } else {
-                let text = Array((paint("📔", "36") + " " + heading(day)).utf8)
-                shownDays.labels[key] = text
-                out += text
-            }
+            out += shownDays.label(LabelKey(role: nil, day: day)) { Array((paint("📔", "36") + " " + heading(day)).utf8) }
         } else {
             out += paint(item.kind == .room ? "room" : "text", "36").utf8
         }
@@ -324,32 +356,103 @@ struct SearchOutput {
         return out + Terminal.visible(String(decoding: bytes[at...], as: UTF8.self), singleLine: true)
     }
 
-    /// One hit as a JSON object on one line.
-    func json(_ hit: SearchHit, in item: SearchItem) -> String {
-        struct Line: Encodable {
-            var path: String
-            var line: Int
-            var column: Int
-            var kind: String
-            var title: String
-            var front_matter: Bool
-            var message_id: String?
-            var role: String?
-            var timestamp: String?
-            var day: String?
-            var text: String
-            var matches: [[Int]]
+    /// One hit as a JSON object on one line, its keys sorted, appended to `out`. Written by hand
+    /// (a search can print tens of thousands of hits, and an encoder per hit costs ten times the
+    /// scan); `JSONLine.appendString` escapes as `JSONEncoder` does, and C1 controls and DEL too.
+    func appendJSON(_ hit: SearchHit, in item: SearchItem, to out: inout [UInt8]) {
+        out += #"{"column":"#.utf8
+        appendDecimal(hit.column, to: &out)
+        let day = hit.message.map { Timestamp(date: $0.timestamp.date, timeZone: zone).localDate } ?? item.day
+        if let day {
+            out += #","day":"#.utf8
+            JSONLine.appendString(day.description, to: &out)
         }
-        let value = Line(
-            path: item.path, line: hit.line, column: hit.column, kind: item.kind == .room ? "room" : "diary",
-            title: item.title, front_matter: hit.inFrontMatter, message_id: hit.message?.id,
-            role: hit.message?.role.rawValue, timestamp: hit.message?.timestamp.text,
-            day: hit.message.map { Timestamp(date: $0.timestamp.date, timeZone: zone).localDate.description }
-                ?? item.day?.description,
-            text: hit.text, matches: hit.matches.map { [$0.lowerBound, $0.upperBound] })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return Terminal.escapingC1(String(decoding: data, as: UTF8.self))
+        out += #","front_matter":"#.utf8
+        out += (hit.inFrontMatter ? "true" : "false").utf8
+        out += #","kind":"#.utf8
+        out += (item.kind == .room ? #""room""# : #""diary""#).utf8
+        out += #","line":"#.utf8
+        appendDecimal(hit.line, to: &out)
+        out += #","matches":["#.utf8
+        for (k, r) in hit.matches.enumerated() {
+            if k > 0 { out.append(0x2C) }
+            out.append(0x5B)
+            appendDecimal(r.lowerBound, to: &out)
+            out.append(0x2C)
+            appendDecimal(r.upperBound, to: &out)
+            out.append(0x5D)
+        }
+        out.append(0x5D)
+        if let m = hit.message {
+            out += #","message_id":"#.utf8
+            JSONLine.appendString(m.id, to: &out)
+        }
+        out += #","path":"#.utf8
+        JSONLine.appendString(item.path, to: &out)
+        if let m = hit.message {
+            out += #","role":"#.utf8
+            JSONLine.appendString(m.role.rawValue, to: &out)
+        }
+        out += #","text":"#.utf8
+        JSONLine.appendString(hit.text, to: &out)
+        if let m = hit.message {
+            out += #","timestamp":"#.utf8
+            JSONLine.appendString(m.timestamp.text, to: &out)
+        }
+        out += #","title":"#.utf8
+        JSONLine.appendString(item.title, to: &out)
+        out += "}\n".utf8
+    }
+}
+
+/// JSON text for `--json` lines, as bytes.
+enum JSONLine {
+    /// `text` as a JSON string: `"` and `\\` escaped, control characters as `\n`, `\t`, … or
+    /// `\u00XX`, and DEL and the C1 controls (U+0080–U+009F) as `\u007f`, `\u0080`, …, which a
+    /// terminal showing the output would otherwise obey. `/` is left as it is.
+    static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        var text = text
+        text.withUTF8 { bytes in
+            var plainFrom = 0
+            var i = 0
+            func flush(_ upTo: Int) {
+                if upTo > plainFrom { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[plainFrom..<upTo])) }
+            }
+            while i < bytes.count {
+                let b = bytes[i]
+                var escape: [UInt8]?
+                var width = 1
+                switch b {
+                case 0x22: escape = Array(#"\""#.utf8)
+                case 0x5C: escape = Array(#"\\"#.utf8)
+                case 0x0A: escape = Array(#"\n"#.utf8)
+                case 0x0D: escape = Array(#"\r"#.utf8)
+                case 0x09: escape = Array(#"\t"#.utf8)
+                case 0x08: escape = Array(#"\b"#.utf8)
+                case 0x0C: escape = Array(#"\f"#.utf8)
+                case 0x00..<0x20, 0x7F: escape = unicodeEscape(UInt32(b))
+                case 0xC2 where i + 1 < bytes.count && (0x80...0x9F).contains(bytes[i + 1]):
+                    escape = unicodeEscape(UInt32(bytes[i + 1]))
+                    width = 2
+                default: break
+                }
+                if let escape {
+                    flush(i)
+                    out += escape
+                    i += width
+                    plainFrom = i
+                } else {
+                    i += 1
+                }
+            }
+            flush(bytes.count)
+        }
+        out.append(0x22)
+    }
+
+    static func unicodeEscape(_ value: UInt32) -> [UInt8] {
+        let hex = Array("0123456789abcdef".utf8)
+        return Array(#"\u00"#.utf8) + [hex[Int(value >> 4)], hex[Int(value & 15)]]
     }
 }
