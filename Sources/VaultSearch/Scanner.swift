@@ -268,7 +268,7 @@ struct Scanner: Sendable {
                 let line = TextScan.survey(p + start, e - start)
                 let ranges = matcher.matches(
                     in: UnsafeBufferPointer(start: p + start, count: e - start),
-                    plain: !line.unstable && !line.foldsToASCII)
+                    plain: !line.unstable && !line.foldsToASCII, nfc: !line.unstable)
                 guard !ranges.isEmpty else { continue }
                 let text = lineText(p, start, end)
                 let inFrontMatter = lineNumber <= state.frontMatterEnd

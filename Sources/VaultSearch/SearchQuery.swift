@@ -165,7 +165,11 @@ final class LineMatcher: @unchecked Sendable {
     /// The byte ranges of every match in the line `bytes` (UTF-8, no line ending), in order.
     /// `plain`: the line is NFC and holds nothing that folds into ASCII (the piece's survey),
     /// so a literal needle in `bytes` or `ascii` mode is found in the bytes themselves.
-    func matches(in bytes: UnsafeBufferPointer<UInt8>, plain: Bool) -> [Range<Int>] {
+    /// `nfc`: the line is NFC as it is (a regular expression then runs on the line itself).
+    func matches(in bytes: UnsafeBufferPointer<UInt8>, plain: Bool, nfc: Bool = false) -> [Range<Int>] {
+        if let regex, nfc || plain {
+            return Self.matches(of: regex, inNFC: String(decoding: bytes, as: UTF8.self))
+        }
         if regex == nil && plain && mode != .folded {
             var ranges: [Range<Int>] = []
             guard let base = bytes.baseAddress else { return [] }
@@ -183,6 +187,35 @@ final class LineMatcher: @unchecked Sendable {
             return ranges
         }
         return matches(in: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The byte ranges of the matches of `regex` in `line`, which is NFC already: its key for a
+    /// regular expression is itself, so no key is built; ICU's UTF-16 offsets are turned into
+    /// UTF-8 ones by walking the line once, forwards.
+    static func matches(of regex: NSRegularExpression, inNFC line: String) -> [Range<Int>] {
+        var found: [NSRange] = []
+        regex.enumerateMatches(in: line, range: NSRange(location: 0, length: line.utf16.count)) { result, _, _ in
+            if let r = result?.range, r.length > 0 { found.append(r) }
+        }
+        guard !found.isEmpty else { return [] }
+        // UTF-16 offsets in increasing order (starts and ends), mapped to UTF-8 in one pass.
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(found.count)
+        var utf16 = 0
+        var utf8 = 0
+        var scalars = line.unicodeScalars.makeIterator()
+        func advance(to offset: Int) -> Int {
+            while utf16 < offset, let scalar = scalars.next() {
+                utf16 += scalar.utf16.count
+                utf8 += UTF8.width(scalar)
+            }
+            return utf8
+        }
+        for r in found {
+            let start = advance(to: r.location)
+            ranges.append(start..<advance(to: r.location + r.length))
+        }
+        return ranges
     }
 
     /// The byte ranges (in `line`, UTF-8) of every match, in order; empty when none.
@@ -229,7 +262,7 @@ struct MappedKey {
         if stable {
             for scalar in line.unicodeScalars {
                 let width = UTF8.width(scalar)
-                append(String.UnicodeScalarView([scalar]), folding: folding, from: offset..<(offset + width))
+                append(scalar, folding: folding, from: offset..<(offset + width))
                 offset += width
             }
         } else {
@@ -245,16 +278,22 @@ struct MappedKey {
     }
 
     private mutating func append(_ text: String.UnicodeScalarView, folding: Bool, from range: Range<Int>) {
-        for scalar in text {
-            if folding {
-                var folded = String.UnicodeScalarView()
-                SearchText.appendFolded(scalar, to: &folded)
-                for f in folded {
-                    scalars.append(f)
-                    origin.append(range)
-                }
-            } else {
-                scalars.append(scalar)
+        for scalar in text { append(scalar, folding: folding, from: range) }
+    }
+
+    private mutating func append(_ scalar: Unicode.Scalar, folding: Bool, from range: Range<Int>) {
+        let v = scalar.value
+        if !folding || v < 0x41 || (v > 0x5A && v < 0x80) {
+            scalars.append(scalar)
+            origin.append(range)
+        } else if v <= 0x5A {
+            scalars.append(Unicode.Scalar(UInt8(v + 32)))
+            origin.append(range)
+        } else {
+            var folded = String.UnicodeScalarView()
+            SearchText.appendFolded(scalar, to: &folded)
+            for f in folded {
+                scalars.append(f)
                 origin.append(range)
             }
         }
