@@ -70,8 +70,10 @@ struct Scanner: Sendable {
             results.deallocate()
         }
         let next = Atomic<Int>(0)
-        // The first result not yet delivered; the results are stored and taken under it.
-        let frontier = Mutex<Int>(0)
+        // The first result not yet delivered, and whether a worker is delivering: results are
+        // stored and taken under the lock, and delivered outside it by one worker at a time
+        // (the other goes on scanning instead of waiting for the lock while output is written).
+        let frontier = Mutex<(done: Int, delivering: Bool)>((0, false))
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 8 + 1))
         let shared = SendableBuffer(results)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
@@ -84,11 +86,23 @@ struct Scanner: Sendable {
                 for i in first..<min(first + 4, count) {
                     let k = which?[i] ?? i
                     let result = finish(&local, k, scanFile(k, &buffers))
-                    frontier.withLock { done in
+                    var delivers = frontier.withLock { state in
                         shared.buffer[i] = result
-                        while done < count, let ready = shared.buffer[done].take() {
-                            deliver(ready)
-                            done += 1
+                        if state.delivering { return false }
+                        state.delivering = true
+                        return true
+                    }
+                    var ready: [Result] = []
+                    while delivers {
+                        for r in ready { deliver(r) }
+                        ready.removeAll(keepingCapacity: true)
+                        delivers = frontier.withLock { state in
+                            while state.done < count, let r = shared.buffer[state.done].take() {
+                                ready.append(r)
+                                state.done += 1
+                            }
+                            if ready.isEmpty { state.delivering = false }
+                            return !ready.isEmpty
                         }
                     }
                 }

@@ -35,15 +35,16 @@ public enum SearchText {
     /// Whether `scalar` can make a text not NFC (see `SearchTables.unstable`).
     static func isUnstable(_ v: UInt32) -> Bool {
         if v < 0x300 { return false }
-        if v < 0x10000 { return unstableBMP[Int(v >> 6)] & (1 << UInt64(v & 63)) != 0 }
+        if v < 0x30000 { return unstableLow[Int(v >> 6)] & (1 << UInt64(v & 63)) != 0 }
         guard let mask = SearchTables.unstable[v >> 6] else { return false }
         return mask & (1 << UInt64(v & 63)) != 0
     }
 
-    /// `SearchTables.unstable` for the Basic Multilingual Plane as a flat array of 1,024 masks.
-    static let unstableBMP: [UInt64] = {
-        var table = [UInt64](repeating: 0, count: 1024)
-        for (block, mask) in SearchTables.unstable where block < 1024 { table[Int(block)] = mask }
+    /// `SearchTables.unstable` for the first three planes (U+0000–U+2FFFF: every script, the
+    /// emoji and the CJK compatibility ideographs) as a flat array of 3,072 masks.
+    static let unstableLow: [UInt64] = {
+        var table = [UInt64](repeating: 0, count: 3072)
+        for (block, mask) in SearchTables.unstable where block < 3072 { table[Int(block)] = mask }
         return table
     }()
 

@@ -54,8 +54,8 @@ enum TextScan {
     static func survey(_ p: UnsafePointer<UInt8>, _ n: Int) -> (unstable: Bool, foldsToASCII: Bool) {
         var unstable = false
         var foldsToASCII = false
-        let table = SearchText.unstableBMP
-        return table.withUnsafeBufferPointer { unstableBMP in
+        let table = SearchText.unstableLow
+        return table.withUnsafeBufferPointer { unstableLow in
             func look(_ i: Int) {
                 let b0 = p[i]
                 guard i + 1 < n else { return }
@@ -71,8 +71,8 @@ enum TextScan {
                     cp = UInt32(b0 & 0x07) << 18 | UInt32(p[i + 1] & 0x3F) << 12 | UInt32(p[i + 2] & 0x3F) << 6
                         | UInt32(p[i + 3] & 0x3F)
                 }
-                if cp < 0x10000 {
-                    if unstableBMP[Int(cp >> 6)] & (1 << UInt64(cp & 63)) != 0 { unstable = true }
+                if cp < 0x30000 {
+                    if unstableLow[Int(cp >> 6)] & (1 << UInt64(cp & 63)) != 0 { unstable = true }
                 } else if SearchText.isUnstable(cp) {
                     unstable = true
                 }
