@@ -177,6 +177,67 @@ func hitLines(_ results: SearchResults) -> [String] {
         #expect(RegexLiteral.required(in: "ab?c+de") == "de")
     }
 
+    /// With `onItem`, items go out while the scan goes on, in path order whichever worker found
+    /// them, and are not kept; the counts are those of a search that keeps them.
+    @Test func itemsGivenAsTheyAreFoundComeInPathOrderAndAreNotKept() throws {
+        let dir = try searchVault()
+        let header = "## 🧑 user · 2026년 11월 8일 <!-- 2026-11-08T09:00:00+09:00 m-QB7X91ZQF6VP -->"
+        for i in 0..<300 where i % 3 != 0 {
+            try dir.write("rooms/방-\(1000 + i).md", "---\ntitle: 방 \(i)\n---\n\n\(header)\n\n부산 \(i)\n부산\n")
+        }
+        let kept = try search(dir) { $0.pattern = "부산" }
+        final class Seen: @unchecked Sendable {
+            var paths: [String] = []
+        }
+        let seen = Seen()
+        var streaming = VaultSearch(vault: try Vault(root: dir.path))
+        streaming.onItem = { seen.paths.append($0.path) }
+        let streamed = try streaming.run(SearchQuery(pattern: "부산"))
+        #expect(streamed.items.isEmpty)
+        #expect(seen.paths == kept.items.map(\.path))
+        #expect(streamed.itemCount == kept.items.count && streamed.itemCount > 200)
+        #expect(streamed.hitCount == kept.hitCount)
+        #expect(streamed.skipped.map(\.path) == kept.skipped.map(\.path))
+    }
+
+    /// `-l` builds only an item's first hit, but still reads the lines after it that could match,
+    /// so a file that is not UTF-8 further on is skipped as the full search skips it.
+    @Test func firstHitOnlyKeepsTheFirstHitAndStillSkipsWhatIsNotUTF8() throws {
+        let dir = try searchVault()
+        try dir.write("rooms/later-broken.md", Array("---\ntitle: x\n---\n\n부산 하나\n부산 \u{FF}".utf8) + [0xFF, 0x0A])
+        let all = try search(dir) { $0.pattern = "부산" }
+        let first = try search(dir) {
+            $0.pattern = "부산"
+            $0.firstHitOnly = true
+        }
+        #expect(first.items.map(\.path) == all.items.map(\.path))
+        #expect(first.items.allSatisfy { $0.hits.count == 1 })
+        #expect(first.items.map { $0.hits[0].line } == all.items.map { $0.hits[0].line })
+        #expect(all.items.contains { $0.hits.count > 1 })
+        #expect(first.skipped.map(\.path) == all.skipped.map(\.path))
+        #expect(first.skipped.map(\.path).contains("rooms/later-broken.md"))
+    }
+
+    /// An NFC line goes to ICU as it is and its UTF-16 offsets are mapped back; an NFD line is
+    /// matched in its key: either way every match is the line's own bytes, past emoji (two
+    /// UTF-16 units), Hangul (three bytes) and decomposed letters.
+    @Test func aRegularExpressionsMatchesAreTheLinesOwnBytes() throws {
+        let dir = try searchVault()
+        let line = "😀😀 a héllo 😀 wörld 한국 z😀héllo"
+        let header = "## 🧑 user · 2026년 11월 8일 <!-- 2026-11-08T09:00:00+09:00 m-QB7X91ZQF6VP -->"
+        try dir.write("rooms/nfc.md", "---\ntitle: nfc\n---\n\n\(header)\n\n\(line)\n")
+        try dir.write("rooms/nfd.md", "---\ntitle: nfd\n---\n\n\(header)\n\n\(line.decomposedStringWithCanonicalMapping)\n")
+        let r = try search(dir) { $0.pattern = "h.llo|w.rld|국 z"; $0.isRegex = true }
+        #expect(r.items.map(\.path) == ["rooms/nfc.md", "rooms/nfd.md"])
+        for item in r.items {
+            let hit = try #require(item.hits.first)
+            let bytes = Array(hit.text.utf8)
+            let found = hit.matches.map { String(decoding: bytes[$0], as: UTF8.self).precomposedStringWithCanonicalMapping }
+            #expect(found == ["héllo", "wörld", "국 z", "héllo"], "\(item.path)")
+            #expect(hit.column == 1 + "😀😀 a ".utf8.count)
+        }
+    }
+
     @Test(arguments: [
         ("ab(c", 3, "never closed"), ("a)b", 2, "closes no group"), ("*a", 1, "repeats nothing"),
         ("[abc", 1, "never closed"), ("ab\\", 3, "backslash"), ("a{3,1}", 2, "below the minimum"),
