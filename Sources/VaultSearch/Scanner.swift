@@ -7,25 +7,9 @@ import VaultCore
 import Glibc
 #endif
 
-/// One line that matched, as found by the scan (before the item's metadata is attached).
-struct RawHit: Sendable {
-    /// 1-based.
-    var line: Int
-    /// The line without its line ending.
-    var text: String
-    /// UTF-8 ranges of the matches in `text`.
-    var ranges: [Range<Int>]
-    var inFrontMatter: Bool
-    /// The header of the message the line belongs to (nil: front-matter, a diary entry, text
-    /// before the first message).
-    var header: MessageHeader?
-    var before: [String] = []
-    var after: [String] = []
-}
-
 /// What the scan found in one file.
 struct FileScan: Sendable {
-    var hits: [RawHit] = []
+    var hits: [SearchHit] = []
     /// Title, tags and day, read in the worker (only for a file with hits).
     var metadata: ItemMetadata?
     /// The file's path (only for a file with hits).
@@ -157,7 +141,9 @@ struct Scanner: Sendable {
                 return j == 0 ? end : j
             }
             let last = atEnd || (usable == end && got == 0)
-            if let problem = scanPiece(&buffers, count: usable, offset: offsetOfBuffer, last: last, state: &state) {
+            if let problem = scanPiece(
+                k, &buffers, count: usable, offset: offsetOfBuffer, last: last, state: &state)
+            {
                 return FileScan(problem: problem)
             }
             if last { break }
@@ -171,26 +157,34 @@ struct Scanner: Sendable {
         }
         guard !state.hits.isEmpty else { return FileScan() }
         let relative = files.path(k)
-        let metadata = ItemMetadata(path: relative, kind: FileList.kind(of: relative), frontMatter: state.frontMatter)
+        let metadata =
+            state.metadata ?? ItemMetadata(path: relative, kind: FileList.kind(of: relative), frontMatter: state.frontMatter)
         return FileScan(hits: state.hits, metadata: metadata, path: relative)
     }
 
     /// What the scan of a file knows between its pieces.
     struct FileState {
-        var hits: [RawHit] = []
+        var hits: [SearchHit] = []
         /// Line feeds before the current piece.
         var lineBase = 0
         /// The last line of the front-matter (1-based; 0: none, or not decided yet).
         var frontMatterEnd = 0
+        /// The front-matter's bytes in the first piece (and its line feed).
+        var frontMatterBytes = 0
+        /// A copy of them, for a file of several pieces with no hit in the first.
         var frontMatter: [UInt8]?
+        /// The item's metadata, read at the end of the first piece when it has a hit.
+        var metadata: ItemMetadata?
         var firstPiece = true
         var header: MessageHeader?
         /// Where in the current piece headers have been looked for up to.
         var headerScanned = 0
     }
 
-    /// Scans the whole lines `buffers.bytes[0..<count]`; returns a problem that stops the file.
-    func scanPiece(_ buffers: inout Buffers, count n: Int, offset: Int, last: Bool, state: inout FileState) -> String? {
+    /// Scans the whole lines `buffers.bytes[0..<count]` of file `index`; returns a problem that stops the file.
+    func scanPiece(
+        _ index: Int, _ buffers: inout Buffers, count n: Int, offset: Int, last: Bool, state: inout FileState
+    ) -> String? {
         // Taken out of `buffers` (not copied: it is written below).
         var folded: [UInt8] = []
         swap(&folded, &buffers.folded)
@@ -288,11 +282,22 @@ struct Scanner: Sendable {
                 let inFrontMatter = lineNumber <= state.frontMatterEnd
                 // The headers up to and with this line (a hit in a header is in its own message).
                 if !inFrontMatter { advanceHeaders(p, upTo: end, &state) }
-                var hit = RawHit(
-                    line: lineNumber, text: text, ranges: ranges, inFrontMatter: inFrontMatter,
-                    header: inFrontMatter ? nil : state.header)
+                var hit = SearchHit(
+                    line: lineNumber, column: ranges[0].lowerBound + 1, text: text, matches: ranges,
+                    inFrontMatter: inFrontMatter, message: inFrontMatter ? nil : state.header, before: [], after: [])
                 if context > 0 { addContext(&hit, p, start, end, n) }
                 state.hits.append(hit)
+            }
+            // The front-matter is read where it is while the first piece is in the buffer: at
+            // once if there are hits; else kept (a copy) only for a file of several pieces.
+            if offset == 0 && state.frontMatterBytes > 0 && state.metadata == nil && state.frontMatter == nil {
+                let front = UnsafeBufferPointer(start: p, count: state.frontMatterBytes)
+                if !state.hits.isEmpty {
+                    let path = files.path(index)
+                    state.metadata = ItemMetadata(path: path, kind: FileList.kind(of: path), frontMatter: front)
+                } else if !last {
+                    state.frontMatter = Array(front)
+                }
             }
             // Headers in the rest of the piece: a later piece's hits belong to them.
             if !last { advanceHeaders(p, upTo: n, &state) }
@@ -330,7 +335,7 @@ struct Scanner: Sendable {
             line += 1
             if isFence(start, end, true) {
                 state.frontMatterEnd = line
-                state.frontMatter = Array(UnsafeBufferPointer(start: p, count: min(end + 1, n)))
+                state.frontMatterBytes = min(end + 1, n)
                 return
             }
             start = end + 1
@@ -372,7 +377,7 @@ struct Scanner: Sendable {
     }
 
     /// The `context` lines before and after the hit's line, within the piece.
-    func addContext(_ hit: inout RawHit, _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ n: Int) {
+    func addContext(_ hit: inout SearchHit, _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ n: Int) {
         var s = start
         var before: [String] = []
         while before.count < context && s > 0 {

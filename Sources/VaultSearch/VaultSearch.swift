@@ -28,8 +28,6 @@ public struct SearchItem: Sendable {
     /// The entry's day (diary) or the room's `created` day, when known.
     public var day: LocalDate?
     public var hits: [SearchHit]
-    /// The item as `VaultSearch.renderer` printed it (empty without one).
-    public var rendered: [UInt8] = []
 }
 
 public struct SearchResults: Sendable {
@@ -52,10 +50,6 @@ public struct VaultSearch: Sendable {
     public let vault: Vault
     /// Lines of context around each hit (`-C`).
     public var context = 0
-    /// Makes a function that turns an item into the bytes printed for it (`SearchItem.rendered`):
-    /// called once by each thread of the scan, which then renders the items it found, so the
-    /// printing of many hits is spread over the cores too.
-    public var renderer: (@Sendable () -> (SearchItem) -> [UInt8])?
     /// When set, each item is given to it as soon as the files before it are scanned, in path
     /// order, one call at a time, and not kept in `SearchResults.items`: what is printed goes out
     /// while the scan goes on, and memory holds only what is in flight.
@@ -101,13 +95,6 @@ public struct VaultSearch: Sendable {
             case skipped(String, String)
             case item(Found)
         }
-        // A thread's renderer, boxed: a closure passed `inout` as a generic value would be
-        // wrapped in one more reabstraction thunk per file.
-        final class Box {
-            let render: ((SearchItem) -> [UInt8])?
-            init(_ render: ((SearchItem) -> [UInt8])?) { self.render = render }
-        }
-        let render = renderer
         var scanner = Scanner(files: list, matcher: matcher, context: context)
         scanner.firstHitOnly = query.firstHitOnly && query.role == nil && query.since == nil && query.until == nil
         // Filled in path order, one delivery at a time (`Scanner.scan`).
@@ -120,13 +107,12 @@ public struct VaultSearch: Sendable {
         let collected = Collected()
         let onItem = self.onItem
         scanner.scan(
-            which, makeLocal: { Box(render?()) },
-            finish: { (local: inout Box, k: Int, scan: FileScan) -> Outcome in
+            which, makeLocal: {},
+            finish: { (_: inout Void, k: Int, scan: FileScan) -> Outcome in
                 if let problem = scan.problem { return .skipped(list.path(k), problem) }
-                guard !scan.hits.isEmpty, var found = item(scan.path ?? list.path(k), scan, query) else {
+                guard !scan.hits.isEmpty, let found = item(scan.path ?? list.path(k), scan, query) else {
                     return .nothing
                 }
-                if let render = local.render { found.rendered = render(found) }
                 return .item(Found(found))
             },
             deliver: { outcome in
@@ -182,22 +168,19 @@ public struct VaultSearch: Sendable {
             return nil
         }
         let zone = vault.config.timeZone
-        var hits: [SearchHit] = []
-        for raw in scan.hits {
-            if let role = query.role, raw.header?.role != role { continue }
-            if query.since != nil || query.until != nil {
+        var hits = scan.hits
+        if query.role != nil || query.since != nil || query.until != nil {
+            hits.removeAll { hit in
+                if let role = query.role, hit.message?.role != role { return true }
+                guard query.since != nil || query.until != nil else { return false }
                 guard
-                    let day = raw.header.map({ Timestamp(date: $0.timestamp.date, timeZone: zone).localDate })
+                    let day = hit.message.map({ Timestamp(date: $0.timestamp.date, timeZone: zone).localDate })
                         ?? meta.day
-                else { continue }
-                if let since = query.since, day < since { continue }
-                if let until = query.until, day > until { continue }
+                else { return true }
+                if let since = query.since, day < since { return true }
+                if let until = query.until, day > until { return true }
+                return false
             }
-            hits.append(
-                SearchHit(
-                    line: raw.line, column: (raw.ranges.first?.lowerBound ?? 0) + 1, text: raw.text,
-                    matches: raw.ranges, inFrontMatter: raw.inFrontMatter, message: raw.header,
-                    before: raw.before, after: raw.after))
         }
         guard !hits.isEmpty else { return nil }
         return SearchItem(path: path, kind: kind, title: meta.title, day: meta.day, hits: hits)
@@ -211,6 +194,15 @@ struct ItemMetadata: Sendable {
     var day: LocalDate?
 
     init(path: String, kind: VaultPath.Kind, frontMatter: [UInt8]?) {
+        if let frontMatter {
+            self = frontMatter.withUnsafeBufferPointer { ItemMetadata(path: path, kind: kind, frontMatter: $0) }
+        } else {
+            self.init(path: path, kind: kind, frontMatter: UnsafeBufferPointer?.none)
+        }
+    }
+
+    /// `frontMatter`: the file's first bytes up to the end of its front-matter, where they are.
+    init(path: String, kind: VaultPath.Kind, frontMatter: UnsafeBufferPointer<UInt8>?) {
         // `VaultPath.stem(of:)`, on the bytes (it runs for every file with hits).
         var utf8 = Array(path.utf8)
         if let slash = utf8.lastIndex(of: UInt8(ascii: "/")) { utf8.removeSubrange(...slash) }
@@ -224,9 +216,9 @@ struct ItemMetadata: Sendable {
         // Anything else (quotes with escapes, block scalars, anchors): YAML reads it.
         let fm: FrontMatter?
         if kind == .diaryEntry {
-            fm = (try? DiaryFile(parsing: frontMatter, path: path))?.frontMatter
+            fm = (try? DiaryFile(parsing: Array(frontMatter), path: path))?.frontMatter
         } else {
-            fm = (try? RoomFile(parsing: frontMatter, path: path))?.frontMatter
+            fm = (try? RoomFile(parsing: Array(frontMatter), path: path))?.frontMatter
         }
         guard let fm else { return }
         if let t = fm.string("title"), !t.isEmpty { title = t }
@@ -249,10 +241,6 @@ struct ItemMetadata: Sendable {
     /// `tags: [a, b]` or `- a` items, no quotes, comments or block scalars), as vault writes
     /// them; false when YAML must read them. Works on the bytes, line by line with no copy: it
     /// runs for every file with hits.
-    private mutating func readPlainly(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { readPlainly($0) }
-    }
-
     private mutating func readPlainly(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         typealias Span = Range<Int>
         func trimmed(_ r: Span) -> Span {

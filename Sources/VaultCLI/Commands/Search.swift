@@ -69,22 +69,11 @@ extension VaultCommand {
             }
             var search = VaultSearch(vault: vault)
             search.context = max(0, context)
-            // Each hit is rendered on the thread that found it; here they are only written.
-            let (json, filesWithMatches) = (json, filesWithMatches)
-            search.renderer = { [locale, zone] in
-                let style = SearchOutput(colored: colored, locale: locale, zone: zone)
-                return { item in
-                    if json {
-                        var out: [UInt8] = []
-                        out.reserveCapacity(item.hits.count * 400)
-                        for hit in item.hits { style.appendJSON(hit, in: item, to: &out) }
-                        return out
-                    }
-                    if filesWithMatches { return Array((style.path(item.path) + "\n").utf8) }
-                    return style.rendered(item)
-                }
-            }
-            let sink = SearchSink(separated: !json && !filesWithMatches)
+            // Items come in path order, one at a time, as the scan finds them: each is rendered
+            // straight into the output buffer (no buffer of its own) and written in pieces.
+            let style = SearchOutput(colored: colored, locale: locale, zone: zone)
+            let form: SearchSink.Form = json ? .json : filesWithMatches ? .paths : .grouped
+            let sink = SearchSink(form: form, style: style)
             search.onItem = { sink.add($0) }
             let results: SearchResults
             if !noIndex, index || SearchIndex.exists(forVaultAt: vault.root) {
@@ -138,24 +127,42 @@ extension VaultCommand {
 }
 
 /// Where `vault search` writes items as the scan delivers them (in path order, one at a time):
-/// in pieces of about a megabyte, since one `write` per item would be tens of thousands of
-/// system calls, and a blank line between items in the grouped output.
+/// each rendered into one buffer, written in pieces of about a megabyte (one `write` per item
+/// would be tens of thousands of system calls), a blank line between items when grouped.
 final class SearchSink: @unchecked Sendable {
-    let separated: Bool
+    enum Form {
+        /// The title, then `path:line:column: who · when │ text` for each hit.
+        case grouped
+        /// One JSON object per hit (`--json`).
+        case json
+        /// The item's path (`-l`).
+        case paths
+    }
+    let form: Form
+    let style: SearchOutput
     /// Runs before anything is written (the progress line is cleared).
     var beforeWriting: (() -> Void)?
     private var out: [UInt8] = []
     private var items = 0
 
-    init(separated: Bool) {
-        self.separated = separated
-        out.reserveCapacity(1 << 20)
+    init(form: Form, style: SearchOutput) {
+        self.form = form
+        self.style = style
+        out.reserveCapacity(1 << 20 + 1 << 16)
     }
 
     func add(_ item: SearchItem) {
-        if items > 0 && separated { out.append(0x0A) }
+        switch form {
+        case .grouped:
+            if items > 0 { out.append(0x0A) }
+            style.render(item, into: &out)
+        case .json:
+            for hit in item.hits { style.appendJSON(hit, in: item, to: &out) }
+        case .paths:
+            out += style.path(item.path).utf8
+            out.append(0x0A)
+        }
         items += 1
-        out += item.rendered
         if out.count >= 1 << 20 { flush() }
     }
 
@@ -212,11 +219,9 @@ struct SearchOutput {
         var day: LocalDate
     }
 
-    /// An item's heading, hits and context lines, each ended by a line feed, built as bytes: a search can
-    /// print tens of thousands of hits.
-    func rendered(_ item: SearchItem) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(160 + item.hits.count * (item.path.utf8.count + 200))
+    /// An item's heading, hits and context lines, each ended by a line feed, appended as bytes:
+    /// a search can print tens of thousands of hits.
+    func render(_ item: SearchItem, into out: inout [UInt8]) {
         let shownPath = Array(path(item.path).utf8)
         out += paint(Terminal.visible(item.title, singleLine: true), "1").utf8
         out += " · ".utf8
@@ -255,7 +260,6 @@ struct SearchOutput {
             }
         }
         out.append(0x0A)
-        return out
     }
 
     func appendDecimal(_ value: Int, to out: inout [UInt8]) {
