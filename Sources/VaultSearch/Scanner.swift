@@ -267,18 +267,26 @@ struct Scanner: Sendable {
                 let end = TextScan.lineEnd(p, from: start, n)
                 var e = end
                 if e > start && p[e - 1] == 0x0D { e -= 1 }
-                // A line that may match must be valid UTF-8, or the file is not searched.
-                if let at = TextScan.firstInvalidUTF8(p + start, e - start) {
-                    return "not valid UTF-8 (byte \(offset + start + at + 1)); `vault check` shows where"
+                // A line that may match must be valid UTF-8, or the file is not searched: checked
+                // as its text is made (most candidates are hits), or alone after `-l`'s first hit.
+                let bytes = UnsafeBufferPointer(start: p + start, count: e - start)
+                func invalid(_ at: Int) -> String {
+                    "not valid UTF-8 (byte \(offset + start + at + 1)); `vault check` shows where"
                 }
-                if firstHitOnly && !state.hits.isEmpty { continue }
+                if firstHitOnly && !state.hits.isEmpty {
+                    if let at = TextScan.firstInvalidUTF8(p + start, e - start) {
+                        return invalid(at)
+                    }
+                    continue
+                }
+                guard let text = String(validating: bytes, as: UTF8.self) else {
+                    return invalid(TextScan.firstInvalidUTF8(p + start, e - start) ?? 0)
+                }
                 // The line itself decides whether it can be matched on its bytes.
                 let line = TextScan.survey(p + start, e - start)
                 let ranges = matcher.matches(
-                    in: UnsafeBufferPointer(start: p + start, count: e - start),
-                    plain: !line.unstable && !line.foldsToASCII, nfc: !line.unstable)
+                    in: bytes, plain: !line.unstable && !line.foldsToASCII, nfc: !line.unstable)
                 guard !ranges.isEmpty else { continue }
-                let text = lineText(p, start, end)
                 let inFrontMatter = lineNumber <= state.frontMatterEnd
                 // The headers up to and with this line (a hit in a header is in its own message).
                 if !inFrontMatter { advanceHeaders(p, upTo: end, &state) }

@@ -214,9 +214,13 @@ struct SearchOutput {
         return text
     }
 
+    /// A role (or none) and a day, as one integer: hashed for every hit.
     struct LabelKey: Hashable {
-        var role: Role?
-        var day: LocalDate
+        let value: Int
+        init(role: Role?, day: LocalDate) {
+            let r = role.map { Role.allCases.firstIndex(of: $0)! + 1 } ?? 0
+            value = ((day.year * 13 + day.month) * 32 + day.day) * 4 + r
+        }
     }
 
     /// An item's heading, hits and context lines, each ended by a line feed, appended as bytes:
@@ -289,7 +293,7 @@ struct SearchOutput {
             let local = Timestamp(date: m.timestamp.date, timeZone: zone)
             let key = LabelKey(role: m.role, day: local.localDate)
             out += shownDays.label(key) {
-                Array((paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · " + heading(key.day) + " ").utf8)
+                Array((paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · " + heading(local.localDate) + " ").utf8)
             }
             let seconds = Int(local.secondsSince1970) + local.utcOffsetSeconds
             let minutes = ((seconds / 60) % 1440 + 1440) % 1440
