@@ -181,13 +181,26 @@ struct SearchOutput {
     let zone: TimeZone
     /// Labels as shown, by role and day: a search can have tens of thousands of hits, and ICU's
     /// formatting takes tens of microseconds each.
-    let shownDays = DayCache()
+    let shownDays: DayCache
+
+    init(colored: Bool, locale: String, zone: TimeZone) {
+        self.colored = colored
+        self.locale = locale
+        self.zone = zone
+        shownDays = DayCache(zone)
+    }
 
     final class DayCache {
         /// The label of a message, without its time, by role and day; of a diary entry, by day.
         var labels: [LabelKey: [UInt8]] = [:]
         /// The last label looked up: hits in one message or entry share it (no hashing).
         var last: (key: LabelKey, text: [UInt8])?
+        /// The vault zone's offsets, by day.
+        let offsets: ZoneOffsets
+
+        init(_ zone: TimeZone) {
+            offsets = ZoneOffsets(zone)
+        }
 
         func label(_ key: LabelKey, _ make: () -> [UInt8]) -> [UInt8] {
             if let last, last.key == key { return last.text }
@@ -290,7 +303,7 @@ struct SearchOutput {
         if hit.inFrontMatter {
             out += paint("front-matter", "33").utf8
         } else if let m = hit.message {
-            let local = Timestamp(date: m.timestamp.date, timeZone: zone)
+            let local = Timestamp(date: m.timestamp.date, in: shownDays.offsets)
             let key = LabelKey(role: m.role, day: local.localDate)
             out += shownDays.label(key) {
                 Array((paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · " + heading(local.localDate) + " ").utf8)

@@ -95,8 +95,18 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Makes the timestamp of `date` in `timeZone`, to the second, with a numeric offset.
     public init(date: Date, timeZone: TimeZone) {
         let whole = date.timeIntervalSince1970.rounded(.down)
-        self.secondsSince1970 = whole
-        self.utcOffsetSeconds = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: whole))
+        self.init(wholeSeconds: whole, offset: timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: whole)))
+    }
+
+    /// The instant `date` in `zone`, its offset from `offsets` (a cache: no ICU call per instant).
+    public init(date: Date, in offsets: ZoneOffsets) {
+        let whole = date.timeIntervalSince1970.rounded(.down)
+        self.init(wholeSeconds: whole, offset: offsets.offset(at: Int64(whole)))
+    }
+
+    private init(wholeSeconds: Double, offset: Int) {
+        self.secondsSince1970 = wholeSeconds
+        self.utcOffsetSeconds = offset
         self.writtenText = nil
         self.hasOffset = true
     }
