@@ -265,12 +265,10 @@ struct ItemMetadata: Sendable {
             return true
         }
         func firstIndex(of byte: UInt8, in r: Span) -> Int? {
-            var i = r.lowerBound
-            while i < r.upperBound {
-                if b[i] == byte { return i }
-                i += 1
-            }
-            return nil
+            guard !r.isEmpty, let base = b.baseAddress,
+                let at = memchr(base + r.lowerBound, Int32(byte), r.count)
+            else { return nil }
+            return r.lowerBound + (UnsafeRawPointer(at) - UnsafeRawPointer(base + r.lowerBound))
         }
         var found = (title: String?.none, tags: [String]?.none, created: String?.none)
         var inTags = false
