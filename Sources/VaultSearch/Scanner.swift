@@ -16,6 +16,8 @@ struct FileScan: Sendable {
     var path: String?
     /// Why the file could not be searched (not valid UTF-8, unreadable).
     var problem: String?
+    /// The hits go on from parts of the same file given before (`Scanner.spillAfter`).
+    var continued = false
 }
 
 /// Reads files and finds the lines that match, on every core.
@@ -33,6 +35,10 @@ struct Scanner: Sendable {
     /// An item's first hit is all that is wanted: no other is built (`SearchQuery.firstHitOnly`
     /// with no filter that could drop that hit).
     var firstHitOnly = false
+    /// When a file holds more hits than this, and every file before it has been delivered, its
+    /// hits so far are delivered as a part (`FileScan.continued` on the next), so a file with
+    /// millions of hits streams out as it is read instead of being held whole. Nil: never.
+    var spillAfter: Int?
     static let chunkSize = 8 << 20
 
     /// Scans files `which` (positions in `files`; nil: all of them) on every core, and gives
@@ -69,7 +75,19 @@ struct Scanner: Sendable {
                 guard first < count else { break }
                 for i in first..<min(first + 4, count) {
                     let k = which?[i] ?? i
-                    let result = finish(&local, k, scanFile(k, &buffers))
+                    // A part of file `i` goes out now only if it is next and no one is delivering.
+                    let spill = { (part: FileScan) -> Bool in
+                        let next = frontier.withLock { state in
+                            guard state.done == i, !state.delivering else { return false }
+                            state.delivering = true
+                            return true
+                        }
+                        guard next else { return false }
+                        deliver(finish(&local, k, part))
+                        frontier.withLock { $0.delivering = false }
+                        return true
+                    }
+                    let result = finish(&local, k, scanFile(k, &buffers, spill: spill))
                     var delivers = frontier.withLock { state in
                         shared.buffer[i] = result
                         if state.delivering { return false }
@@ -100,7 +118,9 @@ struct Scanner: Sendable {
         var folded = [UInt8]()
     }
 
-    func scanFile(_ k: Int, _ buffers: inout Buffers) -> FileScan {
+    /// Scans file `k`; `spill` is offered its hits so far as a part whenever they pass
+    /// `spillAfter`, and returns whether it took them.
+    func scanFile(_ k: Int, _ buffers: inout Buffers, spill: (FileScan) -> Bool = { _ in false }) -> FileScan {
         let fd = files.open(k)
         guard fd >= 0 else { return FileScan(problem: String(cString: strerror(errno))) }
         defer { close(fd) }
@@ -147,6 +167,17 @@ struct Scanner: Sendable {
                 return FileScan(problem: problem)
             }
             if last { break }
+            if let spillAfter, state.hits.count > spillAfter {
+                let path = files.path(k)
+                if state.metadata == nil {
+                    state.metadata = ItemMetadata(path: path, kind: FileList.kind(of: path), frontMatter: state.frontMatter)
+                }
+                let part = FileScan(hits: state.hits, metadata: state.metadata, path: path, continued: state.spilled)
+                if spill(part) {
+                    state.hits.removeAll()
+                    state.spilled = true
+                }
+            }
             // The unfinished line moves to the front.
             let rest = end - usable
             buffers.bytes.withUnsafeMutableBytes { b in
@@ -159,7 +190,7 @@ struct Scanner: Sendable {
         let relative = files.path(k)
         let metadata =
             state.metadata ?? ItemMetadata(path: relative, kind: FileList.kind(of: relative), frontMatter: state.frontMatter)
-        return FileScan(hits: state.hits, metadata: metadata, path: relative)
+        return FileScan(hits: state.hits, metadata: metadata, path: relative, continued: state.spilled)
     }
 
     /// What the scan of a file knows between its pieces.
@@ -175,6 +206,8 @@ struct Scanner: Sendable {
         var frontMatter: [UInt8]?
         /// The item's metadata, read at the end of the first piece when it has a hit.
         var metadata: ItemMetadata?
+        /// Hits were delivered as a part already.
+        var spilled = false
         var firstPiece = true
         var header: MessageHeader?
         /// Where in the current piece headers have been looked for up to.

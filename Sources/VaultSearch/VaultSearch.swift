@@ -28,6 +28,9 @@ public struct SearchItem: Sendable {
     /// The entry's day (diary) or the room's `created` day, when known.
     public var day: LocalDate?
     public var hits: [SearchHit]
+    /// These hits go on from the item given just before, the same file: `onItem` gets a file
+    /// with very many hits in parts, as it is read.
+    public var continued = false
 }
 
 public struct SearchResults: Sendable {
@@ -54,6 +57,8 @@ public struct VaultSearch: Sendable {
     /// order, one call at a time, and not kept in `SearchResults.items`: what is printed goes out
     /// while the scan goes on, and memory holds only what is in flight.
     public var onItem: (@Sendable (SearchItem) -> Void)?
+    /// With `onItem`, a file with more hits than this is given in parts (`SearchItem.continued`).
+    public var spillAfter = 10_000
 
     public init(vault: Vault) {
         self.vault = vault
@@ -97,6 +102,7 @@ public struct VaultSearch: Sendable {
         }
         var scanner = Scanner(files: list, matcher: matcher, context: context)
         scanner.firstHitOnly = query.firstHitOnly && query.role == nil && query.since == nil && query.until == nil
+        if onItem != nil { scanner.spillAfter = spillAfter }
         // Filled in path order, one delivery at a time (`Scanner.scan`).
         final class Collected: @unchecked Sendable {
             var items: [SearchItem] = []
@@ -120,7 +126,7 @@ public struct VaultSearch: Sendable {
                 case .nothing: break
                 case .skipped(let path, let reason): collected.skipped.append((path, reason))
                 case .item(let found):
-                    collected.itemCount += 1
+                    if !found.item.continued { collected.itemCount += 1 }
                     collected.hitCount += found.item.hits.count
                     if let onItem { onItem(found.item) } else { collected.items.append(found.item) }
                 }
@@ -183,7 +189,8 @@ public struct VaultSearch: Sendable {
             }
         }
         guard !hits.isEmpty else { return nil }
-        return SearchItem(path: path, kind: kind, title: meta.title, day: meta.day, hits: hits)
+        return SearchItem(
+            path: path, kind: kind, title: meta.title, day: meta.day, hits: hits, continued: scan.continued)
     }
 }
 

@@ -270,5 +270,21 @@ import Glibc
         let kilobytes = r.stderr.split(separator: "\n").compactMap { $0.split(separator: "=").last.flatMap { Int($0) } }
         // Pieces of 8 MiB a worker and the program itself; the file is 200 MB.
         #expect((kilobytes.last ?? .max) < 120_000, "\(r.stderr)")
+
+        // Every other line a hit, about 2.2 million: they stream out in parts as the file is
+        // read, never all held (they would take gigabytes).
+        let lines = Process()
+        lines.executableURL = URL(fileURLWithPath: "/bin/sh")
+        lines.arguments = [
+            "-c", #""$@" | wc -l"#, "sh", Self.time, "-f", "maxrss=%M", Project.vaultExecutable, "search",
+            "--no-index", "부산",
+        ]
+        lines.currentDirectoryURL = URL(fileURLWithPath: dir.path)
+        lines.environment = env
+        let many = try run(lines)
+        let hitsWritten = 200 * ((1 << 20) / line.utf8.count)
+        #expect(Int(many.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == 1 + hitsWritten, "\(many.stderr)")
+        let most = many.stderr.split(separator: "\n").compactMap { $0.split(separator: "=").last.flatMap { Int($0) } }
+        #expect((most.last ?? .max) < 200_000, "\(many.stderr)")
     }
 }

@@ -200,6 +200,31 @@ func hitLines(_ results: SearchResults) -> [String] {
         #expect(streamed.skipped.map(\.path) == kept.skipped.map(\.path))
     }
 
+    /// A file with more hits than `spillAfter` is given to `onItem` in parts as it is read: the
+    /// first part opens the item, the others go on from it, and together they are its hits.
+    @Test func aFileWithVeryManyHitsIsGivenInParts() throws {
+        let dir = try searchVault()
+        let header = "## 🧑 user · 2026년 11월 8일 <!-- 2026-11-08T09:00:00+09:00 m-QB7X91ZQF6VP -->"
+        // Three pieces of 8 MiB: parts can go out between them.
+        let body = String(repeating: "부산 바다 \(String(repeating: "가", count: 300))\n", count: 26_000)
+        try dir.write("rooms/긴-방.md", "---\ntitle: 긴 방\n---\n\n\(header)\n\n\(body)")
+        let whole = try search(dir) { $0.pattern = "부산 바다" }
+        final class Seen: @unchecked Sendable {
+            var items: [SearchItem] = []
+        }
+        let seen = Seen()
+        var streaming = VaultSearch(vault: try Vault(root: dir.path))
+        streaming.spillAfter = 1_000
+        streaming.onItem = { seen.items.append($0) }
+        let r = try streaming.run(SearchQuery(pattern: "부산 바다"))
+        let parts = seen.items.filter { $0.path == "rooms/긴-방.md" }
+        #expect(parts.count >= 3)
+        #expect(parts.first?.continued == false && parts.dropFirst().allSatisfy(\.continued))
+        #expect(parts.flatMap(\.hits).map(\.line) == whole.items.first { $0.path == "rooms/긴-방.md" }?.hits.map(\.line))
+        #expect(parts.allSatisfy { $0.title == "긴 방" })
+        #expect(r.itemCount == whole.items.count && r.hitCount == whole.hitCount)
+    }
+
     /// `-l` builds only an item's first hit, but still reads the lines after it that could match,
     /// so a file that is not UTF-8 further on is skipped as the full search skips it.
     @Test func firstHitOnlyKeepsTheFirstHitAndStillSkipsWhatIsNotUTF8() throws {

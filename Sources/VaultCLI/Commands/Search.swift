@@ -154,7 +154,7 @@ final class SearchSink: @unchecked Sendable {
     func add(_ item: SearchItem) {
         switch form {
         case .grouped:
-            if items > 0 { out.append(0x0A) }
+            if items > 0 && !item.continued { out.append(0x0A) }
             style.render(item, into: &out)
         case .json:
             for hit in item.hits { style.appendJSON(hit, in: item, to: &out) }
@@ -240,13 +240,17 @@ struct SearchOutput {
     /// a search can print tens of thousands of hits.
     func render(_ item: SearchItem, into out: inout [UInt8]) {
         let shownPath = Array(path(item.path).utf8)
-        out += paint(Terminal.visible(item.title, singleLine: true), "1").utf8
-        out += " · ".utf8
-        out += shownPath
+        // A later part of an item (a file with very many hits) goes on under the same heading.
+        if !item.continued {
+            out += paint(Terminal.visible(item.title, singleLine: true), "1").utf8
+            out += " · ".utf8
+            out += shownPath
+            out.append(0x0A)
+        }
         var lastShown = 0
         func line(_ bytes: [UInt8]) {
-            out.append(0x0A)
             out += bytes
+            out.append(0x0A)
         }
         for hit in item.hits {
             if !hit.before.isEmpty || !hit.after.isEmpty, lastShown > 0, hit.line - hit.before.count > lastShown + 1 {
@@ -256,7 +260,6 @@ struct SearchOutput {
                 let n = hit.line - hit.before.count + k
                 if n > lastShown { line(Array(contextLine(item.path, n, text).utf8)) }
             }
-            out.append(0x0A)
             out += shownPath
             out.append(0x3A)
             if colored {
@@ -270,13 +273,13 @@ struct SearchOutput {
             appendLabel(hit, item, to: &out)
             out += " │ ".utf8
             appendHighlighted(hit, to: &out)
+            out.append(0x0A)
             lastShown = hit.line
             for (k, text) in hit.after.enumerated() {
                 line(Array(contextLine(item.path, hit.line + 1 + k, text).utf8))
                 lastShown = hit.line + 1 + k
             }
         }
-        out.append(0x0A)
     }
 
     func appendDecimal(_ value: Int, to out: inout [UInt8]) {
