@@ -155,4 +155,112 @@ import VaultTestSupport
         #expect(shown.output.contains(" \r" + message), "\(shown.output.debugDescription)")
         #expect(!shown.output.contains("pushes are closed") && !shown.output.contains("remote:"), "\(drawn)")
     }
+
+    /// Runs argv[2:] with a new pseudo-terminal as its controlling terminal (ssh asks for a
+    /// passphrase on `/dev/tty`), answers argv[1] to each "passphrase for key" it shows, prints
+    /// all it wrote there and exits with its status.
+    static let answeringDriver = """
+        import os, sys, fcntl, termios, subprocess, signal
+        signal.alarm(60)
+        answer = sys.argv[1].encode() + b"\\n"
+        master, slave = os.openpty()
+        def own_terminal():
+            os.setsid()
+            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        child = subprocess.Popen(sys.argv[2:], stdin=slave, stdout=slave, stderr=slave, preexec_fn=own_terminal)
+        os.close(slave)
+        out, answered = b"", 0
+        while True:
+            try:
+                piece = os.read(master, 65536)
+            except OSError:
+                break
+            if not piece:
+                break
+            out += piece
+            while out.count(b"passphrase for key") > answered:
+                answered += 1
+                os.write(master, answer)
+        sys.stdout.buffer.write(out)
+        sys.exit(child.wait())
+        """
+
+    /// On a terminal, ssh still asks for a key's passphrase, once for the fetch and once for the
+    /// push, and each question starts on a clean line: the fetch's progress is cleared before
+    /// the push connects. The sync goes through with both transfers drawn.
+    @Test func sshAsksForThePassphraseOnACleanLineBetweenTransfers() throws {
+        let peer = try SSHPeer()
+        let remote = TemporaryDirectory("vault-progress-remote")
+        let bare = remote.path + "/r.git"
+        try makeBareRepository(at: bare)
+        // A key with a passphrase, allowed on the server, and an ssh config that offers only it.
+        let key = remote.path + "/locked_ed25519"
+        let passphrase = "open sesame 열려라"
+        let keygen = Process()
+        keygen.executableURL = URL(fileURLWithPath: "/usr/bin/ssh-keygen")
+        keygen.arguments = ["-q", "-t", "ed25519", "-N", passphrase, "-C", "locked", "-f", key]
+        let made = try run(keygen)
+        #expect(made.status == 0, "\(made.stderr)")
+        let authorized = peer.serverDirectory + "/authorized_keys"
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: authorized))
+        handle.seekToEndOfFile()
+        handle.write(try Data(contentsOf: URL(fileURLWithPath: key + ".pub")))
+        try handle.close()
+        let config = remote.path + "/ssh_config"
+        try """
+            Host 127.0.0.1
+                Port \(peer.port)
+                User root
+                IdentityFile \(key)
+                IdentitiesOnly yes
+                IdentityAgent none
+                UserKnownHostsFile \(peer.knownHostsPath)
+                GlobalKnownHostsFile /dev/null
+                StrictHostKeyChecking yes
+                PasswordAuthentication no
+                KbdInteractiveAuthentication no
+
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let home = TemporaryDirectory("vault-progress-home")
+        let locked = [
+            "HOME": home.path, "GIT_SSH_COMMAND": "ssh -F \(config)", "SSH_AUTH_SOCK": "", "GIT_CONFIG_NOSYSTEM": "1",
+            "VAULT_PROGRESS_DELAY": "0",
+        ]
+        // The other machine, and the piped runs, use the peer's key without a passphrase.
+        let open = peer.environment().merging(["GIT_CONFIG_NOSYSTEM": "1"]) { $1 }
+        let url = peer.sshURL(bare)
+        let laptop = try vaultWithDiary(entries: 3)
+        expectSuccess(try runVault(["remote", "add", "origin", url], in: laptop.path))
+        expectSuccess(try runVault(["sync"], in: laptop.path, environment: open))
+        let scratch = TemporaryDirectory("vault-progress-scratch")
+        expectSuccess(try runVault(["clone", url, "desktop"], in: scratch.path, environment: open))
+        let desktop = scratch.path + "/desktop"
+        try addFiles(laptop.path, named: "laptop", count: 150, seed: 8)
+        expectSuccess(try runVault(["sync"], in: laptop.path, environment: open))
+        try addFiles(desktop, named: "desktop", count: 5, seed: 9)
+
+        let script = scratch.path + "/.answering-driver.py"
+        try Self.answeringDriver.write(toFile: script, atomically: true, encoding: .utf8)
+        let process = vaultProcess(["sync"], in: desktop, environment: locked)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script, passphrase, Project.vaultExecutable, "sync"]
+        let r = try run(process)
+        let output = r.stdout.replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(r.status == 0, "\(output.debugDescription)")
+        let prompts = output.components(separatedBy: "Enter passphrase for key").dropLast()
+        #expect(prompts.count == 2, "\(output.debugDescription)")
+        // Before each question: nothing yet, a line end, or a progress line cleared (only spaces).
+        for before in prompts {
+            var text = Substring(before)
+            while text.hasSuffix("\r") { text = text.dropLast() }
+            let line = text.split(separator: "\r", omittingEmptySubsequences: false).last ?? ""
+            #expect(
+                text.isEmpty || text.hasSuffix("\n") || (!line.isEmpty && line.allSatisfy { $0 == " " }),
+                "a question over a progress line: \(String(before.suffix(120)).debugDescription)")
+        }
+        let drawn = pieces(output)
+        #expect(drawn.contains { $0.hasPrefix("receiving ") }, "\(output.debugDescription)")
+        #expect(drawn.contains { $0.hasPrefix("sending ") }, "\(output.debugDescription)")
+        #expect(try git(["rev-parse", "main"], in: bare) == git(["rev-parse", "HEAD"], in: desktop))
+    }
 }
