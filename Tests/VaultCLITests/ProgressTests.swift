@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import VaultCLI
 import VaultCore
 import VaultTestSupport
 
@@ -56,6 +57,17 @@ import VaultTestSupport
         #expect(piped.status == 0 && piped.stdout == scanned.stdout, "\(piped.stdout)")
         #expect(!piped.stderr.contains("\r") && !piped.stderr.contains("indexing"), "\(piped.stderr)")
         #expect(piped.stderr.hasPrefix("vault: search index: 5 files read"), "\(piped.stderr)")
+    }
+
+    /// A transfer's line: the count, the bytes and the rate in binary units, as git counts them.
+    @Test func aTransferLineShowsItsBytesAndRate() {
+        let event = ProgressEvent("receiving", done: 4512, of: 10240, unit: "objects", bytes: 13_002_342)
+        #expect(
+            ProgressLine.text(event, bytesPerSecond: 3_250_585) == "receiving 4,512/10,240 objects, 12.4 MiB, 3.1 MiB/s")
+        #expect(ProgressLine.text(event) == "receiving 4,512/10,240 objects, 12.4 MiB")
+        #expect(ProgressLine.text(ProgressEvent("resolving", done: 3, of: 7, unit: "deltas")) == "resolving 3/7 deltas")
+        #expect(ProgressLine.size(1) == "1 byte" && ProgressLine.size(812) == "812 bytes")
+        #expect(ProgressLine.size(421_499) == "411.6 KiB" && ProgressLine.size(3 << 30) == "3.0 GiB")
     }
 
     /// Writes `count` attachments of some KiB of text each into `vault` (committed by the next

@@ -178,7 +178,8 @@ private func environment(_ transport: String) -> [String: String] {
         let text =
             "Cloning into 'b'...\n"
             + "remote: Enumerating objects: 302, done.        \n"
-            + "remote: Counting objects:  50% (151/302)        \rremote: Counting objects: 100% (302/302), done.        \n"
+            + "remote: Counting objects:  50% (151/302)        \r"
+            + "remote: Counting objects: 100% (302/302), done.        \n"
             + "remote: Compressing objects: 100% (2/2), done.        \n"
             + "Receiving objects:   0% (1/302)\rReceiving objects:  45% (136/302), 1.20 MiB | 3.40 MiB/s\r"
             + "Receiving objects: 100% (302/302), 411.62 KiB | 3.96 MiB/s, done.\n"
