@@ -43,7 +43,13 @@ extension VaultCommand {
                 )
                 return
             }
-            let report = dryRun ? try sync.dryRun(remote: remote) : try sync.sync(remote: remote)
+            // The transfers' progress on standard error, on a terminal only; cleared before the report.
+            let progress = ProgressLine()
+            sync.onProgress = progress.handler
+            let report = try {
+                defer { progress.finish() }
+                return dryRun ? try sync.dryRun(remote: remote) : try sync.sync(remote: remote)
+            }()
             if json { return try Terminal.json(report) }
             SyncOutput.print(report)
         }
@@ -61,7 +67,12 @@ extension VaultCommand {
             let cwd = FileManager.default.currentDirectoryPath
             let name = directory ?? VaultClone.defaultFolder(for: url)
             let root = Vault.absolute(name, from: cwd)
-            let vault = try VaultClone.clone(url: url, into: root, interactive: Terminal.stdinIsTerminal)
+            let progress = ProgressLine()
+            let vault = try {
+                defer { progress.finish() }
+                return try VaultClone.clone(
+                    url: url, into: root, interactive: Terminal.stdinIsTerminal, onProgress: progress.handler)
+            }()
             let rooms = vault.roomPaths().count
             let entries = vault.diaryPaths().count
             print(

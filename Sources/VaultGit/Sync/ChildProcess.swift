@@ -21,9 +21,11 @@ enum ChildProcess {
     /// Runs `path` with `arguments` (argv[1…]) with exactly `environment`, in vault's working
     /// folder (git is given its folder with `-C`).
     /// `inheritStdin`: the child reads the terminal (a password prompt); else /dev/null.
+    /// `onStderr`: given each piece of standard error as it arrives (git's progress), on the
+    /// calling thread, while standard output is drained on another; the result holds it all too.
     static func run(
         _ path: String, _ arguments: [String], environment: [String: String],
-        inheritStdin: Bool = false, captureOutput: Bool = true
+        inheritStdin: Bool = false, captureOutput: Bool = true, onStderr: (([UInt8]) -> Void)? = nil
     ) throws(VaultError) -> Result {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
@@ -77,7 +79,7 @@ enum ChildProcess {
         let group = DispatchGroup()
         let outFD = outPipe[0]
         DispatchQueue.global().async(group: group) { out.value = ChildProcess.readAll(outFD) }
-        let err = readAll(errPipe[0])
+        let err = readAll(errPipe[0], each: onStderr)
         group.wait()
         close(outPipe[0])
         close(errPipe[0])
@@ -88,13 +90,15 @@ enum ChildProcess {
         return Result(status: code, stdout: out.value, stderr: err)
     }
 
-    private static func readAll(_ fd: Int32) -> [UInt8] {
+    /// Everything `fd` gives until its end; each piece also to `each`, as it is read.
+    private static func readAll(_ fd: Int32, each: (([UInt8]) -> Void)? = nil) -> [UInt8] {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n > 0 {
                 bytes += buffer[0..<n]
+                each?(Array(buffer[0..<n]))
             } else if n < 0 && errno == EINTR {
                 continue
             } else {

@@ -51,8 +51,15 @@ public struct GitTransport: Sendable {
     }
 
     /// Runs `git` in the vault with vault's transport settings and waits for it.
-    func run(_ arguments: [String], in directory: String? = nil, interactive: Bool = false) throws(VaultError) -> Output
-    {
+    ///
+    /// With `progress`, the caller has asked git for its progress (`--progress`): git's standard
+    /// error is read as it streams, its progress records go to `progress` as events
+    /// (`GitProgressReader`), then `ProgressEvent.ended` once git is done, and the output's
+    /// `stderr` holds the rest of what git said. Without it, nothing is read until git ends.
+    func run(
+        _ arguments: [String], in directory: String? = nil, interactive: Bool = false,
+        progress: ProgressHandler? = nil
+    ) throws(VaultError) -> Output {
         guard let git = GitTransport.executable(environment: environment) else {
             throw VaultError.repository(.gitCommandMissing(url: nil))
         }
@@ -80,11 +87,21 @@ public struct GitTransport: Sendable {
                     + " \"$VAULT_GIT_USERNAME\" \"$VAULT_GIT_TOKEN\"; }; f",
             ]
         }
+        let argv = ["-C", directory ?? root] + prefix + arguments
+        guard let progress else {
+            let result = try ChildProcess.run(git, argv, environment: env, inheritStdin: interactive)
+            return Output(
+                status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
+                stderr: String(decoding: result.stderr, as: UTF8.self), tokenUser: tokenUser)
+        }
+        var reader = GitProgressReader(report: progress)
+        defer { progress(.ended) }
         let result = try ChildProcess.run(
-            git, ["-C", directory ?? root] + prefix + arguments, environment: env, inheritStdin: interactive)
+            git, argv, environment: env, inheritStdin: interactive, onStderr: { reader.read($0) })
+        reader.finish()
         return Output(
             status: result.status, stdout: String(decoding: result.stdout, as: UTF8.self),
-            stderr: String(decoding: result.stderr, as: UTF8.self), tokenUser: tokenUser)
+            stderr: String(decoding: reader.messages, as: UTF8.self), tokenUser: tokenUser)
     }
 
     /// Whether git's config sets `core.sshCommand`: the person's, to keep.

@@ -44,20 +44,29 @@ extension PushResult {
 }
 
 /// The `git` command line.
+///
+/// With `progress`, git is asked for its progress (`--progress`, and not `--quiet`, which would
+/// leave out the local steps: receiving, resolving) and it goes to `progress` as events; without
+/// it, git runs quiet and nothing of its output is read before it ends.
 struct GitCommandTransport: RemoteTransport {
     let git: GitTransport
     let interactive: Bool
+    var progress: ProgressHandler? = nil
+
+    /// `--progress` when progress is wanted, else `--quiet`.
+    private var verbosity: String { progress == nil ? "--quiet" : "--progress" }
 
     func fetch(remote: String) throws(VaultError) {
-        let output = try git.run(["fetch", "--quiet", "--no-write-fetch-head", remote], interactive: interactive)
+        let output = try git.run(
+            ["fetch", verbosity, "--no-write-fetch-head", remote], interactive: interactive, progress: progress)
         if output.status != 0 { throw GitTransport.failure("fetch from \(remote)", output, remote: remote) }
     }
 
     func fetch(remote: String, branch: String, into ref: String) throws(VaultError) -> Bool {
         // `--refmap=`: the remote-tracking refs stay where they are.
         let output = try git.run(
-            ["fetch", "--no-write-fetch-head", "--quiet", "--refmap=", remote, "+refs/heads/\(branch):\(ref)"],
-            interactive: interactive)
+            ["fetch", "--no-write-fetch-head", verbosity, "--refmap=", remote, "+refs/heads/\(branch):\(ref)"],
+            interactive: interactive, progress: progress)
         if output.status != 0 {
             if output.stderr.contains("couldn't find remote ref") { return false }
             throw GitTransport.failure("fetch from \(remote)", output, remote: remote)
@@ -67,8 +76,9 @@ struct GitCommandTransport: RemoteTransport {
 
     func push(remote: String, branch: String) throws(VaultError) -> PushResult {
         let output = try git.run(
-            ["push", "--porcelain", "--set-upstream", remote, "refs/heads/\(branch):refs/heads/\(branch)"],
-            interactive: interactive)
+            ["push", "--porcelain", "--set-upstream"] + (progress == nil ? [] : ["--progress"])
+                + [remote, "refs/heads/\(branch):refs/heads/\(branch)"],
+            interactive: interactive, progress: progress)
         // `--porcelain`: one line per ref, `!` when the remote refused it.
         for line in output.stdout.split(separator: "\n") where line.hasPrefix("!") {
             let why = line.split(separator: "\t").last.map(String.init) ?? "rejected"
@@ -88,8 +98,11 @@ struct GitCommandTransport: RemoteTransport {
 ///
 /// libgit2 reports a push the remote refused only through the `push_update_reference`
 /// callback (`git_remote_push` still returns 0): the callback's status is checked on every push.
+/// With `progress`, libgit2's transfer callbacks (`TransferCallbacks`) report the same events
+/// as git's progress; without it, no callback is set.
 struct LibGit2Transport: RemoteTransport {
     let history: GitHistory
+    var progress: ProgressHandler? = nil
 
     /// Whether libgit2 can reach `url` without the `git` command: a path or a `file://` URL.
     static func canReach(_ url: String) -> Bool {
@@ -117,7 +130,10 @@ struct LibGit2Transport: RemoteTransport {
         var options = git_fetch_options()
         git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION))
         options.update_fetchhead = 0
-        let code = git_remote_fetch(handle, nil, &options, "vault: sync")
+        let callbacks = TransferCallbacks(progress: progress)
+        defer { callbacks.end() }
+        callbacks.install(in: &options.callbacks)
+        let code = withExtendedLifetime(callbacks) { git_remote_fetch(handle, nil, &options, "vault: sync") }
         if code < 0 { throw LibGit2Transport.failure("fetch from \(remote)", code) }
     }
 
@@ -132,11 +148,16 @@ struct LibGit2Transport: RemoteTransport {
         var options = git_fetch_options()
         git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION))
         options.update_fetchhead = 0
+        let callbacks = TransferCallbacks(progress: progress)
+        defer { callbacks.end() }
+        callbacks.install(in: &options.callbacks)
         let code = withCStrings(["+refs/heads/\(branch):\(ref)"]) { pointers -> Int32 in
             var array = git_strarray(
                 strings: UnsafeMutablePointer(mutating: UnsafeRawPointer(pointers.baseAddress!).assumingMemoryBound(
                     to: UnsafeMutablePointer<CChar>?.self)), count: 1)
-            return git_remote_fetch(handle, &array, &options, "vault: sync --dry-run")
+            return withExtendedLifetime(callbacks) {
+                git_remote_fetch(handle, &array, &options, "vault: sync --dry-run")
+            }
         }
         if code < 0 { throw LibGit2Transport.failure("fetch from \(remote)", code) }
         return (try history.referenceCommit(ref)).map { git_commit_free($0); return true } ?? false
@@ -145,14 +166,17 @@ struct LibGit2Transport: RemoteTransport {
     func push(remote: String, branch: String) throws(VaultError) -> PushResult {
         let handle = try lookup(remote)
         defer { git_remote_free(handle) }
-        let refusals = Refusals()
+        // One payload for every callback libgit2 calls during the push: the refusals and the progress.
+        let callbacks = TransferCallbacks(progress: progress)
+        defer { callbacks.end() }
         var options = git_push_options()
         git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION))
-        options.callbacks.payload = Unmanaged.passUnretained(refusals).toOpaque()
+        options.pb_parallelism = 1  // the callbacks come on this thread (`TransferCallbacks`)
+        callbacks.install(in: &options.callbacks)
         options.callbacks.push_update_reference = { refname, status, payload in
             guard let status, let payload else { return 0 }
-            let box = Unmanaged<Refusals>.fromOpaque(payload).takeUnretainedValue()
-            box.list.append((refname.map { String(cString: $0) } ?? "?", String(cString: status)))
+            let box = Unmanaged<TransferCallbacks>.fromOpaque(payload).takeUnretainedValue()
+            box.refusals.append((refname.map { String(cString: $0) } ?? "?", String(cString: status)))
             return 0
         }
         let spec = "refs/heads/\(branch):refs/heads/\(branch)"
@@ -160,13 +184,13 @@ struct LibGit2Transport: RemoteTransport {
             var array = git_strarray(
                 strings: UnsafeMutablePointer(mutating: UnsafeRawPointer(pointers.baseAddress!).assumingMemoryBound(
                     to: UnsafeMutablePointer<CChar>?.self)), count: 1)
-            return git_remote_push(handle, &array, &options)
+            return withExtendedLifetime(callbacks) { git_remote_push(handle, &array, &options) }
         }
         if code == GIT_ENONFASTFORWARD.rawValue { return .rejected("non-fast-forward") }
         if code < 0 {
             throw PushResult.unsent(LibGit2Transport.failure("push to \(remote)", code))
         }
-        if let (_, why) = refusals.list.first {
+        if let (_, why) = callbacks.refusals.first {
             if PushResult.isRace(why) { return .rejected(why) }
             throw PushResult.refused(remote, why)
         }
@@ -174,11 +198,6 @@ struct LibGit2Transport: RemoteTransport {
         try history.setConfig("branch.\(branch).remote", remote)
         try history.setConfig("branch.\(branch).merge", "refs/heads/\(branch)")
         return .pushed
-    }
-
-    /// Refusals the remote reported through `push_update_reference`.
-    final class Refusals {
-        var list: [(ref: String, status: String)] = []
     }
 
     static func failure(_ doing: String, _ code: Int32) -> VaultError {
@@ -198,14 +217,19 @@ struct LibGit2Transport: RemoteTransport {
         return .repository(.remote(doing: doing, reason: reason, merged: false))
     }
 
-    /// `git clone` with libgit2, for a remote on this machine.
-    static func clone(url: String, into root: String) throws(VaultError) {
+    /// `git clone` with libgit2, for a remote on this machine; with `progress`, the transfer's
+    /// and the checkout's progress.
+    static func clone(url: String, into root: String, progress: ProgressHandler? = nil) throws(VaultError) {
         guard canReach(url) else { throw needsGit(url) }
         try LibGit2.ready()
         var options = git_clone_options()
         git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION))
+        let callbacks = TransferCallbacks(progress: progress)
+        defer { callbacks.end() }
+        callbacks.install(in: &options.fetch_opts.callbacks)
+        callbacks.install(in: &options.checkout_opts)
         var repo: OpaquePointer?
-        let code = git_clone(&repo, url, root, &options)
+        let code = withExtendedLifetime(callbacks) { git_clone(&repo, url, root, &options) }
         if code < 0 { throw failure("clone \(url)", code) }
         git_repository_free(repo)
     }

@@ -17,7 +17,15 @@ public enum VaultClone {
     /// Clones the vault at `url` into `root` (a new or empty folder), registers vault's merge
     /// driver, and checks that what came is a vault. On any failure the folder is removed
     /// again (when vault made it) and nothing else is left behind.
-    public static func clone(url: String, into root: String, interactive: Bool = false) throws(VaultError) -> Vault {
+    ///
+    /// Through the `git` command when `environment`'s PATH has it, else libgit2 (a remote on
+    /// this machine). `interactive`: git and ssh may ask on the terminal. `onProgress`: how far
+    /// the transfer is (objects received, deltas resolved, files checked out), then
+    /// `ProgressEvent.ended`; nil asks git and libgit2 for no progress.
+    public static func clone(
+        url: String, into root: String, interactive: Bool = false,
+        environment: [String: String] = ProcessInfo.processInfo.environment, onProgress: ProgressHandler? = nil
+    ) throws(VaultError) -> Vault {
         let existed = FileIO.exists(root)
         if existed {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? ["?"]
@@ -27,7 +35,7 @@ public enum VaultClone {
         }
         let parent = FileIO.parent(of: root)
         guard FileIO.isDirectory(parent) else { throw VaultError.input(.notAFolder(parent)) }
-        let transport = GitTransport(root: parent)
+        let transport = GitTransport(root: parent, environment: environment)
         func cleanUp() {
             if existed {
                 for name in (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [] {
@@ -38,8 +46,11 @@ public enum VaultClone {
             }
         }
         var empty = false
-        if GitTransport.isInstalled() {
-            let output = try transport.run(["clone", "--quiet", "--", url, root], interactive: interactive)
+        if GitTransport.isInstalled(environment: environment) {
+            // `--quiet` would leave out the local steps of the progress (receiving, resolving).
+            let output = try transport.run(
+                ["clone", onProgress == nil ? "--quiet" : "--progress", "--", url, root], interactive: interactive,
+                progress: onProgress)
             guard output.status == 0 else {
                 cleanUp()
                 throw GitTransport.failure("clone \(url)", output, remote: url)
@@ -47,7 +58,7 @@ public enum VaultClone {
             empty = output.stderr.contains("empty repository")
         } else {
             do {
-                try LibGit2Transport.clone(url: url, into: root)
+                try LibGit2Transport.clone(url: url, into: root, progress: onProgress)
             } catch {
                 cleanUp()
                 throw error

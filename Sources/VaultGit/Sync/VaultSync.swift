@@ -22,10 +22,15 @@ public final class VaultSync {
     let git: GitTransport
     /// Whether git and ssh may ask the person for a password (a terminal is attached).
     public var interactive = false
+    /// Where the fetches and the push report how far they are (objects received, deltas
+    /// resolved, objects sent), then `ProgressEvent.ended` after each; nil (the default): git
+    /// and libgit2 are not asked for progress at all.
+    public var onProgress: ProgressHandler?
     /// The `git` command when it is installed, else libgit2 (remotes on this machine only).
     var transport: any RemoteTransport {
         GitTransport.isInstalled(environment: git.environment)
-            ? GitCommandTransport(git: git, interactive: interactive) : LibGit2Transport(history: history)
+            ? GitCommandTransport(git: git, interactive: interactive, progress: onProgress)
+            : LibGit2Transport(history: history, progress: onProgress)
     }
     /// How many times a push the remote refused is tried again after a new fetch and merge.
     public var attempts = 3
