@@ -177,9 +177,12 @@ import VaultTestSupport
             let chat = try runVault(["chat", "짐 싸기", "챙길 것 \(k)"], in: dir.path)
             #expect(chat.status == 0, "\(chat.stderr)")
         }
-        // 13 commits of a blob, two trees and a commit each: over 40 objects, packed.
+        // 13 commits of a blob, two trees and a commit each: over 40 objects, packed. A pack
+        // packs every loose object and the count starts again, and packing starts once more
+        // than 40 were written since: never more than 40 are loose after a turn. (git's own
+        // estimate may pack earlier too, when an object lands in `objects/17`: then fewer.)
         #expect(!(try git(["count-objects", "-v"], in: dir.path)).contains("packs: 0"), "not packed")
-        #expect(try looseCount(dir) < 40)
+        #expect(try looseCount(dir) <= 40)
         #expect(try git(["fsck", "--strict"], in: dir.path) == "")
         #expect(try git(["status", "--porcelain"], in: dir.path) == "")
     }
