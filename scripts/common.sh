@@ -2,7 +2,7 @@
 set -euo pipefail
 
 # Debian packages vault needs to build and test.
-VAULT_APT_PACKAGES=(libgit2-dev libcurl4-openssl-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libdeflate-dev pkg-config git python3 openssh-server openssh-client libsqlite3-dev libedit-dev)
+VAULT_APT_PACKAGES=(libgit2-dev libcurl4-openssl-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libdeflate-dev pkg-config git python3 openssh-server openssh-client libsqlite3-dev libedit-dev zsh fish)
 
 find_swift() {
     if ! command -v swift >/dev/null 2>&1; then

@@ -43,6 +43,8 @@ final class LineEditor {
     private typealias TakesInt = @convention(c) (Int32) -> Void
     typealias GetCharacter = @convention(c) (UnsafeMutablePointer<FILE>?) -> Int32
 
+    /// libedit's `rl_prep_terminal`, for its `rl_pre_input_hook` (a C callback, found here).
+    nonisolated(unsafe) private static var prepareTerminal: TakesInt?
     private var readline: ReadLine?
     private var addHistory: TakesPath?
     private var writeHistory: TakesPath?
@@ -70,6 +72,16 @@ final class LineEditor {
         // Both are read as libedit starts (`rl_initialize`, from `using_history` below).
         catchSignals.assumingMemoryBound(to: Int32.self).pointee = 0
         getCharacter.assumingMemoryBound(to: GetCharacter?.self).pointee = { _ in KeyInput.current?.next() ?? -1 }
+        // The terminal is made ready for editing before the prompt is drawn, not after, as
+        // libedit would: keys typed as the prompt appears (Ctrl-D) are then read as keys, not
+        // taken by the terminal's line discipline (where Ctrl-D would become a NUL byte).
+        if let prepare = symbol("rl_prep_terminal", TakesInt.self), let hook = dlsym(library, "rl_pre_input_hook") {
+            LineEditor.prepareTerminal = prepare
+            hook.assumingMemoryBound(to: (@convention(c) () -> Int32)?.self).pointee = {
+                LineEditor.prepareTerminal?(1)
+                return 0
+            }
+        }
         self.readline = readline
         addHistory = symbol("add_history", TakesPath.self)
         writeHistory = symbol("write_history", TakesPath.self)
