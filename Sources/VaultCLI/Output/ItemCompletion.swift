@@ -94,8 +94,9 @@ enum ItemCompletion {
         case "bash":
             var out = ""
             for scalar in name.unicodeScalars {
-                let plain = scalar.value >= 0x80 || scalar.properties.isAlphabetic || "-_./,@+=%^".unicodeScalars.contains(scalar)
-                    || ("0"..."9").contains(scalar)
+                let plain =
+                    scalar.value >= 0x80 || scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || "-_./,@+=%^".unicodeScalars.contains(scalar)
                 if !plain { out.append("\\") }
                 out.unicodeScalars.append(scalar)
             }

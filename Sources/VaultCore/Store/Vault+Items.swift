@@ -135,9 +135,10 @@ extension Vault {
             for summary in summaries {
                 count[summary.title.precomposedStringWithCanonicalMapping.lowercased(), default: 0] += 1
             }
-            let slugs = Set(names.map { $0.precomposedStringWithCanonicalMapping })
+            let slugs = Set(summaries.map { $0.slug.precomposedStringWithCanonicalMapping })
             names += summaries.map { $0.title.precomposedStringWithCanonicalMapping }.filter { title in
-                !title.trimmingCharacters(in: .whitespaces).isEmpty && title == title.trimmingCharacters(in: .whitespaces)
+                let trimmed = title.trimmingCharacters(in: .whitespaces)
+                return !trimmed.isEmpty && title == trimmed
                     && !title.unicodeScalars.contains { $0.properties.generalCategory == .control }
                     && !slugs.contains(title) && count[title.lowercased()] == 1 && LocalDate(iso: title) == nil
             }.sorted()
