@@ -1,8 +1,8 @@
 # Shared by scripts/quickstart.sh and scripts/test.sh: find Swift, install missing apt packages.
 set -euo pipefail
 
-# Debian packages vault needs to build and test.
-VAULT_APT_PACKAGES=(libgit2-dev libcurl4-openssl-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libdeflate-dev pkg-config git python3 openssh-server openssh-client libsqlite3-dev libedit-dev)
+# Debian packages vault needs to build and test (zsh and fish: the completion tests run the real shells).
+VAULT_APT_PACKAGES=(libgit2-dev libcurl4-openssl-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libdeflate-dev pkg-config git python3 openssh-server openssh-client libsqlite3-dev libedit-dev zsh fish)
 
 find_swift() {
     if ! command -v swift >/dev/null 2>&1; then

@@ -17,9 +17,12 @@ extension VaultCommand {
                 The message comes from the argument, else from standard input when it is not a \
                 terminal, else from the text typed below the prompt marker at the end of the room \
                 file; on a terminal with none of these, vault opens a prompt: line editing and history \
-                (libedit), a line ending in \\ goes on on the next line, and /retry, /model NAME, \
-                /system TEXT, /edit, /help, /exit. An error prints and the prompt returns; Ctrl-D \
-                ends; Ctrl-C ends at the prompt, and stops a reply (what arrived is saved).
+                (libedit; Up and Down recall earlier messages), and /retry, /model NAME, /system TEXT, \
+                /edit, /help, /exit. Several lines make one message: end a line with \\ to go on on the \
+                next, or paste them (a paste keeps its line breaks and is sent when you press Enter). \
+                An error prints and the prompt returns. Ctrl-C stops a reply (what arrived is saved, \
+                marked interrupted) or drops the line being typed, and the prompt returns; Ctrl-D on an \
+                empty line, or /exit, ends.
                 """)
 
         @OptionGroup var location: VaultLocation

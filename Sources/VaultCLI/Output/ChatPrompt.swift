@@ -5,14 +5,23 @@ import VaultCore
 /// `vault chat ROOM` on a terminal with no message: a prompt (`LineEditor`: line editing and
 /// history) where each message typed is a turn, and slash commands change the room.
 ///
-/// A line ending in `\` goes on on the next line (the message keeps the line break). An empty
-/// line asks again. Ctrl-D (on an empty line), `/exit` or the end of input end the session on a
-/// new line. A `VaultError` from a turn or a command is printed (`vault: error: …`) and the prompt
-/// returns. Ctrl-C at the prompt ends the session at once (nothing is being changed); during a
-/// reply it stops the reply, which is saved with what arrived, and then ends the session.
+/// A line ending in `\` goes on on the next line (the message keeps the line break), and a
+/// paste of several lines is one message (bracketed paste: its lines arrive as such lines;
+/// Enter sends). An empty line asks again. Ctrl-D (on an empty line), `/exit` or the end of
+/// input end the session on a new line. A `VaultError` from a turn or a command is printed
+/// (`vault: error: …`) and the prompt returns.
+///
+/// Ctrl-C works as in a REPL: while a line is typed it drops the line and asks again (the
+/// first time with a hint how to leave); during a reply it stops the reply, which is saved
+/// with what arrived, marked interrupted, and committed, and the prompt returns
+/// (`Termination.takeBackInterrupt`). SIGTERM and SIGHUP end the session, once what is in
+/// progress is committed, with status 143 and 129.
 struct ChatPrompt {
     static let help = """
-        Type a message and press Enter; end a line with \\ to go on on the next line.
+        Type a message and press Enter. To write several lines, end a line with \\ to go on on
+        the next, or paste them: a paste is one message, sent when you press Enter.
+        Keys: Up and Down recall earlier messages; Ctrl-C drops the line typed, or stops a reply
+        (what arrived is saved); Ctrl-D on an empty line ends.
           /retry         send the last unanswered message again
           /model NAME    set the room's model (room set model NAME)
           /system TEXT   set the room's system prompt (no TEXT: remove it)
@@ -20,6 +29,9 @@ struct ChatPrompt {
           /help          this list
           /exit          end (as Ctrl-D does)
         """
+
+    /// Said the first time Ctrl-C drops a line: Ctrl-C does not end the session.
+    static let leaveHint = "(Ctrl-D or /exit to leave)"
 
     let vault: Vault
     let path: String
@@ -29,9 +41,29 @@ struct ChatPrompt {
     let send: (ChatTurn, String?, [String]) throws(VaultError) -> Void
     let editor = LineEditor()
 
-    /// Runs the prompt until Ctrl-D or `/exit`.
+    /// Runs the prompt until Ctrl-D or `/exit` (or SIGTERM, SIGHUP: the process ends).
     mutating func run() {
-        while let entry = readEntry() {
+        var hinted = false
+        while true {
+            let entry: String
+            switch readEntry() {
+            case .end:
+                Terminal.write("\n", to: 1)
+                return
+            case .interrupted:
+                guard Termination.takeBackInterrupt() else {
+                    // SIGTERM or SIGHUP: nothing is in progress; the shell's prompt on a line of its own.
+                    Terminal.write("\n", to: 1)
+                    Termination.exitIfRequested()
+                    return
+                }
+                Terminal.write("^C\n", to: 1)
+                if !hinted { Terminal.standardError(ChatPrompt.leaveHint + "\n") }
+                hinted = true
+                continue
+            case .line(let line):
+                entry = line
+            }
             if entry.trimmingCharacters(in: .whitespaces).isEmpty { continue }
             editor.remember(entry)
             do {
@@ -42,24 +74,45 @@ struct ChatPrompt {
                     files = []
                 }
             } catch {
-                Terminal.error(error.description)
+                if !ChatPrompt.reportInterruption(error) { Terminal.error(error.description) }
             }
+            // Ctrl-C stopped what was going on: the session goes on. SIGTERM, SIGHUP end it.
+            _ = Termination.takeBackInterrupt()
             Termination.exitIfRequested()
         }
-        Terminal.write("\n", to: 1)
     }
 
-    /// One message: lines joined while each ends in `\`; nil at the end of input.
-    func readEntry() -> String? {
-        guard var line = editor.line("you> ") else { return nil }
-        var lines: [String] = []
-        while line.hasSuffix("\\") {
-            lines.append(String(line.dropLast()))
-            guard let next = editor.line("...> ") else { break }
-            line = next
+    /// Says what a Ctrl-C during a reply left, in one short line instead of an error; false
+    /// when `error` is not that.
+    static func reportInterruption(_ error: VaultError) -> Bool {
+        guard case .provider(let failure, let kept) = error, failure.kind == .interrupted,
+            Termination.signal == SIGINT
+        else { return false }
+        Terminal.stream("\n")
+        Terminal.standardError(
+            kept
+                ? "(interrupted: what arrived is saved, marked interrupted; /retry asks again)\n"
+                : "(interrupted before the reply began: your message is saved; /retry sends it again)\n")
+        return true
+    }
+
+    /// One message: lines joined while each ends in `\`; read with signals held off, so that
+    /// Ctrl-C drops the message being typed (`.interrupted`) instead of ending the process.
+    func readEntry() -> LineEditor.Reading {
+        Termination.deferring { () -> LineEditor.Reading in
+            let first = editor.line("you> ")
+            guard case .line(var line) = first else { return first }
+            var lines: [String] = []
+            while line.hasSuffix("\\") {
+                lines.append(String(line.dropLast()))
+                let next = editor.line("...> ")
+                if next == .interrupted { return .interrupted }
+                guard case .line(let following) = next else { break }
+                line = following
+            }
+            lines.append(line)
+            return .line(lines.joined(separator: "\n"))
         }
-        lines.append(line)
-        return lines.joined(separator: "\n")
     }
 
     /// The turn as the room is now (a slash command or the editor may have changed it).

@@ -82,8 +82,11 @@ extension Vault {
         if let hit = entries.first(where: { VaultPath.stem(of: $0).precomposedStringWithCanonicalMapping == key }) {
             return .diaryEntry(hit)
         }
-        // 4. A title prefix (rooms first, then diary titles).
+        // 4. A room's whole title (as shell completion offers it), even when another room's
+        // title starts with it; then a title prefix (rooms first, then diary titles).
         let summaries = roomSummaries()
+        let titled = summaries.filter { $0.title.precomposedStringWithCanonicalMapping.lowercased() == lowered }
+        if titled.count == 1 { return .room(titled[0].path) }
         let roomHits = summaries.filter {
             $0.title.precomposedStringWithCanonicalMapping.lowercased().hasPrefix(lowered)
                 || $0.slug.precomposedStringWithCanonicalMapping.lowercased().hasPrefix(lowered)
@@ -115,12 +118,31 @@ extension Vault {
 
 extension Vault {
     /// The names a person types for the vault's items, for shell completion: room slugs
-    /// (`rooms`), and diary dates (`2026-11-21`, once each) and file names without `.md`
-    /// (`diary`); each resolves with `resolve` (a date shared by several entries lists them).
-    /// Sorted; reads folder listings only, never a file.
-    public func typedNames(rooms: Bool, diary: Bool) -> [String] {
+    /// (`rooms`), room titles (`titles`: `부산 여행`), and diary dates (`2026-11-21`, once each)
+    /// and file names without `.md` (`diary`); each resolves with `resolve` (a date shared by
+    /// several entries lists them). Slugs and entries read folder listings only; titles read
+    /// each room's front-matter.
+    ///
+    /// A title is offered in NFC when it differs from the room's slug, fits on one line
+    /// (no control characters), and is no other room's title too (those rooms are named by
+    /// their slugs).
+    public func typedNames(rooms: Bool, diary: Bool, titles: Bool = false) -> [String] {
         var names: [String] = []
         if rooms { names += roomPaths().map { VaultPath.stem(of: $0) } }
+        if titles {
+            let summaries = roomSummaries()
+            var count: [String: Int] = [:]
+            for summary in summaries {
+                count[summary.title.precomposedStringWithCanonicalMapping.lowercased(), default: 0] += 1
+            }
+            let slugs = Set(summaries.map { $0.slug.precomposedStringWithCanonicalMapping })
+            names += summaries.map { $0.title.precomposedStringWithCanonicalMapping }.filter { title in
+                let trimmed = title.trimmingCharacters(in: .whitespaces)
+                return !trimmed.isEmpty && title == trimmed
+                    && !title.unicodeScalars.contains { $0.properties.generalCategory == .control }
+                    && !slugs.contains(title) && count[title.lowercased()] == 1 && LocalDate(iso: title) == nil
+            }.sorted()
+        }
         if diary {
             let entries = diaryPaths()
             let days = Set(entries.compactMap { DiaryFile.dateInName($0) }.map(\.description))
