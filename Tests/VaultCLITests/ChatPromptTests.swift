@@ -6,7 +6,9 @@ import VaultTestSupport
 
 /// The chat prompt (`vault chat ROOM` on a terminal, no message) through a real pseudo-terminal
 /// that is vault's controlling terminal (Python's `pty.fork`), so Ctrl-C typed there is a SIGINT.
-/// The driver waits for each expected text (60 s at most) before it types the next keys; keys
+/// The driver waits for each expected text (60 s at most) before it types the next keys (Ctrl-D
+/// only once the next prompt shows: typed while the terminal is still in its ordinary mode, at
+/// the start of a line, the terminal turns it into an end of input that no program reads); keys
 /// written `<SIGTERM>` send that signal to the process instead. Replies that stream come from the
 /// loopback OpenAI server (Tests/Fixtures/openai_server.py).
 @Suite struct ChatPromptTests {
@@ -143,7 +145,7 @@ import VaultTestSupport
         let s = try chat(
             [
                 ("you> ", "half a mess"), ("half a mess", "\u{03}"), (ChatPrompt.leaveHint, "\u{03}"),
-                ("you> ", "kept\r"), ("(saved to", "\u{04}"),
+                ("you> ", "kept\r"), ("(saved to", ""), ("you> ", "\u{04}"),
             ], in: vault, state: state)
         #expect(s.status == 0, "\(s.output)")
         // The hint once, though Ctrl-C came twice.
@@ -175,7 +177,8 @@ import VaultTestSupport
         // A terminal sends the pasted lines' ends as carriage returns, between the paste's marks.
         let paste = "\u{1B}[200~첫째 줄: 부산\r둘째 줄\twith a tab \\\r셋째 줄\r\u{1B}[201~"
         let s = try chat(
-            [("you> ", "I pasted: " + paste), ("셋째 줄", "\r"), ("(saved to", "\u{04}")], in: vault, state: state)
+            [("you> ", "I pasted: " + paste), ("셋째 줄", "\r"), ("(saved to", ""), ("you> ", "\u{04}")],
+            in: vault, state: state)
         #expect(s.status == 0, "\(s.output)")
         let now = try messages(vault)
         try #require(now.count == before + 2, "one message and its reply: \(now.map(\.body))")
@@ -208,7 +211,7 @@ import VaultTestSupport
         let s = try chat(
             [
                 ("you> ", "천천히 답해 줘\r"), ("부분적인", "\u{03}"), ("(interrupted", ""),
-                ("you> ", "/model ok\r"), ("model set", "다시 물어볼게\r"), ("(saved to", "\u{04}"),
+                ("you> ", "/model ok\r"), ("model set", "다시 물어볼게\r"), ("(saved to", ""), ("you> ", "\u{04}"),
             ], in: vault, state: state, arguments: ["--provider", "local", "--model", "stall"])
         #expect(s.status == 0, "the session went on after Ctrl-C: \(s.output)")
         #expect(!s.output.contains("vault: error"), "\(s.output)")

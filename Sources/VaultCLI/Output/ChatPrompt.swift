@@ -42,7 +42,15 @@ struct ChatPrompt {
     let editor = LineEditor()
 
     /// Runs the prompt until Ctrl-D or `/exit` (or SIGTERM, SIGHUP: the process ends).
+    ///
+    /// The whole session holds signals off, not only its reads: a second Ctrl-C pressed while
+    /// the first one's `^C` is printed (between two reads) is recorded too, and the next read
+    /// returns at once, instead of ending the process as a signal outside a change does.
     mutating func run() {
+        Termination.deferring { session() }
+    }
+
+    private mutating func session() {
         var hinted = false
         while true {
             let entry: String
