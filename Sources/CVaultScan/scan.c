@@ -590,3 +590,38 @@ int vs_files_load(vs_files *f, int root, const char *path, int64_t margin_ns) {
     }
     return 0;
 }
+
+/// Where the files of the top folder that file `from` is in end (the first later file in
+/// another top folder), found by halves: a top folder's files are together.
+static int32_t top_folder_end(const vs_files *f, int32_t from) {
+    const char *first = f->bytes + f->starts[from];
+    const char *slash = strchr(first, '/');
+    size_t prefix = slash ? (size_t)(slash - first) + 1 : strlen(first);
+    int32_t low = from + 1, high = f->count;
+    while (low < high) {
+        int32_t mid = low + (high - low) / 2;
+        if (strncmp(f->bytes + f->starts[mid], first, prefix) == 0) low = mid + 1;
+        else high = mid;
+    }
+    return low;
+}
+
+int32_t vs_files_find(const vs_files *f, const char *path) {
+    for (int32_t from = 0; from < f->count;) {
+        int32_t end = top_folder_end(f, from);
+        int32_t low = from, high = end;
+        while (low < high) {
+            int32_t mid = low + (high - low) / 2;
+            int c = strcmp(f->bytes + f->starts[mid], path);
+            if (c == 0) return mid;
+            if (c < 0) low = mid + 1;
+            else high = mid;
+        }
+        from = end;
+    }
+    return -1;
+}
+
+void vs_files_stamp_some(const vs_files *f, const int32_t *positions, int32_t n, vs_stamp *out) {
+    for (int32_t i = 0; i < n; i++) stamp_range(f, positions[i], positions[i] + 1, out + i);
+}

@@ -145,12 +145,14 @@ public struct VaultSearch: Sendable {
     public func run(_ query: SearchQuery, index: SearchIndex) throws(VaultError)
         -> (SearchResults, SearchIndex.Refresh)
     {
+        // The watcher first: what it vouches for is what had happened when it answered.
+        let vouched = index.askWatcher()
         let everything = FileList.everything(root: vault.root, cache: index.listingPath, racyMargin: index.racyMargin)
         Trace.mark("search: \(everything.count) files listed\(everything.fromCache ? " (saved listing)" : "")")
-        let stamps = everything.stamps(threads: index.stampThreads)
-        Trace.mark("search: stamped")
         let paths = everything.paths
-        let refresh = try index.refresh(paths, stamps: stamps)
+        let (stamps, side) = index.stamps(of: everything, paths, vouched)
+        let refresh = try index.refresh(paths, stamps: stamps, vouched: side)
+        index.recordWatch(vouched)
         Trace.mark("search: index refreshed (\(refresh.read) read)")
         let needle = SearchText.key(query.needle, folding: true)
         // Positions in `everything` of the candidates and of the files that are not UTF-8.

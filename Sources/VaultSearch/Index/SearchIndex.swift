@@ -47,6 +47,14 @@ public final class SearchIndex {
     public let path: String
     /// The vault's root folder, as given.
     public let vaultRoot: String
+    /// The vault's root folder, symbolic links resolved (what the watcher watches).
+    let realRoot: String
+    /// The watcher to ask what changed (`SearchWatcher`); nil: none is asked or started, and
+    /// every refresh from `VaultSearch` stamps every file.
+    public var watcher: SearchWatcher?
+    /// The side file `WatchRecord`: the watcher's generation the record was brought up to date
+    /// against.
+    var watchRecordPath: String { path + ".watch" }
     /// The side file of recorded stamps (`StampFile`).
     let stampPath: String
     /// The side file of the last listing of the vault's folders (`FileList`, `vs_files_save`).
@@ -101,6 +109,7 @@ public final class SearchIndex {
         }
         self.folder = folder
         self.vaultRoot = vaultRoot
+        self.realRoot = realRoot
         let path = path ?? Self.defaultPath(forVaultAt: realRoot)
         self.path = path
         stampPath = path + ".stamps"
@@ -147,9 +156,13 @@ public final class SearchIndex {
 
     /// `refresh(files)` with the files' stamps taken already (`FileList.stamps`, relative to their
     /// folders), in the order of `files`; nil: taken here.
-    func refresh(_ files: [String], stamps: [FileStamp]?) throws(VaultError) -> Refresh {
+    ///
+    /// With `vouched` (the side file's record the watcher vouched for, `stamps(of:_:_:)`),
+    /// `stamps` holds fresh stamps only where the watcher saw a change: used only while that
+    /// record is still the database's; else every file is stamped here.
+    func refresh(_ files: [String], stamps: [FileStamp]?, vouched: StampRecord? = nil) throws(VaultError) -> Refresh {
         do throws(SQLiteFailure) {
-            return try refreshOnce(files, stamps)
+            return try refreshOnce(files, stamps, vouched)
         } catch where error.isDamage {
             try repair()
             do throws(SQLiteFailure) {
@@ -172,14 +185,20 @@ public final class SearchIndex {
         var order: [UInt32]?
     }
 
-    private func refreshOnce(_ files: [String], _ taken: [FileStamp]?) throws(SQLiteFailure) -> Refresh {
+    private func refreshOnce(
+        _ files: [String], _ taken: [FileStamp]?, _ vouched: StampRecord? = nil
+    ) throws(SQLiteFailure) -> Refresh {
         isRefreshed = false
         let db = try database()
         current = nil
-        let stamps = taken ?? FileStamp.stamps(of: files, in: folder, threads: stampThreads)
-        let listHash = StampFile.listHash(files)
         let snapshot = try generation(db)
-        let side = StampFile.read(stampPath).flatMap { $0.generation == snapshot ? $0 : nil }
+        // Stamps vouched for by the watcher hold only for the record they were taken against.
+        let partial = vouched != nil
+        let stillVouched = vouched.flatMap { $0.generation == snapshot ? $0 : nil }
+        let given = partial && stillVouched == nil ? nil : taken
+        let listHash = stillVouched?.listHash ?? StampFile.listHash(files)
+        let side = stillVouched ?? StampFile.read(stampPath).flatMap { $0.generation == snapshot ? $0 : nil }
+        let stamps = given ?? FileStamp.stamps(of: files, in: folder, threads: stampThreads)
         var recorded: Recorded
         if let side, side.listHash == listHash, side.stamps.count == files.count {
             if side.stamps == stamps {
@@ -477,6 +496,75 @@ public final class SearchIndex {
         record.order.compactMap { k in record.docids[Int(k)] == StampRecord.invalidUTF8 ? files[Int(k)] : nil }
     }
 
+    // MARK: - The watcher
+
+    /// A watcher's answer, with the records it is about.
+    struct Vouched {
+        var answer: SearchWatcher.Answer
+        /// The record of stamps the answer's list of changed paths is relative to (nil when
+        /// the answer is "everything", or there is no such record).
+        var side: StampRecord?
+        /// The watch record read before asking.
+        var previous: WatchRecord?
+    }
+
+    /// Asks the watcher (starting one when none runs) what changed since the generation the
+    /// index's record was brought up to date against. Must come before the files are listed
+    /// and stamped: only a change after the answer can be missing from it (Index/README.md,
+    /// "The watcher"). Nil without a watcher.
+    func askWatcher() -> Vouched? {
+        guard let watcher else { return nil }
+        let previous = WatchRecord.read(watchRecordPath)
+        var since: (epoch: UInt64, generation: UInt64) = (0, 0)
+        var side: StampRecord?
+        if let previous, let db = try? database(), let now = try? generation(db), now == previous.indexGeneration,
+            let record = StampFile.read(stampPath), record.generation == now
+        {
+            since = (previous.epoch, previous.generation)
+            side = record
+        }
+        Trace.mark("search: records read")
+        guard let answer = watcher.ask(root: realRoot, indexPath: path, epoch: since.epoch, generation: since.generation)
+        else { return nil }
+        Trace.mark("search: watcher answered (\(answer.changed.map { "\($0.count) changed" } ?? "everything"))")
+        let listed = answer.changed != nil && answer.epoch == since.epoch
+        return Vouched(answer: answer, side: listed ? side : nil, previous: previous)
+    }
+
+    /// The stamps of `files` (`list`'s paths) for a refresh after the watcher's answer: with a
+    /// list of changed paths and the record it is relative to (same files in the same order),
+    /// the recorded stamps with fresh ones for the changed files and for those recorded
+    /// unsettled or unreadable; else fresh stamps of every file. Returns the record the stamps
+    /// are relative to, for `refresh(_:stamps:vouched:)`.
+    func stamps(of list: FileList, _ files: [String], _ vouched: Vouched?) -> ([FileStamp], StampRecord?) {
+        if let vouched, let side = vouched.side, let changed = vouched.answer.changed,
+            side.stamps.count == files.count, side.listHash == StampFile.listHash(files)
+        {
+            var stamps = side.stamps
+            var positions: [Int32] = []
+            for k in stamps.indices where stamps[k].size < 0 { positions.append(Int32(k)) }
+            for path in changed {
+                if let k = list.position(of: path) { positions.append(Int32(k)) }
+            }
+            for (k, stamp) in zip(positions, list.stamps(at: positions)) { stamps[Int(k)] = stamp }
+            Trace.mark("search: \(positions.count) files stamped")
+            return (stamps, side)
+        }
+        let stamps = list.stamps(threads: stampThreads)
+        Trace.mark("search: every file stamped")
+        return (stamps, nil)
+    }
+
+    /// Records the watcher's generation the refresh just made was brought up to date against,
+    /// when its record is the database's (no other process wrote meanwhile).
+    func recordWatch(_ vouched: Vouched?) {
+        guard let vouched, isRefreshed, let current else { return }
+        let record = WatchRecord(
+            epoch: vouched.answer.epoch, generation: vouched.answer.generation,
+            indexGeneration: current.record.generation)
+        if record != vouched.previous { record.write(to: watchRecordPath) }
+    }
+
     // MARK: - Queries
 
     /// The indexed files whose text contains every needle (needles are already
@@ -751,7 +839,9 @@ public final class SearchIndex {
 
     /// Deletes the database at `path` with its log, shared memory and side file.
     static func removeDatabase(at path: String) {
-        for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".stamps", path + ".listing"] {
+        for file in [
+            path, path + "-wal", path + "-shm", path + "-journal", path + ".stamps", path + ".listing", path + ".watch",
+        ] {
             unlink(file)
         }
     }
