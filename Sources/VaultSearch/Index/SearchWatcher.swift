@@ -75,11 +75,20 @@ public struct SearchWatcher: Sendable {
         return answer
     }
 
-    /// The watcher's socket, beside the index (only the same user may ask: the watcher checks
-    /// the asker's credentials, whatever the folder's permissions).
-    static func socketPath(_ indexPath: String) -> String { indexPath + ".watch.sock" }
+    /// The watcher's socket, in the index's folder, named by a hash of the index's path (a
+    /// socket's path must fit in 107 bytes). Only the same user may ask: the watcher checks the
+    /// asker's credentials (`SO_PEERCRED`), whatever the folder's permissions.
+    static func socketPath(_ indexPath: String) -> String { stem(indexPath) + ".sock" }
     /// The lock a watcher holds for its life: one watcher a vault.
-    static func lockPath(_ indexPath: String) -> String { indexPath + ".watch.lock" }
+    static func lockPath(_ indexPath: String) -> String { stem(indexPath) + ".lock" }
+
+    /// `<the index's folder>/watch-<16 hex digits of the SHA-1 of its path>`.
+    private static func stem(_ indexPath: String) -> String {
+        let folder = indexPath.lastIndex(of: "/").map { String(indexPath[..<$0]) } ?? "."
+        let digest = FileVersion.sha1(Array(indexPath.utf8)).prefix(8)
+        let hex = digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        return folder + "/watch-" + hex
+    }
 
     /// Runs a watcher for the vault at `root` whose index is at `indexPath` until it has had no
     /// question for `VAULT_WATCH_IDLE` seconds (default 1,800), the vault's root is gone, or a
