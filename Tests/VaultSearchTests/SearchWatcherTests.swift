@@ -31,6 +31,28 @@ import Glibc
             return try runVault(["search"] + arguments + (scan ? ["--no-index"] : []), in: vault.path, environment: env)
         }
 
+        /// Waits until every file of the vault was last changed more than the index's racy
+        /// margin (2 s) ago, then searches once: the index then records every file as settled,
+        /// and re-stamps only what the watcher names (a file read within 2 s of its change is
+        /// stamped at every search, watcher or not, and would hide a watcher that names
+        /// nothing). Time passing is what is waited for: no event says so.
+        func settle() throws {
+            var newest = 0.0
+            for file in vault.files() {
+                var st = stat()
+                if stat(vault.path + "/" + file, &st) == 0 {
+                    newest = max(newest, Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec) / 1e9)
+                }
+            }
+            let settled = Date(timeIntervalSince1970: newest + 2.2)
+            while Date() < settled { Thread.sleep(until: settled) }
+            let r = try search(["해운대", "-l"])
+            #expect(r.stderr.contains("search: watcher answered (0 changed)"), "\(r.stderr)")
+            // Now nothing is unsettled: no file is stamped but those the watcher names.
+            let again = try search(["해운대", "-l"])
+            #expect(again.stderr.contains("search: 0 files stamped"), "\(again.stderr)")
+        }
+
         /// The watcher processes started for this cache (their command lines name its index).
         func watchers() -> [Int32] {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
@@ -129,6 +151,7 @@ import Glibc
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stderr.contains("search: watcher answered (everything)"), "\(first.stderr)")
         #expect(setup.watchers().count == 1)
+        try setup.settle()
         let vault = setup.vault
 
         // An edit in place: same size, same modification time.
@@ -181,6 +204,7 @@ import Glibc
         let setup = try Setup()
         defer { setup.stopWatchers() }
         #expect(try setup.search(["--index", "해운대"]).status == 0)
+        try setup.settle()
         let old = setup.watchers()
         #expect(old.count == 1)
         for pid in old { kill(pid, SIGKILL) }
@@ -232,6 +256,7 @@ import Glibc
         let setup = try Setup(extra: ["VAULT_WATCH_MAX_PATHS": "2"])
         defer { setup.stopWatchers() }
         #expect(try setup.search(["--index", "해운대"]).status == 0)
+        try setup.settle()
         try overwriteInPlace(setup.vault, "rooms/부산-여행.md", replacing: "해운대 근처", with: "다대포 근처")
         try setup.vault.write("rooms/하나.md", "---\ntitle: 하나\n---\n\n다대포 하나\n")
         try setup.vault.write("rooms/둘.md", "---\ntitle: 둘\n---\n\n다대포 둘\n")
