@@ -85,6 +85,10 @@ final class FileList: @unchecked Sendable {
     /// File `k` opened for reading (not following a symbolic link), or -1 with `errno`.
     func open(_ k: Int) -> Int32 { root < 0 ? -1 : vs_files_open(files, Int32(k)) }
 
+    /// `StampFile.listHash(paths)`, from the listing's bytes (no `String` made; saved with the
+    /// listing, so a listing taken from the saved one is not hashed again).
+    var listHash: UInt64 { vs_files_list_hash(files) }
+
     /// The position of `path` in a listing of every room and entry (`everything`), nil when
     /// it is not listed.
     func position(of path: String) -> Int? {

@@ -27,6 +27,9 @@ typedef struct vs_files {
     int32_t visited_count, visited_capacity;
     /// The real time just before the listing began, in nanoseconds.
     int64_t listed_ns;
+    /// `vs_files_list_hash`, once known (saved with the listing).
+    uint64_t list_hash;
+    int32_t list_hash_known;
 } vs_files;
 
 typedef struct vs_folder {
@@ -61,6 +64,10 @@ int vs_files_save(const vs_files *files, int root, const char *path);
 /// its times); otherwise returns -1 and leaves `files` empty. A folder's times change whenever
 /// a name in it is added, removed or renamed, so the same folders give the same files.
 int vs_files_load(vs_files *files, int root, const char *path, int64_t margin_ns);
+
+/// `StampFile.listHash` of the listed paths, in order (the same numbers as the Swift side):
+/// saved with the listing, so a listing loaded again is not hashed again.
+uint64_t vs_files_list_hash(vs_files *files);
 
 /// Opens file k for reading (never following a symbolic link at the end). -1 and errno on failure.
 int vs_files_open(const vs_files *files, int32_t k);

@@ -45,6 +45,7 @@ extension VaultCommand {
 
         func execute() throws {
             let vault = try location.open()
+            Trace.mark("search: vault opened")
             let (locale, zone) = try reading.resolve(for: vault)
             var query = SearchQuery(pattern: pattern)
             query.isRegex = regex
@@ -83,6 +84,7 @@ extension VaultCommand {
             if !noIndex, index || SearchIndex.exists(forVaultAt: vault.root) {
                 let started = Date()
                 let searchIndex = try SearchIndex(vaultRoot: vault.root)
+                Trace.mark("search: index opened")
                 if !noWatch, (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty {
                     searchIndex.watcher = SearchWatcher(command: [SearchWatcherCommand.executable, "search-watcher"])
                 }
