@@ -393,6 +393,12 @@ static int socket_address(const char *path, struct sockaddr_un *address) {
     return 0;
 }
 
+/// Whether `path` is still the file `known` describes.
+static int same_file(const char *path, const struct stat *known) {
+    struct stat st;
+    return stat(path, &st) == 0 && st.st_dev == known->st_dev && st.st_ino == known->st_ino;
+}
+
 int vs_watch_run(const char *root, const char *socket_path, const char *lock_path, int ready_fd, int64_t idle_ms,
                  int32_t max_paths) {
     struct sockaddr_un address;
@@ -436,6 +442,10 @@ int vs_watch_run(const char *root, const char *socket_path, const char *lock_pat
     int bound = bind(listener, (struct sockaddr *)&address, sizeof address);
     umask(mask);
     if (bound != 0 || listen(listener, 16) != 0) return 2;
+    // The socket's file, to notice it removed (the cache folder deleted: a new watcher may then
+    // start with a new lock) and to remove only this watcher's own at the end.
+    struct stat own;
+    if (stat(socket_path, &own) != 0) return 2;
     if (ready_fd >= 0) {
         char ready = 'r';
         while (write(ready_fd, &ready, 1) < 0 && errno == EINTR) {}
@@ -445,9 +455,9 @@ int vs_watch_run(const char *root, const char *socket_path, const char *lock_pat
     int status = 0;
     while (!w.root_gone) {
         int64_t left = idle_ms - (monotonic_ms() - last_question);
-        if (left <= 0) break;
+        if (left <= 0 || !same_file(socket_path, &own)) break;
         struct pollfd fds[2] = {{w.inotify, POLLIN, 0}, {listener, POLLIN, 0}};
-        int n = poll(fds, 2, left > INT_MAX ? INT_MAX : (int)left);
+        int n = poll(fds, 2, left > 60000 ? 60000 : (int)left);
         if (n < 0 && errno != EINTR) {
             status = 2;
             break;
@@ -463,8 +473,7 @@ int vs_watch_run(const char *root, const char *socket_path, const char *lock_pat
             }
         }
     }
-    // Still holding the lock: the socket at the path is this watcher's.
-    unlink(socket_path);
+    if (same_file(socket_path, &own)) unlink(socket_path);
     close(listener);
     return status;
 }
