@@ -173,7 +173,11 @@ static int walk(watcher *w, const char *rel, int recursive, int top) {
         if (e->d_type == DT_UNKNOWN) {
             struct stat st;
             char *whole = malloc(strlen(w->root) + m + 1);
-            int is_dir = whole && (sprintf(whole, "%s/%s", w->root, sub), lstat(whole, &st) == 0) && S_ISDIR(st.st_mode);
+            int is_dir = 0;
+            if (whole) {
+                sprintf(whole, "%s/%s", w->root, sub);
+                is_dir = lstat(whole, &st) == 0 && S_ISDIR(st.st_mode);
+            }
             free(whole);
             if (!is_dir) {
                 free(sub);

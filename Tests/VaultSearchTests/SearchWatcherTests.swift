@@ -98,7 +98,8 @@ import Glibc
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, String(remaining), String(seconds)] + pids.map(String.init)
         let result = try run(process)
-        return result.stdout.split(separator: " ").compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let words = result.stdout.split(separator: " ")
+        return words.compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
     /// The same hits, statuses and warnings through the index (with the watcher) as by a scan,
@@ -123,13 +124,16 @@ import Glibc
 
     /// Overwrites `relative`'s bytes at `offset` in place (same size), then puts its
     /// modification time back: only its change time tells, and the watcher.
-    func overwriteInPlace(_ dir: TemporaryDirectory, _ relative: String, replacing old: String, with new: String) throws {
+    func overwriteInPlace(
+        _ dir: TemporaryDirectory, _ relative: String, replacing old: String, with new: String
+    ) throws {
         let path = dir.path + "/" + relative
         let text = try dir.read(relative)
         let needle = Array(old.utf8)
         let replacement = Array(new.utf8)
         precondition(needle.count == replacement.count)
-        let offset = try #require((0...(text.count - needle.count)).first { Array(text[$0..<$0 + needle.count]) == needle })
+        let offset = try #require(
+            (0...(text.count - needle.count)).first { Array(text[$0..<$0 + needle.count]) == needle })
         var st = stat()
         #expect(stat(path, &st) == 0)
         let fd = open(path, O_WRONLY)
@@ -161,7 +165,9 @@ import Glibc
         #expect(try setup.search(["광안리 근처", "-l"]).stdout == "rooms/부산-여행.md\n")
 
         // A new room.
-        try vault.write("rooms/새-방.md", "---\ntitle: 새 방\n---\n\n## 🧑 user <!-- 2026-11-20T10:00:00+09:00 m-1 -->\n\n새로운방문자\n")
+        try vault.write(
+            "rooms/새-방.md",
+            "---\ntitle: 새 방\n---\n\n## 🧑 user <!-- 2026-11-20T10:00:00+09:00 m-1 -->\n\n새로운방문자\n")
         traces = try expectSameAsScan(setup, ["새로운방문자", "해운대"], "a new room")
         #expect(traces[0].contains("search: watcher answered (1 changed)"), "\(traces[0])")
         #expect(try setup.search(["새로운방문자", "-l"]).stdout == "rooms/새-방.md\n")
@@ -178,7 +184,8 @@ import Glibc
 
         // A new diary folder made with files in it: the watcher cannot name them (they may be
         // written before its watch exists), so it says "everything".
-        try FileManager.default.createDirectory(atPath: vault.path + "/diary/2027/01", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: vault.path + "/diary/2027/01", withIntermediateDirectories: true)
         try vault.write("diary/2027/01/2027-01-02-새해.md", "---\ntitle: 새해\n---\n\n새해첫날기록\n")
         traces = try expectSameAsScan(setup, ["새해첫날기록", "해운대"], "a new diary folder")
         #expect(traces[0].contains("search: watcher answered (everything)"), "\(traces[0])")
@@ -296,6 +303,23 @@ import Glibc
         #expect(started.count == 1)
         try FileManager.default.removeItem(atPath: setup.vault.path)
         #expect(try waitUntil(atMost: 0, of: started).isEmpty)
+    }
+
+    @Test func theWatcherLeavesWhenItsSocketIsRemoved() throws {
+        let setup = try Setup()
+        defer { setup.stopWatchers() }
+        #expect(try setup.search(["--index", "해운대"]).status == 0)
+        let started = setup.watchers()
+        #expect(started.count == 1)
+        // The cache deleted: the next search would start a watcher with a new lock beside a
+        // new index, so this one must not stay on.
+        try FileManager.default.removeItem(atPath: setup.cache.path + "/vault")
+        // An event wakes it (else it looks once a minute).
+        try setup.vault.write("rooms/깨우기.md", "---\ntitle: 깨우기\n---\n")
+        #expect(try waitUntil(atMost: 0, of: started).isEmpty)
+        let again = try setup.search(["--index", "해운대", "-l"])
+        #expect(again.status == 0)
+        #expect(setup.watchers().count == 1 && setup.watchers() != started)
     }
 
     @Test func noWatchStartsNoWatcherAndAnswersTheSame() throws {

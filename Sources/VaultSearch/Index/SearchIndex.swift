@@ -160,7 +160,9 @@ public final class SearchIndex {
     /// With `vouched` (the side file's record the watcher vouched for, `stamps(of:_:_:)`),
     /// `stamps` holds fresh stamps only where the watcher saw a change: used only while that
     /// record is still the database's; else every file is stamped here.
-    func refresh(_ files: ListedFiles, stamps: [FileStamp]?, vouched: StampRecord? = nil) throws(VaultError) -> Refresh {
+    func refresh(
+        _ files: ListedFiles, stamps: [FileStamp]?, vouched: StampRecord? = nil
+    ) throws(VaultError) -> Refresh {
         do throws(SQLiteFailure) {
             return try refreshOnce(files, stamps, vouched)
         } catch where error.isDamage {
@@ -527,8 +529,8 @@ public final class SearchIndex {
             side = record
         }
         Trace.mark("search: records read")
-        guard let answer = watcher.ask(root: realRoot, indexPath: path, epoch: since.epoch, generation: since.generation)
-        else { return nil }
+        let asked = watcher.ask(root: realRoot, indexPath: path, epoch: since.epoch, generation: since.generation)
+        guard let answer = asked else { return nil }
         Trace.mark("search: watcher answered (\(answer.changed.map { "\($0.count) changed" } ?? "everything"))")
         let listed = answer.changed != nil && answer.epoch == since.epoch
         return Vouched(answer: answer, side: listed ? side : nil, previous: previous)
