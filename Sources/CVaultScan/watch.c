@@ -110,7 +110,9 @@ static watch *find_watch(watcher *w, int wd) {
 static const uint32_t folder_events = IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM |
                                       IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
 
-/// Watches the folder `rel` (relative to the root); -1 when it cannot.
+/// Watches the folder `rel` (relative to the root); -1 when it cannot, -2 when this walk watched
+/// it already by another path (a bind mount: the listing lists such a folder once, by the path it
+/// met first, and so do the paths the watcher reports).
 static int add_watch(watcher *w, const char *rel, int top) {
     size_t n = strlen(w->root) + strlen(rel) + 2;
     char *full = malloc(n);
@@ -122,6 +124,7 @@ static int add_watch(watcher *w, const char *rel, int top) {
     if (wd < 0) return -1;
     watch *known = find_watch(w, wd);
     if (known) {
+        if (known->seen) return -2;
         if (strcmp(known->path, rel) != 0) {
             char *p = strdup(rel);
             if (!p) return -1;
@@ -149,7 +152,10 @@ static int add_watch(watcher *w, const char *rel, int top) {
 /// it is read is either read or reported. Returns -1 when a folder that exists could not be
 /// watched (then the watcher cannot vouch for it).
 static int walk(watcher *w, const char *rel, int recursive, int top) {
-    if (add_watch(w, rel, top) < 0) return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+    errno = 0;
+    int wd = add_watch(w, rel, top);
+    if (wd == -2) return 0;
+    if (wd < 0) return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
     if (!recursive) return 0;
     size_t n = strlen(w->root) + strlen(rel) + 2;
     char *full = malloc(n);
