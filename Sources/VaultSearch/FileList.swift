@@ -85,6 +85,28 @@ final class FileList: @unchecked Sendable {
     /// File `k` opened for reading (not following a symbolic link), or -1 with `errno`.
     func open(_ k: Int) -> Int32 { root < 0 ? -1 : vs_files_open(files, Int32(k)) }
 
+    /// `StampFile.listHash(paths)`, from the listing's bytes (no `String` made; saved with the
+    /// listing, so a listing taken from the saved one is not hashed again).
+    var listHash: UInt64 { vs_files_list_hash(files) }
+
+    /// The position of `path` in a listing of every room and entry (`everything`), nil when
+    /// it is not listed.
+    func position(of path: String) -> Int? {
+        let k = vs_files_find(files, path)
+        return k >= 0 ? Int(k) : nil
+    }
+
+    /// The stamps of the files at `positions`, in that order.
+    func stamps(at positions: [Int32]) -> [FileStamp] {
+        guard root >= 0, !positions.isEmpty else { return [FileStamp](repeating: .unreadable, count: positions.count) }
+        var stamps = [FileStamp](unsafeUninitializedCapacity: positions.count) { _, n in n = positions.count }
+        stamps.withUnsafeMutableBytes { raw in
+            let out = raw.baseAddress!.assumingMemoryBound(to: vs_stamp.self)
+            positions.withUnsafeBufferPointer { vs_files_stamp_some(files, $0.baseAddress, Int32($0.count), out) }
+        }
+        return stamps
+    }
+
     /// The stamps of every file, in order, on `threads` threads.
     func stamps(threads: Int) -> [FileStamp] {
         guard root >= 0, count > 0 else { return [FileStamp](repeating: .unreadable, count: count) }

@@ -173,23 +173,25 @@ public struct VaultSearch: Sendable {
     public func run(_ query: SearchQuery, index: SearchIndex) throws(VaultError)
         -> (SearchResults, SearchIndex.Refresh)
     {
+        // The watcher first: what it vouches for is what had happened when it answered.
+        let vouched = index.askWatcher()
         let everything = FileList.everything(root: vault.root, cache: index.listingPath, racyMargin: index.racyMargin)
         Trace.mark("search: \(everything.count) files listed\(everything.fromCache ? " (saved listing)" : "")")
-        let stamps = everything.stamps(threads: index.stampThreads)
-        Trace.mark("search: stamped")
-        let paths = everything.paths
-        let refresh = try index.refresh(paths, stamps: stamps)
+        let listed = ListedFiles(everything)
+        let (stamps, side) = index.stamps(of: everything, listed, vouched)
+        let refresh = try index.refresh(listed, stamps: stamps, vouched: side)
+        index.recordWatch(vouched)
         Trace.mark("search: index refreshed (\(refresh.read) read)")
         let needle = SearchText.key(query.needle, folding: true)
         // Positions in `everything` of the candidates and of the files that are not UTF-8.
-        let narrowed = try index.candidatePositions(containingAll: [needle], of: paths)
+        let narrowed = try index.candidatePositions(containingAll: [needle], of: listed)
         Trace.mark("search: \(narrowed?.count ?? -1) candidates")
         guard query.scope != .everything else {
             return (try run(query, everything, narrowed, usedIndex: narrowed != nil), refresh)
         }
         let scope = fileList(for: query)
         guard let narrowed else { return (try run(query, scope, nil, usedIndex: false), refresh) }
-        let wanted = Set(narrowed.map { paths[$0] })
+        let wanted = Set(narrowed.map { listed.path($0) })
         let which = (0..<scope.count).filter { wanted.contains(scope.path($0)) }
         return (try run(query, scope, which, usedIndex: true), refresh)
     }

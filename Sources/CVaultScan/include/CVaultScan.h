@@ -27,6 +27,9 @@ typedef struct vs_files {
     int32_t visited_count, visited_capacity;
     /// The real time just before the listing began, in nanoseconds.
     int64_t listed_ns;
+    /// `vs_files_list_hash`, once known (saved with the listing).
+    uint64_t list_hash;
+    int32_t list_hash_known;
 } vs_files;
 
 typedef struct vs_folder {
@@ -62,6 +65,10 @@ int vs_files_save(const vs_files *files, int root, const char *path);
 /// a name in it is added, removed or renamed, so the same folders give the same files.
 int vs_files_load(vs_files *files, int root, const char *path, int64_t margin_ns);
 
+/// `StampFile.listHash` of the listed paths, in order (the same numbers as the Swift side):
+/// saved with the listing, so a listing loaded again is not hashed again.
+uint64_t vs_files_list_hash(vs_files *files);
+
 /// Opens file k for reading (never following a symbolic link at the end). -1 and errno on failure.
 int vs_files_open(const vs_files *files, int32_t k);
 
@@ -74,6 +81,52 @@ typedef struct vs_stamp {
 /// The stamps of files `from..<to` into `out[0..<to-from]`, on up to `threads` threads.
 void vs_files_stamps(const vs_files *files, int32_t from, int32_t to, vs_stamp *out, int threads);
 
+/// The position of `path` in a listing of `rooms` then `diary` (`vs_files_list`, or one loaded):
+/// each top folder's files are sorted by their bytes, so each is searched by halves. -1 when
+/// the path is not listed.
+int32_t vs_files_find(const vs_files *files, const char *path);
+
+/// The stamps of the files at `positions[0..<n]` into `out[0..<n]`.
+void vs_files_stamp_some(const vs_files *files, const int32_t *positions, int32_t n, vs_stamp *out);
+
+// MARK: - The watcher (watch.c)
+
+/// A watcher's answer: its epoch and generation now, and either `everything` (it cannot name
+/// what changed since the generation asked about) or the `count` paths that changed since, as
+/// NUL-ended strings one after the other in `paths` (`bytes` in all).
+typedef struct vs_watch_answer {
+    int32_t everything, count;
+    uint64_t epoch, generation;
+    uint32_t bytes;
+    char *paths;
+} vs_watch_answer;
+
+/// Whether the vault at `root` (and its `rooms`, `diary`) is on a local file system, where
+/// inotify sees every change.
+int vs_watch_supported(const char *root);
+
+/// Runs the watcher of the vault at `root` until it has had no question for `idle_ms`, the root
+/// is gone, or a signal ends it: takes `lock_path` (or returns 0 at once when another watcher
+/// holds it), watches the folders, listens on `socket_path`, then writes one byte to `ready_fd`
+/// (-1: none) and closes it. Keeps at most `max_paths` changed paths (more: "everything").
+/// Returns 0, or 2 when it could not watch or listen.
+int vs_watch_run(const char *root, const char *socket_path, const char *lock_path, int ready_fd, int64_t idle_ms,
+                 int32_t max_paths);
+
+/// Asks the watcher at `socket_path` what changed since (`epoch`, `generation`). 0: answered
+/// (free with `vs_watch_answer_free`); -1: no watcher answers there (none, a dead one's socket,
+/// or it ended while asked); -2: it cannot be asked (the path is too long for a socket).
+int vs_watch_ask(const char *socket_path, uint64_t epoch, uint64_t generation, vs_watch_answer *answer);
+void vs_watch_answer_free(vs_watch_answer *answer);
+
+/// Starts `argv` (a watcher's command line; `argv[0]` a path) in its own session, standard
+/// streams on /dev/null and descriptor 3 the write end of a pipe whose read end goes to
+/// `*ready_fd`. Returns the process id, or -1.
+int vs_watch_spawn(char *const argv[], int *ready_fd);
+
+/// Waits up to `timeout_ms` for the ready byte on `ready_fd` (then closes it): 1 when it came,
+/// 0 when the watcher ended without it (another one holds the vault) or the time ran out.
+int vs_watch_wait_ready(int ready_fd, int timeout_ms);
 
 #include <stddef.h>
 

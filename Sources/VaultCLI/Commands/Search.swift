@@ -38,9 +38,14 @@ extension VaultCommand {
         @Flag(help: "Build or bring up to date the search index (a cache outside the vault), and use it.")
         var index = false
         @Flag(name: .customLong("no-index"), help: "Scan every file, even if there is an index.") var noIndex = false
+        @Flag(
+            name: .customLong("no-watch"),
+            help: "With the index, start no background watcher (also VAULT_NO_WATCH=1): every file's stamp is checked.")
+        var noWatch = false
 
         func execute() throws {
             let vault = try location.open()
+            Trace.mark("search: vault opened")
             let (locale, zone) = try reading.resolve(for: vault)
             var query = SearchQuery(pattern: pattern)
             query.isRegex = regex
@@ -79,6 +84,10 @@ extension VaultCommand {
             if !noIndex, index || SearchIndex.exists(forVaultAt: vault.root) {
                 let started = Date()
                 let searchIndex = try SearchIndex(vaultRoot: vault.root)
+                Trace.mark("search: index opened")
+                if !noWatch, (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty {
+                    searchIndex.watcher = SearchWatcher(command: [SearchWatcherCommand.executable, "search-watcher"])
+                }
                 let progress = ProgressLine()
                 searchIndex.onProgress = progress.handler
                 // The progress line goes before the first hit is written.
@@ -171,6 +180,38 @@ final class SearchSink: @unchecked Sendable {
         beforeWriting?()
         Terminal.write(bytes: out, to: 1)
         out.removeAll(keepingCapacity: true)
+    }
+}
+
+extension VaultCommand {
+    /// `vault search-watcher`: the search index's watcher (`SearchWatcher`), started by an
+    /// indexed search in the background, never by a person.
+    struct SearchWatcherCommand: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            commandName: "search-watcher",
+            abstract: "Watch a vault's files for the search index (an indexed search starts it).",
+            shouldDisplay: false)
+
+        @Option(help: "The vault's root folder.") var root: String
+        @Option(help: "The search index's database.") var index: String
+
+        /// This executable, for the library to start the watcher with: its path when it still
+        /// exists, else the kernel's link to it.
+        static var executable: String {
+            var buffer = [CChar](repeating: 0, count: 4096)
+            let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+            guard n > 0 else { return "/proc/self/exe" }
+            let path = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return access(path, X_OK) == 0 ? path : "/proc/self/exe"
+        }
+
+        func execute() throws {
+            // Descriptor 3 is the pipe that says "ready" to the search that started it.
+            let ready: Int32 = fcntl(3, F_GETFD) >= 0 ? 3 : -1
+            let status = SearchWatcher.serve(root: root, indexPath: index, readyFD: ready)
+            fflush(nil)
+            _exit(status)
+        }
     }
 }
 

@@ -47,6 +47,14 @@ public final class SearchIndex {
     public let path: String
     /// The vault's root folder, as given.
     public let vaultRoot: String
+    /// The vault's root folder, symbolic links resolved (what the watcher watches).
+    let realRoot: String
+    /// The watcher to ask what changed (`SearchWatcher`); nil: none is asked or started, and
+    /// every refresh from `VaultSearch` stamps every file.
+    public var watcher: SearchWatcher?
+    /// The side file `WatchRecord`: the watcher's generation the record was brought up to date
+    /// against.
+    var watchRecordPath: String { path + ".watch" }
     /// The side file of recorded stamps (`StampFile`).
     let stampPath: String
     /// The side file of the last listing of the vault's folders (`FileList`, `vs_files_save`).
@@ -60,7 +68,7 @@ public final class SearchIndex {
     private var openedFile: (device: UInt64, inode: UInt64)?
     /// The listed files and their record, when the record is the database's state (left by
     /// this object's last refresh): `candidates` then reads only the matching text ids.
-    private var current: (files: [String], record: StampRecord)?
+    private var current: (files: ListedFiles, record: StampRecord)?
     /// Whether the last refresh finished, and the database was not replaced (found damaged)
     /// since: else the database may list only some of the files (none, or those of the batches
     /// a failed refresh committed), and `candidates` cannot narrow.
@@ -101,6 +109,7 @@ public final class SearchIndex {
         }
         self.folder = folder
         self.vaultRoot = vaultRoot
+        self.realRoot = realRoot
         let path = path ?? Self.defaultPath(forVaultAt: realRoot)
         self.path = path
         stampPath = path + ".stamps"
@@ -142,14 +151,20 @@ public final class SearchIndex {
     /// Changes are committed in batches of a few megabytes, so a build that is interrupted
     /// keeps what it did, and a second `vault search` waits for one batch, not for the build.
     public func refresh(_ files: [String]) throws(VaultError) -> Refresh {
-        try refresh(files, stamps: nil)
+        try refresh(ListedFiles(files), stamps: nil)
     }
 
     /// `refresh(files)` with the files' stamps taken already (`FileList.stamps`, relative to their
     /// folders), in the order of `files`; nil: taken here.
-    func refresh(_ files: [String], stamps: [FileStamp]?) throws(VaultError) -> Refresh {
+    ///
+    /// With `vouched` (the side file's record the watcher vouched for, `stamps(of:_:_:)`),
+    /// `stamps` holds fresh stamps only where the watcher saw a change: used only while that
+    /// record is still the database's; else every file is stamped here.
+    func refresh(
+        _ files: ListedFiles, stamps: [FileStamp]?, vouched: StampRecord? = nil
+    ) throws(VaultError) -> Refresh {
         do throws(SQLiteFailure) {
-            return try refreshOnce(files, stamps)
+            return try refreshOnce(files, stamps, vouched)
         } catch where error.isDamage {
             try repair()
             do throws(SQLiteFailure) {
@@ -172,21 +187,28 @@ public final class SearchIndex {
         var order: [UInt32]?
     }
 
-    private func refreshOnce(_ files: [String], _ taken: [FileStamp]?) throws(SQLiteFailure) -> Refresh {
+    private func refreshOnce(
+        _ listed: ListedFiles, _ taken: [FileStamp]?, _ vouched: StampRecord? = nil
+    ) throws(SQLiteFailure) -> Refresh {
         isRefreshed = false
         let db = try database()
         current = nil
-        let stamps = taken ?? FileStamp.stamps(of: files, in: folder, threads: stampThreads)
-        let listHash = StampFile.listHash(files)
         let snapshot = try generation(db)
-        let side = StampFile.read(stampPath).flatMap { $0.generation == snapshot ? $0 : nil }
+        // Stamps vouched for by the watcher hold only for the record they were taken against.
+        let partial = vouched != nil
+        let stillVouched = vouched.flatMap { $0.generation == snapshot ? $0 : nil }
+        let given = partial && stillVouched == nil ? nil : taken
+        let listHash = stillVouched?.listHash ?? listed.listHash
+        let side = stillVouched ?? StampFile.read(stampPath).flatMap { $0.generation == snapshot ? $0 : nil }
+        let stamps = given ?? FileStamp.stamps(of: listed.paths, in: folder, threads: stampThreads)
+        if let side, side.listHash == listHash, side.stamps.count == listed.count, side.stamps == stamps {
+            current = (listed, side)
+            isRefreshed = true
+            return Refresh(read: 0, indexed: 0, removed: 0, invalidUTF8: invalidFiles(listed, side))
+        }
+        let files = listed.paths
         var recorded: Recorded
         if let side, side.listHash == listHash, side.stamps.count == files.count {
-            if side.stamps == stamps {
-                current = (files, side)
-                isRefreshed = true
-                return Refresh(read: 0, indexed: 0, removed: 0, invalidUTF8: invalidFiles(files, side))
-            }
             recorded = Recorded(stamps: side.stamps, docids: side.docids, removed: [], order: side.order)
         } else {
             recorded = try recordedState(of: files, side: side, db)
@@ -196,7 +218,7 @@ public final class SearchIndex {
 
         var result = Refresh(read: 0, indexed: 0, removed: 0, invalidUTF8: [])
         let packed: (bytes: [UInt8], ends: [UInt32])
-        if let side, side.listHash == listHash {
+        if let side, side.listHash == listHash, side.hasPaths {
             packed = (side.pathBytes, side.pathEnds)
         } else {
             packed = StampRecord.packed(files)
@@ -258,9 +280,9 @@ public final class SearchIndex {
         }
         if !interleaved {
             StampFile.write(record, to: stampPath)
-            current = (files, record)
+            current = (listed, record)
         }
-        result.invalidUTF8 = invalidFiles(files, record)
+        result.invalidUTF8 = invalidFiles(listed, record)
         isRefreshed = true
         return result
     }
@@ -277,7 +299,7 @@ public final class SearchIndex {
             stamps: Array(repeating: never, count: files.count),
             docids: Array(repeating: StampRecord.noText, count: files.count), removed: [], order: nil)
         let listed = ListedPaths(files)
-        if let side, !listed.isAmbiguous {
+        if let side, side.hasPaths, !listed.isAmbiguous {
             for e in side.stamps.indices {
                 side.path(e).withUnsafeBytes { bytes in
                     if let k = listed.position(of: bytes) {
@@ -473,8 +495,79 @@ public final class SearchIndex {
     }
 
     /// The files of `record` that are not UTF-8, sorted.
-    private func invalidFiles(_ files: [String], _ record: StampRecord) -> [String] {
-        record.order.compactMap { k in record.docids[Int(k)] == StampRecord.invalidUTF8 ? files[Int(k)] : nil }
+    private func invalidFiles(_ files: ListedFiles, _ record: StampRecord) -> [String] {
+        record.order.compactMap { k in record.docids[Int(k)] == StampRecord.invalidUTF8 ? files.path(Int(k)) : nil }
+    }
+
+    // MARK: - The watcher
+
+    /// A watcher's answer, with the records it is about.
+    struct Vouched {
+        var answer: SearchWatcher.Answer
+        /// The record of stamps the answer's list of changed paths is relative to (nil when
+        /// the answer is "everything", or there is no such record).
+        var side: StampRecord?
+        /// The watch record read before asking.
+        var previous: WatchRecord?
+    }
+
+    /// Asks the watcher (starting one when none runs) what changed since the generation the
+    /// index's record was brought up to date against. Must come before the files are listed
+    /// and stamped: only a change after the answer can be missing from it (Index/README.md,
+    /// "The watcher"). Nil without a watcher.
+    func askWatcher() -> Vouched? {
+        guard let watcher else { return nil }
+        let previous = WatchRecord.read(watchRecordPath)
+        Trace.mark("search: watch record read")
+        var since: (epoch: UInt64, generation: UInt64) = (0, 0)
+        var side: StampRecord?
+        if let previous, let db = try? database(), let now = try? generation(db), now == previous.indexGeneration,
+            Trace.enabled ? { Trace.mark("search: index generation read"); return true }() : true,
+            let record = StampFile.read(stampPath, paths: false), record.generation == now
+        {
+            since = (previous.epoch, previous.generation)
+            side = record
+        }
+        Trace.mark("search: records read")
+        let asked = watcher.ask(root: realRoot, indexPath: path, epoch: since.epoch, generation: since.generation)
+        guard let answer = asked else { return nil }
+        Trace.mark("search: watcher answered (\(answer.changed.map { "\($0.count) changed" } ?? "everything"))")
+        let listed = answer.changed != nil && answer.epoch == since.epoch
+        return Vouched(answer: answer, side: listed ? side : nil, previous: previous)
+    }
+
+    /// The stamps of `files` (`list`'s paths) for a refresh after the watcher's answer: with a
+    /// list of changed paths and the record it is relative to (same files in the same order),
+    /// the recorded stamps with fresh ones for the changed files and for those recorded
+    /// unsettled or unreadable; else fresh stamps of every file. Returns the record the stamps
+    /// are relative to, for `refresh(_:stamps:vouched:)`.
+    func stamps(of list: FileList, _ files: ListedFiles, _ vouched: Vouched?) -> ([FileStamp], StampRecord?) {
+        if let vouched, let side = vouched.side, let changed = vouched.answer.changed,
+            side.stamps.count == files.count, side.listHash == list.listHash
+        {
+            var stamps = side.stamps
+            var positions: [Int32] = []
+            for k in stamps.indices where stamps[k].size < 0 { positions.append(Int32(k)) }
+            for path in changed {
+                if let k = list.position(of: path) { positions.append(Int32(k)) }
+            }
+            for (k, stamp) in zip(positions, list.stamps(at: positions)) { stamps[Int(k)] = stamp }
+            Trace.mark("search: \(positions.count) files stamped")
+            return (stamps, side)
+        }
+        let stamps = list.stamps(threads: stampThreads)
+        Trace.mark("search: every file stamped")
+        return (stamps, nil)
+    }
+
+    /// Records the watcher's generation the refresh just made was brought up to date against,
+    /// when its record is the database's (no other process wrote meanwhile).
+    func recordWatch(_ vouched: Vouched?) {
+        guard let vouched, isRefreshed, let current else { return }
+        let record = WatchRecord(
+            epoch: vouched.answer.epoch, generation: vouched.answer.generation,
+            indexGeneration: current.record.generation)
+        if record != vouched.previous { record.write(to: watchRecordPath) }
     }
 
     // MARK: - Queries
@@ -500,7 +593,7 @@ public final class SearchIndex {
             let db = try database()
             return try db.transaction(writing: false) { () throws(SQLiteFailure) -> [String] in
                 if let current, try generation(db) == current.record.generation {
-                    return try matches(query, db, current.files, current.record)
+                    return try matches(query, db, current.files.paths, current.record)
                 }
                 return try matches(query, db)
             }
@@ -515,10 +608,10 @@ public final class SearchIndex {
     /// The positions in `files` (the files of the last refresh, in its order) of the candidates
     /// and of the files recorded as not UTF-8 (the scan reports them), ascending; nil when the
     /// index cannot narrow (as `candidates`).
-    func candidatePositions(containingAll needles: [String], of files: [String]) throws(VaultError) -> [Int]? {
+    func candidatePositions(containingAll needles: [String], of files: ListedFiles) throws(VaultError) -> [Int]? {
         let usable = needles.filter { $0.unicodeScalars.count >= 3 }
         guard !usable.isEmpty, isRefreshed else { return nil }
-        if let current, current.files == files {
+        if let current, current.files === files {
             let query = Self.matchQuery(usable)
             do throws(SQLiteFailure) {
                 let db = try database()
@@ -527,10 +620,15 @@ public final class SearchIndex {
                     return try matchedTexts(query, db)
                 }
                 if let matched {
+                    // A table by text id (row ids are small: one per text) instead of 50,000
+                    // hash lookups.
                     let docids = current.record.docids
+                    let largest = docids.max() ?? 0
+                    var isMatched = [Bool](repeating: false, count: Int(max(0, largest)) + 1)
+                    for docid in matched where docid > 0 && docid <= largest { isMatched[Int(docid)] = true }
                     return docids.indices.filter { k in
                         let docid = docids[k]
-                        return docid <= 0 || matched.contains(docid)
+                        return docid <= 0 || isMatched[Int(docid)]
                     }
                 }
             } catch where error.isDamage {
@@ -541,9 +639,10 @@ public final class SearchIndex {
             }
         }
         // Another process wrote since: the database's rows, by path.
-        guard let paths = try candidates(containingAll: needles) else { return nil }
-        let wanted = Set(paths + invalidUTF8Files)
-        return files.indices.filter { wanted.contains(files[$0]) }
+        guard let found = try candidates(containingAll: needles) else { return nil }
+        let wanted = Set(found + invalidUTF8Files)
+        let paths = files.paths
+        return paths.indices.filter { wanted.contains(paths[$0]) }
     }
 
     /// The FTS5 query of needles: each a phrase (`"…"`, inner `"` doubled), all of them (`AND`).
@@ -751,7 +850,9 @@ public final class SearchIndex {
 
     /// Deletes the database at `path` with its log, shared memory and side file.
     static func removeDatabase(at path: String) {
-        for file in [path, path + "-wal", path + "-shm", path + "-journal", path + ".stamps", path + ".listing"] {
+        for file in [
+            path, path + "-wal", path + "-shm", path + "-journal", path + ".stamps", path + ".listing", path + ".watch",
+        ] {
             unlink(file)
         }
     }
