@@ -39,6 +39,10 @@ struct Scanner: Sendable {
     /// hits so far are delivered as a part (`FileScan.continued` on the next), so a file with
     /// millions of hits streams out as it is read instead of being held whole. Nil: never.
     var spillAfter: Int?
+    /// The files are on a local file system (ext4, xfs, btrfs, tmpfs, f2fs, overlayfs, zfs),
+    /// where `read` returns fewer bytes than asked only at the end of a regular file; elsewhere
+    /// (NFS, FUSE) a file is read until `read` returns 0.
+    var shortReadIsEnd = false
     static let chunkSize = 8 << 20
 
     /// Scans files `which` (positions in `files`; nil: all of them) on every core, and gives
@@ -147,6 +151,9 @@ struct Scanner: Sendable {
                     if n < 0 && errno == EINTR { continue }
                     if n <= 0 { return n < 0 && total == 0 ? -1 : total }
                     total += n
+                    // On a local file system a regular file's read comes back short only at
+                    // its end: no second `read` to be told so (one system call per file less).
+                    if total < capacity && shortReadIsEnd { return total }
                 }
                 return total
             }

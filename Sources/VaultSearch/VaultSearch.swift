@@ -131,6 +131,7 @@ public struct VaultSearch: Sendable {
         var scanner = Scanner(files: list, matcher: matcher, context: context)
         scanner.firstHitOnly = query.firstHitOnly && query.role == nil && query.since == nil && query.until == nil
         if onItem != nil { scanner.spillAfter = spillAfter }
+        scanner.shortReadIsEnd = list.onLocalFileSystem
         // Filled in path order, one delivery at a time (`Scanner.scan`).
         final class Collected: @unchecked Sendable {
             var items: [SearchItem] = []
