@@ -177,7 +177,8 @@ struct Scanner: Sendable {
             if let spillAfter, state.hits.count > spillAfter {
                 let path = files.path(k)
                 if state.metadata == nil {
-                    state.metadata = ItemMetadata(path: path, kind: FileList.kind(of: path), frontMatter: state.frontMatter)
+                    state.metadata = ItemMetadata(
+                        path: path, kind: FileList.kind(of: path), frontMatter: state.frontMatter)
                 }
                 let part = FileScan(hits: state.hits, metadata: state.metadata, path: path, continued: state.spilled)
                 if spill(part) {
@@ -196,7 +197,8 @@ struct Scanner: Sendable {
         guard !state.hits.isEmpty else { return FileScan() }
         let relative = files.path(k)
         let metadata =
-            state.metadata ?? ItemMetadata(path: relative, kind: FileList.kind(of: relative), frontMatter: state.frontMatter)
+            state.metadata
+            ?? ItemMetadata(path: relative, kind: FileList.kind(of: relative), frontMatter: state.frontMatter)
         return FileScan(hits: state.hits, metadata: metadata, path: relative, continued: state.spilled)
     }
 

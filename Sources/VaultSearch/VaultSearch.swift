@@ -171,9 +171,15 @@ public struct VaultSearch: Sendable {
     /// and asked for the files whose text holds the text every hit must hold (`SearchQuery.needle`,
     /// three characters or more; otherwise every file is scanned). The files it recorded as not
     /// UTF-8 are scanned too, so the hits and the files reported are those of a scan.
-    public func run(_ query: SearchQuery, index: SearchIndex) throws(VaultError)
+    public func run(_ query: SearchQuery, index: SearchIndex, refreshingAnyway: Bool = true) throws(VaultError)
         -> (SearchResults, SearchIndex.Refresh)
     {
+        // A pattern with no three characters every hit must hold (one or two syllables, an
+        // expression with no such text) cannot be narrowed: scan, leaving the index as it is,
+        // unless it was asked to be brought up to date.
+        if !refreshingAnyway && !Self.indexCanNarrow(query) {
+            return (try run(query), SearchIndex.Refresh(read: 0, indexed: 0, removed: 0, invalidUTF8: []))
+        }
         // The watcher first: what it vouches for is what had happened when it answered.
         let vouched = index.askWatcher()
         let everything = FileList.everything(root: vault.root, cache: index.listingPath, racyMargin: index.racyMargin)
@@ -195,6 +201,11 @@ public struct VaultSearch: Sendable {
         let wanted = Set(narrowed.map { listed.path($0) })
         let which = (0..<scope.count).filter { wanted.contains(scope.path($0)) }
         return (try run(query, scope, which, usedIndex: true), refresh)
+    }
+
+    /// Whether the index can narrow the files `query` reads: its needle holds three characters.
+    static func indexCanNarrow(_ query: SearchQuery) -> Bool {
+        SearchText.key(query.needle, folding: true).unicodeScalars.count >= 3
     }
 
     /// The item for a file with hits, its hits filtered by role, day and tag; nil when none is left.

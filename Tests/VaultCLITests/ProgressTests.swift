@@ -63,7 +63,8 @@ import VaultTestSupport
     @Test func aTransferLineShowsItsBytesAndRate() {
         let event = ProgressEvent("receiving", done: 4512, of: 10240, unit: "objects", bytes: 13_002_342)
         #expect(
-            ProgressLine.text(event, bytesPerSecond: 3_250_585) == "receiving 4,512/10,240 objects, 12.4 MiB, 3.1 MiB/s")
+            ProgressLine.text(event, bytesPerSecond: 3_250_585)
+                == "receiving 4,512/10,240 objects, 12.4 MiB, 3.1 MiB/s")
         #expect(ProgressLine.text(event) == "receiving 4,512/10,240 objects, 12.4 MiB")
         #expect(ProgressLine.text(ProgressEvent("resolving", done: 3, of: 7, unit: "deltas")) == "resolving 3/7 deltas")
         #expect(ProgressLine.size(1) == "1 byte" && ProgressLine.size(812) == "812 bytes")

@@ -251,13 +251,16 @@ func hitLines(_ results: SearchResults) -> [String] {
         let line = "😀😀 a héllo 😀 wörld 한국 z😀héllo"
         let header = "## 🧑 user · 2026년 11월 8일 <!-- 2026-11-08T09:00:00+09:00 m-QB7X91ZQF6VP -->"
         try dir.write("rooms/nfc.md", "---\ntitle: nfc\n---\n\n\(header)\n\n\(line)\n")
-        try dir.write("rooms/nfd.md", "---\ntitle: nfd\n---\n\n\(header)\n\n\(line.decomposedStringWithCanonicalMapping)\n")
+        let decomposed = line.decomposedStringWithCanonicalMapping
+        try dir.write("rooms/nfd.md", "---\ntitle: nfd\n---\n\n\(header)\n\n\(decomposed)\n")
         let r = try search(dir) { $0.pattern = "h.llo|w.rld|국 z"; $0.isRegex = true }
         #expect(r.items.map(\.path) == ["rooms/nfc.md", "rooms/nfd.md"])
         for item in r.items {
             let hit = try #require(item.hits.first)
             let bytes = Array(hit.text.utf8)
-            let found = hit.matches.map { String(decoding: bytes[$0], as: UTF8.self).precomposedStringWithCanonicalMapping }
+            let found = hit.matches.map {
+                String(decoding: bytes[$0], as: UTF8.self).precomposedStringWithCanonicalMapping
+            }
             #expect(found == ["héllo", "wörld", "국 z", "héllo"], "\(item.path)")
             #expect(hit.column == 1 + "😀😀 a ".utf8.count)
         }

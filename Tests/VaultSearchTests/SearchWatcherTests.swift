@@ -236,7 +236,7 @@ import Glibc
         #expect(setup.watchers().isEmpty)
         // Both started at once, each waited for on its own thread.
         let processes = (0..<2).map { _ in
-            vaultProcess(["search", "부산"], in: setup.vault.path, environment: setup.environment)
+            vaultProcess(["search", "해운대"], in: setup.vault.path, environment: setup.environment)
         }
         final class Results: @unchecked Sendable {
             let lock = NSLock()
@@ -247,7 +247,7 @@ import Glibc
             let r = try? run(processes[k])
             results.lock.withLock { results.all[k] = r }
         }
-        let scanned = try setup.search(["부산"], scan: true)
+        let scanned = try setup.search(["해운대"], scan: true)
         for r in results.all {
             #expect(r?.stdout == scanned.stdout && r?.status == 0)
         }
@@ -257,6 +257,24 @@ import Glibc
         let left = try waitUntil(atMost: 1, of: started)
         #expect(left.count == 1)
         #expect(setup.watchers() == left)
+    }
+
+    /// Two syllables hold no trigram: the index cannot narrow them, so a search without
+    /// `--index` scans and leaves the index (and its watcher) alone; `--index` still refreshes.
+    @Test func aPatternTheIndexCannotNarrowIsScannedWithoutTouchingIt() throws {
+        let setup = try Setup()
+        defer { setup.stopWatchers() }
+        let built = try runVault(
+            ["search", "--index", "--no-watch", "해운대"], in: setup.vault.path, environment: setup.environment)
+        #expect(built.status == 0)
+        let traced = setup.environment.merging(["VAULT_TRACE": "1"]) { $1 }
+        let plain = try runVault(["search", "부산"], in: setup.vault.path, environment: traced)
+        #expect(plain.stdout == (try setup.search(["부산"], scan: true)).stdout && plain.status == 0)
+        #expect(!plain.stderr.contains("index refreshed"), "\(plain.stderr)")
+        #expect(setup.watchers().isEmpty)
+        let asked = try runVault(
+            ["search", "--index", "부산"], in: setup.vault.path, environment: traced)
+        #expect(asked.stderr.contains("index refreshed"), "\(asked.stderr)")
     }
 
     @Test func tooManyChangedPathsGiveEverythingAndExactAnswers() throws {

@@ -94,7 +94,7 @@ extension VaultCommand {
                 sink.beforeWriting = { progress.finish() }
                 let (found, refresh) = try {
                     defer { progress.finish() }
-                    return try search.run(query, index: searchIndex)
+                    return try search.run(query, index: searchIndex, refreshingAnyway: index)
                 }()
                 sink.flush()
                 if refresh.indexed >= 1000 || (index && refresh.read > 0) {
@@ -360,7 +360,9 @@ struct SearchOutput {
             out.append(UInt8(0x30 + minutes % 60 / 10))
             out.append(UInt8(0x30 + minutes % 10))
         } else if let day = item.day, item.kind == .diaryEntry {
-            out += shownDays.label(LabelKey(role: nil, day: day)) { Array((paint("📔", "36") + " " + heading(day)).utf8) }
+            out += shownDays.label(LabelKey(role: nil, day: day)) {
+                Array((paint("📔", "36") + " " + heading(day)).utf8)
+            }
         } else {
             out += paint(item.kind == .room ? "room" : "text", "36").utf8
         }
