@@ -382,7 +382,7 @@ static int local_file_system(const char *path) {
     }
 }
 
-int vs_watch_supported(const char *root) {
+int vs_local_file_system(const char *root) {
     size_t n = strlen(root) + 8;
     char *p = malloc(n);
     if (!p) return 0;
@@ -412,7 +412,7 @@ static int same_file(const char *path, const struct stat *known) {
 int vs_watch_run(const char *root, const char *socket_path, const char *lock_path, int ready_fd, int64_t idle_ms,
                  int32_t max_paths) {
     struct sockaddr_un address;
-    if (socket_address(socket_path, &address) != 0 || !vs_watch_supported(root)) return 2;
+    if (socket_address(socket_path, &address) != 0 || !vs_local_file_system(root)) return 2;
     // One watcher a vault: the lock is held for the watcher's life, and the kernel lets it go
     // when the process ends however it ends. A second one started at the same moment waits a
     // little (the first may be ending), then leaves the vault to the first.

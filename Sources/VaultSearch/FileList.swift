@@ -15,8 +15,6 @@ final class FileList: @unchecked Sendable {
     private let files: UnsafeMutablePointer<vs_files>
     /// The vault's root folder, open (the list's folders that are not kept open are relative to it).
     private let root: Int32
-    /// Its path.
-    private let rootPath: String
 
     /// The kind of a path this list gave (`VaultPath.kind` checks far more, for any path).
     static func kind(of path: String) -> VaultPath.Kind {
@@ -37,7 +35,6 @@ final class FileList: @unchecked Sendable {
         files = .allocate(capacity: 1)
         vs_files_init(files)
         self.root = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        rootPath = root
         guard self.root >= 0 else { return }
         if let cache, vs_files_load(files, self.root, cache, racyMargin) == 0 {
             fromCache = true
@@ -54,7 +51,6 @@ final class FileList: @unchecked Sendable {
         files = .allocate(capacity: 1)
         vs_files_init(files)
         self.root = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        rootPath = root
         for var path in paths {
             let failed = path.withUTF8 { utf8 in
                 utf8.withMemoryRebound(to: CChar.self) {
@@ -77,10 +73,6 @@ final class FileList: @unchecked Sendable {
     }
 
     var count: Int { Int(files.pointee.count) }
-
-    /// Whether the vault's root, `rooms/` and `diary/` are on a local file system (the kinds
-    /// `vs_watch_supported` names), asked once per list.
-    private(set) lazy var onLocalFileSystem: Bool = vs_watch_supported(rootPath) != 0
 
     /// The path of file `k`, relative to the root.
     func path(_ k: Int) -> String {

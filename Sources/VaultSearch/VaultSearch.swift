@@ -1,3 +1,4 @@
+import CVaultScan
 import Foundation
 import VaultCore
 
@@ -131,7 +132,7 @@ public struct VaultSearch: Sendable {
         var scanner = Scanner(files: list, matcher: matcher, context: context)
         scanner.firstHitOnly = query.firstHitOnly && query.role == nil && query.since == nil && query.until == nil
         if onItem != nil { scanner.spillAfter = spillAfter }
-        scanner.shortReadIsEnd = list.onLocalFileSystem
+        scanner.shortReadIsEnd = vs_local_file_system(vault.root) != 0
         // Filled in path order, one delivery at a time (`Scanner.scan`).
         final class Collected: @unchecked Sendable {
             var items: [SearchItem] = []

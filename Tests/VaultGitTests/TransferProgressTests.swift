@@ -71,6 +71,23 @@ private func newVault(_ dir: TemporaryDirectory) throws -> Vault {
     return plain.with(history: history)
 }
 
+/// A new vault (`newVault`) whose `origin` is a new bare repository, named by `url` (given the
+/// repository's path).
+private struct VaultWithRemote {
+    let dir = TemporaryDirectory("vault-progress")
+    let folder = TemporaryDirectory("vault-progress-remote")
+    let vault: Vault
+    let history: GitHistory
+    var remote: String { folder.path + "/remote.git" }
+
+    init(url: (String) -> String) throws {
+        vault = try newVault(dir)
+        history = vault.history as! GitHistory
+        try makeBareRepository(at: folder.path + "/remote.git")
+        try Remotes(vault: vault, history: history).add(name: "origin", url: url(folder.path + "/remote.git"))
+    }
+}
+
 /// Commits `count` attachments (`attachments/n-K.txt`, some KiB of text each) with the git
 /// command line, then changes each a little and commits again: objects to move, and deltas.
 private func commitFiles(_ dir: TemporaryDirectory, named name: String, count: Int, seed: UInt64) throws {
@@ -102,13 +119,8 @@ private func environment(_ transport: String) -> [String: String] {
     @Test(arguments: ["git", "libgit2"]) func cloneAndSyncReportProgressUpToTheTotal(transport: String) throws {
         let env = environment(transport)
         #expect(GitTransport.isInstalled(environment: env) == (transport == "git"))
-        let dir = TemporaryDirectory("vault-progress")
-        let vault = try newVault(dir)
-        let history = vault.history as! GitHistory
-        let folder = TemporaryDirectory("vault-progress-remote")
-        let remote = folder.path + "/remote.git"
-        try makeBareRepository(at: remote)
-        try Remotes(vault: vault, history: history).add(name: "origin", url: "file://" + remote)
+        let setup = try VaultWithRemote { "file://" + $0 }
+        let (dir, vault, history, remote) = (setup.dir, setup.vault, setup.history, setup.remote)
         try commitFiles(dir, named: "first", count: 150, seed: 1)
 
         // The push: every object sent.
@@ -160,13 +172,8 @@ private func environment(_ transport: String) -> [String: String] {
     /// Without `onProgress` nothing asks for progress: a sync and a clone work as before.
     @Test(arguments: ["git", "libgit2"]) func withoutAHandlerTheTransfersWorkAsBefore(transport: String) throws {
         let env = environment(transport)
-        let dir = TemporaryDirectory("vault-progress")
-        let vault = try newVault(dir)
-        let history = vault.history as! GitHistory
-        let folder = TemporaryDirectory("vault-progress-remote")
-        let remote = folder.path + "/remote.git"
-        try makeBareRepository(at: remote)
-        try Remotes(vault: vault, history: history).add(name: "origin", url: remote)
+        let setup = try VaultWithRemote { $0 }
+        let (dir, vault, history, folder, remote) = (setup.dir, setup.vault, setup.history, setup.folder, setup.remote)
         try commitFiles(dir, named: "quiet", count: 20, seed: 3)
         #expect(try VaultSync(vault: vault, history: history, environment: env).sync().pushed)
         let cloned = try VaultClone.clone(url: "file://" + remote, into: folder.path + "/b", environment: env)

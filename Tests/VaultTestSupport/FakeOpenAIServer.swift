@@ -63,22 +63,8 @@ public final class FakeOpenAIServer: @unchecked Sendable {
         try process.run()
         // The first line of stdout is the port; read it on another thread, so a server that
         // never prints cannot hang the test.
-        let reader = out.fileHandleForReading
-        let got = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var firstLine = ""
-        Thread {
-            var bytes: [UInt8] = []
-            while true {
-                let data = reader.availableData
-                if data.isEmpty { break }
-                bytes += data
-                if bytes.contains(10) { break }
-            }
-            firstLine = String(decoding: bytes.prefix { $0 != 10 }, as: UTF8.self)
-            got.signal()
-        }.start()
-        guard got.wait(timeout: .now() + 10) == .success, let port = Int(firstLine.trimmingCharacters(in: .whitespaces))
-        else {
+        let firstLine = firstLineOfFixture(of: out.fileHandleForReading, within: 10) ?? ""
+        guard let port = Int(firstLine.trimmingCharacters(in: .whitespaces)) else {
             port = 0
             stop()
             throw FixtureError(

@@ -436,22 +436,10 @@ private final class FixtureProcess: @unchecked Sendable {
         try process.run()
         // The first line is the port; it is read on another thread, so a fixture that never
         // prints it cannot hang the test.
-        let reader = out.fileHandleForReading
-        let got = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var firstLine = ""
-        Thread {
-            var bytes: [UInt8] = []
-            while true {
-                let data = reader.availableData
-                if data.isEmpty { break }
-                bytes += data
-                if bytes.contains(10) { break }
-            }
-            firstLine = String(decoding: bytes.prefix { $0 != 10 }, as: UTF8.self)
-            got.signal()
-        }.start()
-        let answered = got.wait(timeout: .now() + FixtureProcess.startTimeout) == .success
-        guard answered, let port = Int(firstLine.trimmingCharacters(in: .whitespaces)) else {
+        let line = firstLineOfFixture(of: out.fileHandleForReading, within: FixtureProcess.startTimeout)
+        let answered = line != nil
+        let firstLine = line ?? ""
+        guard let port = Int(firstLine.trimmingCharacters(in: .whitespaces)) else {
             port = 0
             stop()
             let log = logPath.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) } ?? ""

@@ -231,3 +231,22 @@ public struct GitCommandFailure: Error, CustomStringConvertible {
     public var stderr: String
     public var description: String { "git \(arguments.joined(separator: " ")) exited \(status): \(stderr)" }
 }
+
+/// The first line `handle` gives (without its line feed), read on another thread so that a
+/// fixture that never prints it cannot hang the test; nil when none came within `seconds`.
+func firstLineOfFixture(of handle: FileHandle, within seconds: Double) -> String? {
+    let got = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var line = ""
+    Thread {
+        var bytes: [UInt8] = []
+        while true {
+            let data = handle.availableData
+            if data.isEmpty { break }
+            bytes += data
+            if bytes.contains(10) { break }
+        }
+        line = String(decoding: bytes.prefix { $0 != 10 }, as: UTF8.self)
+        got.signal()
+    }.start()
+    return got.wait(timeout: .now() + seconds) == .success ? line : nil
+}

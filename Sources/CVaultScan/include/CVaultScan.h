@@ -101,9 +101,10 @@ typedef struct vs_watch_answer {
     char *paths;
 } vs_watch_answer;
 
-/// Whether the vault at `root` (and its `rooms`, `diary`) is on a local file system, where
-/// inotify sees every change.
-int vs_watch_supported(const char *root);
+/// Whether the vault at `root` (and its `rooms`, `diary`) is on a local file system (ext4, xfs,
+/// btrfs, tmpfs, f2fs, overlayfs, zfs): inotify sees every change there, and a read of a
+/// regular file comes back short only at its end.
+int vs_local_file_system(const char *root);
 
 /// Runs the watcher of the vault at `root` until it has had no question for `idle_ms`, the root
 /// is gone, or a signal ends it: takes `lock_path` (or returns 0 at once when another watcher

@@ -41,7 +41,7 @@ public struct SearchWatcher: Sendable {
     func ask(root: String, indexPath: String, epoch: UInt64, generation: UInt64) -> Answer? {
         let socket = Self.socketPath(indexPath)
         if let answer = Self.ask(socket, epoch, generation) { return answer }
-        guard !command.isEmpty, vs_watch_supported(root) != 0 else { return nil }
+        guard !command.isEmpty, vs_local_file_system(root) != 0 else { return nil }
         Trace.mark("search: starting the watcher")
         let argv = command + ["--root", root, "--index", indexPath]
         var cArguments = argv.map { strdup($0) }
