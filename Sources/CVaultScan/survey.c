@@ -3,9 +3,7 @@
 
 #include <string.h>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include "cpu.h"
 
 static inline int flagged(const unsigned char *p, size_t i, size_t n) {
     unsigned char b = p[i];
@@ -60,18 +58,11 @@ __attribute__((target("avx2"))) static size_t next_avx2(const unsigned char *p, 
     }
     return next_sse2(p, i, n);
 }
-
-static int has_avx2 = -1;
 #endif
 
 size_t vs_next_survey_lead(const unsigned char *p, size_t i, size_t n) {
 #if defined(__x86_64__)
-    int avx2 = __atomic_load_n(&has_avx2, __ATOMIC_RELAXED);
-    if (avx2 < 0) {
-        avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-        __atomic_store_n(&has_avx2, avx2, __ATOMIC_RELAXED);
-    }
-    return avx2 ? next_avx2(p, i, n) : next_sse2(p, i, n);
+    return vs_has_avx2() ? next_avx2(p, i, n) : next_sse2(p, i, n);
 #else
     return next_scalar(p, i, n);
 #endif

@@ -25,7 +25,7 @@ struct FileScan: Sendable {
 /// Each file is read in pieces of at most `chunkSize` bytes (whole lines; a line longer than
 /// that is read whole), so memory stays bounded by the longest line, not the file. A piece is
 /// first surveyed for code points that can make it not NFC (`TextScan.survey`, when the pattern needs it);
-/// then the bytes every hit must hold (`LineMatcher.needle`) are looked for with `memmem` in the
+/// then the bytes every hit must hold (`LineMatcher.needle`) are looked for (`Finder`) in the
 /// piece as it is, case folded (ignoring case) or normalized (when not NFC), and only the lines
 /// they fall in are compared exactly (`LineMatcher.matches`).
 struct Scanner: Sendable {
@@ -260,12 +260,12 @@ struct Scanner: Sendable {
                     i = TextScan.lineEnd(p, from: i, n) + 1
                 }
             } else if !survey.unstable && matcher.mode == .bytes {
-                TextScan.occurrences(of: needle, in: p, n) { at in
+                matcher.finder.occurrences(in: p, n) { at in
                     addLine(of: at)
                     return true
                 }
-            } else if !survey.unstable && matcher.mode == .ascii && !survey.foldsToASCII {
-                TextScan.occurrencesIgnoringASCIICase(of: needle, in: p, n) { at in
+            } else if !survey.unstable && matcher.mode == .ascii && !survey.foldsToASCII, let ascii = matcher.asciiFinder {
+                ascii.occurrences(in: p, n) { at in
                     addLine(of: at)
                     return true
                 }
@@ -284,7 +284,7 @@ struct Scanner: Sendable {
                 keyed.withUnsafeBufferPointer { k in
                     var counted = 0
                     var line = 0
-                    TextScan.occurrences(of: needle, in: k.baseAddress!, k.count) { at in
+                    matcher.finder.occurrences(in: k.baseAddress!, k.count) { at in
                         line += TextScan.lineFeeds(k.baseAddress!, from: counted, to: at)
                         counted = at
                         if lines.last != line { lines.append(line) }

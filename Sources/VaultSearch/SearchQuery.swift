@@ -86,6 +86,10 @@ final class LineMatcher: @unchecked Sendable {
     let needle: [UInt8]
     /// How the scan looks for `needle` in a file's bytes (NFC ones; others are normalized).
     let mode: NeedleMode
+    /// `needle`, to find as it is (`bytes` mode, and in case-folded or normalized text).
+    let finder: Finder
+    /// `needle`, to find with ASCII letters in either case (`ascii` mode).
+    let asciiFinder: Finder?
 
     /// What text not in NFC could hide from the byte scan, for this pattern.
     let nfcRisk: NFCRisk
@@ -143,6 +147,8 @@ final class LineMatcher: @unchecked Sendable {
         } else {
             mode = .folded
         }
+        finder = Finder(needle)
+        asciiFinder = mode == .ascii ? Finder(needle, ignoringASCIICase: true) : nil
         // Ignoring case changes nothing for a needle in `bytes` mode (Korean text, digits).
         nfcRisk = mode == .bytes ? LineMatcher.risk(of: scalars) : .any
     }
@@ -173,16 +179,9 @@ final class LineMatcher: @unchecked Sendable {
         if regex == nil && plain && mode != .folded {
             var ranges: [Range<Int>] = []
             guard let base = bytes.baseAddress else { return [] }
-            if mode == .bytes {
-                TextScan.occurrences(of: needle, in: base, bytes.count) { at in
-                    ranges.append(at..<(at + needle.count))
-                    return true
-                }
-            } else {
-                TextScan.occurrencesIgnoringASCIICase(of: needle, in: base, bytes.count) { at in
-                    ranges.append(at..<(at + needle.count))
-                    return true
-                }
+            (asciiFinder ?? finder).occurrences(in: base, bytes.count) { at in
+                ranges.append(at..<(at + needle.count))
+                return true
             }
             return ranges
         }

@@ -1,4 +1,3 @@
-import CSQLite
 import CVaultScan
 import Foundation
 
@@ -106,63 +105,6 @@ enum TextScan {
         return false
     }
 
-    /// Whether any lane of `mask` is set (the standard library's `any` reduces lane by lane).
-    @inline(__always)
-    static func anySet(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
-        let bits = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
-        return bits[0] | bits[1] != 0
-    }
-
-    /// Offsets of every occurrence of the lower-case ASCII `needle` in `p[0..<n]`, ignoring ASCII
-    /// case: its rarest byte (in either case) is looked for sixteen bytes at a time, and the
-    /// needle compared around each.
-    static func occurrencesIgnoringASCIICase(
-        of needle: [UInt8], in p: UnsafePointer<UInt8>, _ n: Int, _ found: (Int) -> Bool
-    ) {
-        let m = needle.count
-        guard m > 0, n >= m else { return }
-        // Rarer in text: letters far from e, t, a, o; digits and punctuation rarer still.
-        let common = Array("etaoinshrdlcumwfgypbvkjxqz".utf8)
-        let k = needle.indices.max { a, b in
-            (common.firstIndex(of: needle[a]) ?? -1) < (common.firstIndex(of: needle[b]) ?? -1)
-        }!
-        let lower = needle[k]
-        let upper = lower >= 0x61 && lower <= 0x7A ? lower - 32 : lower
-        let lo = SIMD16<UInt8>(repeating: lower)
-        let up = SIMD16<UInt8>(repeating: upper)
-        func matchesAt(_ start: Int) -> Bool {
-            guard start >= 0, start + m <= n else { return false }
-            for j in 0..<m {
-                let b = p[start + j]
-                let folded = b >= 0x41 && b <= 0x5A ? b | 0x20 : b
-                if folded != needle[j] { return false }
-            }
-            return true
-        }
-        var next = 0  // occurrences do not overlap
-        var i = 0
-        func check(_ at: Int) -> Bool {
-            let start = at - k
-            if start >= next && matchesAt(start) {
-                next = start + m
-                return found(start)
-            }
-            return true
-        }
-        while i + 16 <= n {
-            let v = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
-            let hit = (v .== lo) .| (v .== up)
-            if anySet(hit) {
-                for lane in 0..<16 where hit[lane] { if !check(i + lane) { return } }
-            }
-            i += 16
-        }
-        while i < n {
-            if p[i] == lower || p[i] == upper { if !check(i) { return } }
-            i += 1
-        }
-    }
-
     /// Case folds valid, NFC UTF-8 `p[0..<n]` into `out` (cleared first): ASCII by a table,
     /// code points in cased blocks by `SearchText.appendFolded`, everything else copied. Line
     /// feeds are never added or removed, so line numbers agree with the file's.
@@ -196,56 +138,6 @@ enum TextScan {
                 for k in 0..<width { out.append(p[i + k]) }
             }
             i += width
-        }
-    }
-
-    /// Offsets of every occurrence of `needle` in `p[0..<n]`, each after the end of the last.
-    ///
-    /// Sixteen positions at a time, a position is a candidate when two of the needle's bytes (its
-    /// second and its last: in Korean text, continuation bytes, far rarer than lead bytes) are
-    /// where they would be; candidates are compared whole. Short needles and short texts go to
-    /// glibc's `memmem`.
-    static func occurrences(of needle: [UInt8], in p: UnsafePointer<UInt8>, _ n: Int, _ found: (Int) -> Bool) {
-        let m = needle.count
-        guard m > 0, n >= m else { return }
-        needle.withUnsafeBufferPointer { nb in
-            let q = nb.baseAddress!
-            var next = 0
-            if m < 3 || n < m + 32 {
-                while next + m <= n {
-                    guard let hit = vault_memmem(p + next, n - next, q, m) else { return }
-                    let at = UnsafeRawPointer(hit) - UnsafeRawPointer(p)
-                    if !found(at) { return }
-                    next = at + m
-                }
-                return
-            }
-            let (i1, i2) = (1, m - 1)
-            let a = SIMD16<UInt8>(repeating: q[i1])
-            let b = SIMD16<UInt8>(repeating: q[i2])
-            var i = 0
-            while i + i2 + 16 <= n {
-                let v1 = UnsafeRawPointer(p + i + i1).loadUnaligned(as: SIMD16<UInt8>.self)
-                let v2 = UnsafeRawPointer(p + i + i2).loadUnaligned(as: SIMD16<UInt8>.self)
-                let hit = (v1 .== a) .& (v2 .== b)
-                if anySet(hit) {
-                    for lane in 0..<16 where hit[lane] {
-                        let s = i + lane
-                        if s >= next && memcmp(p + s, q, m) == 0 {
-                            next = s + m
-                            if !found(s) { return }
-                        }
-                    }
-                }
-                i += 16
-            }
-            while i + m <= n {
-                if i >= next && p[i + i1] == q[i1] && memcmp(p + i, q, m) == 0 {
-                    next = i + m
-                    if !found(i) { return }
-                }
-                i += 1
-            }
         }
     }
 
@@ -288,5 +180,34 @@ enum TextScan {
     static func lineEnd(_ p: UnsafePointer<UInt8>, from i: Int, _ n: Int) -> Int {
         guard i < n, let hit = memchr(p + i, 0x0A, n - i) else { return n }
         return UnsafeRawPointer(hit) - UnsafeRawPointer(p)
+    }
+}
+
+/// A needle to find in bytes, as `vs_find` looks for it: two of its bytes (the rarest) compared
+/// at 32 positions at a time, the whole needle only where both are in place; with
+/// `ignoringASCIICase`, ASCII letters match in either case (the needle is lower-case).
+final class Finder: @unchecked Sendable {
+    private let finder: UnsafeMutablePointer<vs_finder>
+    let count: Int
+
+    init(_ needle: [UInt8], ignoringASCIICase: Bool = false) {
+        guard let made = needle.withUnsafeBufferPointer({ vs_finder_make($0.baseAddress, $0.count, ignoringASCIICase ? 1 : 0) })
+        else { fatalError("out of memory making a finder") }
+        finder = made
+        count = needle.count
+    }
+
+    deinit { vs_finder_free(finder) }
+
+    /// Offsets of every occurrence in `p[0..<n]`, each after the end of the last, until `found`
+    /// returns false.
+    func occurrences(in p: UnsafePointer<UInt8>, _ n: Int, _ found: (Int) -> Bool) {
+        guard count > 0 else { return }
+        var next = 0
+        while true {
+            let at = vs_find(finder, p, next, n)
+            guard at < n, found(at) else { return }
+            next = at + count
+        }
     }
 }

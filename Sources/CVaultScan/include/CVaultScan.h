@@ -141,4 +141,23 @@ size_t vs_next_survey_lead(const unsigned char *p, size_t i, size_t n);
 /// which Swift's Glibc module does not declare).
 size_t vs_last_byte(const unsigned char *p, unsigned char byte, size_t n);
 
+/// A needle to find (find.c): its bytes (a copy), and the two positions of it whose bytes are
+/// compared first, 32 places at a time, before the whole needle is: the rarest two, by how
+/// common a byte is in Korean and English text.
+typedef struct {
+    const unsigned char *needle;
+    size_t m;
+    size_t i1, i2;
+    /// ASCII letters match in either case (`needle` is lower-case).
+    int fold;
+} vs_finder;
+
+/// A finder for `needle[0..<m]`, or NULL when memory ran out; `vs_finder_free` frees it.
+vs_finder *vs_finder_make(const unsigned char *needle, size_t m, int ignore_ascii_case);
+void vs_finder_free(vs_finder *f);
+
+/// The offset of the first occurrence of the finder's needle in `p[i..<n]` (starting at `i` or
+/// later), or `n` when there is none. AVX2 when the processor has it, else SSE2, else one by one.
+size_t vs_find(const vs_finder *f, const unsigned char *p, size_t i, size_t n);
+
 #endif
