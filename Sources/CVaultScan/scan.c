@@ -109,24 +109,52 @@ int vs_files_add(vs_files *f, int root, const char *path, uint32_t length) {
     return 0;
 }
 
-/// A file to sort: the first 8 bytes of its path after `skip` (big-endian, so integers order as
-/// the bytes do; shorter paths padded with zeros, which no path holds), and its position.
+/// A file to sort: its path after the bytes every path shares, and its position.
 typedef struct sort_entry {
-    uint64_t key;
+    const unsigned char *s;
     int32_t at;
 } sort_entry;
 
-typedef struct sort_context {
-    const vs_files *files;
-    size_t skip;
-} sort_context;
+static inline void swap_entries(sort_entry *a, size_t i, size_t j) {
+    sort_entry t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+}
 
-static int by_path(const void *a, const void *b, void *context) {
-    const sort_entry *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    const sort_context *c = context;
-    const vs_files *f = c->files;
-    return strcmp(f->bytes + f->starts[x->at] + c->skip, f->bytes + f->starts[y->at] + c->skip);
+/// Sorts `a[0..<n]`, whose paths agree on their first `d` bytes, by their bytes (strcmp's order):
+/// a three-way radix quicksort (Bentley and Sedgewick), which compares each byte of a shared
+/// prefix once per partition instead of once per comparison (names such as `api-설계-2.md`,
+/// `api-설계-3.md` share long prefixes).
+static void sort_paths(sort_entry *a, size_t n, size_t d) {
+    while (n > 1) {
+        if (n < 12) {
+            for (size_t i = 1; i < n; i++) {
+                for (size_t j = i; j > 0 && strcmp((const char *)a[j - 1].s + d, (const char *)a[j].s + d) > 0; j--) {
+                    swap_entries(a, j - 1, j);
+                }
+            }
+            return;
+        }
+        // The median of the first, middle and last bytes at `d` as the pivot.
+        unsigned char x = a[0].s[d], y = a[n / 2].s[d], z = a[n - 1].s[d];
+        unsigned char v = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        size_t lt = 0, i = 0, gt = n;
+        while (i < gt) {
+            unsigned char c = a[i].s[d];
+            if (c < v) {
+                swap_entries(a, lt++, i++);
+            } else if (c > v) {
+                swap_entries(a, i, --gt);
+            } else {
+                i++;
+            }
+        }
+        sort_paths(a, lt, d);
+        if (v != 0) sort_paths(a + lt, gt - lt, d + 1);
+        // The last part in the loop (no deeper stack for it).
+        a += gt;
+        n -= gt;
+    }
 }
 
 /// Sorts files `from..<count` by their paths' bytes (strcmp's order: unsigned bytes).
@@ -140,25 +168,10 @@ static int sort_tail(vs_files *f, int32_t from) {
         free(order), free(tmp), free(tmpf);
         return -1;
     }
-    // The bytes every path starts with (the folder's name) are skipped.
-    const char *first = f->bytes + f->starts[from];
-    size_t skip = strlen(first);
-    for (int32_t i = from + 1; i < f->count && skip > 0; i++) {
-        const char *p = f->bytes + f->starts[i];
-        size_t k = 0;
-        while (k < skip && p[k] == first[k]) k++;
-        skip = k;
-    }
     for (int32_t i = 0; i < n; i++) {
-        const unsigned char *p = (const unsigned char *)f->bytes + f->starts[from + i] + skip;
-        uint64_t key = 0;
-        int k = 0;
-        for (; k < 8 && p[k]; k++) key = key << 8 | p[k];
-        key <<= 8 * (8 - k);
-        order[i] = (sort_entry){key, from + i};
+        order[i] = (sort_entry){(const unsigned char *)f->bytes + f->starts[from + i], from + i};
     }
-    sort_context context = {f, skip};
-    qsort_r(order, (size_t)n, sizeof(sort_entry), by_path, &context);
+    sort_paths(order, (size_t)n, 0);
     for (int32_t i = 0; i < n; i++) {
         tmp[i] = f->starts[order[i].at];
         tmp[n + i] = f->names[order[i].at];
@@ -338,6 +351,61 @@ static int list_folder(vs_files *f, int root, int fd, char *prefix, size_t prefi
     }
     free(subfolders);
     return result;
+}
+
+int vs_files_append(vs_files *f, int root, vs_files *other, int other_root) {
+    // Where each of `other`'s folders goes in `f`: its root is `f`'s (borrowed), its own
+    // folders move (owned, so `other` no longer closes them).
+    int32_t *moved = malloc(sizeof(int32_t) * (size_t)(other->folder_count + 1));
+    if (!moved) return -1;
+    int32_t root_slot = -1;
+    for (int32_t i = 0; i < f->folder_count; i++) {
+        if (f->folders[i] == -2 - root) root_slot = i;
+    }
+    for (int32_t i = 0; i < other->folder_count; i++) {
+        int32_t d = other->folders[i];
+        if (d == -2 - other_root) {
+            if (root_slot < 0) root_slot = add_folder(f, root, 0);
+            moved[i] = root_slot;
+        } else {
+            moved[i] = d >= 0 ? add_folder(f, d, 1) : add_folder(f, -2 - d, 0);
+            if (moved[i] >= 0 && d >= 0) other->folders[i] = -1;
+        }
+        if (moved[i] < 0) {
+            free(moved);
+            return -1;
+        }
+    }
+    uint32_t offset = (uint32_t)f->bytes_used;
+    if (add_bytes(f, other->bytes, (size_t)other->bytes_used) != 0) {
+        free(moved);
+        return -1;
+    }
+    for (int32_t k = 0; k < other->count; k++) {
+        if (grow_files(f) != 0) {
+            free(moved);
+            return -1;
+        }
+        f->starts[f->count] = other->starts[k] + offset;
+        f->names[f->count] = other->names[k] + offset;
+        f->folder[f->count] = moved[other->folder[k]];
+        f->count++;
+    }
+    for (int32_t i = 0; i < other->visited_count; i++) {
+        const vs_folder *v = &other->visited[i];
+        if (visit(f, v->path, strlen(v->path), NULL, v->slot >= 0 ? moved[v->slot] : -1, v->top, v->missing) != 0) {
+            free(moved);
+            return -1;
+        }
+        vs_folder *copy = &f->visited[f->visited_count - 1];
+        copy->device = v->device, copy->inode = v->inode, copy->mtime_ns = v->mtime_ns, copy->ctime_ns = v->ctime_ns;
+        copy->pad = v->pad;
+    }
+    free(moved);
+    if (other->listed_ns != 0 && (f->listed_ns == 0 || other->listed_ns < f->listed_ns)) f->listed_ns = other->listed_ns;
+    f->list_hash_known = 0;
+    vs_files_free(other);
+    return 0;
 }
 
 static int64_t real_ns(void) {

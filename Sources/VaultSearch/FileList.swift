@@ -1,4 +1,5 @@
 import CVaultScan
+import Foundation
 import VaultCore
 
 #if canImport(Glibc)
@@ -31,7 +32,11 @@ final class FileList: @unchecked Sendable {
     /// change times: adding, removing or renaming a name in a folder changes its times) and had
     /// not changed within `racyMargin` nanoseconds before that listing began; else the folders
     /// are read, and the listing saved there.
-    init(root: String, folders: [(String, Bool)], cache: String? = nil, racyMargin: Int64 = 2_000_000_000) {
+    /// With `listing` false, nothing is read or saved when the saved listing does not hold.
+    init(
+        root: String, folders: [(String, Bool)], cache: String? = nil, racyMargin: Int64 = 2_000_000_000,
+        listing: Bool = true
+    ) {
         files = .allocate(capacity: 1)
         vs_files_init(files)
         self.root = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -40,6 +45,7 @@ final class FileList: @unchecked Sendable {
             fromCache = true
             return
         }
+        guard listing else { return }
         for (folder, recursive) in folders where vs_files_list(files, self.root, folder, recursive ? 1 : 0) != 0 {
             fatalError("out of memory listing \(folder)")
         }
@@ -61,9 +67,42 @@ final class FileList: @unchecked Sendable {
         }
     }
 
-    /// Every room and diary entry.
+    /// Every room and diary entry: the listing saved in `cache` while it holds (see
+    /// `init(root:folders:cache:racyMargin:)`), else `rooms/` and `diary/` read on two threads at
+    /// once (each of tens of thousands of names takes about as long), and saved there.
     static func everything(root: String, cache: String? = nil, racyMargin: Int64 = 2_000_000_000) -> FileList {
-        FileList(root: root, folders: [("rooms", false), ("diary", true)], cache: cache, racyMargin: racyMargin)
+        if let cache {
+            let saved = FileList(root: root, folders: [], cache: cache, racyMargin: racyMargin, listing: false)
+            if saved.fromCache { return saved }
+        }
+        final class Listing: @unchecked Sendable {
+            var diary: FileList?
+        }
+        let listing = Listing()
+        let listed = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            listing.diary = FileList(root: root, folders: [("diary", true)])
+            listed.signal()
+        }
+        let rooms = FileList(root: root, folders: [("rooms", false)])
+        listed.wait()
+        guard let diary = listing.diary else { preconditionFailure("the diary's listing ended without a list") }
+        rooms.append(diary)
+        if let cache { rooms.save(to: cache) }
+        return rooms
+    }
+
+    /// Moves `other`'s files (listed under the same root) to the end of this list, as if it had
+    /// listed them; `other` is left empty.
+    func append(_ other: FileList) {
+        guard root >= 0, other.root >= 0 else { return }
+        if vs_files_append(files, root, other.files, other.root) != 0 { fatalError("out of memory listing files") }
+    }
+
+    /// Saves the listing at `cache` (a file outside the vault), for `init(root:folders:cache:)`.
+    func save(to cache: String) {
+        guard root >= 0 else { return }
+        _ = vs_files_save(files, root, cache)
     }
 
     deinit {

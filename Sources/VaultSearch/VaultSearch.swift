@@ -35,7 +35,8 @@ public struct SearchItem: Sendable {
 }
 
 public struct SearchResults: Sendable {
-    /// Items with hits, by path (none when `VaultSearch.onItem` took them as they were found).
+    /// Items with hits, by path (none when `VaultSearch.onItem` or `printer` took them as they
+    /// were found).
     public var items: [SearchItem]
     /// How many items had hits, and how many hits they had (also those given to `onItem`).
     public var itemCount: Int
@@ -48,6 +49,25 @@ public struct SearchResults: Sendable {
     public var usedIndex: Bool
 }
 
+/// Prints a search's items as they are found: each item is rendered to bytes on the thread that
+/// scanned it (every scanning thread has its own renderer, from `makeRenderer`, so its caches
+/// need no lock), and the bytes go to `write` in path order, one call at a time. Rendering runs
+/// on every core; only the writing is in order.
+public struct SearchPrinter: Sendable {
+    /// Appends what is shown of an item to the bytes.
+    public typealias Render = (SearchItem, inout [UInt8]) -> Void
+    public var makeRenderer: @Sendable () -> Render
+    /// Gets an item's bytes, and whether they go on with the item before (`SearchItem.continued`).
+    public var write: @Sendable (_ bytes: [UInt8], _ continued: Bool) -> Void
+
+    public init(
+        makeRenderer: @escaping @Sendable () -> Render, write: @escaping @Sendable ([UInt8], Bool) -> Void
+    ) {
+        self.makeRenderer = makeRenderer
+        self.write = write
+    }
+}
+
 /// `vault search`: finds lines in rooms and diary entries, with the room, the speaker and the
 /// day of each hit. Reads the vault only; writes nothing in it.
 public struct VaultSearch: Sendable {
@@ -58,8 +78,20 @@ public struct VaultSearch: Sendable {
     /// order, one call at a time, and not kept in `SearchResults.items`: what is printed goes out
     /// while the scan goes on, and memory holds only what is in flight.
     public var onItem: (@Sendable (SearchItem) -> Void)?
-    /// With `onItem`, a file with more hits than this is given in parts (`SearchItem.continued`).
+    /// When set (instead of `onItem`), each item is rendered on the thread that scanned it, and
+    /// the bytes written in path order: see `SearchPrinter`.
+    public var printer: SearchPrinter?
+    /// With `onItem` or `printer`, a file with more hits than this is given in parts
+    /// (`SearchItem.continued`).
     public var spillAfter = 10_000
+
+    /// Where the listing of every room and entry is kept between searches (a file outside the
+    /// vault: `SearchIndex.listingPath(forVaultAt:)`), taken again while no folder it read has
+    /// changed, so a search of an unchanged vault reads no folder. Nil: the folders are read
+    /// each time.
+    public var listingCache: String?
+    /// How recently before a listing a folder's change makes it untrusted (`FileList`).
+    var racyMargin: Int64 = 2_000_000_000
 
     public init(vault: Vault) {
         self.vault = vault
@@ -70,7 +102,7 @@ public struct VaultSearch: Sendable {
 
     func fileList(for query: SearchQuery) -> FileList {
         switch query.scope {
-        case .everything: return FileList.everything(root: vault.root)
+        case .everything: return FileList.everything(root: vault.root, cache: listingCache, racyMargin: racyMargin)
         case .rooms: return FileList(root: vault.root, folders: [("rooms", false)])
         case .diary: return FileList(root: vault.root, folders: [("diary", true)])
         case .item(let path): return FileList(root: vault.root, paths: [path])
@@ -79,37 +111,9 @@ public struct VaultSearch: Sendable {
 
     /// Runs `query` over `files` (default: those of its scope), scanning them all.
     public func run(_ query: SearchQuery, files: [String]? = nil) throws(VaultError) -> SearchResults {
-        if files == nil && query.scope == .everything { return try runOverlappingTheListing(query) }
         let list = files.map { FileList(root: vault.root, paths: $0) } ?? fileList(for: query)
-        Trace.mark("search: \(list.count) files listed")
+        Trace.mark("search: \(list.count) files listed\(list.fromCache ? " (saved listing)" : "")")
         return try run(query, list, nil, usedIndex: false)
-    }
-
-    /// Every room, then every diary entry: the rooms are scanned while another thread lists the
-    /// diary's folders, so the listing of tens of thousands of entries (about as long as a
-    /// tenth of the scan) is not waited for before the first file is read.
-    func runOverlappingTheListing(_ query: SearchQuery) throws(VaultError) -> SearchResults {
-        final class Listing: @unchecked Sendable {
-            var diary: FileList?
-        }
-        let listing = Listing()
-        let listed = DispatchSemaphore(value: 0)
-        let root = vault.root
-        DispatchQueue.global().async {
-            listing.diary = FileList(root: root, folders: [("diary", true)])
-            listed.signal()
-        }
-        let rooms = FileList(root: root, folders: [("rooms", false)])
-        Trace.mark("search: \(rooms.count) rooms listed")
-        let first = try run(query, rooms, nil, usedIndex: false)
-        listed.wait()
-        guard let diary = listing.diary else { preconditionFailure("the diary's listing ended without a list") }
-        Trace.mark("search: \(diary.count) diary entries listed")
-        let second = try run(query, diary, nil, usedIndex: false)
-        return SearchResults(
-            items: first.items + second.items, itemCount: first.itemCount + second.itemCount,
-            hitCount: first.hitCount + second.hitCount, skipped: first.skipped + second.skipped,
-            filesSearched: first.filesSearched + second.filesSearched, usedIndex: false)
     }
 
     /// Scans files `which` of `list` (nil: all), building each item (and its rendering) on the
@@ -124,14 +128,24 @@ public struct VaultSearch: Sendable {
             let item: SearchItem
             init(_ item: SearchItem) { self.item = item }
         }
+        /// An item's bytes as the printer rendered them.
+        final class Rendered {
+            let bytes: [UInt8]
+            let continued: Bool
+            let hits: Int
+            init(_ bytes: [UInt8], _ continued: Bool, _ hits: Int) {
+                (self.bytes, self.continued, self.hits) = (bytes, continued, hits)
+            }
+        }
         enum Outcome {
             case nothing
             case skipped(String, String)
             case item(Found)
+            case rendered(Rendered)
         }
         var scanner = Scanner(files: list, matcher: matcher, context: context)
         scanner.firstHitOnly = query.firstHitOnly && query.role == nil && query.since == nil && query.until == nil
-        if onItem != nil { scanner.spillAfter = spillAfter }
+        if onItem != nil || printer != nil { scanner.spillAfter = spillAfter }
         scanner.shortReadIsEnd = vs_local_file_system(vault.root) != 0
         // Filled in path order, one delivery at a time (`Scanner.scan`).
         final class Collected: @unchecked Sendable {
@@ -141,15 +155,25 @@ public struct VaultSearch: Sendable {
             var skipped: [(String, String)] = []
         }
         let collected = Collected()
+        /// A thread's renderer, boxed: a function value kept in the scan's generic per-thread
+        /// state would be wrapped in a new reabstraction thunk each time it is passed `inout`.
+        final class Renderer {
+            let render: SearchPrinter.Render
+            init(_ render: @escaping SearchPrinter.Render) { self.render = render }
+        }
         let onItem = self.onItem
+        let printer = self.printer
         scanner.scan(
-            which, makeLocal: {},
-            finish: { (_: inout Void, k: Int, scan: FileScan) -> Outcome in
+            which, makeLocal: { printer.map { Renderer($0.makeRenderer()) } },
+            finish: { (renderer: inout Renderer?, k: Int, scan: FileScan) -> Outcome in
                 if let problem = scan.problem { return .skipped(list.path(k), problem) }
                 guard !scan.hits.isEmpty, let found = item(scan.path ?? list.path(k), scan, query) else {
                     return .nothing
                 }
-                return .item(Found(found))
+                guard let renderer else { return .item(Found(found)) }
+                var bytes: [UInt8] = []
+                renderer.render(found, &bytes)
+                return .rendered(Rendered(bytes, found.continued, found.hits.count))
             },
             deliver: { outcome in
                 switch outcome {
@@ -159,6 +183,10 @@ public struct VaultSearch: Sendable {
                     if !found.item.continued { collected.itemCount += 1 }
                     collected.hitCount += found.item.hits.count
                     if let onItem { onItem(found.item) } else { collected.items.append(found.item) }
+                case .rendered(let rendered):
+                    if !rendered.continued { collected.itemCount += 1 }
+                    collected.hitCount += rendered.hits
+                    printer?.write(rendered.bytes, rendered.continued)
                 }
             })
         Trace.mark("search: scanned")

@@ -60,6 +60,49 @@ import Glibc
         #expect(list.stamps(threads: 4) == list.stamps(threads: 1))
     }
 
+    /// Rooms and diary are listed on two threads and joined (`vs_files_append`): the diary's
+    /// folders (more than are kept open: the rest are opened from the root) move with its
+    /// files, and the joined listing saves and loads as one.
+    @Test func theJoinedListingOpensEveryFileAndSavesAsOne() throws {
+        let dir = TemporaryDirectory("search-list-joined")
+        let cacheDir = TemporaryDirectory("search-list-joined-cache")
+        for k in 0..<300 { try dir.write("diary/\(1000 + k)/\(1000 + k)-01-01.md", "day \(k)\n") }
+        for k in 0..<5 { try dir.write("rooms/r\(k).md", "room \(k)\n") }
+        let cache = cacheDir.path + "/listing"
+        let listed = FileList.everything(root: dir.path, cache: cache, racyMargin: 0)
+        usleep(20_000)
+        let loaded = FileList.everything(root: dir.path, cache: cache, racyMargin: 0)
+        #expect(!listed.fromCache && loaded.fromCache)
+        for list in [listed, loaded] {
+            #expect(list.count == 305)
+            #expect(list.path(0) == "rooms/r0.md" && list.path(304) == "diary/1299/1299-01-01.md")
+            for k in 0..<list.count {
+                let fd = list.open(k)
+                #expect(fd >= 0, "\(list.path(k))")
+                if fd >= 0 { close(fd) }
+            }
+            #expect(list.listHash == StampFile.listHash(list.paths))
+        }
+    }
+
+    /// The listing's sort (a radix quicksort in C) gives the order of the paths' bytes, for
+    /// names sharing long prefixes, Korean, NFD and ASCII case.
+    @Test func theListingIsSortedByBytes() throws {
+        let dir = TemporaryDirectory("search-list-sort")
+        var random = SeededRandom(seed: 11)
+        let parts = ["api-설계", "api-설계-2", "API", "a", "부산", "부산 여행", "b", "-", "1", "10"]
+        var names: Set<String> = []
+        while names.count < 400 {
+            let n = Int.random(in: 1...4, using: &random)
+            var name = (0..<n).map { _ in parts.randomElement(using: &random)! }.joined()
+            if Bool.random(using: &random) { name = name.decomposedStringWithCanonicalMapping }
+            names.insert(name)
+        }
+        for name in names { try dir.write("rooms/\(name).md", "x\n") }
+        let expected = names.map { Array("rooms/\($0).md".utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+        #expect(FileList(root: dir.path, folders: [("rooms", false)]).paths.map { Array($0.utf8) } == expected)
+    }
+
     @Test func givenPathsAreOpenedAsTheyAre() throws {
         let dir = TemporaryDirectory("search-list-paths")
         try dir.write("rooms/a.md", "text\n")

@@ -200,6 +200,62 @@ func hitLines(_ results: SearchResults) -> [String] {
         #expect(streamed.skipped.map(\.path) == kept.skipped.map(\.path))
     }
 
+    /// With a printer, each item is rendered on the thread that scanned it (a renderer per
+    /// thread) and the bytes written in path order (parts of a long file:
+    /// `aFileWithVeryManyHitsIsGivenInParts`).
+    @Test func printedItemsAreRenderedWhereTheyAreFoundAndWrittenInPathOrder() throws {
+        let dir = try searchVault()
+        let header = "## 🧑 user · 2026년 11월 8일 <!-- 2026-11-08T09:00:00+09:00 m-QB7X91ZQF6VP -->"
+        for i in 0..<200 { try dir.write("rooms/방-\(1000 + i).md", "\(header)\n\n부산 \(i)\n부산\n") }
+        let kept = try search(dir) { $0.pattern = "부산" }
+        final class Written: @unchecked Sendable {
+            var text = ""
+            var renderers = 0
+        }
+        let written = Written()
+        let lock = NSLock()
+        var printing = VaultSearch(vault: try Vault(root: dir.path))
+        printing.printer = SearchPrinter(
+            makeRenderer: {
+                lock.withLock { written.renderers += 1 }
+                return { item, out in out += "\(item.continued ? "+" : "")\(item.path) \(item.hits.count)\n".utf8 }
+            },
+            write: { bytes, continued in
+                #expect(continued == (bytes.first == UInt8(ascii: "+")))
+                written.text += String(decoding: bytes, as: UTF8.self)
+            })
+        let printed = try printing.run(SearchQuery(pattern: "부산"))
+        #expect(printed.items.isEmpty)
+        #expect(printed.itemCount == kept.items.count && printed.hitCount == kept.hitCount)
+        let lines = written.text.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(lines.map { $0[0] } == kept.items.map(\.path))
+        #expect(lines.map { Int($0[1]) } == kept.items.map(\.hits.count))
+        #expect(written.renderers >= 1 && written.renderers <= ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// A listing saved between searches (`listingCache`) is taken while the folders are
+    /// unchanged, and a room added or removed since is seen.
+    @Test func aSavedListingStillSeesRoomsAddedAndRemoved() throws {
+        let dir = try searchVault()
+        let cacheDir = TemporaryDirectory("search-listing-cache")
+        var searching = VaultSearch(vault: try Vault(root: dir.path))
+        searching.listingCache = cacheDir.path + "/listing"
+        searching.racyMargin = 0
+        func paths() throws -> [String] { try searching.run(SearchQuery(pattern: "부산")).items.map(\.path) }
+        let before = try paths()
+        #expect(before == ["rooms/crlf.md", "rooms/부산-여행.md", "diary/2026/2026-11-05-mac.md"])
+        #expect(FileManager.default.fileExists(atPath: cacheDir.path + "/listing"))
+        usleep(20_000)
+        #expect(try paths() == before)
+        try dir.write("rooms/새-방.md", "부산\n")
+        #expect(try paths() == ["rooms/crlf.md", "rooms/부산-여행.md", "rooms/새-방.md", "diary/2026/2026-11-05-mac.md"])
+        usleep(20_000)
+        try FileManager.default.removeItem(atPath: dir.path + "/rooms/새-방.md")
+        #expect(try paths() == before)
+        // Nothing was written in the vault.
+        #expect(!dir.files().contains { $0.contains("listing") })
+    }
+
     /// A file with more hits than `spillAfter` is given to `onItem` in parts as it is read: the
     /// first part opens the item, the others go on from it, and together they are its hits.
     @Test func aFileWithVeryManyHitsIsGivenInParts() throws {
@@ -223,6 +279,22 @@ func hitLines(_ results: SearchResults) -> [String] {
         #expect(parts.flatMap(\.hits).map(\.line) == whole.items.first { $0.path == "rooms/긴-방.md" }?.hits.map(\.line))
         #expect(parts.allSatisfy { $0.title == "긴 방" })
         #expect(r.itemCount == whole.items.count && r.hitCount == whole.hitCount)
+        // Through a printer, the same parts, flagged as they go on.
+        final class Written: @unchecked Sendable {
+            var parts: [(continued: Bool, hits: Int)] = []
+        }
+        let written = Written()
+        streaming.onItem = nil
+        streaming.printer = SearchPrinter(
+            makeRenderer: { { item, out in out += "\(item.path)\t\(item.hits.count)".utf8 } },
+            write: { bytes, continued in
+                let fields = String(decoding: bytes, as: UTF8.self).split(separator: "\t")
+                if fields[0] == "rooms/긴-방.md" { written.parts.append((continued, Int(fields[1]) ?? -1)) }
+            })
+        _ = try streaming.run(SearchQuery(pattern: "부산 바다"))
+        #expect(written.parts.count >= 3)
+        #expect(written.parts.first?.continued == false && written.parts.dropFirst().allSatisfy(\.continued))
+        #expect(written.parts.map(\.hits).reduce(0, +) == parts.map(\.hits.count).reduce(0, +))
     }
 
     /// `-l` builds only an item's first hit, but still reads the lines after it that could match,

@@ -74,12 +74,12 @@ extension VaultCommand {
             }
             var search = VaultSearch(vault: vault)
             search.context = max(0, context)
-            // Items come in path order, one at a time, as the scan finds them: each is rendered
-            // straight into the output buffer (no buffer of its own) and written in pieces.
+            // Items are rendered as the scan finds them, on every core, and written in path order.
             let style = SearchOutput(colored: colored, locale: locale, zone: zone)
             let form: SearchSink.Form = json ? .json : filesWithMatches ? .paths : .grouped
             let sink = SearchSink(form: form, style: style)
-            search.onItem = { sink.add($0) }
+            search.printer = sink.printer
+            search.listingCache = SearchIndex.listingPath(forVaultAt: vault.root)
             let results: SearchResults
             if !noIndex, index || SearchIndex.exists(forVaultAt: vault.root) {
                 let started = Date()
@@ -135,9 +135,10 @@ extension VaultCommand {
     }
 }
 
-/// Where `vault search` writes items as the scan delivers them (in path order, one at a time):
-/// each rendered into one buffer, written in pieces of about a megabyte (one `write` per item
-/// would be tens of thousands of system calls), a blank line between items when grouped.
+/// Where `vault search` writes items: each rendered on the thread that scanned it (a renderer per
+/// thread, `printer`), the bytes written in path order into one buffer, sent out in pieces of
+/// about a megabyte (one `write` per item would be tens of thousands of system calls), a blank
+/// line between items when grouped.
 final class SearchSink: @unchecked Sendable {
     enum Form {
         /// The title, then `path:line:column: who · when │ text` for each hit.
@@ -160,17 +161,34 @@ final class SearchSink: @unchecked Sendable {
         out.reserveCapacity(1 << 20 + 1 << 16)
     }
 
-    func add(_ item: SearchItem) {
-        switch form {
-        case .grouped:
-            if items > 0 && !item.continued { out.append(0x0A) }
-            style.render(item, into: &out)
-        case .json:
-            for hit in item.hits { style.appendJSON(hit, in: item, to: &out) }
-        case .paths:
-            out += style.path(item.path).utf8
-            out.append(0x0A)
-        }
+    /// What `VaultSearch.printer` is set to: renderers like `style`, each with caches of its own.
+    var printer: SearchPrinter {
+        SearchPrinter(
+            makeRenderer: { [form, colored = style.colored, locale = style.locale, zone = style.zone] in
+                let output = SearchOutput(colored: colored, locale: locale, zone: zone)
+                switch form {
+                case .grouped:
+                    return { item, out in output.render(item, into: &out) }
+                case .json:
+                    return { item, out in
+                        for hit in item.hits { output.appendJSON(hit, in: item, to: &out) }
+                    }
+                case .paths:
+                    return { item, out in
+                        // A later part of a file with very many hits: its path is out already.
+                        guard !item.continued else { return }
+                        out += output.path(item.path).utf8
+                        out.append(0x0A)
+                    }
+                }
+            },
+            write: { [self] bytes, continued in add(bytes, continued: continued) })
+    }
+
+    /// Appends an item's bytes, in path order.
+    func add(_ bytes: [UInt8], continued: Bool) {
+        if form == .grouped && items > 0 && !continued { out.append(0x0A) }
+        out += bytes
         items += 1
         if out.count >= 1 << 20 { flush() }
     }

@@ -114,8 +114,7 @@ public final class SearchIndex {
         self.path = path
         stampPath = path + ".stamps"
         do throws(VaultError) {
-            let resolved = Self.resolvedPath(path)
-            if resolved == realRoot || resolved.hasPrefix(realRoot == "/" ? "/" : realRoot + "/") {
+            if Self.isInside(path, realRoot) {
                 throw VaultError.input(.indexInsideVault(index: path, vault: vaultRoot))
             }
             try Self.makeFolders(upTo: String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)]))
@@ -864,14 +863,32 @@ public final class SearchIndex {
 
     // MARK: - Where the index lives
 
-    /// `$XDG_CACHE_HOME/vault/search/<hex SHA-1 of realRoot>.sqlite`; `$XDG_CACHE_HOME` is
-    /// `~/.cache` when it is unset, empty or not absolute (as the XDG specification says).
+    /// Where searches of the vault at `vaultRoot` without an index keep their listing of its
+    /// files (`VaultSearch.listingCache`): the default index's (`listingPath`), its folder
+    /// created when missing; nil when it cannot be made or would be inside the vault.
+    public static func listingPath(forVaultAt vaultRoot: String) -> String? {
+        guard let real = realPath(vaultRoot) else { return nil }
+        let path = defaultPath(forVaultAt: real) + ".listing"
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if isInside(folder, real) { return nil }
+        do { try makeFolders(upTo: folder) } catch { return nil }
+        return path
+    }
+
+    /// Whether `path` (which may not exist yet) is `realRoot` or inside it.
+    static func isInside(_ path: String, _ realRoot: String) -> Bool {
+        let resolved = resolvedPath(path)
+        return resolved == realRoot || resolved.hasPrefix(realRoot == "/" ? "/" : realRoot + "/")
+    }
+
     /// Whether the vault at `vaultRoot` has an index at the default path (then searches use it).
     public static func exists(forVaultAt vaultRoot: String) -> Bool {
         guard let real = realPath(vaultRoot) else { return false }
         return access(defaultPath(forVaultAt: real), F_OK) == 0
     }
 
+    /// `$XDG_CACHE_HOME/vault/search/<hex SHA-1 of realRoot>.sqlite`; `$XDG_CACHE_HOME` is
+    /// `~/.cache` when it is unset, empty or not absolute (as the XDG specification says).
     public static func defaultPath(forVaultAt realRoot: String) -> String {
         var cache = getenv("XDG_CACHE_HOME").map { String(cString: $0) } ?? ""
         if !cache.hasPrefix("/") {
