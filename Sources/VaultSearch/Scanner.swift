@@ -218,7 +218,7 @@ struct Scanner: Sendable {
         /// Hits were delivered as a part already.
         var spilled = false
         var firstPiece = true
-        var header: MessageHeader?
+        var header: SearchMessage?
         /// Where in the current piece headers have been looked for up to.
         var headerScanned = 0
     }
@@ -419,8 +419,8 @@ struct Scanner: Sendable {
             guard s + 3 <= limit, p[s] == 0x23, p[s + 1] == 0x23, p[s + 2] == 0x20 else { continue }
             var e = TextScan.lineEnd(p, from: s, limit)
             if e > s && p[e - 1] == 0x0D { e -= 1 }
-            if let header = MessageHeader.parse(line: UnsafeBufferPointer(start: p + s, count: e - s)) {
-                state.header = header
+            if let (role, timestamp, id) = MessageHeader.essentials(line: UnsafeBufferPointer(start: p + s, count: e - s)) {
+                state.header = SearchMessage(role: role, timestamp: timestamp, id: id)
                 return
             }
         }

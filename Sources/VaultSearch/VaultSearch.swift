@@ -14,12 +14,25 @@ public struct SearchHit: Sendable {
     /// The hit is in the item's front-matter.
     public var inFrontMatter: Bool
     /// The message the line belongs to (rooms; nil in front-matter and diary entries).
-    public var message: MessageHeader?
+    public var message: SearchMessage?
     /// The `-C` lines around it.
     public var before: [String]
     public var after: [String]
 }
 
+
+/// The message a hit is in, from its header line: who wrote it, when, and its id.
+public struct SearchMessage: Sendable, Hashable {
+    public var role: Role
+    public var timestamp: Timestamp
+    public var id: String
+
+    public init(role: Role, timestamp: Timestamp, id: String) {
+        self.role = role
+        self.timestamp = timestamp
+        self.id = id
+    }
+}
 
 /// A room or diary entry with hits.
 public struct SearchItem: Sendable {
@@ -159,6 +172,8 @@ public struct VaultSearch: Sendable {
         /// state would be wrapped in a new reabstraction thunk each time it is passed `inout`.
         final class Renderer {
             let render: SearchPrinter.Render
+            /// Where items are rendered, then copied out at their size (no growing per item).
+            var scratch: [UInt8] = []
             init(_ render: @escaping SearchPrinter.Render) { self.render = render }
         }
         let onItem = self.onItem
@@ -171,9 +186,9 @@ public struct VaultSearch: Sendable {
                     return .nothing
                 }
                 guard let renderer else { return .item(Found(found)) }
-                var bytes: [UInt8] = []
-                renderer.render(found, &bytes)
-                return .rendered(Rendered(bytes, found.continued, found.hits.count))
+                renderer.scratch.removeAll(keepingCapacity: true)
+                renderer.render(found, &renderer.scratch)
+                return .rendered(Rendered(Array(renderer.scratch), found.continued, found.hits.count))
             },
             deliver: { outcome in
                 switch outcome {

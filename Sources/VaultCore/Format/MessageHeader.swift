@@ -143,11 +143,55 @@ public struct MessageHeader: Sendable, Hashable {
         return .text
     }
 
+    /// Who wrote the message, when, and its id, from the header line `line` (its bytes, without
+    /// the line ending); nil when it holds no valid header. What `parse(line:)` reads, without
+    /// keeping the line's bytes for the icon, display text and attributes: for readers that
+    /// meet many headers and want only these (a search's hits).
+    public static func essentials(line b: UnsafeBufferPointer<UInt8>) -> (role: Role, timestamp: Timestamp, id: String)? {
+        let e = b.trimmedEnd(0, b.count)
+        guard e >= 4, b.hasPrefix("## ", at: 0, end: e), b.hasSuffix(" -->", start: 0, end: e),
+            case .parts(let p) = candidateParts(b, 0, e)
+        else { return nil }
+        return (
+            p.role, Timestamp(parsed: p.parsed, bytes: UnsafeBufferPointer(rebasing: b[p.stamp])), b.string(p.id)
+        )
+    }
+
+    /// Where the parts of a header line are.
+    private struct Parts {
+        var role: Role
+        var parsed: Timestamp.Parsed
+        var stamp: Range<Int>
+        var id: Range<Int>
+        var icon: Range<Int>?
+        var display: Range<Int>
+        var attributes: Range<Int>
+    }
+
+    private enum Candidate {
+        case text
+        case invalid(String)
+        case parts(Parts)
+    }
+
     /// Looks at a line that starts with `## ` and ends with ` -->` (`start..<end`, trailing
     /// blanks removed). Byte-level: Foundation's string search is far too slow for the hot path.
     private static func classifyCandidate(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, file: [UInt8])
         -> LineClass
     {
+        switch candidateParts(b, start, end) {
+        case .text: return .text
+        case .invalid(let problem): return .invalidHeader(problem)
+        case .parts(let p):
+            return .header(
+                MessageHeader(
+                    role: p.role, timestamp: Timestamp(parsed: p.parsed, bytes: UnsafeBufferPointer(rebasing: b[p.stamp])),
+                    id: b.string(p.id), file: file, icon: p.icon, display: p.display, attributes: p.attributes))
+        }
+    }
+
+    /// The parts of the header candidate `start..<end` (see `classifyCandidate`).
+    private static func candidateParts(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Candidate {
         let commentEnd = end - 4  // start of " -->"
         // The last " <!-- " before the end.
         var open = commentEnd - 6
@@ -180,16 +224,16 @@ public struct MessageHeader: Sendable, Hashable {
         while idEnd < commentEnd, b[idEnd] != 32 { idEnd += 1 }
         // From here on the line is a header candidate: every problem is an error.
         guard let role = Role(bytes: UnsafeBufferPointer(rebasing: b[roleStart..<dot])) else {
-            return .invalidHeader("has an unknown role '\(b.string(roleStart..<dot))' (use user, assistant or system)")
+            return .invalid("has an unknown role '\(b.string(roleStart..<dot))' (use user, assistant or system)")
         }
         guard let parsed = Timestamp.parse(UnsafeBufferPointer(rebasing: b[stampStart..<stampEnd])) else {
-            return .invalidHeader(
+            return .invalid(
                 "has an invalid timestamp \"\(b.string(stampStart..<stampEnd))\""
                     + " (write RFC 3339 with an offset, like 2026-11-21T09:31:07+09:00)"
             )
         }
         guard Identifier.isMessageID(UnsafeBufferPointer(rebasing: b[idStart..<idEnd])) else {
-            return .invalidHeader(
+            return .invalid(
                 "has an invalid id \"\(b.string(idStart..<idEnd))\" (write m- and 4 to 40 letters or digits)")
         }
         // Attributes: key=value, key starting with a lower-case letter, no empty parts.
@@ -201,18 +245,17 @@ public struct MessageHeader: Sendable, Hashable {
             var eq = f
             while eq < e, b[eq] != UInt8(ascii: "=") { eq += 1 }
             guard eq > f, eq + 1 < e, b[f] >= 97, b[f] <= 122 else {
-                return .invalidHeader("has a malformed attribute \"\(b.string(f..<e))\" (write key=value)")
+                return .invalid("has a malformed attribute \"\(b.string(f..<e))\" (write key=value)")
             }
             f = e + 1
         }
         var displayStart = dot + 3
         if displayStart < open, b[displayStart] == 32 { displayStart += 1 }
-        return .header(
-            MessageHeader(
-                role: role,
-                timestamp: Timestamp(parsed: parsed, bytes: UnsafeBufferPointer(rebasing: b[stampStart..<stampEnd])),
-                id: b.string(idStart..<idEnd), file: file, icon: space.map { headStart..<$0 },
-                display: displayStart..<max(displayStart, open), attributes: attributesStart..<commentEnd))
+        return .parts(
+            Parts(
+                role: role, parsed: parsed, stamp: stampStart..<stampEnd, id: idStart..<idEnd,
+                icon: space.map { headStart..<$0 }, display: displayStart..<max(displayStart, open),
+                attributes: attributesStart..<commentEnd))
     }
 }
 
