@@ -2,6 +2,8 @@ import Foundation
 import Testing
 import VaultTestSupport
 
+@testable import VaultCLI
+
 /// Text from files, commits and servers never reaches the terminal with its control
 /// characters: `rooms`, `show`, `log`, `diary list` and errors show them as `cat -v` does
 /// (`^[`, `^G`, `M-^[`), so a title cannot clear the screen, retitle the terminal or hide text.
@@ -79,5 +81,51 @@ import VaultTestSupport
         let show = try runVault(["show", name], in: vault.path)
         expectUserError(show, ["rooms/^[[2Jbad.md:3: "])
         #expect(controls(in: show.stderr).isEmpty, "\(show.stderr.debugDescription)")
+    }
+}
+
+/// `Terminal.isPlainLine` (eight bytes at a time) against its definition, byte by byte: no C0
+/// control, no DEL, no C1 control (`C2 80`–`C2 9F`), wherever they fall in the words.
+@Suite struct PlainLineTests {
+    static func plainByDefinition(_ bytes: [UInt8]) -> Bool {
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) { return false }
+            previous = byte
+        }
+        return true
+    }
+
+    @Test func agreesWithTheDefinitionOnRandomLines() {
+        var random = SeededRandom(seed: 5)
+        // Plain Korean and ASCII, `·` (C2 B7), and the bytes that make a line not plain.
+        let pieces: [[UInt8]] = [
+            Array("부산 ".utf8), Array("abc".utf8), Array("·".utf8), [0xC2], [0x85], [0x1B], [0x7F], [0x09], [0x20],
+        ]
+        var notPlain = 0
+        for _ in 0..<3000 {
+            var line: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...12, using: &random) {
+                // Mostly plain pieces, so that a line holds one odd byte at a random place.
+                let k = Int.random(in: 0..<100, using: &random) < 90 ? Int.random(in: 0...4, using: &random)
+                    : Int.random(in: 3..<pieces.count, using: &random)
+                line += pieces[k]
+            }
+            let expected = Self.plainByDefinition(line)
+            if !expected { notPlain += 1 }
+            #expect(line.withUnsafeBytes { Terminal.isPlainLine($0) } == expected, "\(line)")
+        }
+        #expect(notPlain > 300 && notPlain < 2700)
+    }
+
+    @Test func aC1ControlAcrossTwoWordsIsSeen() {
+        for at in 0..<16 {
+            var line = [UInt8](repeating: 0x61, count: 24)
+            line[at] = 0xC2
+            line[at + 1] = 0x9B
+            #expect(!line.withUnsafeBytes { Terminal.isPlainLine($0) }, "at \(at)")
+            line[at + 1] = 0xB7
+            #expect(line.withUnsafeBytes { Terminal.isPlainLine($0) }, "at \(at)")
+        }
     }
 }

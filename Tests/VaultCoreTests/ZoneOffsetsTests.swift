@@ -41,3 +41,20 @@ import VaultCore
         }
     }
 }
+
+/// A day and its number (`LocalDate.daysSince1970`), both ways, across leap days and centuries.
+@Suite struct DayNumberTests {
+    @Test func aDayAndItsNumberAgree() {
+        var day = LocalDate(year: 1899, month: 12, day: 25)
+        var n = day.daysSince1970
+        #expect(LocalDate(year: 1970, month: 1, day: 1).daysSince1970 == 0)
+        #expect(LocalDate(year: 1969, month: 12, day: 31).daysSince1970 == -1)
+        for _ in 0..<80_000 {
+            #expect(LocalDate(daysSince1970: n) == day)
+            day = day.adding(days: 1)
+            n += 1
+            #expect(day.daysSince1970 == n)
+        }
+        #expect(day == LocalDate(year: 2119, month: 1, day: 6))  // 80,000 days after 1899-12-25
+    }
+}

@@ -252,8 +252,10 @@ struct SearchOutput {
     final class DayCache {
         /// The label of a message, without its time, by role and day; of a diary entry, by day.
         var labels: [LabelKey: [UInt8]] = [:]
-        /// The last label looked up: hits in one message or entry share it (no hashing).
+        /// The last two labels looked up: hits in one message or entry, or in a conversation's
+        /// two sides on one day, share them (no hashing).
         var last: (key: LabelKey, text: [UInt8])?
+        var previous: (key: LabelKey, text: [UInt8])?
         /// The vault zone's offsets, by day.
         let offsets: ZoneOffsets
 
@@ -264,12 +266,15 @@ struct SearchOutput {
         func label(_ key: LabelKey, _ make: () -> [UInt8]) -> [UInt8] {
             if let last, last.key == key { return last.text }
             let text: [UInt8]
-            if let known = labels[key] {
+            if let previous, previous.key == key {
+                text = previous.text
+            } else if let known = labels[key] {
                 text = known
             } else {
                 text = make()
                 labels[key] = text
             }
+            previous = last
             last = (key, text)
             return text
         }
@@ -286,59 +291,81 @@ struct SearchOutput {
         return text
     }
 
-    /// A role (or none) and a day, as one integer: hashed for every hit.
+    /// A role (or none) and a day (its number), as one integer: made for every hit.
     struct LabelKey: Hashable {
         let value: Int
-        init(role: Role?, day: LocalDate) {
-            let r = role.map { Role.allCases.firstIndex(of: $0)! + 1 } ?? 0
-            value = ((day.year * 13 + day.month) * 32 + day.day) * 4 + r
+        init(role: Role?, day: Int) {
+            let r: Int
+            switch role {
+            case nil: r = 0
+            case .user: r = 1
+            case .assistant: r = 2
+            case .system: r = 3
+            }
+            value = day * 4 + r
         }
     }
 
     /// An item's heading, hits and context lines, each ended by a line feed, appended as bytes:
-    /// a search can print tens of thousands of hits.
+    /// a search can print tens of thousands of hits. The hits are read where they are (a copy of
+    /// each would retain and release its text and arrays).
     func render(_ item: SearchItem, into out: inout [UInt8]) {
-        let shownPath = Array(path(item.path).utf8)
         // A later part of an item (a file with very many hits) goes on under the same heading.
         if !item.continued {
-            out += paint(Terminal.visible(item.title, singleLine: true), "1").utf8
+            appendVisible(item.title, "1", to: &out)
             out += " · ".utf8
-            out += shownPath
+            appendVisible(item.path, "35", to: &out)
             out.append(0x0A)
         }
         var lastShown = 0
-        func line(_ bytes: [UInt8]) {
-            out += bytes
+        func line(_ text: String) {
+            out += text.utf8
             out.append(0x0A)
         }
-        for hit in item.hits {
-            if !hit.before.isEmpty || !hit.after.isEmpty, lastShown > 0, hit.line - hit.before.count > lastShown + 1 {
-                line(Array(paint("--", "2").utf8))
-            }
-            for (k, text) in hit.before.enumerated() {
-                let n = hit.line - hit.before.count + k
-                if n > lastShown { line(Array(contextLine(item.path, n, text).utf8)) }
-            }
-            out += shownPath
-            out.append(0x3A)
-            if colored {
-                out += paint(String(hit.line), "32").utf8
-            } else {
-                appendDecimal(hit.line, to: &out)
-            }
-            out.append(0x3A)
-            appendDecimal(hit.column, to: &out)
-            out += ": ".utf8
-            appendLabel(hit, item, to: &out)
-            out += " │ ".utf8
-            appendHighlighted(hit, to: &out)
-            out.append(0x0A)
-            lastShown = hit.line
-            for (k, text) in hit.after.enumerated() {
-                line(Array(contextLine(item.path, hit.line + 1 + k, text).utf8))
-                lastShown = hit.line + 1 + k
+        item.hits.withUnsafeBufferPointer { hits in
+            for k in hits.indices {
+                let (number, before, after) = (hits[k].line, hits[k].before.count, hits[k].after.count)
+                if before > 0 || after > 0, lastShown > 0, number - before > lastShown + 1 { line(paint("--", "2")) }
+                for (j, text) in hits[k].before.enumerated() where number - before + j > lastShown {
+                    line(contextLine(item.path, number - before + j, text))
+                }
+                appendVisible(item.path, "35", to: &out)
+                out.append(0x3A)
+                if colored { out += "\u{1B}[32m".utf8 }
+                appendDecimal(number, to: &out)
+                if colored { out += "\u{1B}[0m".utf8 }
+                out.append(0x3A)
+                appendDecimal(hits[k].column, to: &out)
+                out += ": ".utf8
+                appendLabel(hits[k], item, to: &out)
+                out += " │ ".utf8
+                appendHighlighted(hits[k], to: &out)
+                out.append(0x0A)
+                lastShown = number
+                for (j, text) in hits[k].after.enumerated() {
+                    line(contextLine(item.path, number + 1 + j, text))
+                    lastShown = number + 1 + j
+                }
             }
         }
+    }
+
+    /// `paint(Terminal.visible(text, singleLine: true), code)` as bytes: the text itself when
+    /// it holds nothing to make visible.
+    func appendVisible(_ text: String, _ code: StaticString, to out: inout [UInt8]) {
+        let plain =
+            text.utf8.withContiguousStorageIfAvailable { Terminal.isPlainLine(UnsafeRawBufferPointer($0)) } ?? false
+        guard plain else {
+            out += paint(Terminal.visible(text, singleLine: true), "\(code)").utf8
+            return
+        }
+        if colored {
+            out += "\u{1B}[".utf8
+            out.append(contentsOf: UnsafeBufferPointer(start: code.utf8Start, count: code.utf8CodeUnitCount))
+            out.append(UInt8(ascii: "m"))
+        }
+        out += text.utf8
+        if colored { out += "\u{1B}[0m".utf8 }
     }
 
     func appendDecimal(_ value: Int, to out: inout [UInt8]) {
@@ -361,24 +388,26 @@ struct SearchOutput {
 
     /// Who and when (`🧑 user · 2026년 11월 21일 토요일 09:31`, `front-matter`, the entry's day), as
     /// bytes, each day's text made once.
-    func appendLabel(_ hit: SearchHit, _ item: SearchItem, to out: inout [UInt8]) {
+    func appendLabel(_ hit: borrowing SearchHit, _ item: SearchItem, to out: inout [UInt8]) {
         if hit.inFrontMatter {
             out += paint("front-matter", "33").utf8
         } else if let m = hit.message {
-            let local = Timestamp(date: m.timestamp.date, in: shownDays.offsets)
-            let key = LabelKey(role: m.role, day: local.localDate)
-            out += shownDays.label(key) {
-                Array((paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · " + heading(local.localDate) + " ").utf8)
+            // The local time, as `Timestamp(date:in:)` gives it, in seconds; its day and minute.
+            let whole = Int64(m.timestamp.secondsSince1970.rounded(.down))
+            let local = whole + Int64(shownDays.offsets.offset(at: whole))
+            let day = Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
+            out += shownDays.label(LabelKey(role: m.role, day: day)) {
+                let date = LocalDate(daysSince1970: day)
+                return Array((paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · " + heading(date) + " ").utf8)
             }
-            let seconds = Int(local.secondsSince1970) + local.utcOffsetSeconds
-            let minutes = ((seconds / 60) % 1440 + 1440) % 1440
+            let minutes = Int(local - Int64(day) * 86_400) / 60
             out.append(UInt8(0x30 + minutes / 600))
             out.append(UInt8(0x30 + minutes / 60 % 10))
             out.append(0x3A)
             out.append(UInt8(0x30 + minutes % 60 / 10))
             out.append(UInt8(0x30 + minutes % 10))
         } else if let day = item.day, item.kind == .diaryEntry {
-            out += shownDays.label(LabelKey(role: nil, day: day)) {
+            out += shownDays.label(LabelKey(role: nil, day: day.daysSince1970)) {
                 Array((paint("📔", "36") + " " + heading(day)).utf8)
             }
         } else {
@@ -387,35 +416,25 @@ struct SearchOutput {
     }
 
     /// `highlighted(hit)` as bytes: the line as it is when it holds nothing to make visible.
-    func appendHighlighted(_ hit: SearchHit, to out: inout [UInt8]) {
-        var text = hit.text
-        let plain = text.withUTF8 { bytes -> Bool in
-            var previous: UInt8 = 0
-            for byte in bytes {
-                if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) { return false }
-                previous = byte
-            }
-            return true
-        }
-        guard plain else {
-            out += highlighted(hit).utf8
-            return
-        }
-        text.withUTF8 { bytes in
+    func appendHighlighted(_ hit: borrowing SearchHit, to out: inout [UInt8]) {
+        let done = hit.text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard Terminal.isPlainLine(UnsafeRawBufferPointer(bytes)) else { return false }
             guard colored else {
                 out.append(contentsOf: bytes)
-                return
+                return true
             }
             var at = 0
             for r in hit.matches where r.lowerBound >= at && r.upperBound <= bytes.count {
-                out.append(contentsOf: bytes[at..<r.lowerBound])
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[at..<r.lowerBound]))
                 out += "\u{1B}[1;31m".utf8
-                out.append(contentsOf: bytes[r])
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[r]))
                 out += "\u{1B}[0m".utf8
                 at = r.upperBound
             }
-            out.append(contentsOf: bytes[at...])
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[at...]))
+            return true
         }
+        if done != true { out += highlighted(hit).utf8 }
     }
 
     func paint(_ text: String, _ code: String) -> String {
@@ -429,7 +448,7 @@ struct SearchOutput {
     }
 
     /// The line with its matches in bold red (colored), control characters made visible.
-    func highlighted(_ hit: SearchHit) -> String {
+    func highlighted(_ hit: borrowing SearchHit) -> String {
         let bytes = Array(hit.text.utf8)
         var out = ""
         var at = 0

@@ -75,6 +75,38 @@ enum Terminal {
     /// (a title in a column stays on its line).
     ///
     ///     Terminal.visible("\u{1B}]0;pwned\u{7}Trip") == "^[]0;pwned^GTrip"
+    /// Whether `bytes` (UTF-8) hold nothing `visible(_:singleLine: true)` would change: no C0 or
+    /// C1 control character, no DEL.
+    /// Eight bytes at a time: a word with a byte below 0x20, a DEL or a C2 (a C1 control's lead
+    /// byte, or `·`, `©`, …) is looked at byte by byte.
+    static func isPlainLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let n = bytes.count
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        /// The lanes of `x` that are zero (and maybe some above one that is: never none).
+        func zeroLanes(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        func plain(_ from: Int, _ to: Int) -> Bool {
+            var previous: UInt8 = from > 0 ? bytes[from - 1] : 0
+            for i in from..<to {
+                let byte = bytes[i]
+                if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) { return false }
+                previous = byte
+            }
+            return true
+        }
+        var i = 0
+        while i + 8 <= n {
+            let x = bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let below = (x &- ones &* 0x20) & ~x & highs
+            if below | zeroLanes(x ^ (ones &* 0x7F)) | zeroLanes(x ^ (ones &* 0xC2)) != 0 {
+                // The next word's first byte may follow a C2 here.
+                if !plain(i, min(i + 9, n)) { return false }
+            }
+            i += 8
+        }
+        return plain(i, n)
+    }
+
     static func visible(_ text: String, singleLine: Bool = false, carriageReturnAtEnd: Bool = false) -> String {
         // Nearly all text has none: one pass over its bytes, no copy.
         var needed = false

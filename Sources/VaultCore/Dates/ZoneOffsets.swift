@@ -12,6 +12,9 @@ public final class ZoneOffsets {
     public let zone: TimeZone
     /// By UTC day (days since 1970): the day's offset, or nil when it changes within the day.
     private var byDay: [Int64: Int?] = [:]
+    /// The last day asked for with one offset all day, and that offset (no hashing for the
+    /// instants of one day in a row).
+    private var last: (day: Int64, offset: Int) = (.min, 0)
 
     public init(_ zone: TimeZone) {
         self.zone = zone
@@ -20,13 +23,17 @@ public final class ZoneOffsets {
     /// The offset in seconds at `seconds` since 1970.
     public func offset(at seconds: Int64) -> Int {
         let day = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        if day == last.day { return last.offset }
         if let known = byDay[day] {
-            if let offset = known { return offset }
-            return zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))
+            guard let offset = known else { return zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds))) }
+            last = (day, offset)
+            return offset
         }
         let first = zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(day * 86_400)))
-        let last = zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(day * 86_400 + 86_399)))
-        byDay[day] = first == last ? first : nil
-        return first == last ? first : zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds)))
+        let end = zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(day * 86_400 + 86_399)))
+        byDay[day] = first == end ? first : nil
+        guard first == end else { return zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds))) }
+        last = (day, first)
+        return first
     }
 }

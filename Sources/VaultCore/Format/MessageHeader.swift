@@ -195,7 +195,9 @@ public struct MessageHeader: Sendable, Hashable {
         let commentEnd = end - 4  // start of " -->"
         // The last " <!-- " before the end.
         var open = commentEnd - 6
-        while open >= start + 3, !b.hasPrefix(" <!-- ", at: open, end: commentEnd) { open -= 1 }
+        while open >= start + 3, b[open + 1] != UInt8(ascii: "<") || !b.hasPrefix(" <!-- ", at: open, end: commentEnd) {
+            open -= 1
+        }
         guard open >= start + 3 else { return .text }
         let headStart = start + 3
         // The first " ·" (U+00B7 is C2 B7 in UTF-8) in the head.

@@ -257,6 +257,15 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         }
     }
 
+    /// The day's number: days from 1970-01-01 (negative before).
+    public var daysSince1970: Int { Self.daysSince1970(year: year, month: month, day: day) }
+
+    /// The day numbered `days` from 1970-01-01.
+    public init(daysSince1970 days: Int) {
+        let c = CivilTime(secondsSince1970: Int64(days) * 86400)
+        self.init(year: c.year, month: c.month, day: c.day)
+    }
+
     /// Days from 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's days_from_civil).
     static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
