@@ -130,3 +130,44 @@ size_t vs_find(const vs_finder *f, const unsigned char *p, size_t i, size_t n) {
     return find_scalar(f, p, i, n);
 #endif
 }
+
+static size_t count_scalar(const unsigned char *p, size_t n, unsigned char byte) {
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++) count += p[i] == byte;
+    return count;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,popcnt"))) static size_t count_avx2(const unsigned char *p, size_t n, unsigned char byte) {
+    const __m256i b = _mm256_set1_epi8((char)byte);
+    size_t count = 0, i = 0;
+    for (; i + 64 <= n; i += 64) {
+        unsigned x = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(p + i)), b));
+        unsigned y =
+            (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(p + i + 32)), b));
+        count += (size_t)__builtin_popcount(x) + (size_t)__builtin_popcount(y);
+    }
+    return count + count_scalar(p + i, n - i, byte);
+}
+
+static size_t count_sse2(const unsigned char *p, size_t n, unsigned char byte) {
+    const __m128i b = _mm_set1_epi8((char)byte);
+    size_t count = 0, i = 0;
+    for (; i + 16 <= n; i += 16) {
+        unsigned x = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i)), b));
+        while (x) {
+            count++;
+            x &= x - 1;
+        }
+    }
+    return count + count_scalar(p + i, n - i, byte);
+}
+#endif
+
+size_t vs_count_byte(const unsigned char *p, size_t n, unsigned char byte) {
+#if defined(__x86_64__)
+    return vs_has_avx2() ? count_avx2(p, n, byte) : count_sse2(p, n, byte);
+#else
+    return count_scalar(p, n, byte);
+#endif
+}

@@ -141,32 +141,9 @@ enum TextScan {
         }
     }
 
-    /// The number of line feeds in `p[from..<to]`: sixteen bytes at a time, each lane counting
-    /// its line feeds for up to 255 rounds before they are added up (a `memchr` per line costs
-    /// a call per line).
+    /// The number of line feeds in `p[from..<to]` (`vs_count_byte`).
     static func lineFeeds(_ p: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
-        var count = 0
-        var i = from
-        let feed = SIMD16<UInt8>(repeating: 0x0A)
-        let one = SIMD16<UInt8>(repeating: 1)
-        let zero = SIMD16<UInt8>(repeating: 0)
-        while i + 16 <= to {
-            var lanes = zero
-            var rounds = 0
-            while rounds < 255 && i + 16 <= to {
-                let v = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
-                lanes &+= one.replacing(with: zero, where: v .!= feed)
-                i += 16
-                rounds += 1
-            }
-            count += Int(SIMD16<UInt16>(truncatingIfNeeded: lanes).wrappedSum())
-        }
-        while i < to {
-            guard let hit = memchr(p + i, 0x0A, to - i) else { break }
-            count += 1
-            i = UnsafeRawPointer(hit) - UnsafeRawPointer(p) + 1
-        }
-        return count
+        to > from ? vs_count_byte(p + from, to - from, 0x0A) : 0
     }
 
     /// The start of the line holding offset `i`.

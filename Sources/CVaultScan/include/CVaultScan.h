@@ -166,4 +166,8 @@ void vs_finder_free(vs_finder *f);
 /// later), or `n` when there is none. AVX2 when the processor has it, else SSE2, else one by one.
 size_t vs_find(const vs_finder *f, const unsigned char *p, size_t i, size_t n);
 
+/// How many of `p[0..<n]` are `byte` (line feeds before a hit: its line number). 64 bytes at a
+/// time with AVX2, else 16.
+size_t vs_count_byte(const unsigned char *p, size_t n, unsigned char byte);
+
 #endif

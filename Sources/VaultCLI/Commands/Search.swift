@@ -250,12 +250,15 @@ struct SearchOutput {
     }
 
     final class DayCache {
+        /// The labels made so far, one after another (a label is a range of it: handing one out
+        /// retains nothing).
+        private var bytes: [UInt8] = []
         /// The label of a message, without its time, by role and day; of a diary entry, by day.
-        var labels: [LabelKey: [UInt8]] = [:]
+        private var labels: [LabelKey: Range<Int>] = [:]
         /// The last two labels looked up: hits in one message or entry, or in a conversation's
         /// two sides on one day, share them (no hashing).
-        var last: (key: LabelKey, text: [UInt8])?
-        var previous: (key: LabelKey, text: [UInt8])?
+        private var last = (key: LabelKey(value: .min), range: 0..<0)
+        private var previous = (key: LabelKey(value: .min), range: 0..<0)
         /// The vault zone's offsets, by day.
         let offsets: ZoneOffsets
 
@@ -263,20 +266,26 @@ struct SearchOutput {
             offsets = ZoneOffsets(zone)
         }
 
-        func label(_ key: LabelKey, _ make: () -> [UInt8]) -> [UInt8] {
-            if let last, last.key == key { return last.text }
-            let text: [UInt8]
-            if let previous, previous.key == key {
-                text = previous.text
-            } else if let known = labels[key] {
-                text = known
+        /// Appends the label of `key` to `out`, made by `make` the first time.
+        func append(_ key: LabelKey, to out: inout [UInt8], _ make: () -> [UInt8]) {
+            let range: Range<Int>
+            if last.key == key {
+                range = last.range
             } else {
-                text = make()
-                labels[key] = text
+                if previous.key == key {
+                    range = previous.range
+                } else if let known = labels[key] {
+                    range = known
+                } else {
+                    let start = bytes.count
+                    bytes += make()
+                    range = start..<bytes.count
+                    labels[key] = range
+                }
+                previous = last
+                last = (key, range)
             }
-            previous = last
-            last = (key, text)
-            return text
+            bytes.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[range])) }
         }
     }
 
@@ -294,6 +303,7 @@ struct SearchOutput {
     /// A role (or none) and a day (its number), as one integer: made for every hit.
     struct LabelKey: Hashable {
         let value: Int
+        init(value: Int) { self.value = value }
         init(role: Role?, day: Int) {
             let r: Int
             switch role {
@@ -396,7 +406,7 @@ struct SearchOutput {
             let whole = Int64(m.timestamp.secondsSince1970.rounded(.down))
             let local = whole + Int64(shownDays.offsets.offset(at: whole))
             let day = Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400)
-            out += shownDays.label(LabelKey(role: m.role, day: day)) {
+            shownDays.append(LabelKey(role: m.role, day: day), to: &out) {
                 let date = LocalDate(daysSince1970: day)
                 return Array((paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · " + heading(date) + " ").utf8)
             }
@@ -407,7 +417,7 @@ struct SearchOutput {
             out.append(UInt8(0x30 + minutes % 60 / 10))
             out.append(UInt8(0x30 + minutes % 10))
         } else if let day = item.day, item.kind == .diaryEntry {
-            out += shownDays.label(LabelKey(role: nil, day: day.daysSince1970)) {
+            shownDays.append(LabelKey(role: nil, day: day.daysSince1970), to: &out) {
                 Array((paint("📔", "36") + " " + heading(day)).utf8)
             }
         } else {
