@@ -296,14 +296,24 @@ struct ItemMetadata: Sendable {
 
     /// `frontMatter`: the file's first bytes up to the end of its front-matter, where they are.
     init(path: String, kind: VaultPath.Kind, frontMatter: UnsafeBufferPointer<UInt8>?) {
-        // `VaultPath.stem(of:)`, on the bytes (it runs for every file with hits).
-        var utf8 = Array(path.utf8)
-        if let slash = utf8.lastIndex(of: UInt8(ascii: "/")) { utf8.removeSubrange(...slash) }
-        let name = utf8
-        if utf8.count >= 3 && utf8.suffix(3).elementsEqual(".md".utf8) { utf8.removeLast(3) }
-        title = String(decoding: utf8, as: UTF8.self)
-        // A diary entry's day is in its name (`2026-11-21-첫눈.md`).
-        if kind == .diaryEntry { day = LocalDate(iso: String(String(decoding: name, as: UTF8.self).prefix(10))) }
+        // `VaultPath.stem(of:)`, on the path's bytes where they are (it runs for every file with
+        // hits); a diary entry's day is in its name (`2026-11-21-첫눈.md`).
+        var path = path
+        (title, day) = path.withUTF8 { p -> (String, LocalDate?) in
+            var start = p.count
+            while start > 0 && p[start - 1] != UInt8(ascii: "/") { start -= 1 }
+            var end = p.count
+            if end - start >= 3 && p[end - 3] == UInt8(ascii: ".") && p[end - 2] == UInt8(ascii: "m")
+                && p[end - 1] == UInt8(ascii: "d")
+            {
+                end -= 3
+            }
+            let name = UnsafeBufferPointer(rebasing: p[start..<end])
+            let day =
+                kind == .diaryEntry && p.count - start >= 10
+                ? LocalDate(isoBytes: UnsafeBufferPointer(rebasing: p[start..<(start + 10)])) : nil
+            return (String(decoding: name, as: UTF8.self), day)
+        }
         guard let frontMatter else { return }
         if readPlainly(frontMatter) { return }
         // Anything else (quotes with escapes, block scalars, anchors): YAML reads it.
@@ -363,7 +373,7 @@ struct ItemMetadata: Sendable {
             else { return nil }
             return r.lowerBound + (UnsafeRawPointer(at) - UnsafeRawPointer(base + r.lowerBound))
         }
-        var found = (title: String?.none, tags: [String]?.none, created: String?.none)
+        var found = (title: String?.none, tags: [String]?.none, created: Span?.none)
         var inTags = false
         // Every line ended by a line feed but the first (the opening `---`); what follows the
         // last line feed is not a line of the front-matter.
@@ -378,7 +388,8 @@ struct ItemMetadata: Sendable {
                 if item.count >= 2, b[item.lowerBound] == UInt8(ascii: "-"), b[item.lowerBound + 1] == 0x20 {
                     let value = trimmed((item.lowerBound + 2)..<item.upperBound)
                     if value.contains(where: { Self.isSpecial(b[$0]) }) { return false }
-                    found.tags = (found.tags ?? []) + [text(value)]
+                    found.tags = found.tags ?? []
+                    found.tags?.append(text(value))
                     continue
                 }
             }
@@ -396,7 +407,7 @@ struct ItemMetadata: Sendable {
             if isTitle {
                 found.title = text(value)
             } else if isCreated {
-                found.created = text(value)
+                found.created = value
             } else if value.isEmpty {
                 inTags = true
             } else if b[value.lowerBound] == UInt8(ascii: "["), b[value.upperBound - 1] == UInt8(ascii: "]") {
@@ -417,7 +428,9 @@ struct ItemMetadata: Sendable {
         }
         if let t = found.title, !t.isEmpty { title = t }
         tags = found.tags ?? []
-        if day == nil, let created = found.created { day = LocalDate(iso: String(created.prefix(10))) }
+        if day == nil, let created = found.created, created.count >= 10 {
+            day = LocalDate(isoBytes: UnsafeBufferPointer(rebasing: b[created.lowerBound..<(created.lowerBound + 10)]))
+        }
         return true
     }
 }

@@ -199,6 +199,12 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// Parses `yyyy-mm-dd`; `nil` for anything else or an impossible day.
     public init?(iso text: some StringProtocol) {
         let b = Array(text.utf8)
+        guard let day = b.withUnsafeBufferPointer({ LocalDate(isoBytes: $0) }) else { return nil }
+        self = day
+    }
+
+    /// The day written `yyyy-mm-dd` in exactly the bytes `b`.
+    public init?(isoBytes b: UnsafeBufferPointer<UInt8>) {
         guard b.count == 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-") else { return nil }
         func number(_ r: Range<Int>) -> Int? {
             var v = 0
