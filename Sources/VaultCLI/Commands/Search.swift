@@ -327,6 +327,7 @@ struct SearchOutput {
             appendVisible(item.path, "35", to: &out)
             out.append(0x0A)
         }
+        let pathIsPlain = isPlain(item.path)
         var lastShown = 0
         func line(_ text: String) {
             out += text.utf8
@@ -339,7 +340,7 @@ struct SearchOutput {
                 for (j, text) in hits[k].before.enumerated() where number - before + j > lastShown {
                     line(contextLine(item.path, number - before + j, text))
                 }
-                appendVisible(item.path, "35", to: &out)
+                appendVisible(item.path, "35", plain: pathIsPlain, to: &out)
                 out.append(0x3A)
                 if colored { out += "\u{1B}[32m".utf8 }
                 appendDecimal(number, to: &out)
@@ -362,10 +363,8 @@ struct SearchOutput {
 
     /// `paint(Terminal.visible(text, singleLine: true), code)` as bytes: the text itself when
     /// it holds nothing to make visible.
-    func appendVisible(_ text: String, _ code: StaticString, to out: inout [UInt8]) {
-        let plain =
-            text.utf8.withContiguousStorageIfAvailable { Terminal.isPlainLine(UnsafeRawBufferPointer($0)) } ?? false
-        guard plain else {
+    func appendVisible(_ text: String, _ code: StaticString, plain: Bool? = nil, to out: inout [UInt8]) {
+        guard plain ?? isPlain(text) else {
             out += paint(Terminal.visible(text, singleLine: true), "\(code)").utf8
             return
         }
@@ -423,6 +422,11 @@ struct SearchOutput {
         } else {
             out += paint(item.kind == .room ? "room" : "text", "36").utf8
         }
+    }
+
+    /// Whether `text` holds nothing `Terminal.visible` would change.
+    func isPlain(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { Terminal.isPlainLine(UnsafeRawBufferPointer($0)) } ?? false
     }
 
     /// `highlighted(hit)` as bytes: the line as it is when it holds nothing to make visible.
