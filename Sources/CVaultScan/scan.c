@@ -353,9 +353,10 @@ static int list_folder(vs_files *f, int root, int fd, char *prefix, size_t prefi
     return result;
 }
 
-int vs_files_append(vs_files *f, int root, vs_files *other, int other_root) {
+int vs_files_append(vs_files *f, int root, vs_files *other, int other_root, int keep_other) {
     // Where each of `other`'s folders goes in `f`: its root is `f`'s (borrowed), its own
-    // folders move (owned, so `other` no longer closes them).
+    // folders move (owned, so `other` no longer closes them), or are duplicated when `other`
+    // is kept.
     int32_t *moved = malloc(sizeof(int32_t) * (size_t)(other->folder_count + 1));
     if (!moved) return -1;
     int32_t root_slot = -1;
@@ -368,8 +369,14 @@ int vs_files_append(vs_files *f, int root, vs_files *other, int other_root) {
             if (root_slot < 0) root_slot = add_folder(f, root, 0);
             moved[i] = root_slot;
         } else {
-            moved[i] = d >= 0 ? add_folder(f, d, 1) : add_folder(f, -2 - d, 0);
-            if (moved[i] >= 0 && d >= 0) other->folders[i] = -1;
+            if (d >= 0 && keep_other) {
+                int copy = fcntl(d, F_DUPFD_CLOEXEC, 0);
+                moved[i] = copy >= 0 ? add_folder(f, copy, 1) : -1;
+                if (copy >= 0 && moved[i] < 0) close(copy);
+            } else {
+                moved[i] = d >= 0 ? add_folder(f, d, 1) : add_folder(f, -2 - d, 0);
+                if (moved[i] >= 0 && d >= 0) other->folders[i] = -1;
+            }
         }
         if (moved[i] < 0) {
             free(moved);
@@ -404,7 +411,7 @@ int vs_files_append(vs_files *f, int root, vs_files *other, int other_root) {
     free(moved);
     if (other->listed_ns != 0 && (f->listed_ns == 0 || other->listed_ns < f->listed_ns)) f->listed_ns = other->listed_ns;
     f->list_hash_known = 0;
-    vs_files_free(other);
+    if (!keep_other) vs_files_free(other);
     return 0;
 }
 

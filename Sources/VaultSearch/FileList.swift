@@ -69,34 +69,48 @@ final class FileList: @unchecked Sendable {
 
     /// Every room and diary entry: the listing saved in `cache` while it holds (see
     /// `init(root:folders:cache:racyMargin:)`), else `rooms/` and `diary/` read on two threads at
-    /// once (each of tens of thousands of names takes about as long), and saved there.
+    /// once (each of tens of thousands of names takes about as long), joined, and saved there.
     static func everything(root: String, cache: String? = nil, racyMargin: Int64 = 2_000_000_000) -> FileList {
-        if let cache {
-            let saved = FileList(root: root, folders: [], cache: cache, racyMargin: racyMargin, listing: false)
-            if saved.fromCache { return saved }
-        }
-        final class Listing: @unchecked Sendable {
-            var diary: FileList?
-        }
-        let listing = Listing()
-        let listed = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            listing.diary = FileList(root: root, folders: [("diary", true)])
-            listed.signal()
-        }
+        if let cache, let saved = saved(root: root, cache: cache, racyMargin: racyMargin) { return saved }
+        let diary = DiaryListing(root: root)
         let rooms = FileList(root: root, folders: [("rooms", false)])
-        listed.wait()
-        guard let diary = listing.diary else { preconditionFailure("the diary's listing ended without a list") }
-        rooms.append(diary)
+        rooms.append(diary.list)
         if let cache { rooms.save(to: cache) }
         return rooms
     }
 
-    /// Moves `other`'s files (listed under the same root) to the end of this list, as if it had
-    /// listed them; `other` is left empty.
-    func append(_ other: FileList) {
+    /// The listing of every room and entry saved at `cache`, when it holds.
+    static func saved(root: String, cache: String, racyMargin: Int64 = 2_000_000_000) -> FileList? {
+        let saved = FileList(root: root, folders: [], cache: cache, racyMargin: racyMargin, listing: false)
+        return saved.fromCache ? saved : nil
+    }
+
+    /// The diary's files, listed on another thread from when it is made (`list` waits for them).
+    final class DiaryListing: @unchecked Sendable {
+        private var listed: FileList?
+        private let done = DispatchSemaphore(value: 0)
+
+        init(root: String) {
+            DispatchQueue.global().async {
+                self.listed = FileList(root: root, folders: [("diary", true)])
+                self.done.signal()
+            }
+        }
+
+        lazy var list: FileList = {
+            done.wait()
+            guard let listed else { preconditionFailure("the diary's listing ended without a list") }
+            return listed
+        }()
+    }
+
+    /// Appends `other`'s files (listed under the same root) to this list, as if it had listed
+    /// them: moved (`other` is left empty), or with `keepingIt` copied (its folders duplicated).
+    func append(_ other: FileList, keepingIt: Bool = false) {
         guard root >= 0, other.root >= 0 else { return }
-        if vs_files_append(files, root, other.files, other.root) != 0 { fatalError("out of memory listing files") }
+        if vs_files_append(files, root, other.files, other.root, keepingIt ? 1 : 0) != 0 {
+            fatalError("out of memory or descriptors listing files")
+        }
     }
 
     /// Saves the listing at `cache` (a file outside the vault), for `init(root:folders:cache:)`.

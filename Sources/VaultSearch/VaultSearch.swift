@@ -124,9 +124,42 @@ public struct VaultSearch: Sendable {
 
     /// Runs `query` over `files` (default: those of its scope), scanning them all.
     public func run(_ query: SearchQuery, files: [String]? = nil) throws(VaultError) -> SearchResults {
+        if files == nil && query.scope == .everything {
+            if let listingCache, let saved = FileList.saved(root: vault.root, cache: listingCache, racyMargin: racyMargin) {
+                Trace.mark("search: \(saved.count) files listed (saved listing)")
+                return try run(query, saved, nil, usedIndex: false)
+            }
+            return try runOverlappingTheListing(query)
+        }
         let list = files.map { FileList(root: vault.root, paths: $0) } ?? fileList(for: query)
-        Trace.mark("search: \(list.count) files listed\(list.fromCache ? " (saved listing)" : "")")
+        Trace.mark("search: \(list.count) files listed")
         return try run(query, list, nil, usedIndex: false)
+    }
+
+    /// Every room, then every diary entry, when no saved listing holds: the rooms are scanned
+    /// while another thread lists the diary's folders (as long as the rooms' listing, about a
+    /// tenth of the scan), and the joined listing is saved (`listingCache`) while the diary is
+    /// scanned.
+    func runOverlappingTheListing(_ query: SearchQuery) throws(VaultError) -> SearchResults {
+        let diary = FileList.DiaryListing(root: vault.root)
+        let rooms = FileList(root: vault.root, folders: [("rooms", false)])
+        Trace.mark("search: \(rooms.count) rooms listed")
+        let first = try run(query, rooms, nil, usedIndex: false)
+        let entries = diary.list
+        Trace.mark("search: \(entries.count) diary entries listed")
+        let saved = DispatchGroup()
+        if let listingCache {
+            DispatchQueue.global().async(group: saved) {
+                rooms.append(entries, keepingIt: true)
+                rooms.save(to: listingCache)
+            }
+        }
+        let second = try run(query, entries, nil, usedIndex: false)
+        saved.wait()
+        return SearchResults(
+            items: first.items + second.items, itemCount: first.itemCount + second.itemCount,
+            hitCount: first.hitCount + second.hitCount, skipped: first.skipped + second.skipped,
+            filesSearched: first.filesSearched + second.filesSearched, usedIndex: false)
     }
 
     /// Scans files `which` of `list` (nil: all), building each item (and its rendering) on the

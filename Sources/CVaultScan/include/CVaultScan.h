@@ -53,9 +53,10 @@ int vs_files_list(vs_files *files, int root, const char *folder, int recursive);
 
 /// Moves the files of `other` (listed under the open folder `other_root`, the same folder as
 /// `root`) to the end of `files` (listed under `root`), with its folders: as if `files` had
-/// listed them itself, so it can be saved. `other` is left empty. Returns 0, or -1 when memory
-/// ran out.
-int vs_files_append(vs_files *files, int root, vs_files *other, int other_root);
+/// listed them itself, so it can be saved. `other` is left empty, or with `keep_other` as it
+/// was (its folders' descriptors duplicated for `files`). Returns 0, or -1 when memory or
+/// descriptors ran out.
+int vs_files_append(vs_files *files, int root, vs_files *other, int other_root, int keep_other);
 
 /// Appends `path` (relative to the open folder `root`, which the list does not own) as it is.
 int vs_files_add(vs_files *files, int root, const char *path, uint32_t length);
