@@ -618,8 +618,49 @@ int vs_files_save(const vs_files *f, int root, const char *path) {
     return ok ? 0 : -1;
 }
 
+/// Keeps only the files and folders under the top folder `top` (its path from the root), their
+/// paths' bytes packed again. Returns 0, or -1 when memory ran out.
+static int keep_top(vs_files *f, const char *top) {
+    size_t n = strlen(top);
+    char *bytes = malloc((size_t)f->bytes_used + 1);
+    if (!bytes) return -1;
+    uint32_t used = 0;
+    int32_t kept = 0;
+    for (int32_t k = 0; k < f->count; k++) {
+        const char *p = f->bytes + f->starts[k];
+        if (strncmp(p, top, n) != 0 || p[n] != '/') continue;
+        size_t length = strlen(p) + 1;
+        memcpy(bytes + used, p, length);
+        f->names[kept] = used + (f->names[k] - f->starts[k]);
+        f->starts[kept] = used;
+        f->folder[kept] = f->folder[k];
+        used += (uint32_t)length;
+        kept++;
+    }
+    free(f->bytes);
+    f->bytes = bytes;
+    f->bytes_used = f->bytes_capacity = used;
+    f->count = kept;
+    int32_t v = 0;
+    for (int32_t i = 0; i < f->visited_count; i++) {
+        const char *p = f->visited[i].path;
+        if (strncmp(p, top, n) == 0 && (p[n] == 0 || p[n] == '/')) f->visited[v++] = f->visited[i];
+    }
+    f->visited_count = v;
+    f->list_hash_known = 0;
+    return 0;
+}
+
 int vs_files_load(vs_files *f, int root, const char *path, int64_t margin_ns) {
+    return vs_files_load_top(f, root, path, margin_ns, NULL);
+}
+
+int vs_files_load_top(vs_files *f, int root, const char *path, int64_t margin_ns, const char *top) {
     vs_files_free(f);
+    // A part taken again counts as listed now: each of its folders is checked unchanged below,
+    // and had settled before the old listing (so before this one), which is what a listing's
+    // time promises when the part is saved again with files listed now.
+    int64_t now = real_ns();
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     struct stat st, rs;
@@ -682,6 +723,10 @@ int vs_files_load(vs_files *f, int root, const char *path, int64_t margin_ns) {
         ok = ok && (h.bytes_used == 0 || f->bytes[h.bytes_used - 1] == 0);
     }
     if (map) munmap((void *)map, (size_t)st.st_size);
+    if (ok && top) {
+        ok = keep_top(f, top) == 0;
+        f->listed_ns = now;
+    }
     // Each folder as it was, and settled when the listing began.
     for (int32_t i = 0; ok && i < f->visited_count; i++) {
         vs_folder *v = &f->visited[i];
@@ -704,7 +749,12 @@ int vs_files_load(vs_files *f, int root, const char *path, int64_t margin_ns) {
             close(d);
         }
     }
-    for (int32_t i = 0; ok && i < f->folder_count; i++) ok = f->folders[i] != -1;
+    // Every folder a file is in is open (with `top`, the others' folders stand for the root:
+    // no file names them).
+    for (int32_t i = 0; ok && i < f->folder_count; i++) {
+        if (f->folders[i] == -1 && top) f->folders[i] = -2 - root;
+        ok = f->folders[i] != -1;
+    }
     if (!ok) {
         vs_files_free(f);
         return -1;

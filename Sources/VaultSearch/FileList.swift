@@ -32,16 +32,17 @@ final class FileList: @unchecked Sendable {
     /// change times: adding, removing or renaming a name in a folder changes its times) and had
     /// not changed within `racyMargin` nanoseconds before that listing began; else the folders
     /// are read, and the listing saved there.
-    /// With `listing` false, nothing is read or saved when the saved listing does not hold.
+    /// With `listing` false, nothing is read or saved when the saved listing does not hold; with
+    /// `top`, only the saved files under that top folder are taken.
     init(
         root: String, folders: [(String, Bool)], cache: String? = nil, racyMargin: Int64 = 2_000_000_000,
-        listing: Bool = true
+        listing: Bool = true, top: String? = nil
     ) {
         files = .allocate(capacity: 1)
         vs_files_init(files)
         self.root = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard self.root >= 0 else { return }
-        if let cache, vs_files_load(files, self.root, cache, racyMargin) == 0 {
+        if let cache, vs_files_load_top(files, self.root, cache, racyMargin, top) == 0 {
             fromCache = true
             return
         }
@@ -68,34 +69,52 @@ final class FileList: @unchecked Sendable {
     }
 
     /// Every room and diary entry: the listing saved in `cache` while it holds (see
-    /// `init(root:folders:cache:racyMargin:)`), else `rooms/` and `diary/` read on two threads at
-    /// once (each of tens of thousands of names takes about as long), joined, and saved there.
+    /// `init(root:folders:cache:racyMargin:)`), else `rooms/` read again while another thread
+    /// takes the diary's saved files (when none of its folders changed) or reads `diary/` (each
+    /// of tens of thousands of names takes about as long), joined, and saved there.
     static func everything(root: String, cache: String? = nil, racyMargin: Int64 = 2_000_000_000) -> FileList {
         if let cache, let saved = saved(root: root, cache: cache, racyMargin: racyMargin) { return saved }
-        let diary = DiaryListing(root: root)
+        let diary = DiaryListing(root: root, cache: cache, racyMargin: racyMargin)
         let rooms = FileList(root: root, folders: [("rooms", false)])
         rooms.append(diary.list)
         if let cache { rooms.save(to: cache) }
         return rooms
     }
 
-    /// The listing of every room and entry saved at `cache`, when it holds.
-    static func saved(root: String, cache: String, racyMargin: Int64 = 2_000_000_000) -> FileList? {
-        let saved = FileList(root: root, folders: [], cache: cache, racyMargin: racyMargin, listing: false)
+    /// The listing of every room and entry saved at `cache` (or with `top`, of the files under
+    /// that top folder), when it holds.
+    static func saved(root: String, cache: String, racyMargin: Int64 = 2_000_000_000, top: String? = nil)
+        -> FileList?
+    {
+        let saved = FileList(root: root, folders: [], cache: cache, racyMargin: racyMargin, listing: false, top: top)
         return saved.fromCache ? saved : nil
     }
 
-    /// The diary's files, listed on another thread from when it is made (`list` waits for them).
+    /// The diary's files, on another thread from when it is made: its saved files (`cache`,
+    /// when none of its folders changed) or else its folders read (`list` waits for them).
     final class DiaryListing: @unchecked Sendable {
         private var listed: FileList?
+        private var saved = false
+        private let known = DispatchSemaphore(value: 0)
         private let done = DispatchSemaphore(value: 0)
 
-        init(root: String) {
+        init(root: String, cache: String? = nil, racyMargin: Int64 = 2_000_000_000) {
             DispatchQueue.global().async {
-                self.listed = FileList(root: root, folders: [("diary", true)])
+                if let cache, let part = FileList.saved(root: root, cache: cache, racyMargin: racyMargin, top: "diary") {
+                    self.listed = part
+                    self.saved = true
+                }
+                self.known.signal()
+                if self.listed == nil { self.listed = FileList(root: root, folders: [("diary", true)]) }
                 self.done.signal()
             }
         }
+
+        /// Whether the files are the saved ones (waits only for the saved listing to be read).
+        lazy var fromSavedListing: Bool = {
+            known.wait()
+            return saved
+        }()
 
         lazy var list: FileList = {
             done.wait()

@@ -136,14 +136,24 @@ public struct VaultSearch: Sendable {
         return try run(query, list, nil, usedIndex: false)
     }
 
-    /// Every room, then every diary entry, when no saved listing holds: the rooms are scanned
-    /// while another thread lists the diary's folders (as long as the rooms' listing, about a
-    /// tenth of the scan), and the joined listing is saved (`listingCache`) while the diary is
-    /// scanned.
+    /// Every room, then every diary entry, when no saved listing holds. The rooms are read
+    /// again; the diary's saved files are taken when none of its folders changed (a chat turn
+    /// changes `rooms/` only), and all is scanned at once while the joined listing is saved
+    /// (`listingCache`). Otherwise the rooms are scanned while another thread lists the diary's
+    /// folders (as long as the rooms' listing, about a tenth of the scan), and the joined
+    /// listing is saved while the diary is scanned.
     func runOverlappingTheListing(_ query: SearchQuery) throws(VaultError) -> SearchResults {
-        let diary = FileList.DiaryListing(root: vault.root)
+        let diary = FileList.DiaryListing(root: vault.root, cache: listingCache, racyMargin: racyMargin)
         let rooms = FileList(root: vault.root, folders: [("rooms", false)])
         Trace.mark("search: \(rooms.count) rooms listed")
+        if diary.fromSavedListing, let listingCache {
+            rooms.append(diary.list)
+            Trace.mark("search: \(rooms.count) files listed (the diary's saved)")
+            let saved = DispatchGroup()
+            DispatchQueue.global().async(group: saved) { rooms.save(to: listingCache) }
+            defer { saved.wait() }
+            return try run(query, rooms, nil, usedIndex: false)
+        }
         let first = try run(query, rooms, nil, usedIndex: false)
         let entries = diary.list
         Trace.mark("search: \(entries.count) diary entries listed")

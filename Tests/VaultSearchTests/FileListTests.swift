@@ -85,6 +85,39 @@ import Glibc
         }
     }
 
+    /// After a change in `rooms/` only, the diary's saved files are taken (`top`), and the
+    /// listing joined with the rooms read again is whole, opens, and is taken whole later; after
+    /// a change in a diary folder, the diary's part is not taken.
+    @Test func theDiarysSavedFilesAreTakenAfterAChangeInRoomsOnly() throws {
+        let dir = TemporaryDirectory("search-list-part")
+        let cacheDir = TemporaryDirectory("search-list-part-cache")
+        let cache = cacheDir.path + "/listing"
+        try dir.write("rooms/a.md", "a\n")
+        for k in 0..<5 { try dir.write("diary/\(2020 + k)/\(2020 + k)-01-01.md", "day\n") }
+        _ = FileList.everything(root: dir.path, cache: cache, racyMargin: 0)
+        usleep(20_000)
+        try dir.write("rooms/b.md", "b\n")
+        let part = try #require(FileList.saved(root: dir.path, cache: cache, racyMargin: 0, top: "diary"))
+        #expect(part.paths == (0..<5).map { "diary/\(2020 + $0)/\(2020 + $0)-01-01.md" })
+        #expect(FileList.saved(root: dir.path, cache: cache, racyMargin: 0, top: "rooms") == nil)
+        #expect(FileList.saved(root: dir.path, cache: cache, racyMargin: 0) == nil)
+        for k in 0..<part.count {
+            let fd = part.open(k)
+            #expect(fd >= 0)
+            if fd >= 0 { close(fd) }
+        }
+        let joined = FileList.everything(root: dir.path, cache: cache, racyMargin: 0)
+        #expect(!joined.fromCache)
+        #expect(joined.paths == ["rooms/a.md", "rooms/b.md"] + part.paths)
+        usleep(20_000)
+        let whole = try #require(FileList.saved(root: dir.path, cache: cache, racyMargin: 0))
+        #expect(whole.paths == joined.paths && whole.listHash == StampFile.listHash(joined.paths))
+        // A new entry in one diary folder: the diary's part is read again.
+        try dir.write("diary/2022/2022-02-02.md", "new\n")
+        #expect(FileList.saved(root: dir.path, cache: cache, racyMargin: 0, top: "diary") == nil)
+        #expect(FileList.everything(root: dir.path, cache: cache, racyMargin: 0).paths.contains("diary/2022/2022-02-02.md"))
+    }
+
     /// The listing's sort (a radix quicksort in C) gives the order of the paths' bytes, for
     /// names sharing long prefixes, Korean, NFD and ASCII case.
     @Test func theListingIsSortedByBytes() throws {

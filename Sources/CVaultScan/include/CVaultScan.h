@@ -72,6 +72,10 @@ int vs_files_save(const vs_files *files, int root, const char *path);
 /// a name in it is added, removed or renamed, so the same folders give the same files.
 int vs_files_load(vs_files *files, int root, const char *path, int64_t margin_ns);
 
+/// `vs_files_load` of only the files under the top folder `top` (`rooms`, `diary`), when every
+/// folder under it is as it was: the diary's files are taken again after a change in `rooms/`.
+int vs_files_load_top(vs_files *files, int root, const char *path, int64_t margin_ns, const char *top);
+
 /// `StampFile.listHash` of the listed paths, in order (the same numbers as the Swift side):
 /// saved with the listing, so a listing loaded again is not hashed again.
 uint64_t vs_files_list_hash(vs_files *files);
