@@ -76,7 +76,7 @@ final class FileList: @unchecked Sendable {
         if let cache, let saved = saved(root: root, cache: cache, racyMargin: racyMargin) { return saved }
         let diary = DiaryListing(root: root, cache: cache, racyMargin: racyMargin)
         let rooms = FileList(root: root, folders: [("rooms", false)])
-        rooms.append(diary.list)
+        guard rooms.append(diary.list) else { fatalError("out of memory listing files") }
         if let cache { rooms.save(to: cache) }
         return rooms
     }
@@ -125,11 +125,12 @@ final class FileList: @unchecked Sendable {
 
     /// Appends `other`'s files (listed under the same root) to this list, as if it had listed
     /// them: moved (`other` is left empty), or with `keepingIt` copied (its folders duplicated).
-    func append(_ other: FileList, keepingIt: Bool = false) {
-        guard root >= 0, other.root >= 0 else { return }
-        if vs_files_append(files, root, other.files, other.root, keepingIt ? 1 : 0) != 0 {
-            fatalError("out of memory or descriptors listing files")
-        }
+    /// False when that failed (memory, or descriptors for the copies, ran out): this list is
+    /// then only good for closing.
+    @discardableResult
+    func append(_ other: FileList, keepingIt: Bool = false) -> Bool {
+        guard root >= 0, other.root >= 0 else { return true }
+        return vs_files_append(files, root, other.files, other.root, keepingIt ? 1 : 0) == 0
     }
 
     /// Saves the listing at `cache` (a file outside the vault), for `init(root:folders:cache:)`.

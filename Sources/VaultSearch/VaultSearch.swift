@@ -147,7 +147,7 @@ public struct VaultSearch: Sendable {
         let rooms = FileList(root: vault.root, folders: [("rooms", false)])
         Trace.mark("search: \(rooms.count) rooms listed")
         if diary.fromSavedListing, let listingCache {
-            rooms.append(diary.list)
+            guard rooms.append(diary.list) else { fatalError("out of memory listing files") }
             Trace.mark("search: \(rooms.count) files listed (the diary's saved)")
             let saved = DispatchGroup()
             DispatchQueue.global().async(group: saved) { rooms.save(to: listingCache) }
@@ -160,8 +160,8 @@ public struct VaultSearch: Sendable {
         let saved = DispatchGroup()
         if let listingCache {
             DispatchQueue.global().async(group: saved) {
-                rooms.append(entries, keepingIt: true)
-                rooms.save(to: listingCache)
+                // Saved only when the diary's folders could be duplicated for it.
+                if rooms.append(entries, keepingIt: true) { rooms.save(to: listingCache) }
             }
         }
         let second = try run(query, entries, nil, usedIndex: false)
