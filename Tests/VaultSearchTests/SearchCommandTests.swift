@@ -37,6 +37,25 @@ import VaultTestSupport
         #expect(snapshot(dir) == before)
     }
 
+    /// The listing of the vault's files is kept in the cache folder, never in the vault: a cache
+    /// folder inside the vault is not written at all.
+    @Test func theListingIsKeptInTheCacheAndNeverInTheVault() throws {
+        let dir = try searchVault()
+        let cache = TemporaryDirectory("search-command-cache")
+        let before = snapshot(dir)
+        for home in [cache.path, dir.path + "/cache"] {
+            for _ in 0..<2 {
+                let r = try runVault(["search", "해운대"], in: dir.path, environment: ["XDG_CACHE_HOME": home])
+                #expect(r.status == 0, "\(r.stderr)")
+                #expect(r.stdout.contains("rooms/부산-여행.md:9:1:"))
+            }
+        }
+        let kept = try FileManager.default.contentsOfDirectory(atPath: cache.path + "/vault/search")
+        #expect(kept.count == 1 && kept[0].hasSuffix(".sqlite.listing"), "\(kept)")
+        #expect(snapshot(dir) == before)
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/cache"))
+    }
+
     @Test func colorWhenAskedAndNeverWithNoColor() throws {
         let dir = try searchVault()
         let colored = try runVault(["search", "해운대", "--color", "always"], in: dir.path)

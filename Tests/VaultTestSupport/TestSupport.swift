@@ -121,7 +121,8 @@ public struct RunResult: Sendable {
 }
 
 /// The built `vault` with `arguments` in `directory`, not started yet. Its environment is the
-/// test's own without the vault and locale variables (`LANG=C.UTF-8`), plus `environment`.
+/// test's own without the vault and locale variables (`LANG=C.UTF-8`), with a cache folder of
+/// the tests' own, plus `environment`.
 public func vaultProcess(_ arguments: [String], in directory: String, environment: [String: String] = [:]) -> Process {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Project.vaultExecutable)
@@ -132,6 +133,12 @@ public func vaultProcess(_ arguments: [String], in directory: String, environmen
     env["LC_ALL"] = nil
     env["LC_TIME"] = nil
     env["LANG"] = "C.UTF-8"
+    // A test never writes in the person's own cache (a search keeps its listing of the vault's
+    // files there): unless the test chose a cache folder (under the temporary folder), the
+    // tests' own.
+    if !(env["XDG_CACHE_HOME"] ?? "").hasPrefix(NSTemporaryDirectory()) {
+        env["XDG_CACHE_HOME"] = NSTemporaryDirectory() + "vault-tests-cache"
+    }
     for (k, v) in environment { env[k] = v }
     process.environment = env
     return process
