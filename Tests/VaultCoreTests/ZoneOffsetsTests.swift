@@ -57,4 +57,11 @@ import VaultCore
         }
         #expect(day == LocalDate(year: 2119, month: 1, day: 6))  // 80,000 days after 1899-12-25
     }
+
+    /// A day's text is `yyyy-mm-dd` (written digit by digit), as `String(format:)` writes it.
+    @Test(arguments: [(2026, 11, 5), (1, 1, 1), (999, 12, 31), (9999, 2, 28), (10_000, 1, 1), (-5, 3, 4)])
+    func aDaysTextIsItsISOForm(year: Int, month: Int, day: Int) {
+        let date = LocalDate(year: year, month: month, day: day)
+        #expect(date.description == String(format: "%04d-%02d-%02d", year, month, day))
+    }
 }

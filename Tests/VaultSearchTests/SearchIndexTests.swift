@@ -442,14 +442,19 @@ func key(_ text: String) -> String { SearchText.key(text, folding: true) }
 /// Runs `body` with `XDG_CACHE_HOME` set to a new temporary folder; afterwards set back to
 /// what it was, or to "" (the same as unset) rather than removed: replacing a variable that is
 /// there only swaps a pointer, safe for other threads of the test process that read the
-/// environment meanwhile.
+/// environment meanwhile. One body at a time in the whole test process: suites that run at once
+/// (`SearchIndexTests`, `FileListTests`) would otherwise set the variable under each other.
 func withCacheHome(_ body: (String) throws -> Void) throws {
+    cacheHomeLock.lock()
+    defer { cacheHomeLock.unlock() }
     let cache = TemporaryDirectory("search-cache")
     let saved = getenv("XDG_CACHE_HOME").map { String(cString: $0) }
     setenv("XDG_CACHE_HOME", cache.path, 1)
     defer { setenv("XDG_CACHE_HOME", saved ?? "", 1) }
     try body(cache.path)
 }
+
+private let cacheHomeLock = NSRecursiveLock()
 
 /// A small vault with rooms and diary entries in Korean, Japanese, German and English, one of
 /// them written in NFD, one with CRLF line endings; `extraFiles` generated diary entries more.

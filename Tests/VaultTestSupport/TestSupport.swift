@@ -134,11 +134,9 @@ public func vaultProcess(_ arguments: [String], in directory: String, environmen
     env["LC_TIME"] = nil
     env["LANG"] = "C.UTF-8"
     // A test never writes in the person's own cache (a search keeps its listing of the vault's
-    // files there): unless the test chose a cache folder (under the temporary folder), the
-    // tests' own.
-    if !(env["XDG_CACHE_HOME"] ?? "").hasPrefix(NSTemporaryDirectory()) {
-        env["XDG_CACHE_HOME"] = NSTemporaryDirectory() + "vault-tests-cache"
-    }
+    // files there), nor in a cache folder another test set for itself: the tests' own, unless
+    // `environment` names one.
+    env["XDG_CACHE_HOME"] = NSTemporaryDirectory() + "vault-tests-cache"
     for (k, v) in environment { env[k] = v }
     process.environment = env
     return process

@@ -171,7 +171,9 @@ final class SearchSink: @unchecked Sendable {
                     return { item, out in output.render(item, into: &out) }
                 case .json:
                     return { item, out in
-                        for hit in item.hits { output.appendJSON(hit, in: item, to: &out) }
+                        item.hits.withUnsafeBufferPointer { hits in
+                            for k in hits.indices { output.appendJSON(hits[k], in: item, to: &out) }
+                        }
                     }
                 case .paths:
                     return { item, out in
@@ -477,10 +479,10 @@ struct SearchOutput {
     /// One hit as a JSON object on one line, its keys sorted, appended to `out`. Written by hand
     /// (a search can print tens of thousands of hits, and an encoder per hit costs ten times the
     /// scan); `JSONLine.appendString` escapes as `JSONEncoder` does, and C1 controls and DEL too.
-    func appendJSON(_ hit: SearchHit, in item: SearchItem, to out: inout [UInt8]) {
+    func appendJSON(_ hit: borrowing SearchHit, in item: SearchItem, to out: inout [UInt8]) {
         out += #"{"column":"#.utf8
         appendDecimal(hit.column, to: &out)
-        let day = hit.message.map { Timestamp(date: $0.timestamp.date, timeZone: zone).localDate } ?? item.day
+        let day = hit.message.map { Timestamp(date: $0.timestamp.date, in: shownDays.offsets).localDate } ?? item.day
         if let day {
             out += #","day":"#.utf8
             JSONLine.appendString(day.description, to: &out)

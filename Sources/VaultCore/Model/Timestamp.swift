@@ -220,7 +220,19 @@ public struct LocalDate: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.init(year: y, month: m, day: d)
     }
 
-    public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
+    /// `yyyy-mm-dd`, written digit by digit (`String(format:)` is slow on Linux, and a search's
+    /// JSON writes one for each hit). Years outside 0...9999 as `String(format:)` wrote them.
+    public var description: String {
+        guard (0...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else {
+            return String(format: "%04d-%02d-%02d", year, month, day)
+        }
+        let digits: [UInt8] = [
+            UInt8(48 + year / 1000), UInt8(48 + year / 100 % 10), UInt8(48 + year / 10 % 10), UInt8(48 + year % 10),
+            UInt8(ascii: "-"), UInt8(48 + month / 10), UInt8(48 + month % 10),
+            UInt8(ascii: "-"), UInt8(48 + day / 10), UInt8(48 + day % 10),
+        ]
+        return String(decoding: digits, as: UTF8.self)
+    }
 
     /// Encoded as `yyyy-mm-dd`.
     public func encode(to encoder: Encoder) throws {
