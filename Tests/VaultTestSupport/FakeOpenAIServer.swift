@@ -32,16 +32,13 @@ public struct LoggedRequest {
     }
 }
 
-/// The fake OpenAI server, running as a child process for one test.
+/// The fake OpenAI server, running as a child process for one test (`FixtureProcess`).
 public final class FakeOpenAIServer: @unchecked Sendable {
-    public let process = Process()
     public let port: Int
     public let logPath: String
     public let errorPath: String
     private let folder: TemporaryDirectory
-    private let input = Pipe()
-    private let lock = NSLock()
-    private var stopped = false
+    private let fixture: FixtureProcess
 
     public var baseURL: String { "http://127.0.0.1:\(port)/v1" }
 
@@ -53,40 +50,16 @@ public final class FakeOpenAIServer: @unchecked Sendable {
         logPath = folder.path + "/requests.jsonl"
         errorPath = folder.path + "/server-stderr.txt"
         _ = FileManager.default.createFile(atPath: logPath, contents: Data())
-        _ = FileManager.default.createFile(atPath: errorPath, contents: Data())
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", FakeOpenAIServer.script, logPath] + (expectedKey.map { [$0] } ?? [])
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = input
-        process.standardError = FileHandle(forWritingAtPath: errorPath)
-        try process.run()
-        // The first line of stdout is the port; read it on another thread, so a server that
-        // never prints cannot hang the test.
-        let firstLine = firstLineOfFixture(of: out.fileHandleForReading, within: 10) ?? ""
-        guard let port = Int(firstLine.trimmingCharacters(in: .whitespaces)) else {
-            port = 0
-            stop()
-            throw FixtureError(
-                "the fake server did not print its port (got \(firstLine.debugDescription)); stderr: \(serverErrors)")
-        }
-        self.port = port
+        fixture = try FixtureProcess(
+            python: [FakeOpenAIServer.script, logPath] + (expectedKey.map { [$0] } ?? []), errorPath: errorPath,
+            name: "the fake OpenAI server")
+        port = fixture.port
     }
-
-    deinit { stop() }
 
     /// Ends the server (closing its stdin, then SIGTERM) and waits for it. Safe to call twice.
-    public func stop() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard !stopped else { return }
-        stopped = true
-        try? input.fileHandleForWriting.close()
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-    }
+    public func stop() { fixture.stop() }
 
-    public var serverErrors: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+    public var serverErrors: String { fixture.errors }
 
     /// Waits until the server has logged `count` requests (the event a test waits on before it
     /// acts on a request in flight), failing after `seconds`.

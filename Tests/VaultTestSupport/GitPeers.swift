@@ -403,8 +403,9 @@ private final class SSHAgent: @unchecked Sendable {
 // MARK: - Child processes
 
 /// A fixture process whose first line on standard output is a number (its port), and which
-/// stops when its standard input closes. Its stderr goes to `errorPath`.
-private final class FixtureProcess: @unchecked Sendable {
+/// stops when its standard input closes. Its stderr goes to `errorPath`. (The git peers here,
+/// and the fake OpenAI server.)
+final class FixtureProcess: @unchecked Sendable {
     /// The number the process printed first.
     let port: Int
     private let process = Process()
