@@ -68,16 +68,8 @@ enum Terminal {
         }
     }
 
-    /// `text` with every control character except line feeds and tabs (and a carriage return
-    /// before a line feed) written as `cat -v` does: ESC as `^[`, BEL as `^G`, DEL as `^?`, and
-    /// the C1 controls (U+0080–U+009F, which some terminals obey like ESC sequences) as `M-^[`
-    /// and the like. With `singleLine`, line feeds, tabs and carriage returns are shown too
-    /// (a title in a column stays on its line).
-    ///
-    ///     Terminal.visible("\u{1B}]0;pwned\u{7}Trip") == "^[]0;pwned^GTrip"
     /// Whether `bytes` (UTF-8) hold nothing `visible(_:singleLine: true)` would change: no C0 or
-    /// C1 control character, no DEL.
-    /// Eight bytes at a time: a word with a byte below 0x20, a DEL or a C2 (a C1 control's lead
+    /// C1 control character, no DEL. Eight bytes at a time: a word with a byte below 0x20, a DEL or a C2 (a C1 control's lead
     /// byte, or `·`, `©`, …) is looked at byte by byte.
     static func isPlainLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let n = bytes.count
@@ -107,6 +99,13 @@ enum Terminal {
         return plain(i, n)
     }
 
+    /// `text` with every control character except line feeds and tabs (and a carriage return
+    /// before a line feed) written as `cat -v` does: ESC as `^[`, BEL as `^G`, DEL as `^?`, and
+    /// the C1 controls (U+0080–U+009F, which some terminals obey like ESC sequences) as `M-^[`
+    /// and the like. With `singleLine`, line feeds, tabs and carriage returns are shown too
+    /// (a title in a column stays on its line).
+    ///
+    ///     Terminal.visible("\u{1B}]0;pwned\u{7}Trip") == "^[]0;pwned^GTrip"
     static func visible(_ text: String, singleLine: Bool = false, carriageReturnAtEnd: Bool = false) -> String {
         // Nearly all text has none: one pass over its bytes, no copy.
         var needed = false
