@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 134 functions; variadic, as a pointer only: git_libgit2_opts.
+// 139 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -16,6 +16,8 @@ static struct {
     __typeof__(git_blob_rawcontent) *git_blob_rawcontent;
     __typeof__(git_blob_rawsize) *git_blob_rawsize;
     __typeof__(git_buf_dispose) *git_buf_dispose;
+    __typeof__(git_checkout_head) *git_checkout_head;
+    __typeof__(git_checkout_options_init) *git_checkout_options_init;
     __typeof__(git_clone) *git_clone;
     __typeof__(git_clone_options_init) *git_clone_options_init;
     __typeof__(git_commit_author) *git_commit_author;
@@ -82,6 +84,7 @@ static struct {
     __typeof__(git_odb_object_size) *git_odb_object_size;
     __typeof__(git_odb_object_type) *git_odb_object_type;
     __typeof__(git_odb_read) *git_odb_read;
+    __typeof__(git_odb_read_header) *git_odb_read_header;
     __typeof__(git_odb_write) *git_odb_write;
     __typeof__(git_oid_cpy) *git_oid_cpy;
     __typeof__(git_oid_equal) *git_oid_equal;
@@ -93,6 +96,7 @@ static struct {
     __typeof__(git_push_options_init) *git_push_options_init;
     __typeof__(git_reference_create) *git_reference_create;
     __typeof__(git_reference_free) *git_reference_free;
+    __typeof__(git_reference_list) *git_reference_list;
     __typeof__(git_reference_lookup) *git_reference_lookup;
     __typeof__(git_reference_name_to_id) *git_reference_name_to_id;
     __typeof__(git_reference_peel) *git_reference_peel;
@@ -120,6 +124,7 @@ static struct {
     __typeof__(git_repository_odb) *git_repository_odb;
     __typeof__(git_repository_open_ext) *git_repository_open_ext;
     __typeof__(git_repository_path) *git_repository_path;
+    __typeof__(git_repository_set_head) *git_repository_set_head;
     __typeof__(git_repository_state) *git_repository_state;
     __typeof__(git_repository_state_cleanup) *git_repository_state_cleanup;
     __typeof__(git_revparse_single) *git_revparse_single;
@@ -154,6 +159,8 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_blob_rawcontent", (void **)&real.git_blob_rawcontent},
     {"git_blob_rawsize", (void **)&real.git_blob_rawsize},
     {"git_buf_dispose", (void **)&real.git_buf_dispose},
+    {"git_checkout_head", (void **)&real.git_checkout_head},
+    {"git_checkout_options_init", (void **)&real.git_checkout_options_init},
     {"git_clone", (void **)&real.git_clone},
     {"git_clone_options_init", (void **)&real.git_clone_options_init},
     {"git_commit_author", (void **)&real.git_commit_author},
@@ -220,6 +227,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_odb_object_size", (void **)&real.git_odb_object_size},
     {"git_odb_object_type", (void **)&real.git_odb_object_type},
     {"git_odb_read", (void **)&real.git_odb_read},
+    {"git_odb_read_header", (void **)&real.git_odb_read_header},
     {"git_odb_write", (void **)&real.git_odb_write},
     {"git_oid_cpy", (void **)&real.git_oid_cpy},
     {"git_oid_equal", (void **)&real.git_oid_equal},
@@ -231,6 +239,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_push_options_init", (void **)&real.git_push_options_init},
     {"git_reference_create", (void **)&real.git_reference_create},
     {"git_reference_free", (void **)&real.git_reference_free},
+    {"git_reference_list", (void **)&real.git_reference_list},
     {"git_reference_lookup", (void **)&real.git_reference_lookup},
     {"git_reference_name_to_id", (void **)&real.git_reference_name_to_id},
     {"git_reference_peel", (void **)&real.git_reference_peel},
@@ -258,6 +267,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_repository_odb", (void **)&real.git_repository_odb},
     {"git_repository_open_ext", (void **)&real.git_repository_open_ext},
     {"git_repository_path", (void **)&real.git_repository_path},
+    {"git_repository_set_head", (void **)&real.git_repository_set_head},
     {"git_repository_state", (void **)&real.git_repository_state},
     {"git_repository_state_cleanup", (void **)&real.git_repository_state_cleanup},
     {"git_revparse_single", (void **)&real.git_revparse_single},
@@ -310,6 +320,16 @@ git_object_size_t git_blob_rawsize(const git_blob *blob) {
 void git_buf_dispose(git_buf *buffer) {
     CVAULT_GIT2_REQUIRE();
     real.git_buf_dispose(buffer);
+}
+
+int git_checkout_head(git_repository *repo, const git_checkout_options *opts) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_checkout_head(repo, opts);
+}
+
+int git_checkout_options_init(git_checkout_options *opts, unsigned int version) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_checkout_options_init(opts, version);
 }
 
 int git_clone(git_repository **out, const char *url, const char *local_path, const git_clone_options *options) {
@@ -637,6 +657,11 @@ int git_odb_read(git_odb_object **out, git_odb *db, const git_oid *id) {
     return real.git_odb_read(out, db, id);
 }
 
+int git_odb_read_header(size_t *len_out, git_object_t *type_out, git_odb *db, const git_oid *id) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_odb_read_header(len_out, type_out, db, id);
+}
+
 int git_odb_write(git_oid *out, git_odb *odb, const void *data, size_t len, git_object_t type) {
     CVAULT_GIT2_REQUIRE();
     return real.git_odb_write(out, odb, data, len, type);
@@ -690,6 +715,11 @@ int git_reference_create(git_reference **out, git_repository *repo, const char *
 void git_reference_free(git_reference *ref) {
     CVAULT_GIT2_REQUIRE();
     real.git_reference_free(ref);
+}
+
+int git_reference_list(git_strarray *array, git_repository *repo) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_reference_list(array, repo);
 }
 
 int git_reference_lookup(git_reference **out, git_repository *repo, const char *name) {
@@ -825,6 +855,11 @@ int git_repository_open_ext(git_repository **out, const char *path, unsigned int
 const char *git_repository_path(const git_repository *repo) {
     CVAULT_GIT2_REQUIRE();
     return real.git_repository_path(repo);
+}
+
+int git_repository_set_head(git_repository *repo, const char *refname) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_repository_set_head(repo, refname);
 }
 
 int git_repository_state(git_repository *repo) {

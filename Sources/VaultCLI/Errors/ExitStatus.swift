@@ -58,7 +58,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .notAVault, .alreadyAVault: return .failure
         case .itemNotFound, .ambiguousItem: return .failure
         case .input: return .failure
-        case .io, .locked, .changedOnDisk, .symbolicLink, .editor: return .failure
+        case .io, .locked, .changedOnDisk, .symbolicLink, .editor, .untrusted: return .failure
         case .repository: return .failure
         case .provider(let failure, _): return of(failure.kind)
         case .internal: return .internalError

@@ -193,6 +193,9 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     /// The file, or a folder on its way, is a symbolic link (`path`, relative to the vault, to
     /// `target`): vault never writes through one or commits what it points to.
     case symbolicLink(path: String, target: String)
+    /// Something from outside (a remote's commit, a cloned tree, a file placed by hand) that
+    /// vault will not take; nothing was written.
+    case untrusted(UntrustedInput)
     /// One of vault's own rules was broken (a bug); vault stopped before changing anything.
     case `internal`(InternalError)
 
@@ -240,6 +243,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
                 + (kept
                     ? " (the part of the reply that arrived is saved, marked interrupted; `vault retry` asks again)"
                     : " (your message is saved; `vault retry` sends it again)")
+        case .untrusted(let problem):
+            return problem.description
         case .internal(let error):
             return error.description
         }

@@ -16,12 +16,18 @@ extension Vault {
     /// The first part of `relative` (a folder on its way, or the file itself) that is a
     /// symbolic link, with the link's text; nil when none is (or the path does not exist).
     public func symbolicLink(on relative: String) -> (path: String, target: String)? {
+        Vault.symbolicLink(in: root, on: relative)
+    }
+
+    /// The first part of `relative` under the folder `root` that is a symbolic link, with the
+    /// link's text; nil when none is (or the path does not exist).
+    public static func symbolicLink(in root: String, on relative: String) -> (path: String, target: String)? {
         var current = ""
         for part in relative.split(separator: "/") {
             current += (current.isEmpty ? "" : "/") + part
-            switch FileIO.kind(of: absolute(current)) {
+            switch FileIO.kind(of: root + "/" + current) {
             case .symbolicLink?:
-                let text = FileIO.linkText(absolute(current)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+                let text = FileIO.linkText(root + "/" + current).map { String(decoding: $0, as: UTF8.self) } ?? "?"
                 return (current, text)
             case nil:
                 return nil

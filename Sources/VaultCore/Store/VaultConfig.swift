@@ -16,6 +16,8 @@ public struct VaultConfig: Sendable {
     public var values: [String: FrontMatterValue]
     /// `providers:` — name → settings (`base_url`, `model`, `api_key_env`), values as written.
     public var providers: [String: [String: String]]
+    /// `limits:` — the caps on what a sync or a clone takes in (`IncomingLimits`).
+    public var limits = IncomingLimits()
 
     public static let fileName = VaultPath.config
 
@@ -80,7 +82,27 @@ public struct VaultConfig: Sendable {
                             reason: "unknown time zone \"\(raw)\" (write an IANA name like Asia/Seoul)")))
             }
         }
+        var limits = IncomingLimits()
+        if let list = pairs.first(where: { $0.key == "limits" })?.value.mapping {
+            for (k, v) in list {
+                guard let key = k.scalar?.string else { continue }
+                let raw = v.scalar?.string ?? ""
+                guard let bytes = ByteCount.parse(raw), IncomingLimits.keys.contains(key) else {
+                    let reason =
+                        IncomingLimits.keys.contains(key)
+                        ? "\"\(raw)\" is not a size (write one like 64M, 512MiB, 2G)"
+                        : "unknown limit \"\(key)\" (known: \(IncomingLimits.keys.joined(separator: ", ")))"
+                    problems.append(
+                        FormatProblem(
+                            path: path, line: line(of: "limits"),
+                            kind: .invalidSetting(key: "limits." + key, reason: reason)))
+                    continue
+                }
+                limits.set(key, bytes)
+            }
+        }
         if !problems.isEmpty { throw VaultError.malformed(problems) }
+        self.limits = limits
         self.locale = locale
         self.timeZone = zone
         self.provider = string("provider") ?? "offline"

@@ -209,6 +209,16 @@ extension GitHistory {
     /// the sync is never overwritten: then nothing is written and the sync stops.
     func checkout(_ changes: [TreeMerge.Change], replacing tree: OpaquePointer) throws(VaultError) {
         for change in changes {
+            // The incoming tree passed `IncomingTree`; this holds even for a tree that did not:
+            // no path leaves its folder, and nothing is written through a link.
+            if let problem = IncomingPath.problem(with: change.path) {
+                throw VaultError.untrusted(.refusedPath(commit: "being written", path: change.path, problem: problem))
+            }
+            if let link = Vault.symbolicLink(in: root, on: change.path) {
+                throw VaultError.symbolicLink(path: link.path, target: link.target)
+            }
+        }
+        for change in changes {
             let committed = blob(at: change.path, in: tree)
             let onDisk = try blobID(ofFile: change.path)
             if !GitHistory.same(committed, onDisk) {

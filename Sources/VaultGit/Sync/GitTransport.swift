@@ -73,14 +73,16 @@ public struct GitTransport: Sendable {
             if !interactive { ssh += " -o BatchMode=yes" }
             env["GIT_SSH_COMMAND"] = ssh
         }
-        var prefix: [String] = []
+        // Objects that come in are checked as git's fsck checks them (no `..` or `.git` in a
+        // tree, no malformed object): a crafted push is refused at the fetch already.
+        var prefix = ["-c", "transfer.fsckObjects=true"]
         var tokenUser: String?
         if let token = env["VAULT_GIT_TOKEN"], !token.isEmpty {
             // A credential helper that answers from the environment; the token never appears in
             // an argument list or a file.
             if env["VAULT_GIT_USERNAME"]?.isEmpty ?? true { env["VAULT_GIT_USERNAME"] = "vault" }
             tokenUser = env["VAULT_GIT_USERNAME"]
-            prefix = [
+            prefix += [
                 "-c", "credential.helper=",
                 "-c",
                 "credential.helper=!f() { test \"$1\" = get && printf 'username=%s\\npassword=%s\\n'"

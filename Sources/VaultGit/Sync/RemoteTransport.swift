@@ -228,6 +228,8 @@ struct LibGit2Transport: RemoteTransport {
         defer { callbacks.end() }
         callbacks.install(in: &options.fetch_opts.callbacks)
         callbacks.install(in: &options.checkout_opts)
+        // The files are written once the commit passed vault's gate (`VaultClone.checkOut`).
+        options.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE.rawValue
         var repo: OpaquePointer?
         let code = withExtendedLifetime(callbacks) { git_clone(&repo, url, root, &options) }
         if code < 0 { throw failure("clone \(url)", code) }

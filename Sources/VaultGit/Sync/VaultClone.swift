@@ -1,3 +1,4 @@
+import CGit2
 import Foundation
 import VaultCore
 
@@ -45,17 +46,16 @@ public enum VaultClone {
                 try? FileManager.default.removeItem(atPath: root)
             }
         }
-        var empty = false
+        // The files are not checked out by the transfer: the commit passes vault's gate first.
         if GitTransport.isInstalled(environment: environment) {
             // `--quiet` would leave out the local steps of the progress (receiving, resolving).
             let output = try transport.run(
-                ["clone", onProgress == nil ? "--quiet" : "--progress", "--", url, root], interactive: interactive,
-                progress: onProgress)
+                ["clone", "--no-checkout", onProgress == nil ? "--quiet" : "--progress", "--", url, root],
+                interactive: interactive, progress: onProgress)
             guard output.status == 0 else {
                 cleanUp()
                 throw GitTransport.failure("clone \(url)", output, remote: url)
             }
-            empty = output.stderr.contains("empty repository")
         } else {
             do {
                 try LibGit2Transport.clone(url: url, into: root, progress: onProgress)
@@ -63,20 +63,12 @@ public enum VaultClone {
                 cleanUp()
                 throw error
             }
-            empty =
-                !FileIO.exists(root + "/" + VaultPath.config)
-                && (try? FileManager.default.contentsOfDirectory(atPath: root))?.filter { $0 != ".git" }.isEmpty == true
         }
-        guard FileIO.exists(root + "/" + VaultPath.config) else {
+        do {
+            try checkOut(url: url, root: root, environment: environment)
+        } catch {
             cleanUp()
-            throw VaultError.notAVault(
-                empty
-                    ? "\(url) is an empty repository, not a vault yet:"
-                        + " on the machine that has the vault, run `vault remote add origin \(url)`"
-                        + " and `vault sync`, then clone again. Nothing was kept."
-                    : "\(url) is a git repository but not a vault"
-                        + " (it has no \(VaultPath.config) at its top); nothing was kept."
-            )
+            throw error
         }
         do {
             let vault = try Vault(root: root)
@@ -89,5 +81,104 @@ public enum VaultClone {
             cleanUp()
             throw error
         }
+    }
+
+    /// After a transfer without checkout: finds the vault's branch, passes its commit through
+    /// `IncomingTree`, makes it the local branch tracking `origin`'s, and writes the files.
+    ///
+    /// The branch is the one the remote's HEAD names when it holds a vault, else `main`, else
+    /// `master`, else the remote's only branch with `vault.yml`: a bare repository made by
+    /// `git init --bare` keeps HEAD on git's default branch (often `master`, unborn) while
+    /// vault pushed `main`.
+    static func checkOut(url: String, root: String, environment: [String: String]) throws(VaultError) {
+        let history = try GitHistory(vault: root, config: try VaultConfig(parsing: Array("format: 1\n".utf8)))
+        let branches = try history.remoteBranches("origin")
+        guard !branches.isEmpty else {
+            throw VaultError.notAVault(
+                "\(url) is an empty repository, not a vault yet:"
+                    + " on the machine that has the vault, run `vault remote add origin \(url)`"
+                    + " and `vault sync`, then clone again. Nothing was kept.")
+        }
+        let headBranch = try history.branchName()
+        let order = [headBranch, "main", "master"] + branches.sorted()
+        var found: (branch: String, config: [UInt8])?
+        for name in order where branches.contains(name) {
+            if let config = try history.file(VaultPath.config, atReference: "refs/remotes/origin/" + name) {
+                found = (name, config)
+                break
+            }
+        }
+        guard let (branch, config) = found else {
+            throw VaultError.notAVault(
+                "\(url) is a git repository but not a vault"
+                    + " (no branch of it has \(VaultPath.config) at its top); nothing was kept.")
+        }
+        let limits = (try? VaultConfig(parsing: config))?.limits ?? IncomingLimits()
+        try history.startBranch(branch, at: "refs/remotes/origin/" + branch, tracking: "origin")
+        guard let commit = try history.referenceCommit("refs/heads/" + branch) else {
+            throw VaultError.repository(.noCommits)
+        }
+        defer { git_commit_free(commit) }
+        try history.admit(commit: commit, limits: limits, capsTotal: false)
+        try history.checkOutHead(environment: environment)
+    }
+}
+
+extension GitHistory {
+    /// The branches `remote` has (as last fetched), by name.
+    func remoteBranches(_ remote: String) throws(VaultError) -> [String] {
+        var list = git_strarray()
+        try GitFailure.check(git_reference_list(&list, repo), "list the branches")
+        defer { git_strarray_dispose(&list) }
+        let prefix = "refs/remotes/\(remote)/"
+        var out: [String] = []
+        for i in 0..<list.count {
+            guard let cName = list.strings[i] else { continue }
+            let name = String(cString: cName)
+            if name.hasPrefix(prefix), name != prefix + "HEAD" { out.append(String(name.dropFirst(prefix.count))) }
+        }
+        return out
+    }
+
+    /// The bytes of the file `path` in the commit `reference` names; nil when there is none.
+    func file(_ path: String, atReference reference: String) throws(VaultError) -> [UInt8]? {
+        guard let commit = try referenceCommit(reference) else { return nil }
+        defer { git_commit_free(commit) }
+        var tree: OpaquePointer?
+        try GitFailure.check(git_commit_tree(&tree, commit), "read the tree of \(reference)")
+        defer { git_tree_free(tree) }
+        return try blob(at: path, in: tree).map { id throws(VaultError) in try blobBytes(id) }
+    }
+
+    /// Makes `refs/heads/NAME` at the commit `start` names, HEAD point at it, and its upstream
+    /// `remote`'s branch of the same name.
+    func startBranch(_ name: String, at start: String, tracking remote: String) throws(VaultError) {
+        var oid = git_oid()
+        try GitFailure.check(git_reference_name_to_id(&oid, repo, start), "read \(start)")
+        var ref: OpaquePointer?
+        try GitFailure.check(
+            git_reference_create(&ref, repo, "refs/heads/" + name, &oid, 1, "vault: clone"), "make the branch \(name)")
+        git_reference_free(ref)
+        try GitFailure.check(git_repository_set_head(repo, "refs/heads/" + name), "check out the branch \(name)")
+        try setConfig("branch.\(name).remote", remote)
+        try setConfig("branch.\(name).merge", "refs/heads/" + name)
+    }
+
+    /// Writes HEAD's files and index into an empty work tree (after a clone without checkout):
+    /// with the `git` command when it is installed, else libgit2.
+    func checkOutHead(environment: [String: String]) throws(VaultError) {
+        let git = GitTransport(root: root, environment: environment)
+        if GitTransport.isInstalled(environment: environment) {
+            let output = try git.run(["reset", "--hard", "--quiet", "HEAD"])
+            guard output.status == 0 else {
+                throw VaultError.repository(
+                    .cannotRun(program: "git reset --hard", reason: output.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))
+            }
+            return
+        }
+        var options = git_checkout_options()
+        git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION))
+        options.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue
+        try GitFailure.check(git_checkout_head(repo, &options), "write the vault's files")
     }
 }

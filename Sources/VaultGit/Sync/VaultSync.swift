@@ -60,6 +60,8 @@ public final class VaultSync {
             try transport.fetch(remote: remote)
             Trace.mark("sync: fetched")
             let theirsRef = "refs/remotes/\(remote)/\(branch)"
+            // What came in passes the gate before anything is committed, merged or written.
+            try admit(theirsRef)
             // One change: its commits before the merge are changes of their own (repairs, the
             // merge driver's `.gitattributes`), then hand edits are committed first as for every
             // change (`Change.commitHandEdits`), and the merge is the change's one commit.
@@ -114,6 +116,7 @@ public final class VaultSync {
         let probe = VaultSync.dryRunPrefix + branch
         defer { history.deleteReference(probe) }
         _ = try transport.fetch(remote: remote, branch: branch, into: probe)
+        try admit(probe)
         var report = SyncReport(remote: remote)
         report.dryRun = true
         report.pendingHandEdits = try history.workTreeChanges()
@@ -178,6 +181,22 @@ public final class VaultSync {
     }
 
     // MARK: Steps
+
+    /// Checks the commit `ref` names with `IncomingTree` against HEAD's tree, unless HEAD has it
+    /// already; throws `UntrustedInput` naming the commit and the path, with nothing changed.
+    private func admit(_ ref: String) throws(VaultError) {
+        guard let theirs = try history.referenceCommit(ref) else { return }
+        defer { git_commit_free(theirs) }
+        if let head = try history.headCommit() {
+            defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+            var oursID = git_commit_id(head.commit).pointee
+            var theirsID = git_commit_id(theirs).pointee
+            if git_oid_equal(&oursID, &theirsID) != 0 || git_graph_descendant_of(history.repo, &oursID, &theirsID) == 1 {
+                return
+            }
+        }
+        try history.admit(commit: theirs, limits: vault.config.limits)
+    }
 
     struct MergeStep {
         var merged = false

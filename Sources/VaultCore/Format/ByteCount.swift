@@ -15,4 +15,15 @@ public enum ByteCount {
         let (total, overflow) = n.multipliedReportingOverflow(by: unit)
         return overflow ? nil : total
     }
+
+    /// `bytes` as a person reads it: `64 MiB`, `1.5 MiB`, `12 KiB`, `300 bytes`.
+    public static func text(_ bytes: Int) -> String {
+        if bytes >= 1 << 30 && bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
+        if bytes >= 1 << 20 {
+            return bytes % (1 << 20) == 0
+                ? "\(bytes >> 20) MiB" : String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
+        }
+        if bytes >= 1 << 10 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
+    }
 }

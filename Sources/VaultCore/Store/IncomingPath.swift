@@ -1,0 +1,157 @@
+/// The rules a path from outside the vault (a remote's tree, a clone, a merge driver's `%P`)
+/// must pass before vault writes a file there: git's `verify_path` and `fsck` rules, and the
+/// vault's own layout.
+///
+/// A path is refused when any of its components is empty, `.` or `..`; holds a control
+/// character or bytes that are not UTF-8; or names `.git` or `.vault` in any spelling a file
+/// system may take for it (any case; with trailing dots or spaces or an NTFS stream, as
+/// Windows reads it; with the code points HFS+ ignores; as the 8.3 short names `GIT~1` and
+/// `VAULT~1`). Only regular files are taken, and only where a vault keeps them
+/// (`isInVaultLayout`).
+///
+///     IncomingPath.problem(with: "rooms/../../.bashrc")   // .dotDot
+///     IncomingPath.problem(with: "rooms/.GIT/hooks")      // .reserved(".git")
+///     IncomingPath.problem(with: "rooms/부산.md")          // nil
+public enum IncomingPath {
+    /// Why a path is refused.
+    public enum Problem: Sendable, Hashable, CustomStringConvertible {
+        /// An empty component (`a//b`, a leading or trailing `/`).
+        case empty
+        /// A `.` or `..` component.
+        case dotDot
+        /// A control character (C0, DEL) in a name.
+        case controlCharacter
+        /// Bytes that are not UTF-8.
+        case invalidUTF8
+        /// A name a file system may take for `.git` or `.vault` (the name it stands for).
+        case reserved(String)
+        /// Outside the places a vault keeps files (`rooms/`, `diary/`, `attachments/`, its
+        /// top-level files).
+        case outsideLayout
+        /// A symbolic link (mode 120000).
+        case symbolicLink
+        /// A submodule (gitlink, mode 160000).
+        case submodule
+        /// Any other mode than a regular file's (100644, 100755) or a folder's.
+        case mode(UInt32)
+        /// Two entries of one name in a folder (a malformed tree).
+        case duplicate
+
+        public var description: String {
+            switch self {
+            case .empty: return "it has an empty name in it"
+            case .dotDot: return "it has a `.` or `..` in it, which would lead out of its folder"
+            case .controlCharacter: return "its name holds a control character"
+            case .invalidUTF8: return "its name is not UTF-8"
+            case .reserved(let name): return "a file system may take a part of it for \(name)"
+            case .outsideLayout:
+                return "it is outside rooms/, diary/ and attachments/"
+                    + " (`git config vault.acceptPaths PREFIX,…` accepts other places)"
+            case .symbolicLink: return "it is a symbolic link, which vault never takes from outside"
+            case .submodule: return "it is a submodule, which vault never takes from outside"
+            case .mode(let mode): return "it has the mode \(String(mode, radix: 8)), not a regular file's"
+            case .duplicate: return "its folder has two entries of that name"
+            }
+        }
+    }
+
+    /// Top-level files a vault keeps beside its folders.
+    public static let topLevelFiles: Set<String> = [VaultPath.config, ".gitattributes", ".gitignore"]
+    /// Folders whose whole contents belong to the vault.
+    public static let folders: [String] = [VaultPath.rooms, VaultPath.diary, VaultPath.attachments]
+
+    /// What is wrong with one component of a path (a tree entry's name), or nil.
+    public static func problem(withName name: some Collection<UInt8>) -> Problem? {
+        if name.isEmpty { return .empty }
+        if name.elementsEqual([0x2E]) || name.elementsEqual([0x2E, 0x2E]) { return .dotDot }
+        for byte in name where byte < 0x20 || byte == 0x7F || byte == 0x2F { return .controlCharacter }
+        guard String(validating: Array(name), as: UTF8.self) != nil else { return .invalidUTF8 }
+        if let reserved = reservedName(name) { return .reserved(reserved) }
+        return nil
+    }
+
+    /// What is wrong with a `/`-separated path, or nil. The layout is not checked here
+    /// (`isInVaultLayout`).
+    public static func problem(with path: String) -> Problem? {
+        for component in path.utf8.split(separator: 0x2F, omittingEmptySubsequences: false) {
+            if let problem = problem(withName: component) { return problem }
+        }
+        return nil
+    }
+
+    /// Whether a file at `path` is in a place a vault keeps files: `rooms/`, `diary/`,
+    /// `attachments/` and `topLevelFiles`, and the places `accepted` names (prefixes, from this
+    /// machine's own git config, never from what came in).
+    public static func isInVaultLayout(_ path: String, accepted: [String] = []) -> Bool {
+        if topLevelFiles.contains(path) { return true }
+        for folder in folders where path.hasPrefix(folder + "/") { return true }
+        for prefix in accepted where !prefix.isEmpty && path.hasPrefix(prefix) { return true }
+        return false
+    }
+
+    /// The problem with a regular file's or a folder's git mode, or nil.
+    public static func problem(withMode mode: UInt32) -> Problem? {
+        switch mode {
+        case 0o100644, 0o100755, 0o040000: return nil
+        case 0o120000: return .symbolicLink
+        case 0o160000: return .submodule
+        default: return .mode(mode)
+        }
+    }
+
+    /// `.git` or `.vault` when `name` may stand for one on some file system, else nil.
+    static func reservedName(_ name: some Collection<UInt8>) -> String? {
+        // Code points HFS+ ignores in names: U+200C–U+200F, U+202A–U+202E, U+206A–U+206F, U+FEFF.
+        var folded: [UInt8] = []
+        folded.reserveCapacity(name.count)
+        let bytes = Array(name)
+        var i = 0
+        while i < bytes.count {
+            if i + 2 < bytes.count {
+                let (a, b, c) = (bytes[i], bytes[i + 1], bytes[i + 2])
+                let ignorable =
+                    (a == 0xE2 && b == 0x80 && ((0x8C...0x8F).contains(c) || (0xAA...0xAE).contains(c)))
+                    || (a == 0xE2 && b == 0x81 && (0xAA...0xAF).contains(c)) || (a == 0xEF && b == 0xBB && c == 0xBF)
+                if ignorable {
+                    i += 3
+                    continue
+                }
+            }
+            let byte = bytes[i]
+            folded.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
+            i += 1
+        }
+        // NTFS: a stream name after `:` and trailing dots and spaces are not part of the name.
+        if let colon = folded.firstIndex(of: 0x3A) { folded.removeSubrange(colon...) }
+        while let last = folded.last, last == 0x2E || last == 0x20 { folded.removeLast() }
+        for (name, short) in [(".git", "git~1"), (".vault", "vault~1")] {
+            if folded.elementsEqual(name.utf8) || folded.elementsEqual(short.utf8) { return name }
+        }
+        return nil
+    }
+}
+
+/// The caps on what comes in from outside, each a default `vault.yml` can raise:
+///
+///     limits:
+///       max_file_size: 64M     # the largest file a sync or a clone takes
+///       max_sync_size: 256M    # the most new bytes one sync takes in
+public struct IncomingLimits: Sendable, Hashable {
+    /// The largest file a sync or a clone takes (64 MiB).
+    public var maxFileSize = 64 << 20
+    /// The most bytes of new files one sync takes in (256 MiB); a clone takes what the remote has.
+    public var maxSyncSize = 256 << 20
+
+    public init() {}
+
+    /// The keys of `limits:` in `vault.yml`.
+    public static let keys = ["max_file_size", "max_sync_size"]
+
+    mutating func set(_ key: String, _ bytes: Int) {
+        switch key {
+        case "max_file_size": maxFileSize = bytes
+        case "max_sync_size": maxSyncSize = bytes
+        default: break
+        }
+    }
+}
