@@ -190,6 +190,11 @@ public struct GitTransport: Sendable {
         if lower.contains("no space left on device") {
             return "the disk is full"
         }
+        // `transfer.fsckObjects`: "error: object 3f2a…: hasDotdot: contains '..'".
+        if let finding = said.split(separator: "\n").first(where: { $0.hasPrefix("error: object ") }) {
+            let what = finding.dropFirst("error: ".count)
+            return "the remote holds an object git's checks refuse (\(what)): a crafted commit, not taken"
+        }
         let lines = said.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return lines.last.map { "git said: \($0)" } ?? "git exited with status \(output.status)"
     }

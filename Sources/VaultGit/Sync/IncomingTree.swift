@@ -127,7 +127,7 @@ extension GitHistory {
 
     /// Checks the tree of `commit` against HEAD's tree (every entry when there is no HEAD yet)
     /// with `IncomingTree`.
-    func admit(commit: OpaquePointer, limits: IncomingLimits, capsTotal: Bool = true) throws(VaultError) {
+    func admit(commit: OpaquePointer, limits: IncomingLimits) throws(VaultError) {
         let theirs = git_commit_tree_id(commit).pointee
         var ours: git_oid?
         if let head = try headCommit() {
@@ -135,7 +135,7 @@ extension GitHistory {
             git_commit_free(head.commit)
             git_tree_free(head.tree)
         }
-        try IncomingTree(history: self, limits: limits, capsTotal: capsTotal).check(
+        try IncomingTree(history: self, limits: limits).check(
             theirs, against: ours, commit: String(oidString(git_commit_id(commit)).prefix(10)))
     }
 }

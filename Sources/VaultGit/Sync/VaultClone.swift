@@ -114,12 +114,14 @@ public enum VaultClone {
                     + " (no branch of it has \(VaultPath.config) at its top); nothing was kept.")
         }
         let limits = (try? VaultConfig(parsing: config))?.limits ?? IncomingLimits()
-        try history.startBranch(branch, at: "refs/remotes/origin/" + branch, tracking: "origin")
-        guard let commit = try history.referenceCommit("refs/heads/" + branch) else {
+        guard let commit = try history.referenceCommit("refs/remotes/origin/" + branch) else {
             throw VaultError.repository(.noCommits)
         }
         defer { git_commit_free(commit) }
-        try history.admit(commit: commit, limits: limits, capsTotal: false)
+        // Every entry is checked: nothing of the vault is trusted yet.
+        try IncomingTree(history: history, limits: limits, capsTotal: false).check(
+            git_commit_tree_id(commit).pointee, against: nil, commit: String(oidString(git_commit_id(commit)).prefix(10)))
+        try history.startBranch(branch, at: "refs/remotes/origin/" + branch, tracking: "origin")
         try history.checkOutHead(environment: environment)
     }
 }
