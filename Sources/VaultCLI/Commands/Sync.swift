@@ -51,7 +51,7 @@ extension VaultCommand {
                 return dryRun ? try sync.dryRun(remote: remote) : try sync.sync(remote: remote)
             }()
             if json { return try Terminal.json(report) }
-            SyncOutput.print(report)
+            SyncOutput.show(report)
         }
     }
 
@@ -147,7 +147,7 @@ extension VaultCommand {
             let history = try GitHistory(vault: vault.root, config: vault.config)
             let status = try VaultStatus.read(vault: vault, history: history)
             if json { return try Terminal.json(status) }
-            SyncOutput.print(status)
+            SyncOutput.show(status)
         }
     }
 
@@ -200,7 +200,10 @@ extension VaultCommand {
 
 /// How sync, status and resolve print for a person.
 enum SyncOutput {
-    static func print(_ r: SyncReport) {
+    /// One line of text from a file or a remote: every control character shown, line feeds too.
+    static func one(_ text: String) -> String { Terminal.visible(text, singleLine: true) }
+
+    static func show(_ r: SyncReport) {
         var summary: [String] = []
         if r.newMessageCount > 0 {
             summary.append(
@@ -214,61 +217,61 @@ enum SyncOutput {
         if !r.changed.isEmpty { summary.append("\(r.changed.count) changed") }
         if !r.deleted.isEmpty { summary.append("\(r.deleted.count) deleted") }
         if r.dryRun {
-            Swift.print("Dry run against \(r.remote): nothing was changed.")
-            Swift.print(
+            print("Dry run against \(r.remote): nothing was changed.")
+            print(
                 "  would come in: \(r.incomingCommits) commit\(r.incomingCommits == 1 ? "" : "s")"
                     + "\(summary.isEmpty ? "" : " (" + summary.joined(separator: ", ") + ")")"
             )
-            Swift.print("  would go out:  \(r.outgoingCommits) commit\(r.outgoingCommits == 1 ? "" : "s")")
+            print("  would go out:  \(r.outgoingCommits) commit\(r.outgoingCommits == 1 ? "" : "s")")
             if !r.pendingHandEdits.isEmpty {
-                Swift.print("  hand edits committed first: \(r.pendingHandEdits.joined(separator: ", "))")
+                print("  hand edits committed first: \(r.pendingHandEdits.joined(separator: ", "))")
             }
         } else {
             let came = summary.isEmpty ? "nothing new came in" : summary.joined(separator: ", ")
-            Swift.print("Synced with \(r.remote): \(came); \(r.pushed ? "your changes were sent" : "nothing to send").")
+            print("Synced with \(r.remote): \(came); \(r.pushed ? "your changes were sent" : "nothing to send").")
             if !r.handEdits.isEmpty {
-                Swift.print("  committed your hand edits first: \(r.handEdits.joined(separator: ", "))")
+                print("  committed your hand edits first: \(r.handEdits.joined(separator: ", "))")
             }
         }
         for room in r.rooms {
             let count = room.newMessageIDs.count
             let newest = room.newest.map { " — \"\($0)\"" } ?? ""
-            Swift.print("  \(room.isNew ? "new room " : "")\(room.title) (\(room.path)): +\(count)\(newest)")
+            print("  \(room.isNew ? "new room " : "")\(one(room.title)) (\(one(room.path))): +\(count)\(one(newest))")
         }
-        for e in r.newEntries { Swift.print("  new entry: \(e)") }
-        for e in r.changed { Swift.print("  changed: \(e)") }
-        for e in r.deleted { Swift.print("  deleted: \(e)") }
-        for e in r.renamed { Swift.print("  renamed: \(e.from) → \(e.to)") }
+        for e in r.newEntries { print("  new entry: \(one(e))") }
+        for e in r.changed { print("  changed: \(one(e))") }
+        for e in r.deleted { print("  deleted: \(one(e))") }
+        for e in r.renamed { print("  renamed: \(one(e.from)) → \(one(e.to))") }
         for c in r.conflictCopies {
-            Swift.print("  conflict copy: \(c) (both sides changed the same lines; the other version is here)")
+            print("  conflict copy: \(one(c)) (both sides changed the same lines; the other version is here)")
         }
-        for n in r.notes { Swift.print("  note: \(n)") }
-        if r.retries > 0 { Swift.print("  the remote moved during the sync; merged again (\(r.retries)×)") }
+        for n in r.notes { print("  note: \(one(n))") }
+        if r.retries > 0 { print("  the remote moved during the sync; merged again (\(r.retries)×)") }
     }
 
-    static func print(_ s: VaultStatus) {
+    static func show(_ s: VaultStatus) {
         if let remote = s.remote {
             if let ahead = s.ahead, let behind = s.behind {
-                Swift.print(
+                print(
                     "\(s.branch) against \(remote)/\(s.branch) (as of the last fetch): \(ahead) ahead, \(behind) behind"
                 )
             } else {
-                Swift.print("\(s.branch): \(remote) has no \(s.branch) yet (`vault sync` sends it)")
+                print("\(s.branch): \(remote) has no \(s.branch) yet (`vault sync` sends it)")
             }
         } else {
-            Swift.print("\(s.branch): no remote (`vault remote add origin URL`)")
+            print("\(s.branch): no remote (`vault remote add origin URL`)")
         }
         if s.handEdits.isEmpty {
-            Swift.print("no hand edits waiting")
+            print("no hand edits waiting")
         } else {
-            Swift.print("hand edits not committed yet (the next vault command commits them):")
-            for p in s.handEdits { Swift.print("  \(p)") }
+            print("hand edits not committed yet (the next vault command commits them):")
+            for p in s.handEdits { print("  \(one(p))") }
         }
-        if let merge = s.unfinishedMerge { Swift.print("unfinished merge: \(merge) (`vault resolve` finishes it)") }
-        for p in s.conflicted { Swift.print("  conflicted: \(p)") }
+        if let merge = s.unfinishedMerge { print("unfinished merge: \(merge) (`vault resolve` finishes it)") }
+        for p in s.conflicted { print("  conflicted: \(one(p))") }
         for c in s.conflictCopies {
-            Swift.print("conflict copy: \(c.copy) (of \(c.original); `vault resolve` merges it in)")
+            print("conflict copy: \(one(c.copy)) (of \(one(c.original)); `vault resolve` merges it in)")
         }
-        if let last = s.lastSync { Swift.print("last sync: \(last) (`vault sync --undo` undoes it)") }
+        if let last = s.lastSync { print("last sync: \(last) (`vault sync --undo` undoes it)") }
     }
 }

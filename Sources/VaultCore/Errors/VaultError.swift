@@ -47,6 +47,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         /// A symbolic link in `rooms/` or `diary/` (or one of those folders itself): vault never
         /// reads, writes or commits through it. The text is where it points, as written.
         case symbolicLink(to: String, Link)
+        /// A FIFO, a device or a socket where a room or an entry would be (what it is): vault
+        /// never reads one.
+        case notRegularFile(String)
         /// Two files whose names differ only in Unicode normalization (`부산.md` typed on a Mac
         /// and on Linux): they look like one file. The other's path.
         case lookAlikeName(of: String)
@@ -130,6 +133,8 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
             return "a symbolic link that makes a loop (to \(target)): vault does not follow it; remove it"
         case .symbolicLink(let target, .missing):
             return "a symbolic link to \(target), which does not exist; remove it"
+        case .notRegularFile(let kind):
+            return "not a regular file (\(kind)); vault never reads it. Remove it, or put a file there"
         case .lookAlikeName(let other):
             let (these, those) = (VaultPath.normalization(of: path), VaultPath.normalization(of: other))
             return "\(path) (\(these)) and \(other) (\(those)) look like one name but are two files (its letters are"

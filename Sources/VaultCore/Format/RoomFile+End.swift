@@ -29,14 +29,9 @@ extension RoomFile {
     ) throws(VaultError) -> (room: RoomFile, stamp: FileIO.Stamp) {
         var attempt = 1
         while true {
-            let fd = open(absolutePath, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { throw VaultError.io(path: path, operation: "read", reason: FileIO.errorText()) }
+            var (fd, st) = try FileIO.openRegularFile(absolutePath)
             defer { close(fd) }
             FileIO.sharedLock(fd)
-            var st = stat()
-            guard fstat(fd, &st) == 0 else {
-                throw VaultError.io(path: path, operation: "read", reason: FileIO.errorText())
-            }
             let stamp = FileIO.Stamp(st)
             let lines = facts.flatMap { $0.stamp == stamp ? $0.lines : nil }
             let room = try readEnd(fd, size: Int(st.st_size), path: path, totalLines: lines, enough: enough)

@@ -85,18 +85,9 @@ public enum FileIO {
 
     /// The whole file; `stamp` gets the stamp of the version read (from the same open file).
     static func read(_ path: String, stamp: inout Stamp?, flags: Int32 = 0) throws(VaultError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | flags)
-        guard fd >= 0 else {
-            if errno == ELOOP, flags & O_NOFOLLOW != 0 {
-                let target = linkText(path).map { String(decoding: $0, as: UTF8.self) } ?? "?"
-                throw VaultError.symbolicLink(path: path, target: target)
-            }
-            throw VaultError.io(path: path, operation: "read", reason: errorText())
-        }
+        let (fd, st) = try openRegularFile(path, flags: flags)
         defer { close(fd) }
         sharedLock(fd)
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "read", reason: errorText()) }
         stamp = Stamp(st)
         // Read straight into the array's storage (no zero-filling); a file that grew since
         // fstat is read on to its end.
@@ -133,15 +124,53 @@ public enum FileIO {
 
     /// Up to `count` bytes from `offset`, and the file's size.
     static func read(_ path: String, offset: Int, count: Int) throws(VaultError) -> (bytes: [UInt8], size: Int) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw VaultError.io(path: path, operation: "read", reason: errorText()) }
+        let (fd, st) = try openRegularFile(path)
         defer { close(fd) }
         sharedLock(fd)
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw VaultError.io(path: path, operation: "read", reason: errorText()) }
         let size = Int(st.st_size)
         let out = try pread(fd, offset: offset, count: max(0, min(count, size - offset)), path: path)
         return (out, size)
+    }
+
+    /// Opens `path` to read, only if it is a regular file: a FIFO is opened without waiting for
+    /// a writer (`O_NONBLOCK`) and refused, as are devices, sockets and folders, so that no
+    /// command hangs on one or reads a device without end. Returns the descriptor and its stat.
+    ///
+    /// - Throws: `UntrustedInput.notRegularFile`; `VaultError.symbolicLink` for a link when
+    ///   `flags` holds `O_NOFOLLOW`.
+    static func openRegularFile(_ path: String, flags: Int32 = 0) throws(VaultError) -> (Int32, stat) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags)
+        guard fd >= 0 else {
+            if errno == ELOOP, flags & O_NOFOLLOW != 0 {
+                let target = linkText(path).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+                throw VaultError.symbolicLink(path: path, target: target)
+            }
+            throw VaultError.io(path: path, operation: "read", reason: errorText())
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let reason = errorText()
+            close(fd)
+            throw VaultError.io(path: path, operation: "read", reason: reason)
+        }
+        guard st.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw VaultError.untrusted(.notRegularFile(path: path, kind: kindName(st.st_mode)))
+        }
+        return (fd, st)
+    }
+
+    /// What a file of mode `mode` is, in words.
+    static func kindName(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFDIR: return "a folder"
+        case S_IFLNK: return "a symbolic link"
+        default: return "a special file"
+        }
     }
 
     /// Waits while a `TailWrite` is writing the end of the file (it holds an exclusive

@@ -387,7 +387,7 @@ public enum TailWrite {
 
         /// Whether a record waits in the journal (one small read; no journal is the usual case).
         static func isPending(_ path: String) -> Bool {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
             guard fd >= 0 else { return false }
             defer { close(fd) }
             var first: UInt8 = 0

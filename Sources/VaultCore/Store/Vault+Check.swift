@@ -39,8 +39,12 @@ extension Vault {
         }
         problems += perFile.joined()
         Trace.mark("check: files read")
-        for found in symbolicLinks() {
+        let (links, special) = linksAndSpecialFiles()
+        for found in links {
             problems.append(FormatProblem(path: found.path, line: 1, kind: .symbolicLink(to: found.target, found.link)))
+        }
+        for (path, kind) in special {
+            problems.append(FormatProblem(path: path, line: 1, kind: .notRegularFile(kind)))
         }
         Trace.mark("check: symbolic links found")
         for (path, other) in lookAlikeNames(among: rooms + entries) {

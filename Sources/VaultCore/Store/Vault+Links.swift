@@ -80,7 +80,14 @@ extension Vault {
     /// Every symbolic link in `rooms/` (its `.md` names) and anywhere below `diary/`, and those
     /// folders themselves when they are links. Links are read, never followed.
     public func symbolicLinks() -> [SymbolicLinkFound] {
+        linksAndSpecialFiles().links
+    }
+
+    /// The symbolic links (`symbolicLinks()`) and the special files (FIFOs, devices, sockets:
+    /// path and what it is) in `rooms/` and `diary/`, from one walk that follows no link.
+    public func linksAndSpecialFiles() -> (links: [SymbolicLinkFound], special: [(path: String, kind: String)]) {
         var out: [SymbolicLinkFound] = []
+        var special: [(path: String, kind: String)] = []
         for folder in [VaultPath.rooms, VaultPath.diary] {
             switch FileIO.kind(of: absolute(folder)) {
             case .symbolicLink?:
@@ -102,13 +109,17 @@ extension Vault {
                         out.append(describeLink(rel))
                     case .directory where folder == VaultPath.diary:
                         stack.append(rel)
+                    case .other where folder == VaultPath.diary || entry.name.hasSuffix(".md"):
+                        var st = stat()
+                        let kind = lstat(absolute(rel), &st) == 0 ? FileIO.kindName(st.st_mode) : "a special file"
+                        special.append((rel, kind))
                     default:
                         break
                     }
                 }
             }
         }
-        return out.sorted { $0.path < $1.path }
+        return (out.sorted { $0.path < $1.path }, special.sorted { $0.path < $1.path })
     }
 
     /// Where the link at `relative` leads: outside the vault, inside it, round in a loop, or

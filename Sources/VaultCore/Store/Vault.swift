@@ -27,6 +27,7 @@ public final class Vault: Sendable {
                 "\(root) is not a vault: it has no \(VaultPath.config). Run `vault init \(root)` to make it one.")
         }
         self.config = try VaultConfig(parsing: try FileIO.read(path))
+        try Vault.checkOwnState(root: root)
         // An append a crash interrupted is finished before anything reads the vault.
         if TailWrite.Journal.isPending(journalPath) {
             try changing {}
@@ -42,6 +43,30 @@ public final class Vault: Sendable {
         self.root = root
         self.config = config
         self.history = history
+    }
+
+    /// Refuses a vault whose `.vault` (its lock, journal, intents) or `.git` is not a real
+    /// folder of this user: a link there would send vault's own writes wherever it points.
+    /// A `.git` file (a work tree's pointer) is git's to read, and allowed.
+    static func checkOwnState(root: String) throws(VaultError) {
+        for name in [VaultPath.state, ".git"] {
+            let path = root + "/" + name
+            var st = stat()
+            guard lstat(path, &st) == 0 else { continue }
+            let kind = st.st_mode & S_IFMT
+            if kind == S_IFLNK {
+                let target = FileIO.linkText(path).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+                throw VaultError.untrusted(.stateNotAFolder(path: path, why: "is a symbolic link (to \(target))"))
+            }
+            if kind == S_IFREG && name == ".git" { continue }
+            if kind != S_IFDIR {
+                throw VaultError.untrusted(.stateNotAFolder(path: path, why: "is not a folder"))
+            }
+            if st.st_uid != geteuid() {
+                throw VaultError.untrusted(
+                    .stateNotAFolder(path: path, why: "belongs to another user (uid \(st.st_uid))"))
+            }
+        }
     }
 
     // MARK: Finding a vault
