@@ -128,6 +128,36 @@ import VaultTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: scene.outside) == ["marker"])
     }
 
+    /// A room whose title and last message are full of terminal escapes (OSC 52 clipboard
+    /// write, screen clear, BEL, C1 CSI) arrives by an ordinary commit (a file name with them is
+    /// refused by the gate), and one is placed by hand: every command that shows them shows
+    /// the escapes as text.
+    @Test func whatArrivesReachesTheTerminalEscaped() throws {
+        let scene = try Scene()
+        let evil = "\u{1B}]52;c;cHduZWQ=\u{07}\u{1B}[2J\u{9B}31m"
+        let room =
+            "---\ntitle: \"t\\e]52;c;cHduZWQ=\\a\\e[2J\\x9b31m\"\ncreated: 2026-11-01T09:00:00+09:00\n---\n\n"
+            + "## 🧑 user · x <!-- 2026-11-01T09:00:00+09:00 m-0000000000EV -->\n\nhi \(evil)\n\n"
+        try scene.push([CraftedCommit.Entry(["rooms", "evil.md"], room)])
+        let w = scene.world
+        var outputs: [String: String] = [:]
+        let sync = try w.vault("laptop", ["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        outputs["sync"] = sync.stdout + sync.stderr
+        try w.write("laptop", "rooms/e\(evil).md", room + "more \(evil)\n")
+        for command in [["status"], ["check"], ["rooms"], ["log", "-n", "3"], ["sync", "--dry-run"]] {
+            let r = try w.vault("laptop", command)
+            outputs[command.joined(separator: " ")] = r.stdout + r.stderr
+        }
+        let cloned = try w.vault("laptop", ["clone", w.remote, w.folder.path + "/c"], in: w.folder.path)
+        outputs["clone"] = cloned.stdout + cloned.stderr
+        for (command, output) in outputs {
+            #expect(!output.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" || $0 == "\u{9B}" }, "\(command)")
+        }
+        #expect(outputs["sync"]!.contains("^[]52;c;"), "\(outputs["sync"]!)")
+        #expect(outputs["status"]!.contains("^[]52;c;"), "\(outputs["status"]!)")
+    }
+
     @Test func aLaterCommitWithoutTheBadPathIsTakenAgain() throws {
         let scene = try Scene()
         let id = try scene.push([CraftedCommit.Entry(["rooms", "link.md"], "/etc/passwd", mode: "120000")])

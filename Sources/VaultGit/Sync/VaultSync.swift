@@ -374,7 +374,10 @@ public final class VaultSync {
             case (_, nil):
                 if !renamedFrom.contains(change.path) { report.deleted.append(change.path) }
             case (.room, let bytes?):
-                guard let room = try? RoomFile(parsing: bytes, path: change.path) else { continue }
+                guard let room = try? RoomFile(parsing: bytes, path: change.path) else {
+                    report.changed.append(change.path)  // `vault check` says what is wrong with it
+                    continue
+                }
                 let old = before.flatMap { try? RoomFile(parsing: $0, path: change.path) }
                 let oldIDs = Set(old?.messages.map(\.id) ?? [])
                 let new = room.messages.filter { !oldIDs.contains($0.id) }
