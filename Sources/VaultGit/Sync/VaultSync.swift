@@ -188,7 +188,7 @@ public final class VaultSync {
     /// Merges the commit `theirsRef` names into HEAD (inside the vault's lock).
     private func merge(theirsRef: String, describe name: String, saveBefore: Bool) throws(VaultError) -> MergeStep {
         var step = MergeStep()
-        guard let theirs = try history.referenceCommit(theirsRef) else { return step }  // the remote has no branch yet
+        guard var theirs = try history.referenceCommit(theirsRef) else { return step }  // the remote has no branch yet
         defer { git_commit_free(theirs) }
         guard let head = try history.headCommit() else {
             // A vault with no commit yet takes the remote's history as it is.
@@ -200,6 +200,7 @@ public final class VaultSync {
         if git_oid_equal(&oursID, &theirsID) != 0 || git_graph_descendant_of(history.repo, &oursID, &theirsID) == 1 {
             return step  // nothing new there
         }
+        let repairs = try IncomingMarkers(history: history).repair(&theirs, against: head.tree)  // markers committed there
         if saveBefore { try history.setReference(VaultSync.beforeRef, to: oursID) }
         // The merge's objects are written as one batch, made durable just before the branch moves.
         cvault_odb_writer_begin_batch(history.objects.writer)
@@ -209,7 +210,7 @@ public final class VaultSync {
         Trace.mark("sync merge: planned (\(plan.changes.count) changes)")
         let newCommit: git_oid
         if plan.fastForward {
-            newCommit = theirsID
+            newCommit = git_commit_id(theirs).pointee  // not theirsID: the markers' repair may have moved it
         } else {
             let newTree = try history.trees.apply(
                 plan.changes.map { ($0.path, $0.oid) }, to: git_tree_id(head.tree).pointee)
@@ -230,6 +231,7 @@ public final class VaultSync {
         }
         step.report = try describe(
             changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: !plan.fastForward)
+        step.report.notes = repairs + step.report.notes
         Trace.mark("sync merge: report described")
         try history.checkout(plan.changes, replacing: head.tree)
         Trace.mark("sync merge: files written")
