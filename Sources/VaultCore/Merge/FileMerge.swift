@@ -75,7 +75,8 @@ public enum Merge {
     static func keptOurs(_ why: String) -> String { why + keptOursEnding }
 
     static let keptOursEnding = ": kept this side's version, the other side's is in the conflict copy"
-    static let keptTheirsEnding = ": kept the other side's version (the later commit), this side's is in the conflict copy"
+    static let keptTheirsEnding =
+        ": kept the other side's version (the later commit), this side's is in the conflict copy"
 
     /// A value as a note shows it: quoted and cut short.
     static func shown(_ value: FrontMatterValue?) -> String {

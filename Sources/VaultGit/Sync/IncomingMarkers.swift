@@ -64,7 +64,8 @@ struct IncomingMarkers {
             notes += merged.notes.map { "\(change.path): \($0)" }
             if let copy = merged.copy {
                 updates.append((copy.path, try history.writeBlob(copy.bytes)))
-                notes.append("\(change.path): both sides changed the same lines; the other version is saved as \(copy.path)")
+                notes.append(
+                    "\(change.path): both sides changed the same lines; the other version is saved as \(copy.path)")
             }
             notes.append("\(change.path): conflict markers that came in by a commit merged away (\(sides.origin))")
             repaired.append(change.path)
@@ -167,7 +168,9 @@ struct IncomingMarkers {
                 var tree: OpaquePointer?
                 guard git_commit_tree(&tree, parent) == 0 else { continue }
                 defer { git_tree_free(tree) }
-                if GitHistory.same(history.blob(at: path, in: tree), blob) { same.append(git_commit_id(parent).pointee) }
+                if GitHistory.same(history.blob(at: path, in: tree), blob) {
+                    same.append(git_commit_id(parent).pointee)
+                }
             }
             if same.isEmpty { return count == 2 ? id : nil }
             queue += same

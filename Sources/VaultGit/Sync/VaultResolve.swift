@@ -212,7 +212,9 @@ public final class VaultResolve {
             // Committed markers are merged from the two parents of the merge that made them, when
             // there is one: the same result on every clone that repairs them.
             let markers = IncomingMarkers(history: history)
-            guard let sides = try markers.sides(of: path, bytes: bytes) ?? IncomingMarkers.split(bytes) else { continue }
+            guard let sides = try markers.sides(of: path, bytes: bytes) ?? IncomingMarkers.split(bytes) else {
+                continue
+            }
             let m = try IncomingMarkers.merge(path, sides)
             pending.append((path, m.bytes))
             if let copy = m.copy { pending.append((copy.path, copy.bytes)) }

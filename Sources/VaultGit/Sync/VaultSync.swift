@@ -200,7 +200,7 @@ public final class VaultSync {
         if git_oid_equal(&oursID, &theirsID) != 0 || git_graph_descendant_of(history.repo, &oursID, &theirsID) == 1 {
             return step  // nothing new there
         }
-        let repairs = try IncomingMarkers(history: history).repair(&theirs, against: head.tree)  // markers committed there
+        let repairs = try IncomingMarkers(history: history).repair(&theirs, against: head.tree)  // markers came in
         if saveBefore { try history.setReference(VaultSync.beforeRef, to: oursID) }
         // The merge's objects are written as one batch, made durable just before the branch moves.
         cvault_odb_writer_begin_batch(history.objects.writer)
