@@ -122,21 +122,27 @@ import VaultTestSupport
     @Test func vaultsNameForAConflictCopy() {
         let time = Date(timeIntervalSince1970: 1_795_428_900)  // 2026-11-23T10:15:00Z
         #expect(
-            ConflictCopy.name(for: "rooms/x.md", machine: "laptop", time: time)
-                == "rooms/x.conflict-laptop-20261123-101500.md")
+            ConflictCopy.name(for: "rooms/x.md", machine: "laptop", time: time, version: "1A2B3C4")
+                == "rooms/x.conflict-laptop-20261123-101500-1a2b3c4.md")
         #expect(
-            ConflictCopy.name(for: "x.md", machine: "Ada's Mac.local", time: time)
-                == "x.conflict-Ada-s-Mac-local-20261123-101500.md")
+            ConflictCopy.name(for: "x.md", machine: "Ada's Mac.local", time: time, version: "abcdef0")
+                == "x.conflict-Ada-s-Mac-local-20261123-101500-abcdef0.md")
         #expect(
-            ConflictCopy.name(for: "vault.yml", machine: "노트북_2", time: time)
-                == "vault.conflict-노트북_2-20261123-101500.yml")
+            ConflictCopy.name(for: "vault.yml", machine: "노트북_2", time: time, version: "0123456")
+                == "vault.conflict-노트북_2-20261123-101500-0123456.yml")
         #expect(
-            ConflictCopy.name(for: "diary/2026/note", machine: "", time: time)
-                == "diary/2026/note.conflict-machine-20261123-101500")
+            ConflictCopy.name(for: "diary/2026/note", machine: "", time: time, version: "fedcba9")
+                == "diary/2026/note.conflict-machine-20261123-101500-fedcba9")
+        // Same machine, same second: two versions, two names.
+        #expect(
+            ConflictCopy.name(for: "x.md", machine: "m", time: time, version: ConflictCopy.versionID(of: [1]))
+                != ConflictCopy.name(for: "x.md", machine: "m", time: time, version: ConflictCopy.versionID(of: [2])))
+        // Copies named before the version was part of the name are still copies.
+        #expect(ConflictCopy.original(of: "rooms/x.conflict-laptop-20261123-101500.md") == "rooms/x.md")
         // Every name it makes is recognised as a copy of its original.
         for path in ["rooms/x.md", "diary/2026/2026-11-23-첫눈.md", "vault.yml", ".gitignore", "a/b.c.d"] {
-            for machine in ["laptop", "my-old-pc", "Ada's Mac", "노트북", "", "a/b"] {
-                let name = ConflictCopy.name(for: path, machine: machine, time: time)
+            for machine in ["laptop", "my-old-pc", "Ada's Mac", "노트북", "", "a/b", "pc-20261123-101500"] {
+                let name = ConflictCopy.name(for: path, machine: machine, time: time, version: "9f8e7d6")
                 let folder = path.contains("/") ? String(path[...path.lastIndex(of: "/")!]) : ""
                 #expect(name.hasPrefix(folder) && !name.dropFirst(folder.count).contains("/"))
                 #expect(ConflictCopy.original(of: name) == path, "\(name)")

@@ -15,6 +15,10 @@ import VaultTestSupport
         "## user · bad <!-- 2026-13-01T00:00:00Z m-BAD1 -->",
         "<!-- vault:prompt · write below -->", "\\<!-- vault:prompt -->", "<!-- comment -->", "---", "...",
         "# Heading", "> quote", "- item", "\\", "\\\\", "-->", "<!--", "·", "m-01JPA3K8Z4QX", "\u{FEFF}",
+        // git's conflict markers, alone and as whole blocks, escaped by hand, and near misses.
+        "<<<<<<< HEAD", "=======", ">>>>>>> main", "||||||| base", "<<<<<<<", ">>>>>>>", "======= \t",
+        "<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> main", "<<<<<<< a\n||||||| b\n=======\n>>>>>>> c",
+        "\\<<<<<<< HEAD", "\\\\=======", "\\>>>>>>>", "<<<<<<<<", "========", "<<<<<<<x", "\r\n=======\r\n",
     ]
 
     static func randomBody(_ rng: inout SeededRandom) -> String {
@@ -59,6 +63,49 @@ import VaultTestSupport
             #expect(parsed.warnings.isEmpty)
             // An untouched file serializes back byte-identical.
             #expect(parsed.bytes == bytes)
+        }
+    }
+
+    /// Bodies holding git's conflict markers (a pasted conflict, a reply quoting one) are framed:
+    /// the room has no conflict block for `check`, `show`, `chat` or `resolve` to find, reads
+    /// back exactly, and a merge of it with itself changes nothing.
+    @Test func bodiesWithConflictMarkersLeaveTheRoomWhole() throws {
+        var rng = SeededRandom(seed: 22)
+        let t = Timestamp(rfc3339: "2026-11-21T09:31:07+09:00")!
+        let markers = Self.pieces.filter { $0.contains("<<<<<<<") || $0.contains("=======") || $0.contains(">>>>>>>") }
+        for round in 0..<300 {
+            var bytes = Self.emptyRoom(round % 2 == 0 ? "\n" : "\r\n")
+            var expected: [String] = []
+            for k in 0..<3 {
+                var body = Self.randomBody(&rng)
+                body += (body.isEmpty || body.hasSuffix("\n") ? "" : "\n") + markers.randomElement(using: &rng)!
+                let room = try RoomFile(parsing: bytes, path: "rooms/r.md")
+                bytes = room.appending([MessageDraft(role: k % 2 == 0 ? .user : .assistant, body: body, timestamp: t)]) {
+                    _ in "d"
+                }.bytes
+                expected.append(body)
+            }
+            #expect(ConflictMarkers.lines(in: bytes).isEmpty, "round \(round): a conflict block in the file")
+            #expect(RoomFile.problems(in: bytes, path: "rooms/r.md").isEmpty, "round \(round)")
+            let parsed = try RoomFile(parsing: bytes, path: "rooms/r.md")
+            #expect(parsed.messages.map(\.body) == expected, "round \(round)")
+            let merged = try Merge.room(base: bytes, ours: bytes, theirs: bytes, path: "rooms/r.md", newer: .theirs)
+            #expect(merged.bytes == bytes)
+        }
+    }
+
+    /// A diary entry's body keeps any text, conflict markers included, and the entry never
+    /// reads as a file git left markers in.
+    @Test func diaryBodiesSurviveWriteAndRead() throws {
+        var rng = SeededRandom(seed: 23)
+        let t = Timestamp(rfc3339: "2026-11-21T09:31:07+09:00")!
+        for round in 0..<500 {
+            let body = Self.randomBody(&rng)
+            let bytes = DiaryFile.newEntry(id: "d-01JPA3K8Z4QX", title: "t", created: t, tags: [], heading: "h", body: body)
+            #expect(DiaryFile.problems(in: bytes, path: "diary/2026/x.md").isEmpty, "round \(round)")
+            let entry = try DiaryFile(parsing: bytes, path: "diary/2026/x.md")
+            // The writer ends the file with a line feed.
+            #expect(entry.body == "\n" + body + (body.isEmpty || body.hasSuffix("\n") ? "" : "\n"), "round \(round)")
         }
     }
 

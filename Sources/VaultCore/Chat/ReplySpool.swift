@@ -10,7 +10,7 @@ import Darwin
 /// A model's reply can be megabytes long, or never end. Each piece goes to an unnamed file in
 /// `.vault/` as it arrives, its lines escaped as FORMAT.md says ("Escaping"), so a turn holds
 /// no more of the reply than a buffer and the line being written (a line is kept whole in
-/// memory only while it may be a header look-alike: it starts with `#` or `<`). When the reply
+/// memory only while it may be a header look-alike: it starts with `#`, `<`, `|`, `=` or `>`). When the reply
 /// is over, the room's new end is written from this file (`RoomFile.appendingAtEnd(_:body:display:)`
 /// and `TailWrite`); the file has no name, and is gone when the spool is.
 ///
@@ -28,7 +28,7 @@ public final class ReplySpool {
     private var buffer: [UInt8] = []
     /// Bytes in the file and in `buffer` (not those `held`): the offset of the next byte.
     private var offset = 0
-    /// The current line, while it may be structural (it starts with `#` or `<` after any `\`).
+    /// The current line, while it may be structural (it starts with `#`, `<`, `|`, `=` or `>` after any `\`).
     private var held: [UInt8] = []
     private var line = Line()
     /// The first and the last line with something other than white space.
@@ -133,16 +133,23 @@ public final class ReplySpool {
             if line.isHeld {
                 held.append(contentsOf: character)
                 // Decided at the first byte that is not a backslash: `#` or `<` may start a header
-                // look-alike or the prompt marker, which needs the whole line; anything else is text.
+                // look-alike or the prompt marker, and `<`, `|`, `=`, `>` a conflict marker, which
+                // need the whole line; anything else is text.
                 if !line.isDecided && c != UInt8(ascii: "\\") {
                     line.isDecided = true
-                    if c != UInt8(ascii: "#") && c != UInt8(ascii: "<") { release() }
+                    if !ReplySpool.mayStartStructure(c) { release() }
                 }
             } else {
                 emit(character)
             }
             i += length
         }
+    }
+
+    /// Whether a line whose first byte (after backslashes) is `c` may read as structure in a room.
+    static func mayStartStructure(_ c: UInt8) -> Bool {
+        c == UInt8(ascii: "#") || c == UInt8(ascii: "<") || c == UInt8(ascii: "|") || c == UInt8(ascii: "=")
+            || c == UInt8(ascii: ">")
     }
 
     /// Whether one UTF-8 character is white space (as `Character.isWhitespace`).

@@ -114,7 +114,7 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case .conflictMarkers:
             return
                 "git left conflict markers here (a merge made without vault's merge driver);"
-                + " run `vault resolve` or `vault sync`: they merge both sides and lose nothing"
+                + " run `vault resolve`: it merges both sides and loses nothing"
         case .conflictCopy(let original):
             return
                 "a conflict copy of \(original) (both sides changed the same lines, or another sync tool kept both);"

@@ -15,9 +15,12 @@ public struct DiaryFile: Sendable {
     /// Where the body starts in `bytes`.
     private let bodyStart: Int
 
-    /// Everything after the heading (or after the front-matter when there is no heading).
+    /// Everything after the heading (or after the front-matter when there is no heading), with
+    /// escaped conflict-marker lines given back as written (FORMAT.md, "Escaping").
     /// Decoded when asked for: a listing reads thousands of entries and shows one line of each.
-    public var body: String { String(decoding: bytes[bodyStart...], as: UTF8.self) }
+    public var body: String {
+        BodyEscaping.unescape(String(decoding: bytes[bodyStart...], as: UTF8.self), in: .diary)
+    }
     /// `created` from the front-matter.
     public let created: Timestamp?
     public let updated: Timestamp?
@@ -149,7 +152,8 @@ public struct DiaryFile: Sendable {
             bodyStart: bodyStart, created: created, updated: updated)
     }
 
-    /// A new entry's bytes (FORMAT.md, "Diary entries").
+    /// A new entry's bytes (FORMAT.md, "Diary entries"); lines of `body` that git would read as
+    /// conflict markers are escaped.
     public static func newEntry(
         id: String, title: String?, created: Timestamp, tags: [String], heading: String, body: String
     ) -> [UInt8] {
@@ -160,7 +164,7 @@ public struct DiaryFile: Sendable {
         lines += FrontMatterEditor.render(key: "updated", value: .string(created.text))
         lines += FrontMatterEditor.render(key: "tags", value: .list(tags))
         lines += ["---", "", "# " + heading, ""]
-        var text = lines.joined(separator: "\n") + "\n" + body
+        var text = lines.joined(separator: "\n") + "\n" + BodyEscaping.escape(body, in: .diary)
         if !text.hasSuffix("\n") { text += "\n" }
         return Array(text.utf8)
     }

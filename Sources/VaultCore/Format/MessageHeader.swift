@@ -284,15 +284,31 @@ public enum Role: String, Sendable, Hashable, Codable, CaseIterable {
     }
 }
 
-/// Escaping of body lines that would read as a header or the prompt marker (FORMAT.md, "Escaping").
+/// Escaping of body lines that would read as structure (FORMAT.md, "Escaping"): in a room, a
+/// header, the prompt marker or a git conflict marker; in a diary entry, a conflict marker.
 ///
 /// Works on UTF-8 bytes and splits lines at `\n` only: Swift's `Character` treats `\r\n`
 /// as one character, so splitting a `String` at `"\n"` would miss lines of CRLF text.
+///
+///     BodyEscaping.escape("<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> main")
+///     // "\\<<<<<<< HEAD\nmine\n\\=======\ntheirs\n\\>>>>>>> main"
 public enum BodyEscaping {
+    /// What a body is framed in: which lines of it the file's reader would take as structure.
+    public enum Frame: Sendable {
+        /// A message of a room: headers, the prompt marker and conflict markers.
+        case room
+        /// A diary entry's body: conflict markers.
+        case diary
+    }
+
     /// True when the line `start..<end`, after removing all its leading backslashes, would be read as structure.
-    static func isStructural(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+    static func isStructural(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, in frame: Frame = .room)
+        -> Bool
+    {
         var s = start
         while s < end, b[s] == UInt8(ascii: "\\") { s += 1 }
+        if ConflictMarkers.marker(b, s, end) != nil { return true }
+        guard frame == .room else { return false }
         switch MessageHeader.classify(b, s, end) {
         case .text: return false
         case .promptMarker, .header, .invalidHeader: return true
@@ -300,14 +316,14 @@ public enum BodyEscaping {
     }
 
     /// The body as it is written to the file: one `\` added in front of each structural line.
-    public static func escape(_ body: String) -> String {
-        transform(body) { b, start, end in isStructural(b, start, end) ? .add : .keep }
+    public static func escape(_ body: String, in frame: Frame = .room) -> String {
+        transform(body, frame) { b, start, end in isStructural(b, start, end, in: frame) ? .add : .keep }
     }
 
     /// The body as it was before `escape`.
-    public static func unescape(_ stored: String) -> String {
-        transform(stored) { b, start, end in
-            start < end && b[start] == UInt8(ascii: "\\") && isStructural(b, start, end) ? .remove : .keep
+    public static func unescape(_ stored: String, in frame: Frame = .room) -> String {
+        transform(stored, frame) { b, start, end in
+            start < end && b[start] == UInt8(ascii: "\\") && isStructural(b, start, end, in: frame) ? .remove : .keep
         }
     }
 
@@ -330,13 +346,34 @@ public enum BodyEscaping {
         return false
     }
 
+    /// True when a line of `b`, after its leading backslashes, starts with seven of one of the
+    /// marker characters `<`, `|`, `=`, `>`: the only lines that may be conflict markers.
+    static func containsMarkerLike(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        while i < b.count {
+            var s = i
+            while s < b.count, b[s] == UInt8(ascii: "\\") { s += 1 }
+            if s + 7 <= b.count {
+                let c = b[s]
+                if c == UInt8(ascii: "<") || c == UInt8(ascii: "|") || c == UInt8(ascii: "=") || c == UInt8(ascii: ">"),
+                    (s + 1..<s + 7).allSatisfy({ b[$0] == c })
+                {
+                    return true
+                }
+            }
+            guard let nl = b.firstNewline(from: s) else { return false }
+            i = nl + 1
+        }
+        return false
+    }
+
     private static func transform(
-        _ text: String, _ decide: (UnsafeBufferPointer<UInt8>, Int, Int) -> Change
+        _ text: String, _ frame: Frame, _ decide: (UnsafeBufferPointer<UInt8>, Int, Int) -> Change
     ) -> String {
         var copy = text
         return copy.withUTF8 { b -> String in
-            // Only lines that end in "-->" can be structural; most bodies have none.
-            guard b.count >= 4, containsCommentEnd(b) else { return text }
+            // Only lines that end in "-->" or start like a conflict marker can be structural; most bodies have none.
+            guard b.count >= 4, (frame == .room && containsCommentEnd(b)) || containsMarkerLike(b) else { return text }
             var out: [UInt8] = []
             var changed = false
             var i = 0

@@ -7,13 +7,14 @@ import Foundation
 /// they belong to.
 ///
 ///     ConflictCopy.original(of: "diary/2026/x.sync-conflict-20261123-101500-ABCDEFG.md")  // "diary/2026/x.md"
-///     ConflictCopy.name(for: "rooms/x.md", machine: "laptop", time: now)
-///     // "rooms/x.conflict-laptop-20261123-101500.md"
+///     ConflictCopy.name(for: "rooms/x.md", machine: "laptop", time: now, version: "1a2b3c4")
+///     // "rooms/x.conflict-laptop-20261123-101500-1a2b3c4.md"
 public enum ConflictCopy {
     /// The path of the original a conflict copy belongs to, or nil when `path` is not a conflict copy.
     /// Recognises Syncthing's `NAME.sync-conflict-20261123-101500-ABCDEFG.md`, Dropbox's
     /// `NAME (conflicted copy 2026-11-23).md` and `NAME (Ada's conflicted copy 2026-11-23).md` (any text before
-    /// "conflicted copy"), and vault's own `NAME.conflict-<machine>-<yyyymmdd-hhmmss>.md` (see `name`). Folder kept:
+    /// "conflicted copy"), and vault's own `NAME.conflict-<machine>-<yyyymmdd-hhmmss>-<version>.md` (see `name`; copies
+    /// made before the version was part of the name end at the time). Folder kept:
     /// `diary/2026/x.sync-conflict-….md` → `diary/2026/x.md`.
     public static func original(of path: String) -> String? {
         let slash = path.lastIndex(of: "/")
@@ -25,13 +26,17 @@ public enum ConflictCopy {
         return nil
     }
 
-    /// vault's name for a conflict copy of `path`: `rooms/x.md`, machine "laptop", a time →
-    /// `rooms/x.conflict-laptop-20261123-101500.md` (time in UTC, the machine name made file-name safe:
-    /// letters, digits, `-`, `_` kept, anything else `-`).
+    /// vault's name for a conflict copy of `path`: `rooms/x.md`, machine "laptop", a time, version
+    /// `1a2b3c4` → `rooms/x.conflict-laptop-20261123-101500-1a2b3c4.md` (time in UTC, the machine name made
+    /// file-name safe: letters, digits, `-`, `_` kept, anything else `-`).
+    ///
+    /// `version` names the version the copy holds: the short id of the losing commit (`git log` finds it),
+    /// else `versionID(of:)` of the copy's bytes. Two different versions never get one name, even from
+    /// two clones with the same machine name committing in the same second; hex letters are lower-cased.
     ///
     /// Letters and digits of any script are kept, in Unicode's composed form (NFC), so the name is the
     /// same on macOS and Linux; an empty machine name is written `machine`.
-    public static func name(for path: String, machine: String, time: Date) -> String {
+    public static func name(for path: String, machine: String, time: Date, version: String) -> String {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -51,7 +56,14 @@ public enum ConflictCopy {
         let t = CivilTime(secondsSince1970: Int64(time.timeIntervalSince1970.rounded(.down)))
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         let stamp = "\(t.year)\(two(t.month))\(two(t.day))-\(two(t.hour))\(two(t.minute))\(two(t.second))"
-        return folder + stem + ".conflict-" + safe + "-" + stamp + ext
+        let hex = version.lowercased().filter { $0.isHexDigit && $0.isASCII }
+        return folder + stem + ".conflict-" + safe + "-" + stamp + "-" + (hex.isEmpty ? "0000000" : hex) + ext
+    }
+
+    /// A short id of a copy's bytes (the first 7 hex digits of their SHA-256), for a copy that comes
+    /// from no commit (markers in a file, a merge run by `git pull`).
+    public static func versionID(of bytes: [UInt8]) -> String {
+        String(SHA256.hex(bytes).prefix(7))
     }
 
     /// `NAME.sync-conflict-yyyymmdd-hhmmss-DEVICE[.ext]` → `NAME[.ext]`.
@@ -81,13 +93,19 @@ public enum ConflictCopy {
         return String(name[..<open.lowerBound]) + after
     }
 
-    /// `NAME.conflict-<machine>-yyyymmdd-hhmmss[.ext]` → `NAME[.ext]`.
+    /// `NAME.conflict-<machine>-yyyymmdd-hhmmss-<version>[.ext]` → `NAME[.ext]`; without `-<version>`
+    /// (copies made before it was part of the name) too.
     private static func vault(_ name: String) -> String? {
         var search = name.startIndex..<name.endIndex
         while let r = name.range(of: ".conflict-", options: .backwards, range: search) {
             let rest = name[r.upperBound...]
             let dot = rest.firstIndex(of: ".") ?? rest.endIndex
-            let parts = rest[..<dot].split(separator: "-", omittingEmptySubsequences: false)
+            var parts = rest[..<dot].split(separator: "-", omittingEmptySubsequences: false)
+            if parts.count >= 4, isHex(parts[parts.count - 1]), isDigits(parts[parts.count - 2], 6),
+                isDigits(parts[parts.count - 3], 8)
+            {
+                parts.removeLast()
+            }
             if r.lowerBound != name.startIndex, parts.count >= 3, isDigits(parts[parts.count - 2], 8),
                 isDigits(parts[parts.count - 1], 6),
                 !parts.dropLast(2).joined().isEmpty || parts.count > 3
@@ -97,6 +115,10 @@ public enum ConflictCopy {
             search = name.startIndex..<r.lowerBound
         }
         return nil
+    }
+
+    private static func isHex(_ s: Substring) -> Bool {
+        (7...40).contains(s.utf8.count) && s.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
     }
 
     private static func isDigits(_ s: Substring, _ count: Int) -> Bool {

@@ -64,19 +64,24 @@ public enum ConflictMarkers {
     /// Which marker a line is: seven marker characters, then the end of the line or (for all but
     /// `=======`) a space and a label.
     static func marker(_ line: ArraySlice<UInt8>) -> Marker? {
-        var end = line.endIndex
-        while end > line.startIndex, line[end - 1] == 10 || line[end - 1] == 13 { end -= 1 }
-        let text = line[line.startIndex..<end]
-        guard text.count >= 7 else { return nil }
-        let c = text[text.startIndex]
-        guard text.prefix(7).allSatisfy({ $0 == c }) else { return nil }
-        let labelled = text.count == 7 || text[text.startIndex + 7] == 32
+        line.withUnsafeBufferPointer { marker($0, 0, $0.count) }
+    }
+
+    /// Which marker the line `start..<end` of `b` is (line ending included or not), if any.
+    static func marker(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Marker? {
+        var end = end
+        while end > start, b[end - 1] == 10 || b[end - 1] == 13 { end -= 1 }
+        guard end - start >= 7 else { return nil }
+        let c = b[start]
+        for i in (start + 1)..<(start + 7) where b[i] != c { return nil }
+        let labelled = end - start == 7 || b[start + 7] == 32
         switch c {
         case UInt8(ascii: "<"): return labelled ? .start : nil
         case UInt8(ascii: "|"): return labelled ? .base : nil
         case UInt8(ascii: ">"): return labelled ? .end : nil
         case UInt8(ascii: "="):
-            return text.dropFirst(7).allSatisfy { $0 == 32 || $0 == 9 } ? .separator : nil
+            for i in (start + 7)..<end where b[i] != 32 && b[i] != 9 { return nil }
+            return .separator
         default: return nil
         }
     }

@@ -24,6 +24,18 @@ public struct FileMerge: Sendable, Equatable {
         self.notes = notes
         self.conflictCopy = conflictCopy
     }
+
+    /// The same merge reported from the other side: for a merge called with the sides swapped
+    /// (the other machine's version passed as `ours`, to be kept), whose notes would otherwise
+    /// say that this machine's version was kept.
+    public func reportedFromTheOtherSide() -> FileMerge {
+        var swapped = self
+        swapped.notes = notes.map { note in
+            note.hasSuffix(Merge.keptOursEnding)
+                ? String(note.dropLast(Merge.keptOursEnding.count)) + Merge.keptTheirsEnding : note
+        }
+        return swapped
+    }
 }
 
 /// The merge rules of `vault sync`, one function per kind of file.
@@ -60,9 +72,11 @@ public enum Merge {
     }
 
     /// The note for a merge that kept ours and handed back theirs as the conflict copy.
-    static func keptOurs(_ why: String) -> String {
-        why + ": kept this side's version, the other side's is in the conflict copy"
-    }
+    static func keptOurs(_ why: String) -> String { why + keptOursEnding }
+
+    static let keptOursEnding = ": kept this side's version, the other side's is in the conflict copy"
+    static let keptTheirsEnding =
+        ": kept the other side's version (the later commit), this side's is in the conflict copy"
 
     /// A value as a note shows it: quoted and cut short.
     static func shown(_ value: FrontMatterValue?) -> String {

@@ -41,7 +41,8 @@ public enum MergeDriver {
         }
         var notes = merged.notes.map { "\(path): \($0)" }
         if let copy = merged.conflictCopy {
-            let copyPath = ConflictCopy.name(for: path, machine: "merge", time: Date())
+            let copyPath = ConflictCopy.name(
+                for: path, machine: "merge", time: Date(), version: ConflictCopy.versionID(of: copy))
             try FileIO.makeDirectory(FileIO.parent(of: root + "/" + copyPath))
             try FileIO.write(copy, to: root + "/" + copyPath)
             notes.append("\(path): both sides changed the same lines: the other version is saved as \(copyPath)")

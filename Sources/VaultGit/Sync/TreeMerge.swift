@@ -20,6 +20,8 @@ struct TreeMerge {
         /// The machine that made it (the `Vault-Machine:` trailer of its commit, else its author).
         var machine: String
         var time: Date
+        /// The commit's short id (7 hex digits): what makes its conflict copies' names unique.
+        var shortID: String { String(oidString(git_commit_id(commit)).prefix(7)) }
     }
 
     /// A path of the result that differs from ours, and its new blob (nil: removed).
@@ -147,7 +149,12 @@ struct TreeMerge {
         path: String, base: git_oid?, ours oursID: git_oid, theirs theirsID: git_oid, ours: Side, theirs: Side,
         theirsNewer: Bool, outcome: inout Outcome
     ) throws(VaultError) -> git_oid {
-        let b = try base.map { id throws(VaultError) in try history.blobBytes(id) }
+        var b = try base.map { id throws(VaultError) in try history.blobBytes(id) }
+        if let committed = b, VaultPath.kind(of: path) != .other, !ConflictMarkers.lines(in: committed).isEmpty {
+            // An ancestor with markers committed in it does not read: both sides merge as with no
+            // ancestor (rooms: a union), which loses nothing.
+            b = nil
+        }
         let o = try history.blobBytes(oursID)
         let t = try history.blobBytes(theirsID)
         let merged = try mergeBytes(
@@ -155,7 +162,8 @@ struct TreeMerge {
         outcome.notes += merged.notes.map { "\(path): \($0)" }
         if let copy = merged.conflictCopy {
             let loser = theirsNewer ? ours : theirs
-            let copyPath = ConflictCopy.name(for: path, machine: loser.machine, time: loser.time)
+            let copyPath = ConflictCopy.name(
+                for: path, machine: loser.machine, time: loser.time, version: loser.shortID)
             outcome.conflictCopies.append(copyPath)
             outcome.changes.append(Change(path: copyPath, oid: try history.writeBlob(copy)))
         }
@@ -174,11 +182,13 @@ struct TreeMerge {
         case .room:
             return try Merge.room(base: base, ours: ours, theirs: theirs, path: path, newer: newer)
         case .diaryEntry:
-            return try Merge.diaryEntry(base: base, ours: kept, theirs: other, path: path, newer: .ours)
+            let merged = try Merge.diaryEntry(base: base, ours: kept, theirs: other, path: path, newer: .ours)
+            return theirsNewer ? merged.reportedFromTheOtherSide() : merged
         case .config:
             return try Merge.config(base: base, ours: ours, theirs: theirs, newer: newer)
         case .other:
-            return Merge.text(base: base, ours: kept, theirs: other)
+            let merged = Merge.text(base: base, ours: kept, theirs: other)
+            return theirsNewer ? merged.reportedFromTheOtherSide() : merged
         }
     }
 
@@ -204,7 +214,8 @@ struct TreeMerge {
         outcome.notes += merged.notes.map { "\(path): \($0)" }
         if let copy = merged.conflictCopy {
             let loser = theirsNewer ? oursSide : theirsSide
-            let copyPath = ConflictCopy.name(for: path, machine: loser.machine, time: loser.time)
+            let copyPath = ConflictCopy.name(
+                for: path, machine: loser.machine, time: loser.time, version: loser.shortID)
             outcome.conflictCopies.append(copyPath)
             result[copyPath] = try history.writeBlob(copy)
         }

@@ -52,10 +52,12 @@ public final class VaultResolve {
     }
 
     /// Merges `ours` and `theirs` of `path` by its kind; for a diary entry or other file whose
-    /// changes overlap, keeps ours and writes theirs as a conflict copy next to it.
-    private func merged(path: String, base: [UInt8]?, ours: [UInt8], theirs: [UInt8], union: Bool)
-        throws(VaultError) -> (bytes: [UInt8], copy: (path: String, bytes: [UInt8])?, notes: [String])
-    {
+    /// changes overlap, keeps ours and writes theirs as a conflict copy next to it, named by
+    /// `copyName` (the path and the copy's bytes).
+    static func merged(
+        path: String, base: [UInt8]?, ours: [UInt8], theirs: [UInt8], union: Bool,
+        copyName: (String, [UInt8]) -> String = VaultResolve.copyName(for:copy:)
+    ) throws(VaultError) -> (bytes: [UInt8], copy: (path: String, bytes: [UInt8])?, notes: [String]) {
         var result: FileMerge
         switch VaultPath.kind(of: path) {
         case .room: result = try Merge.room(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
@@ -70,8 +72,14 @@ public final class VaultResolve {
             result.conflictCopy = nil
             result.notes.append("the other version's text is added at the end")
         }
-        let copy = result.conflictCopy.map { (ConflictCopy.name(for: path, machine: "merge", time: Date()), $0) }
+        let copy = result.conflictCopy.map { (copyName(path, $0), $0) }
         return (result.bytes, copy, result.notes)
+    }
+
+    /// The name of a conflict copy that comes from no commit: after this merge, its time and the
+    /// copy's bytes (`ConflictCopy.versionID`).
+    static func copyName(for path: String, copy: [UInt8]) -> String {
+        ConflictCopy.name(for: path, machine: "merge", time: Date(), version: ConflictCopy.versionID(of: copy))
     }
 
     /// `bytes` with the body of `other` (after its front-matter) appended.
@@ -133,7 +141,7 @@ public final class VaultResolve {
             let baseBytes = try c.base.map { id throws(VaultError) in try history.blobBytes(id) }
             switch (oursBytes, theirsBytes) {
             case (let o?, let t?):
-                let m = try merged(path: c.path, base: baseBytes, ours: o, theirs: t, union: false)
+                let m = try VaultResolve.merged(path: c.path, base: baseBytes, ours: o, theirs: t, union: false)
                 try FileIO.write(m.bytes, to: full)
                 written.append(c.path)
                 done += m.notes.map { "\(c.path): \($0)" }
@@ -198,20 +206,25 @@ public final class VaultResolve {
             candidates?.filter { VaultPath.kind(of: $0) != .other }
             ?? (vault.roomPaths() + vault.diaryPaths() + [VaultPath.config])
         for path in scanned {
-            guard let bytes = try? FileIO.read(vault.absolute(path)), !ConflictMarkers.lines(in: bytes).isEmpty,
-                let sides = ConflictMarkers.split(bytes)
-            else { continue }
-            let m = try merged(
-                path: path, base: sides.base, ours: sides.ours, theirs: sides.theirs, union: sides.base == nil)
+            guard let bytes = try? FileIO.read(vault.absolute(path)), !ConflictMarkers.lines(in: bytes).isEmpty else {
+                continue
+            }
+            // Committed markers are merged from the two parents of the merge that made them, when
+            // there is one: the same result on every clone that repairs them.
+            let markers = IncomingMarkers(history: history)
+            guard let sides = try markers.sides(of: path, bytes: bytes) ?? IncomingMarkers.split(bytes) else {
+                continue
+            }
+            let m = try IncomingMarkers.merge(path, sides)
             pending.append((path, m.bytes))
             if let copy = m.copy { pending.append((copy.path, copy.bytes)) }
             done += m.notes.map { "\(path): \($0)" }
-            done.append("\(path): conflict markers merged away")
+            done.append("\(path): conflict markers merged away (\(sides.origin))")
         }
         for (copy, original) in copies ? vault.conflictCopies() : [] {
             let ours = try FileIO.read(vault.absolute(original))
             let theirs = try FileIO.read(vault.absolute(copy))
-            let m = try merged(
+            let m = try VaultResolve.merged(
                 path: original, base: nil, ours: pending.last(where: { $0.path == original })?.bytes ?? ours,
                 theirs: theirs, union: true)
             pending.removeAll { $0.path == original }

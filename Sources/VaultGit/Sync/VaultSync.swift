@@ -207,7 +207,7 @@ public final class VaultSync {
     /// Merges the commit `theirsRef` names into HEAD (inside the vault's lock).
     private func merge(theirsRef: String, describe name: String, saveBefore: Bool) throws(VaultError) -> MergeStep {
         var step = MergeStep()
-        guard let theirs = try history.referenceCommit(theirsRef) else { return step }  // the remote has no branch yet
+        guard var theirs = try history.referenceCommit(theirsRef) else { return step }  // the remote has no branch yet
         defer { git_commit_free(theirs) }
         guard let head = try history.headCommit() else {
             // A vault with no commit yet takes the remote's history as it is.
@@ -219,6 +219,7 @@ public final class VaultSync {
         if git_oid_equal(&oursID, &theirsID) != 0 || git_graph_descendant_of(history.repo, &oursID, &theirsID) == 1 {
             return step  // nothing new there
         }
+        let repairs = try IncomingMarkers(history: history).repair(&theirs, against: head.tree)  // markers came in
         if saveBefore { try history.setReference(VaultSync.beforeRef, to: oursID) }
         // The merge's objects are written as one batch, made durable just before the branch moves.
         cvault_odb_writer_begin_batch(history.objects.writer)
@@ -228,7 +229,7 @@ public final class VaultSync {
         Trace.mark("sync merge: planned (\(plan.changes.count) changes)")
         let newCommit: git_oid
         if plan.fastForward {
-            newCommit = theirsID
+            newCommit = git_commit_id(theirs).pointee  // not theirsID: the markers' repair may have moved it
         } else {
             let newTree = try history.trees.apply(
                 plan.changes.map { ($0.path, $0.oid) }, to: git_tree_id(head.tree).pointee)
@@ -249,6 +250,7 @@ public final class VaultSync {
         }
         step.report = try describe(
             changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: !plan.fastForward)
+        step.report.notes = repairs + step.report.notes
         Trace.mark("sync merge: report described")
         try history.checkout(plan.changes, replacing: head.tree)
         Trace.mark("sync merge: files written")
@@ -304,9 +306,9 @@ public final class VaultSync {
         return Plan(changes: outcome.changes, outcome: outcome, fastForward: false)
     }
 
-    /// Before the merge commit is written: every message id and diary entry of both sides is
-    /// in the result, unless one side deleted it on purpose (it was in the base and that side
-    /// removed it). Otherwise nothing is changed and the sync stops.
+    /// Before the merge commit is written: the text of every version of every message and diary
+    /// entry either side made is in the result (`Integrity.lost`), in the merged file or in a
+    /// conflict copy. Otherwise nothing is changed and the sync stops.
     private func verify(
         plan: Plan, ours: (commit: OpaquePointer, tree: OpaquePointer), theirs: OpaquePointer, result: git_oid
     ) throws(VaultError) {
@@ -332,28 +334,25 @@ public final class VaultSync {
         var paths = Set(plan.changes.map(\.path))
         for (from, to) in plan.outcome.renamed { paths.insert(from); paths.insert(to) }
         for p in plan.outcome.keptEdits { paths.insert(p) }
-        func items(_ blob: git_oid?, _ path: String) throws(VaultError) -> Set<String> {
-            guard let blob else { return [] }
-            return Integrity.items(in: try history.blobBytes(blob), path: path)
+        var versions = (base: [String: [UInt8]](), ours: [String: [UInt8]](), theirs: [String: [UInt8]](),
+            result: [String: [UInt8]]())
+        func read(_ blob: git_oid??, _ path: String, into map: inout [String: [UInt8]]) throws(VaultError) {
+            if case .some(.some(let id)) = blob { map[path] = try history.blobBytes(id) }
         }
-        var required = Set<String>()
-        var resultItems = Set<String>()
-        var deletedOnPurpose = Set<String>()
         for path in paths where VaultPath.kind(of: path) == .room || VaultPath.kind(of: path) == .diaryEntry {
             let oursBlob = history.blob(at: path, in: ours.tree)
-            let o = try items(oursBlob, path)
-            let t = try items(history.blob(at: path, in: theirsTree), path)
-            let b = try items(history.blob(at: path, in: baseTree), path)
-            required.formUnion(o.union(t))
-            deletedOnPurpose.formUnion(b.subtracting(o.intersection(t)))
-            resultItems.formUnion(try items(resultBlobs[path] ?? oursBlob, path))
+            try read(oursBlob, path, into: &versions.ours)
+            try read(history.blob(at: path, in: theirsTree), path, into: &versions.theirs)
+            try read(history.blob(at: path, in: baseTree), path, into: &versions.base)
+            try read(resultBlobs[path] ?? oursBlob, path, into: &versions.result)
         }
-        let missing = required.subtracting(deletedOnPurpose).subtracting(resultItems)
+        let missing = Integrity.lost(
+            base: versions.base, ours: versions.ours, theirs: versions.theirs, result: versions.result)
         if !missing.isEmpty {
-            let lost = missing.sorted().prefix(5).joined(separator: ", ")
+            let lost = missing.prefix(5).joined(separator: "; ")
             throw VaultError.internal(
                 InternalError(
-                    "the merge would lose \(missing.count) item(s) (\(lost))",
+                    "the merge would lose the text of \(missing.count) version(s) (\(lost))",
                     context: "the remote's commit is \(oidString(git_commit_id(theirs)).prefix(12))"))
         }
     }
@@ -409,19 +408,113 @@ public final class VaultSync {
     }
 }
 
-/// Items whose loss the merge check looks for: message ids in rooms, the entry itself in the diary.
+/// The no-loss check of a merge, on the files' bytes: text, not ids.
+///
+/// Each side's version of a message (by id) or a diary entry (by `id`, else path) counts when it
+/// differs from the base's version of the same message or entry: a version a side left as it
+/// was may go (the other side deleted or changed it on purpose). Every version that counts must
+/// be in the result, found by the hash of its text (trailing white space aside, as the merge
+/// compares) among all the messages or entries of the result's files, conflict copies included.
+/// An entry merged line by line matches neither side whole; it counts as kept when one result
+/// file of that entry holds every line the side added to the base's text.
+///
+///     Integrity.lost(base: [:], ours: ["rooms/a.md": a], theirs: ["rooms/a.md": b], result: ["rooms/a.md": a])
+///     // ["rooms/a.md: message m-01JPA3K8Z4QX (theirs' version)", …]
 enum Integrity {
-    static func items(in bytes: [UInt8], path: String) -> Set<String> {
+    /// What one file holds: its messages' or entry's texts, by key.
+    private struct Item {
+        var key: String
+        var hash: Int
+        var label: String
+        /// An entry's body lines (empty for a message).
+        var lines: [Substring] = []
+    }
+
+    /// The versions `ours` and `theirs` made (path → bytes) that are not in `result`, as
+    /// `path: what (whose version)`; empty when nothing is lost.
+    static func lost(
+        base: [String: [UInt8]], ours: [String: [UInt8]], theirs: [String: [UInt8]], result: [String: [UInt8]]
+    ) -> [String] {
+        var baseHashes: [String: Set<Int>] = [:]
+        var baseLines: [String: [Substring: Int]] = [:]
+        for (path, bytes) in base {
+            for item in items(in: bytes, path: path) {
+                baseHashes[item.key, default: []].insert(item.hash)
+                for line in item.lines { baseLines[item.key, default: [:]][line, default: 0] += 1 }
+            }
+        }
+        var present = Set<Int>()
+        var resultLines: [String: [[Substring: Int]]] = [:]
+        for (path, bytes) in result {
+            for item in items(in: bytes, path: path) {
+                present.insert(item.hash)
+                if !item.lines.isEmpty { resultLines[item.key, default: []].append(counted(item.lines)) }
+            }
+        }
+        var missing: [String] = []
+        for (side, files) in [("this side's", ours), ("the other side's", theirs)] {
+            for (path, bytes) in files.sorted(by: { $0.key < $1.key }) {
+                for item in items(in: bytes, path: path)
+                where baseHashes[item.key]?.contains(item.hash) != true && !present.contains(item.hash) {
+                    // An entry merged line by line: every line the side added is in one file of it.
+                    let base = baseLines[item.key] ?? [:]
+                    let added = counted(item.lines).filter { $0.value > base[$0.key, default: 0] }
+                    let merged = !item.lines.isEmpty && baseHashes[item.key] != nil
+                        && (resultLines[item.key] ?? []).contains { file in
+                            added.allSatisfy { file[$0.key, default: 0] >= $0.value - base[$0.key, default: 0] }
+                        }
+                    if !merged { missing.append("\(path): \(item.label) (\(side) version)") }
+                }
+            }
+        }
+        return missing
+    }
+
+    private static func counted(_ lines: [Substring]) -> [Substring: Int] {
+        var out: [Substring: Int] = [:]
+        for line in lines { out[line, default: 0] += 1 }
+        return out
+    }
+
+    /// The messages of a room, or the entry of a diary file; a file that does not read is one
+    /// item of its whole bytes.
+    private static func items(in bytes: [UInt8], path: String) -> [Item] {
         switch VaultPath.kind(of: path) {
         case .room:
-            guard let room = try? RoomFile(parsing: bytes, path: path) else { return ["file:" + path] }
-            return Set(room.messages.map(\.id))
+            guard let room = try? RoomFile(parsing: bytes, path: path) else { return [whole(bytes, path)] }
+            return room.messages.map { Item(key: $0.id, hash: hash(trimmed($0.body)), label: "message \($0.id)") }
         case .diaryEntry:
-            let id = (try? DiaryFile(parsing: bytes, path: path))?.id
-            return [id.map { "entry:" + $0 } ?? "file:" + path]
+            guard let entry = try? DiaryFile(parsing: bytes, path: path) else { return [whole(bytes, path)] }
+            let body = trimmed(entry.body)
+            let key = entry.id.map { "entry:" + $0 } ?? "file:" + path
+            return [
+                Item(
+                    key: key, hash: hash(body), label: "the entry's text",
+                    lines: body.split(separator: "\n", omittingEmptySubsequences: false))
+            ]
         default:
             return []
         }
+    }
+
+    private static func whole(_ bytes: [UInt8], _ path: String) -> Item {
+        Item(key: "file:" + path, hash: hash(Substring(String(decoding: bytes, as: UTF8.self))), label: "the file")
+    }
+
+    /// The text without trailing white space (trailing blank lines are no edit: FORMAT.md, "Merging").
+    private static func trimmed(_ text: String) -> Substring {
+        var end = text.endIndex
+        while end > text.startIndex, text[text.index(before: end)].isWhitespace { end = text.index(before: end) }
+        return text[..<end]
+    }
+
+    /// A hash of the text's bytes (not of its characters: canonically equal texts in other
+    /// normalizations are different versions).
+    private static func hash(_ text: Substring) -> Int {
+        var h = Hasher()
+        var copy = String(text)
+        copy.withUTF8 { h.combine(bytes: UnsafeRawBufferPointer($0)) }
+        return h.finalize()
     }
 }
 
