@@ -6,8 +6,8 @@ import VaultCore
 ///
 /// A target is read relative to the file that links it (`../attachments/ab12.png`
 /// from `rooms/x.md`), then relative to the vault (`attachments/ab12.png`); it is
-/// embedded only when it lands inside `attachments/` (after following symbolic
-/// links) and has an image extension. Anything else (web addresses, other
+/// embedded only when it lands inside `attachments/`, is a regular file reached
+/// through no symbolic link, and its bytes are the image its extension names. Anything else (web addresses, other
 /// folders) is left as written. A missing attachment is left as written too, and
 /// reported as a warning.
 struct AttachmentEmbedder {
@@ -52,19 +52,58 @@ struct AttachmentEmbedder {
         if let cached = cache[file] {
             dataURL = cached
         } else {
-            guard let bytes = try? FileIO.read(file) else {
-                let shown = file.hasPrefix(root + "/") ? String(file.dropFirst(root.count + 1)) : file
+            let shown = file.hasPrefix(root + "/") ? String(file.dropFirst(root.count + 1)) : file
+            // Only a regular file, reached through no link, whose bytes are the image it claims.
+            if let link = Vault.symbolicLink(in: root, on: shown) {
                 warnings.append(
                     ExportWarning(
-                        path: itemPath, message: "the attachment \(shown) (\(target)) is missing; left as a link"))
+                        path: itemPath,
+                        message: "\(link.path) is a symbolic link; \(target) is not embedded, left as a link"))
                 return nil
             }
-            dataURL = "data:\(mime);base64," + Data(bytes).base64EncodedString()
+            let bytes: [UInt8]
+            do {
+                bytes = try FileIO.readWithoutFollowing(file)
+            } catch {
+                let why = FileIO.exists(file) ? "cannot be read (\(error))" : "is missing"
+                warnings.append(
+                    ExportWarning(path: itemPath, message: "the attachment \(shown) (\(target)) \(why); left as a link"))
+                return nil
+            }
+            guard let sniffed = AttachmentEmbedder.imageType(of: bytes), sniffed == mime
+            else {
+                warnings.append(
+                    ExportWarning(
+                        path: itemPath,
+                        message: "the attachment \(shown) is not the .\(ext) image its name says; left as a link"))
+                return nil
+            }
+            dataURL = "data:\(sniffed);base64," + Data(bytes).base64EncodedString()
             cache[file] = dataURL
         }
         let placeholder = "\(nonce)-\(embedded.count)"
         embedded.append((placeholder, dataURL))
         return placeholder
+    }
+
+    /// The image type `bytes` start with (their magic numbers; SVG: XML text with an `<svg`
+    /// element near its start), or nil when they are no image vault embeds.
+    static func imageType(of bytes: [UInt8]) -> String? {
+        func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.count >= offset + magic.count && Array(bytes[offset..<offset + magic.count]) == magic
+        }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
+        if starts([0xFF, 0xD8, 0xFF]) { return "image/jpeg" }
+        if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return "image/gif" }
+        if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return "image/webp" }
+        if starts(Array("ftypavif".utf8), at: 4) || starts(Array("ftypavis".utf8), at: 4) { return "image/avif" }
+        if starts(Array("BM".utf8)) { return "image/bmp" }
+        if starts([0, 0, 1, 0]) { return "image/x-icon" }
+        let head = String(decoding: bytes.prefix(1024), as: UTF8.self).lowercased()
+        if head.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<"), head.contains("<svg") {
+            return "image/svg+xml"
+        }
+        return nil
     }
 
     /// `html` with every placeholder cmark wrote as an image source replaced by its data URL.
@@ -81,6 +120,8 @@ struct AttachmentEmbedder {
         var path = target
         if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<cut]) }
         path = path.removingPercentEncoding ?? path
+        // `%00` and other control characters: no file is named so (a NUL would cut the path).
+        if path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return nil }
         // Web addresses (`https:`, `data:`) and absolute paths are not attachments.
         if path.isEmpty || path.hasPrefix("/") { return nil }
         if let colon = path.firstIndex(of: ":"),
@@ -97,15 +138,8 @@ struct AttachmentEmbedder {
         var rest = Substring(path)
         while rest.hasPrefix("./") || rest.hasPrefix("../") { rest = rest.drop { $0 == "." }.dropFirst() }
         candidates.append(Vault.absolute(String(rest), from: root))
-        guard let candidate = candidates.first(where: { $0.hasPrefix(folder) }) else { return nil }
-        // A symbolic link must not carry the export outside the folder.
-        if FileIO.exists(candidate) {
-            let real = URL(fileURLWithPath: candidate).resolvingSymlinksInPath().path
-            let realFolder =
-                URL(fileURLWithPath: root + "/" + VaultPath.attachments).resolvingSymlinksInPath().path + "/"
-            guard real.hasPrefix(realFolder) else { return nil }
-        }
-        return candidate
+        // Links are refused when the file is read (`placeholder(for:in:)`).
+        return candidates.first(where: { $0.hasPrefix(folder) })
     }
 }
 

@@ -141,10 +141,40 @@ struct HTMLExportTests {
                     "../attachments/missing.png", "https://example.com/x.png", "../attachments/../vault.yml",
                     "../attachments/link.png", "../attachments/notes.txt",
                 ])
-        #expect(export.warnings.count == 2)
+        #expect(export.warnings.count == 3)
         #expect(
             export.warnings.contains { $0.path == "rooms/pic.md" && $0.message.contains("attachments/missing.png") })
         #expect(export.warnings.contains { $0.message.contains("notes.txt") })
+        #expect(export.warnings.contains { $0.message.contains("attachments/link.png is a symbolic link") })
         #expect(!export.html.contains("vault-attachment-"))
+    }
+
+    @Test("only regular files inside attachments/, reached through no link, whose bytes are the image they claim")
+    func attachmentsFromOutsideAreNeverEmbedded() throws {
+        let (dir, vault) = try makeVault()
+        let outside = TemporaryDirectory("vault-export-outside")
+        let png = Data(
+            base64Encoded:
+                "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==")!
+        try outside.write("secret.png", Array(png))
+        try outside.write("notes.txt", "SECRET-NOTES")
+        // `attachments` itself a link out of the vault (as a clone could once deliver it).
+        try? FileManager.default.removeItem(atPath: dir.path + "/attachments")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/attachments", withDestinationPath: outside.path)
+        try dir.write(
+            "rooms/pic.md",
+            roomText(
+                title: "pic",
+                [(.user, "![a](../attachments/secret.png) ![k](attachments/notes.txt%00.png) ![t](attachments/notes.txt)")]))
+        let linked = Exporter(vault: vault).html([try ExportItem(.room("rooms/pic.md"), in: vault)])
+        #expect(try ParsedHTML.parse(linked.html).dataImages.isEmpty)
+        #expect(!linked.html.contains(png.base64EncodedString()) && !linked.html.contains("U0VDUkVU"))
+        // A real folder again: a text file named .png is not embedded either.
+        try FileManager.default.removeItem(atPath: dir.path + "/attachments")
+        try dir.write("attachments/fake.png", "SECRET-NOTES")
+        try dir.write("rooms/pic.md", roomText(title: "pic", [(.user, "![f](../attachments/fake.png)")]))
+        let fake = Exporter(vault: vault).html([try ExportItem(.room("rooms/pic.md"), in: vault)])
+        #expect(try ParsedHTML.parse(fake.html).dataImages.isEmpty)
+        #expect(fake.warnings.contains { $0.message.contains("not the .png image its name says") })
     }
 }
