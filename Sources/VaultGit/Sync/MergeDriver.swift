@@ -28,6 +28,16 @@ public enum MergeDriver {
     public static func run(
         ancestor: String, current: String, other: String, path: String, root: String
     ) throws(VaultError) -> [String] {
+        // git checked the path (`verify_path`); vault's rules are stricter (`.vault`, control
+        // characters), and the other side's file is held to the vault's file cap.
+        if let problem = IncomingPath.problem(with: path) {
+            throw VaultError.untrusted(.refusedPath(commit: "being merged", path: path, problem: problem))
+        }
+        let limits = (try? Vault(root: root).config.limits) ?? IncomingLimits()
+        if let size = FileIO.size(of: other), size > limits.maxFileSize {
+            throw VaultError.untrusted(
+                .fileTooLarge(commit: "being merged", path: path, size: size, limit: limits.maxFileSize))
+        }
         let base = FileIO.exists(ancestor) ? try FileIO.read(ancestor) : nil
         let ours = try FileIO.read(current)
         let theirs = try FileIO.read(other)

@@ -39,6 +39,15 @@ public struct Restore {
             throw VaultError.itemNotFound(name ?? path, hint: "No version of it is in the history.")
         }
         let short = String(source.revision.prefix(7))
+        // The history may hold what a remote brought before vault checked it: the same rules.
+        if let problem = IncomingPath.problem(with: path) {
+            throw VaultError.untrusted(.refusedPath(commit: short, path: path, problem: problem))
+        }
+        if source.bytes.count > vault.config.limits.maxFileSize {
+            throw VaultError.untrusted(
+                .fileTooLarge(
+                    commit: short, path: path, size: source.bytes.count, limit: vault.config.limits.maxFileSize))
+        }
         try vault.change([path]) { change throws(VaultError) in
             try change.commitHandEdits()
             if exists, try FileIO.read(vault.absolute(path)) == source.bytes {
