@@ -149,7 +149,7 @@ import VaultTestSupport
         let laptop = w.path("laptop")
         try w.chat("laptop", room, "노트북에서")
         let lockPath = laptop + "/.vault/sync-lock"
-        let fd = open(lockPath, O_RDWR | O_CREAT, 0o644)
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         #expect(fd >= 0)
         defer { close(fd) }
         #expect(flock(fd, LOCK_EX) == 0)
@@ -229,14 +229,16 @@ import VaultTestSupport
         #expect(try git(["rev-parse", "HEAD"], in: laptop) == head, "not even the hand edit is committed")
         #expect(try git(["rev-parse", "main"], in: bare) == remoteHead)
         // A remote with another branch only, not a vault: the vault is not pushed into it.
-        try git(["branch", "-m", "main", "trunk"], in: bare)
-        let other = try w.vault("laptop", ["sync", "nv"])
+        let trunk = w.folder.path + "/trunk.git"
+        try git(["clone", "--quiet", "--bare", readme, trunk], in: w.folder.path)
+        try git(["branch", "-m", "main", "trunk"], in: trunk)
+        try w.expectOK(w.vault("laptop", ["remote", "add", "nv2", trunk]))
+        let other = try w.vault("laptop", ["sync", "nv2"])
         #expect(other.status != 0)
         #expect(other.stderr.contains("has no branch main, and its branches (trunk) hold no vault.yml"), "\(other.stderr)")
-        #expect(try git(["branch", "--list"], in: bare).contains("trunk"))
-        #expect(try git(["for-each-ref", "refs/heads/main"], in: bare) == "")
+        #expect(try git(["for-each-ref", "refs/heads/main"], in: trunk) == "")
+        #expect(try git(["rev-parse", "HEAD"], in: laptop) == head)
         // Asked for, it is merged.
-        try git(["branch", "-m", "trunk", "main"], in: bare)
         let allowed = try w.vault("laptop", ["sync", "nv", "--allow-unrelated"])
         try w.expectOK(allowed)
         #expect(FileManager.default.fileExists(atPath: laptop + "/README.md"))

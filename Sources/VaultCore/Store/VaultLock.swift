@@ -35,7 +35,11 @@ public final class VaultLock {
                 throw VaultError.io(path: path, operation: "lock", reason: reason)
             }
             if waited >= timeout {
-                let holder = (try? FileIO.read(path)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+                // Read through this descriptor: `FileIO.read` takes a shared `flock`, which would
+                // wait for the holder to end.
+                var bytes = [UInt8](repeating: 0, count: 256)
+                let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+                let holder = String(decoding: bytes.prefix(max(0, n)), as: UTF8.self)
                 close(fd)
                 let text = holder.trimmingCharacters(in: .whitespacesAndNewlines)
                 throw VaultError.locked(path: path, holder: text.isEmpty ? "unknown" : text)
