@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 139 functions; variadic, as a pointer only: git_libgit2_opts.
+// 145 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -46,6 +46,7 @@ static struct {
     __typeof__(git_diff_get_delta) *git_diff_get_delta;
     __typeof__(git_diff_num_deltas) *git_diff_num_deltas;
     __typeof__(git_diff_options_init) *git_diff_options_init;
+    __typeof__(git_diff_tree_to_index) *git_diff_tree_to_index;
     __typeof__(git_diff_tree_to_tree) *git_diff_tree_to_tree;
     __typeof__(git_error_last) *git_error_last;
     __typeof__(git_error_set_oom) *git_error_set_oom;
@@ -53,6 +54,7 @@ static struct {
     __typeof__(git_fetch_options_init) *git_fetch_options_init;
     __typeof__(git_graph_ahead_behind) *git_graph_ahead_behind;
     __typeof__(git_graph_descendant_of) *git_graph_descendant_of;
+    __typeof__(git_index_add) *git_index_add;
     __typeof__(git_index_add_all) *git_index_add_all;
     __typeof__(git_index_add_bypath) *git_index_add_bypath;
     __typeof__(git_index_conflict_iterator_free) *git_index_conflict_iterator_free;
@@ -96,9 +98,12 @@ static struct {
     __typeof__(git_push_options_init) *git_push_options_init;
     __typeof__(git_reference_create) *git_reference_create;
     __typeof__(git_reference_free) *git_reference_free;
+    __typeof__(git_reference_iterator_free) *git_reference_iterator_free;
+    __typeof__(git_reference_iterator_glob_new) *git_reference_iterator_glob_new;
     __typeof__(git_reference_list) *git_reference_list;
     __typeof__(git_reference_lookup) *git_reference_lookup;
     __typeof__(git_reference_name_to_id) *git_reference_name_to_id;
+    __typeof__(git_reference_next_name) *git_reference_next_name;
     __typeof__(git_reference_peel) *git_reference_peel;
     __typeof__(git_reference_remove) *git_reference_remove;
     __typeof__(git_reference_symbolic_target) *git_reference_symbolic_target;
@@ -145,6 +150,7 @@ static struct {
     __typeof__(git_status_options_init) *git_status_options_init;
     __typeof__(git_strarray_dispose) *git_strarray_dispose;
     __typeof__(git_tree_entry_bypath) *git_tree_entry_bypath;
+    __typeof__(git_tree_entry_filemode) *git_tree_entry_filemode;
     __typeof__(git_tree_entry_free) *git_tree_entry_free;
     __typeof__(git_tree_entry_id) *git_tree_entry_id;
     __typeof__(git_tree_entry_type) *git_tree_entry_type;
@@ -189,6 +195,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_diff_get_delta", (void **)&real.git_diff_get_delta},
     {"git_diff_num_deltas", (void **)&real.git_diff_num_deltas},
     {"git_diff_options_init", (void **)&real.git_diff_options_init},
+    {"git_diff_tree_to_index", (void **)&real.git_diff_tree_to_index},
     {"git_diff_tree_to_tree", (void **)&real.git_diff_tree_to_tree},
     {"git_error_last", (void **)&real.git_error_last},
     {"git_error_set_oom", (void **)&real.git_error_set_oom},
@@ -196,6 +203,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_fetch_options_init", (void **)&real.git_fetch_options_init},
     {"git_graph_ahead_behind", (void **)&real.git_graph_ahead_behind},
     {"git_graph_descendant_of", (void **)&real.git_graph_descendant_of},
+    {"git_index_add", (void **)&real.git_index_add},
     {"git_index_add_all", (void **)&real.git_index_add_all},
     {"git_index_add_bypath", (void **)&real.git_index_add_bypath},
     {"git_index_conflict_iterator_free", (void **)&real.git_index_conflict_iterator_free},
@@ -239,9 +247,12 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_push_options_init", (void **)&real.git_push_options_init},
     {"git_reference_create", (void **)&real.git_reference_create},
     {"git_reference_free", (void **)&real.git_reference_free},
+    {"git_reference_iterator_free", (void **)&real.git_reference_iterator_free},
+    {"git_reference_iterator_glob_new", (void **)&real.git_reference_iterator_glob_new},
     {"git_reference_list", (void **)&real.git_reference_list},
     {"git_reference_lookup", (void **)&real.git_reference_lookup},
     {"git_reference_name_to_id", (void **)&real.git_reference_name_to_id},
+    {"git_reference_next_name", (void **)&real.git_reference_next_name},
     {"git_reference_peel", (void **)&real.git_reference_peel},
     {"git_reference_remove", (void **)&real.git_reference_remove},
     {"git_reference_symbolic_target", (void **)&real.git_reference_symbolic_target},
@@ -288,6 +299,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_status_options_init", (void **)&real.git_status_options_init},
     {"git_strarray_dispose", (void **)&real.git_strarray_dispose},
     {"git_tree_entry_bypath", (void **)&real.git_tree_entry_bypath},
+    {"git_tree_entry_filemode", (void **)&real.git_tree_entry_filemode},
     {"git_tree_entry_free", (void **)&real.git_tree_entry_free},
     {"git_tree_entry_id", (void **)&real.git_tree_entry_id},
     {"git_tree_entry_type", (void **)&real.git_tree_entry_type},
@@ -472,6 +484,11 @@ int git_diff_options_init(git_diff_options *opts, unsigned int version) {
     return real.git_diff_options_init(opts, version);
 }
 
+int git_diff_tree_to_index(git_diff **diff, git_repository *repo, git_tree *old_tree, git_index *index, const git_diff_options *opts) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_diff_tree_to_index(diff, repo, old_tree, index, opts);
+}
+
 int git_diff_tree_to_tree(git_diff **diff, git_repository *repo, git_tree *old_tree, git_tree *new_tree, const git_diff_options *opts) {
     CVAULT_GIT2_REQUIRE();
     return real.git_diff_tree_to_tree(diff, repo, old_tree, new_tree, opts);
@@ -505,6 +522,11 @@ int git_graph_ahead_behind(size_t *ahead, size_t *behind, git_repository *repo, 
 int git_graph_descendant_of(git_repository *repo, const git_oid *commit, const git_oid *ancestor) {
     CVAULT_GIT2_REQUIRE();
     return real.git_graph_descendant_of(repo, commit, ancestor);
+}
+
+int git_index_add(git_index *index, const git_index_entry *source_entry) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_index_add(index, source_entry);
 }
 
 int git_index_add_all(git_index *index, const git_strarray *pathspec, unsigned int flags, git_index_matched_path_cb callback, void *payload) {
@@ -717,6 +739,16 @@ void git_reference_free(git_reference *ref) {
     real.git_reference_free(ref);
 }
 
+void git_reference_iterator_free(git_reference_iterator *iter) {
+    CVAULT_GIT2_REQUIRE();
+    real.git_reference_iterator_free(iter);
+}
+
+int git_reference_iterator_glob_new(git_reference_iterator **out, git_repository *repo, const char *glob) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_reference_iterator_glob_new(out, repo, glob);
+}
+
 int git_reference_list(git_strarray *array, git_repository *repo) {
     CVAULT_GIT2_REQUIRE();
     return real.git_reference_list(array, repo);
@@ -730,6 +762,11 @@ int git_reference_lookup(git_reference **out, git_repository *repo, const char *
 int git_reference_name_to_id(git_oid *out, git_repository *repo, const char *name) {
     CVAULT_GIT2_REQUIRE();
     return real.git_reference_name_to_id(out, repo, name);
+}
+
+int git_reference_next_name(const char **out, git_reference_iterator *iter) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_reference_next_name(out, iter);
 }
 
 int git_reference_peel(git_object **out, const git_reference *ref, git_object_t type) {
@@ -960,6 +997,11 @@ void git_strarray_dispose(git_strarray *array) {
 int git_tree_entry_bypath(git_tree_entry **out, const git_tree *root, const char *path) {
     CVAULT_GIT2_REQUIRE();
     return real.git_tree_entry_bypath(out, root, path);
+}
+
+git_filemode_t git_tree_entry_filemode(const git_tree_entry *entry) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_tree_entry_filemode(entry);
 }
 
 void git_tree_entry_free(git_tree_entry *entry) {

@@ -149,14 +149,15 @@ extension GitHistory {
         return oidString(git_commit_id(c))
     }
 
-    /// Removes lock files left by a crashed git program. Only files untouched for `olderThan`
-    /// seconds are removed unless `force`; returns the removed and the kept paths.
+    /// Removes lock files left by a crashed git program, anywhere in the git folder but its
+    /// objects (`Leftovers.gitLocks`). Only files untouched for `olderThan` seconds are removed
+    /// unless `force`; returns the removed and the kept paths.
     public static func removeStaleLocks(
         vault root: String, olderThan: Double = 60, force: Bool = false
     ) -> (removed: [String], kept: [String]) {
         var removed: [String] = []
         var kept: [String] = []
-        for lock in lockFiles(in: root + "/.git") where FileIO.exists(lock) {
+        for lock in Leftovers.gitLocks(gitDirectory: root + "/.git") where FileIO.exists(lock) {
             let age =
                 Date().timeIntervalSince1970
                 - ((try? FileManager.default.attributesOfItem(atPath: lock)[.modificationDate] as? Date)?

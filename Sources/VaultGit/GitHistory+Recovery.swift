@@ -15,6 +15,9 @@ extension GitHistory {
         public var committedPaths: [String] = []
         /// The commands those processes ran (`rm`, `chat`, …).
         public var commands: [String] = []
+        /// Paths whose entry in git's index a killed process left behind HEAD, put back to
+        /// HEAD's (`repairIndexBehindHead`).
+        public var indexRepaired: [String] = []
     }
 
     /// Finishes what vault processes killed in the middle of a change left behind, so the vault
@@ -25,7 +28,11 @@ extension GitHistory {
     ///   `recover: PATHS (left uncommitted by `vault COMMAND`, which stopped before its commit)` (nothing is
     ///   committed when those files are as committed; git's index is brought up to date for
     ///   them all the same: a process killed after the branch moved left it behind);
-    /// - their temporary files next to those paths (`.NAME.vault-tmp-PID-N`) are removed.
+    /// - their temporary files next to those paths (`.NAME.vault-tmp-PID-N`) are removed;
+    /// - git's index, when one was killed after it moved the branch and before it wrote the
+    ///   index (a sync's merge, an undo), is brought to HEAD for the files that are as HEAD has
+    ///   them (`repairIndexBehindHead`), so that neither git nor the next commit sees a change
+    ///   nobody made.
     ///
     /// Every command that changes the vault calls this first (`prepare`), holding the vault's
     /// lock; so does `vault unlock`.
@@ -35,6 +42,7 @@ extension GitHistory {
         recovering = true
         defer { recovering = false }
         recovery.removedLocks = HeldLock.removeLocksOfDeadVaults(gitDirectory: gitDirectory)
+        recovery.indexRepaired = try repairIndexBehindHead()
         for (owner, record, file) in CommitIntent.abandoned(root: root) {
             var paths: [String] = []
             for path in record.paths where !paths.contains(path) && GitHistory.isVaultPath(path) { paths.append(path) }
@@ -61,6 +69,44 @@ extension GitHistory {
             removeTemporaryFiles(of: owner.pid, near: paths)
         }
         return recovery
+    }
+
+    /// Puts back to HEAD's version each entry of git's index that differs from HEAD for a file
+    /// that is, in the work tree, exactly as HEAD has it (or missing from both): what a process
+    /// killed between moving the branch and writing the index leaves (`git status` shows
+    /// `D path` and `?? path` for a file nobody touched, and a plain `git commit` would commit
+    /// the deletion). A staged change that matches the work tree is the person's and is left
+    /// alone, and so is every file whose bytes differ from HEAD.
+    ///
+    /// - Returns: the paths repaired.
+    func repairIndexBehindHead() throws(VaultError) -> [String] {
+        guard let head = try headCommit() else { return [] }
+        defer {
+            git_commit_free(head.commit)
+            git_tree_free(head.tree)
+        }
+        var index: OpaquePointer?
+        try GitFailure.check(git_repository_index(&index, repo), "open the index")
+        defer { git_index_free(index) }
+        try GitFailure.check(git_index_read(index, 0), "read the index")
+        var options = git_diff_options()
+        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
+        var diff: OpaquePointer?
+        try GitFailure.check(
+            git_diff_tree_to_index(&diff, repo, head.tree, index, &options), "compare the index with HEAD")
+        defer { git_diff_free(diff) }
+        var behind: [String] = []
+        for i in 0..<git_diff_num_deltas(diff) {
+            guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+            let name = delta.status == GIT_DELTA_DELETED ? delta.old_file.path : delta.new_file.path
+            guard let name else { continue }
+            let path = String(cString: name)
+            guard GitHistory.isVaultPath(path) else { continue }
+            if GitHistory.same(blob(at: path, in: head.tree), try blobID(ofFile: path)) { behind.append(path) }
+        }
+        guard !behind.isEmpty else { return [] }
+        try updateIndexWithLibgit2(behind)
+        return behind
     }
 
     /// Removes the git locks of vault processes that were killed while holding them

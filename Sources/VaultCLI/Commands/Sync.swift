@@ -12,7 +12,11 @@ extension VaultCommand {
                 Rooms merge by message id, diary entries and vault.yml line by line and key by key; \
                 where both sides changed the same lines of an entry, the other version is kept next to \
                 it as a conflict copy. Nothing is ever force-pushed. --undo puts the vault back as it \
-                was before the last sync.
+                was before the last sync, and keeps uncommitted edits as they are. A remote whose \
+                branch is not this vault (no vault.yml, or no commit in common) is refused before \
+                anything is merged or sent, unless --allow-unrelated. `vault sync NAME` does not \
+                change the default remote (`vault remote default NAME` does). Two syncs take turns \
+                (the second waits up to VAULT_LOCK_TIMEOUT seconds, default 30).
                 """)
 
         @OptionGroup var location: VaultLocation
@@ -21,6 +25,10 @@ extension VaultCommand {
         @Flag(name: .customLong("dry-run"), help: "Say what would come in and go out; change nothing.")
         var dryRun = false
         @Flag(help: "Put the vault back as it was before the last sync.") var undo = false
+        @Flag(
+            name: .customLong("allow-unrelated"),
+            help: "Merge a remote branch that has no vault.yml or no commit in common with the vault.")
+        var allowUnrelated = false
         @Flag(help: "Print the report as JSON.") var json = false
 
         func execute() throws {
@@ -29,8 +37,9 @@ extension VaultCommand {
                 .history()
             let sync = VaultSync(vault: vault.with(history: history), history: history)
             sync.interactive = Terminal.stdinIsTerminal
+            sync.allowUnrelated = allowUnrelated
             if undo {
-                guard !dryRun, remote == nil else { throw UsageError.undoWithOptions }
+                guard !dryRun, remote == nil, !allowUnrelated else { throw UsageError.undoWithOptions }
                 let done = try sync.undo()
                 if json { return try Terminal.json(done) }
                 print(
@@ -41,6 +50,14 @@ extension VaultCommand {
                     "The undone merge is kept as refs/vault/sync/undone (\(done.undone.prefix(7)));"
                         + " the remote was not changed, so the next `vault sync` brings its changes in again."
                 )
+                if !done.keptEdits.isEmpty {
+                    print("Your uncommitted edits were kept as they were (not committed): \(done.keptEdits.joined(separator: ", ")).")
+                }
+                if !done.editedAndSynced.isEmpty {
+                    print(
+                        "  \(done.editedAndSynced.joined(separator: ", ")): changed by the sync and edited since;"
+                            + " kept as you edited it, with what the sync brought in.")
+                }
                 return
             }
             // The transfers' progress on standard error, on a terminal only; cleared before the report.
@@ -86,7 +103,7 @@ extension VaultCommand {
     struct Remote: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "remote", abstract: "List, add and remove the remotes the vault syncs with.",
-            subcommands: [List.self, Add.self, RemoveRemote.self], defaultSubcommand: List.self)
+            subcommands: [List.self, Add.self, RemoveRemote.self, Default.self], defaultSubcommand: List.self)
 
         struct List: VaultRunnable {
             static let configuration = CommandConfiguration(commandName: "list", abstract: "List the remotes.")
@@ -95,9 +112,11 @@ extension VaultCommand {
             func execute() throws {
                 let vault = try location.open()
                 let history = try GitHistory(vault: vault.root, config: vault.config)
-                let remotes = try Remotes(vault: vault, history: history).list()
+                let list = Remotes(vault: vault, history: history)
+                let remotes = try list.list()
                 if remotes.isEmpty { print("No remotes. Add one with `vault remote add origin URL`.") }
-                for r in remotes { print("\(r.name)\t\(r.url)") }
+                let chosen = list.defaultName()
+                for r in remotes { print("\(r.name)\t\(r.url)\(r.name == chosen ? "\t(default)" : "")") }
             }
         }
 
@@ -113,6 +132,21 @@ extension VaultCommand {
                     .history()
                 try Remotes(vault: vault, history: history).add(name: name, url: url)
                 print("Added the remote \(name) (\(url)). `vault sync` sends and receives changes.")
+            }
+        }
+
+        struct Default: VaultRunnable {
+            static let configuration = CommandConfiguration(
+                commandName: "default",
+                abstract: "Make a remote the one a plain `vault sync` uses (`vault sync NAME` never changes it).")
+            @OptionGroup var location: VaultLocation
+            @Argument(help: "Its name.") var name: String
+
+            func execute() throws {
+                let vault = try location.open()
+                let history = try GitHistory(vault: vault.root, config: vault.config)
+                try Remotes(vault: vault, history: history).makeDefault(name: name)
+                print("`vault sync` now syncs with \(name).")
             }
         }
 

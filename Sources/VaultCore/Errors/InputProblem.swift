@@ -105,6 +105,10 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     /// `vault sync --undo` after commits were made on top of the sync (its short id):
     /// undoing it would drop them.
     case commitsAfterSync(String)
+    /// `vault sync REMOTE` where the remote's branch is not this vault's: `why` says how (its
+    /// history has no commit in common with ours, it has no `vault.yml`). Refused before
+    /// anything is merged or sent, unless `--allow-unrelated`.
+    case remoteNotThisVault(remote: String, branch: String, why: String)
     /// `vault clone URL DIR` where DIR exists and is not an empty folder.
     case cloneTargetNotEmpty(String)
     /// The folder a clone would be made in is not a folder.
@@ -194,6 +198,10 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
         case .commitsAfterSync(let sync):
             return "commits were made after the last sync (HEAD is no longer the sync's \(sync)); undoing it would"
                 + " drop them. Bring single items back with `vault restore ITEM --at REV` instead."
+        case .remoteNotThisVault(let remote, let branch, let why):
+            return "\(remote)/\(branch) is not this vault: \(why). Nothing was merged or sent. Check the remote's"
+                + " URL (`vault remote`); to merge it into the vault all the same, run"
+                + " `vault sync \(remote) --allow-unrelated`."
         case .cloneTargetNotEmpty(let root):
             return "\(root) already exists and is not an empty folder; name another folder."
         case .notAFolder(let path):

@@ -27,6 +27,20 @@ public enum UnreadMarks {
         save(marks, root: root)
     }
 
+    /// Takes back marks `add` made (`vault sync --undo`): the ids, room by room.
+    public static func remove(_ rooms: [(path: String, ids: [String])], root: String) {
+        var marks = load(root: root)
+        var changed = false
+        for (path, ids) in rooms {
+            guard let current = marks[path] else { continue }
+            let left = current.filter { !ids.contains($0) }
+            guard left.count != current.count else { continue }
+            marks[path] = left.isEmpty ? nil : left
+            changed = true
+        }
+        if changed { save(marks, root: root) }
+    }
+
     /// Marks a room as read.
     public static func clear(_ room: String, root: String) {
         var marks = load(root: root)

@@ -242,6 +242,17 @@ public final class Vault: Sendable {
         }
     }
 
+    /// Takes `.vault/sync-lock`, held by a `vault sync` (and `--dry-run`, `--undo`, `vault
+    /// unlock`) from its first fetch to its last push, so that a second sync waits for the first
+    /// (as long as `VAULT_LOCK_TIMEOUT` says, like the vault's lock) instead of failing on a git
+    /// ref the first holds; the vault's own lock is taken inside it only for the merge, so a
+    /// chat turn goes on during the fetch and the push. Released when the value is freed.
+    ///
+    /// - Throws: `VaultError.locked` naming the sync that holds it, when the wait is over.
+    public func takeSyncLock() throws(VaultError) -> VaultLock {
+        try VaultLock(vaultRoot: root, name: "sync-lock", timeout: lockTimeout, doing: "vault sync")
+    }
+
     /// `.vault/journal`: the redo journal of appends in place (`TailWrite`).
     var journalPath: String { root + "/" + VaultPath.state + "/journal" }
 

@@ -15,10 +15,16 @@ public final class VaultLock {
     public let path: String
 
     /// Takes the lock, waiting up to `timeout` seconds for another process to release it.
-    public init(vaultRoot: String, timeout: Double = 30) throws(VaultError) {
+    ///
+    /// `name` is the lock's file in `.vault/` (`lock`, the vault's; `sync-lock`, held for a
+    /// whole `vault sync`); `doing` is written after the pid, so that a waiting process can say
+    /// what it waits for (`pid 4242 (vault sync)`).
+    public init(vaultRoot: String, name: String = "lock", timeout: Double = 30, doing: String? = nil)
+        throws(VaultError)
+    {
         let dir = vaultRoot + "/" + VaultPath.state
         try FileIO.makeDirectory(dir)
-        path = dir + "/lock"
+        path = dir + "/" + name
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw VaultError.io(path: path, operation: "open the lock", reason: FileIO.errorText()) }
         var waited = 0.0
@@ -29,7 +35,11 @@ public final class VaultLock {
                 throw VaultError.io(path: path, operation: "lock", reason: reason)
             }
             if waited >= timeout {
-                let holder = (try? FileIO.read(path)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+                // Read through this descriptor: `FileIO.read` takes a shared `flock`, which would
+                // wait for the holder to end.
+                var bytes = [UInt8](repeating: 0, count: 256)
+                let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+                let holder = String(decoding: bytes.prefix(max(0, n)), as: UTF8.self)
                 close(fd)
                 let text = holder.trimmingCharacters(in: .whitespacesAndNewlines)
                 throw VaultError.locked(path: path, holder: text.isEmpty ? "unknown" : text)
@@ -37,7 +47,7 @@ public final class VaultLock {
             usleep(20_000)
             waited += 0.02
         }
-        let note = Array("pid \(getpid())\n".utf8)
+        let note = Array("pid \(getpid())\(doing.map { " (\($0))" } ?? "")\n".utf8)
         ftruncate(fd, 0)
         _ = note.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
     }

@@ -78,6 +78,8 @@ extension GitHistory {
         try moveBranch(
             branch, from: git_commit_id(old).pointee, to: id, message: message, by: signature!.pointee,
             whenMoved: "run `vault sync` again")
+        // Tests: killed with the branch moved and the files written, git's index not yet.
+        CrashPoint.reach("sync-branch-moved")
     }
 
     /// Writes a commit object (not moving any branch) and makes it durable.

@@ -76,7 +76,7 @@ struct GitCommandTransport: RemoteTransport {
 
     func push(remote: String, branch: String) throws(VaultError) -> PushResult {
         let output = try git.run(
-            ["push", "--porcelain", "--set-upstream"] + (progress == nil ? [] : ["--progress"])
+            ["push", "--porcelain"] + (progress == nil ? [] : ["--progress"])
                 + [remote, "refs/heads/\(branch):refs/heads/\(branch)"],
             interactive: interactive, progress: progress)
         // `--porcelain`: one line per ref, `!` when the remote refused it.
@@ -194,9 +194,6 @@ struct LibGit2Transport: RemoteTransport {
             if PushResult.isRace(why) { return .rejected(why) }
             throw PushResult.refused(remote, why)
         }
-        // What `git push --set-upstream` records, so plain git knows where the branch goes.
-        try history.setConfig("branch.\(branch).remote", remote)
-        try history.setConfig("branch.\(branch).merge", "refs/heads/\(branch)")
         return .pushed
     }
 

@@ -15,7 +15,10 @@ import VaultCore
 /// 3. push (`git push`, never forced); a push the remote refuses because it moved meanwhile
 ///    starts again at 1, at most `attempts` times.
 ///
-/// The state before the first merge is kept in `refs/vault/sync/before` for `undo()`.
+/// The state before the first merge is kept in `refs/vault/sync/before` for `undo()`
+/// (`VaultSync+Undo.swift`). The whole sync holds the sync lock (`.vault/sync-lock`: a second
+/// sync waits), and a remote that is not this vault is refused after the fetch, before
+/// anything is merged (`VaultSync+Safety.swift`).
 public final class VaultSync {
     public let vault: Vault
     let history: GitHistory
@@ -34,6 +37,9 @@ public final class VaultSync {
     }
     /// How many times a push the remote refused is tried again after a new fetch and merge.
     public var attempts = 3
+    /// Whether a remote whose branch is not this vault (no `vault.yml`, no common commit) may be
+    /// merged all the same (`--allow-unrelated`); refused by default (`refuseRemoteOfAnotherKind`).
+    public var allowUnrelated = false
 
     static let beforeRef = "refs/vault/sync/before"
     static let afterRef = "refs/vault/sync/after"
@@ -51,14 +57,18 @@ public final class VaultSync {
 
     /// Syncs with `remote` (nil: the branch's upstream remote, else `origin`, else the only one).
     public func sync(remote name: String? = nil) throws(VaultError) -> SyncReport {
+        let (syncLock, cleared) = try holdSyncLock()
+        defer { withExtendedLifetime(syncLock) {} }
         let remote = try history.syncRemote(named: name)
         let branch = try history.branchName()
         var report = SyncReport(remote: remote)
+        report.notes += cleared
         var savedBefore = false
         for attempt in 1...max(1, attempts) {
             Trace.mark("sync: fetch")
             try transport.fetch(remote: remote)
             Trace.mark("sync: fetched")
+            try refuseRemoteOfAnotherKind(remote, branch: branch)
             let theirsRef = "refs/remotes/\(remote)/\(branch)"
             // What came in passes the gate before anything is committed, merged or written.
             try admit(theirsRef)
@@ -97,6 +107,7 @@ public final class VaultSync {
             switch try transport.push(remote: remote, branch: branch) {
             case .pushed:
                 Trace.mark("sync: pushed")
+                try rememberUpstream(remote, branch: branch)
                 report.pushed = true
                 return report
             case .rejected(let why):
@@ -111,6 +122,8 @@ public final class VaultSync {
 
     /// What a sync would bring in and send out, without changing the vault, its refs or the remote.
     public func dryRun(remote name: String? = nil) throws(VaultError) -> SyncReport {
+        let syncLock = try holdSyncLock().lock
+        defer { withExtendedLifetime(syncLock) {} }
         let remote = try history.syncRemote(named: name)
         let branch = try history.branchName()
         let probe = VaultSync.dryRunPrefix + branch
@@ -139,45 +152,6 @@ public final class VaultSync {
                 try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: ahead > 0))
         }
         return report
-    }
-
-    // MARK: Undo
-
-    /// Puts the vault back as it was before the last sync: the branch moves back to
-    /// `refs/vault/sync/before` and the files follow. Refused when commits were made since the
-    /// sync (they would be lost); the undone merge stays reachable as `refs/vault/sync/undone`,
-    /// and the remote is not touched.
-    public func undo() throws(VaultError) -> UndoReport {
-        try vault.change { change throws(VaultError) -> UndoReport in
-            // Hand edits are committed first (the change path's rule); undoing then moves the
-            // branch back, with no commit of its own.
-            change.include(try history.workTreeChanges())
-            try change.commitHandEdits()
-            guard let before = try history.referenceCommit(VaultSync.beforeRef),
-                let after = try history.referenceCommit(VaultSync.afterRef)
-            else {
-                throw VaultError.input(.noSyncToUndo)
-            }
-            defer { git_commit_free(before); git_commit_free(after) }
-            guard let head = try history.headCommit() else { throw VaultError.input(.noSyncToUndo) }
-            defer { git_commit_free(head.commit); git_tree_free(head.tree) }
-            guard git_oid_equal(git_commit_id(head.commit), git_commit_id(after)) != 0 else {
-                throw VaultError.input(.commitsAfterSync(String(oidString(git_commit_id(after)).prefix(7))))
-            }
-            var beforeTree: OpaquePointer?
-            try GitFailure.check(git_commit_tree(&beforeTree, before), "read the tree before the sync")
-            defer { git_tree_free(beforeTree) }
-            let changes = try history.directChanges(from: head.tree, to: beforeTree!)
-            try history.checkout(changes, replacing: head.tree)
-            try history.moveBranch(to: git_commit_id(before).pointee, from: head.commit, message: "vault: sync --undo")
-            try history.updateIndexWithLibgit2(changes.map(\.path))
-            try history.setReference(VaultSync.undoneRef, to: git_commit_id(after).pointee)
-            history.deleteReference(VaultSync.afterRef)
-            history.deleteReference(VaultSync.beforeRef)
-            return UndoReport(
-                restored: oidString(git_commit_id(before)), undone: oidString(git_commit_id(after)),
-                paths: changes.map(\.path))
-        }
     }
 
     // MARK: Steps
@@ -516,11 +490,4 @@ enum Integrity {
         copy.withUTF8 { h.combine(bytes: UnsafeRawBufferPointer($0)) }
         return h.finalize()
     }
-}
-
-/// What `vault sync --undo` did.
-public struct UndoReport: Sendable, Codable {
-    public var restored: String
-    public var undone: String
-    public var paths: [String]
 }

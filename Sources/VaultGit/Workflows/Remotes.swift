@@ -37,6 +37,24 @@ public struct Remotes {
         }
     }
 
+    /// The remote a plain `vault sync` uses (the branch's upstream, else `origin`, else the only
+    /// one); nil when that is not decided (no remote, or several and none chosen).
+    public func defaultName() -> String? {
+        try? history.syncRemote(named: nil)
+    }
+
+    /// Makes `name` the remote a plain `vault sync` (and `git pull`) uses: the branch's upstream.
+    /// `vault sync NAME` syncs with another remote without changing it.
+    ///
+    /// - Throws: `VaultError.input` when there is no such remote.
+    public func makeDefault(name: String) throws(VaultError) {
+        try vault.changing { () throws(VaultError) in
+            let known = try history.remotes().map(\.name)
+            guard known.contains(name) else { throw VaultError.input(.unknownRemote(name, known: known)) }
+            try history.setUpstream(remote: name, branch: try history.branchName())
+        }
+    }
+
     /// Removes the remote `name` from the repository's configuration, under the vault's lock.
     ///
     /// - Throws: `VaultError.input` when there is no such remote.

@@ -1,0 +1,94 @@
+import CGit2
+import Foundation
+import VaultCore
+
+/// The checks around a sync that keep it from getting stuck or going astray: one sync at a
+/// time, what a killed sync left cleared, a remote that is not this vault refused, and the
+/// upstream moved only on purpose.
+extension VaultSync {
+    /// Takes the sync lock (`Vault.takeSyncLock`: a second sync waits for the first), then
+    /// removes the locks of vault's own refs (`refs/vault/…`) a killed sync left: every writer
+    /// of those refs holds the sync lock, so while this process holds it no living one can be
+    /// holding one of theirs.
+    ///
+    /// - Returns: the lock (released when freed) and the ref locks removed.
+    func holdSyncLock() throws(VaultError) -> (lock: VaultLock, cleared: [String]) {
+        let lock = try vault.takeSyncLock()
+        let cleared = Leftovers.remove(Leftovers.syncRefLocks(gitDirectory: history.gitDirectory))
+        return (lock, cleared.map { "removed \($0.dropFirst(history.gitDirectory.count + 1)), left by a killed sync" })
+    }
+
+    /// Refuses a remote whose `branch` (as just fetched) is not this vault's: it has no
+    /// `vault.yml` at its top, or its history has no commit in common with ours. With no such
+    /// branch there, the remote may be empty (the first push is then fine), but a remote with
+    /// other branches and not one vault among them is refused. Nothing is refused with
+    /// `allowUnrelated`.
+    func refuseRemoteOfAnotherKind(_ remote: String, branch: String) throws(VaultError) {
+        guard !allowUnrelated else { return }
+        let prefix = "refs/remotes/\(remote)/"
+        func refuse(_ why: String) -> VaultError {
+            .input(.remoteNotThisVault(remote: remote, branch: branch, why: why))
+        }
+        guard let theirs = try history.referenceCommit(prefix + branch) else {
+            let others = try history.referenceNames(matching: prefix + "*").filter { !$0.hasSuffix("/HEAD") }
+            guard !others.isEmpty else { return }
+            for name in others where try history.holdsVaultConfig(name) { return }
+            let names = others.map { String($0.dropFirst(prefix.count)) }.joined(separator: ", ")
+            throw refuse("it has no branch \(branch), and its branches (\(names)) hold no \(VaultPath.config)")
+        }
+        defer { git_commit_free(theirs) }
+        guard try history.holdsVaultConfig(prefix + branch) else {
+            throw refuse("it has no \(VaultPath.config) at its top, so it is not a vault")
+        }
+        guard let head = try history.headCommit() else { return }
+        defer {
+            git_commit_free(head.commit)
+            git_tree_free(head.tree)
+        }
+        var base = git_oid()
+        let found = git_merge_base(&base, history.repo, git_commit_id(head.commit), git_commit_id(theirs))
+        if found == GIT_ENOTFOUND.rawValue {
+            throw refuse("its history has no commit in common with this vault's (another vault, or another project)")
+        }
+        try GitFailure.check(found, "find the common ancestor")
+    }
+
+    /// After a push: makes `remote` the branch's upstream (what a plain `vault sync` and
+    /// `git pull` use) when it has none yet and `remote` is the one a plain sync would choose.
+    /// `vault sync OTHER` never moves it; `vault remote default NAME` does.
+    func rememberUpstream(_ remote: String, branch: String) throws(VaultError) {
+        guard try history.configString("branch.\(branch).remote") == nil,
+            try history.syncRemote(named: nil) == remote
+        else { return }
+        try history.setUpstream(remote: remote, branch: branch)
+    }
+}
+
+extension GitHistory {
+    /// The names of the refs `pattern` matches (`refs/remotes/origin/*`).
+    func referenceNames(matching pattern: String) throws(VaultError) -> [String] {
+        var iterator: OpaquePointer?
+        try GitFailure.check(git_reference_iterator_glob_new(&iterator, repo, pattern), "list \(pattern)")
+        defer { git_reference_iterator_free(iterator) }
+        var names: [String] = []
+        var name: UnsafePointer<CChar>?
+        while git_reference_next_name(&name, iterator) == 0, let name { names.append(String(cString: name)) }
+        return names.sorted()
+    }
+
+    /// Whether the commit `ref` names has `vault.yml` at its top.
+    func holdsVaultConfig(_ ref: String) throws(VaultError) -> Bool {
+        guard let commit = try referenceCommit(ref) else { return false }
+        defer { git_commit_free(commit) }
+        var tree: OpaquePointer?
+        try GitFailure.check(git_commit_tree(&tree, commit), "read \(ref)'s tree")
+        defer { git_tree_free(tree) }
+        return blob(at: VaultPath.config, in: tree) != nil
+    }
+
+    /// Makes `remote` the upstream of `branch`, as `git push --set-upstream` records it.
+    func setUpstream(remote: String, branch: String) throws(VaultError) {
+        try setConfig("branch.\(branch).remote", remote)
+        try setConfig("branch.\(branch).merge", "refs/heads/\(branch)")
+    }
+}
