@@ -77,7 +77,8 @@ extension GitHistory {
         for change in changes where VaultPath.kind(of: change.path) == .room {
             func ids(_ tree: OpaquePointer) throws(VaultError) -> Set<String> {
                 guard let blob = blob(at: change.path, in: tree) else { return [] }
-                return Integrity.items(in: try blobBytes(blob), path: change.path)
+                let room = try? RoomFile(parsing: try blobBytes(blob), path: change.path)
+                return Set(room?.messages.map(\.id) ?? [])
             }
             let added = try ids(new).subtracting(try ids(old))
             if !added.isEmpty { out.append((change.path, added.sorted())) }
