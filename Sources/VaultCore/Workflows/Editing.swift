@@ -134,7 +134,8 @@ public struct Editing {
         if merged.bytes != saved {
             try change.write(merged.bytes, to: path, expecting: .unchanged(stamp))
         }
-        return KeptMeanwhile(theirs: theirs, notes: Editing.keptNotes(path, merged, given: given, saved: saved, theirs: theirs))
+        let notes = Editing.keptNotes(path, merged, given: given, saved: saved, theirs: theirs)
+        return KeptMeanwhile(theirs: theirs, notes: notes)
     }
 
     /// The three-way merge of a stale save: a room by message id, an entry by front-matter key
