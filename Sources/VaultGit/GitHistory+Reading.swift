@@ -89,6 +89,14 @@ extension GitHistory {
         return try contents(of: path, in: c)
     }
 
+    /// The bytes of `path` in HEAD (`VaultHistory`): nil when HEAD has no such file, or the
+    /// repository no commit yet.
+    public func committedVersion(of path: String) throws(VaultError) -> [UInt8]? {
+        guard let head = try headCommit() else { return nil }
+        defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+        return try contents(of: path, in: head.commit)
+    }
+
     func contents(of path: String, in commit: OpaquePointer) throws(VaultError) -> [UInt8]? {
         var tree: OpaquePointer?
         try GitFailure.check(git_commit_tree(&tree, commit), "read a commit's tree")

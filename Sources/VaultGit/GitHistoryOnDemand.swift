@@ -140,6 +140,10 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// Notes the paths (`CommitIntent`) without opening the repository.
     public func willChange(_ paths: [String]) { CommitIntent.add(paths, root: root) }
 
+    public func committedVersion(of path: String) throws(VaultError) -> [UInt8]? {
+        try history().committedVersion(of: path)
+    }
+
     @discardableResult
     public func commit(_ paths: [String], message: String, known: [String: KnownFile]) throws(VaultError) -> Bool {
         try history().commit(paths, message: message, known: known)

@@ -130,6 +130,7 @@ func report(_ result: DiaryWriting.Result) {
 /// Prints what became of a file opened in the editor.
 func report(_ result: Editing.Result, vault: Vault) {
     for p in result.problems { Terminal.warning("\(p) (your edit is saved and committed; fix it when you can)") }
+    for note in result.kept { print("\(result.path): \(note).") }
     switch result.kind {
     case .saved: print("Saved \(result.path).")
     case .unchanged: print("No change in \(result.path).")

@@ -27,6 +27,11 @@ public protocol VaultHistory: AnyObject, Sendable {
     /// Records that the files at `paths` are about to change (before they do), so that if this
     /// process dies before it commits them, the next vault command commits them for it.
     func willChange(_ paths: [String])
+
+    /// The bytes of `path` as the last commit has them: nil when it is not in that commit,
+    /// or there is no commit yet. What a sync or a chat turn made of a file is committed, so
+    /// a workflow that handed the file to an editor tells by this what changed meanwhile.
+    func committedVersion(of path: String) throws(VaultError) -> [UInt8]?
 }
 
 extension VaultHistory {

@@ -166,6 +166,12 @@ public final class Change {
         return Array(file.bytes[..<offset])
     }
 
+    /// The bytes of `path` as the last commit has them (`VaultHistory.committedVersion`); nil
+    /// when it is not committed, or the vault keeps no history.
+    public func committedVersion(of path: String) throws(VaultError) -> [UInt8]? {
+        try vault.history?.committedVersion(of: path)
+    }
+
     /// Notes that `paths` may change outside vault's own writes (an editor is about to open
     /// them, without the lock): if this process ends before a later change commits them, the
     /// next command does (`VaultHistory.willChange`).
