@@ -65,6 +65,8 @@ import VaultTestSupport
         try w.chat("desktop", room, "데스크톱에서")
         _ = try w.vault("desktop", ["sync"], environment: ["VAULT_CRASH_AT": "sync-branch-moved"])
         #expect(try git(["status", "--porcelain"], in: w.path("desktop")) != "")
+        let listed = try w.vault("desktop", ["status"]).stdout
+        #expect(listed.components(separatedBy: "rooms/new-room.md").count == 2, "listed once: \(listed)")
         let files = try w.files("desktop")
         let u = try w.vault("desktop", ["unlock"])
         try w.expectOK(u)
