@@ -24,7 +24,9 @@ import VaultTestSupport
     @Test func remoteAddListRemove() throws {
         let w = try SyncWorld(clones: [])
         try w.expectOK(w.vault("laptop", ["remote", "add", "usb", "/media/usb/vault.git"]))
-        #expect(try w.vault("laptop", ["remote", "list"]).stdout == "origin\t\(w.remote)\t(default)\nusb\t/media/usb/vault.git\n")
+        #expect(
+            try w.vault("laptop", ["remote", "list"]).stdout
+                == "origin\t\(w.remote)\t(default)\nusb\t/media/usb/vault.git\n")
         let again = try w.vault("laptop", ["remote", "add", "usb", "/elsewhere"])
         #expect(again.status == 1 && again.stderr.contains("already a remote named 'usb'"))
         try w.expectOK(w.vault("laptop", ["remote", "remove", "usb"]))

@@ -51,7 +51,8 @@ extension VaultCommand {
                         + " the remote was not changed, so the next `vault sync` brings its changes in again."
                 )
                 if !done.keptEdits.isEmpty {
-                    print("Your uncommitted edits were kept as they were (not committed): \(done.keptEdits.joined(separator: ", ")).")
+                    let edits = done.keptEdits.joined(separator: ", ")
+                    print("Your uncommitted edits were kept as they were (not committed): \(edits).")
                 }
                 if !done.editedAndSynced.isEmpty {
                     print(
