@@ -39,14 +39,8 @@ import VaultTestSupport
                 arguments = ["room", "set", "room-a", "system", "s\(k)"]
             }
             let process = vaultProcess(arguments, in: dir.path)
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
             let delay = Double.random(in: 0...1.2, using: &random) * turn
-            try process.run()
-            usleep(UInt32(delay * 1_000_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal {
+            if try runKilled(process, after: delay) {
                 landed += 1
             } else if process.terminationStatus == 0, let message {
                 finished.append(message)

@@ -24,11 +24,13 @@ import VaultTestSupport
     @Test func remoteAddListRemove() throws {
         let w = try SyncWorld(clones: [])
         try w.expectOK(w.vault("laptop", ["remote", "add", "usb", "/media/usb/vault.git"]))
-        #expect(try w.vault("laptop", ["remote", "list"]).stdout == "origin\t\(w.remote)\nusb\t/media/usb/vault.git\n")
+        #expect(
+            try w.vault("laptop", ["remote", "list"]).stdout
+                == "origin\t\(w.remote)\t(default)\nusb\t/media/usb/vault.git\n")
         let again = try w.vault("laptop", ["remote", "add", "usb", "/elsewhere"])
         #expect(again.status == 1 && again.stderr.contains("already a remote named 'usb'"))
         try w.expectOK(w.vault("laptop", ["remote", "remove", "usb"]))
-        #expect(try w.vault("laptop", ["remote"]).stdout == "origin\t\(w.remote)\n")
+        #expect(try w.vault("laptop", ["remote"]).stdout == "origin\t\(w.remote)\t(default)\n")
         let gone = try w.vault("laptop", ["remote", "remove", "usb"])
         #expect(gone.status == 1 && gone.stderr.contains("no remote named 'usb'"))
     }

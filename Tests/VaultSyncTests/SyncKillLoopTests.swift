@@ -36,14 +36,8 @@ import VaultTestSupport
             let process = vaultProcess(
                 ["sync"], in: w.path(victim),
                 environment: ["VAULT_MACHINE": victim, "PATH": SyncWorld.pathWithVault, "VAULT_LOCK_TIMEOUT": "60"])
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
             let delay = Double.random(in: 0...1.3, using: &random) * syncTime
-            try process.run()
-            usleep(UInt32(delay * 1_000_000))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            if process.terminationReason == .uncaughtSignal { landed += 1 }
+            if try runKilled(process, after: delay) { landed += 1 }
             // A git child the kill left running finishes on its own; the next sync waits for nothing else.
             for m in [victim] + machines.filter({ $0 != victim }) {
                 let next = try w.vault(m, ["sync"])

@@ -142,6 +142,20 @@ public func vaultProcess(_ arguments: [String], in directory: String, environmen
     return process
 }
 
+/// Starts `process` with its output thrown away, kills it with SIGKILL after `delay` seconds
+/// (unless it ended before), and waits for it: the kill loops' step.
+///
+/// - Returns: whether the kill landed (the process died of it, in the middle of its work).
+public func runKilled(_ process: Process, after delay: Double) throws -> Bool {
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    usleep(UInt32(delay * 1_000_000))
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+    return process.terminationReason == .uncaughtSignal
+}
+
 /// Runs the built `vault` with `arguments` in `directory`.
 ///
 /// The environment is the test's own minus vault variables, plus `environment`.

@@ -51,7 +51,8 @@ extension VaultCommand {
                         + " the remote was not changed, so the next `vault sync` brings its changes in again."
                 )
                 if !done.keptEdits.isEmpty {
-                    print("Your uncommitted edits were kept as they were (not committed): \(done.keptEdits.joined(separator: ", ")).")
+                    let edits = done.keptEdits.joined(separator: ", ")
+                    print("Your uncommitted edits were kept as they were (not committed): \(edits).")
                 }
                 if !done.editedAndSynced.isEmpty {
                     print(
@@ -110,9 +111,7 @@ extension VaultCommand {
             @OptionGroup var location: VaultLocation
 
             func execute() throws {
-                let vault = try location.open()
-                let history = try GitHistory(vault: vault.root, config: vault.config)
-                let list = Remotes(vault: vault, history: history)
+                let list = try location.remotes()
                 let remotes = try list.list()
                 if remotes.isEmpty { print("No remotes. Add one with `vault remote add origin URL`.") }
                 let chosen = list.defaultName()
@@ -143,9 +142,7 @@ extension VaultCommand {
             @Argument(help: "Its name.") var name: String
 
             func execute() throws {
-                let vault = try location.open()
-                let history = try GitHistory(vault: vault.root, config: vault.config)
-                try Remotes(vault: vault, history: history).makeDefault(name: name)
+                try location.remotes().makeDefault(name: name)
                 print("`vault sync` now syncs with \(name).")
             }
         }
@@ -157,9 +154,7 @@ extension VaultCommand {
             @Argument(help: "Its name.") var name: String
 
             func execute() throws {
-                let vault = try location.open()
-                let history = try GitHistory(vault: vault.root, config: vault.config)
-                try Remotes(vault: vault, history: history).remove(name: name)
+                try location.remotes().remove(name: name)
                 print("Removed the remote \(name).")
             }
         }
@@ -229,6 +224,15 @@ extension VaultCommand {
                 Terminal.note(note)
             }
         }
+    }
+}
+
+extension VaultLocation {
+    /// The vault's remotes, its repository opened (not made: listing, removing and choosing a
+    /// remote need one already).
+    func remotes() throws -> Remotes {
+        let vault = try open()
+        return Remotes(vault: vault, history: try GitHistory(vault: vault.root, config: vault.config))
     }
 }
 

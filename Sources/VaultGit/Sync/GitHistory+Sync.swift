@@ -145,10 +145,13 @@ extension GitHistory {
             let output = try git.run(
                 ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"])
             if output.status == 0 {
-                // `XY PATH\0` records; with renames off there is no second path.
-                return output.stdout.split(separator: "\0").compactMap { record in
-                    record.count > 3 ? String(record.dropFirst(3)) : nil
-                }.sorted()
+                // `XY PATH\0` records; with renames off there is no second path. A path can come
+                // twice (`D ` and `??`: an index behind HEAD), and is listed once.
+                return Set(
+                    output.stdout.split(separator: "\0").compactMap { record in
+                        record.count > 3 ? String(record.dropFirst(3)) : nil
+                    }
+                ).sorted()
             }
         }
         var options = git_status_options()
