@@ -244,7 +244,11 @@ import VaultTestSupport
             other.stderr.contains("has no branch main, and its branches (trunk) hold no vault.yml"), "\(other.stderr)")
         #expect(try git(["for-each-ref", "refs/heads/main"], in: trunk) == "")
         #expect(try git(["rev-parse", "HEAD"], in: laptop) == head)
-        // Asked for, it is merged.
+        // Asked for, it is merged once its file's place is accepted too (the gate keeps to the
+        // vault's layout whatever the history).
+        let gated = try w.vault("laptop", ["sync", "nv", "--allow-unrelated"])
+        #expect(gated.status == 1 && gated.stderr.contains("README.md") && gated.stderr.contains("outside rooms/"))
+        try git(["config", "vault.acceptPaths", "README.md"], in: laptop)
         let allowed = try w.vault("laptop", ["sync", "nv", "--allow-unrelated"])
         try w.expectOK(allowed)
         #expect(FileManager.default.fileExists(atPath: laptop + "/README.md"))
