@@ -96,6 +96,14 @@ public struct VaultCommand: ParsableCommand {
         return [arguments[0]] + rest
     }
 
+    /// Raises the process's limits where it may (`ProcessLimits.prepare`); when they stay too
+    /// low for any command, prints why and returns the status to exit with.
+    public static func checkLimits() -> Int32? {
+        guard let refusal = ProcessLimits.prepare() else { return nil }
+        Terminal.error(refusal)
+        return ExitStatus.failure.rawValue
+    }
+
     public static func startGitEarly(for arguments: [String]) {
         Trace.mark("main")
         guard arguments.count > 1, gitCommands.contains(arguments[1]) else { return }
