@@ -103,11 +103,8 @@ import VaultTestSupport
         var random = SeededRandom(seed: 11)
         let word = Array("Café".decomposedStringWithCanonicalMapping.utf8)
         var line = word
-        var starts = [0]
         for _ in 0..<2 {
-            line += filler(256 << 10, &random)
-            starts.append(line.count)
-            line += word
+            line += [0x20] + filler(256 << 10, &random) + word
         }
         line = Array(String(decoding: line, as: UTF8.self).decomposedStringWithCanonicalMapping.utf8)
         // Decomposing moves no `Café`: the filler's `café`s decompose before and after alike,
@@ -115,7 +112,7 @@ import VaultTestSupport
         let expected = Self.offsets(of: word, in: line)
         #expect(expected.count >= 3 && expected.first == 0 && expected.last == line.count - word.count)
         let dir = try vault(withLine: line)
-        let literal = try search(dir, "CAFÉ").items.flatMap(\.hits).filter { $0.line == 8 }
+        let literal = try search(dir, "café").items.flatMap(\.hits).filter { $0.line == 8 }
         try #require(literal.count == 1)
         #expect(literal[0].matches == expected.map { $0..<($0 + word.count) })
         let regex = try search(dir, "caf.\\b", regex: true).items.flatMap(\.hits).filter { $0.line == 8 }
