@@ -31,17 +31,16 @@ import VaultTestSupport
         return dir
     }
 
-    /// Filler of exactly `count` bytes with no `q` in it, seeded (words of English and Korean,
-    /// spaces at the end).
+    /// Filler of exactly `count` bytes with no `q` in it: a seeded block of words (English and
+    /// Korean) repeated, spaces at the end.
     func filler(_ count: Int, _ random: inout SeededRandom) -> [UInt8] {
         let words = ["the", "brown", "fox", "부산", "여행", "lazy", "dog", "a", "café"].map { Array($0.utf8) + [0x20] }
+        var block: [UInt8] = []
+        while block.count < 60_000 { block += words[Int(random.next() % UInt64(words.count))] }
         var out: [UInt8] = []
         out.reserveCapacity(count)
-        while true {
-            let word = words[Int(random.next() % UInt64(words.count))]
-            guard out.count + word.count <= count else { break }
-            out += word
-        }
+        while out.count + block.count <= count { out += block }
+        for word in words where out.count + word.count <= count { out += word }
         return out + [UInt8](repeating: 0x20, count: count - out.count)
     }
 
@@ -54,20 +53,23 @@ import VaultTestSupport
         return try VaultSearch(vault: Vault(root: dir.path)).run(query)
     }
 
-    /// A line of 9 MiB, longer than a piece the scan reads (8 MiB), with `quokka` at its start,
-    /// in its middle, across the 8 MiB mark and at its end: one hit, the whole line, four matches
-    /// at their byte offsets. (The line was cut at the buffer's end and read as two.)
-    @Test func aLineLongerThanAPieceIsSearchedWhole() throws {
+    /// A line of 17 MiB, longer than the scan's buffer even once grown (8, then 16 MiB), with
+    /// `quokka` at its start, in its middle, across the file's bytes 8 MiB and 16 MiB and at its
+    /// end: one hit, the whole line, five matches at their byte offsets. (A line still without
+    /// its end when the buffer was full was cut there and read as two lines.)
+    @Test func aLineLongerThanTheBufferIsSearchedWhole() throws {
         var random = SeededRandom(seed: 7)
         let needle = Array("quokka".utf8)
         var line = needle + filler(4 << 20, &random)
-        let middle = line.count
-        // Its `k` at the file's byte 8 MiB (the first piece's end).
-        line += needle + filler((8 << 20) - 3 - Self.head.count - line.count - needle.count, &random)
-        let acrossThePiece = line.count
-        #expect(Self.head.count + acrossThePiece + 3 == 8 << 20)
-        line += needle + filler((9 << 20) - line.count - 6, &random)
-        let end = line.count
+        var starts = [0, line.count]
+        // Its `k` at the file's byte 8 MiB, then at 16 MiB.
+        for mark in [8 << 20, 16 << 20] {
+            line += needle + filler(mark - 3 - Self.head.count - line.count - needle.count, &random)
+            starts.append(line.count)
+            #expect(Self.head.count + line.count + 3 == mark)
+        }
+        line += needle + filler((17 << 20) - line.count - needle.count, &random)
+        starts.append(line.count)
         line += needle
         let dir = try vault(withLine: line)
         let results = try search(dir, "quokka")
@@ -77,7 +79,7 @@ import VaultTestSupport
         #expect(hits[0].line == 8)
         #expect(hits[0].column == 1)
         #expect(hits[0].text.utf8.count == line.count)
-        #expect(hits[0].matches == [0, middle, acrossThePiece, end].map { $0..<($0 + needle.count) })
+        #expect(hits[0].matches == starts.map { $0..<($0 + needle.count) })
         #expect(hits[0].message?.id == "m-QB7X91ZQF6VJ")
         // `-l`: the item, its first hit.
         let first = try search(dir, "quokka", firstHitOnly: true)
