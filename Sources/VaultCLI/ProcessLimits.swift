@@ -28,18 +28,18 @@ public enum ProcessLimits {
 
     /// Raises the soft limits on open files and address space to the hard ones, and starts
     /// libdispatch's event loop now while descriptors are free. Returns why no command can
-    /// run (a sentence for `vault: error: …`), or nil.
+    /// run (the start of a sentence for `vault: error: …`), or nil.
     public static func prepare() -> String? {
         let files = raise(__rlimit_resource_t(RLIMIT_NOFILE.rawValue))
         if files < minimumOpenFiles {
             return "too few open files allowed: the limit (ulimit -n) is \(files), and vault needs at least "
-                + "\(minimumOpenFiles); raise it (ulimit -n 1024) and run the command again. Nothing was changed"
+                + "\(minimumOpenFiles); raise it (ulimit -n 1024) and run the command again"
         }
         let space = raise(__rlimit_resource_t(RLIMIT_AS.rawValue))
         if space < minimumAddressSpace {
             return "too little memory allowed: the address space limit (ulimit -v) is \(space / 1024) KiB, and "
                 + "vault needs at least \(minimumAddressSpace / 1024) KiB; raise it (ulimit -v unlimited) and run "
-                + "the command again. Nothing was changed"
+                + "the command again"
         }
         // A few hundred descriptors or more: libdispatch gets its own whenever it starts.
         if files < 1024 { startDispatch() }

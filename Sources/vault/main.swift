@@ -6,7 +6,7 @@ import Glibc
 
 let arguments = VaultCommand.normalized(CommandLine.arguments)
 // Low limits on open files or memory end here with a message, before any thread starts.
-if let status = VaultCommand.checkLimits() {
+if let status = VaultCommand.checkLimits(Array(arguments.dropFirst())) {
     fflush(nil)
     _exit(status)
 }
