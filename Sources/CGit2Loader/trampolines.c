@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 145 functions; variadic, as a pointer only: git_libgit2_opts.
+// 146 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -78,6 +78,7 @@ static struct {
     __typeof__(git_object_type2string) *git_object_type2string;
     __typeof__(git_odb_add_backend) *git_odb_add_backend;
     __typeof__(git_odb_backend_data_alloc) *git_odb_backend_data_alloc;
+    __typeof__(git_odb_exists) *git_odb_exists;
     __typeof__(git_odb_free) *git_odb_free;
     __typeof__(git_odb_hash) *git_odb_hash;
     __typeof__(git_odb_init_backend) *git_odb_init_backend;
@@ -227,6 +228,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_object_type2string", (void **)&real.git_object_type2string},
     {"git_odb_add_backend", (void **)&real.git_odb_add_backend},
     {"git_odb_backend_data_alloc", (void **)&real.git_odb_backend_data_alloc},
+    {"git_odb_exists", (void **)&real.git_odb_exists},
     {"git_odb_free", (void **)&real.git_odb_free},
     {"git_odb_hash", (void **)&real.git_odb_hash},
     {"git_odb_init_backend", (void **)&real.git_odb_init_backend},
@@ -637,6 +639,11 @@ int git_odb_add_backend(git_odb *odb, git_odb_backend *backend, int priority) {
 void *git_odb_backend_data_alloc(git_odb_backend *backend, size_t len) {
     CVAULT_GIT2_REQUIRE();
     return real.git_odb_backend_data_alloc(backend, len);
+}
+
+int git_odb_exists(git_odb *db, const git_oid *id) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_odb_exists(db, id);
 }
 
 void git_odb_free(git_odb *db) {

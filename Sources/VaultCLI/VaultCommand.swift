@@ -96,6 +96,20 @@ public struct VaultCommand: ParsableCommand {
         return [arguments[0]] + rest
     }
 
+    /// Raises the process's limits where it may (`ProcessLimits.prepare`); when they stay too
+    /// low for any command, prints why and returns the status to exit with. A chat message
+    /// given to `vault chat` is kept first, as the room's pending prompt, when the room can be
+    /// named without listing the vault (`Chat.keepForLater`).
+    public static func checkLimits(_ arguments: [String]) -> Int32? {
+        guard let refusal = ProcessLimits.prepare() else { return nil }
+        var outcome = "Nothing was changed"
+        if let chat = (try? parseAsRoot(arguments)) as? Chat {
+            outcome = chat.keepForLater() ?? outcome
+        }
+        Terminal.error(refusal + ". " + outcome)
+        return ExitStatus.failure.rawValue
+    }
+
     public static func startGitEarly(for arguments: [String]) {
         Trace.mark("main")
         guard arguments.count > 1, gitCommands.contains(arguments[1]) else { return }

@@ -204,6 +204,12 @@ extension GitHistory {
         try GitFailure.check(code, "create the commit")
         // Every object the commit names is on disk before the branch names it.
         try GitFailure.check(cvault_odb_writer_flush_batch(objects.writer), "write the new objects to disk")
+        // With no descriptor left (`ulimit -n`), `git_commit_create` was seen to succeed after
+        // every write of the commit's object failed: the branch then named a missing commit.
+        // The branch never moves to an object that is not there.
+        guard git_odb_exists(objects.odb, &commitID) == 1 else {
+            throw GitFailure.error(-1, "write the commit")
+        }
         Trace.mark("commit: objects flushed")
         if !recovering { CrashPoint.reach("objects-written") }
         // Move the branch only if it is still where we read it (another git program may have moved it).

@@ -160,14 +160,20 @@ struct Scanner: Sendable {
             if got < 0 { return FileScan(problem: String(cString: strerror(errno))) }
             let end = carry + got
             let atEnd = got < capacity
-            // Whole lines only, unless this is the end of the file.
+            // Whole lines only, unless this is the end of the file. The carried bytes hold no
+            // line feed (they are what followed the last one): only the new bytes are looked at.
             let usable: Int = buffers.bytes.withUnsafeBufferPointer { b in
                 if atEnd { return end }
-                var j = end
-                while j > 0 && b[j - 1] != 0x0A { j -= 1 }
-                return j == 0 ? end : j
+                let back = vs_last_byte(b.baseAddress! + carry, 0x0A, got)
+                return back < got ? carry + back + 1 : 0
             }
-            let last = atEnd || (usable == end && got == 0)
+            if usable == 0 {
+                // No line ends in the buffer: the line goes on, and the buffer grows to hold it
+                // (doubling, so a line of any length is read in a time linear in its length).
+                carry = end
+                continue
+            }
+            let last = atEnd
             if let problem = scanPiece(
                 k, &buffers, count: usable, offset: offsetOfBuffer, last: last, state: &state)
             {
@@ -249,10 +255,6 @@ struct Scanner: Sendable {
             // Lines that may match, by their start offsets in the piece.
             var candidates: [Int] = []
             let needle = matcher.needle
-            func addLine(of at: Int) {
-                let start = TextScan.lineStart(p, before: at)
-                if candidates.last != start { candidates.append(start) }
-            }
             if needle.isEmpty {
                 var i = 0
                 while i < n {
@@ -260,13 +262,13 @@ struct Scanner: Sendable {
                     i = TextScan.lineEnd(p, from: i, n) + 1
                 }
             } else if !survey.unstable && matcher.mode == .bytes {
-                matcher.finder.occurrences(in: p, n) { at in
-                    addLine(of: at)
+                matcher.finder.lines(in: p, n) { start in
+                    candidates.append(start)
                     return true
                 }
             } else if !survey.unstable && matcher.mode == .ascii && !survey.foldsToASCII, let ascii = matcher.asciiFinder {
-                ascii.occurrences(in: p, n) { at in
-                    addLine(of: at)
+                ascii.lines(in: p, n) { start in
+                    candidates.append(start)
                     return true
                 }
             } else {
@@ -284,10 +286,10 @@ struct Scanner: Sendable {
                 keyed.withUnsafeBufferPointer { k in
                     var counted = 0
                     var line = 0
-                    matcher.finder.occurrences(in: k.baseAddress!, k.count) { at in
-                        line += TextScan.lineFeeds(k.baseAddress!, from: counted, to: at)
-                        counted = at
-                        if lines.last != line { lines.append(line) }
+                    matcher.finder.lines(in: k.baseAddress!, k.count) { start in
+                        line += TextScan.lineFeeds(k.baseAddress!, from: counted, to: start)
+                        counted = start
+                        lines.append(line)
                         return true
                     }
                 }

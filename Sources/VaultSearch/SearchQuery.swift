@@ -126,7 +126,7 @@ final class LineMatcher: @unchecked Sendable {
             }
             do {
                 regex = try NSRegularExpression(
-                    pattern: query.pattern.precomposedStringWithCanonicalMapping,
+                    pattern: SearchText.nfc(query.pattern),
                     options: folding ? [.caseInsensitive] : [])
             } catch {
                 throw VaultError.input(.rejectedRegex(query.pattern))
@@ -222,15 +222,24 @@ final class LineMatcher: @unchecked Sendable {
         let mapped = MappedKey(line, folding: regex == nil && folding)
         if let regex {
             let text = String(String.UnicodeScalarView(mapped.scalars))
-            let utf16 = Array(text.utf16)
-            var ranges: [Range<Int>] = []
-            regex.enumerateMatches(in: text, range: NSRange(location: 0, length: utf16.count)) { result, _, _ in
-                guard let r = result?.range, r.length > 0 else { return }
-                let start = MappedKey.scalarIndex(ofUTF16: r.location, in: utf16)
-                let end = MappedKey.scalarIndex(ofUTF16: r.location + r.length, in: utf16)
-                ranges.append(mapped.original(start..<end))
+            var found: [NSRange] = []
+            regex.enumerateMatches(in: text, range: NSRange(location: 0, length: text.utf16.count)) { result, _, _ in
+                if let r = result?.range, r.length > 0 { found.append(r) }
             }
-            return ranges
+            // UTF-16 offsets in increasing order, turned into scalar indices in one pass.
+            var scalar = 0
+            var utf16 = 0
+            func advance(to offset: Int) -> Int {
+                while utf16 < offset && scalar < mapped.scalars.count {
+                    utf16 += mapped.scalars[scalar].utf16.count
+                    scalar += 1
+                }
+                return scalar
+            }
+            return found.map { r in
+                let start = advance(to: r.location)
+                return mapped.original(start..<advance(to: r.location + r.length))
+            }
         }
         var ranges: [Range<Int>] = []
         let s = mapped.scalars
@@ -269,7 +278,7 @@ struct MappedKey {
             // character at a time, each keeping the bytes it came from.
             for character in line {
                 let width = character.utf8.count
-                let nfc = String(character).precomposedStringWithCanonicalMapping.unicodeScalars
+                let nfc = SearchText.nfc(String(character)).unicodeScalars
                 append(nfc, folding: folding, from: offset..<(offset + width))
                 offset += width
             }
@@ -307,17 +316,6 @@ struct MappedKey {
             return at..<at
         }
         return origin[range.lowerBound].lowerBound..<origin[range.upperBound - 1].upperBound
-    }
-
-    /// The index of the scalar that starts at UTF-16 offset `offset` of `utf16`.
-    static func scalarIndex(ofUTF16 offset: Int, in utf16: [UInt16]) -> Int {
-        var scalars = 0
-        var i = 0
-        while i < offset && i < utf16.count {
-            i += UTF16.isLeadSurrogate(utf16[i]) ? 2 : 1
-            scalars += 1
-        }
-        return scalars
     }
 }
 

@@ -187,4 +187,19 @@ final class Finder: @unchecked Sendable {
             next = at + count
         }
     }
+
+    /// The lines of `p[0..<n]` that hold an occurrence, in order: `found` gets each one's start
+    /// and returns whether to go on. After an occurrence the search resumes at the next line,
+    /// and a line's start is looked for back to the end of the line before it only, so a line of
+    /// any length (one with an occurrence at every byte) is gone through once: linear in `n`.
+    func lines(in p: UnsafePointer<UInt8>, _ n: Int, _ found: (Int) -> Bool) {
+        guard count > 0 else { return }
+        var next = 0
+        while true {
+            let at = vs_find(finder, p, next, n)
+            guard at < n, found(TextScan.lineStart(p, before: at, floor: next)) else { return }
+            next = TextScan.lineEnd(p, from: at, n) + 1
+            guard next < n else { return }
+        }
+    }
 }

@@ -5,6 +5,11 @@ import Glibc
 #endif
 
 let arguments = VaultCommand.normalized(CommandLine.arguments)
+// Low limits on open files or memory end here with a message, before any thread starts.
+if let status = VaultCommand.checkLimits(Array(arguments.dropFirst())) {
+    fflush(nil)
+    _exit(status)
+}
 VaultCommand.startGitEarly(for: arguments)
 let status = VaultCommand.run(Array(arguments.dropFirst()))
 // Done, and everything written is on disk (files are flushed as they are written; locks are

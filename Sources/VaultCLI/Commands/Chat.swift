@@ -68,6 +68,35 @@ extension VaultCommand {
             try send(turn, text, files)
         }
 
+        /// When no turn can run (too few open files: `VaultCommand.checkLimits`), keeps the
+        /// message (the argument, or standard input as `execute` reads it) as the room's pending
+        /// prompt, without listing the vault: the room must be named by its path or slug. Says
+        /// what became of the message, or nil when there was none to keep.
+        func keepForLater() -> String? {
+            let fromStandardInput = message == "-"
+            var text = fromStandardInput ? nil : message
+            if text == nil && (fromStandardInput || !Terminal.stdinIsTerminal) {
+                let data = FileHandle.standardInput.readDataToEndOfFile()
+                text = String(data: data, encoding: .utf8)
+            }
+            guard let text = text.map(ChatTurn.tidy), !text.isEmpty else { return nil }
+            do {
+                let vault = try location.open()
+                let cwd = FileManager.default.currentDirectoryPath
+                let named = [Vault.absolute(room, from: cwd), vault.root + "/" + VaultPath.rooms + "/" + room + ".md"]
+                guard let full = named.first(where: { FileIO.exists($0) && !FileIO.isDirectory($0) }),
+                    full.hasPrefix(vault.root + "/" + VaultPath.rooms + "/")
+                else {
+                    return "Your message was not saved: name the room by its path or slug to have it kept"
+                }
+                let path = String(full.dropFirst(vault.root.count + 1))
+                try vault.keepAsPendingPrompt(text, inRoom: path)
+                return "Your message is kept below the prompt marker of \(path): `vault chat \(VaultPath.stem(of: path))` sends it"
+            } catch {
+                return "Your message was not saved (\(error))"
+            }
+        }
+
         func send(_ turn: ChatTurn, _ text: String?, _ files: [String]) throws(VaultError) {
             let outcome = try turn.run(message: text ?? (files.isEmpty ? nil : ""), attachments: files) {
                 Terminal.stream($0)

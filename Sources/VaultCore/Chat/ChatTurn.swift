@@ -437,7 +437,7 @@ public struct ChatTurn {
     }
 
     /// Leading and trailing blank lines removed (spaces inside lines are kept).
-    static func tidy(_ text: String) -> String {
+    public static func tidy(_ text: String) -> String {
         var lines = text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map(Substring.init)
         while let first = lines.first, first.allSatisfy({ $0.isWhitespace }) { lines.removeFirst() }
         while let last = lines.last, last.allSatisfy({ $0.isWhitespace }) { lines.removeLast() }

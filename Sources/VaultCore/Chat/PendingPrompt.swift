@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Vault {
+    /// Keeps `text` as the room's pending prompt (below its prompt marker, after any text
+    /// there already, a blank line between), for when a turn cannot run: `vault chat ROOM`
+    /// sends it later (FORMAT.md, "The prompt marker and the pending prompt").
+    ///
+    /// Made for a process with almost no file descriptors (`ulimit -n`): it holds two at once,
+    /// the vault's lock and the room (under an exclusive `flock`, as every append does), writes
+    /// only at the room's end (no journal: a torn write leaves part of the text below the marker,
+    /// never in a message) and commits nothing (the next command that changes the vault commits
+    /// it as a hand edit).
+    ///
+    ///     try vault.keepAsPendingPrompt("hello", inRoom: "rooms/busan.md")
+    public func keepAsPendingPrompt(_ text: String, inRoom path: String) throws(VaultError) {
+        let lock = try VaultLock(vaultRoot: root)
+        defer { withExtendedLifetime(lock) {} }
+        let full = absolute(path)
+        let fd = open(full, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw VaultError.io(path: path, operation: "open", reason: FileIO.errorText()) }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw VaultError.io(path: path, operation: "read", reason: FileIO.errorText()) }
+        let bytes = try FileIO.pread(fd, offset: 0, count: Int(info.st_size), path: path)
+        let room = try RoomFile(parsing: bytes, path: path)
+        var addition = bytes.last == 0x0A || bytes.isEmpty ? "" : "\n"
+        if room.promptMarkerOffset == nil {
+            addition += "\n" + RoomFile.promptMarkerLine + "\n"
+        } else if room.pendingPrompt != nil {
+            addition += "\n"
+        }
+        addition += text + "\n"
+        let written = Array(addition.utf8).withUnsafeBytes { b -> Int in
+            var done = 0
+            while done < b.count {
+                let n = pwrite(fd, b.baseAddress! + done, b.count - done, off_t(bytes.count + done))
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return -1 }
+                done += n
+            }
+            return done
+        }
+        guard written >= 0, fsync(fd) == 0 else {
+            let reason = FileIO.errorText()
+            _ = ftruncate(fd, off_t(bytes.count))
+            throw VaultError.io(path: path, operation: "write", reason: reason)
+        }
+    }
+}
