@@ -30,7 +30,9 @@ public enum ProcessLimits {
     /// libdispatch's event loop now while descriptors are free. Returns why no command can
     /// run (the start of a sentence for `vault: error: …`), or nil.
     public static func prepare() -> String? {
-        let files = raise(__rlimit_resource_t(RLIMIT_NOFILE.rawValue))
+        // At most 65,536: the programs vault starts (git, ssh, an editor) inherit the limit, and
+        // some go through every descriptor number up to it.
+        let files = raise(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), upTo: 1 << 16)
         if files < minimumOpenFiles {
             return "too few open files allowed: the limit (ulimit -n) is \(files), and vault needs at least "
                 + "\(minimumOpenFiles); raise it (ulimit -n 1024) and run the command again"
@@ -46,14 +48,16 @@ public enum ProcessLimits {
         return nil
     }
 
-    /// The soft limit `resource` raised to its hard limit when it was lower; the limit now.
-    static func raise(_ resource: __rlimit_resource_t) -> rlim_t {
+    /// The soft limit `resource` raised to its hard limit (or `cap`, when lower) when it was
+    /// lower; the limit now.
+    static func raise(_ resource: __rlimit_resource_t, upTo cap: rlim_t = .max) -> rlim_t {
         let unlimited = rlim_t.max  // RLIM_INFINITY, which Swift reads as -1
         var limit = rlimit()
         guard getrlimit(resource, &limit) == 0 else { return unlimited }
-        if limit.rlim_cur < limit.rlim_max {
+        let target = min(limit.rlim_max, cap)
+        if limit.rlim_cur < target {
             var raised = limit
-            raised.rlim_cur = limit.rlim_max
+            raised.rlim_cur = target
             if setrlimit(resource, &raised) == 0 { return raised.rlim_cur }
         }
         return limit.rlim_cur
