@@ -18,14 +18,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-5}"
-for tool in hyperfine rg; do
-    command -v "$tool" >/dev/null || {
-        echo "needs $tool: apt-get install -y hyperfine ripgrep" >&2
-        exit 1
-    }
-done
+source scripts/common.sh
+VAULT_APT_PACKAGES+=(hyperfine ripgrep python3)
+install_missing_packages
 if [ -z "${VAULT_BIN:-}" ]; then
-    source scripts/common.sh
     find_swift
     swift build -c release --static-swift-stdlib --product vault >/dev/null
     VAULT_BIN="$PWD/.build/release/vault"

@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 146 functions; variadic, as a pointer only: git_libgit2_opts.
+// 145 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -101,7 +101,6 @@ static struct {
     __typeof__(git_reference_free) *git_reference_free;
     __typeof__(git_reference_iterator_free) *git_reference_iterator_free;
     __typeof__(git_reference_iterator_glob_new) *git_reference_iterator_glob_new;
-    __typeof__(git_reference_list) *git_reference_list;
     __typeof__(git_reference_lookup) *git_reference_lookup;
     __typeof__(git_reference_name_to_id) *git_reference_name_to_id;
     __typeof__(git_reference_next_name) *git_reference_next_name;
@@ -251,7 +250,6 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_reference_free", (void **)&real.git_reference_free},
     {"git_reference_iterator_free", (void **)&real.git_reference_iterator_free},
     {"git_reference_iterator_glob_new", (void **)&real.git_reference_iterator_glob_new},
-    {"git_reference_list", (void **)&real.git_reference_list},
     {"git_reference_lookup", (void **)&real.git_reference_lookup},
     {"git_reference_name_to_id", (void **)&real.git_reference_name_to_id},
     {"git_reference_next_name", (void **)&real.git_reference_next_name},
@@ -754,11 +752,6 @@ void git_reference_iterator_free(git_reference_iterator *iter) {
 int git_reference_iterator_glob_new(git_reference_iterator **out, git_repository *repo, const char *glob) {
     CVAULT_GIT2_REQUIRE();
     return real.git_reference_iterator_glob_new(out, repo, glob);
-}
-
-int git_reference_list(git_strarray *array, git_repository *repo) {
-    CVAULT_GIT2_REQUIRE();
-    return real.git_reference_list(array, repo);
 }
 
 int git_reference_lookup(git_reference **out, git_repository *repo, const char *name) {

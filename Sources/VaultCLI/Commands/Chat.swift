@@ -82,14 +82,9 @@ extension VaultCommand {
             guard let text = text.map(ChatTurn.tidy), !text.isEmpty else { return nil }
             do {
                 let vault = try location.open()
-                let cwd = FileManager.default.currentDirectoryPath
-                let named = [Vault.absolute(room, from: cwd), vault.root + "/" + VaultPath.rooms + "/" + room + ".md"]
-                guard let full = named.first(where: { FileIO.exists($0) && !FileIO.isDirectory($0) }),
-                    full.hasPrefix(vault.root + "/" + VaultPath.rooms + "/")
-                else {
+                guard let path = vault.roomWithoutListing(room, from: FileManager.default.currentDirectoryPath) else {
                     return "Your message was not saved: name the room by its path or slug to have it kept"
                 }
-                let path = String(full.dropFirst(vault.root.count + 1))
                 try vault.keepAsPendingPrompt(text, inRoom: path)
                 return "Your message is kept below the prompt marker of \(path): `vault chat \(VaultPath.stem(of: path))` sends it"
             } catch {

@@ -3,6 +3,17 @@ import Glibc
 #endif
 
 extension Vault {
+    /// The room `name` stands for without listing the vault, as a command with almost no file
+    /// descriptors can find it: a path (from `workingDirectory`) or a slug of a file in `rooms/`.
+    /// Its path in the vault, or nil (a title, or no such room).
+    public func roomWithoutListing(_ name: String, from workingDirectory: String) -> String? {
+        let rooms = root + "/" + VaultPath.rooms + "/"
+        let named = [Vault.absolute(name, from: workingDirectory), rooms + name + ".md"]
+        guard let full = named.first(where: { FileIO.exists($0) && !FileIO.isDirectory($0) }), full.hasPrefix(rooms)
+        else { return nil }
+        return String(full.dropFirst(root.count + 1))
+    }
+
     /// Keeps `text` as the room's pending prompt (below its prompt marker, after any text
     /// there already, a blank line between), for when a turn cannot run: `vault chat ROOM`
     /// sends it later (FORMAT.md, "The prompt marker and the pending prompt").

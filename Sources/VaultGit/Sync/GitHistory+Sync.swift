@@ -18,6 +18,16 @@ extension GitHistory {
         return commit
     }
 
+    /// The bytes of the file `path` in the commit `reference` names; nil when there is none.
+    func file(_ path: String, atReference reference: String) throws(VaultError) -> [UInt8]? {
+        guard let commit = try referenceCommit(reference) else { return nil }
+        defer { git_commit_free(commit) }
+        var tree: OpaquePointer?
+        try GitFailure.check(git_commit_tree(&tree, commit), "read the tree of \(reference)")
+        defer { git_tree_free(tree) }
+        return try blob(at: path, in: tree).map { id throws(VaultError) in try blobBytes(id) }
+    }
+
     func setReference(_ name: String, to id: git_oid) throws(VaultError) {
         var oid = id
         var ref: OpaquePointer?
@@ -42,6 +52,12 @@ extension GitHistory {
         guard let other = try referenceCommit(ref) else { return true }
         defer { git_commit_free(other) }
         return try aheadBehind(head.commit, other).ahead > 0
+    }
+
+    /// Whether `commit` is `head` or one of its ancestors: merging it brings nothing new.
+    func has(_ commit: OpaquePointer, in head: OpaquePointer) -> Bool {
+        git_oid_equal(git_commit_id(head), git_commit_id(commit)) != 0
+            || git_graph_descendant_of(repo, git_commit_id(head), git_commit_id(commit)) == 1
     }
 
     func aheadBehind(_ local: OpaquePointer, _ upstream: OpaquePointer) throws(VaultError) -> (ahead: Int, behind: Int)

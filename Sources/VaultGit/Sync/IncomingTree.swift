@@ -35,22 +35,15 @@ struct IncomingTree {
         }.filter { !$0.isEmpty }
     }
 
-    /// What the checked tree brings that the known tree does not have.
-    struct Admitted {
-        var files = 0
-        var bytes = 0
-    }
-
     /// Checks the tree `tree` of the commit `commit` (its short id, for messages) against
     /// `known` (a tree already in the vault; nil: every entry is checked).
-    @discardableResult
-    func check(_ tree: git_oid, against known: git_oid?, commit: String) throws(VaultError) -> Admitted {
-        var admitted = Admitted()
-        try walk(tree, known, prefix: "", commit: commit, &admitted)
-        return admitted
+    func check(_ tree: git_oid, against known: git_oid?, commit: String) throws(VaultError) {
+        var newBytes = 0
+        try walk(tree, known, prefix: "", commit: commit, &newBytes)
     }
 
-    private func walk(_ id: git_oid, _ known: git_oid?, prefix: String, commit: String, _ admitted: inout Admitted)
+    /// Checks the folder `id` against `known`; `newBytes` adds up the sizes of the files it admits.
+    private func walk(_ id: git_oid, _ known: git_oid?, prefix: String, commit: String, _ newBytes: inout Int)
         throws(VaultError)
     {
         let raw = try history.trees.read(id)
@@ -97,7 +90,7 @@ struct IncomingTree {
             if let problem = IncomingPath.problem(withMode: mode) { throw refuse(path, problem) }
             let oid = TreeEditor.oid(raw, at: entry.oid)
             if mode == 0o040000 {
-                try walk(oid, known?.folder, prefix: path + "/", commit: commit, &admitted)
+                try walk(oid, known?.folder, prefix: path + "/", commit: commit, &newBytes)
                 continue
             }
             guard IncomingPath.isInVaultLayout(path, accepted: accepted) else { throw refuse(path, .outsideLayout) }
@@ -106,10 +99,9 @@ struct IncomingTree {
                 throw VaultError.untrusted(
                     .fileTooLarge(commit: commit, path: path, size: size, limit: limits.maxFileSize))
             }
-            admitted.files += 1
-            admitted.bytes += size
-            if capsTotal && admitted.bytes > limits.maxSyncSize {
-                throw VaultError.untrusted(.syncTooLarge(commit: commit, size: admitted.bytes, limit: limits.maxSyncSize))
+            newBytes += size
+            if capsTotal && newBytes > limits.maxSyncSize {
+                throw VaultError.untrusted(.syncTooLarge(commit: commit, size: newBytes, limit: limits.maxSyncSize))
             }
         }
     }

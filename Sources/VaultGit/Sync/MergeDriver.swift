@@ -33,7 +33,8 @@ public enum MergeDriver {
         if let problem = IncomingPath.problem(with: path) {
             throw VaultError.untrusted(.refusedPath(commit: "being merged", path: path, problem: problem))
         }
-        let limits = (try? Vault(root: root).config.limits) ?? IncomingLimits()
+        let config = try? VaultConfig(parsing: try FileIO.read(root + "/" + VaultPath.config))
+        let limits = config?.limits ?? IncomingLimits()
         if let size = FileIO.size(of: other), size > limits.maxFileSize {
             throw VaultError.untrusted(
                 .fileTooLarge(commit: "being merged", path: path, size: size, limit: limits.maxFileSize))

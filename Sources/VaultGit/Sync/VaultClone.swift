@@ -92,7 +92,9 @@ public enum VaultClone {
     /// vault pushed `main`.
     static func checkOut(url: String, root: String, environment: [String: String]) throws(VaultError) {
         let history = try GitHistory(vault: root, config: try VaultConfig(parsing: Array("format: 1\n".utf8)))
-        let branches = try history.remoteBranches("origin")
+        let prefix = "refs/remotes/origin/"
+        let branches = try history.referenceNames(matching: prefix + "*").filter { !$0.hasSuffix("/HEAD") }
+            .map { String($0.dropFirst(prefix.count)) }
         guard !branches.isEmpty else {
             throw VaultError.notAVault(
                 "\(url) is an empty repository, not a vault yet:"
@@ -127,31 +129,6 @@ public enum VaultClone {
 }
 
 extension GitHistory {
-    /// The branches `remote` has (as last fetched), by name.
-    func remoteBranches(_ remote: String) throws(VaultError) -> [String] {
-        var list = git_strarray()
-        try GitFailure.check(git_reference_list(&list, repo), "list the branches")
-        defer { git_strarray_dispose(&list) }
-        let prefix = "refs/remotes/\(remote)/"
-        var out: [String] = []
-        for i in 0..<list.count {
-            guard let cName = list.strings[i] else { continue }
-            let name = String(cString: cName)
-            if name.hasPrefix(prefix), name != prefix + "HEAD" { out.append(String(name.dropFirst(prefix.count))) }
-        }
-        return out
-    }
-
-    /// The bytes of the file `path` in the commit `reference` names; nil when there is none.
-    func file(_ path: String, atReference reference: String) throws(VaultError) -> [UInt8]? {
-        guard let commit = try referenceCommit(reference) else { return nil }
-        defer { git_commit_free(commit) }
-        var tree: OpaquePointer?
-        try GitFailure.check(git_commit_tree(&tree, commit), "read the tree of \(reference)")
-        defer { git_tree_free(tree) }
-        return try blob(at: path, in: tree).map { id throws(VaultError) in try blobBytes(id) }
-    }
-
     /// Makes `refs/heads/NAME` at the commit `start` names, HEAD point at it, and its upstream
     /// `remote`'s branch of the same name.
     func startBranch(_ name: String, at start: String, tracking remote: String) throws(VaultError) {
@@ -162,8 +139,7 @@ extension GitHistory {
             git_reference_create(&ref, repo, "refs/heads/" + name, &oid, 1, "vault: clone"), "make the branch \(name)")
         git_reference_free(ref)
         try GitFailure.check(git_repository_set_head(repo, "refs/heads/" + name), "check out the branch \(name)")
-        try setConfig("branch.\(name).remote", remote)
-        try setConfig("branch.\(name).merge", "refs/heads/" + name)
+        try setUpstream(remote: remote, branch: name)
     }
 
     /// Writes HEAD's files and index into an empty work tree (after a clone without checkout):

@@ -78,12 +78,7 @@ extension GitHistory {
 
     /// Whether the commit `ref` names has `vault.yml` at its top.
     func holdsVaultConfig(_ ref: String) throws(VaultError) -> Bool {
-        guard let commit = try referenceCommit(ref) else { return false }
-        defer { git_commit_free(commit) }
-        var tree: OpaquePointer?
-        try GitFailure.check(git_commit_tree(&tree, commit), "read \(ref)'s tree")
-        defer { git_tree_free(tree) }
-        return blob(at: VaultPath.config, in: tree) != nil
+        try file(VaultPath.config, atReference: ref) != nil
     }
 
     /// Makes `remote` the upstream of `branch`, as `git push --set-upstream` records it.

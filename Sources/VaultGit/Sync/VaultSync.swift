@@ -163,11 +163,7 @@ public final class VaultSync {
         defer { git_commit_free(theirs) }
         if let head = try history.headCommit() {
             defer { git_commit_free(head.commit); git_tree_free(head.tree) }
-            var oursID = git_commit_id(head.commit).pointee
-            var theirsID = git_commit_id(theirs).pointee
-            if git_oid_equal(&oursID, &theirsID) != 0 || git_graph_descendant_of(history.repo, &oursID, &theirsID) == 1 {
-                return
-            }
+            if history.has(theirs, in: head.commit) { return }
         }
         try history.admit(commit: theirs, limits: vault.config.limits)
     }
@@ -188,11 +184,8 @@ public final class VaultSync {
             throw VaultError.repository(.noCommits)
         }
         defer { git_commit_free(head.commit); git_tree_free(head.tree) }
-        var oursID = git_commit_id(head.commit).pointee
-        var theirsID = git_commit_id(theirs).pointee
-        if git_oid_equal(&oursID, &theirsID) != 0 || git_graph_descendant_of(history.repo, &oursID, &theirsID) == 1 {
-            return step  // nothing new there
-        }
+        let oursID = git_commit_id(head.commit).pointee
+        if history.has(theirs, in: head.commit) { return step }  // nothing new there
         let repairs = try IncomingMarkers(history: history).repair(&theirs, against: head.tree)  // markers came in
         if saveBefore { try history.setReference(VaultSync.beforeRef, to: oursID) }
         // The merge's objects are written as one batch, made durable just before the branch moves.
@@ -212,7 +205,8 @@ public final class VaultSync {
                 throw VaultError.internal(
                     InternalError(
                         "the merge would leave the vault empty",
-                        context: "ours \(oidString(&oursID).prefix(12)), theirs \(oidString(&theirsID).prefix(12))"))
+                        context: "ours \(oidString(git_commit_id(head.commit)).prefix(12)),"
+                            + " theirs \(oidString(git_commit_id(theirs)).prefix(12))"))
             }
             try verify(plan: plan, ours: head, theirs: theirs, result: newTree)
             Trace.mark("sync merge: verified")
