@@ -52,6 +52,22 @@ public enum Merge {
     /// Which side's change wins when both sides changed the same front-matter key or config key differently.
     public enum Newer: Sendable { case ours, theirs }
 
+    /// The merge of one file by its kind, the one place a path's kind picks its rule: a room by
+    /// message id (`room`), a diary entry by front-matter key and line (`diaryEntry`), `vault.yml`
+    /// key by key (`config`), anything else by line (`text`).
+    ///
+    ///     let merged = try Merge.file(path: "rooms/busan.md", base: b, ours: o, theirs: t, newer: .theirs)
+    public static func file(path: String, base: [UInt8]?, ours: [UInt8], theirs: [UInt8], newer: Newer)
+        throws(VaultError) -> FileMerge
+    {
+        switch VaultPath.kind(of: path) {
+        case .room: return try room(base: base, ours: ours, theirs: theirs, path: path, newer: newer)
+        case .diaryEntry: return try diaryEntry(base: base, ours: ours, theirs: theirs, path: path, newer: newer)
+        case .config: return try config(base: base, ours: ours, theirs: theirs, newer: newer)
+        case .other: return text(base: base, ours: ours, theirs: theirs)
+        }
+    }
+
     /// The version both sides agree on, else the one that changed (the other equals base), else the
     /// newer one: the three-way pick used for single values (a BOM, a marker line).
     static func pick<T: Equatable>(_ base: T, _ ours: T, _ theirs: T, newer: Newer) -> T {

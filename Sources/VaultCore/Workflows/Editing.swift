@@ -138,17 +138,11 @@ public struct Editing {
         return KeptMeanwhile(theirs: theirs, notes: notes)
     }
 
-    /// The three-way merge of a stale save: a room by message id, an entry by front-matter key
-    /// and line, anything else (or a version that does not parse) by line.
+    /// The three-way merge of a stale save by the file's kind (`Merge.file`: a room by message
+    /// id, an entry by front-matter key and line), and by line when a version does not parse.
     static func merged(_ path: String, given: [UInt8], saved: [UInt8], theirs: [UInt8]) -> FileMerge {
-        let merge: FileMerge?
-        switch VaultPath.kind(of: path) {
-        case .room: merge = try? Merge.room(base: given, ours: saved, theirs: theirs, path: path, newer: .ours)
-        case .diaryEntry:
-            merge = try? Merge.diaryEntry(base: given, ours: saved, theirs: theirs, path: path, newer: .ours)
-        case .config, .other: merge = nil
-        }
-        return merge ?? Merge.text(base: given, ours: saved, theirs: theirs)
+        (try? Merge.file(path: path, base: given, ours: saved, theirs: theirs, newer: .ours))
+            ?? Merge.text(base: given, ours: saved, theirs: theirs)
     }
 
     /// What the person is told: how many messages that arrived were kept, or that the other

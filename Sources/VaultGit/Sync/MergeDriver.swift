@@ -42,14 +42,7 @@ public enum MergeDriver {
         let base = FileIO.exists(ancestor) ? try FileIO.read(ancestor) : nil
         let ours = try FileIO.read(current)
         let theirs = try FileIO.read(other)
-        let merged: FileMerge
-        switch VaultPath.kind(of: path) {
-        case .room: merged = try Merge.room(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
-        case .diaryEntry:
-            merged = try Merge.diaryEntry(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
-        case .config: merged = try Merge.config(base: base, ours: ours, theirs: theirs, newer: .theirs)
-        case .other: merged = Merge.text(base: base, ours: ours, theirs: theirs)
-        }
+        let merged = try Merge.file(path: path, base: base, ours: ours, theirs: theirs, newer: .theirs)
         var notes = merged.notes.map { "\(path): \($0)" }
         if let copy = merged.conflictCopy {
             let copyPath = ConflictCopy.name(

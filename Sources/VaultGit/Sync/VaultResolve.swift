@@ -58,14 +58,7 @@ public final class VaultResolve {
         path: String, base: [UInt8]?, ours: [UInt8], theirs: [UInt8], union: Bool,
         copyName: (String, [UInt8]) -> String = VaultResolve.copyName(for:copy:)
     ) throws(VaultError) -> (bytes: [UInt8], copy: (path: String, bytes: [UInt8])?, notes: [String]) {
-        var result: FileMerge
-        switch VaultPath.kind(of: path) {
-        case .room: result = try Merge.room(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
-        case .diaryEntry:
-            result = try Merge.diaryEntry(base: base, ours: ours, theirs: theirs, path: path, newer: .theirs)
-        case .config: result = try Merge.config(base: base, ours: ours, theirs: theirs, newer: .theirs)
-        case .other: result = Merge.text(base: base, ours: ours, theirs: theirs)
-        }
+        var result = try Merge.file(path: path, base: base, ours: ours, theirs: theirs, newer: .theirs)
         if union, let other = result.conflictCopy, VaultPath.kind(of: path) == .diaryEntry {
             // Folding a copy with no common ancestor: the other version's text is added below.
             result.bytes = VaultResolve.appendingBody(of: other, to: result.bytes)
