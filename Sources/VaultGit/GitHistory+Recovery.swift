@@ -16,7 +16,8 @@ extension GitHistory {
         /// The commands those processes ran (`rm`, `chat`, …).
         public var commands: [String] = []
         /// Paths whose entry in git's index a killed process left behind HEAD, put back to
-        /// HEAD's (`repairIndexBehindHead`).
+        /// HEAD's (`repairIndexBehindHead`: for the paths a killed process noted, and by
+        /// `vault unlock` for every path).
         public var indexRepaired: [String] = []
     }
 
@@ -28,11 +29,11 @@ extension GitHistory {
     ///   `recover: PATHS (left uncommitted by `vault COMMAND`, which stopped before its commit)` (nothing is
     ///   committed when those files are as committed; git's index is brought up to date for
     ///   them all the same: a process killed after the branch moved left it behind);
-    /// - their temporary files next to those paths (`.NAME.vault-tmp-PID-N`) are removed;
-    /// - git's index, when one was killed after it moved the branch and before it wrote the
-    ///   index (a sync's merge, an undo), is brought to HEAD for the files that are as HEAD has
-    ///   them (`repairIndexBehindHead`), so that neither git nor the next commit sees a change
-    ///   nobody made.
+    /// - their temporary files next to those paths (`.NAME.vault-tmp-PID-N`) are removed.
+    ///
+    /// A sync's merge and an undo note their paths too (`checkoutAndMoveBranch`), so an index
+    /// they left behind HEAD is put right here for those paths; `vault unlock` also compares the
+    /// whole index with HEAD (`repairIndexBehindHead`), for what anything else left.
     ///
     /// Every command that changes the vault calls this first (`prepare`), holding the vault's
     /// lock; so does `vault unlock`.
@@ -42,7 +43,6 @@ extension GitHistory {
         recovering = true
         defer { recovering = false }
         recovery.removedLocks = HeldLock.removeLocksOfDeadVaults(gitDirectory: gitDirectory)
-        recovery.indexRepaired = try repairIndexBehindHead()
         for (owner, record, file) in CommitIntent.abandoned(root: root) {
             var paths: [String] = []
             for path in record.paths where !paths.contains(path) && GitHistory.isVaultPath(path) { paths.append(path) }
@@ -51,6 +51,8 @@ extension GitHistory {
                     paths.count <= 3
                     ? paths.joined(separator: ", ")
                     : paths.prefix(3).joined(separator: ", ") + " and \(paths.count - 3) more"
+                // The index first, for the paths as HEAD has them (a sync killed after its branch).
+                recovery.indexRepaired += try repairIndexBehindHead(among: paths)
                 let before = try headCommitID()
                 // Not through `Change`: this is the first step of every change's hand-edit check
                 // (`prepare`), committing a dead process's writes as what they were, `recover: …`.
@@ -79,7 +81,9 @@ extension GitHistory {
     /// alone, and so is every file whose bytes differ from HEAD.
     ///
     /// - Returns: the paths repaired.
-    func repairIndexBehindHead() throws(VaultError) -> [String] {
+    /// - Parameter among: the paths to look at (a killed process's intent); nil: every path
+    ///   where the whole index differs from HEAD (`vault unlock`; too slow for every command).
+    func repairIndexBehindHead(among paths: [String]? = nil) throws(VaultError) -> [String] {
         guard let head = try headCommit() else { return [] }
         defer {
             git_commit_free(head.commit)
@@ -89,19 +93,27 @@ extension GitHistory {
         try GitFailure.check(git_repository_index(&index, repo), "open the index")
         defer { git_index_free(index) }
         try GitFailure.check(git_index_read(index, 0), "read the index")
-        var options = git_diff_options()
-        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
-        var diff: OpaquePointer?
-        try GitFailure.check(
-            git_diff_tree_to_index(&diff, repo, head.tree, index, &options), "compare the index with HEAD")
-        defer { git_diff_free(diff) }
+        var differing: [String] = []
+        if let paths {
+            for path in paths {
+                let staged = git_index_get_bypath(index, path, 0).map { $0.pointee.id }
+                if !GitHistory.same(blob(at: path, in: head.tree), staged) { differing.append(path) }
+            }
+        } else {
+            var options = git_diff_options()
+            git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
+            var diff: OpaquePointer?
+            try GitFailure.check(
+                git_diff_tree_to_index(&diff, repo, head.tree, index, &options), "compare the index with HEAD")
+            defer { git_diff_free(diff) }
+            for i in 0..<git_diff_num_deltas(diff) {
+                guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+                let name = delta.status == GIT_DELTA_DELETED ? delta.old_file.path : delta.new_file.path
+                if let name { differing.append(String(cString: name)) }
+            }
+        }
         var behind: [String] = []
-        for i in 0..<git_diff_num_deltas(diff) {
-            guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
-            let name = delta.status == GIT_DELTA_DELETED ? delta.old_file.path : delta.new_file.path
-            guard let name else { continue }
-            let path = String(cString: name)
-            guard GitHistory.isVaultPath(path) else { continue }
+        for path in differing where GitHistory.isVaultPath(path) {
             if GitHistory.same(blob(at: path, in: head.tree), try blobID(ofFile: path)) { behind.append(path) }
         }
         guard !behind.isEmpty else { return [] }

@@ -225,6 +225,28 @@ extension GitHistory {
         return out
     }
 
+    /// Writes the files of `changes` (`checkout`), moves the branch from `old` to `new`, and
+    /// brings git's index up to date for those files: a sync's merge or fast-forward, an undo.
+    ///
+    /// The paths are noted as this process's intent first (`CommitIntent`), as every commit notes
+    /// them: if it is killed after the files or the branch and before the index, the next
+    /// command finds the note (`recoverFromKilledVaults`) and puts those paths right, without
+    /// comparing the whole index with HEAD.
+    func checkoutAndMoveBranch(
+        _ changes: [TreeMerge.Change], replacing tree: OpaquePointer, to new: git_oid, from old: OpaquePointer,
+        message: String
+    ) throws(VaultError) {
+        let paths = changes.map(\.path)
+        CommitIntent.add(paths, root: root)
+        try checkout(changes, replacing: tree)
+        Trace.mark("sync: files written")
+        try moveBranch(to: new, from: old, message: message)
+        Trace.mark("sync: branch moved")
+        try updateIndexWithLibgit2(paths)
+        Trace.mark("sync: index updated")
+        CommitIntent.remove(paths, root: root)
+    }
+
     /// Writes the files of `changes` into the vault, each atomically; first checks that every
     /// one is still as in `tree` (the version just committed), so a save an editor made during
     /// the sync is never overwritten: then nothing is written and the sync stops.

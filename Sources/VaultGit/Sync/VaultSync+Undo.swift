@@ -37,9 +37,9 @@ extension VaultSync {
             let restored = changes.filter { !edited.contains($0.path) }
             let kept = changes.map(\.path).filter { edited.contains($0) }
             let marks = try history.newMessages(in: restored, from: beforeTree!, to: head.tree)
-            try history.checkout(restored, replacing: head.tree)
-            try history.moveBranch(to: git_commit_id(before).pointee, from: head.commit, message: "vault: sync --undo")
-            try history.updateIndexWithLibgit2(restored.map(\.path))
+            try history.checkoutAndMoveBranch(
+                restored, replacing: head.tree, to: git_commit_id(before).pointee, from: head.commit,
+                message: "vault: sync --undo")
             // The edited files' index entries follow the branch: their edits show as uncommitted.
             try history.resetIndexEntries(kept, to: beforeTree!)
             try history.setReference(VaultSync.undoneRef, to: git_commit_id(after).pointee)

@@ -220,12 +220,8 @@ public final class VaultSync {
             changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: !plan.fastForward)
         step.report.notes = repairs + step.report.notes
         Trace.mark("sync merge: report described")
-        try history.checkout(plan.changes, replacing: head.tree)
-        Trace.mark("sync merge: files written")
-        try history.moveBranch(to: newCommit, from: head.commit, message: "vault: sync \(name)")
-        Trace.mark("sync merge: branch moved")
-        try history.updateIndexWithLibgit2(plan.changes.map(\.path))
-        Trace.mark("sync merge: index updated")
+        try history.checkoutAndMoveBranch(
+            plan.changes, replacing: head.tree, to: newCommit, from: head.commit, message: "vault: sync \(name)")
         try history.setReference(VaultSync.afterRef, to: newCommit)
         UnreadMarks.add(step.report.rooms.map { ($0.path, $0.newMessageIDs) }, root: vault.root)
         step.merged = true

@@ -54,7 +54,9 @@ public struct Unlocking {
             let (removed, kept) = GitHistory.removeStaleLocks(vault: vault.root, force: force)
             let temporary = Leftovers.remove(Leftovers.deadTemporaryFiles(root: vault.root))
             // With no lock left, what killed vault processes left uncommitted is committed.
-            let recovery = kept.isEmpty ? try history?.recoverFromKilledVaults() : nil
+            var recovery = kept.isEmpty ? try history?.recoverFromKilledVaults() : nil
+            // The whole index against HEAD: too slow for every command, right for this one.
+            if let history, recovery != nil { recovery?.indexRepaired += try history.repairIndexBehindHead() }
             return Report(
                 removed: proven + (syncRefs ?? []) + removed, temporaryFiles: temporary, kept: kept,
                 recovery: recovery)
