@@ -145,18 +145,10 @@ extension GitHistory {
     /// Removes `.NAME.vault-tmp-PID-N` files of process `pid` in the folders of `paths`: what a
     /// write (`FileIO.write`) killed before its rename leaves.
     func removeTemporaryFiles(of pid: Int32, near paths: [String]) {
-        let marker = ".vault-tmp-\(pid)-"
         for folder in Set(paths.map { FileIO.parent(of: root + "/" + $0) }) {
-            guard let listing = opendir(folder) else { continue }
-            var doomed: [String] = []
-            while let entry = readdir(listing) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-                }
-                if name.hasPrefix("."), name.contains(marker) { doomed.append(folder + "/" + name) }
+            for (name, _) in FileIO.list(folder) where Leftovers.temporaryFileOwner(name) == pid {
+                unlink(folder + "/" + name)
             }
-            closedir(listing)
-            for path in doomed { unlink(path) }
         }
     }
 }

@@ -66,20 +66,14 @@ enum Leftovers {
         var found: [String] = []
         var pending = [folder]
         while let current = pending.popLast() {
-            guard let listing = opendir(current) else { continue }
-            while let entry = readdir(listing) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
-                }
-                if name == "." || name == ".." { continue }
+            for (name, kind) in FileIO.list(current) {
                 let path = current + "/" + name
-                if entry.pointee.d_type == UInt8(DT_DIR) {
+                if kind == .directory {
                     if !(current == folder && skipping.contains(name)) { pending.append(path) }
                 } else if matching(name) {
                     found.append(path)
                 }
             }
-            closedir(listing)
         }
         return found.sorted()
     }

@@ -345,7 +345,7 @@ public enum FileIO {
 
     /// Names in a folder (not `.`/`..`), with what each is. Symbolic links are reported as
     /// such, never followed.
-    static func list(_ dir: String) -> [(name: String, kind: Kind)] {
+    public static func list(_ dir: String) -> [(name: String, kind: Kind)] {
         guard let d = opendir(dir) else { return [] }
         defer { closedir(d) }
         var out: [(String, Kind)] = []
