@@ -202,6 +202,102 @@ import VaultTestSupport
         #expect(FileManager.default.fileExists(atPath: w.path("laptop") + "/rooms/r4.md"))
     }
 
+    @Test func aFileWithALinePastTheCapIsRefused() throws {
+        let scene = try Scene()
+        let w = scene.world
+        try w.write("laptop", "vault.yml", try w.read("laptop", "vault.yml") + "limits:\n  max_line_length: 1K\n")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try git(["pull", "--quiet", "--no-rebase", "origin", "main"], in: scene.attacker)
+        let line = String(repeating: "a", count: 3_000)
+        try scene.push([CraftedCommit.Entry(["rooms", "line.md"], "---\ntitle: l\n---\n\n" + line + "\n")])
+        let before = try scene.state("laptop")
+        let sync = try w.vault("laptop", ["sync"])
+        #expect(sync.status == 1, "\(sync.stderr)")
+        #expect(sync.stderr.contains("rooms/line.md with a line of 2 KiB") && sync.stderr.contains("max_line_length"),
+            "\(sync.stderr)")
+        #expect(try scene.state("laptop") == before)
+    }
+
+    // MARK: Plain `git pull`
+
+    /// `git pull` by hand on the receiving machine (`vault` on the PATH for the merge driver, or not).
+    func gitPull(_ w: SyncWorld, _ machine: String, withDriver: Bool) throws -> RunResult {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "pull", "--no-rebase", "--no-edit",
+            "origin", "main"]
+        p.currentDirectoryURL = URL(fileURLWithPath: w.path(machine))
+        var env = ProcessInfo.processInfo.environment
+        env["PATH"] = withDriver ? SyncWorld.pathWithVault : "/usr/bin:/bin"
+        env["LC_ALL"] = "C"
+        p.environment = env
+        return try run(p)
+    }
+
+    /// git itself writes a `.vault` link a pull brings (it replaces the ignored folder): every
+    /// vault command then refuses to work through it, and nothing lands where it points.
+    @Test func aVaultLinkBroughtByGitPullIsNeverFollowed() throws {
+        let scene = try Scene()
+        try scene.push([CraftedCommit.Entry([".vault"], "../outside", mode: "120000")])
+        let pulled = try gitPull(scene.world, "laptop", withDriver: true)
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        let room = try scene.world.read("laptop", "rooms/부산-여행.md")
+        for arguments in [["chat", "부산", "안녕", "--provider", "offline"], ["sync"], ["resolve"], ["unlock"]] {
+            let r = try scene.world.vault("laptop", arguments)
+            #expect(r.status == 1, "vault \(arguments.joined(separator: " ")): \(r.stderr)")
+            #expect(r.stderr.contains(".vault is a symbolic link (to ../outside)"), "\(r.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scene.outside) == ["marker"])
+        #expect(try scene.world.read("laptop", "rooms/부산-여행.md") == room)
+    }
+
+    /// Both sides changed one room; the other side's version is past the file cap. The merge
+    /// driver refuses it (git stops with the room unmerged), and `vault resolve` refuses the
+    /// unfinished merge's other side too: no file of it is written, the merge is not committed.
+    @Test func theMergeDriverAndResolveHoldAPulledFileToTheCaps() throws {
+        let scene = try Scene()
+        let w = scene.world
+        let room = "rooms/부산-여행.md"
+        try w.write("laptop", "vault.yml", try w.read("laptop", "vault.yml") + "limits:\n  max_file_size: 8K\n")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try git(["pull", "--quiet", "--no-rebase", "origin", "main"], in: scene.attacker)
+        let original = try String(contentsOfFile: scene.attacker + "/" + room, encoding: .utf8)
+        try scene.push([CraftedCommit.Entry(["rooms", "부산-여행.md"], original + String(repeating: "가", count: 5_000))])
+        try w.chat("laptop", room, "이쪽에서")
+        let pulled = try gitPull(w, "laptop", withDriver: true)
+        #expect(pulled.status != 0, "\(pulled.stdout)\(pulled.stderr)")
+        #expect(pulled.stderr.contains("more than the 8 KiB a file may have"), "\(pulled.stderr)")
+        let head = try git(["rev-parse", "HEAD"], in: w.path("laptop"))
+        let resolve = try w.vault("laptop", ["resolve"])
+        #expect(resolve.status == 1 && resolve.stderr.contains("max_file_size"), "\(resolve.stderr)")
+        #expect(try git(["rev-parse", "HEAD"], in: w.path("laptop")) == head, "the merge was not committed")
+        #expect(!(try w.read("laptop", room)).contains(String(repeating: "가", count: 5_000)))
+        #expect(try w.read("laptop", room).contains("이쪽에서"))
+    }
+
+    /// A pull without the driver leaves an unfinished merge whose other side holds a link:
+    /// `vault resolve` names it and finishes nothing.
+    @Test func resolveRefusesAnUnfinishedMergeThatBroughtALink() throws {
+        let scene = try Scene()
+        let w = scene.world
+        let room = "rooms/부산-여행.md"
+        let original = try String(contentsOfFile: scene.attacker + "/" + room, encoding: .utf8)
+        try scene.push([
+            CraftedCommit.Entry(["rooms", "부산-여행.md"], original + "\n저쪽\n"),
+            CraftedCommit.Entry(["rooms", "passwd.md"], "/etc/passwd", mode: "120000"),
+        ])
+        try w.write("laptop", room, original + "\n이쪽\n")
+        try git(["-c", "user.name=T", "-c", "user.email=t@e", "commit", "-qam", "mine"], in: w.path("laptop"))
+        let pulled = try gitPull(w, "laptop", withDriver: false)
+        #expect(pulled.status != 0)
+        let head = try git(["rev-parse", "HEAD"], in: w.path("laptop"))
+        let resolve = try w.vault("laptop", ["resolve"])
+        #expect(resolve.status == 1, "\(resolve.stdout)\(resolve.stderr)")
+        #expect(resolve.stderr.contains("rooms/passwd.md") && resolve.stderr.contains("symbolic link"), "\(resolve.stderr)")
+        #expect(try git(["rev-parse", "HEAD"], in: w.path("laptop")) == head)
+        #expect(FileManager.default.fileExists(atPath: w.path("laptop") + "/.git/MERGE_HEAD"))
+    }
+
     @Test func aPlaceThisMachineAcceptsComesIn() throws {
         let scene = try Scene()
         try git(["config", "vault.acceptPaths", "notes/"], in: scene.world.path("laptop"))

@@ -8,6 +8,8 @@ public enum UntrustedInput: Sendable, Hashable, CustomStringConvertible {
     case refusedPath(commit: String, path: String, problem: IncomingPath.Problem)
     /// A commit whose tree holds a file larger than the cap (`limits.max_file_size`).
     case fileTooLarge(commit: String, path: String, size: Int, limit: Int)
+    /// A commit whose tree holds a file with a line longer than the cap (`limits.max_line_length`).
+    case lineTooLong(commit: String, path: String, length: Int, limit: Int)
     /// What a sync would bring in is more than the cap (`limits.max_sync_size`).
     case syncTooLarge(commit: String, size: Int, limit: Int)
     /// `.vault` or `.git` is not a real folder of this user (a link, a file, someone else's).
@@ -24,6 +26,10 @@ public enum UntrustedInput: Sendable, Hashable, CustomStringConvertible {
             return "the commit \(commit) holds \(path) of \(ByteCount.text(size)), more than the"
                 + " \(ByteCount.text(limit)) a file may have; nothing was changed"
                 + " (`limits: max_file_size:` in vault.yml raises the cap)"
+        case .lineTooLong(let commit, let path, let length, let limit):
+            return "the commit \(commit) holds \(path) with a line of \(ByteCount.text(length)), longer than the"
+                + " \(ByteCount.text(limit)) a line may have; nothing was changed"
+                + " (`limits: max_line_length:` in vault.yml raises the cap)"
         case .syncTooLarge(let commit, let size, let limit):
             return "the commit \(commit) would bring in \(ByteCount.text(size)), more than the"
                 + " \(ByteCount.text(limit)) a sync may take; nothing was changed"

@@ -136,21 +136,26 @@ public enum IncomingPath {
 ///     limits:
 ///       max_file_size: 64M     # the largest file a sync or a clone takes
 ///       max_sync_size: 256M    # the most new bytes one sync takes in
+///       max_line_length: 16M   # the longest line a file that comes in may hold
 public struct IncomingLimits: Sendable, Hashable {
     /// The largest file a sync or a clone takes (64 MiB).
     public var maxFileSize = 64 << 20
     /// The most bytes of new files one sync takes in (256 MiB); a clone takes what the remote has.
     public var maxSyncSize = 256 << 20
+    /// The longest line, in bytes, a file that comes in may hold (16 MiB): a room of one
+    /// endless line is no conversation, and every reader would hold it whole.
+    public var maxLineLength = 16 << 20
 
     public init() {}
 
     /// The keys of `limits:` in `vault.yml`.
-    public static let keys = ["max_file_size", "max_sync_size"]
+    public static let keys = ["max_file_size", "max_sync_size", "max_line_length"]
 
     mutating func set(_ key: String, _ bytes: Int) {
         switch key {
         case "max_file_size": maxFileSize = bytes
         case "max_sync_size": maxSyncSize = bytes
+        case "max_line_length": maxLineLength = bytes
         default: break
         }
     }

@@ -1,6 +1,10 @@
 import CGit2
 import VaultCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The gate every tree from outside passes before vault writes any of it: a remote's commit
 /// before `vault sync` merges or fast-forwards to it, a cloned commit before its files are
 /// checked out, a commit `vault restore --at` takes a file from.
@@ -10,7 +14,8 @@ import VaultCore
 /// its name (`IncomingPath.problem(withName:)`: no `..`, no `.git` or `.vault` in any spelling,
 /// no control characters), its mode (regular files and folders only: no symbolic link, no
 /// submodule), its place (`IncomingPath.isInVaultLayout`), and its size (read from the object's
-/// header, never inflated) against `IncomingLimits`. Entries are read from the raw tree
+/// header, never inflated; a file larger than the line cap is read for its longest line) against
+/// `IncomingLimits`. Entries are read from the raw tree
 /// objects, as they are, not as libgit2 normalizes them. Nothing is written; the first
 /// problem is thrown as `UntrustedInput`, naming the commit and the path.
 ///
@@ -99,10 +104,36 @@ struct IncomingTree {
                 throw VaultError.untrusted(
                     .fileTooLarge(commit: commit, path: path, size: size, limit: limits.maxFileSize))
             }
+            // Only a file larger than the line cap can hold a longer line: the rest are not read.
+            if size > limits.maxLineLength {
+                let longest = IncomingTree.longestLine(try history.blobBytes(oid))
+                if longest > limits.maxLineLength {
+                    throw VaultError.untrusted(
+                        .lineTooLong(commit: commit, path: path, length: longest, limit: limits.maxLineLength))
+                }
+            }
             newBytes += size
             if capsTotal && newBytes > limits.maxSyncSize {
                 throw VaultError.untrusted(.syncTooLarge(commit: commit, size: newBytes, limit: limits.maxSyncSize))
             }
+        }
+    }
+}
+
+extension IncomingTree {
+    /// The length in bytes of the longest line of `bytes` (line feeds found with `memchr`).
+    static func longestLine(_ bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBytes { buffer -> Int in
+            guard let base = buffer.baseAddress else { return 0 }
+            var longest = 0
+            var start = 0
+            while start < buffer.count {
+                let end = memchr(base + start, 0x0A, buffer.count - start).map { base.distance(to: UnsafeRawPointer($0)) }
+                    ?? buffer.count
+                longest = max(longest, end - start)
+                start = end + 1
+            }
+            return longest
         }
     }
 }

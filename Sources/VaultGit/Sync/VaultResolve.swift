@@ -36,6 +36,12 @@ public final class VaultResolve {
     func repair(candidates: [String]?, copies: Bool, before change: Change) throws(VaultError) -> [String] {
         var done: [String] = []
         if FileIO.exists(history.gitDirectory + "/MERGE_HEAD") {
+            // What the other side brought passes the gate before vault writes or commits any of
+            // it (git checked its paths; vault's rules are stricter).
+            if let theirs = try history.referenceCommit("MERGE_HEAD") {
+                defer { git_commit_free(theirs) }
+                try history.admit(commit: theirs, limits: vault.config.limits)
+            }
             // git's merge, finished with its own parents: the index and files are git's, so the
             // commit is made here (`Change.commit(by:)`), not by `VaultHistory.commit`.
             try change.preceding(handEdits: .partOfTheChange) { finishing throws(VaultError) in
