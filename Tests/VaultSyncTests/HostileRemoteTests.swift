@@ -145,7 +145,7 @@ import VaultTestSupport
         #expect(sync.status == 0, "\(sync.stderr)")
         outputs["sync"] = sync.stdout + sync.stderr
         try w.write("laptop", "rooms/e\(evil).md", room + "more \(evil)\n")
-        for command in [["status"], ["check"], ["rooms"], ["log", "-n", "3"], ["sync", "--dry-run"]] {
+        for command in [["status"], ["check"], ["rooms"], ["log", "-n", "3"], ["sync", "--dry-run"], ["resolve"]] {
             let r = try w.vault("laptop", command)
             outputs[command.joined(separator: " ")] = r.stdout + r.stderr
         }
