@@ -4,6 +4,7 @@
 #
 #   Benchmarks/long-line-bench.sh [RUNS]        # RUNS: hyperfine runs of each command (default 5)
 #   VAULT_BIN=/path/to/vault Benchmarks/long-line-bench.sh
+#   LONG_LINE_BUDGET=10 …                       # seconds a vault search may take (exit 1 past it)
 #
 # Makes Benchmarks/.data/long-line (once): a vault whose one room holds, after its front-matter
 # and a message header, a single line of 16 MiB (English and Korean words, 'a' in one word of
@@ -56,10 +57,21 @@ echo "vault: $(du -b --apparent-size rooms/one-line.md | cut -f1) bytes in rooms
 count() {  # count 'vault args' 'rg args'
     echo "   matching lines: vault $(eval "$VAULT_BIN search $1 --json" | wc -l), rg $(eval "rg $2" | wc -l)"
 }
+# The time budget of each vault search on the 16 MiB line (seconds; LONG_LINE_BUDGET): linear
+# in the line's length, a search takes well under it; the quadratic scan took hours.
+budget="${LONG_LINE_BUDGET:-10}"
+over=0
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
 compare() {  # compare NAME 'vault args' 'rg args'
     echo "== $1"
-    hyperfine -N -i --output=pipe --style basic --runs "$runs" --warmup 1 \
+    hyperfine -N -i --output=pipe --style basic --runs "$runs" --warmup 1 --export-json "$results" \
         -n "vault $2" "$VAULT_BIN search $2" -n "rg $3" "rg $3" 2>&1 | grep -E 'Time|±|faster|slower|vault|rg' | sed 's/^/   /'
+    if ! python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["results"][0]["mean"] > float(sys.argv[2]))' \
+        "$results" "$budget"; then
+        echo "   OVER BUDGET: vault took more than ${budget} s"
+        over=1
+    fi
 }
 rm -rf "$XDG_CACHE_HOME"
 count "--no-index --room one-line a" "-F -S a rooms/one-line.md"
@@ -78,3 +90,8 @@ hyperfine -N --output=pipe --style basic --runs "$runs" \
 "$VAULT_BIN" search --index zebra -l >/dev/null 2>&1
 compare "'zebra' through the index" "--index zebra" "-F -S zebra rooms"
 compare "'brown fox' -l through the index" "--index 'brown fox' -l" "-F -S -l 'brown fox' rooms"
+if [ "$over" -ne 0 ]; then
+    echo "some searches went over the ${budget} s budget" >&2
+    exit 1
+fi
+echo "every vault search within the ${budget} s budget"
