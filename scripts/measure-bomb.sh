@@ -31,6 +31,12 @@ git -C "$work/attacker" add rooms/bomb.md
 git -C "$work/attacker" -c user.name=M -c user.email=m@example.com commit -qm bomb
 git -C "$work/attacker" push -q origin main
 echo "pushed: $(du -sh "$work/remote.git/objects" | cut -f1) of objects for a ${SIZE_MIB} MiB room"
+# The same push taken by plain `git pull` on a copy, for comparison (it writes the whole room).
+cp -a "$work/victim" "$work/victim-git"
+start=$(date +%s.%N)
+/usr/bin/time -f "git pull: peak memory %M KiB" git -C "$work/victim-git" pull -q --no-rebase origin main 2>&1 | tail -1
+end=$(date +%s.%N)
+echo "git pull exited after $(python3 -c "print(f'{$end - $start:.2f}')") s"
 cd "$work/victim"
 start=$(date +%s.%N)
 set +e
