@@ -68,6 +68,28 @@ public enum Merge {
         }
     }
 
+    /// The merge of one file from two commits, the rule `vault sync` and `vault merge-driver`
+    /// (`git pull`) share so both write the same bytes: `file`, except that where a text merge's
+    /// changes overlap the newer side's version is kept and the older side's is the conflict copy,
+    /// and an ancestor with conflict markers committed in it merges as no ancestor (rooms: a
+    /// union), which loses nothing.
+    ///
+    ///     let merged = try Merge.committed(path: "diary/2026/x.md", base: b, ours: o, theirs: t, newer: .theirs)
+    ///     // merged.conflictCopy: ours, when both sides changed the same lines
+    public static func committed(path: String, base: [UInt8]?, ours: [UInt8], theirs: [UInt8], newer: Newer)
+        throws(VaultError) -> FileMerge
+    {
+        let kind = VaultPath.kind(of: path)
+        let base = base.flatMap { kind != .other && !ConflictMarkers.lines(in: $0).isEmpty ? nil : $0 }
+        switch kind {
+        case .room, .config:
+            return try file(path: path, base: base, ours: ours, theirs: theirs, newer: newer)
+        case .diaryEntry, .other:
+            guard newer == .theirs else { return try file(path: path, base: base, ours: ours, theirs: theirs, newer: .ours) }
+            return try file(path: path, base: base, ours: theirs, theirs: ours, newer: .ours).reportedFromTheOtherSide()
+        }
+    }
+
     /// The version both sides agree on, else the one that changed (the other equals base), else the
     /// newer one: the three-way pick used for single values (a BOM, a marker line).
     static func pick<T: Equatable>(_ base: T, _ ours: T, _ theirs: T, newer: Newer) -> T {

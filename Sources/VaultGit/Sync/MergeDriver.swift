@@ -22,11 +22,21 @@ public enum MergeDriver {
     public static let command = "vault merge-driver %O %A %B %P"
 
     /// Merges the three versions git gives (ancestor, current, other) into `current`, by the
-    /// kind of `path`. Returns what the person should hear, and whether the merge was clean.
-    /// A diary entry whose changes overlap keeps the current version and saves the other next
-    /// to it as a conflict copy (in the folder of `root`/`path`); never markers.
+    /// kind of `path`, with `vault sync`'s rules (`Merge.committed`), so a `git pull` writes the
+    /// bytes `vault sync` writes for the same two commits. Returns what the person should hear.
+    ///
+    /// git gives only the files; the commits come from the repository at `root`: HEAD (this
+    /// side) and the commit git names in `GITHEAD_<id>` (the other side, set in `environment`
+    /// by `git merge` and `git pull`). The later commit wins a tie and keeps its text, as in a
+    /// sync; where changes overlap, the losing side's version is saved next to the file as a
+    /// conflict copy named from the losing commit (`TreeMerge.Side.conflictCopyName`), and
+    /// listed in `.git/vault-merge-copies` for the hooks that add it to the index
+    /// (`stagingHook`). Without those two commits (a rebase, a cherry-pick, an octopus merge)
+    /// the other side counts as newer, the current version is kept, and a copy is named
+    /// `merge`, the time and the copy's hash.
     public static func run(
-        ancestor: String, current: String, other: String, path: String, root: String
+        ancestor: String, current: String, other: String, path: String, root: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(VaultError) -> [String] {
         // git checked the path (`verify_path`); vault's rules are stricter (`.vault`, control
         // characters), and the other side's file is held to the vault's file cap.
@@ -42,17 +52,92 @@ public enum MergeDriver {
         let base = FileIO.exists(ancestor) ? try FileIO.read(ancestor) : nil
         let ours = try FileIO.read(current)
         let theirs = try FileIO.read(other)
-        let merged = try Merge.file(path: path, base: base, ours: ours, theirs: theirs, newer: .theirs)
+        let history = try? GitHistory(vault: root, config: config ?? VaultConfig(parsing: []))
+        let merged: FileMerge
+        let copyPath: String?
+        if let history, let sides = (try? MergeSides(history: history, environment: environment)) ?? nil {
+            merged = try Merge.committed(
+                path: path, base: base, ours: ours, theirs: theirs, newer: sides.theirsNewer ? .theirs : .ours)
+            copyPath = merged.conflictCopy.map { _ in sides.loser.conflictCopyName(of: path) }
+        } else {
+            merged = try Merge.file(path: path, base: base, ours: ours, theirs: theirs, newer: .theirs)
+            copyPath = merged.conflictCopy.map { copy in
+                ConflictCopy.name(for: path, machine: "merge", time: Date(), version: ConflictCopy.versionID(of: copy))
+            }
+        }
         var notes = merged.notes.map { "\(path): \($0)" }
-        if let copy = merged.conflictCopy {
-            let copyPath = ConflictCopy.name(
-                for: path, machine: "merge", time: Date(), version: ConflictCopy.versionID(of: copy))
+        if let copy = merged.conflictCopy, let copyPath {
             try FileIO.makeDirectory(FileIO.parent(of: root + "/" + copyPath))
             try FileIO.write(copy, to: root + "/" + copyPath)
+            if let history { try history.recordMergeCopy(copyPath) }
             notes.append("\(path): both sides changed the same lines: the other version is saved as \(copyPath)")
         }
         try FileIO.write(merged.bytes, to: current)
         return notes
+    }
+
+    /// The file in the git directory that lists the conflict copies the driver saved, one path a
+    /// line, until a hook adds them to the index.
+    static let pendingCopies = "vault-merge-copies"
+
+    /// The hook vault installs as `post-merge` and `pre-commit`: adds the conflict copies the
+    /// driver saved to the index (a hook is the only step of a `git pull` that may: git holds the
+    /// index while drivers run), so `git commit` after the pull, or the commit that ends a
+    /// `git pull --no-commit`, holds them. A hook of the person's own is left as it is.
+    static let stagingHook = """
+        #!/bin/sh
+        # vault: adds the conflict copies `vault merge-driver` saved during `git pull` to the index,
+        # so the next commit holds them. Written by vault (delete it to stop this).
+        list="$(git rev-parse --git-dir)/\(pendingCopies)"
+        [ -f "$list" ] || exit 0
+        while IFS= read -r copy; do
+          [ -f "$copy" ] && git add -- "$copy"
+        done < "$list"
+        rm -f "$list"
+        exit 0
+
+        """
+
+    /// The hooks that run `stagingHook`.
+    static let stagingHooks = ["post-merge", "pre-commit"]
+}
+
+/// The two commits of a `git merge` or `git pull` that runs the driver, read as `vault sync`
+/// reads its sides: HEAD and the one commit named by git's `GITHEAD_<id>` variable.
+private final class MergeSides {
+    let theirsNewer: Bool
+    let loser: TreeMerge.Side
+    /// The commits and trees read, freed with the sides.
+    private let objects: [OpaquePointer]
+
+    /// nil when the environment names no single other commit, or HEAD is unborn.
+    init?(history: GitHistory, environment: [String: String]) throws(VaultError) {
+        let named = environment.keys.filter { $0.hasPrefix("GITHEAD_") }
+        guard named.count == 1, let head = try history.headCommit() else { return nil }
+        let other: OpaquePointer
+        do {
+            other = try history.commit(String(named[0].dropFirst(8)))
+        } catch {
+            git_commit_free(head.commit)
+            git_tree_free(head.tree)
+            return nil
+        }
+        var tree: OpaquePointer?
+        guard git_commit_tree(&tree, other) == 0, let tree else {
+            git_commit_free(head.commit)
+            git_tree_free(head.tree)
+            git_commit_free(other)
+            return nil
+        }
+        objects = [head.commit, head.tree, other, tree]
+        let ours = history.side(head.commit, tree: head.tree)
+        let theirs = history.side(other, tree: tree)
+        theirsNewer = TreeMerge.theirsIsNewer(ours: ours, theirs: theirs)
+        loser = theirsNewer ? ours : theirs
+    }
+
+    deinit {
+        for object in objects { git_object_free(object) }
     }
 }
 
@@ -67,6 +152,7 @@ extension GitHistory {
             try setConfig("merge.vault.name", "vault: rooms by message id, diary entries without conflict markers")
             try setConfig("merge.vault.driver", MergeDriver.command)
         }
+        try ensureStagingHooks()
         let path = root + "/.gitattributes"
         let text = FileIO.exists(path) ? String(decoding: try FileIO.read(path), as: UTF8.self) : ""
         let lines = Set(text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
@@ -80,5 +166,36 @@ extension GitHistory {
             try attributes.write(Array(updated.utf8), to: ".gitattributes")
             try attributes.commit(message: "sync: vault's merge driver for rooms, diary entries and vault.yml")
         }
+    }
+
+    /// Installs `MergeDriver.stagingHook` as the repository's `post-merge` and `pre-commit`
+    /// hooks, unless the person keeps hooks elsewhere (`core.hooksPath`) or has a hook of that
+    /// name already (then the copies stay untracked until `vault sync` commits them).
+    func ensureStagingHooks() throws(VaultError) {
+        if let elsewhere = try? configString("core.hooksPath"), !elsewhere.isEmpty { return }
+        let folder = gitDirectory + "/hooks"
+        let script = Array(MergeDriver.stagingHook.utf8)
+        for name in MergeDriver.stagingHooks {
+            let hook = folder + "/" + name
+            if FileIO.exists(hook) {
+                let current = try FileIO.read(hook)
+                // Ours, maybe an older version: rewritten; the person's own: left alone.
+                guard current != script, String(decoding: current, as: UTF8.self).contains("# vault: ") else {
+                    continue
+                }
+            }
+            try FileIO.makeDirectory(folder)
+            try FileIO.write(script, to: hook)
+            guard chmod(hook, 0o755) == 0 else {
+                throw VaultError.io(path: hook, operation: "make executable", reason: String(cString: strerror(errno)))
+            }
+        }
+    }
+
+    /// Adds `path` to the list of conflict copies the staging hooks add to the index.
+    func recordMergeCopy(_ path: String) throws(VaultError) {
+        let list = gitDirectory + "/" + MergeDriver.pendingCopies
+        let listed = FileIO.exists(list) ? try FileIO.read(list) : []
+        try FileIO.write(listed + Array((path + "\n").utf8), to: list)
     }
 }

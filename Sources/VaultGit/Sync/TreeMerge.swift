@@ -22,6 +22,20 @@ struct TreeMerge {
         var time: Date
         /// The commit's short id (7 hex digits): what makes its conflict copies' names unique.
         var shortID: String { String(oidString(git_commit_id(commit)).prefix(7)) }
+
+        /// The name of the conflict copy of `path` that holds this side's version (the side that
+        /// lost): its machine, its commit time and its short id, the same on every machine.
+        func conflictCopyName(of path: String) -> String {
+            ConflictCopy.name(for: path, machine: machine, time: time, version: shortID)
+        }
+    }
+
+    /// Whether `theirs` is the later side, whose change wins a tie (both changed one
+    /// front-matter key, overlapping lines): the later commit, ties by the greater commit id, so
+    /// every machine (and `vault merge-driver` in a `git pull`) picks the same.
+    static func theirsIsNewer(ours: Side, theirs: Side) -> Bool {
+        if ours.time != theirs.time { return theirs.time > ours.time }
+        return oidString(git_commit_id(theirs.commit)) > oidString(git_commit_id(ours.commit))
     }
 
     /// A path of the result that differs from ours, and its new blob (nil: removed).
@@ -49,12 +63,7 @@ struct TreeMerge {
         Trace.mark("tree merge: our changes read (\(oursEdits.byBase.count + oursEdits.added.count))")
         let theirsEdits = try history.treeChanges(from: base, to: theirs.tree)
         Trace.mark("tree merge: their changes read (\(theirsEdits.byBase.count + theirsEdits.added.count))")
-        // Which side's change wins a tie (both changed one front-matter key): the later commit,
-        // the same on every machine (ties by commit id).
-        let theirsNewer: Bool = {
-            if ours.time != theirs.time { return theirs.time > ours.time }
-            return oidString(git_commit_id(theirs.commit)) > oidString(git_commit_id(ours.commit))
-        }()
+        let theirsNewer = TreeMerge.theirsIsNewer(ours: ours, theirs: theirs)
         var outcome = Outcome()
         var result: [String: git_oid?] = [:]  // path → new blob (nil: absent), for paths that may differ from ours
         var claimed: [String: (oid: git_oid, fromBase: String?)] = [:]
@@ -149,47 +158,17 @@ struct TreeMerge {
         path: String, base: git_oid?, ours oursID: git_oid, theirs theirsID: git_oid, ours: Side, theirs: Side,
         theirsNewer: Bool, outcome: inout Outcome
     ) throws(VaultError) -> git_oid {
-        var b = try base.map { id throws(VaultError) in try history.blobBytes(id) }
-        if let committed = b, VaultPath.kind(of: path) != .other, !ConflictMarkers.lines(in: committed).isEmpty {
-            // An ancestor with markers committed in it does not read: both sides merge as with no
-            // ancestor (rooms: a union), which loses nothing.
-            b = nil
-        }
+        let b = try base.map { id throws(VaultError) in try history.blobBytes(id) }
         let o = try history.blobBytes(oursID)
         let t = try history.blobBytes(theirsID)
-        let merged = try mergeBytes(
-            path: path, base: b, ours: o, theirs: t, ours: ours, theirs: theirs, theirsNewer: theirsNewer)
+        let merged = try Merge.committed(path: path, base: b, ours: o, theirs: t, newer: theirsNewer ? .theirs : .ours)
         outcome.notes += merged.notes.map { "\(path): \($0)" }
         if let copy = merged.conflictCopy {
-            let loser = theirsNewer ? ours : theirs
-            let copyPath = ConflictCopy.name(
-                for: path, machine: loser.machine, time: loser.time, version: loser.shortID)
+            let copyPath = (theirsNewer ? ours : theirs).conflictCopyName(of: path)
             outcome.conflictCopies.append(copyPath)
             outcome.changes.append(Change(path: copyPath, oid: try history.writeBlob(copy)))
         }
         return try history.writeBlob(merged.bytes)
-    }
-
-    /// The bytes of one merged file. For a text merge that overlaps, the later side's version is
-    /// kept and the other becomes the conflict copy, so every machine gets the same result.
-    private func mergeBytes(
-        path: String, base: [UInt8]?, ours: [UInt8], theirs: [UInt8], ours oursSide: Side, theirs theirsSide: Side,
-        theirsNewer: Bool
-    ) throws(VaultError) -> FileMerge {
-        let newer: Merge.Newer = theirsNewer ? .theirs : .ours
-        let (kept, other) = theirsNewer ? (theirs, ours) : (ours, theirs)
-        switch VaultPath.kind(of: path) {
-        case .room:
-            return try Merge.room(base: base, ours: ours, theirs: theirs, path: path, newer: newer)
-        case .diaryEntry:
-            let merged = try Merge.diaryEntry(base: base, ours: kept, theirs: other, path: path, newer: .ours)
-            return theirsNewer ? merged.reportedFromTheOtherSide() : merged
-        case .config:
-            return try Merge.config(base: base, ours: ours, theirs: theirs, newer: newer)
-        case .other:
-            let merged = Merge.text(base: base, ours: kept, theirs: other)
-            return theirsNewer ? merged.reportedFromTheOtherSide() : merged
-        }
     }
 
     /// A path created on both sides with different contents.
@@ -209,13 +188,10 @@ struct TreeMerge {
                 "\(path): two different rooms were made under this name; the later one is now \(newPath)")
             return kept
         }
-        let merged = try mergeBytes(
-            path: path, base: nil, ours: o, theirs: t, ours: oursSide, theirs: theirsSide, theirsNewer: theirsNewer)
+        let merged = try Merge.committed(path: path, base: nil, ours: o, theirs: t, newer: theirsNewer ? .theirs : .ours)
         outcome.notes += merged.notes.map { "\(path): \($0)" }
         if let copy = merged.conflictCopy {
-            let loser = theirsNewer ? oursSide : theirsSide
-            let copyPath = ConflictCopy.name(
-                for: path, machine: loser.machine, time: loser.time, version: loser.shortID)
+            let copyPath = (theirsNewer ? oursSide : theirsSide).conflictCopyName(of: path)
             outcome.conflictCopies.append(copyPath)
             result[copyPath] = try history.writeBlob(copy)
         }
