@@ -9,13 +9,17 @@ import VaultTestSupport
     let room = "rooms/독서-모임-발제문.md"
 
     private func gitPull(_ w: SyncWorld, _ machine: String, path: String) throws -> (status: Int32, out: String) {
+        try gitPull(in: w.path(machine), path: path)
+    }
+
+    private func gitPull(in folder: String, path: String) throws -> (status: Int32, out: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = [
             "git", "-c", "user.name=T", "-c", "user.email=t@example.com", "pull", "--no-rebase", "--no-edit", "origin",
             "main",
         ]
-        p.currentDirectoryURL = URL(fileURLWithPath: w.path(machine))
+        p.currentDirectoryURL = URL(fileURLWithPath: folder)
         var env = ProcessInfo.processInfo.environment
         env["PATH"] = path
         env["LC_ALL"] = "C"
@@ -35,6 +39,69 @@ import VaultTestSupport
         #expect(!text.contains("<<<<<<<"))
         #expect(text.contains("노트북") && text.contains("데스크톱"))
         try w.expectHealthy("desktop")
+    }
+
+    /// The same diverged history merged by `vault sync` on the desktop and by `git pull` (vault's
+    /// driver) on a copy of it: the same files byte for byte (the pending texts in the same order,
+    /// the diary entry's conflict copy under the same name, from the losing commit), and after the
+    /// pull the copy is staged, so the person's `git commit` leaves nothing untracked. Both ways
+    /// round: the desktop's commit later than the laptop's, and earlier.
+    @Test(arguments: [false, true]) func gitPullWritesWhatSyncWrites(desktopEarlier: Bool) throws {
+        let w = try SyncWorld()
+        let entry = "diary/2026/2026-11-21-첫눈.md"
+        let line = "집에 와서 냉동해 둔 단호박 수프를 데워 먹었다."
+        for machine in ["laptop", "desktop"] {
+            try w.chat(machine, room, "\(machine)의 질문")
+            try w.write(machine, room, try w.read(machine, room) + "\(machine)에서 쓰다 만 메모\n")
+            try w.write(machine, entry, try w.read(machine, entry).replacingOccurrences(of: line, with: "\(machine): 수프"))
+        }
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let desktop = w.path("desktop")
+        let commit = Process()
+        commit.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        commit.arguments = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qam", "edits"]
+        commit.currentDirectoryURL = URL(fileURLWithPath: desktop)
+        var env = ProcessInfo.processInfo.environment
+        if desktopEarlier { env["GIT_COMMITTER_DATE"] = "2026-01-01T00:00:00+0000" }
+        commit.environment = env
+        #expect(try run(commit).status == 0)
+        // The copy that pulls: the desktop's folder as it is, hooks and config included.
+        let copy = w.folder.path + "/desktop-pull"
+        let cp = Process()
+        cp.executableURL = URL(fileURLWithPath: "/bin/cp")
+        cp.arguments = ["-a", desktop, copy]
+        #expect(try run(cp).status == 0)
+
+        // The pull first: the desktop's sync pushes its merge, which the pull would fast-forward to.
+        let pulled = try gitPull(in: copy, path: SyncWorld.pathWithVault)
+        #expect(pulled.status == 0, "\(pulled.out)")
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        // The losing side: the earlier commit (ties: the smaller id), whose version is the copy.
+        let (ours, theirs) = (
+            try git(["log", "-1", "--format=%ct %H", "HEAD^1"], in: desktop),
+            try git(["log", "-1", "--format=%ct %H", "HEAD^2"], in: desktop)
+        )
+        let stamps = [ours, theirs].map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").map(String.init)
+        }
+        let theirsLater = Int(stamps[1][0])! != Int(stamps[0][0])!
+            ? Int(stamps[1][0])! > Int(stamps[0][0])! : stamps[1][1] > stamps[0][1]
+        let loser = (theirsLater ? stamps[0][1] : stamps[1][1]).prefix(7)
+        if desktopEarlier { #expect(theirsLater, "the desktop's commit is dated earlier") }
+        let synced = try w.files("desktop")
+        let byGit = try SyncWorld.files(at: copy)
+        #expect(synced.keys.sorted() == byGit.keys.sorted())
+        for (path, bytes) in synced where byGit[path] != bytes {
+            let (a, b) = (String(decoding: bytes, as: UTF8.self), String(decoding: byGit[path] ?? [], as: UTF8.self))
+            Issue.record("\(path) differs:\n--- vault sync\n\(a)\n--- git pull\n\(b)")
+        }
+        #expect(synced.keys.contains { $0.contains(".conflict-") && $0.hasSuffix("-\(loser).md") })
+        let status = try git(["status", "--porcelain"], in: copy)
+        #expect(status.hasPrefix("A  ") && status.contains(loser), "the copy is staged: \(status)")
+        _ = try git(
+            ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "the conflict copy"],
+            in: copy)
+        #expect(try git(["status", "--porcelain"], in: copy) == "")
     }
 
     /// Two machines chatted in one room; the desktop pulls with plain git.

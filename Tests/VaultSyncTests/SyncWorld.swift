@@ -71,9 +71,11 @@ final class SyncWorld {
     }
 
     /// Every file of the machine's vault (not `.git/`, not `.vault/`), path → bytes.
-    func files(_ machine: String) throws -> [String: [UInt8]] {
+    func files(_ machine: String) throws -> [String: [UInt8]] { try SyncWorld.files(at: path(machine)) }
+
+    /// Every file of the vault at `root` (not `.git/`, not `.vault/`), path → bytes.
+    static func files(at root: String) throws -> [String: [UInt8]] {
         var out: [String: [UInt8]] = [:]
-        let root = path(machine)
         let e = FileManager.default.enumerator(atPath: root)
         while let p = e?.nextObject() as? String {
             if p == ".git" || p == ".vault" { e?.skipDescendants(); continue }
