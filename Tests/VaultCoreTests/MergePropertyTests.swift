@@ -164,4 +164,65 @@ import VaultTestSupport
         #expect(conflicts > 10)
         #expect(deletions > 10)
     }
+
+    /// One side converts a random room's line endings (LF to CRLF, or back), maybe appending a
+    /// message too; the other edits a message or appends one. The conversion is no edit of the
+    /// messages: the other side's change is kept as it is, no message is kept twice
+    /// (`conflict=`), and the result has one line ending, the converting side's. Both ways round.
+    @Test func aLineEndingConversionOnOneSideKeepsTheOtherSidesEdit() throws {
+        var rng = SeededRandom(seed: 0x5EED_0C21)
+        for round in 0..<300 {
+            var notes: [Note] = []
+            for k in 0..<Int.random(in: 1...6, using: &rng) {
+                notes.append(
+                    Note(
+                        id: Self.id(&rng), minute: k * 2, utc: false, role: k % 2 == 0 ? "user" : "assistant",
+                        body: Self.body(&rng)))
+            }
+            let base = History(notes: notes, title: "부산 여행", tags: ["여행"], pending: "")
+            let toCRLF = round % 2 == 0
+            var converted = base
+            let last = (notes.map(\.minute).max() ?? 0) + 1
+            if Bool.random(using: &rng) {
+                converted.notes.append(Note(id: Self.id(&rng), minute: last, utc: false, role: "user", body: "변환한 쪽"))
+            }
+            var edited = base
+            let editedID: String
+            if Bool.random(using: &rng) {
+                let k = Int.random(in: 0..<notes.count, using: &rng)
+                edited.notes[k].body += " 고침 " + Self.body(&rng)
+                editedID = notes[k].id
+            } else {
+                editedID = Self.id(&rng)
+                edited.notes.append(Note(id: editedID, minute: last, utc: false, role: "user", body: Self.body(&rng)))
+            }
+            let b = base.text(crlf: !toCRLF)
+            let c = converted.text(crlf: toCRLF)
+            let e = edited.text(crlf: !toCRLF)
+            let path = "rooms/eol\(round).md"
+            for convertedIsOurs in [true, false] {
+                let newer: Merge.Newer = Bool.random(using: &rng) ? .ours : .theirs
+                let (o, t) = convertedIsOurs ? (c, e) : (e, c)
+                let merged = try Merge.room(base: b, ours: o, theirs: t, path: path, newer: newer)
+                let room = try RoomFile(parsing: merged.bytes, path: path)
+                #expect(!room.messages.contains { $0.header.attribute("conflict") != nil }, "round \(round)")
+                let want = edited.notes.first { $0.id == editedID }!.body
+                let kept = room.messages.first { $0.id == editedID }?.body
+                #expect(kept.map { String(decoding: LineEnding.lf.converting(Array($0.utf8)), as: UTF8.self) } == want)
+                #expect(Set(room.messages.map(\.id)) == Set(converted.notes.map(\.id) + edited.notes.map(\.id)))
+                // One line ending, the converting side's.
+                let bytes = merged.bytes
+                let lineFeeds = bytes.indices.filter { bytes[$0] == 10 }
+                let crlfs = lineFeeds.filter { $0 > 0 && bytes[$0 - 1] == 13 }
+                #expect(crlfs.count == (toCRLF ? lineFeeds.count : 0), "round \(round): mixed line endings")
+                #expect(room.lineEnding == (toCRLF ? .crlf : .lf), "round \(round)")
+                if converted.notes == base.notes {
+                    // Only the line endings changed there: the result is the other side's, converted.
+                    #expect(bytes == (toCRLF ? LineEnding.crlf : .lf).converting(e), "round \(round)")
+                }
+                let full = try Merge.room(base: b, ours: o, theirs: t, path: path, newer: newer, shortcuts: false)
+                #expect(full.bytes == merged.bytes, "round \(round)")
+            }
+        }
+    }
 }

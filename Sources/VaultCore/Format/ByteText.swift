@@ -16,6 +16,28 @@ public enum LineEnding: String, Sendable, Hashable {
         guard let nl = b.firstNewline(from: start) else { return .lf }
         return nl > start && b[nl - 1] == 13 ? .crlf : .lf
     }
+
+    /// The line ending of a file's bytes (after a byte-order mark): its first line's.
+    static func of(_ bytes: [UInt8]) -> LineEnding {
+        bytes.withUnsafeBufferPointer { b in
+            detect(b, from: b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF ? 3 : 0)
+        }
+    }
+
+    /// `bytes` with every line ending written as this one: `\n` → `\r\n`, or `\r\n` → `\n`. A
+    /// carriage return that ends no line is kept. For a merge of versions whose line endings differ.
+    public func converting(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(self == .crlf ? bytes.count + bytes.count / 16 : bytes.count)
+        for (i, byte) in bytes.enumerated() {
+            switch (self, byte) {
+            case (.crlf, 10) where i == 0 || bytes[i - 1] != 13: out += [13, 10]
+            case (.lf, 13) where i + 1 < bytes.count && bytes[i + 1] == 10: continue
+            default: out.append(byte)
+            }
+        }
+        return out
+    }
 }
 
 extension UnsafeBufferPointer where Element == UInt8 {
