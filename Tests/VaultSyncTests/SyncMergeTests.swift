@@ -62,6 +62,30 @@ import VaultTestSupport
         try w.expectHealthy("laptop")
     }
 
+    /// One machine converts a room to CRLF line endings, the other edits a message: the sync
+    /// keeps the edit once (no `conflict=` version; the loss check counts line endings as no
+    /// change), in CRLF throughout, the same on both machines.
+    @Test func aRoomConvertedToCRLFKeepsTheOtherMachinesEdit() throws {
+        let w = try SyncWorld()
+        let room = "rooms/김치찌개-레시피.md"
+        let original = try w.read("laptop", room)
+        let body = try #require(
+            try RoomFile(parsing: Array(original.utf8), path: room).messages.first?.body.split(separator: "\n").first)
+        try w.write("laptop", room, original.replacingOccurrences(of: "\n", with: "\r\n"))
+        try w.write("desktop", room, original.replacingOccurrences(of: String(body), with: "데스크톱의 수정"))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let bytes = Array(try w.read("laptop", room).utf8)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains("데스크톱의 수정") && !text.contains(String(body)))
+        #expect(!text.contains("conflict="))
+        let lineFeeds = bytes.indices.filter { bytes[$0] == 10 }
+        #expect(lineFeeds.allSatisfy { $0 > 0 && bytes[$0 - 1] == 13 }, "one line ending: CRLF")
+        #expect(try w.files("laptop") == w.files("desktop"))
+        try w.expectHealthy("laptop")
+    }
+
     @Test func sameFrontMatterKeyChangedOnBothSidesLaterWins() throws {
         let w = try SyncWorld()
         try w.expectOK(w.vault("laptop", ["room", "set", room, "model", "model-from-laptop"]))
