@@ -44,6 +44,18 @@ import VaultTestSupport
         return "m-" + String((0..<12).map { _ in alphabet.randomElement(using: &rng)! })
     }
 
+    /// A random base: `messages` messages, questions and replies in turn, two minutes apart.
+    static func base(messages: ClosedRange<Int>, _ rng: inout SeededRandom) -> History {
+        var notes: [Note] = []
+        for k in 0..<Int.random(in: messages, using: &rng) {
+            notes.append(
+                Note(
+                    id: id(&rng), minute: k * 2, utc: false, role: k % 2 == 0 ? "user" : "assistant",
+                    body: body(&rng)))
+        }
+        return History(notes: notes, title: "부산 여행", tags: ["여행"], pending: "")
+    }
+
     /// One side's random changes to `base`.
     static func change(_ base: History, _ rng: inout SeededRandom) -> History {
         var h = base
@@ -77,14 +89,7 @@ import VaultTestSupport
         var conflicts = 0
         var deletions = 0
         for round in 0..<400 {
-            var notes: [Note] = []
-            for k in 0..<Int.random(in: 0...6, using: &rng) {
-                notes.append(
-                    Note(
-                        id: Self.id(&rng), minute: k * 2, utc: false, role: k % 2 == 0 ? "user" : "assistant",
-                        body: Self.body(&rng)))
-            }
-            let base = History(notes: notes, title: "부산 여행", tags: ["여행"], pending: "")
+            let base = Self.base(messages: 0...6, &rng)
             let ours = Self.change(base, &rng)
             let theirs = Self.change(base, &rng)
             let crlf = round % 5 == 0
@@ -172,26 +177,19 @@ import VaultTestSupport
     @Test func aLineEndingConversionOnOneSideKeepsTheOtherSidesEdit() throws {
         var rng = SeededRandom(seed: 0x5EED_0C21)
         for round in 0..<300 {
-            var notes: [Note] = []
-            for k in 0..<Int.random(in: 1...6, using: &rng) {
-                notes.append(
-                    Note(
-                        id: Self.id(&rng), minute: k * 2, utc: false, role: k % 2 == 0 ? "user" : "assistant",
-                        body: Self.body(&rng)))
-            }
-            let base = History(notes: notes, title: "부산 여행", tags: ["여행"], pending: "")
+            let base = Self.base(messages: 1...6, &rng)
             let toCRLF = round % 2 == 0
             var converted = base
-            let last = (notes.map(\.minute).max() ?? 0) + 1
+            let last = (base.notes.map(\.minute).max() ?? 0) + 1
             if Bool.random(using: &rng) {
                 converted.notes.append(Note(id: Self.id(&rng), minute: last, utc: false, role: "user", body: "변환한 쪽"))
             }
             var edited = base
             let editedID: String
             if Bool.random(using: &rng) {
-                let k = Int.random(in: 0..<notes.count, using: &rng)
+                let k = Int.random(in: 0..<base.notes.count, using: &rng)
                 edited.notes[k].body += " 고침 " + Self.body(&rng)
-                editedID = notes[k].id
+                editedID = base.notes[k].id
             } else {
                 editedID = Self.id(&rng)
                 edited.notes.append(Note(id: editedID, minute: last, utc: false, role: "user", body: Self.body(&rng)))
