@@ -12,13 +12,12 @@ import VaultTestSupport
         try gitPull(in: w.path(machine), path: path)
     }
 
-    private func gitPull(in folder: String, path: String) throws -> (status: Int32, out: String) {
+    private func gitPull(in folder: String, path: String, _ options: [String] = []) throws -> (status: Int32, out: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [
-            "git", "-c", "user.name=T", "-c", "user.email=t@example.com", "pull", "--no-rebase", "--no-edit", "origin",
-            "main",
-        ]
+        p.arguments =
+            ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "pull", "--no-rebase", "--no-edit"]
+            + options + ["origin", "main"]
         p.currentDirectoryURL = URL(fileURLWithPath: folder)
         var env = ProcessInfo.processInfo.environment
         env["PATH"] = path
@@ -41,14 +40,13 @@ import VaultTestSupport
         try w.expectHealthy("desktop")
     }
 
-    /// The same diverged history merged by `vault sync` on the desktop and by `git pull` (vault's
-    /// driver) on a copy of it: the same files byte for byte (the pending texts in the same order,
-    /// the diary entry's conflict copy under the same name, from the losing commit), and after the
-    /// pull the copy is staged, so the person's `git commit` leaves nothing untracked. Both ways
-    /// round: the desktop's commit later than the laptop's, and earlier.
-    @Test(arguments: [false, true]) func gitPullWritesWhatSyncWrites(desktopEarlier: Bool) throws {
+    let entry = "diary/2026/2026-11-21-첫눈.md"
+
+    /// Both machines chatted in the room, typed text below its prompt marker and changed one line
+    /// of a diary entry; the laptop synced, the desktop committed with plain git (dated 2026-01-01
+    /// when `desktopEarlier`).
+    private func overlappingEdits(desktopEarlier: Bool) throws -> SyncWorld {
         let w = try SyncWorld()
-        let entry = "diary/2026/2026-11-21-첫눈.md"
         let line = "집에 와서 냉동해 둔 단호박 수프를 데워 먹었다."
         for machine in ["laptop", "desktop"] {
             try w.chat(machine, room, "\(machine)의 질문")
@@ -65,6 +63,17 @@ import VaultTestSupport
         if desktopEarlier { env["GIT_COMMITTER_DATE"] = "2026-01-01T00:00:00+0000" }
         commit.environment = env
         #expect(try run(commit).status == 0)
+        return w
+    }
+
+    /// The same diverged history merged by `vault sync` on the desktop and by `git pull` (vault's
+    /// driver) on a copy of it: the same files byte for byte (the pending texts in the same order,
+    /// the diary entry's conflict copy under the same name, from the losing commit), and after the
+    /// pull the copy is staged, so the person's `git commit` leaves nothing untracked. Both ways
+    /// round: the desktop's commit later than the laptop's, and earlier.
+    @Test(arguments: [false, true]) func gitPullWritesWhatSyncWrites(desktopEarlier: Bool) throws {
+        let w = try overlappingEdits(desktopEarlier: desktopEarlier)
+        let desktop = w.path("desktop")
         // The copy that pulls: the desktop's folder as it is, hooks and config included.
         let copy = w.folder.path + "/desktop-pull"
         let cp = Process()
@@ -102,6 +111,38 @@ import VaultTestSupport
             ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "the conflict copy"],
             in: copy)
         #expect(try git(["status", "--porcelain"], in: copy) == "")
+    }
+
+    /// `git pull --no-commit`: no `post-merge` runs, so the `pre-commit` hook stages the copy when
+    /// the person commits the merge; the merge commit holds it and nothing is left untracked.
+    @Test func aPullWithoutCommitGetsItsCopyIntoTheMergeCommit() throws {
+        let w = try overlappingEdits(desktopEarlier: false)
+        let desktop = w.path("desktop")
+        let pulled = try gitPull(in: desktop, path: SyncWorld.pathWithVault, ["--no-commit"])
+        #expect(pulled.status == 0, "\(pulled.out)")
+        let copy = try #require(try git(["status", "--porcelain", "-uall"], in: desktop)
+            .split(separator: "\n").first { $0.contains(".conflict-") })
+        #expect(copy.hasPrefix("??"), "untracked until the commit: \(copy)")
+        _ = try git(["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "--no-edit"], in: desktop)
+        #expect(try git(["status", "--porcelain", "-uall"], in: desktop) == "")
+        let merged = try git(["show", "--name-only", "--format=%P", "HEAD"], in: desktop)
+        #expect(merged.split(separator: "\n").first?.split(separator: " ").count == 2, "a merge commit: \(merged)")
+        #expect(merged.contains(".conflict-"), "the merge commit holds the copy: \(merged)")
+    }
+
+    /// A `post-merge` hook of the person's own stays as it is (sync does not overwrite it), and a
+    /// hook vault wrote that was deleted comes back with the next sync.
+    @Test func aHookOfThePersonsOwnIsLeftAlone() throws {
+        let w = try SyncWorld()
+        let hooks = w.path("desktop") + "/.git/hooks"
+        let own = "#!/bin/sh\necho mine\n"
+        try own.write(toFile: hooks + "/post-merge", atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: hooks + "/pre-commit")
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        #expect(try String(contentsOfFile: hooks + "/post-merge", encoding: .utf8) == own)
+        let restored = try String(contentsOfFile: hooks + "/pre-commit", encoding: .utf8)
+        #expect(restored.contains("# vault: ") && restored.contains("vault-merge-copies"))
+        #expect(FileManager.default.isExecutableFile(atPath: hooks + "/pre-commit"))
     }
 
     /// Two machines chatted in one room; the desktop pulls with plain git.
