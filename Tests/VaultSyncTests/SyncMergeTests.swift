@@ -69,16 +69,17 @@ import VaultTestSupport
         let w = try SyncWorld()
         let room = "rooms/김치찌개-레시피.md"
         let original = try w.read("laptop", room)
-        let body = try #require(
-            try RoomFile(parsing: Array(original.utf8), path: room).messages.first?.body.split(separator: "\n").first)
+        // A line of the reply, a message of many lines (its CRLF version differs from its LF one).
+        let line = "- 묵은지가 너무 시면"
+        #expect(original.contains("\n" + line))
         try w.write("laptop", room, original.replacingOccurrences(of: "\n", with: "\r\n"))
-        try w.write("desktop", room, original.replacingOccurrences(of: String(body), with: "데스크톱의 수정"))
+        try w.write("desktop", room, original.replacingOccurrences(of: line, with: "- 데스크톱의 수정: 묵은지가 너무 시면"))
         try w.expectOK(w.vault("laptop", ["sync"]))
         try w.expectOK(w.vault("desktop", ["sync"]))
         try w.expectOK(w.vault("laptop", ["sync"]))
         let bytes = Array(try w.read("laptop", room).utf8)
         let text = String(decoding: bytes, as: UTF8.self)
-        #expect(text.contains("데스크톱의 수정") && !text.contains(String(body)))
+        #expect(text.contains("데스크톱의 수정") && !text.contains("\r\n" + line))
         #expect(!text.contains("conflict="))
         let lineFeeds = bytes.indices.filter { bytes[$0] == 10 }
         #expect(lineFeeds.allSatisfy { $0 > 0 && bytes[$0 - 1] == 13 }, "one line ending: CRLF")

@@ -26,7 +26,7 @@ public enum LineEnding: String, Sendable, Hashable {
 
     /// `bytes` with every line ending written as this one: `\n` → `\r\n`, or `\r\n` → `\n`. A
     /// carriage return that ends no line is kept. For a merge of versions whose line endings differ.
-    func converting(_ bytes: [UInt8]) -> [UInt8] {
+    public func converting(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(self == .crlf ? bytes.count + bytes.count / 16 : bytes.count)
         for (i, byte) in bytes.enumerated() {

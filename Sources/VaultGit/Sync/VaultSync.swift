@@ -473,11 +473,11 @@ enum Integrity {
     }
 
     /// A hash of the text's bytes (not of its characters: canonically equal texts in other
-    /// normalizations are different versions).
+    /// normalizations are different versions), line endings aside: a room merge writes a
+    /// message in the file's one line ending (FORMAT.md, "Line endings").
     private static func hash(_ text: Substring) -> Int {
         var h = Hasher()
-        var copy = String(text)
-        copy.withUTF8 { h.combine(bytes: UnsafeRawBufferPointer($0)) }
+        LineEnding.lf.converting(Array(text.utf8)).withUnsafeBytes { h.combine(bytes: $0) }
         return h.finalize()
     }
 }
