@@ -210,6 +210,24 @@ import VaultTestSupport
         #expect(!merged.text.contains("<<<<<<<") && !merged.text.contains(">>>>>>>"))
     }
 
+    /// One side converted the entry to CRLF, the other edited a line (or both, apart): the
+    /// conversion is no edit, so the edits merge with no conflict copy, in CRLF throughout.
+    @Test func anEntryConvertedToCRLFOnOneSideKeepsTheOtherSidesEdit() throws {
+        let crlf = { (s: String) in s.replacingOccurrences(of: "\n", with: "\r\n") }
+        let edited = Self.entry.replacingOccurrences(of: "공원을 걸었다.", with: "공원을 오래 걸었다.")
+        for newer in [Merge.Newer.ours, .theirs] {
+            let merged = try diary(Self.entry, crlf(Self.entry), edited, newer: newer)
+            #expect(merged.text == crlf(edited) && merged.conflictCopy == nil)
+            let swapped = try diary(Self.entry, edited, crlf(Self.entry), newer: newer)
+            #expect(swapped.text == crlf(edited) && swapped.conflictCopy == nil)
+            // The converting side edited elsewhere too: both edits, one line ending.
+            let both = crlf(Self.entry.replacingOccurrences(of: "집에 있었다.", with: "친구를 만났다."))
+            let full = try diary(Self.entry, both, edited, newer: newer)
+            #expect(full.text == crlf(edited.replacingOccurrences(of: "집에 있었다.", with: "친구를 만났다.")))
+            #expect(full.conflictCopy == nil)
+        }
+    }
+
     @Test func diaryWithoutBase() throws {
         #expect(try diary(nil, Self.entry, Self.entry) == FileMerge(bytes: b(Self.entry)))
         let other = Self.entry.replacingOccurrences(of: "첫눈", with: "둘째 눈")

@@ -87,6 +87,30 @@ import VaultTestSupport
         try w.expectHealthy("laptop")
     }
 
+    /// The same for a diary entry merged line by line: one machine converts it to CRLF and edits
+    /// one line, the other edits another line; both edits, no conflict copy, CRLF throughout
+    /// (the no-loss check matches the LF side's added lines in the CRLF result).
+    @Test func anEntryConvertedToCRLFMergesLineByLine() throws {
+        let w = try SyncWorld()
+        let original = try w.read("laptop", entry)
+        let (first, second) = ("아침에 첫눈이 왔다.", "집에 와서 냉동해 둔 단호박 수프를 데워 먹었다.")
+        #expect(original.contains(first) && original.contains(second))
+        try w.write(
+            "laptop", entry,
+            original.replacingOccurrences(of: first, with: "노트북: 첫눈").replacingOccurrences(of: "\n", with: "\r\n"))
+        try w.write("desktop", entry, original.replacingOccurrences(of: second, with: "데스크톱: 수프"))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let bytes = Array(try w.read("laptop", entry).utf8)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains("노트북: 첫눈") && text.contains("데스크톱: 수프"))
+        #expect(bytes.indices.filter { bytes[$0] == 10 }.allSatisfy { $0 > 0 && bytes[$0 - 1] == 13 })
+        #expect(!(try w.files("laptop").keys.contains { $0.contains(".conflict-") }))
+        #expect(try w.files("laptop") == w.files("desktop"))
+        try w.expectHealthy("laptop")
+    }
+
     @Test func sameFrontMatterKeyChangedOnBothSidesLaterWins() throws {
         let w = try SyncWorld()
         try w.expectOK(w.vault("laptop", ["room", "set", room, "model", "model-from-laptop"]))

@@ -90,6 +90,21 @@ public enum Merge {
         }
     }
 
+    /// The three versions in one line ending, when theirs differ (one side converted the file):
+    /// the ending the side that changed it chose (`pick`), so a version that differs from another
+    /// only in its line endings is the same version for the merge, and the result has one ending.
+    /// Versions that already share their ending are returned as they are.
+    static func inOneLineEnding(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], newer: Newer)
+        -> (base: [UInt8]?, ours: [UInt8], theirs: [UInt8])
+    {
+        let endings = (base.map(LineEnding.of), LineEnding.of(ours), LineEnding.of(theirs))
+        let eol = pick(endings.0, endings.1, endings.2, newer: newer)!
+        guard endings.0.map({ $0 != eol }) ?? false || endings.1 != eol || endings.2 != eol else {
+            return (base, ours, theirs)
+        }
+        return (base.map(eol.converting), eol.converting(ours), eol.converting(theirs))
+    }
+
     /// The version both sides agree on, else the one that changed (the other equals base), else the
     /// newer one: the three-way pick used for single values (a BOM, a marker line).
     static func pick<T: Equatable>(_ base: T, _ ours: T, _ theirs: T, newer: Newer) -> T {

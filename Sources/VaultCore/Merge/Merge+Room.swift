@@ -97,17 +97,7 @@ extension Merge {
     static func room(
         base: [UInt8]?, ours: [UInt8], theirs: [UInt8], path: String, newer: Newer, shortcuts: Bool
     ) throws(VaultError) -> FileMerge {
-        // Line endings: when the versions' differ (one side converted the file), all three are
-        // merged in the ending the side that changed it chose, so a version that differs from
-        // another only in line endings is the same version, and the result has one ending.
-        var (base, ours, theirs) = (base, ours, theirs)
-        let endings = (base.map(LineEnding.of), LineEnding.of(ours), LineEnding.of(theirs))
-        let eol = pick(endings.0, endings.1, endings.2, newer: newer)!
-        if endings.0.map({ $0 != eol }) ?? false || endings.1 != eol || endings.2 != eol {
-            base = base.map(eol.converting)
-            ours = eol.converting(ours)
-            theirs = eol.converting(theirs)
-        }
+        let (base, ours, theirs) = inOneLineEnding(base: base, ours: ours, theirs: theirs, newer: newer)
         let o = try RoomFile(parsing: ours, path: path)
         let t = try RoomFile(parsing: theirs, path: path)
         var b: RoomFile?

@@ -40,6 +40,7 @@ extension Merge {
     public static func diaryEntry(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], path: String, newer: Newer)
         throws(VaultError) -> FileMerge
     {
+        let (base, ours, theirs) = inOneLineEnding(base: base, ours: ours, theirs: theirs, newer: newer)
         let o = try DiaryFile(parsing: ours, path: path)
         let t = try DiaryFile(parsing: theirs, path: path)
         var b: DiaryFile?

@@ -449,7 +449,7 @@ enum Integrity {
             return room.messages.map { Item(key: $0.id, hash: hash(trimmed($0.body)), label: "message \($0.id)") }
         case .diaryEntry:
             guard let entry = try? DiaryFile(parsing: bytes, path: path) else { return [whole(bytes, path)] }
-            let body = trimmed(entry.body)
+            let body = trimmed(String(decoding: LineEnding.lf.converting(Array(entry.body.utf8)), as: UTF8.self))
             let key = entry.id.map { "entry:" + $0 } ?? "file:" + path
             return [
                 Item(
