@@ -74,17 +74,23 @@ import VaultTestSupport
         #expect(original.contains("\n" + line))
         try w.write("laptop", room, original.replacingOccurrences(of: "\n", with: "\r\n"))
         try w.write("desktop", room, original.replacingOccurrences(of: line, with: "- 데스크톱의 수정: 묵은지가 너무 시면"))
+        let text = try syncedInCRLF(w, room)
+        #expect(text.contains("데스크톱의 수정") && !text.contains("\r\n" + line))
+        #expect(!text.contains("conflict="))
+    }
+
+    /// `path` after the laptop, the desktop and the laptop again synced: the same files on both,
+    /// both healthy, and `path` in CRLF throughout.
+    private func syncedInCRLF(_ w: SyncWorld, _ path: String) throws -> String {
         try w.expectOK(w.vault("laptop", ["sync"]))
         try w.expectOK(w.vault("desktop", ["sync"]))
         try w.expectOK(w.vault("laptop", ["sync"]))
-        let bytes = Array(try w.read("laptop", room).utf8)
-        let text = String(decoding: bytes, as: UTF8.self)
-        #expect(text.contains("데스크톱의 수정") && !text.contains("\r\n" + line))
-        #expect(!text.contains("conflict="))
+        let bytes = Array(try w.read("laptop", path).utf8)
         let lineFeeds = bytes.indices.filter { bytes[$0] == 10 }
         #expect(lineFeeds.allSatisfy { $0 > 0 && bytes[$0 - 1] == 13 }, "one line ending: CRLF")
         #expect(try w.files("laptop") == w.files("desktop"))
         try w.expectHealthy("laptop")
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The same for a diary entry merged line by line: one machine converts it to CRLF and edits
@@ -99,16 +105,9 @@ import VaultTestSupport
             "laptop", entry,
             original.replacingOccurrences(of: first, with: "노트북: 첫눈").replacingOccurrences(of: "\n", with: "\r\n"))
         try w.write("desktop", entry, original.replacingOccurrences(of: second, with: "데스크톱: 수프"))
-        try w.expectOK(w.vault("laptop", ["sync"]))
-        try w.expectOK(w.vault("desktop", ["sync"]))
-        try w.expectOK(w.vault("laptop", ["sync"]))
-        let bytes = Array(try w.read("laptop", entry).utf8)
-        let text = String(decoding: bytes, as: UTF8.self)
+        let text = try syncedInCRLF(w, entry)
         #expect(text.contains("노트북: 첫눈") && text.contains("데스크톱: 수프"))
-        #expect(bytes.indices.filter { bytes[$0] == 10 }.allSatisfy { $0 > 0 && bytes[$0 - 1] == 13 })
         #expect(!(try w.files("laptop").keys.contains { $0.contains(".conflict-") }))
-        #expect(try w.files("laptop") == w.files("desktop"))
-        try w.expectHealthy("laptop")
     }
 
     @Test func sameFrontMatterKeyChangedOnBothSidesLaterWins() throws {
