@@ -70,7 +70,7 @@ public enum MergeDriver {
             try FileIO.makeDirectory(FileIO.parent(of: root + "/" + copyPath))
             try FileIO.write(copy, to: root + "/" + copyPath)
             if let history { try history.recordMergeCopy(copyPath) }
-            notes.append("\(path): both sides changed the same lines: the other version is saved as \(copyPath)")
+            notes.append("\(path): both sides changed the same lines: the version not kept is saved as \(copyPath)")
         }
         try FileIO.write(merged.bytes, to: current)
         return notes
