@@ -53,7 +53,7 @@ import VaultTestSupport
         #expect(pulled.status != 0)
         #expect(FileManager.default.fileExists(atPath: w.path("desktop") + "/.git/MERGE_HEAD"))
         let check = try w.vault("desktop", ["check"])
-        #expect(check.status == 1 && check.stderr.contains("in the middle of a git merge"), "\(check.stderr)")
+        #expect(check.status == 1 && check.stdout.contains("in the middle of a git merge"), "\(check.stdout)")
         let status = try w.vault("desktop", ["status"])
         #expect(
             status.stdout.contains("unfinished merge") && status.stdout.contains("conflicted: \(room)"),
@@ -79,7 +79,7 @@ import VaultTestSupport
             text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("<<<<<<<") })
         let check = try w.vault("desktop", ["check"])
         #expect(check.status == 1)
-        #expect(check.stderr.contains("\(room):\(markerLine + 1): git left conflict markers"), "\(check.stderr)")
+        #expect(check.stdout.contains("\(room):\(markerLine + 1): git left conflict markers"), "\(check.stdout)")
         let show = try w.vault("desktop", ["show", room])
         try w.expectOK(show)
         #expect(!show.stdout.contains("<<<<<<<") && !show.stdout.contains(">>>>>>>"))
@@ -127,7 +127,7 @@ import VaultTestSupport
             """)
         try w.write("laptop", copy, other)
         let check = try w.vault("laptop", ["check"])
-        #expect(check.stderr.contains(copy), "check lists the copy: \(check.stderr)")
+        #expect(check.stdout.contains(copy), "check lists the copy: \(check.stdout)")
         let r = try w.vault("laptop", ["resolve"])
         try w.expectOK(r)
         #expect(!FileManager.default.fileExists(atPath: w.path("laptop") + "/" + copy))

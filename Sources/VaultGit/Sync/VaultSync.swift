@@ -149,7 +149,7 @@ public final class VaultSync {
             defer { cvault_odb_writer_abandon_batch(history.objects.writer) }
             let plan = try plannedMerge(ours: head, theirs: theirs)
             report.absorb(
-                try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: ahead > 0))
+                try describe(plan, oursTree: head.tree, merged: ahead > 0))
         }
         return report
     }
@@ -210,14 +210,13 @@ public final class VaultSync {
             }
             try verify(plan: plan, ours: head, theirs: theirs, result: newTree)
             Trace.mark("sync merge: verified")
-            let summary = try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: true)
+            let summary = try describe(plan, oursTree: head.tree, merged: true)
             Trace.mark("sync merge: described")
             newCommit = try history.writeCommit(
                 tree: newTree, parents: [head.commit, theirs], message: "sync: merge \(name)\(summary.subjectSuffix)")
             Trace.mark("sync merge: commit written, objects flushed")
         }
-        step.report = try describe(
-            changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: !plan.fastForward)
+        step.report = try describe(plan, oursTree: head.tree, merged: !plan.fastForward)
         step.report.notes = repairs + step.report.notes
         Trace.mark("sync merge: report described")
         try history.checkoutAndMoveBranch(
@@ -233,7 +232,8 @@ public final class VaultSync {
         var changes: [TreeMerge.Change]
         var outcome: TreeMerge.Outcome
         var fastForward: Bool
-        var base: OpaquePointer?
+        /// The common ancestor's commit (nil: a fast-forward, or no common history).
+        var base: git_oid?
     }
 
     /// The changes to HEAD's tree a merge with `theirs` makes (blobs written, nothing else).
@@ -267,7 +267,7 @@ public final class VaultSync {
         let outcome = try merge.merge(
             base: baseTree, ours: history.side(head.commit, tree: head.tree),
             theirs: history.side(theirs, tree: theirsTree!))
-        return Plan(changes: outcome.changes, outcome: outcome, fastForward: false)
+        return Plan(changes: outcome.changes, outcome: outcome, fastForward: false, base: found == 0 ? baseID : nil)
     }
 
     /// Before the merge commit is written: the text of every version of every message and diary
@@ -322,17 +322,36 @@ public final class VaultSync {
     }
 
     /// The report of what a change of HEAD's tree brings in.
-    private func describe(
-        changes: [TreeMerge.Change], oursTree: OpaquePointer, outcome: TreeMerge.Outcome, merged: Bool
-    ) throws(VaultError) -> SyncReport {
+    ///
+    /// A room's new messages are those this side never had: its messages are compared with this
+    /// side's version of the room, at the path it had here before a rename, or (when this side
+    /// deleted it and the other side's edit brought it back) with the common ancestor's version.
+    private func describe(_ plan: Plan, oursTree: OpaquePointer, merged: Bool) throws(VaultError) -> SyncReport {
+        let changes = plan.changes
+        let outcome = plan.outcome
         var report = SyncReport(remote: "")
         let renamedTo = Set(outcome.renamed.map(\.to))
         let renamedFrom = Set(outcome.renamed.map(\.from))
+        let formerPath = Dictionary(outcome.renamed.map { ($0.to, $0.from) }, uniquingKeysWith: { a, _ in a })
+        var baseTree: OpaquePointer?
+        if var baseID = plan.base {
+            var commit: OpaquePointer?
+            try GitFailure.check(git_commit_lookup(&commit, history.repo, &baseID), "read the common ancestor")
+            defer { git_commit_free(commit) }
+            try GitFailure.check(git_commit_tree(&baseTree, commit), "read the common ancestor's tree")
+        }
+        defer { git_tree_free(baseTree) }
         for change in changes {
-            let before = try history.blob(at: change.path, in: oursTree).map { id throws(VaultError) in
-                try history.blobBytes(id)
+            let oursBlob = history.blob(at: change.path, in: oursTree)
+                ?? formerPath[change.path].flatMap { history.blob(at: $0, in: oursTree) }
+            let before = try oursBlob.map { id throws(VaultError) in try history.blobBytes(id) }
+            // Deleted here, edited there: the messages this side had are the ancestor's.
+            var known = before
+            if known == nil, let id = history.blob(at: formerPath[change.path] ?? change.path, in: baseTree) {
+                known = try history.blobBytes(id)
             }
             let after = try change.oid.map { id throws(VaultError) in try history.blobBytes(id) }
+            if renamedTo.contains(change.path), before == after { continue }  // only renamed: listed as such
             switch (VaultPath.kind(of: change.path), after) {
             case (_, nil):
                 if !renamedFrom.contains(change.path) { report.deleted.append(change.path) }
@@ -341,7 +360,7 @@ public final class VaultSync {
                     report.changed.append(change.path)  // `vault check` says what is wrong with it
                     continue
                 }
-                let old = before.flatMap { try? RoomFile(parsing: $0, path: change.path) }
+                let old = known.flatMap { try? RoomFile(parsing: $0, path: change.path) }
                 let oldIDs = Set(old?.messages.map(\.id) ?? [])
                 let new = room.messages.filter { !oldIDs.contains($0.id) }
                 if !new.isEmpty || before == nil {

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+/// The sync report is the truth: its summary line counts everything it lists, and a message
+/// counts as new only when this machine never had it (issue #22, item 9).
+@Suite struct SyncReportTests {
+    let entry = "diary/2026/2026-11-21-첫눈.md"
+    let room = "rooms/부산-여행.md"
+
+    /// The first line of a `vault sync` report.
+    private func summary(_ r: RunResult) -> String {
+        String(r.stdout.split(separator: "\n").first ?? "")
+    }
+
+    /// The report as JSON.
+    private func json(_ r: RunResult) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    }
+
+    @Test func aConflictCopyThatCameInIsCountedInTheSummary() throws {
+        let w = try SyncWorld()
+        let original = try w.read("laptop", entry)
+        try w.write("laptop", entry, original.replacingOccurrences(of: "아침에 첫눈이 왔다.", with: "아침에 첫눈이 펑펑 왔다."))
+        try w.write("desktop", entry, original.replacingOccurrences(of: "아침에 첫눈이 왔다.", with: "새벽에 첫눈이 조금 왔다."))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let r = try w.vault("desktop", ["sync"])
+        try w.expectOK(r)
+        #expect(r.stdout.contains("  conflict copy: "), "\(r.stdout)")
+        #expect(!summary(r).contains("nothing new came in"), "\(r.stdout)")
+        #expect(summary(r).contains("1 conflict copy"), "\(r.stdout)")
+    }
+
+    @Test func aFrontMatterKeyBothSidesChangedIsCountedInTheSummary() throws {
+        let w = try SyncWorld()
+        try w.expectOK(w.vault("laptop", ["room", "set", room, "model", "model-from-laptop"]))
+        try w.expectOK(w.vault("desktop", ["room", "set", room, "model", "model-from-desktop"]))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let r = try w.vault("desktop", ["sync"])
+        try w.expectOK(r)
+        // Whichever side won, one side's value was dropped: a note says so, and the summary counts it.
+        let notes = r.stdout.split(separator: "\n").filter { $0.hasPrefix("  note: ") }
+        #expect(!notes.isEmpty, "\(r.stdout)")
+        #expect(!summary(r).contains("nothing new came in"), "\(r.stdout)")
+        #expect(summary(r).contains("\(notes.count) note"), "\(r.stdout)")
+    }
+
+    @Test func ownMessagesInARoomRenamedThereAreNotNew() throws {
+        let w = try SyncWorld()
+        let renamed = "rooms/부산.md"
+        try FileManager.default.moveItem(
+            atPath: w.path("laptop") + "/" + room, toPath: w.path("laptop") + "/" + renamed)
+        try w.chat("desktop", room, "이름이 바뀔 방에 쓴 내 질문")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let r = try w.vault("desktop", ["sync", "--json"])
+        try w.expectOK(r)
+        #expect(try w.read("desktop", renamed).contains("이름이 바뀔 방에 쓴 내 질문"))
+        let report = try json(r)
+        let rooms = try #require(report["rooms"] as? [[String: Any]])
+        let counted = rooms.flatMap { $0["newMessageIDs"] as? [String] ?? [] }
+        #expect(counted.isEmpty, "desktop's own messages were counted as new: \(rooms)")
+        #expect((report["renamed"] as? [[String: Any]])?.count == 1, "\(report)")
+        // And in words: a rename, no new room, no new message.
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try FileManager.default.moveItem(
+            atPath: w.path("laptop") + "/" + renamed, toPath: w.path("laptop") + "/" + room)
+        try w.chat("desktop", renamed, "또 내 질문")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let text = try w.vault("desktop", ["sync"])
+        try w.expectOK(text)
+        #expect(text.stdout.contains("renamed: \(renamed) → \(room)"), "\(text.stdout)")
+        #expect(!text.stdout.contains("new room") && !text.stdout.contains("new message"), "\(text.stdout)")
+        #expect(summary(text).contains("1 renamed"), "\(text.stdout)")
+    }
+
+    @Test func ownMessagesInARoomDeletedHereAndEditedThereAreNotNew() throws {
+        let w = try SyncWorld()
+        let before = Set(try w.ids("laptop", room))
+        try w.expectOK(w.vault("desktop", ["rm", room, "--yes"]))
+        try w.chat("laptop", room, "지워진 줄 모르고 쓴 질문")
+        let added = Set(try w.ids("laptop", room)).subtracting(before)
+        try #require(!added.isEmpty && !before.isEmpty)
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let r = try w.vault("desktop", ["sync", "--json"])
+        try w.expectOK(r)
+        #expect(try w.read("desktop", room).contains("지워진 줄 모르고 쓴 질문"))
+        let rooms = try #require(try json(r)["rooms"] as? [[String: Any]])
+        let counted = Set(rooms.flatMap { $0["newMessageIDs"] as? [String] ?? [] })
+        #expect(counted == added, "new: \(counted.count), expected the \(added.count) the laptop wrote")
+    }
+}
