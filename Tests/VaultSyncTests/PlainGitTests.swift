@@ -46,6 +46,30 @@ import VaultTestSupport
         return (w, Set(try w.ids("laptop", room)).union(try w.ids("desktop", room)))
     }
 
+    /// `chat` and `write` during an unfinished merge refuse, change nothing, and advise `vault
+    /// resolve`: never `git commit`, which would commit git's half-merged files.
+    @Test func writingDuringAnUnfinishedMergeAdvisesResolve() throws {
+        let (w, _) = try divergedWorld()
+        let pulled = try gitPull(w, "desktop", path: "/usr/bin:/bin")
+        #expect(pulled.status != 0)
+        let files = try w.files("desktop")
+        let head = try git(["rev-parse", "HEAD"], in: w.path("desktop"))
+        for arguments in [
+            ["chat", "rooms/부산-여행.md", "병합 중에 쓴 말", "--provider", "offline"],
+            ["write", "병합 중에 쓴 글", "--body", "본문"],
+        ] {
+            let r = try w.vault("desktop", arguments)
+            #expect(r.status != 0, "\(arguments)")
+            #expect(r.stderr.contains("`vault resolve` finishes it"), "\(arguments): \(r.stderr)")
+            #expect(!r.stderr.contains("git commit"), "\(arguments): \(r.stderr)")
+            #expect(try w.files("desktop") == files, "\(arguments) changed a file")
+            #expect(try git(["rev-parse", "HEAD"], in: w.path("desktop")) == head)
+        }
+        // The advice works.
+        try w.expectOK(w.vault("desktop", ["resolve"]))
+        try w.chat("desktop", "rooms/부산-여행.md", "병합이 끝나고 쓴 말")
+    }
+
     @Test func aPullWithTheDriverMissingFromThePathIsFinishedByResolve() throws {
         let (w, want) = try divergedWorld()
         // The driver is configured but `vault` is not on the PATH: git stops, the room unmerged.
