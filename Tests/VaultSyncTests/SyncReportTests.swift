@@ -46,6 +46,24 @@ import VaultTestSupport
         #expect(summary(r).contains("\(notes.count) note"), "\(r.stdout)")
     }
 
+    /// A Syncthing copy in the vault's folder is committed and sent as a hand edit: the report
+    /// says so, and says how to fold it in; the dry run says it would be.
+    @Test func aSyncToolsConflictCopyCommittedAsAHandEditIsNamedInTheReport() throws {
+        let w = try SyncWorld()
+        let copy = "rooms/부산-여행.sync-conflict-20261123-101500-ABCDEFG.md"
+        try w.write("desktop", copy, try w.read("desktop", room) + "싱크싱이 남긴 줄\n")
+        let dry = try w.vault("desktop", ["sync", "--dry-run"])
+        try w.expectOK(dry)
+        #expect(dry.stdout.contains("note: \(copy) is a conflict copy of \(room)"), "\(dry.stdout)")
+        #expect(dry.stdout.contains("would be committed as a hand edit"), "\(dry.stdout)")
+        let r = try w.vault("desktop", ["sync"])
+        try w.expectOK(r)
+        #expect(r.stdout.contains("committed your hand edits first: \(copy)"), "\(r.stdout)")
+        #expect(r.stdout.contains("note: \(copy) is a conflict copy of \(room)"), "\(r.stdout)")
+        #expect(r.stdout.contains("was committed as a hand edit") && r.stdout.contains("`vault resolve`"), "\(r.stdout)")
+        #expect(!summary(r).contains("nothing new came in"), "\(r.stdout)")
+    }
+
     @Test func ownMessagesInARoomRenamedThereAreNotNew() throws {
         let w = try SyncWorld()
         let renamed = "rooms/부산.md"

@@ -87,7 +87,9 @@ public final class VaultSync {
                 Trace.mark("sync: repair checked")
                 try history.ensureMergeDriver(in: change)
                 change.include(edits)
-                report.handEdits += try change.commitHandEdits()
+                let committed = try change.commitHandEdits()
+                report.handEdits += committed
+                report.notes += SyncReport.conflictCopyNotes(committed, committed: true, in: vault)
                 Trace.mark("sync: hand edits committed")
                 var step = MergeStep()
                 try change.commit { () throws(VaultError) -> Bool in
@@ -133,6 +135,7 @@ public final class VaultSync {
         var report = SyncReport(remote: remote)
         report.dryRun = true
         report.pendingHandEdits = try history.workTreeChanges()
+        report.notes += SyncReport.conflictCopyNotes(report.pendingHandEdits, committed: false, in: vault)
         guard let theirs = try history.referenceCommit(probe) else {
             report.outgoingCommits = try history.commitCount(from: "HEAD", notIn: nil)
             return report
