@@ -64,6 +64,30 @@ import VaultTestSupport
         #expect(!summary(r).contains("nothing new came in"), "\(r.stdout)")
     }
 
+    /// A sync that repaired conflict markers (a `resolve: …` commit, the file rewritten) and
+    /// then stopped at a malformed room never says "nothing was written": it says what it
+    /// committed before it stopped, and the repair is there as it says.
+    @Test func aSyncThatStopsAfterARepairSaysWhatItCommitted() throws {
+        let w = try SyncWorld()
+        let marked = "rooms/김치찌개-레시피.md"
+        let broken = "rooms/swift-concurrency-공부.md"
+        let text = try w.read("desktop", marked)
+        try w.write(
+            "desktop", marked, text + "\n<<<<<<< HEAD\n내 줄\n=======\n남의 줄\n>>>>>>> origin/main\n")
+        try w.chat("laptop", broken, "노트북의 질문")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.write("desktop", broken, "---\ntitle: [unclosed\n---\n")
+        let r = try w.vault("desktop", ["sync"])
+        #expect(r.status != 0, "\(r.stdout)")
+        let log = try git(["log", "--format=%s", "-3"], in: w.path("desktop"))
+        try #require(log.contains("resolve: \(marked)"), "no repair was committed: \(log)\n\(r.stderr)")
+        #expect(!r.stderr.contains("nothing was written"), "\(r.stderr)")
+        #expect(r.stderr.contains("rooms/swift-concurrency-공부.md:3: "), "the cause is not named: \(r.stderr)")
+        #expect(r.stderr.contains("before it stopped, vault committed"), "\(r.stderr)")
+        #expect(r.stderr.contains("\(marked): conflict markers merged away"), "the repair is not named: \(r.stderr)")
+        #expect(!(try w.read("desktop", marked)).contains("<<<<<<<"))
+    }
+
     @Test func ownMessagesInARoomRenamedThereAreNotNew() throws {
         let w = try SyncWorld()
         let renamed = "rooms/부산.md"

@@ -75,29 +75,39 @@ public final class VaultSync {
             // One change: its commits before the merge are changes of their own (repairs, the
             // merge driver's `.gitattributes`), then hand edits are committed first as for every
             // change (`Change.commitHandEdits`), and the merge is the change's one commit.
-            let step = try vault.change { change throws(VaultError) -> MergeStep in
-                // What plain git left (an unfinished merge, markers in changed files) is repaired first.
-                var edits = try history.workTreeChanges()
-                Trace.mark("sync: work tree read")
-                let repaired = try VaultResolve(vault: vault, history: history).repair(
-                    candidates: try history.locallyChangedPaths(since: theirsRef, workTree: edits), copies: false,
-                    before: change)
-                report.notes += repaired
-                if !repaired.isEmpty { edits = try history.workTreeChanges() }
-                Trace.mark("sync: repair checked")
-                try history.ensureMergeDriver(in: change)
-                change.include(edits)
-                let committed = try change.commitHandEdits()
-                report.handEdits += committed
-                report.notes += SyncReport.conflictCopyNotes(committed, committed: true, in: vault)
-                Trace.mark("sync: hand edits committed")
-                var step = MergeStep()
-                try change.commit { () throws(VaultError) -> Bool in
-                    step = try merge(theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
-                    return step.merged
+            // What this attempt committed before a failure: said with the error, never "nothing was written".
+            var committedFirst: [String] = []
+            let step: MergeStep
+            do {
+                step = try vault.change { change throws(VaultError) -> MergeStep in
+                    // What plain git left (an unfinished merge, markers in changed files) is repaired first.
+                    var edits = try history.workTreeChanges()
+                    Trace.mark("sync: work tree read")
+                    let repaired = try VaultResolve(vault: vault, history: history).repair(
+                        candidates: try history.locallyChangedPaths(since: theirsRef, workTree: edits), copies: false,
+                        before: change)
+                    report.notes += repaired
+                    committedFirst += repaired
+                    if !repaired.isEmpty { edits = try history.workTreeChanges() }
+                    Trace.mark("sync: repair checked")
+                    try history.ensureMergeDriver(in: change)
+                    change.include(edits)
+                    let committed = try change.commitHandEdits()
+                    report.handEdits += committed
+                    report.notes += SyncReport.conflictCopyNotes(committed, committed: true, in: vault)
+                    committedFirst += committed.map { "\($0) (your hand edit)" }
+                    Trace.mark("sync: hand edits committed")
+                    var step = MergeStep()
+                    try change.commit { () throws(VaultError) -> Bool in
+                        step = try merge(
+                            theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
+                        return step.merged
+                    }
+                    Trace.mark("sync: merged")
+                    return step
                 }
-                Trace.mark("sync: merged")
-                return step
+            } catch {
+                throw committedFirst.isEmpty ? error : VaultError.stoppedAfter(error, done: committedFirst)
             }
             savedBefore = savedBefore || step.merged
             report.absorb(step)
