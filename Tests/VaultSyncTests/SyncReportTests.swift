@@ -88,6 +88,49 @@ import VaultTestSupport
         #expect(!(try w.read("desktop", marked)).contains("<<<<<<<"))
     }
 
+    /// `vault resolve` folds a diary conflict copy that a sync made three-way, from the version
+    /// both came from: both sides' changed lines are kept, the date heading and the paragraphs
+    /// neither changed appear once, and the notes never point to the copy it removed.
+    @Test func resolveFoldsADiaryCopyThreeWayAndSaysSo() throws {
+        let w = try SyncWorld()
+        let original = try w.read("laptop", entry)
+        try w.write("laptop", entry, original.replacingOccurrences(of: "아침에 첫눈이 왔다.", with: "아침에 첫눈이 펑펑 왔다."))
+        try w.write("desktop", entry, original.replacingOccurrences(of: "아침에 첫눈이 왔다.", with: "새벽에 첫눈이 조금 왔다."))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        let copies = try w.files("desktop").keys.filter { ConflictCopy.original(of: $0) == entry }
+        try #require(copies.count == 1)
+        let r = try w.vault("desktop", ["resolve"])
+        try w.expectOK(r)
+        #expect(!FileManager.default.fileExists(atPath: w.path("desktop") + "/" + copies[0]))
+        let text = try w.read("desktop", entry)
+        func count(_ needle: String) -> Int { text.components(separatedBy: needle).count - 1 }
+        #expect(count("펑펑 왔다") == 1 && count("새벽에 첫눈이 조금 왔다") == 1, "\(text)")
+        #expect(count("# 2026년 11월 21일 토요일") == 1, "the heading is duplicated: \(text)")
+        #expect(count("외투를 대충 걸치고") == 1 && count("오후엔 독서 모임") == 1, "\(text)")
+        #expect(!r.stdout.contains("in the conflict copy"), "\(r.stdout)")
+        #expect(r.stdout.contains("\(copies[0]): merged into \(entry) (from the version of \(entry) in commit "), "\(r.stdout)")
+        #expect(r.stdout.contains("both are kept there"), "\(r.stdout)")
+        try w.expectHealthy("desktop")
+    }
+
+    /// A sync tool's copy with no history in common is added below, whole, and the note says why.
+    @Test func resolveFoldsACopyWithNoKnownAncestorByAddingItAndSaysSo() throws {
+        let w = try SyncWorld(clones: [])
+        let copy = "diary/2026/2026-11-21-첫눈.sync-conflict-20261123-101500-ABCDEFG.md"
+        let original = try w.read("laptop", entry)
+        try w.write("laptop", copy, original.replacingOccurrences(of: "아침에 첫눈이 왔다.", with: "새벽에 첫눈이 조금 왔다."))
+        try w.write("laptop", entry, original.replacingOccurrences(of: "아침에 첫눈이 왔다.", with: "아침에 첫눈이 펑펑 왔다."))
+        let r = try w.vault("laptop", ["resolve"])
+        try w.expectOK(r)
+        let text = try w.read("laptop", entry)
+        #expect(text.contains("펑펑 왔다") && text.contains("새벽에 첫눈이 조금 왔다"), "\(text)")
+        #expect(!r.stdout.contains("in the conflict copy"), "\(r.stdout)")
+        #expect(r.stdout.contains("no version both came from is known"), "\(r.stdout)")
+        #expect(r.stdout.contains("\(copy): merged into \(entry) and removed"), "\(r.stdout)")
+        try w.expectHealthy("laptop")
+    }
+
     @Test func ownMessagesInARoomRenamedThereAreNotNew() throws {
         let w = try SyncWorld()
         let renamed = "rooms/부산.md"
