@@ -131,6 +131,19 @@ import VaultTestSupport
         try w.expectHealthy("laptop")
     }
 
+    /// A conflict copy another machine committed comes in as a conflict copy, not as a new room.
+    @Test func aConflictCopyFromAnotherMachineIsReportedAsOneNotAsANewRoom() throws {
+        let w = try SyncWorld()
+        let copy = "rooms/부산-여행.sync-conflict-20261123-101500-ABCDEFG.md"
+        try w.write("laptop", copy, try w.read("laptop", room) + "싱크싱이 남긴 줄\n")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let r = try w.vault("desktop", ["sync"])
+        try w.expectOK(r)
+        #expect(r.stdout.contains("  conflict copy: \(copy)"), "\(r.stdout)")
+        #expect(!r.stdout.contains("new room") && !r.stdout.contains("new message"), "\(r.stdout)")
+        #expect(summary(r).contains("1 conflict copy"), "\(r.stdout)")
+    }
+
     @Test func ownMessagesInARoomRenamedThereAreNotNew() throws {
         let w = try SyncWorld()
         let renamed = "rooms/부산.md"

@@ -365,6 +365,14 @@ public final class VaultSync {
             }
             let after = try change.oid.map { id throws(VaultError) in try history.blobBytes(id) }
             if renamedTo.contains(change.path), before == after { continue }  // only renamed: listed as such
+            // A conflict copy another machine committed (a sync tool's, or its merge's) is no new room or entry.
+            if before == nil, after != nil, !outcome.conflictCopies.contains(change.path),
+                VaultPath.kind(of: change.path) != .other, let original = ConflictCopy.original(of: change.path),
+                history.blob(at: original, in: oursTree) != nil || changes.contains(where: { $0.path == original })
+            {
+                report.conflictCopies.append(change.path)
+                continue
+            }
             switch (VaultPath.kind(of: change.path), after) {
             case (_, nil):
                 if !renamedFrom.contains(change.path) { report.deleted.append(change.path) }
@@ -397,7 +405,7 @@ public final class VaultSync {
             }
         }
         report.renamed = outcome.renamed.map { SyncReport.Rename(from: $0.from, to: $0.to) }
-        report.conflictCopies = outcome.conflictCopies
+        report.conflictCopies = outcome.conflictCopies + report.conflictCopies
         report.notes = outcome.notes
         report.merges = merged ? 1 : 0
         return report
