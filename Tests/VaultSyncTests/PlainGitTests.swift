@@ -70,6 +70,25 @@ import VaultTestSupport
         try w.chat("desktop", "rooms/부산-여행.md", "병합이 끝나고 쓴 말")
     }
 
+    /// Markers in a diary entry with no ancestor: both sides' text is kept in the entry, and
+    /// no line of `vault resolve` points to a conflict copy it never made.
+    @Test func markersInAnEntryWithNoAncestorAreResolvedWithTruthfulNotes() throws {
+        let w = try SyncWorld(clones: [])
+        let entry = "diary/2026/2026-11-21-첫눈.md"
+        let text = try w.read("laptop", entry)
+        try w.write(
+            "laptop", entry,
+            text.replacingOccurrences(
+                of: "아침에 첫눈이 왔다.", with: "<<<<<<< HEAD\n아침에 첫눈이 펑펑 왔다.\n=======\n새벽에 첫눈이 조금 왔다.\n>>>>>>> origin/main\n"))
+        let r = try w.vault("laptop", ["resolve"])
+        try w.expectOK(r)
+        let merged = try w.read("laptop", entry)
+        #expect(merged.contains("펑펑 왔다") && merged.contains("새벽에 첫눈이 조금 왔다") && !merged.contains("<<<<<<<"))
+        #expect(try w.files("laptop").keys.allSatisfy { ConflictCopy.original(of: $0) == nil })
+        #expect(!r.stdout.contains("in the conflict copy"), "\(r.stdout)")
+        #expect(r.stdout.contains("the other version's text is added at the end"), "\(r.stdout)")
+    }
+
     @Test func aPullWithTheDriverMissingFromThePathIsFinishedByResolve() throws {
         let (w, want) = try divergedWorld()
         // The driver is configured but `vault` is not on the PATH: git stops, the room unmerged.

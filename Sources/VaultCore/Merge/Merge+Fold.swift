@@ -23,7 +23,7 @@ extension Merge {
             // to a conflict copy that is about to be removed.
             result.bytes = appendingBody(of: other, to: result.bytes)
             result.conflictCopy = nil
-            result.notes.removeAll { $0.hasSuffix(keptOursEnding) || $0.hasSuffix(keptTheirsEnding) }
+            result.notes.removeAll(where: pointsToConflictCopy)
             result.notes.append(
                 base == nil
                     ? "no version both came from is known: the copy's text is added at the end, whole"
@@ -32,6 +32,12 @@ extension Merge {
             result.notes.append("merged with the copy line by line, from the version both came from")
         }
         return result
+    }
+
+    /// Whether `note` says a version was handed back as a conflict copy: untrue once the caller
+    /// keeps that version in the file instead.
+    public static func pointsToConflictCopy(_ note: String) -> Bool {
+        note.hasSuffix(keptOursEnding) || note.hasSuffix(keptTheirsEnding)
     }
 
     /// `bytes` with the body of `other` (after its front-matter) appended, after a blank line.

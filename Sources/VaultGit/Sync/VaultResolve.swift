@@ -69,6 +69,7 @@ public final class VaultResolve {
             // Folding a copy with no common ancestor: the other version's text is added below.
             result.bytes = Merge.appendingBody(of: other, to: result.bytes)
             result.conflictCopy = nil
+            result.notes.removeAll(where: Merge.pointsToConflictCopy)  // there is no copy: it is in the file
             result.notes.append("the other version's text is added at the end")
         }
         let copy = result.conflictCopy.map { (copyName(path, $0), $0) }
