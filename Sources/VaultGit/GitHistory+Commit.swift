@@ -339,7 +339,10 @@ extension GitHistory {
         if state != GIT_REPOSITORY_STATE_NONE.rawValue {
             let what: String
             switch git_repository_state_t(rawValue: UInt32(state)) {
-            case GIT_REPOSITORY_STATE_MERGE: what = "a merge (finish it with `git commit`, or `git merge --abort`)"
+            case GIT_REPOSITORY_STATE_MERGE:
+                // Not `git commit`: it would commit git's half-merged files and drop the other side's text.
+                what = "a merge (`vault resolve` finishes it with vault's merge, keeping both sides;"
+                    + " `git merge --abort` cancels it)"
             case GIT_REPOSITORY_STATE_REBASE, GIT_REPOSITORY_STATE_REBASE_INTERACTIVE,
                 GIT_REPOSITORY_STATE_REBASE_MERGE:
                 what = "a rebase (finish it with `git rebase --continue`, or `git rebase --abort`)"

@@ -6,7 +6,7 @@ import VaultTestSupport
 @Suite struct CheckAndErrorsTests {
     /// The `path:line:` problem lines of a `vault check` run.
     private func problemLines(_ r: RunResult) -> [String] {
-        r.stderr.split(separator: "\n").map(String.init).filter {
+        r.stdout.split(separator: "\n").map(String.init).filter {
             !$0.hasSuffix("problems.") && !$0.hasSuffix("problem.")
         }
     }
@@ -27,7 +27,8 @@ import VaultTestSupport
     }
 
     /// What each problem is: `VaultCoreTests/VaultCheckTests`. Here, how `vault check` says it:
-    /// one `path:line: ` line each on standard error (warnings labelled), a count, status 1.
+    /// one `path:line: ` line each on standard output (warnings labelled), a count, status 1;
+    /// nothing on standard error, so `vault check | less` shows every finding.
     @Test func problemsArePrintedOneALineWithACountAndStatusOne() throws {
         let vault = try Project.copyOfSampleVault()
         let user = "## 🧑 user · d <!-- 2026-11-01T09:00:00+09:00 m-ABCDEFGHJKMN -->"
@@ -38,12 +39,12 @@ import VaultTestSupport
         let before = try vault.snapshot()
         let r = try runVault(["check"], in: vault.path)
         #expect(r.status == 1)
-        #expect(r.stdout.isEmpty, "\(r.stdout)")
+        #expect(r.stderr.isEmpty, "\(r.stderr)")
         let lines = problemLines(r)
-        try #require(lines.count == 2, "\(r.stderr)")
+        try #require(lines.count == 2, "\(r.stdout)")
         #expect(lines[0].hasPrefix("rooms/merged.md:9: warning: ") && lines[0].contains("prompt marker"), "\(lines[0])")
         #expect(lines[1].hasPrefix("rooms/unclosed.md:1: ") && !lines[1].contains("warning:"), "\(lines[1])")
-        #expect(r.stderr.hasSuffix("18 files checked, 2 problems.\n"), "\(r.stderr)")
+        #expect(r.stdout.hasSuffix("18 files checked, 2 problems.\n"), "\(r.stdout)")
         expectUnchanged(before, try vault.snapshot())
     }
 
@@ -95,8 +96,8 @@ import VaultTestSupport
         let before = try vault.snapshot()
         let r = try runVault(["check"], in: vault.path)
         #expect(r.status != 0)
-        #expect(r.stderr.contains("vault.yml:\(line): "), "\(r.stderr)")
-        #expect(r.stderr.contains(detail))
+        #expect(r.stdout.contains("vault.yml:\(line): "), "\(r.stdout)")
+        #expect(r.stdout.contains(detail))
         // Every other command refuses the vault with the same place, and writes nothing.
         for args in [["rooms"], ["chat", "독서", "hi"], ["show", "부산-여행"], ["room", "new", "x"]] {
             let other = try runVault(args, in: vault.path)
@@ -145,7 +146,7 @@ import VaultTestSupport
         }
         let check = try runVault(["check"], in: vault.path)
         #expect(check.status != 0)
-        #expect(check.stderr.contains("rooms/bomb.md:6: "), "\(check.stderr)")
+        #expect(check.stdout.contains("rooms/bomb.md:6: "), "\(check.stdout)")
         let rooms = try runVault(["rooms"], in: vault.path)
         #expect(rooms.status == 0 && rooms.stdout.contains("bomb"), "\(rooms.stdout) \(rooms.stderr)")
     }

@@ -144,7 +144,7 @@ import VaultTestSupport
             { @Sendable in
                 for _ in 1...12 {
                     guard let r = try? runVault(["check"], in: vault.path) else { continue }
-                    if r.status != 0 { readFailures.append(r.stderr) }
+                    if r.status != 0 { readFailures.append(r.stdout + r.stderr) }
                     guard let raw = try? runVault(["show", "--raw", "busy"], in: vault.path) else { continue }
                     if !raw.stdout.hasSuffix(promptMarker + "\n") {
                         readFailures.append("partial file: \(raw.stdout.suffix(200))")

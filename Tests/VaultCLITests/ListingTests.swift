@@ -35,6 +35,32 @@ import VaultTestSupport
         }
     }
 
+    /// A Syncthing copy of a room and a Dropbox copy of a diary entry (same title, same text as
+    /// their originals) are marked in `vault rooms` and `vault diary list`, text and JSON; the
+    /// originals are not; listing changes nothing.
+    @Test func conflictCopiesAreMarkedInListings() throws {
+        let vault = try Project.copyOfSampleVault()
+        let room = "rooms/부산-여행.md"
+        let roomCopy = "rooms/부산-여행.sync-conflict-20261123-101500-ABCDEFG.md"
+        let entry = "diary/2026/2026-11-21-첫눈.md"
+        let entryCopy = "diary/2026/2026-11-21-첫눈 (Ada's conflicted copy 2026-11-23).md"
+        try vault.write(roomCopy, try vault.read(room))
+        try vault.write(entryCopy, try vault.read(entry))
+        let before = try vault.snapshot()
+        for (arguments, copy, original) in [(["rooms"], roomCopy, room), (["diary", "list"], entryCopy, entry)] {
+            let text = try runVault(arguments, in: vault.path)
+            expectSuccess(text)
+            let marked = text.stdout.split(separator: "\n").filter { $0.contains("[conflict copy of \(original)]") }
+            #expect(marked.count == 1, "\(arguments): \(text.stdout)")
+            let list = try json(try runVault(arguments + ["--json"], in: vault.path))
+            let byPath = Dictionary(uniqueKeysWithValues: list.map { ($0["path"] as? String ?? "", $0) })
+            #expect(byPath[copy]?["conflict_copy_of"] as? String == original, "\(arguments): \(byPath[copy] ?? [:])")
+            #expect(byPath[original]?["conflict_copy_of"] == nil, "\(arguments)")
+            #expect(list.filter { $0["conflict_copy_of"] != nil }.count == 1, "\(arguments)")
+        }
+        expectUnchanged(before, try vault.snapshot())
+    }
+
     /// The last message's timestamp of a room file, else its `created`.
     private func lastActivity(_ text: String) -> String? {
         if let last = parseRoom(text).messages.last { return last.header.timestamp }

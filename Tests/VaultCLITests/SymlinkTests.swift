@@ -185,14 +185,14 @@ import Glibc
         #expect(!list.stdout.contains(SymlinkTests.secret), "\(list.stdout)")
         let check = try world.vault.run(["check"])
         #expect(check.status == 1)
-        let lines = check.stderr.split(separator: "\n").map(String.init)
+        let lines = check.stdout.split(separator: "\n").map(String.init)
         func reported(_ path: String, _ words: [String]) -> Bool {
             lines.contains { line in line.hasPrefix(path + ":1: ") && words.allSatisfy { line.contains($0) } }
         }
-        #expect(reported("rooms/leak.md", ["symbolic link", "outside the vault"]), "\(check.stderr)")
-        #expect(reported("diary/2026/2026-03-02-leak.md", ["symbolic link", "outside the vault"]), "\(check.stderr)")
-        #expect(reported("rooms/inside.md", ["symbolic link"]), "\(check.stderr)")
-        #expect(!check.stderr.contains(SymlinkTests.secret), "check read through a link: \(check.stderr)")
+        #expect(reported("rooms/leak.md", ["symbolic link", "outside the vault"]), "\(check.stdout)")
+        #expect(reported("diary/2026/2026-03-02-leak.md", ["symbolic link", "outside the vault"]), "\(check.stdout)")
+        #expect(reported("rooms/inside.md", ["symbolic link"]), "\(check.stdout)")
+        #expect(!check.stdout.contains(SymlinkTests.secret), "check read through a link: \(check.stdout)")
     }
 
     /// Links that loop (`diary/loop -> .`, `a -> b -> a`, a folder linking to its parent): `diary
@@ -210,9 +210,9 @@ import Glibc
         let check = try runWithDeadline(["check"], world.vault)
         #expect(check.status == 1)
         for link in ["diary/loop", "diary/2026/up", "diary/a", "diary/b", "diary/self.md"] {
-            #expect(check.stderr.contains("\(link):1: "), "\(link) not reported: \(check.stderr)")
+            #expect(check.stdout.contains("\(link):1: "), "\(link) not reported: \(check.stdout)")
         }
-        #expect(check.stderr.contains("loop"), "\(check.stderr)")
+        #expect(check.stdout.contains("loop"), "\(check.stdout)")
         let rooms = try runWithDeadline(["rooms"], world.vault)
         expectSuccess(rooms)
     }

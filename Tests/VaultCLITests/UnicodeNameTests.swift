@@ -130,12 +130,12 @@ import Glibc
         let before = try vault.snapshot()
         let r = try vault.run(["check"])
         #expect(r.status == 1)
-        let lines = r.stderr.split(separator: "\n").map(String.init)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
         let rooms = lines.filter { $0.contains("rooms/") && $0.contains("look") }
         let entries = lines.filter { $0.contains("diary/2026/") && $0.contains("look") }
-        #expect(rooms.count == 1, "\(r.stderr)")
-        #expect(entries.count == 1, "\(r.stderr)")
-        #expect(!r.stderr.contains("plain.md"), "\(r.stderr)")
+        #expect(rooms.count == 1, "\(r.stdout)")
+        #expect(entries.count == 1, "\(r.stdout)")
+        #expect(!r.stdout.contains("plain.md"), "\(r.stdout)")
         // The line names both files, each with its normalization.
         if let line = rooms.first {
             #expect(line.contains("NFC") && line.contains("NFD"), "\(line)")

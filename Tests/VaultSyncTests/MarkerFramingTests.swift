@@ -36,7 +36,7 @@ import VaultTestSupport
         #expect(text.contains("\n\\<<<<<<< HEAD\n") && text.contains("\n\\=======\n"), "escaped in the file")
         try w.expectHealthy("laptop")
         let check = try w.vault("laptop", ["check"])
-        #expect(check.status == 0 && !check.stderr.contains("conflict markers"), "\(check.stderr)")
+        #expect(check.status == 0 && !check.stdout.contains("conflict markers"), "\(check.stdout)")
         // show gives the message back as typed, whole.
         let show = try w.vault("laptop", ["show", room])
         try w.expectOK(show)
@@ -93,7 +93,7 @@ import VaultTestSupport
         for machine in ["laptop", "tablet"] {
             #expect(try plainGit(w, machine, ["pull", "-q", "--ff-only", "origin", "main"]).status == 0)
             let check = try w.vault(machine, ["check"])
-            #expect(check.stderr.contains("run `vault resolve`") && !check.stderr.contains("vault sync"), "\(check.stderr)")
+            #expect(check.stdout.contains("run `vault resolve`") && !check.stdout.contains("vault sync"), "\(check.stdout)")
             // What check says to run does something.
             let resolve = try w.vault(machine, ["resolve"])
             try w.expectOK(resolve)

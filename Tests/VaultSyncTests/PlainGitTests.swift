@@ -154,6 +154,49 @@ import VaultTestSupport
         return (w, Set(try w.ids("laptop", room)).union(try w.ids("desktop", room)))
     }
 
+    /// `chat` and `write` during an unfinished merge refuse, change nothing, and advise `vault
+    /// resolve`: never `git commit`, which would commit git's half-merged files.
+    @Test func writingDuringAnUnfinishedMergeAdvisesResolve() throws {
+        let (w, _) = try divergedWorld()
+        let pulled = try gitPull(w, "desktop", path: "/usr/bin:/bin")
+        #expect(pulled.status != 0)
+        let files = try w.files("desktop")
+        let head = try git(["rev-parse", "HEAD"], in: w.path("desktop"))
+        for arguments in [
+            ["chat", "rooms/부산-여행.md", "병합 중에 쓴 말", "--provider", "offline"],
+            ["write", "병합 중에 쓴 글", "--body", "본문"],
+        ] {
+            let r = try w.vault("desktop", arguments)
+            #expect(r.status != 0, "\(arguments)")
+            #expect(r.stderr.contains("`vault resolve` finishes it"), "\(arguments): \(r.stderr)")
+            #expect(!r.stderr.contains("git commit"), "\(arguments): \(r.stderr)")
+            #expect(try w.files("desktop") == files, "\(arguments) changed a file")
+            #expect(try git(["rev-parse", "HEAD"], in: w.path("desktop")) == head)
+        }
+        // The advice works.
+        try w.expectOK(w.vault("desktop", ["resolve"]))
+        try w.chat("desktop", "rooms/부산-여행.md", "병합이 끝나고 쓴 말")
+    }
+
+    /// Markers in a diary entry with no ancestor: both sides' text is kept in the entry, and
+    /// no line of `vault resolve` points to a conflict copy it never made.
+    @Test func markersInAnEntryWithNoAncestorAreResolvedWithTruthfulNotes() throws {
+        let w = try SyncWorld(clones: [])
+        let entry = "diary/2026/2026-11-21-첫눈.md"
+        let text = try w.read("laptop", entry)
+        try w.write(
+            "laptop", entry,
+            text.replacingOccurrences(
+                of: "아침에 첫눈이 왔다.", with: "<<<<<<< HEAD\n아침에 첫눈이 펑펑 왔다.\n=======\n새벽에 첫눈이 조금 왔다.\n>>>>>>> origin/main\n"))
+        let r = try w.vault("laptop", ["resolve"])
+        try w.expectOK(r)
+        let merged = try w.read("laptop", entry)
+        #expect(merged.contains("펑펑 왔다") && merged.contains("새벽에 첫눈이 조금 왔다") && !merged.contains("<<<<<<<"))
+        #expect(try w.files("laptop").keys.allSatisfy { ConflictCopy.original(of: $0) == nil })
+        #expect(!r.stdout.contains("in the conflict copy"), "\(r.stdout)")
+        #expect(r.stdout.contains("the other version's text is added at the end"), "\(r.stdout)")
+    }
+
     @Test func aPullWithTheDriverMissingFromThePathIsFinishedByResolve() throws {
         let (w, want) = try divergedWorld()
         // The driver is configured but `vault` is not on the PATH: git stops, the room unmerged.
@@ -161,7 +204,7 @@ import VaultTestSupport
         #expect(pulled.status != 0)
         #expect(FileManager.default.fileExists(atPath: w.path("desktop") + "/.git/MERGE_HEAD"))
         let check = try w.vault("desktop", ["check"])
-        #expect(check.status == 1 && check.stderr.contains("in the middle of a git merge"), "\(check.stderr)")
+        #expect(check.status == 1 && check.stdout.contains("in the middle of a git merge"), "\(check.stdout)")
         let status = try w.vault("desktop", ["status"])
         #expect(
             status.stdout.contains("unfinished merge") && status.stdout.contains("conflicted: \(room)"),
@@ -187,7 +230,7 @@ import VaultTestSupport
             text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("<<<<<<<") })
         let check = try w.vault("desktop", ["check"])
         #expect(check.status == 1)
-        #expect(check.stderr.contains("\(room):\(markerLine + 1): git left conflict markers"), "\(check.stderr)")
+        #expect(check.stdout.contains("\(room):\(markerLine + 1): git left conflict markers"), "\(check.stdout)")
         let show = try w.vault("desktop", ["show", room])
         try w.expectOK(show)
         #expect(!show.stdout.contains("<<<<<<<") && !show.stdout.contains(">>>>>>>"))
@@ -235,7 +278,7 @@ import VaultTestSupport
             """)
         try w.write("laptop", copy, other)
         let check = try w.vault("laptop", ["check"])
-        #expect(check.stderr.contains(copy), "check lists the copy: \(check.stderr)")
+        #expect(check.stdout.contains(copy), "check lists the copy: \(check.stdout)")
         let r = try w.vault("laptop", ["resolve"])
         try w.expectOK(r)
         #expect(!FileManager.default.fileExists(atPath: w.path("laptop") + "/" + copy))

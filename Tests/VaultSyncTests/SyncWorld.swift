@@ -101,10 +101,10 @@ final class SyncWorld {
             sourceLocation: sourceLocation)
         // Conflict copies are listed (as warnings) until a person folds them in; nothing else may be reported.
         let check = try vault(machine, ["check"])
-        let problems = check.stderr.split(separator: "\n").filter {
+        let problems = check.stdout.split(separator: "\n").filter {
             !$0.contains("a conflict copy of") && !$0.contains("problem")
         }
-        #expect(problems.isEmpty, "vault check on \(machine): \(check.stderr)", sourceLocation: sourceLocation)
+        #expect(problems.isEmpty, "vault check on \(machine): \(check.stdout)", sourceLocation: sourceLocation)
     }
 
     func expectOK(_ r: RunResult, sourceLocation: SourceLocation = #_sourceLocation) throws {

@@ -54,7 +54,8 @@ extension VaultCommand {
                                 timeZone: TimeZone(identifier: "UTC")!)
                         } ?? "?"
                     let tags = e.tags.isEmpty ? "" : "  " + e.tags.map { "#" + $0 }.joined(separator: " ")
-                    let preview = e.problem != nil ? "⚠️ cannot be read: run `vault check`" : e.preview
+                    let read = e.problem != nil ? "⚠️ cannot be read: run `vault check`" : e.preview
+                    let preview = e.conflictCopyOf.map { "[conflict copy of \($0)] " + read } ?? read
                     // The preview and tags take what the two columns leave of the terminal's width.
                     let fixed = "\(Terminal.fit(day, 18)) \(Terminal.fit(e.title, 24)) "
                     if let columns, Terminal.width(fixed) >= columns {

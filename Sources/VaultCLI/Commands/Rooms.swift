@@ -39,6 +39,8 @@ extension VaultCommand {
                 if room.problem == nil, !room.hasPendingPrompt, room.lastIsInterrupted {
                     preview = "[interrupted] " + preview
                 }
+                // A Syncthing or Dropbox copy has its original's title: marked, never an unmarked twin.
+                if let original = room.conflictCopyOf { preview = "[conflict copy of \(original)] " + preview }
                 // Messages that came in by sync and were not shown yet: a dot in the first column, a count.
                 let mark = room.unread > 0 ? "●" : " "
                 let unread = room.unread > 0 ? "(\(room.unread) new) " : ""

@@ -252,8 +252,16 @@ enum SyncOutput {
         if !r.newEntries.isEmpty {
             summary.append("\(r.newEntries.count) new diary entr\(r.newEntries.count == 1 ? "y" : "ies")")
         }
+        let newRooms = r.rooms.filter { $0.isNew && $0.newMessageIDs.isEmpty }.count
+        if newRooms > 0 { summary.append("\(newRooms) new room\(newRooms == 1 ? "" : "s")") }
         if !r.changed.isEmpty { summary.append("\(r.changed.count) changed") }
         if !r.deleted.isEmpty { summary.append("\(r.deleted.count) deleted") }
+        if !r.renamed.isEmpty { summary.append("\(r.renamed.count) renamed") }
+        if !r.conflictCopies.isEmpty {
+            summary.append("\(r.conflictCopies.count) conflict cop\(r.conflictCopies.count == 1 ? "y" : "ies")")
+        }
+        // Every line the report lists below is counted here: never "nothing new" above a list.
+        if !r.notes.isEmpty { summary.append("\(r.notes.count) note\(r.notes.count == 1 ? "" : "s")") }
         if r.dryRun {
             print("Dry run against \(r.remote): nothing was changed.")
             print(

@@ -62,6 +62,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .repository: return .failure
         case .provider(let failure, _): return of(failure.kind)
         case .internal: return .internalError
+        case .stoppedAfter(let error, _): return of(error)
         }
     }
 

@@ -203,6 +203,9 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case untrusted(UntrustedInput)
     /// One of vault's own rules was broken (a bug); vault stopped before changing anything.
     case `internal`(InternalError)
+    /// A workflow made commits of its own (`done`: what each did, one line each: a sync's
+    /// repairs, its hand edits) and then stopped at `error`; what it committed stays.
+    indirect case stoppedAfter(VaultError, done: [String])
 
     public var description: String {
         switch self {
@@ -252,6 +255,14 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
             return problem.description
         case .internal(let error):
             return error.description
+        case .stoppedAfter(let error, let done):
+            // Not "nothing was written": something was, and it is kept.
+            var text = error.description
+            let claims = ["\nnothing was written.", "; vault stopped before changing anything"]
+            for claim in claims where text.hasSuffix(claim) {
+                text.removeLast(claim.count)
+            }
+            return text + "\nbefore it stopped, vault committed (and kept): " + done.joined(separator: "; ")
         }
     }
 }

@@ -37,9 +37,12 @@ extension Merge {
     /// With no base, the same entry on both sides merges; different entries are a conflict.
     ///
     /// - Throws: `VaultError.malformed` when a version does not parse as a diary entry.
-    public static func diaryEntry(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], path: String, newer: Newer)
-        throws(VaultError) -> FileMerge
-    {
+    ///
+    /// With `keepingBoth` (folding a conflict copy into its original: there is no copy to hand back),
+    /// where the changes overlap both sides' lines are kept, ours first, and the rest merges as usual.
+    public static func diaryEntry(
+        base: [UInt8]?, ours: [UInt8], theirs: [UInt8], path: String, newer: Newer, keepingBoth: Bool = false
+    ) throws(VaultError) -> FileMerge {
         let (base, ours, theirs) = inOneLineEnding(base: base, ours: ours, theirs: theirs, newer: newer)
         let o = try DiaryFile(parsing: ours, path: path)
         let t = try DiaryFile(parsing: theirs, path: path)
@@ -63,7 +66,14 @@ extension Merge {
         var conflictCopy: [UInt8]?
         let text = LineMerge(base: rest(b), ours: rest(o), theirs: rest(t))
         let body: [UInt8]
-        if text.hasConflict {
+        if text.hasConflict && keepingBoth {
+            body = text.merged { o, t in
+                var both = Array(o)
+                if let last = both.last, last != 10 { both += eol.bytes }
+                return both + Array(t)
+            }
+            notes.append(keptBoth)
+        } else if text.hasConflict {
             body = rest(o)
             notes.append(overlapped)
             conflictCopy = theirs
@@ -116,6 +126,7 @@ extension Merge {
     }
 
     private static let overlapped = keptOurs("both sides changed the same lines")
+    static let keptBoth = "both versions changed the same lines: both are kept there, this file's lines first"
     private static let addedOnBoth = keptOurs("added on both sides with different contents")
 
     static func hasByteOrderMark(_ b: [UInt8]) -> Bool { b.starts(with: [0xEF, 0xBB, 0xBF]) }

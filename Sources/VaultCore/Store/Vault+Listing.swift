@@ -18,6 +18,9 @@ public struct RoomSummary: Sendable, Codable, Hashable {
     public var problem: String?
     /// Messages that came in by sync and were not shown here yet (`UnreadMarks`).
     public var unread = 0
+    /// The room this file is a conflict copy of (Syncthing's, Dropbox's or vault's), when that
+    /// room exists: `vault resolve` merges the copy into it.
+    public var conflictCopyOf: String?
 
     /// True when the last message is a reply that stopped before it was complete.
     public var lastIsInterrupted: Bool { lastStatus == "interrupted" }
@@ -28,6 +31,7 @@ public struct RoomSummary: Sendable, Codable, Hashable {
         case path, slug, title, lastActivity = "last_activity", lastRole = "last_role", lastStatus = "last_status"
         case preview
         case hasPendingPrompt = "pending_prompt", problem, unread
+        case conflictCopyOf = "conflict_copy_of"
     }
 }
 
@@ -43,10 +47,13 @@ public struct DiarySummary: Sendable, Codable, Hashable {
     public var problem: String?
     /// Where `date` comes from: `created` (front-matter), `file name`, `history` or `modified` (the file's time).
     public var dateSource: String?
+    /// The entry this file is a conflict copy of, when that entry exists (as `RoomSummary.conflictCopyOf`).
+    public var conflictCopyOf: String?
 
     enum CodingKeys: String, CodingKey {
         case path, id, date, created, title, preview, tags, problem
         case dateSource = "date_source"
+        case conflictCopyOf = "conflict_copy_of"
     }
 }
 
@@ -73,9 +80,11 @@ extension Vault {
             }
         }
         let unread = UnreadMarks.load(root: root)
+        let copies = Vault.conflictCopies(among: paths)
         return results.compactMap { $0 }.map { summary in
             var s = summary
             s.unread = unread[summary.path]?.count ?? 0
+            s.conflictCopyOf = copies[summary.path]
             return s
         }.sorted {
             $0.sortKey != $1.sortKey ? $0.sortKey > $1.sortKey : $0.path < $1.path
@@ -135,7 +144,18 @@ extension Vault {
             if keys[$0] != keys[$1] { return keys[$0] > keys[$1] }
             return paths[$0] > paths[$1]
         }
-        return order.compactMap { results[$0] }
+        let copies = Vault.conflictCopies(among: paths)
+        return order.compactMap { i in results[i].map { var s = $0; s.conflictCopyOf = copies[s.path]; return s } }
+    }
+
+    /// Copy path → original path, for the conflict copies among `paths` whose original is among them too.
+    static func conflictCopies(among paths: [String]) -> [String: String] {
+        let all = Set(paths)
+        var copies: [String: String] = [:]
+        for path in paths {
+            if let original = ConflictCopy.original(of: path), all.contains(original) { copies[path] = original }
+        }
+        return copies
     }
 
     func summarizeEntry(_ relative: String) -> (DiarySummary, Double) {

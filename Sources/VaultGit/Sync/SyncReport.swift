@@ -93,6 +93,20 @@ public struct SyncReport: Sendable, Codable {
         merges += other.merges
     }
 
+    /// A note for each of `paths` that is a conflict copy (Syncthing's, Dropbox's, vault's) of a
+    /// file the vault has: committed as it is, the copy is sent to every machine until
+    /// `vault resolve` merges it into its original.
+    static func conflictCopyNotes(_ paths: [String], committed: Bool, in vault: Vault) -> [String] {
+        paths.compactMap { path in
+            guard VaultPath.kind(of: path) != .other, let original = ConflictCopy.original(of: path),
+                FileIO.exists(vault.absolute(original))
+            else { return nil }
+            let done = committed ? "was committed as a hand edit" : "would be committed as a hand edit"
+            return "\(path) is a conflict copy of \(original) (made by a sync tool); it \(done),"
+                + " as it is: `vault resolve` merges it into \(original) and removes it"
+        }
+    }
+
     static func firstLine(_ body: String) -> String {
         let line = body.split(whereSeparator: \.isNewline).first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         let text = line.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""

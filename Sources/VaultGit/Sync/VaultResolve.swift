@@ -67,8 +67,9 @@ public final class VaultResolve {
         var result = try Merge.file(path: path, base: base, ours: ours, theirs: theirs, newer: .theirs)
         if union, let other = result.conflictCopy, VaultPath.kind(of: path) == .diaryEntry {
             // Folding a copy with no common ancestor: the other version's text is added below.
-            result.bytes = VaultResolve.appendingBody(of: other, to: result.bytes)
+            result.bytes = Merge.appendingBody(of: other, to: result.bytes)
             result.conflictCopy = nil
+            result.notes.removeAll(where: Merge.pointsToConflictCopy)  // there is no copy: it is in the file
             result.notes.append("the other version's text is added at the end")
         }
         let copy = result.conflictCopy.map { (copyName(path, $0), $0) }
@@ -79,24 +80,6 @@ public final class VaultResolve {
     /// copy's bytes (`ConflictCopy.versionID`).
     static func copyName(for path: String, copy: [UInt8]) -> String {
         ConflictCopy.name(for: path, machine: "merge", time: Date(), version: ConflictCopy.versionID(of: copy))
-    }
-
-    /// `bytes` with the body of `other` (after its front-matter) appended.
-    static func appendingBody(of other: [UInt8], to bytes: [UInt8]) -> [UInt8] {
-        var body = other[...]
-        let text = String(decoding: other, as: UTF8.self)
-        if text.hasPrefix("---\n") || text.hasPrefix("---\r\n"),
-            let close = text.range(of: "\n---", range: text.index(text.startIndex, offsetBy: 3)..<text.endIndex)
-        {
-            let afterClose =
-                text[close.upperBound...].firstIndex(of: "\n").map { text.index(after: $0) } ?? text.endIndex
-            body = other[text.utf8.distance(from: text.startIndex, to: afterClose)...]
-        }
-        var out = bytes
-        if !out.isEmpty && out.last != 10 { out.append(10) }
-        out.append(10)
-        out += body
-        return out
     }
 
     // MARK: An unfinished git merge
@@ -223,14 +206,18 @@ public final class VaultResolve {
         for (copy, original) in copies ? vault.conflictCopies() : [] {
             let ours = try FileIO.read(vault.absolute(original))
             let theirs = try FileIO.read(vault.absolute(copy))
-            let m = try VaultResolve.merged(
-                path: original, base: nil, ours: pending.last(where: { $0.path == original })?.bytes ?? ours,
-                theirs: theirs, union: true)
+            // A diary entry merges three-way from the version both came from, when history knows it.
+            let shared = VaultPath.kind(of: original) == .diaryEntry
+                ? try versionBothCameFrom(copy: copy, original: original) : nil
+            let m = try Merge.fold(
+                copy: theirs, into: pending.last(where: { $0.path == original })?.bytes ?? ours,
+                base: shared?.bytes, path: original)
             pending.removeAll { $0.path == original }
             pending.append((original, m.bytes))
             pending.append((copy, nil))
             done += m.notes.map { "\(original): \($0)" }
-            done.append("\(copy): merged into \(original) and removed")
+            let from = shared.map { " (from the version of \(original) in commit \($0.commit))" } ?? ""
+            done.append("\(copy): merged into \(original)\(from) and removed")
         }
         guard !pending.isEmpty else { return done }
         paths = pending.map(\.path)
@@ -245,6 +232,71 @@ public final class VaultResolve {
         }
         try change.commit(message: "resolve: " + Set(paths).sorted().joined(separator: ", "))
         return done
+    }
+}
+
+extension VaultResolve {
+    /// The version of `original` that it and its conflict copy `copy` both came from, with the
+    /// short id of the commit that holds it; nil when history does not tell.
+    ///
+    /// The commit that added the copy says: a merge (vault's sync, a `git merge`) made it from
+    /// its two parents, so the original as it was at their common ancestor; a commit that
+    /// changed the original as it added the copy (a sync tool replaced the file and saved the
+    /// other version next to it) started from the original of its parent. A copy not committed
+    /// yet, or added by a commit that left the original as it was, has no known common version.
+    func versionBothCameFrom(copy: String, original: String) throws(VaultError) -> (bytes: [UInt8], commit: String)? {
+        guard let head = try history.headCommit() else { return nil }
+        defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+        guard history.blob(at: copy, in: head.tree) != nil else { return nil }
+        var walk: OpaquePointer?
+        try GitFailure.check(git_revwalk_new(&walk, history.repo), "walk the history")
+        defer { git_revwalk_free(walk) }
+        git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue)
+        try GitFailure.check(git_revwalk_push_head(walk), "walk the history")
+        var oid = git_oid()
+        while git_revwalk_next(&oid, walk) == 0 {
+            var commit: OpaquePointer?
+            try GitFailure.check(git_commit_lookup(&commit, history.repo, &oid), "read a commit")
+            defer { git_commit_free(commit) }
+            var parents: [(commit: OpaquePointer?, tree: OpaquePointer?)] = []
+            defer { for p in parents { git_tree_free(p.tree); git_commit_free(p.commit) } }
+            for k in 0..<git_commit_parentcount(commit) {
+                var parent: OpaquePointer?
+                try GitFailure.check(git_commit_parent(&parent, commit, k), "read a commit's parent")
+                var tree: OpaquePointer?
+                let read = git_commit_tree(&tree, parent)
+                parents.append((parent, tree))
+                try GitFailure.check(read, "read a commit's tree")
+            }
+            // Still there in a parent: the commit that added the copy is further back.
+            if parents.contains(where: { history.blob(at: copy, in: $0.tree) != nil }) { continue }
+            var baseID: git_oid
+            if parents.count >= 2 {
+                var a = git_commit_id(parents[0].commit).pointee
+                var b = git_commit_id(parents[1].commit).pointee
+                baseID = git_oid()
+                guard git_merge_base(&baseID, history.repo, &a, &b) == 0 else { return nil }
+            } else if let parent = parents.first {
+                var tree: OpaquePointer?
+                guard git_commit_tree(&tree, commit) == 0 else { return nil }
+                defer { git_tree_free(tree) }
+                let before = history.blob(at: original, in: parent.tree)
+                let after = history.blob(at: original, in: tree)
+                guard var b = before, var a = after, git_oid_equal(&b, &a) == 0 else { return nil }
+                baseID = git_commit_id(parent.commit).pointee
+            } else {
+                return nil
+            }
+            var baseCommit: OpaquePointer?
+            var baseTree: OpaquePointer?
+            try GitFailure.check(git_commit_lookup(&baseCommit, history.repo, &baseID), "read the common ancestor")
+            defer { git_commit_free(baseCommit) }
+            try GitFailure.check(git_commit_tree(&baseTree, baseCommit), "read the common ancestor's tree")
+            defer { git_tree_free(baseTree) }
+            guard let blob = history.blob(at: original, in: baseTree) else { return nil }
+            return (try history.blobBytes(blob), String(oidString([baseID]).prefix(7)))
+        }
+        return nil
     }
 }
 

@@ -75,27 +75,39 @@ public final class VaultSync {
             // One change: its commits before the merge are changes of their own (repairs, the
             // merge driver's `.gitattributes`), then hand edits are committed first as for every
             // change (`Change.commitHandEdits`), and the merge is the change's one commit.
-            let step = try vault.change { change throws(VaultError) -> MergeStep in
-                // What plain git left (an unfinished merge, markers in changed files) is repaired first.
-                var edits = try history.workTreeChanges()
-                Trace.mark("sync: work tree read")
-                let repaired = try VaultResolve(vault: vault, history: history).repair(
-                    candidates: try history.locallyChangedPaths(since: theirsRef, workTree: edits), copies: false,
-                    before: change)
-                report.notes += repaired
-                if !repaired.isEmpty { edits = try history.workTreeChanges() }
-                Trace.mark("sync: repair checked")
-                try history.ensureMergeDriver(in: change)
-                change.include(edits)
-                report.handEdits += try change.commitHandEdits()
-                Trace.mark("sync: hand edits committed")
-                var step = MergeStep()
-                try change.commit { () throws(VaultError) -> Bool in
-                    step = try merge(theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
-                    return step.merged
+            // What this attempt committed before a failure: said with the error, never "nothing was written".
+            var committedFirst: [String] = []
+            let step: MergeStep
+            do {
+                step = try vault.change { change throws(VaultError) -> MergeStep in
+                    // What plain git left (an unfinished merge, markers in changed files) is repaired first.
+                    var edits = try history.workTreeChanges()
+                    Trace.mark("sync: work tree read")
+                    let repaired = try VaultResolve(vault: vault, history: history).repair(
+                        candidates: try history.locallyChangedPaths(since: theirsRef, workTree: edits), copies: false,
+                        before: change)
+                    report.notes += repaired
+                    committedFirst += repaired
+                    if !repaired.isEmpty { edits = try history.workTreeChanges() }
+                    Trace.mark("sync: repair checked")
+                    try history.ensureMergeDriver(in: change)
+                    change.include(edits)
+                    let committed = try change.commitHandEdits()
+                    report.handEdits += committed
+                    report.notes += SyncReport.conflictCopyNotes(committed, committed: true, in: vault)
+                    committedFirst += committed.map { "\($0) (your hand edit)" }
+                    Trace.mark("sync: hand edits committed")
+                    var step = MergeStep()
+                    try change.commit { () throws(VaultError) -> Bool in
+                        step = try merge(
+                            theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
+                        return step.merged
+                    }
+                    Trace.mark("sync: merged")
+                    return step
                 }
-                Trace.mark("sync: merged")
-                return step
+            } catch {
+                throw committedFirst.isEmpty ? error : VaultError.stoppedAfter(error, done: committedFirst)
             }
             savedBefore = savedBefore || step.merged
             report.absorb(step)
@@ -133,6 +145,7 @@ public final class VaultSync {
         var report = SyncReport(remote: remote)
         report.dryRun = true
         report.pendingHandEdits = try history.workTreeChanges()
+        report.notes += SyncReport.conflictCopyNotes(report.pendingHandEdits, committed: false, in: vault)
         guard let theirs = try history.referenceCommit(probe) else {
             report.outgoingCommits = try history.commitCount(from: "HEAD", notIn: nil)
             return report
@@ -149,7 +162,7 @@ public final class VaultSync {
             defer { cvault_odb_writer_abandon_batch(history.objects.writer) }
             let plan = try plannedMerge(ours: head, theirs: theirs)
             report.absorb(
-                try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: ahead > 0))
+                try describe(plan, oursTree: head.tree, merged: ahead > 0))
         }
         return report
     }
@@ -210,14 +223,13 @@ public final class VaultSync {
             }
             try verify(plan: plan, ours: head, theirs: theirs, result: newTree)
             Trace.mark("sync merge: verified")
-            let summary = try describe(changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: true)
+            let summary = try describe(plan, oursTree: head.tree, merged: true)
             Trace.mark("sync merge: described")
             newCommit = try history.writeCommit(
                 tree: newTree, parents: [head.commit, theirs], message: "sync: merge \(name)\(summary.subjectSuffix)")
             Trace.mark("sync merge: commit written, objects flushed")
         }
-        step.report = try describe(
-            changes: plan.changes, oursTree: head.tree, outcome: plan.outcome, merged: !plan.fastForward)
+        step.report = try describe(plan, oursTree: head.tree, merged: !plan.fastForward)
         step.report.notes = repairs + step.report.notes
         Trace.mark("sync merge: report described")
         try history.checkoutAndMoveBranch(
@@ -233,7 +245,8 @@ public final class VaultSync {
         var changes: [TreeMerge.Change]
         var outcome: TreeMerge.Outcome
         var fastForward: Bool
-        var base: OpaquePointer?
+        /// The common ancestor's commit (nil: a fast-forward, or no common history).
+        var base: git_oid?
     }
 
     /// The changes to HEAD's tree a merge with `theirs` makes (blobs written, nothing else).
@@ -267,7 +280,7 @@ public final class VaultSync {
         let outcome = try merge.merge(
             base: baseTree, ours: history.side(head.commit, tree: head.tree),
             theirs: history.side(theirs, tree: theirsTree!))
-        return Plan(changes: outcome.changes, outcome: outcome, fastForward: false)
+        return Plan(changes: outcome.changes, outcome: outcome, fastForward: false, base: found == 0 ? baseID : nil)
     }
 
     /// Before the merge commit is written: the text of every version of every message and diary
@@ -322,17 +335,44 @@ public final class VaultSync {
     }
 
     /// The report of what a change of HEAD's tree brings in.
-    private func describe(
-        changes: [TreeMerge.Change], oursTree: OpaquePointer, outcome: TreeMerge.Outcome, merged: Bool
-    ) throws(VaultError) -> SyncReport {
+    ///
+    /// A room's new messages are those this side never had: its messages are compared with this
+    /// side's version of the room, at the path it had here before a rename, or (when this side
+    /// deleted it and the other side's edit brought it back) with the common ancestor's version.
+    private func describe(_ plan: Plan, oursTree: OpaquePointer, merged: Bool) throws(VaultError) -> SyncReport {
+        let changes = plan.changes
+        let outcome = plan.outcome
         var report = SyncReport(remote: "")
         let renamedTo = Set(outcome.renamed.map(\.to))
         let renamedFrom = Set(outcome.renamed.map(\.from))
+        let formerPath = Dictionary(outcome.renamed.map { ($0.to, $0.from) }, uniquingKeysWith: { a, _ in a })
+        var baseTree: OpaquePointer?
+        if var baseID = plan.base {
+            var commit: OpaquePointer?
+            try GitFailure.check(git_commit_lookup(&commit, history.repo, &baseID), "read the common ancestor")
+            defer { git_commit_free(commit) }
+            try GitFailure.check(git_commit_tree(&baseTree, commit), "read the common ancestor's tree")
+        }
+        defer { git_tree_free(baseTree) }
         for change in changes {
-            let before = try history.blob(at: change.path, in: oursTree).map { id throws(VaultError) in
-                try history.blobBytes(id)
+            let oursBlob = history.blob(at: change.path, in: oursTree)
+                ?? formerPath[change.path].flatMap { history.blob(at: $0, in: oursTree) }
+            let before = try oursBlob.map { id throws(VaultError) in try history.blobBytes(id) }
+            // Deleted here, edited there: the messages this side had are the ancestor's.
+            var known = before
+            if known == nil, let id = history.blob(at: formerPath[change.path] ?? change.path, in: baseTree) {
+                known = try history.blobBytes(id)
             }
             let after = try change.oid.map { id throws(VaultError) in try history.blobBytes(id) }
+            if renamedTo.contains(change.path), before == after { continue }  // only renamed: listed as such
+            // A conflict copy another machine committed (a sync tool's, or its merge's) is no new room or entry.
+            if before == nil, after != nil, !outcome.conflictCopies.contains(change.path),
+                VaultPath.kind(of: change.path) != .other, let original = ConflictCopy.original(of: change.path),
+                history.blob(at: original, in: oursTree) != nil || changes.contains(where: { $0.path == original })
+            {
+                report.conflictCopies.append(change.path)
+                continue
+            }
             switch (VaultPath.kind(of: change.path), after) {
             case (_, nil):
                 if !renamedFrom.contains(change.path) { report.deleted.append(change.path) }
@@ -341,7 +381,7 @@ public final class VaultSync {
                     report.changed.append(change.path)  // `vault check` says what is wrong with it
                     continue
                 }
-                let old = before.flatMap { try? RoomFile(parsing: $0, path: change.path) }
+                let old = known.flatMap { try? RoomFile(parsing: $0, path: change.path) }
                 let oldIDs = Set(old?.messages.map(\.id) ?? [])
                 let new = room.messages.filter { !oldIDs.contains($0.id) }
                 if !new.isEmpty || before == nil {
@@ -365,7 +405,7 @@ public final class VaultSync {
             }
         }
         report.renamed = outcome.renamed.map { SyncReport.Rename(from: $0.from, to: $0.to) }
-        report.conflictCopies = outcome.conflictCopies
+        report.conflictCopies = outcome.conflictCopies + report.conflictCopies
         report.notes = outcome.notes
         report.merges = merged ? 1 : 0
         return report
