@@ -247,7 +247,7 @@ extension GitHistory {
         CommitIntent.remove(paths, root: root)
     }
 
-    /// Writes the files of `changes` into the vault, each atomically; first checks that every
+    /// Writes the files of `changes` into the vault, each atomically and all durably; first checks that every
     /// one is still as in `tree` (the version just committed), so a save an editor made during
     /// the sync is never overwritten: then nothing is written and the sync stops.
     func checkout(_ changes: [TreeMerge.Change], replacing tree: OpaquePointer) throws(VaultError) {
@@ -268,15 +268,13 @@ extension GitHistory {
                 throw VaultError.changedOnDisk(path: change.path)
             }
         }
-        for change in changes {
-            let path = root + "/" + change.path
-            if let oid = change.oid {
-                try FileIO.makeDirectory(FileIO.parent(of: path))
-                try FileIO.write(try blobBytes(oid), to: path)
-            } else {
-                try FileIO.remove(path)
-            }
-        }
+        // Written as one batch (`FileIO.writeAll`): every file flushed before any is renamed into
+        // place, each folder flushed once, all of it durable before the branch moves.
+        let written = changes.compactMap { change in change.oid.map { (path: root + "/" + change.path, oid: $0) } }
+        for file in written { try FileIO.makeDirectory(FileIO.parent(of: file.path)) }
+        try FileIO.writeAll(
+            written.map(\.path), removing: changes.filter { $0.oid == nil }.map { root + "/" + $0.path }
+        ) { i throws(VaultError) in try blobBytes(written[i].oid) }
     }
 
     // MARK: Remotes
