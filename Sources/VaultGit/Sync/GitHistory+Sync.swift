@@ -210,6 +210,8 @@ extension GitHistory {
 
     /// The changes that turn tree `old` into tree `new`, path by path.
     func directChanges(from old: OpaquePointer, to new: OpaquePointer) throws(VaultError) -> [TreeMerge.Change] {
+        // The same tree: nothing changed (libgit2's diff would still walk all 50,000 entries).
+        if git_oid_equal(git_tree_id(old), git_tree_id(new)) != 0 { return [] }
         var options = git_diff_options()
         git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
         var diff: OpaquePointer?
