@@ -158,16 +158,25 @@ extension GitHistory {
         // preload and untracked-file walk); libgit2's is the fallback without the command.
         let git = GitTransport(root: root)
         if GitTransport.isInstalled(environment: git.environment) {
+            // No folder changed since a full scan found no untracked file: no file can be new,
+            // and only the tracked ones are looked at (`FolderStamps`).
+            let noNewFiles = FolderStamps.unchanged(root: root)
+            let stamps = noNewFiles ? nil : FolderStamps.take(root: root, environment: git.environment)
             let output = try git.run(
-                ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"])
+                ["--no-optional-locks", "status", "--porcelain=v1", "-z",
+                 "--untracked-files=\(noNewFiles ? "no" : "all")", "--no-renames"])
             if output.status == 0 {
                 // `XY PATH\0` records; with renames off there is no second path. A path can come
                 // twice (`D ` and `??`: an index behind HEAD), and is listed once.
-                return Set(
-                    output.stdout.split(separator: "\0").compactMap { record in
-                        record.count > 3 ? String(record.dropFirst(3)) : nil
+                let records = output.stdout.split(separator: "\0")
+                if !noNewFiles {
+                    if let stamps, !records.contains(where: { $0.hasPrefix("?? ") }) {
+                        FolderStamps.save(stamps, root: root)
+                    } else {
+                        FolderStamps.forget(root: root)
                     }
-                ).sorted()
+                }
+                return Set(records.compactMap { record in record.count > 3 ? String(record.dropFirst(3)) : nil }).sorted()
             }
         }
         var options = git_status_options()
