@@ -257,7 +257,7 @@ public enum FileIO {
     /// `write` flushes each file and then its folder before the next one begins, so a hundred
     /// files cost two hundred waits for the disk, one after the other. Here every file is first
     /// written to its temporary file (`.NAME.vault-tmp-PID-N`, as `write` names it) without a
-    /// flush; then each temporary file is flushed (the file system commits the first flush's
+    /// flush, its way to the disk only started (`startWriteback`); then each temporary file is flushed (the file system commits the first flush's
     /// journal with the others' metadata in it, so the rest mostly find their work done); only
     /// then is each renamed over its target, and each folder touched is flushed once. A crash
     /// at any moment leaves every file either old or new, never half written, and when this
@@ -279,8 +279,9 @@ public enum FileIO {
         temps.reserveCapacity(paths.count)
         do throws(VaultError) {
             for (i, path) in paths.enumerated() {
-                temps.append(try writeTemporary(try contents(i), for: path, flush: false))
+                temps.append(try writeTemporary(try contents(i), for: path, flush: false, startWriteback: true))
             }
+            Trace.mark("files: \(paths.count) written")
             for (temp, path) in zip(temps, paths) {
                 let fd = open(temp, O_RDONLY | O_CLOEXEC)
                 guard fd >= 0, fsync(fd) == 0 else {
@@ -294,6 +295,7 @@ public enum FileIO {
             for temp in temps { unlink(temp) }
             throw error
         }
+        Trace.mark("files: flushed")
         var folders: [String] = []
         var seen = Set<String>()
         defer { for folder in folders { syncDirectory(folder) } }
@@ -317,7 +319,9 @@ public enum FileIO {
 
     /// Writes `bytes` to a new temporary file beside `path` (`.NAME.vault-tmp-PID-N`, with the
     /// mode of the file it will replace), flushed when `flush`, and returns its path.
-    private static func writeTemporary(_ bytes: [UInt8], for path: String, flush: Bool) throws(VaultError) -> String {
+    private static func writeTemporary(
+        _ bytes: [UInt8], for path: String, flush: Bool, startWriteback: Bool = false
+    ) throws(VaultError) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let temp = "\(parent(of: path))/.\(name).vault-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         var mode: mode_t = 0o644
@@ -339,6 +343,7 @@ public enum FileIO {
             }
         }
         if failure == nil, flush, fsync(fd) != 0 { failure = errno }
+        if failure == nil, startWriteback { FileIO.startWriteback?(fd, 0, 0, 2) }  // SYNC_FILE_RANGE_WRITE
         if close(fd) != 0, failure == nil { failure = errno }
         if let failure {
             unlink(temp)
@@ -346,6 +351,20 @@ public enum FileIO {
         }
         return temp
     }
+
+    /// Linux's `sync_file_range`, which Swift's Glibc module leaves out: with
+    /// `SYNC_FILE_RANGE_WRITE` it starts writing a file's pages to disk without waiting, so a
+    /// batch's files are on their way (and their blocks allocated in one journal transaction)
+    /// before the first `fsync` waits. Only a head start: nil (another system), nothing is lost
+    /// but time.
+    static let startWriteback: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
+        #if os(Linux)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
+        #else
+        return nil
+        #endif
+    }()
 
     /// Flushes a folder's entries (the rename) to disk.
     static func syncDirectory(_ dir: String) {

@@ -279,6 +279,7 @@ extension GitHistory {
                 throw VaultError.changedOnDisk(path: change.path)
             }
         }
+        Trace.mark("sync: files checked")
         // Written as one batch (`FileIO.writeAll`): every file flushed before any is renamed into
         // place, each folder flushed once, all of it durable before the branch moves.
         let written = changes.compactMap { change in change.oid.map { (path: root + "/" + change.path, oid: $0) } }
