@@ -223,9 +223,107 @@ public enum FileIO {
     public static func write(
         _ bytes: [UInt8], to path: String, expecting: Expectation = .anything, durable: Bool = true
     ) throws(VaultError) {
-        let dir = parent(of: path)
+        let temp = try writeTemporary(bytes, for: path, flush: durable)
+        var failure: Int32?
+        switch expecting {
+        case .anything:
+            if rename(temp, path) != 0 { failure = errno }
+        case .unchanged(let stamp):
+            guard FileIO.stamp(of: path) == stamp else {
+                unlink(temp)
+                throw VaultError.changedOnDisk(path: path)
+            }
+            if rename(temp, path) != 0 { failure = errno }
+        case .absent:
+            if link(temp, path) != 0 {
+                let code = errno
+                unlink(temp)
+                if code == EEXIST { throw VaultError.changedOnDisk(path: path) }
+                throw VaultError.io(path: path, operation: "write", reason: errorText(code))
+            }
+            unlink(temp)
+        }
+        if let failure {
+            unlink(temp)
+            throw VaultError.io(path: path, operation: "write", reason: errorText(failure))
+        }
+        if durable { syncDirectory(parent(of: path)) }
+    }
+
+    /// Replaces (or creates) every file of `paths` with what `contents` gives for its index,
+    /// and removes every file of `removing`: each file atomically, all of them durably, with
+    /// one flush per file and one per folder instead of two per file.
+    ///
+    /// `write` flushes each file and then its folder before the next one begins, so a hundred
+    /// files cost two hundred waits for the disk, one after the other. Here every file is first
+    /// written to its temporary file (`.NAME.vault-tmp-PID-N`, as `write` names it) without a
+    /// flush, its way to the disk only started (`startWriteback`); then each temporary file is flushed (the file system commits the first flush's
+    /// journal with the others' metadata in it, so the rest mostly find their work done); only
+    /// then is each renamed over its target, and each folder touched is flushed once. A crash
+    /// at any moment leaves every file either old or new, never half written, and when this
+    /// returns every file is on disk: a caller that moves a branch afterwards never points it
+    /// at files that a crash could take back. Removals come last, after the writes.
+    ///
+    /// Only `contents` of one file at a time is held, so a checkout of many files needs no
+    /// more memory than its largest file. When a write fails, the temporary files made so far
+    /// are deleted and nothing has been replaced; when a rename fails, the files renamed
+    /// before it are new and flushed (their folders too), the rest untouched.
+    ///
+    /// ```swift
+    /// try FileIO.writeAll(["/v/rooms/a.md", "/v/rooms/b.md"]) { i in texts[i] }
+    /// ```
+    public static func writeAll(
+        _ paths: [String], removing: [String] = [], contents: (Int) throws(VaultError) -> [UInt8]
+    ) throws(VaultError) {
+        var temps: [String] = []
+        temps.reserveCapacity(paths.count)
+        do throws(VaultError) {
+            for (i, path) in paths.enumerated() {
+                temps.append(try writeTemporary(try contents(i), for: path, flush: false, startWriteback: true))
+            }
+            Trace.mark("files: \(paths.count) written")
+            for (temp, path) in zip(temps, paths) {
+                let fd = open(temp, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0, fsync(fd) == 0 else {
+                    let reason = errorText()
+                    if fd >= 0 { close(fd) }
+                    throw VaultError.io(path: path, operation: "write", reason: reason)
+                }
+                close(fd)
+            }
+        } catch {
+            for temp in temps { unlink(temp) }
+            throw error
+        }
+        Trace.mark("files: flushed")
+        var folders: [String] = []
+        var seen = Set<String>()
+        defer { for folder in folders { syncDirectory(folder) } }
+        for (i, (temp, path)) in zip(temps, paths).enumerated() {
+            guard rename(temp, path) == 0 else {
+                let reason = errorText()
+                for left in temps[i...] { unlink(left) }
+                throw VaultError.io(path: path, operation: "write", reason: reason)
+            }
+            let folder = parent(of: path)
+            if seen.insert(folder).inserted { folders.append(folder) }
+        }
+        for path in removing {
+            guard unlink(path) == 0 || errno == ENOENT else {
+                throw VaultError.io(path: path, operation: "remove", reason: errorText())
+            }
+            let folder = parent(of: path)
+            if seen.insert(folder).inserted { folders.append(folder) }
+        }
+    }
+
+    /// Writes `bytes` to a new temporary file beside `path` (`.NAME.vault-tmp-PID-N`, with the
+    /// mode of the file it will replace), flushed when `flush`, and returns its path.
+    private static func writeTemporary(
+        _ bytes: [UInt8], for path: String, flush: Bool, startWriteback: Bool = false
+    ) throws(VaultError) -> String {
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        let temp = "\(dir)/.\(name).vault-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temp = "\(parent(of: path))/.\(name).vault-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         var mode: mode_t = 0o644
         var st = stat()
         if stat(path, &st) == 0 { mode = st.st_mode & 0o7777 }
@@ -244,34 +342,29 @@ public enum FileIO {
                 done += n
             }
         }
-        if failure == nil, durable, fsync(fd) != 0 { failure = errno }
+        if failure == nil, flush, fsync(fd) != 0 { failure = errno }
+        if failure == nil, startWriteback { FileIO.startWriteback?(fd, 0, 0, 2) }  // SYNC_FILE_RANGE_WRITE
         if close(fd) != 0, failure == nil { failure = errno }
-        if failure == nil {
-            switch expecting {
-            case .anything:
-                if rename(temp, path) != 0 { failure = errno }
-            case .unchanged(let stamp):
-                guard FileIO.stamp(of: path) == stamp else {
-                    unlink(temp)
-                    throw VaultError.changedOnDisk(path: path)
-                }
-                if rename(temp, path) != 0 { failure = errno }
-            case .absent:
-                if link(temp, path) != 0 {
-                    let code = errno
-                    unlink(temp)
-                    if code == EEXIST { throw VaultError.changedOnDisk(path: path) }
-                    throw VaultError.io(path: path, operation: "write", reason: errorText(code))
-                }
-                unlink(temp)
-            }
-        }
         if let failure {
             unlink(temp)
             throw VaultError.io(path: path, operation: "write", reason: errorText(failure))
         }
-        if durable { syncDirectory(dir) }
+        return temp
     }
+
+    /// Linux's `sync_file_range`, which Swift's Glibc module leaves out: with
+    /// `SYNC_FILE_RANGE_WRITE` it starts writing a file's pages to disk without waiting, so a
+    /// batch's files are on their way (and their blocks allocated in one journal transaction)
+    /// before the first `fsync` waits. Only a head start: nil (another system), nothing is lost
+    /// but time.
+    static let startWriteback: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
+        #if os(Linux)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
+        #else
+        return nil
+        #endif
+    }()
 
     /// Flushes a folder's entries (the rename) to disk.
     static func syncDirectory(_ dir: String) {

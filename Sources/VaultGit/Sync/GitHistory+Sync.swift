@@ -158,16 +158,25 @@ extension GitHistory {
         // preload and untracked-file walk); libgit2's is the fallback without the command.
         let git = GitTransport(root: root)
         if GitTransport.isInstalled(environment: git.environment) {
+            // No folder changed since a full scan found no untracked file: no file can be new,
+            // and only the tracked ones are looked at (`FolderStamps`).
+            let noNewFiles = FolderStamps.unchanged(root: root)
+            let stamps = noNewFiles ? nil : FolderStamps.take(root: root, environment: git.environment)
             let output = try git.run(
-                ["--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"])
+                ["--no-optional-locks", "status", "--porcelain=v1", "-z",
+                 "--untracked-files=\(noNewFiles ? "no" : "all")", "--no-renames"])
             if output.status == 0 {
                 // `XY PATH\0` records; with renames off there is no second path. A path can come
                 // twice (`D ` and `??`: an index behind HEAD), and is listed once.
-                return Set(
-                    output.stdout.split(separator: "\0").compactMap { record in
-                        record.count > 3 ? String(record.dropFirst(3)) : nil
+                let records = output.stdout.split(separator: "\0")
+                if !noNewFiles {
+                    if let stamps, !records.contains(where: { $0.hasPrefix("?? ") }) {
+                        FolderStamps.save(stamps, root: root)
+                    } else {
+                        FolderStamps.forget(root: root)
                     }
-                ).sorted()
+                }
+                return Set(records.compactMap { record in record.count > 3 ? String(record.dropFirst(3)) : nil }).sorted()
             }
         }
         var options = git_status_options()
@@ -210,6 +219,8 @@ extension GitHistory {
 
     /// The changes that turn tree `old` into tree `new`, path by path.
     func directChanges(from old: OpaquePointer, to new: OpaquePointer) throws(VaultError) -> [TreeMerge.Change] {
+        // The same tree: nothing changed (libgit2's diff would still walk all 50,000 entries).
+        if git_oid_equal(git_tree_id(old), git_tree_id(new)) != 0 { return [] }
         var options = git_diff_options()
         git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
         var diff: OpaquePointer?
@@ -247,7 +258,7 @@ extension GitHistory {
         CommitIntent.remove(paths, root: root)
     }
 
-    /// Writes the files of `changes` into the vault, each atomically; first checks that every
+    /// Writes the files of `changes` into the vault, each atomically and all durably; first checks that every
     /// one is still as in `tree` (the version just committed), so a save an editor made during
     /// the sync is never overwritten: then nothing is written and the sync stops.
     func checkout(_ changes: [TreeMerge.Change], replacing tree: OpaquePointer) throws(VaultError) {
@@ -268,15 +279,14 @@ extension GitHistory {
                 throw VaultError.changedOnDisk(path: change.path)
             }
         }
-        for change in changes {
-            let path = root + "/" + change.path
-            if let oid = change.oid {
-                try FileIO.makeDirectory(FileIO.parent(of: path))
-                try FileIO.write(try blobBytes(oid), to: path)
-            } else {
-                try FileIO.remove(path)
-            }
-        }
+        Trace.mark("sync: files checked")
+        // Written as one batch (`FileIO.writeAll`): every file flushed before any is renamed into
+        // place, each folder flushed once, all of it durable before the branch moves.
+        let written = changes.compactMap { change in change.oid.map { (path: root + "/" + change.path, oid: $0) } }
+        for file in written { try FileIO.makeDirectory(FileIO.parent(of: file.path)) }
+        try FileIO.writeAll(
+            written.map(\.path), removing: changes.filter { $0.oid == nil }.map { root + "/" + $0.path }
+        ) { i throws(VaultError) in try blobBytes(written[i].oid) }
     }
 
     // MARK: Remotes

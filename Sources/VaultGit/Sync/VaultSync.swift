@@ -69,9 +69,11 @@ public final class VaultSync {
             try transport.fetch(remote: remote)
             Trace.mark("sync: fetched")
             try refuseRemoteOfAnotherKind(remote, branch: branch)
+            Trace.mark("sync: remote's kind checked")
             let theirsRef = "refs/remotes/\(remote)/\(branch)"
             // What came in passes the gate before anything is committed, merged or written.
             try admit(theirsRef)
+            Trace.mark("sync: incoming trees checked")
             // One change: its commits before the merge are changes of their own (repairs, the
             // merge driver's `.gitattributes`), then hand edits are committed first as for every
             // change (`Change.commitHandEdits`), and the merge is the change's one commit.
@@ -80,6 +82,7 @@ public final class VaultSync {
             let step: MergeStep
             do {
                 step = try vault.change { change throws(VaultError) -> MergeStep in
+                    Trace.mark("sync: vault locked")
                     // What plain git left (an unfinished merge, markers in changed files) is repaired first.
                     var edits = try history.workTreeChanges()
                     Trace.mark("sync: work tree read")
