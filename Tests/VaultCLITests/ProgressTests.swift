@@ -96,7 +96,7 @@ import VaultTestSupport
     @Test func syncAndCloneShowTransferProgressOnATerminalAndNoneIntoAPipe() throws {
         let vault = try vaultWithDiary(entries: 3)
         let remote = TemporaryDirectory("vault-progress-remote")
-        try git(["init", "--quiet", "--bare", "-b", "main", remote.path + "/r.git"], in: remote.path)
+        try git(["init", "--quiet", "--bare", remote.path + "/r.git"], in: remote.path)
         let url = "file://" + remote.path + "/r.git"
         expectSuccess(try runVault(["remote", "add", "origin", url], in: vault.path))
         try addFiles(vault.path, named: "first", count: 150, seed: 5)
@@ -145,7 +145,7 @@ import VaultTestSupport
         let vault = try vaultWithDiary(entries: 3)
         let remote = TemporaryDirectory("vault-progress-remote")
         let bare = remote.path + "/r.git"
-        try git(["init", "--quiet", "--bare", "-b", "main", bare], in: remote.path)
+        try git(["init", "--quiet", "--bare", bare], in: remote.path)
         try "#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n".write(
             toFile: bare + "/hooks/pre-receive", atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: bare + "/hooks/pre-receive")

@@ -3,7 +3,9 @@ import Testing
 import VaultTestSupport
 
 // The network peers of the sync tests (VaultTestSupport/GitPeers.swift) against the real
-// `git` command line: what works must work, and what must be refused is refused.
+// `git` command line: what works must work, and what must be refused is refused. These check
+// the peers themselves with plain git clones, which check out the remote's HEAD: their bare
+// repositories name `main` (the vault's tests use git's own default).
 
 @Suite struct GitPeersTests {
     /// A repository with one commit on `main` holding `notes.md`; returns its folder.
@@ -28,7 +30,7 @@ import VaultTestSupport
 
     @Test func httpPushAndCloneWithTheToken() throws {
         let root = TemporaryDirectory("http-root")
-        try makeBareRepository(at: root.path + "/notes.git")
+        try makeBareRepository(at: root.path + "/notes.git", initialBranch: "main")
         let server = try GitHTTPServer(root: root.path, token: "tok-3f9a'\"$x")
         let work = try Self.workRepository()
 
@@ -60,7 +62,7 @@ import VaultTestSupport
 
     @Test func httpRefusesAWrongOrMissingToken() throws {
         let root = TemporaryDirectory("http-root")
-        try makeBareRepository(at: root.path + "/notes.git")
+        try makeBareRepository(at: root.path + "/notes.git", initialBranch: "main")
         let server = try GitHTTPServer(root: root.path, token: "right-token")
         let work = try Self.workRepository()
 
@@ -88,7 +90,7 @@ import VaultTestSupport
 
     @Test func httpWithoutATokenIsOpen() throws {
         let root = TemporaryDirectory("http-root")
-        try makeBareRepository(at: root.path + "/notes.git")
+        try makeBareRepository(at: root.path + "/notes.git", initialBranch: "main")
         let server = try GitHTTPServer(root: root.path, token: nil)
         let work = try Self.workRepository()
         try Self.gitOK(["push", server.url("notes.git"), "main"], in: work.path, server.environment())
@@ -102,7 +104,7 @@ import VaultTestSupport
     /// sends a gzipped body: both reach http-backend intact.
     @Test func httpChunkedPushAndGzippedNegotiation() throws {
         let root = TemporaryDirectory("http-root")
-        try makeBareRepository(at: root.path + "/notes.git")
+        try makeBareRepository(at: root.path + "/notes.git", initialBranch: "main")
         let server = try GitHTTPServer(root: root.path, token: "t")
         let work = try Self.workRepository()
         var random = SeededRandom(seed: 7)
@@ -153,7 +155,7 @@ import VaultTestSupport
         let peer = try SSHPeer()
         let remote = TemporaryDirectory("ssh-remote")
         let bare = remote.path + "/notes.git"
-        try makeBareRepository(at: bare)
+        try makeBareRepository(at: bare, initialBranch: "main")
         let work = try Self.workRepository()
 
         try Self.gitOK(["push", peer.url(bare), "main"], in: work.path, peer.environment())
@@ -206,7 +208,7 @@ import VaultTestSupport
         let peer = try SSHPeer()
         let remote = TemporaryDirectory("ssh-remote")
         let bare = remote.path + "/notes.git"
-        try makeBareRepository(at: bare)
+        try makeBareRepository(at: bare, initialBranch: "main")
         let work = try Self.workRepository()
         try Self.gitOK(["push", peer.url(bare), "main"], in: work.path, peer.environment())
         let before = peer.hostPublicKey
@@ -233,7 +235,7 @@ import VaultTestSupport
         let peer = try SSHPeer()
         let remote = TemporaryDirectory("ssh-remote")
         let bare = remote.path + "/notes.git"
-        try makeBareRepository(at: bare)
+        try makeBareRepository(at: bare, initialBranch: "main")
         let work = try Self.workRepository()
 
         // No agent: the agent alias has no key to offer.

@@ -299,10 +299,10 @@ private func expectCommitted(
 }
 
 @Suite struct SyncAndRemoteWorkflowTests {
-    /// A bare repository on this machine, its branch `main`, to sync with.
+    /// A bare repository on this machine, made as a person makes it, to sync with.
     private func bareRemote() throws -> TemporaryDirectory {
         let remote = TemporaryDirectory("vault-workflow-remote")
-        try git(["init", "--bare", "-q", "-b", "main", remote.path], in: remote.path)
+        try git(["init", "--bare", "-q", remote.path], in: remote.path)
         return remote
     }
 
@@ -347,7 +347,7 @@ private func expectCommitted(
 
         // Another machine (plain git) adds a file and pushes; here the entry is edited by hand.
         let other = TemporaryDirectory("vault-workflow-other")
-        try git(["clone", "-q", remote.path, other.path], in: other.path)
+        try git(["clone", "-q", "--branch", "main", remote.path, other.path], in: other.path)
         try other.write("attachments/note.txt", "from the other machine\n")
         try git(["add", "attachments/note.txt"], in: other.path)
         try git(

@@ -67,7 +67,8 @@ import VaultTestSupport
         init() throws {
             world = try SyncWorld("laptop", clones: [])
             attacker = world.folder.path + "/attacker"
-            try git(["clone", "--quiet", world.remote, attacker], in: world.folder.path)
+            // The vault's branch: the remote's HEAD stays on git's default one, unborn.
+            try git(["clone", "--quiet", "--branch", "main", world.remote, attacker], in: world.folder.path)
             outside = world.folder.path + "/outside"
             try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
             try Data("marker\n".utf8).write(to: URL(fileURLWithPath: outside + "/marker"))

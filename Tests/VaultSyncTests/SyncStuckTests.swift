@@ -276,7 +276,7 @@ import VaultTestSupport
         let w = try SyncWorld(clones: [])
         let laptop = w.path("laptop")
         let backup = w.folder.path + "/backup.git"
-        try git(["init", "--quiet", "--bare", "-b", "main", backup], in: w.folder.path)
+        try git(["init", "--quiet", "--bare", backup], in: w.folder.path)
         try w.expectOK(w.vault("laptop", ["remote", "add", "backup", backup]))
         try w.expectOK(w.vault("laptop", ["sync", "backup"]))
         #expect(try git(["rev-parse", "main"], in: backup) == git(["rev-parse", "HEAD"], in: laptop))

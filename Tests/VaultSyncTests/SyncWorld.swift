@@ -14,7 +14,7 @@ final class SyncWorld {
 
     /// Machine `first` holds a copy of sample-vault, pushed to the remote; the others are clones.
     init(_ first: String = "laptop", clones: [String] = ["desktop"], sample: Bool = true) throws {
-        try git(["init", "--quiet", "--bare", "-b", "main", remote], in: folder.path)
+        try git(["init", "--quiet", "--bare", remote], in: folder.path)  // git's own default branch
         let root = folder.path + "/" + first
         if sample {
             try FileManager.default.copyItem(atPath: Project.root + "/sample-vault", toPath: root)

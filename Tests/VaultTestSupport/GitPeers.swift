@@ -18,15 +18,17 @@ public struct GitPeerError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Makes a bare repository at `path` (creating folders) whose HEAD is `initialBranch`.
+/// Makes a bare repository at `path` (creating folders) as a person makes it: `git init --bare`,
+/// its HEAD git's own default branch (`master` on a git with no `init.defaultBranch`), unless
+/// `initialBranch` names one.
 ///
 /// The repositories the peers serve: `GitHTTPServer(root:)` serves `root/NAME.git`, and
 /// `SSHPeer` serves any absolute path.
 ///
 ///     try makeBareRepository(at: root.path + "/notes.git")
-public func makeBareRepository(at path: String, initialBranch: String = "main") throws {
+public func makeBareRepository(at path: String, initialBranch: String? = nil) throws {
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    try git(["init", "--quiet", "--bare", "--initial-branch=" + initialBranch, path], in: path)
+    try git(["init", "--quiet", "--bare"] + (initialBranch.map { ["--initial-branch=" + $0] } ?? []) + [path], in: path)
 }
 
 // MARK: - HTTP
