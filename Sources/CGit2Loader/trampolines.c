@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 145 functions; variadic, as a pointer only: git_libgit2_opts.
+// 146 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -22,6 +22,7 @@ static struct {
     __typeof__(git_clone_options_init) *git_clone_options_init;
     __typeof__(git_commit_author) *git_commit_author;
     __typeof__(git_commit_create) *git_commit_create;
+    __typeof__(git_commit_dup) *git_commit_dup;
     __typeof__(git_commit_free) *git_commit_free;
     __typeof__(git_commit_id) *git_commit_id;
     __typeof__(git_commit_lookup) *git_commit_lookup;
@@ -171,6 +172,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_clone_options_init", (void **)&real.git_clone_options_init},
     {"git_commit_author", (void **)&real.git_commit_author},
     {"git_commit_create", (void **)&real.git_commit_create},
+    {"git_commit_dup", (void **)&real.git_commit_dup},
     {"git_commit_free", (void **)&real.git_commit_free},
     {"git_commit_id", (void **)&real.git_commit_id},
     {"git_commit_lookup", (void **)&real.git_commit_lookup},
@@ -362,6 +364,11 @@ const git_signature *git_commit_author(const git_commit *commit) {
 int git_commit_create(git_oid *id, git_repository *repo, const char *update_ref, const git_signature *author, const git_signature *committer, const char *message_encoding, const char *message, const git_tree *tree, size_t parent_count, const git_commit *parents[]) {
     CVAULT_GIT2_REQUIRE();
     return real.git_commit_create(id, repo, update_ref, author, committer, message_encoding, message, tree, parent_count, parents);
+}
+
+int git_commit_dup(git_commit **out, git_commit *source) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_commit_dup(out, source);
 }
 
 void git_commit_free(git_commit *commit) {

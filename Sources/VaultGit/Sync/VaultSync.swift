@@ -95,6 +95,9 @@ public final class VaultSync {
                     Trace.mark("sync: repair checked")
                     try history.ensureMergeDriver(in: change)
                     change.include(edits)
+                    let shown = history.report
+                    history.report = { report.notes.append($0) }
+                    defer { history.report = shown }
                     let committed = try change.commitHandEdits()
                     report.handEdits += committed
                     report.notes += SyncReport.conflictCopyNotes(committed, committed: true, in: vault)
