@@ -41,6 +41,8 @@ import VaultTestSupport
     }
 
     let entry = "diary/2026/2026-11-21-첫눈.md"
+    let bothMade = "rooms/같이-만든-방.md"
+    let bothMadeEntry = "diary/2026/2026-11-22-같은-날.md"
 
     /// Both machines chatted in the room, typed text below its prompt marker and changed one line
     /// of a diary entry; the laptop synced, the desktop committed with plain git (dated 2026-01-01
@@ -52,11 +54,16 @@ import VaultTestSupport
             try w.chat(machine, room, "\(machine)의 질문")
             try w.write(machine, room, try w.read(machine, room) + "\(machine)에서 쓰다 만 메모\n")
             try w.write(machine, entry, try w.read(machine, entry).replacingOccurrences(of: line, with: "\(machine): 수프"))
+            // A room and an entry both machines made under the same name (git's add/add).
+            try w.expectOK(w.vault(machine, ["room", "new", "같이 만든 방"]))
+            try w.chat(machine, bothMade, "\(machine)에서 만든 방의 질문")
+            try w.write(machine, bothMadeEntry, "---\ntitle: 같은 날\n---\n\n\(machine)에서 쓴 일기\n")
         }
         try w.expectOK(w.vault("laptop", ["sync"]))
         let desktop = w.path("desktop")
         let commit = Process()
         commit.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        _ = try git(["add", "-A"], in: desktop)
         commit.arguments = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qam", "edits"]
         commit.currentDirectoryURL = URL(fileURLWithPath: desktop)
         var env = ProcessInfo.processInfo.environment
@@ -183,6 +190,8 @@ import VaultTestSupport
     @Test func markersInAnEntryWithNoAncestorAreResolvedWithTruthfulNotes() throws {
         let w = try SyncWorld(clones: [])
         let entry = "diary/2026/2026-11-21-첫눈.md"
+    let bothMade = "rooms/같이-만든-방.md"
+    let bothMadeEntry = "diary/2026/2026-11-22-같은-날.md"
         let text = try w.read("laptop", entry)
         try w.write(
             "laptop", entry,

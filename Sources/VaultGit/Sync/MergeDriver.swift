@@ -49,18 +49,34 @@ public enum MergeDriver {
             throw VaultError.untrusted(
                 .fileTooLarge(commit: "being merged", path: path, size: size, limit: limits.maxFileSize))
         }
+        // A file both sides made (git's add/add) comes with an empty ancestor: merged as `vault
+        // sync` merges it, with none (an empty vault file has nothing to keep from either way).
         let base = FileIO.exists(ancestor) ? try FileIO.read(ancestor) : nil
+        let ancestorBytes = base?.isEmpty == true ? nil : base
         let ours = try FileIO.read(current)
         let theirs = try FileIO.read(other)
         let history = try? GitHistory(vault: root, config: config ?? VaultConfig(parsing: []))
+        let sides = history.flatMap { h in (try? MergeSides(history: h, environment: environment)) ?? nil }
+        if ancestorBytes == nil, VaultPath.kind(of: path) == .room, !Merge.isSameRoom(ours, theirs, path: path),
+            let history, let sides
+        {
+            // Two different rooms under one name, as `vault sync` keeps them (`TreeMerge`): the
+            // later one moves to a free name, listed for the hooks that add it to the index.
+            let (kept, moved) = sides.theirsNewer ? (ours, theirs) : (theirs, ours)
+            let newPath = sides.freeName(for: path, root: root)
+            try FileIO.write(moved, to: root + "/" + newPath)
+            try history.recordMergeCopy(newPath)
+            try FileIO.write(kept, to: current)
+            return ["\(path): two different rooms were made under this name; the later one is now \(newPath)"]
+        }
         let merged: FileMerge
         let copyPath: String?
-        if let history, let sides = (try? MergeSides(history: history, environment: environment)) ?? nil {
+        if let history, let sides {
             merged = try Merge.committed(
-                path: path, base: base, ours: ours, theirs: theirs, newer: sides.theirsNewer ? .theirs : .ours)
+                path: path, base: ancestorBytes, ours: ours, theirs: theirs, newer: sides.theirsNewer ? .theirs : .ours)
             copyPath = merged.conflictCopy.map { _ in sides.loser.conflictCopyName(of: path) }
         } else {
-            merged = try Merge.file(path: path, base: base, ours: ours, theirs: theirs, newer: .theirs)
+            merged = try Merge.file(path: path, base: ancestorBytes, ours: ours, theirs: theirs, newer: .theirs)
             copyPath = merged.conflictCopy.map { copy in
                 ConflictCopy.name(for: path, machine: "merge", time: Date(), version: ConflictCopy.versionID(of: copy))
             }
@@ -109,6 +125,26 @@ private final class MergeSides {
     let loser: TreeMerge.Side
     /// The commits and trees read, freed with the sides.
     private let objects: [OpaquePointer]
+    /// This side's tree and the other's.
+    private let trees: [OpaquePointer]
+
+    /// `path` with `-2`, `-3`, … before `.md`: the first name neither side's tree nor the work
+    /// tree has (as `TreeMerge` names a second room made under one name).
+    func freeName(for path: String, root: String) -> String {
+        let stem = String(path.dropLast(3))
+        var n = 2
+        while true {
+            let candidate = "\(stem)-\(n).md"
+            let inTrees = trees.contains { tree in
+                var entry: OpaquePointer?
+                guard git_tree_entry_bypath(&entry, tree, candidate) == 0 else { return false }
+                git_tree_entry_free(entry)
+                return true
+            }
+            if !inTrees && !FileIO.entryExists(root + "/" + candidate) { return candidate }
+            n += 1
+        }
+    }
 
     /// nil when the environment names no single other commit, or HEAD is unborn.
     init?(history: GitHistory, environment: [String: String]) throws(VaultError) {
@@ -130,6 +166,7 @@ private final class MergeSides {
             return nil
         }
         objects = [head.commit, head.tree, other, tree]
+        trees = [head.tree, tree]
         let ours = history.side(head.commit, tree: head.tree)
         let theirs = history.side(other, tree: tree)
         theirsNewer = TreeMerge.theirsIsNewer(ours: ours, theirs: theirs)
