@@ -54,6 +54,9 @@ public struct RoomFile: Sendable {
     /// stray prompt markers and message ids used twice.
     public var warnings: [FormatProblem] {
         var out = markerWarnings
+        if frontMatter?.lacksOpening == true {
+            out.append(FormatProblem(path: path, line: 1, kind: .noOpeningFrontMatter))
+        }
         var firstLineOfID: [String: Int] = [:]
         for m in messages {
             if let first = firstLineOfID[m.id] {
@@ -142,7 +145,9 @@ public struct RoomFile: Sendable {
         var problems: [FormatProblem] = []
         var frontMatter: FrontMatter?
         do throws(FormatProblemList) {
-            frontMatter = try FrontMatter.parse(b, from: start, path: path)
+            frontMatter =
+                try FrontMatter.parse(b, from: start, path: path)
+                ?? FrontMatter.parseWithoutOpening(b, from: start, path: path)
         } catch {
             if error.problems.contains(where: { $0.kind == .unclosedFrontMatter }) { throw error }
             problems += error.problems
