@@ -252,10 +252,11 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
             return "\(path) changed on disk while vault was changing it (saved in an editor?): vault left it as it is"
                 + " now and wrote nothing. Run the command again."
         case .provider(let failure, let kept):
+            let retry = "`vault retry " + (failure.room ?? "ROOM") + "`"
             return failure.message
                 + (kept
-                    ? " (the part of the reply that arrived is saved, marked interrupted; `vault retry` asks again)"
-                    : " (your message is saved; `vault retry` sends it again)")
+                    ? " (the part of the reply that arrived is saved, marked interrupted; \(retry) asks again)"
+                    : " (your message is saved; \(retry) sends it again)")
         case .untrusted(let problem):
             return problem.description
         case .internal(let error):

@@ -373,12 +373,13 @@ enum YAMLReader {
 
     static func describe(_ error: YamlError) -> Failure {
         switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _):
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
             let what = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-            return .syntax(what, line: mark.line)
-        case .composer(let context, let problem, let mark, _):
-            let what = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-            return .syntax(what, line: mark.line)
+            // "while parsing a flow sequence … did not find expected ',' or ']'" is found where
+            // the next token starts, often the line after the mistake: the line the context
+            // (the sequence, the quoted text) starts on is where the person looks.
+            return .syntax(what, line: min(context?.mark.line ?? mark.line, mark.line))
         default:
             return .syntax("\(error)", line: 1)
         }
