@@ -226,6 +226,19 @@ import VaultTestSupport
                 + " what there is.\n")
     }
 
+    // MARK: 6. Hints that work as printed
+
+    /// `vault retry` with nothing to retry names the room in the command it suggests, which works.
+    @Test func theNothingToRetryHintNamesTheRoom() throws {
+        let vault = try freshVault()
+        expectSuccess(try runVault(["room", "new", "Plans"], in: vault.path))
+        try expectExactly(
+            ["retry", "plans"], in: vault, status: 1,
+            stderr: "vault: error: nothing to retry in rooms/plans.md: its last message has a reply. Send a new one"
+                + " with `vault chat plans \"…\"`.\n")
+        expectSuccess(try runVault(["chat", "plans", "…"], in: vault.path))
+    }
+
     // MARK: 9. restore over a hand edit; check of named files
 
     @Test func restoreBringsBackTheLastCommitAndKeepsTheHandEdit() throws {

@@ -145,10 +145,11 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
         case .notATag(let tag):
             return "'\(tag)' is not a tag"
         case .nothingToSend(let room):
-            return "nothing to send: give a message (`vault chat \(VaultPath.stem(of: room)) \"…\"`), pipe one in, or"
+            return "nothing to send: give a message (`vault chat \(VaultPath.commandName(of: room)) \"…\"`), pipe one in, or"
                 + " type it below the prompt marker at the end of \(room)"
         case .nothingToRetry(let room):
-            return "nothing to retry in \(room): its last message has a reply. Send a new one with `vault chat`."
+            return "nothing to retry in \(room): its last message has a reply. Send a new one with"
+                + " `vault chat \(VaultPath.commandName(of: room)) \"…\"`."
         case .absentAt(let path, let revision):
             return "\(path) did not exist at \(revision) (`vault log \(path)` shows its history)"
         case .restoreNeedsRevision(let path):
