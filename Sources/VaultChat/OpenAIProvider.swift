@@ -93,7 +93,8 @@ public struct OpenAIProvider: ChatProvider {
                 }
                 Trace.mark("http: waiting \(OpenAIProvider.seconds(wait)) s before retrying (\(failure.message))")
                 onWait(
-                    .retrying(url: baseURL, seconds: wait, reason: failure.message, attempt: attempt, attempts: maxRetries))
+                    .retrying(
+                        url: baseURL, seconds: wait, reason: failure.message, attempt: attempt, attempts: maxRetries))
                 try pause(wait, during: failure)
             }
         }

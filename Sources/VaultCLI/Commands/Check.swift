@@ -14,7 +14,9 @@ extension VaultCommand {
 
         @OptionGroup var location: VaultLocation
         @Argument(
-            help: "Rooms and diary entries to check, and only them (paths or names); or the vault's folder (as --vault).",
+            help: """
+                Rooms and diary entries to check, and only them (paths or names); or the vault's folder (as --vault).
+                """,
             completion: .items)
         var items: [String] = []
 

@@ -48,7 +48,8 @@ extension VaultCommand {
             let selected = try selectedItems(vault, progress: progress)
             for case .room(let room) in selected {
                 for problem in room.unreadHeaders {
-                    Terminal.warning("\(problem); exported as text, marked ⚠️ (the rest of the room is read as usual)")
+                    Terminal.warning(
+                        "\(problem); exported as text, marked ⚠️ (the rest of the room is read as usual)")
                 }
             }
             var exporter = Exporter(vault: vault)

@@ -145,8 +145,8 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
         case .notATag(let tag):
             return "'\(tag)' is not a tag"
         case .nothingToSend(let room):
-            return "nothing to send: give a message (`vault chat \(VaultPath.commandName(of: room)) \"…\"`), pipe one in, or"
-                + " type it below the prompt marker at the end of \(room)"
+            return "nothing to send: give a message (`vault chat \(VaultPath.commandName(of: room)) \"…\"`), pipe one"
+                + " in, or type it below the prompt marker at the end of \(room)"
         case .nothingToRetry(let room):
             return "nothing to retry in \(room): its last message has a reply. Send a new one with"
                 + " `vault chat \(VaultPath.commandName(of: room)) \"…\"`."
