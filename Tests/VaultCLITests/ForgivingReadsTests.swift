@@ -173,6 +173,45 @@ import VaultTestSupport
         expectSuccess(try runVault(["--help"], in: vault.path))
     }
 
+    /// The commands of README.md's command table, as typed (`["room", "set"]`): the words after
+    /// `vault` up to the first placeholder or option.
+    static func readmeCommands() throws -> [[String]] {
+        let readme = try String(contentsOfFile: Project.root + "/README.md", encoding: .utf8)
+        var commands: [[String]] = []
+        for line in readme.split(separator: "\n") where line.hasPrefix("| `vault ") {
+            let usage = line.dropFirst(3).prefix { $0 != "`" }
+            let words = usage.split(separator: " ").dropFirst().prefix { word in
+                word.allSatisfy { $0.isLowercase || $0 == "-" } && word.first?.isLetter == true
+            }
+            if !words.isEmpty, !commands.contains(words.map(String.init)) { commands.append(words.map(String.init)) }
+        }
+        return commands
+    }
+
+    /// Every command of the README's table answers a wrong command line in the one format:
+    /// status 64, `vault: error: …` and one hint line, nothing changed; the `--help` a hint
+    /// names works.
+    @Test func everyCommandOfTheReadmeGivesUsageErrorsInOneFormat() throws {
+        let vault = try freshVault()
+        let commands = try Self.readmeCommands()
+        #expect(commands.count >= 25, "\(commands)")
+        let before = try vault.snapshot()
+        for command in commands {
+            let r = try runVault(command + ["--bogus"], in: vault.path, stdin: "")
+            #expect(r.status == 64, "\(command): \(r.status) \(r.stderr)")
+            let lines = r.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.count == 3 && lines[2].isEmpty, "\(command): \(r.stderr)")
+            #expect(lines.first?.hasPrefix("vault: error: ") == true, "\(command): \(r.stderr)")
+            #expect(lines.dropFirst().first?.hasPrefix("  ") == true, "\(command): \(r.stderr)")
+            #expect(!r.stderr.contains("Error:") && !r.stderr.contains("See '"), "\(command): \(r.stderr)")
+            if let help = r.stderr.firstMatch(of: /`(vault [^`]* --help)`/)?.output.1 {
+                let words = help.split(separator: " ").dropFirst().map(String.init)
+                expectSuccess(try runVault(words, in: vault.path))
+            }
+        }
+        expectUnchanged(before, try vault.snapshot())
+    }
+
     /// A command that only reads does not say "nothing was written." after a malformed file;
     /// one that would write does.
     @Test func readingCommandsDoNotSayNothingWasWritten() throws {
