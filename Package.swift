@@ -57,6 +57,10 @@ let package = Package(
         .target(
             name: "VaultSearch", dependencies: ["VaultCore", "CSQLite", "CCrypto", "CVaultScan"], exclude: ["README.md", "Index/README.md"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+        // `vault import`: readers of other tools' exports (ChatGPT, Claude, Claude Code, llm, jrnl, Day One).
+        .target(
+            name: "VaultImport", dependencies: ["VaultCore", "CCrypto", "CSQLite", "CZlib"], exclude: ["README.md"]),
+        .systemLibrary(name: "CZlib"),
         // The command-line interface: one file per command.
         .target(
             name: "VaultCLI",
@@ -66,6 +70,7 @@ let package = Package(
                 "VaultChat",
                 "VaultExport",
                 "VaultSearch",
+                "VaultImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], exclude: ["README.md"]),
         // Exports CGitShims' stand-ins for mbedTLS's certificate loaders, so libgit2's calls
@@ -96,6 +101,7 @@ let package = Package(
             name: "VaultCLITests",
             dependencies: ["VaultCore", "VaultCLI", "VaultTestSupport", "CCurlShims", "CGitShims", "CGit2Loader"]),
         .testTarget(name: "VaultSearchTests", dependencies: ["VaultCore", "VaultSearch", "VaultTestSupport"]),
+        .testTarget(name: "VaultImportTests", dependencies: ["VaultCore", "VaultImport", "VaultTestSupport"]),
         .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),
         // The fuzz targets over the seed corpus and seeded mutations; every crash found, kept.
         .testTarget(name: "VaultFuzzingTests", dependencies: ["VaultFuzzing", "VaultTestSupport"]),

@@ -2,7 +2,7 @@
 set -euo pipefail
 
 # Debian packages vault needs to build and test (zsh and fish: the completion tests run the real shells).
-VAULT_APT_PACKAGES=(libgit2-dev libcurl4-openssl-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libdeflate-dev pkg-config git python3 openssh-server openssh-client libsqlite3-dev libedit-dev zsh fish)
+VAULT_APT_PACKAGES=(zlib1g-dev libgit2-dev libcurl4-openssl-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libdeflate-dev pkg-config git python3 openssh-server openssh-client libsqlite3-dev libedit-dev zsh fish)
 
 find_swift() {
     if ! command -v swift >/dev/null 2>&1; then

@@ -62,7 +62,7 @@ enum ExitStatus: Int32, CaseIterable {
         // that names none: a value the option does not take, as `--color sometimes` is.
         case .input(.unreadableDate), .input(.unreadableMonth): return .usage
         case .input: return .failure
-        case .io, .locked, .changedOnDisk, .symbolicLink, .editor, .untrusted: return .failure
+        case .io, .locked, .changedOnDisk, .symbolicLink, .editor, .untrusted, .importing: return .failure
         case .repository: return .failure
         case .provider(let failure, _): return of(failure.kind)
         case .internal: return .internalError

@@ -206,6 +206,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     /// Something from outside (a remote's commit, a cloned tree, a file placed by hand) that
     /// vault will not take; nothing was written.
     case untrusted(UntrustedInput)
+    /// An export `vault import` cannot read (`ImportProblem`); nothing was written.
+    case importing(ImportProblem)
     /// One of vault's own rules was broken (a bug); vault stopped before changing anything.
     case `internal`(InternalError)
     /// A workflow made commits of its own (`done`: what each did, one line each: a sync's
@@ -259,6 +261,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
                     : " (your message is saved; \(retry) sends it again)")
         case .untrusted(let problem):
             return problem.description
+        case .importing(let problem):
+            return problem.description + "; nothing was imported"
         case .internal(let error):
             return error.description
         case .stoppedAfter(let error, let done):

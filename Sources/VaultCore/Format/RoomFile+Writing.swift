@@ -55,7 +55,7 @@ extension RoomFile {
             if let suffix = draft.displaySuffix, !suffix.isEmpty { shown += " · " + suffix }
             let header = MessageHeader(
                 icon: draft.role.icon, role: draft.role, display: shown, timestamp: draft.timestamp,
-                id: Identifier.newMessageID(), attributes: draft.attributes)
+                id: draft.id ?? Identifier.newMessageID(), attributes: draft.attributes)
             let escaped = BodyEscaping.escape(draft.body)
             out += Array(header.line.utf8) + eol + eol + Array(escaped.utf8) + eol + eol
             written.append(Message(header: header, body: draft.body, line: line))
@@ -161,7 +161,7 @@ extension RoomFile {
         if let suffix = draft.displaySuffix, !suffix.isEmpty { shown += " · " + suffix }
         let header = MessageHeader(
             icon: draft.role.icon, role: draft.role, display: shown, timestamp: draft.timestamp,
-            id: Identifier.newMessageID(), attributes: draft.attributes)
+            id: draft.id ?? Identifier.newMessageID(), attributes: draft.attributes)
         let mark = Array(header.line.utf8)
         head += mark + eol + eol
         var tail = eol + eol + Array(RoomFile.promptMarkerLine.utf8) + eol

@@ -69,16 +69,21 @@ public struct MessageDraft: Sendable, Hashable {
     public var timestamp: Timestamp
     public var attributes: [MessageHeader.Attribute]
     public var displaySuffix: String?
+    /// The message's id when the writer must not pick a new one (an imported message's id is
+    /// made from its source's ids, so two machines importing one export write the same file);
+    /// nil: a new random id (`Identifier.newMessageID`).
+    public var id: String?
 
     /// - Parameter displaySuffix: text shown after the date in the header (e.g. the model's name).
     public init(
         role: Role, body: String, timestamp: Timestamp, attributes: [MessageHeader.Attribute] = [],
-        displaySuffix: String? = nil
+        displaySuffix: String? = nil, id: String? = nil
     ) {
         self.role = role
         self.body = body
         self.timestamp = timestamp
         self.attributes = attributes
         self.displaySuffix = displaySuffix
+        self.id = id
     }
 }

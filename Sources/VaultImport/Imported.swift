@@ -1,0 +1,179 @@
+import Foundation
+import VaultCore
+
+/// What `vault import` reads, one kind per tool people keep conversations and journals in.
+public enum ImportSource: String, Sendable, CaseIterable, Codable {
+    /// ChatGPT's data export (the zip or its folder: `conversations.json` or `conversations-NNN.json`).
+    case chatgpt
+    /// Claude.ai's data export (`conversations.json`, `users.json`, `projects.json`).
+    case claude
+    /// Claude Code's session logs (`~/.claude/projects/<folder>/<session>.jsonl`).
+    case claudeCode = "claude-code"
+    /// Simon Willison's `llm` (`logs.db`).
+    case llm
+    /// jrnl (its plain-text journal, or `jrnl --export json`).
+    case jrnl
+    /// Day One (the JSON export, with its `photos/` folder).
+    case dayone
+}
+
+/// One thing an export holds: a conversation (a room) or a journal entry (a diary entry).
+public enum ImportedItem: Sendable {
+    case conversation(ImportedConversation)
+    case entry(ImportedEntry)
+}
+
+/// A conversation as its source holds it, read into the vault's terms.
+///
+/// `messages` is the transcript: the branch the person last saw (ChatGPT's `current_node` and
+/// its parents; Claude's last leaf). Every other branch (an edited question, a regenerated
+/// answer) is in `branches`, never mixed into the transcript.
+public struct ImportedConversation: Sendable {
+    public var source: ImportSource
+    /// The source's own id of the conversation (ChatGPT's `conversation_id`, Claude's `uuid`,
+    /// Claude Code's session id, llm's conversation id): what makes a later import find it.
+    public var sourceID: String
+    public var title: String
+    /// When it began, in the source's zone when it has one.
+    public var created: Timestamp
+    /// Front-matter settings the room gets (`model`, `system`, `temperature`, `project`, …).
+    public var settings: [(String, FrontMatterValue)]
+    /// The transcript, oldest first.
+    public var messages: [ImportedMessage]
+    /// The abandoned branches.
+    public var branches: [ImportedBranch]
+
+    public init(
+        source: ImportSource, sourceID: String, title: String, created: Timestamp,
+        settings: [(String, FrontMatterValue)] = [], messages: [ImportedMessage], branches: [ImportedBranch] = []
+    ) {
+        self.source = source
+        self.sourceID = sourceID
+        self.title = title
+        self.created = created
+        self.settings = settings
+        self.messages = messages
+        self.branches = branches
+    }
+}
+
+/// A branch of a conversation that is not its transcript: the messages after the one it
+/// forked at (`forkedAfter`, a source message id of the transcript or of another branch; nil:
+/// it forked before the first message).
+public struct ImportedBranch: Sendable {
+    public var forkedAfter: String?
+    /// The branch's own messages, oldest first (the first is the edited question or the
+    /// regenerated answer).
+    public var messages: [ImportedMessage]
+
+    public init(forkedAfter: String?, messages: [ImportedMessage]) {
+        self.forkedAfter = forkedAfter
+        self.messages = messages
+    }
+}
+
+/// One message of a conversation.
+public struct ImportedMessage: Sendable {
+    /// The source's own id of the message (unique in its conversation). Sources without one
+    /// (jrnl has none; llm's older tables number responses) use what identifies it stably.
+    public var sourceID: String
+    public var role: Role
+    /// When it was written, in the source's zone when it has one; nil: unknown (the writer
+    /// takes the message before's time, else the conversation's).
+    public var time: Timestamp?
+    /// The model that wrote a reply (ChatGPT's `metadata.model_slug`, Claude Code's `message.model`).
+    public var model: String?
+    /// The text, exactly as the source holds it (the writer escapes what would read as structure).
+    public var body: String
+    /// What the message is when it is not plain conversation.
+    public var kind: Kind?
+    /// Files the message carried (images, pasted files), copied into `attachments/`.
+    public var attachments: [ImportedAttachment]
+
+    /// A message that is not plain conversation: kept, and marked, never shown as the conversation.
+    public enum Kind: String, Sendable {
+        /// A model's reasoning (`thoughts`, `reasoning_recap`, Claude's `thinking`).
+        case thoughts
+        /// A tool call the model made (`tool_use`), as a fenced block.
+        case toolCall = "tool-call"
+        /// What a tool gave back (`tool_result`, ChatGPT's `tool` role), as a fenced block.
+        case toolResult = "tool-result"
+        /// A message the source hid from the conversation (ChatGPT's `is_visually_hidden_from_conversation`).
+        case hidden
+        /// A subagent's message (Claude Code's sidechain lines).
+        case sidechain
+    }
+
+    public init(
+        sourceID: String, role: Role, time: Timestamp?, model: String? = nil, body: String, kind: Kind? = nil,
+        attachments: [ImportedAttachment] = []
+    ) {
+        self.sourceID = sourceID
+        self.role = role
+        self.time = time
+        self.model = model
+        self.body = body
+        self.kind = kind
+        self.attachments = attachments
+    }
+}
+
+/// A file carried by a message or an entry.
+public struct ImportedAttachment: Sendable {
+    /// The file's name as the source gives it (`image.png`, `file-AbC123.webp`); the writer
+    /// stores it under `attachments/` by its content, whatever the name.
+    public var name: String
+    /// Its bytes, read from the export (bounded by the largest attachment, not the export).
+    public var bytes: [UInt8]
+
+    public init(name: String, bytes: [UInt8]) {
+        self.name = name
+        self.bytes = bytes
+    }
+}
+
+/// A journal entry as its source holds it.
+public struct ImportedEntry: Sendable {
+    public var source: ImportSource
+    /// The source's own id (Day One's `uuid`); for jrnl, which has none, the entry's time and
+    /// title.
+    public var sourceID: String
+    public var title: String
+    /// When it was written, in its own zone (Day One's `timeZone`): the entry's day is this
+    /// time's local day.
+    public var time: Timestamp
+    public var tags: [String]
+    public var starred: Bool
+    /// The text, exactly as written (Day One's backslash-escaped punctuation already unescaped).
+    public var body: String
+    public var attachments: [ImportedAttachment]
+
+    public init(
+        source: ImportSource, sourceID: String, title: String, time: Timestamp, tags: [String] = [],
+        starred: Bool = false, body: String, attachments: [ImportedAttachment] = []
+    ) {
+        self.source = source
+        self.sourceID = sourceID
+        self.title = title
+        self.time = time
+        self.tags = tags
+        self.starred = starred
+        self.body = body
+        self.attachments = attachments
+    }
+}
+
+/// A reader of one source: finds what `paths` hold and gives it item by item, so memory stays
+/// bounded by the largest conversation, not by the export.
+public protocol ImportReader {
+    var source: ImportSource { get }
+    /// Whether `path` looks like this source (checked by content, not only by name).
+    static func recognizes(_ path: String) -> Bool
+    /// Reads every item of `paths`, in the export's order, calling `emit` for each. Items
+    /// older than `since` (their last message, or the entry's time) may be skipped.
+    ///
+    /// - Throws: `VaultError.importing` naming the file and the place, for anything not in the
+    ///   format (bad JSON or UTF-8, a truncated zip, a schema never seen, a missing image).
+    func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
+        throws(VaultError)
+}
