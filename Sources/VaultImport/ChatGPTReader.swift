@@ -1,0 +1,288 @@
+import Foundation
+import VaultCore
+
+/// Reads ChatGPT's data export: the zip, its folder, or its `conversations.json`.
+///
+/// The conversations are in `conversations.json`, or in newer exports split over
+/// `conversations-000.json`, `conversations-001.json`, … (read in that order; when split files
+/// are there, `conversations.json` is not read). Each file is streamed one conversation at a
+/// time (`JSONArrayStream`).
+///
+/// A conversation's `mapping` is a tree of nodes; the transcript is the path from the root to
+/// `current_node`, every other leaf gives an `ImportedBranch` (`MessageTree`). Times are epoch
+/// seconds, made into UTC timestamps (the export has no zone). Images (`image_asset_pointer`,
+/// `file-service://file-XXXX` or `sediment://file_XXXX`) are the export's file whose name
+/// begins with the asset's id.
+///
+///     try ChatGPTReader().read(["/home/me/Downloads/chatgpt-export.zip"], since: nil) { item in … }
+public struct ChatGPTReader: ImportReader {
+    /// What to do with an image the export does not hold (older exports left some out).
+    public enum MissingImage: Sendable {
+        /// Stop: an `ImportProblem` naming the conversation, the node and the asset.
+        case fail
+        /// Keep the message; its body gets a line `[image file-XXXX is not in the export]`.
+        case note
+    }
+
+    public var source: ImportSource { .chatgpt }
+    public var missingImage: MissingImage
+    /// The largest image read (bytes).
+    public var imageLimit: UInt64
+
+    public init(missingImage: MissingImage = .fail, imageLimit: UInt64 = 256 << 20) {
+        self.missingImage = missingImage
+        self.imageLimit = imageLimit
+    }
+
+    /// True for a zip or folder holding `conversations.json`/`conversations-NNN.json`, or such
+    /// a file, whose first conversation has a `mapping`.
+    public static func recognizes(_ path: String) -> Bool {
+        let head = peekExport(path, names: ChatGPTReader.isConversationFile)
+        return firstElementHasKey(head, "mapping")
+    }
+
+    static func isConversationFile(_ name: String) -> Bool {
+        name == "conversations.json" || isSplitFile(name)
+    }
+
+    static func isSplitFile(_ name: String) -> Bool {
+        guard name.hasPrefix("conversations-"), name.hasSuffix(".json") else { return false }
+        let digits = name.dropFirst("conversations-".count).dropLast(".json".count)
+        return !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
+    }
+
+    public func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
+        throws(VaultError)
+    {
+        for path in paths {
+            let export = try ExportFolder(path)
+            let files: [String]
+            if export.isSingleFile {
+                files = [(path as NSString).lastPathComponent]
+            } else {
+                let split = export.files.filter { ChatGPTReader.isSplitFile(($0 as NSString).lastPathComponent) }.sorted()
+                files = split.isEmpty ? Array(export.files(named: "conversations.json").prefix(1)) : split
+            }
+            guard !files.isEmpty else {
+                throw .importing(
+                    ImportProblem(file: path, problem: "holds no conversations.json: it is not a ChatGPT export"))
+            }
+            let images = ImageIndex(files: export.files)
+            for file in files {
+                let local = try export.localPath(file)
+                defer { export.release(local) }
+                let name = export.displayName(file)
+                let stream = JSONArrayStream(path: local, name: name)
+                try stream.forEachElement { index, offset, bytes throws(VaultError) in
+                    let object = try JSONArrayStream.object(bytes, file: name, index: index, offset: offset)
+                    var conversation = ConversationReader(
+                        file: name, index: index, export: export, images: images, reader: self)
+                    if let item = try conversation.read(object, since: since) { try emit(.conversation(item)) }
+                }
+            }
+        }
+    }
+}
+
+/// The export's file names by asset id, for `image_asset_pointer`s.
+struct ImageIndex {
+    let files: [String]
+
+    /// The file whose name (without its folders) begins with `id`, or contains it.
+    func file(for id: String) -> String? {
+        guard !id.isEmpty else { return nil }
+        var contains: String?
+        for file in files {
+            let base = (file as NSString).lastPathComponent
+            if base.hasPrefix(id) { return file }
+            if contains == nil, base.contains(id) { contains = file }
+        }
+        return contains
+    }
+}
+
+/// One conversation of the export, read into an `ImportedConversation`.
+private struct ConversationReader {
+    let file: String
+    let index: Int
+    let export: ExportFolder
+    let images: ImageIndex
+    let reader: ChatGPTReader
+    static let utc = TimeZone(secondsFromGMT: 0)!
+
+    func problem(_ place: String, _ text: String) -> VaultError {
+        .importing(ImportProblem(file: file, place: "[\(index)]" + place, problem: text))
+    }
+
+    static func time(_ value: Any?) -> Timestamp? {
+        guard let seconds = (value as? NSNumber)?.doubleValue, seconds.isFinite, seconds > 0 else { return nil }
+        return Timestamp(date: Date(timeIntervalSince1970: seconds), timeZone: utc)
+    }
+
+    mutating func read(_ object: Any, since: Timestamp?) throws(VaultError) -> ImportedConversation? {
+        guard let conversation = object as? [String: Any] else {
+            throw problem("", "is not a conversation (an object with a mapping)")
+        }
+        guard let mapping = conversation["mapping"] as? [String: Any] else {
+            throw problem("", "has no mapping: this is not a ChatGPT conversation vault knows")
+        }
+        guard let id = (conversation["conversation_id"] as? String) ?? (conversation["id"] as? String), !id.isEmpty else {
+            throw problem("", "has no id (conversation_id)")
+        }
+        let updated = ConversationReader.time(conversation["update_time"]) ?? ConversationReader.time(conversation["create_time"])
+        if let since, let updated, updated < since { return nil }
+
+        var tree = MessageTree()
+        var latest: (String, Double)?
+        for nodeID in mapping.keys.sorted() {
+            let value = mapping[nodeID]!
+            guard let node = value as? [String: Any] else { throw problem(".mapping.\(nodeID)", "is not a node") }
+            let parent = node["parent"] as? String
+            let children = node["children"] as? [String]
+            var messages: [ImportedMessage] = []
+            if let message = node["message"] as? [String: Any] {
+                if let made = try self.message(message, place: ".mapping.\(nodeID).message", nodeID: nodeID) {
+                    messages.append(made)
+                }
+                if let t = (message["create_time"] as? NSNumber)?.doubleValue, t > (latest?.1 ?? -1) { latest = (nodeID, t) }
+            }
+            tree.add(nodeID, parent: parent, children: children, messages: messages)
+        }
+        // The active leaf: `current_node`; without one, the newest message's node.
+        var active = conversation["current_node"] as? String
+        if let current = active, tree.nodes[current] == nil {
+            throw problem(".current_node", "names the node \"\(current)\", which is not in the mapping")
+        }
+        if active == nil { active = latest?.0 ?? tree.leaves().last }
+        var transcript: [ImportedMessage] = []
+        var branches: [ImportedBranch] = []
+        if let active {
+            do {
+                (transcript, branches) = try tree.split(activeLeaf: active)
+            } catch {
+                throw problem(".mapping.\(error.node)", error.text)
+            }
+        }
+        let created = ConversationReader.time(conversation["create_time"]) ?? transcript.lazy.compactMap(\.time).first
+            ?? Timestamp(date: Date(timeIntervalSince1970: 0), timeZone: ConversationReader.utc)
+        var settings: [(String, FrontMatterValue)] = []
+        if let model = conversation["default_model_slug"] as? String, !model.isEmpty { settings.append(("model", .string(model))) }
+        if let gizmo = conversation["gizmo_id"] as? String, !gizmo.isEmpty { settings.append(("gizmo", .string(gizmo))) }
+        let title = (conversation["title"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
+        return ImportedConversation(
+            source: .chatgpt, sourceID: id, title: title, created: created, settings: settings,
+            messages: transcript, branches: branches)
+    }
+
+    /// The message of a node, or nil when it holds nothing (an empty system message).
+    func message(_ message: [String: Any], place: String, nodeID: String) throws(VaultError) -> ImportedMessage? {
+        let id = (message["id"] as? String) ?? nodeID
+        guard let author = message["author"] as? [String: Any], let roleName = author["role"] as? String else {
+            throw problem(place, "has no author")
+        }
+        var kind: ImportedMessage.Kind?
+        let role: Role
+        switch roleName {
+        case "user": role = .user
+        case "assistant": role = .assistant
+        case "system": role = .system
+        case "tool":
+            role = .assistant
+            kind = .toolResult
+        default: throw problem(place + ".author.role", "is \"\(roleName)\", a role vault does not know")
+        }
+        guard let content = message["content"] as? [String: Any], let type = content["content_type"] as? String else {
+            throw problem(place, "has no content")
+        }
+        let metadata = message["metadata"] as? [String: Any] ?? [:]
+        var body: String
+        var attachments: [ImportedAttachment] = []
+        switch type {
+        case "text":
+            body = ConversationReader.strings(content["parts"]).joined(separator: "\n\n")
+        case "multimodal_text":
+            var texts: [String] = []
+            for (k, part) in ((content["parts"] as? [Any]) ?? []).enumerated() {
+                if let text = part as? String {
+                    if !text.isEmpty { texts.append(text) }
+                } else if let part = part as? [String: Any] {
+                    let partType = part["content_type"] as? String
+                    if partType == "image_asset_pointer" {
+                        let pointer = part["asset_pointer"] as? String ?? ""
+                        let asset = pointer.components(separatedBy: "://").last ?? pointer
+                        if let found = images.file(for: asset) {
+                            attachments.append(
+                                ImportedAttachment(
+                                    name: (found as NSString).lastPathComponent,
+                                    bytes: try export.bytes(found, limit: reader.imageLimit)))
+                        } else if reader.missingImage == .note {
+                            texts.append("[image \(asset) is not in the export]")
+                        } else {
+                            throw problem(
+                                place + ".content.parts[\(k)]",
+                                "the image \(pointer) is not in the export (no file named \(asset)…)")
+                        }
+                    } else if let text = part["text"] as? String {
+                        if !text.isEmpty { texts.append(text) }
+                    }
+                }
+            }
+            body = texts.joined(separator: "\n\n")
+        case "code":
+            let language = (content["language"] as? String).flatMap { $0 == "unknown" ? nil : $0 } ?? ""
+            body = fenced(content["text"] as? String ?? "", language)
+            if let recipient = message["recipient"] as? String, recipient != "all", kind == nil { kind = .toolCall }
+        case "execution_output":
+            body = fenced(content["text"] as? String ?? "", "")
+            kind = .toolResult
+        case "tether_quote":
+            var lines: [String] = []
+            let title = content["title"] as? String ?? ""
+            let url = content["url"] as? String ?? ""
+            if !title.isEmpty || !url.isEmpty { lines.append(url.isEmpty ? title : "[\(title.isEmpty ? url : title)](\(url))") }
+            let quoted = (content["text"] as? String ?? "").split(separator: "\n", omittingEmptySubsequences: false)
+                .map { "> " + $0 }.joined(separator: "\n")
+            lines.append(quoted)
+            body = lines.joined(separator: "\n\n")
+        case "tether_browsing_display":
+            body = [content["result"] as? String, content["summary"] as? String].compactMap { $0 }.filter { !$0.isEmpty }
+                .joined(separator: "\n\n")
+        case "thoughts":
+            let thoughts = (content["thoughts"] as? [[String: Any]]) ?? []
+            body = thoughts.map { thought in
+                let summary = thought["summary"] as? String ?? ""
+                let text = thought["content"] as? String ?? ""
+                return summary.isEmpty ? text : "**\(summary)**\n\n\(text)"
+            }.joined(separator: "\n\n")
+            kind = .thoughts
+        case "reasoning_recap":
+            body = content["content"] as? String ?? ""
+            kind = .thoughts
+        case "system_error":
+            body = [content["name"] as? String, content["text"] as? String].compactMap { $0 }.joined(separator: ": ")
+            kind = .toolResult
+        case "user_editable_context":
+            body = [content["user_profile"] as? String, content["user_instructions"] as? String].compactMap { $0 }
+                .filter { !$0.isEmpty }.joined(separator: "\n\n")
+        default:
+            // A type never seen: its text when it has one, else it cannot be read.
+            if let text = content["text"] as? String {
+                body = text
+            } else if let parts = content["parts"] as? [Any] {
+                body = ConversationReader.strings(parts).joined(separator: "\n\n")
+            } else {
+                throw problem(place + ".content", "has the content type \"\(type)\", which vault does not know")
+            }
+        }
+        if body.isEmpty && attachments.isEmpty { return nil }
+        if (metadata["is_visually_hidden_from_conversation"] as? Bool) == true { kind = .hidden }
+        let model = (metadata["model_slug"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        return ImportedMessage(
+            sourceID: id, role: role, time: ConversationReader.time(message["create_time"]),
+            model: role == .assistant ? model : nil, body: body, kind: kind, attachments: attachments)
+    }
+
+    static func strings(_ parts: Any?) -> [String] {
+        ((parts as? [Any]) ?? []).compactMap { $0 as? String }.filter { !$0.isEmpty }
+    }
+}
