@@ -203,7 +203,7 @@ public struct JSONArrayStream: Sendable {
                         state = .done
                     } else {
                         throw stream.problem(
-                            "[\(index)]", "is not valid JSON (\(Scanner.shown(b)) at byte \(base + i - 1) after the element)")
+                            "[\(index - 1)]", "is not valid JSON (\(Scanner.shown(b)) at byte \(base + i - 1) after the element)")
                     }
                 case .done:
                     let b = bytes[i]
