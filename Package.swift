@@ -90,6 +90,8 @@ let package = Package(
         .executableTarget(name: "vault-fuzz", dependencies: ["VaultFuzzing", "CVaultFuzzer"], path: "Fuzz/vault-fuzz"),
         // Parse throughput on a generated vault (Benchmarks/README.md).
         .executableTarget(name: "vault-bench", dependencies: ["VaultCore"], path: "Benchmarks/vault-bench"),
+        // The import readers' throughput, reading only (Benchmarks/README.md).
+        .executableTarget(name: "vault-import-bench", dependencies: ["VaultCore", "VaultImport"], path: "Benchmarks/vault-import-bench"),
         // Shared test fixtures: temporary folders, seeded randomness, running the built `vault`.
         .target(name: "VaultTestSupport", dependencies: ["VaultCore"], path: "Tests/VaultTestSupport"),
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore", "VaultTestSupport"]),
