@@ -27,7 +27,10 @@ empty root system messages not). The same seed gives byte-identical files: one
 
 Usage:
     Benchmarks/generate-chatgpt-export.py OUT_DIR [--seed 7] [--conversations 3000]
-        [--messages 100000] [--split 0] [--images 0.02] [--zip]
+        [--messages 100000] [--split 0] [--images 0.02] [--zip] [--plain]
+
+``--plain`` leaves out images, thoughts and reasoning recaps, which convoviz 0.1.7 (the
+latest on the Python package index) rejects, so both tools can read the same export.
 
 The defaults make about 3,000 conversations and 100,000 messages (~150 MB).
 Only the Python 3 standard library is used.
@@ -66,7 +69,8 @@ def body(rng, long=False):
 
 
 class Export:
-    def __init__(self, rng, images_rate):
+    def __init__(self, rng, images_rate, plain=False):
+        self.plain = plain
         self.rng = rng
         self.images_rate = images_rate
         self.images = []
@@ -115,7 +119,7 @@ class Export:
         """The nodes of one assistant turn: sometimes thoughts, code and its output first."""
         rng = self.rng
         out = []
-        if model == "o3" and rng.random() < 0.5:
+        if model == "o3" and not self.plain and rng.random() < 0.5:
             out.append(("assistant", {"content_type": "thoughts", "thoughts": [
                 {"summary": sentence(rng, 2, 5), "content": body(rng)}], "source_analysis_msg_id": "x"}, "all"))
             out.append(("assistant", {"content_type": "reasoning_recap", "content": "Thought for %d seconds" % rng.randint(2, 40)}, "all"))
@@ -198,10 +202,12 @@ def main():
     parser.add_argument("--split", type=int, default=0, help="write K files conversations-NNN.json")
     parser.add_argument("--images", type=float, default=0.02, help="share of user messages with an image")
     parser.add_argument("--zip", action="store_true", help="also write OUT.zip")
+    parser.add_argument("--plain", action="store_true",
+                        help="no images, thoughts or recaps: what convoviz 0.1.7 can read")
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
-    export = Export(rng, args.images)
+    export = Export(rng, 0 if args.plain else args.images, args.plain)
     os.makedirs(args.out, exist_ok=True)
     # Message counts per conversation: random, summing to --messages.
     weights = [rng.random() + 0.2 for _ in range(args.conversations)]
