@@ -86,18 +86,33 @@ public struct ChatGPTReader: ImportReader {
 
 /// The export's file names by asset id, for `image_asset_pointer`s.
 struct ImageIndex {
-    let files: [String]
+    /// Each file's name without its folders, and its path in the export.
+    let names: [(base: String, file: String)]
+    /// Files by the id their name begins with (`file-AbC` of `file-AbC-photo.png`,
+    /// `file_00ab` of `file_00ab-1f2e.png`, else the name without its extension).
+    let byID: [String: String]
 
-    /// The file whose name (without its folders) begins with `id`, or contains it.
+    init(files: [String]) {
+        names = files.map { (($0 as NSString).lastPathComponent, $0) }
+        var byID: [String: String] = [:]
+        for (base, file) in names {
+            let utf8 = Array(base.utf8)
+            let dash = UInt8(ascii: "-")
+            // Skip the `file-`/`file_` of the id itself, then the id ends at a dash or a dot.
+            var i = base.hasPrefix("file-") || base.hasPrefix("file_") ? 5 : 0
+            while i < utf8.count, utf8[i] != dash, utf8[i] != UInt8(ascii: ".") { i += 1 }
+            let id = String(decoding: utf8[0..<i], as: UTF8.self)
+            if byID[id] == nil { byID[id] = file }
+        }
+        self.byID = byID
+    }
+
+    /// The file whose name (without its folders) begins with `id`, or else contains it.
     func file(for id: String) -> String? {
         guard !id.isEmpty else { return nil }
-        var contains: String?
-        for file in files {
-            let base = (file as NSString).lastPathComponent
-            if base.hasPrefix(id) { return file }
-            if contains == nil, base.contains(id) { contains = file }
-        }
-        return contains
+        if let file = byID[id] { return file }
+        if let found = names.first(where: { $0.base.hasPrefix(id) }) { return found.file }
+        return names.first { $0.base.contains(id) }?.file
     }
 }
 
