@@ -67,13 +67,10 @@ public struct ChatGPTReader: ImportReader {
                 throw .importing(
                     ImportProblem(file: path, problem: "holds no conversations.json: it is not a ChatGPT export"))
             }
-            let images = ImageIndex(files: export.files)
+            let images = LazyImageIndex(export: export)
             for file in files {
-                let local = try export.localPath(file)
-                defer { export.release(local) }
                 let name = export.displayName(file)
-                let stream = JSONArrayStream(path: local, name: name)
-                try stream.forEachElement { index, offset, bytes throws(VaultError) in
+                try export.forEachElement(file) { index, offset, bytes throws(VaultError) in
                     let object = try JSONArrayStream.object(bytes, file: name, index: index, offset: offset)
                     var conversation = ConversationReader(
                         file: name, index: index, export: export, images: images, reader: self)
@@ -81,6 +78,18 @@ public struct ChatGPTReader: ImportReader {
                 }
             }
         }
+    }
+}
+
+/// The image index, made when the first image is looked up (a conversations file's folder is
+/// listed only then).
+final class LazyImageIndex {
+    let export: ExportFolder
+    private var made: ImageIndex?
+    init(export: ExportFolder) { self.export = export }
+    func file(for id: String) -> String? {
+        if made == nil { made = ImageIndex(files: export.files) }
+        return made!.file(for: id)
     }
 }
 
@@ -121,7 +130,7 @@ private struct ConversationReader {
     let file: String
     let index: Int
     let export: ExportFolder
-    let images: ImageIndex
+    let images: LazyImageIndex
     let reader: ChatGPTReader
     static let utc = TimeZone(secondsFromGMT: 0)!
 

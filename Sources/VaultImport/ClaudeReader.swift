@@ -41,11 +41,8 @@ public struct ClaudeReader: ImportReader {
                 throw .importing(ImportProblem(file: path, problem: "holds no conversations.json: it is not a Claude export"))
             }
             let projects = try projectNames(export, near: file)
-            let local = try export.localPath(file)
-            defer { export.release(local) }
             let name = export.displayName(file)
-            let stream = JSONArrayStream(path: local, name: name)
-            try stream.forEachElement { index, offset, bytes throws(VaultError) in
+            try export.forEachElement(file) { index, offset, bytes throws(VaultError) in
                 let object = try JSONArrayStream.object(bytes, file: name, index: index, offset: offset)
                 let reader = ClaudeConversationReader(file: name, index: index, projects: projects)
                 if let item = try reader.read(object, since: since) { try emit(.conversation(item)) }
@@ -57,7 +54,7 @@ public struct ClaudeReader: ImportReader {
     private func projectNames(_ export: ExportFolder, near file: String) throws(VaultError) -> [String: String] {
         let folder = (file as NSString).deletingLastPathComponent
         let wanted = folder.isEmpty ? "projects.json" : folder + "/projects.json"
-        guard export.files.contains(wanted) else { return [:] }
+        guard export.contains(wanted) else { return [:] }
         let bytes = try export.bytes(wanted, limit: 1 << 30)
         let name = export.displayName(wanted)
         if let bad = firstInvalidUTF8(bytes) {

@@ -4,20 +4,20 @@ import VaultCore
 /// An export as a person hands it over: a zip, a folder, or one of its files. Gives its files
 /// by their path inside the export, whichever it is, so a reader does not care.
 ///
-/// A zip's member is extracted to a temporary file when it must be streamed (a large JSON file);
-/// the temporary folder goes away with this value.
+/// /// nothing is copied to disk: a zip's JSON is inflated as it is streamed.
 final class ExportFolder {
     /// The path as given.
     let path: String
     /// What problems name: the path as given.
     let name: String
-    /// The files, relative to the export's root, `/`-separated.
-    let files: [String]
+    /// The files, relative to the export's root, `/`-separated (listed on first use: a single
+    /// file's folder may be a large Downloads folder).
+    private(set) lazy var files: [String] = zip.map { $0.members.map(\.name).filter { !$0.hasPrefix("__MACOSX/") } }
+        ?? ExportFolder.list(root)
     /// The path is one file of the export (not its zip or its folder).
     let isSingleFile: Bool
     private let zip: ZipArchive?
     private let root: String
-    private var scratch: String?
 
     /// Opens `path`: a zip, a folder, or a file (then its folder is the export, and `files` is
     /// its folder's files).
@@ -31,25 +31,18 @@ final class ExportFolder {
         if isFolder.boolValue {
             zip = nil
             root = path
-            files = ExportFolder.list(path)
             isSingleFile = false
         } else if ZipArchive.looksLikeZip(path) || path.lowercased().hasSuffix(".zip") {
             let zip = try ZipArchive(path: path)
             self.zip = zip
             root = ""
             isSingleFile = false
-            files = zip.members.map(\.name).filter { !$0.hasPrefix("__MACOSX/") }
         } else {
             zip = nil
             root = (path as NSString).deletingLastPathComponent.isEmpty
                 ? "." : (path as NSString).deletingLastPathComponent
-            files = ExportFolder.list(root)
             isSingleFile = true
         }
-    }
-
-    deinit {
-        if let scratch { try? FileManager.default.removeItem(atPath: scratch) }
     }
 
     var isZip: Bool { zip != nil }
@@ -65,29 +58,26 @@ final class ExportFolder {
             .sorted { ($0.split(separator: "/").count, $0) < ($1.split(separator: "/").count, $1) }
     }
 
-    /// A path on disk holding `file`'s bytes (extracted to a temporary file from a zip).
-    func localPath(_ file: String) throws(VaultError) -> String {
-        guard let zip else { return root + "/" + file }
-        guard let member = zip.member(named: file) else {
-            throw .importing(ImportProblem(file: name, place: file, problem: "is not in the archive"))
-        }
-        if scratch == nil {
-            let folder = NSTemporaryDirectory() + "/vault-import-" + UUID().uuidString
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw .importing(ImportProblem(file: name, problem: "cannot be unpacked: \(folder) cannot be made"))
-            }
-            scratch = folder
-        }
-        let destination = scratch! + "/" + UUID().uuidString
-        try zip.extract(member, to: destination)
-        return destination
+    /// Whether the export holds `file`.
+    func contains(_ file: String) -> Bool {
+        if let zip { return zip.member(named: file) != nil }
+        return FileManager.default.fileExists(atPath: root + "/" + file)
     }
 
-    /// Forgets a path `localPath` gave (removes its temporary copy).
-    func release(_ localPath: String) {
-        if let scratch, localPath.hasPrefix(scratch) { try? FileManager.default.removeItem(atPath: localPath) }
+    /// Calls `body` for each element of `file`, a JSON array, streamed (`JSONArrayStream`;
+    /// from a zip, inflated as it is read).
+    func forEachElement(
+        _ file: String, _ body: (_ index: Int, _ offset: Int, _ bytes: [UInt8]) throws(VaultError) -> Void
+    ) throws(VaultError) {
+        let stream = JSONArrayStream(path: zip?.path ?? root + "/" + file, name: displayName(file))
+        if let zip {
+            guard let member = zip.member(named: file) else {
+                throw .importing(ImportProblem(file: name, place: file, problem: "is not in the archive"))
+            }
+            try stream.forEachElement(of: member, in: zip, body)
+        } else {
+            try stream.forEachElement(body)
+        }
     }
 
     /// The file's bytes, at most `limit`.

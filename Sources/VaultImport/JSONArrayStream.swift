@@ -63,6 +63,23 @@ public struct JSONArrayStream: Sendable {
         try scanner.finish(at: fileOffset, stream: self)
     }
 
+    /// Calls `body` for each element of `member` of `zip`, inflated as it is read (no copy on
+    /// disk); the same elements and problems as `forEachElement(_:)`, offsets counted in the
+    /// member's bytes.
+    public func forEachElement(
+        of member: ZipArchive.Member, in zip: ZipArchive,
+        _ body: (_ index: Int, _ offset: Int, _ bytes: [UInt8]) throws(VaultError) -> Void
+    ) throws(VaultError) {
+        var scanner = Scanner()
+        var offset = 0
+        try zip.read(member) { (chunk) throws(VaultError) in
+            try scanner.feed(chunk, at: offset, stream: self, body)
+            offset += chunk.count
+            return true
+        }
+        try scanner.finish(at: offset, stream: self)
+    }
+
     /// Decodes one element with `JSONSerialization` (fragments allowed).
     ///
     /// - Throws: `VaultError.importing` at `[index]`: "is not valid JSON (the element at byte N)".

@@ -206,6 +206,10 @@ enum ChatGPTFixture {
         try folder.write("conversations.json", Array("[{\"title\": \"".utf8) + [0xFF] + Array("\", \"mapping\": {}}]".utf8))
         #expect(importProblem(in: folder.path) { () throws(VaultError) in _ = try readAll(ChatGPTReader(), [folder.path]) }
             == "EXPORT/conversations.json, at [0]: is not valid UTF-8 (byte 12)")
+        // Inside a zip: the member is streamed as it is inflated; the problem names the zip and the member.
+        try makeZip(folder.path + "/cut.zip", [("conversations.json", Array(cut.utf8)), ("file-ABC123.png", ChatGPTFixture.image)])
+        #expect(importProblem(in: folder.path) { () throws(VaultError) in _ = try readAll(ChatGPTReader(), [folder.path + "/cut.zip"]) }
+            == "EXPORT/cut.zip:conversations.json, at [1]: is cut short: the file ends at byte \(cut.utf8.count) inside this element")
         try folder.write("chat.zip", Array("PK\u{3}\u{4}and then nothing".utf8))
         #expect(importProblem(in: folder.path) { () throws(VaultError) in _ = try readAll(ChatGPTReader(), [folder.path + "/chat.zip"]) }
             == "EXPORT/chat.zip: is cut short: the zip's end (its central directory) is missing")
