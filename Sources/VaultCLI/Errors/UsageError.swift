@@ -1,4 +1,5 @@
 import Foundation
+import VaultImport
 
 /// A command line that is wrong before any vault is read: options that do not go together,
 /// a value an option does not take, nothing named where something must be.
@@ -45,6 +46,10 @@ enum UsageError: Error, CustomStringConvertible {
     case notATagChange(String)
     /// `vault rm` with standard input not a terminal (no one to ask) and no `--yes`.
     case confirmationNeeded(path: String)
+    /// `vault import` could not tell what made the files (no SOURCE given, none recognized).
+    case unknownImportSource(path: String)
+    /// `vault import` was given no file and its source has no default place.
+    case nothingToImport(source: String)
 
     var description: String {
         switch self {
@@ -83,6 +88,11 @@ enum UsageError: Error, CustomStringConvertible {
             return "'\(change)' is not a tag (write +tag or -tag)"
         case .confirmationNeeded(let path):
             return "not removing \(path) without confirmation: add --yes"
+        case .unknownImportSource(let path):
+            return "cannot tell which tool made \(path): name it first (`vault import SOURCE \(path)`;"
+                + " SOURCE is one of " + ImportSource.allCases.map(\.rawValue).joined(separator: ", ") + ")"
+        case .nothingToImport(let source):
+            return "`vault import \(source)` needs the export's file or folder: `vault import \(source) PATH`"
         }
     }
 }
