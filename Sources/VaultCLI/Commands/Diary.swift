@@ -37,7 +37,7 @@ extension VaultCommand {
                 let (from, to) = try dates.days(in: vault.config.timeZone)
                 // An entry with no date of its own is dated by the commit that added it.
                 let all = vault.diarySummariesDatedByHistory()
-                let entries = limit.apply(
+                let entries = try limit.apply(
                     all.filter { e in
                         if let from, (e.date ?? LocalDate(year: 0, month: 1, day: 1)) < from { return false }
                         if let to, let d = e.date, d > to { return false }

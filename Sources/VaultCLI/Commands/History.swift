@@ -44,7 +44,7 @@ extension VaultCommand {
             abstract: "Show the history of the vault, or of one room or diary entry.",
             discussion: """
                 Each commit: its id, its time in the vault's locale and zone, its author and what it did, \
-                then the files it changed. --format prints each commit as a template of your own (like \
+                then the files it changed; the last 50 unless -n says otherwise. --format prints each commit as a template of your own (like \
                 git for-each-ref --format); its fields:
 
                 """ + ListingTemplate.help(LogRow.fields))
@@ -58,7 +58,8 @@ extension VaultCommand {
         @OptionGroup var format: ListingFormatOptions
 
         func execute() throws {
-            let template = try format.format.map { try ListingTemplate($0, fields: LogRow.fields) }
+            let template = try format.template(fields: LogRow.fields, piped: nil)
+            let count = try limit.count(default: 50)
             let (vault, history) = try location.openHistory()
             let (locale, zone) = try reading.resolve(for: vault)
             let style = try output.style()
@@ -67,7 +68,7 @@ extension VaultCommand {
                 try resolveInHistory(name, vault: vault, history: history)
             }
             let entries = try history.log(
-                LogFilter(path: path, since: since, until: until, zone: vault.config.timeZone, limit: limit.maxCount ?? 50))
+                LogFilter(path: path, since: since, until: until, zone: vault.config.timeZone, limit: count))
             if format.json { return try Terminal.json(entries) }
             let rows = entries.map { e in
                 LogRow(

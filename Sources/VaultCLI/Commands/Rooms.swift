@@ -26,7 +26,7 @@ extension VaultCommand {
             let vault = try location.open()
             let (locale, zone) = try reading.resolve(for: vault)
             let style = try output.style()
-            let rooms = limit.apply(vault.roomSummaries())
+            let rooms = try limit.apply(vault.roomSummaries())
             if format.json { return try Terminal.json(Array(rooms)) }
             let now = Date()
             let rows = rooms.map { RoomRow($0, now: now, locale: locale, zone: zone) }

@@ -45,6 +45,13 @@ enum UsageError: Error, CustomStringConvertible {
     case notATagChange(String)
     /// `vault rm` with standard input not a terminal (no one to ask) and no `--yes`.
     case confirmationNeeded(path: String)
+    /// A listing's `--format` template that cannot be read: an unknown `%(field)` (`known` lists
+    /// the listing's), or a `%` that starts no placeholder (`problem` says which).
+    case unusableTemplate(problem: String, known: [String])
+    /// A listing's `--json` and `--format` together.
+    case jsonAndFormat
+    /// `-n` below 0.
+    case negativeCount(Int)
 
     var description: String {
         switch self {
@@ -83,6 +90,12 @@ enum UsageError: Error, CustomStringConvertible {
             return "'\(change)' is not a tag (write +tag or -tag)"
         case .confirmationNeeded(let path):
             return "not removing \(path) without confirmation: add --yes"
+        case .unusableTemplate(let problem, let known):
+            return "--format: \(problem); the fields are " + known.map { "%(\($0))" }.joined(separator: " ")
+        case .jsonAndFormat:
+            return "--json and --format do not go together: give one"
+        case .negativeCount(let n):
+            return "-n takes a count of 0 or more, not \(n)"
         }
     }
 }

@@ -31,14 +31,19 @@ struct LimitOptions: ParsableArguments {
         help: ArgumentHelp("Show at most this many.", valueName: "N"))
     var maxCount: Int?
 
-    func validate() throws {
-        if let maxCount, maxCount < 0 { throw ValidationError("-n takes a count of 0 or more, not \(maxCount)") }
+    /// The first `maxCount` of `rows` (all of them without `-n`).
+    func apply<T>(_ rows: [T]) throws(UsageError) -> ArraySlice<T> {
+        guard let maxCount else { return rows[...] }
+        return rows.prefix(try count(default: maxCount))
     }
 
-    /// The first `maxCount` of `rows` (all of them without `-n`).
-    func apply<T>(_ rows: [T]) -> ArraySlice<T> {
-        guard let maxCount else { return rows[...] }
-        return rows.prefix(maxCount)
+    /// `-n`, else `fallback`.
+    ///
+    /// - Throws: `negativeCount` for an `-n` below 0.
+    func count(default fallback: Int) throws(UsageError) -> Int {
+        guard let maxCount else { return fallback }
+        guard maxCount >= 0 else { throw UsageError.negativeCount(maxCount) }
+        return maxCount
     }
 }
 
@@ -52,9 +57,6 @@ struct ListingFormatOptions: ParsableArguments {
             valueName: "TEMPLATE"))
     var format: String?
 
-    func validate() throws {
-        if json, format != nil { throw ValidationError("--json and --format do not go together: give one") }
-    }
 }
 
 /// A row's field a `--format` template can name: `%(path)`.
@@ -80,8 +82,9 @@ struct ListingTemplate<Row> {
 
     let parts: [Part]
 
-    /// - Throws: `ValidationError` (a usage error) naming the unknown field or the broken escape.
-    init(_ template: String, fields: [ListingField<Row>]) throws {
+    /// - Throws: `UsageError.unusableTemplate` naming the unknown field or the broken escape.
+    init(_ template: String, fields: [ListingField<Row>]) throws(UsageError) {
+        func refuse(_ problem: String) -> UsageError { .unusableTemplate(problem: problem, known: fields.map(\.name)) }
         var parts: [Part] = []
         var text: [UInt8] = []
         let bytes = Array(template.utf8)
@@ -102,12 +105,11 @@ struct ListingTemplate<Row> {
                 i += 2
             } else if next == UInt8(ascii: "(") {
                 guard let close = bytes[(i + 2)...].firstIndex(of: UInt8(ascii: ")")) else {
-                    throw ValidationError("--format: '%(' without its ')' in '\(template)'")
+                    throw refuse("'%(' without its ')'")
                 }
                 let name = String(decoding: bytes[(i + 2)..<close], as: UTF8.self)
                 guard let field = fields.first(where: { $0.name == name }) else {
-                    let known = fields.map { "%(\($0.name))" }.joined(separator: ", ")
-                    throw ValidationError("--format: unknown field '%(\(name))': use \(known)")
+                    throw refuse("unknown field '%(\(name))'")
                 }
                 flush()
                 parts.append(.field(field))
@@ -116,7 +118,7 @@ struct ListingTemplate<Row> {
                 text.append(byte)
                 i += 3
             } else {
-                throw ValidationError("--format: write %(field), %% or %xx (two hex digits), not '%\(Character(Unicode.Scalar(next)))'")
+                throw refuse("write %(field), %% or %xx (two hex digits), not '%\(Character(Unicode.Scalar(next)))'")
             }
         }
         flush()
@@ -146,8 +148,12 @@ struct ListingTemplate<Row> {
 extension ListingFormatOptions {
     /// The template to print rows with: `--format`, else `piped` when standard output is no
     /// terminal (and `COLUMNS` is not set: the aligned view was asked for), else nil (the aligned view).
-    func template<Row>(fields: [ListingField<Row>], piped: String) throws -> ListingTemplate<Row>? {
+    ///
+    /// - Throws: `UsageError` for a template it cannot read, or `--json` with `--format`.
+    func template<Row>(fields: [ListingField<Row>], piped: String?) throws(UsageError) -> ListingTemplate<Row>? {
+        if json, format != nil { throw UsageError.jsonAndFormat }
         if let format { return try ListingTemplate(format, fields: fields) }
+        guard let piped else { return nil }
         if Terminal.columns == nil { return try ListingTemplate(piped, fields: fields) }
         return nil
     }
