@@ -184,11 +184,20 @@ final class SearchSink: @unchecked Sendable {
                         }
                     }
                 case .counts:
-                    // The path (not for a later part of the same file), a NUL, then the part's hits.
+                    // The path (not for a later part of the same file), a NUL, then the part's
+                    // matching lines (a line with two matches counts once, as rg -c counts).
                     return { item, out in
                         if !item.continued { out += output.path(item.path).utf8 }
                         out.append(0)
-                        output.appendDecimal(item.hits.count, to: &out)
+                        var lines = 0
+                        var last = -1
+                        item.hits.withUnsafeBufferPointer { hits in
+                            for k in hits.indices where hits[k].line != last {
+                                lines += 1
+                                last = hits[k].line
+                            }
+                        }
+                        output.appendDecimal(lines, to: &out)
                     }
                 case .paths:
                     return { item, out in
