@@ -208,7 +208,7 @@ import VaultTestSupport
         #expect(lines[5].hasPrefix("2026년 9월 30일") && lines[5].contains("3분기 회고"), "\(lines[5])")
         #expect(lines[9].hasPrefix("2026년 8월 15일") && lines[9].contains("광복절 자전거"))
         // `vault diary` alone is the list.
-        let plain = try runVault(["diary"], in: vault.path)
+        let plain = try runVault(["diary"], in: vault.path, environment: ["COLUMNS": "200"])
         expectSuccess(plain)
         #expect(plain.stdout == r.stdout)
     }

@@ -57,7 +57,8 @@ extension VaultCommand {
                 let columns = Terminal.columns
                 for row in rows {
                     // The preview and tags take what the two columns leave of the terminal's width.
-                    let fixed = "\(Terminal.fit(row.day, 18)) \(Terminal.fit(row.entry.title, 24)) "
+                    let day = row.day
+                    let fixed = "\(Terminal.fit(day, 18)) \(Terminal.fit(row.entry.title, 24)) "
                     let tags = row.tags.isEmpty ? "" : "  " + row.tags
                     if let columns, Terminal.width(fixed) >= columns {
                         print(Terminal.clip(fixed + row.preview + tags, columns))
@@ -65,7 +66,7 @@ extension VaultCommand {
                     }
                     let rest = Terminal.clip(row.preview + tags, columns.map { $0 - Terminal.width(fixed) })
                     let title = style.title(Terminal.fit(row.entry.title, 24))
-                    Terminal.line("\(style.date(Terminal.fit(row.day, 18))) \(title) \(rest)")
+                    Terminal.line("\(style.date(Terminal.fit(day, 18))) \(title) \(rest)")
                 }
             }
         }
@@ -111,8 +112,13 @@ extension VaultCommand {
 /// A row of `vault diary list`: the entry, with what the listing shows of it.
 struct DiaryRow {
     let entry: DiarySummary
-    /// The entry's day in the locale (`2026년 11월 21일`), `?` when it has none.
-    let day: String
+    let locale: String
+    /// The entry's day in the locale (`2026년 11월 21일`), `?` when it has none; made when asked for.
+    var day: String {
+        entry.date.map {
+            DateText.string(for: $0.noonUTC, style: .shortDay, locale: locale, timeZone: TimeZone(identifier: "UTC")!)
+        } ?? "?"
+    }
     /// `#tag #other`.
     let tags: String
     /// The entry's first line, marked when it is a conflict copy or cannot be read.
@@ -120,10 +126,7 @@ struct DiaryRow {
 
     init(_ entry: DiarySummary, locale: String) {
         self.entry = entry
-        day =
-            entry.date.map {
-                DateText.string(for: $0.noonUTC, style: .shortDay, locale: locale, timeZone: TimeZone(identifier: "UTC")!)
-            } ?? "?"
+        self.locale = locale
         tags = entry.tags.map { "#" + $0 }.joined(separator: " ")
         let read = entry.problem != nil ? "⚠️ cannot be read: run `vault check`" : entry.preview
         preview = entry.conflictCopyOf.map { "[conflict copy of \($0)] " + read } ?? read

@@ -46,14 +46,15 @@ extension VaultCommand {
                 // Messages that came in by sync and were not shown yet: a dot in the first column, a count.
                 let mark = room.unread > 0 ? "●" : " "
                 // The preview takes what the fixed columns leave of the terminal's width.
-                let fixed = "\(mark) \(Terminal.fit(row.when, 14)) \(Terminal.fit(room.title, 24)) \(icon) "
+                let when = row.when
+                let fixed = "\(mark) \(Terminal.fit(when, 14)) \(Terminal.fit(room.title, 24)) \(icon) "
                 let left = columns.map { max(1, $0 - Terminal.width(fixed)) }
                 let rest = Terminal.clip(row.preview, left)
                 if let columns, Terminal.width(fixed) >= columns {
                     print(Terminal.clip(fixed + row.preview, columns))
                 } else {
-                    let when = style.date(Terminal.fit(row.when, 14))
-                    Terminal.line("\(mark) \(when) \(style.title(Terminal.fit(room.title, 24))) \(icon) \(rest)")
+                    let shown = style.date(Terminal.fit(when, 14))
+                    Terminal.line("\(mark) \(shown) \(style.title(Terminal.fit(room.title, 24))) \(icon) \(rest)")
                 }
             }
         }
@@ -169,16 +170,24 @@ extension VaultCommand {
 /// A row of `vault rooms`: the room, with what the listing shows of it.
 struct RoomRow {
     let room: RoomSummary
-    /// How long ago, in the locale: `3분 전`, `yesterday`, a date once a week old.
-    let when: String
     /// The last column: how many new messages, marks, then the last message's first line.
     let preview: String
+    let now: Date
+    let locale: String
+    let zone: TimeZone
+
+    /// How long ago, in the locale: `3분 전`, `yesterday`, a date once a week old. Made when
+    /// asked for (ICU takes tens of microseconds a room; a pipe's rows do not show it).
+    var when: String {
+        room.lastActivity.flatMap { Timestamp(frontMatter: $0) }
+            .map { RelativeTime.string(for: $0.date, now: now, locale: locale, timeZone: zone) } ?? ""
+    }
 
     init(_ room: RoomSummary, now: Date, locale: String, zone: TimeZone) {
         self.room = room
-        when =
-            room.lastActivity.flatMap { Timestamp(frontMatter: $0) }
-            .map { RelativeTime.string(for: $0.date, now: now, locale: locale, timeZone: zone) } ?? ""
+        self.now = now
+        self.locale = locale
+        self.zone = zone
         var preview =
             room.problem.map {
                 $0.contains("conflict markers")
