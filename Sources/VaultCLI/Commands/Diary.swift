@@ -146,6 +146,6 @@ struct DiaryRow {
         ListingField(name: "created", meaning: "its created time, as written") { $0.entry.created ?? "" },
         ListingField(name: "title", meaning: "its title") { $0.entry.title },
         ListingField(name: "tags", meaning: "its tags, #tag #other") { $0.tags },
-        ListingField(name: "preview", meaning: "its first line, with the marks the terminal shows") { $0.preview },
+        ListingField(name: "preview", meaning: "its first line, with the terminal's marks") { $0.preview },
     ]
 }

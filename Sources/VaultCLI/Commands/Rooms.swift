@@ -221,7 +221,7 @@ struct RoomRow {
         ListingField(name: "unread", meaning: "messages that came in by sync, not shown yet") {
             String($0.room.unread)
         },
-        ListingField(name: "preview", meaning: "the last message's first line, with the marks the terminal shows") {
+        ListingField(name: "preview", meaning: "the last message's first line, with the terminal's marks") {
             $0.preview
         },
     ]

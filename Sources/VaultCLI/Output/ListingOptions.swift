@@ -53,7 +53,7 @@ struct ListingFormatOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Print each row as this template: %(field) placeholders (listed below), %% and %xx (hex: %09 is a tab).",
+            "Print each row as this template: %(field) (the fields are listed above), %% and %xx (hex: %09 is a tab).",
             valueName: "TEMPLATE"))
     var format: String?
 
