@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 145 functions; variadic, as a pointer only: git_libgit2_opts.
+// 147 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -22,6 +22,7 @@ static struct {
     __typeof__(git_clone_options_init) *git_clone_options_init;
     __typeof__(git_commit_author) *git_commit_author;
     __typeof__(git_commit_create) *git_commit_create;
+    __typeof__(git_commit_dup) *git_commit_dup;
     __typeof__(git_commit_free) *git_commit_free;
     __typeof__(git_commit_id) *git_commit_id;
     __typeof__(git_commit_lookup) *git_commit_lookup;
@@ -54,6 +55,7 @@ static struct {
     __typeof__(git_fetch_options_init) *git_fetch_options_init;
     __typeof__(git_graph_ahead_behind) *git_graph_ahead_behind;
     __typeof__(git_graph_descendant_of) *git_graph_descendant_of;
+    __typeof__(git_ignore_path_is_ignored) *git_ignore_path_is_ignored;
     __typeof__(git_index_add) *git_index_add;
     __typeof__(git_index_add_all) *git_index_add_all;
     __typeof__(git_index_add_bypath) *git_index_add_bypath;
@@ -171,6 +173,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_clone_options_init", (void **)&real.git_clone_options_init},
     {"git_commit_author", (void **)&real.git_commit_author},
     {"git_commit_create", (void **)&real.git_commit_create},
+    {"git_commit_dup", (void **)&real.git_commit_dup},
     {"git_commit_free", (void **)&real.git_commit_free},
     {"git_commit_id", (void **)&real.git_commit_id},
     {"git_commit_lookup", (void **)&real.git_commit_lookup},
@@ -203,6 +206,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_fetch_options_init", (void **)&real.git_fetch_options_init},
     {"git_graph_ahead_behind", (void **)&real.git_graph_ahead_behind},
     {"git_graph_descendant_of", (void **)&real.git_graph_descendant_of},
+    {"git_ignore_path_is_ignored", (void **)&real.git_ignore_path_is_ignored},
     {"git_index_add", (void **)&real.git_index_add},
     {"git_index_add_all", (void **)&real.git_index_add_all},
     {"git_index_add_bypath", (void **)&real.git_index_add_bypath},
@@ -364,6 +368,11 @@ int git_commit_create(git_oid *id, git_repository *repo, const char *update_ref,
     return real.git_commit_create(id, repo, update_ref, author, committer, message_encoding, message, tree, parent_count, parents);
 }
 
+int git_commit_dup(git_commit **out, git_commit *source) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_commit_dup(out, source);
+}
+
 void git_commit_free(git_commit *commit) {
     CVAULT_GIT2_REQUIRE();
     real.git_commit_free(commit);
@@ -522,6 +531,11 @@ int git_graph_ahead_behind(size_t *ahead, size_t *behind, git_repository *repo, 
 int git_graph_descendant_of(git_repository *repo, const git_oid *commit, const git_oid *ancestor) {
     CVAULT_GIT2_REQUIRE();
     return real.git_graph_descendant_of(repo, commit, ancestor);
+}
+
+int git_ignore_path_is_ignored(int *ignored, git_repository *repo, const char *path) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_ignore_path_is_ignored(ignored, repo, path);
 }
 
 int git_index_add(git_index *index, const git_index_entry *source_entry) {

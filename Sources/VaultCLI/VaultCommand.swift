@@ -37,25 +37,33 @@ public struct VaultCommand: ParsableCommand {
     ///     _exit(status)
     public static func run(_ arguments: [String]) -> Int32 {
         Termination.install()
+        var parsed: (any ParsableCommand)?
         do {
             var command = try parseAsRoot(arguments)
+            parsed = command
             try command.run()
             return 0
         } catch {
             let status = ExitStatus.of(error)
             switch error {
-            case let error as VaultError: Terminal.error(error.description)
+            case let error as VaultError:
+                // "nothing was written." tells a person whose change was refused that nothing
+                // of it happened; after a command that writes nothing it is noise.
+                var text = error.description
+                let claim = "\nnothing was written."
+                if parsed is any ReadingCommand, text.hasSuffix(claim) { text.removeLast(claim.count) }
+                Terminal.error(text)
             case let error as UsageError: Terminal.error(error.description)
             case let error as CommandError: if let message = error.message { Terminal.error(message) }
             default:
-                // ArgumentParser's: help, the version, a usage error with the command's usage.
-                let text = CommandSuggestion.adding(to: fullMessage(for: error), arguments: arguments)
-                if !text.isEmpty {
-                    if status == .success {
-                        print(text)
-                    } else {
-                        Terminal.write(text + "\n", to: 2)
-                    }
+                // ArgumentParser's: help and the version (status 0) as it writes them; a usage
+                // error in vault's own format, with at most one hint line.
+                let text = fullMessage(for: error)
+                if status == .success {
+                    if !text.isEmpty { print(text) }
+                } else {
+                    let (message, hint) = UsageMessage.of(text, arguments: arguments)
+                    Terminal.error(hint.map { message + "\n" + $0 } ?? message)
                 }
                 return status.rawValue
             }
@@ -165,6 +173,22 @@ struct VaultLocation: ParsableArguments {
         return plain.with(history: history)
     }
 }
+
+/// A command that only reads the vault (`show`, `rooms`, `check`, …): its refusals do not add
+/// "nothing was written.", which only a command that writes needs to say.
+protocol ReadingCommand: ParsableCommand {}
+
+extension VaultCommand.Show: ReadingCommand {}
+extension VaultCommand.Rooms: ReadingCommand {}
+extension VaultCommand.Diary.List: ReadingCommand {}
+extension VaultCommand.Diary.MonthCalendar: ReadingCommand {}
+extension VaultCommand.Check: ReadingCommand {}
+extension VaultCommand.Log: ReadingCommand {}
+extension VaultCommand.Diff: ReadingCommand {}
+extension VaultCommand.Search: ReadingCommand {}
+extension VaultCommand.Export: ReadingCommand {}
+extension VaultCommand.Status: ReadingCommand {}
+extension VaultCommand.Remote.List: ReadingCommand {}
 
 /// A command whose failures are printed for a person (`vault: error: …`), never as a trace:
 /// what `execute` throws (`VaultError`, `UsageError`, `CommandError`) reaches `VaultCommand.run`,

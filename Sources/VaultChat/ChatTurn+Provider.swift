@@ -24,9 +24,15 @@ extension ChatTurn {
         environment: [String: String] = ProcessInfo.processInfo.environment,
         onWait: (@Sendable (ServerWait) -> Void)? = nil
     ) throws(VaultError) -> ChatTurn {
-        let settings = try ProviderSettings.resolve(
-            flagProvider: provider, flagModel: model, room: room.room.frontMatter, config: vault.config,
-            environment: environment)
+        let settings: ProviderSettings
+        do {
+            settings = try ProviderSettings.resolve(
+                flagProvider: provider, flagModel: model, room: room.room.frontMatter, config: vault.config,
+                environment: environment)
+        } catch .input(.noModel(let name, _, let userConfig)) {
+            // The hint names this room: `vault room set 부산-여행 model MODEL` works as printed.
+            throw .input(.noModel(provider: name, room: VaultPath.commandName(of: path), userConfig: userConfig))
+        }
         var chosen = settings.provider
         if var openAI = chosen as? OpenAIProvider {
             // libcurl loads on another core while the room is read and the message saved.

@@ -10,8 +10,10 @@ import Glibc
 public enum ServerWait: Sendable, Equatable {
     /// The request is out (or going out) to the server at `url`, and no text has come yet.
     case waiting(url: String)
-    /// The server asked to wait (429, 5xx): vault asks again in `seconds`.
-    case retrying(url: String, seconds: Double, reason: String)
+    /// The server asked to wait (429) or failed (5xx): vault asks again in `seconds`, for the
+    /// `attempt`th time of at most `attempts`; `reason` is what happened, as the failure says it
+    /// (`rate limited (429): …`, `the server failed (500): …`).
+    case retrying(url: String, seconds: Double, reason: String, attempt: Int, attempts: Int)
     /// The reply's text is coming.
     case replying
     /// The exchange is over, however it ended.
@@ -80,14 +82,19 @@ public struct OpenAIProvider: ChatProvider {
             switch outcome {
             case .reply(let ending):
                 return ending
-            case .retry(let wait, let failure):
+            case .retry(var wait, let failure):
                 attempt += 1
                 guard attempt <= maxRetries else { throw failure }
+                // A failing server is given more time at each try (1, 2, 4 s): asking again at
+                // once rarely finds it back. A 429's wait is the server's own (Retry-After).
+                if failure.kind == .serverError { wait = min(maxRetryWait, wait * Double(1 << (attempt - 1))) }
                 guard wait <= maxRetryWait else {
                     throw ProviderFailure(failure.kind, failure.message + " (the server asks to wait \(Int(wait)) s)")
                 }
                 Trace.mark("http: waiting \(OpenAIProvider.seconds(wait)) s before retrying (\(failure.message))")
-                onWait(.retrying(url: baseURL, seconds: wait, reason: failure.message))
+                onWait(
+                    .retrying(
+                        url: baseURL, seconds: wait, reason: failure.message, attempt: attempt, attempts: maxRetries))
                 try pause(wait, during: failure)
             }
         }

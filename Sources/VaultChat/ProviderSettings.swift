@@ -80,7 +80,7 @@ public struct ProviderSettings: Sendable {
             flagModel ?? room?.string("model") ?? entry?["model"] ?? config.values["model"].flatMap(string)
             ?? user.model
         guard let model, !model.isEmpty else {
-            throw VaultError.input(.noModel(provider: name))
+            throw VaultError.input(.noModel(provider: name, room: nil, userConfig: user.path))
         }
         if let key {
             Secrets.register(key)

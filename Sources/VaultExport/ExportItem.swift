@@ -12,10 +12,13 @@ public enum ExportItem: Sendable {
 
     /// Reads `item` from `vault`.
     ///
-    /// - Throws: `VaultError.malformed` when the file does not parse, `.io` when it cannot be read.
+    /// - Throws: `VaultError.malformed` when the file does not parse (a room's unreadable message
+    ///   headers excepted: see `RoomFile.unreadHeaders`), `.io` when it cannot be read.
     public init(_ item: VaultItem, in vault: Vault, day: LocalDate? = nil) throws(VaultError) {
         switch item {
-        case .room(let path): self = .room(try vault.readRoom(path))
+        // What can be read of a room: a message header with a bad timestamp stays as text,
+        // marked (`Exporter.unreadHeaderMark`), and the command warns.
+        case .room(let path): self = .room(try vault.readRoomWhatCan(path))
         case .diaryEntry(let path):
             let entry = try vault.readDiaryEntry(path)
             self = .diaryEntry(entry, day: entry.day ?? day)

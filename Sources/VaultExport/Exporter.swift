@@ -90,7 +90,7 @@ public struct Exporter: Sendable {
             var parts = [Part(kind: .head, markdown: "# " + Exporter.inline(room.title))]
             for message in room.messages {
                 var text = "### " + Exporter.inline(messageHeading(message))
-                let body = message.body
+                let body = Exporter.demotingHeadings(room.body(of: message, marking: Exporter.unreadHeaderMark))
                 if !body.isEmpty { Exporter.appendBlock(body, to: &text) }
                 parts.append(Part(kind: .message(message.role), markdown: text))
             }
@@ -113,6 +113,86 @@ public struct Exporter: Sendable {
         }
         if let status = message.status { line += " · " + status }
         return line
+    }
+
+    /// A message header vault could not read, kept as text in the message above it: a quoted
+    /// line that says so, with the line as written.
+    ///
+    ///     > ⚠️ line 14: the message header has an invalid timestamp "2026-13-01T09:00:00+09:00"; kept as text: ## 🧑 user · …
+    static func unreadHeaderMark(_ line: String, _ problem: FormatProblem) -> String {
+        "> ⚠️ line \(problem.line): " + inline(problem.message) + "; kept as text: " + inline(line)
+    }
+
+    /// `markdown` with every ATX (`## x`) and setext (`x` over `===`/`---`) heading outside code
+    /// blocks made `levels` deeper (at most `######`): a message's `## heading` stays below the
+    /// `###` message header it belongs to, in the Markdown and the HTML made from it.
+    ///
+    ///     Exporter.demotingHeadings("## Plan\ntext")   // "##### Plan\ntext"
+    static func demotingHeadings(_ markdown: String, by levels: Int = 3) -> String {
+        var lines = markdown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var fence: (character: Character, count: Int)?
+        var i = 0
+        func hashes(_ level: Int) -> String { String(repeating: "#", count: min(6, level + levels)) }
+        while i < lines.count {
+            let line = lines[i]
+            let indent = line.prefix { $0 == " " }.count
+            let text = line.dropFirst(indent)
+            if indent < 4, let first = text.first, first == "`" || first == "~" {
+                let run = text.prefix { $0 == first }.count
+                if run >= 3 {
+                    if let open = fence {
+                        if open.character == first, run >= open.count,
+                            text.dropFirst(run).allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" })
+                        {
+                            fence = nil
+                        }
+                    } else if first == "~" || !text.dropFirst(run).contains("`") {
+                        fence = (first, run)
+                    }
+                    i += 1
+                    continue
+                }
+            }
+            if fence != nil || indent >= 4 {
+                i += 1
+                continue
+            }
+            // ATX: 1 to 6 '#', then a space, a tab or the end of the line.
+            let marks = text.prefix { $0 == "#" }.count
+            let after = text.dropFirst(marks)
+            if (1...6).contains(marks), after.isEmpty || after.first == " " || after.first == "\t" || after == "\r" {
+                lines[i] = String(line.prefix(indent)) + hashes(marks) + after
+                i += 1
+                continue
+            }
+            // Setext: a paragraph line, then a line of '=' (level 1) or '-' (level 2) alone.
+            if i + 1 < lines.count, !text.trimmingCharacters(in: .whitespaces).isEmpty, !isBlockStart(text) {
+                let under = lines[i + 1].trimmingCharacters(in: .whitespaces)
+                let below = lines[i + 1].prefix { $0 == " " }.count
+                if below < 4, let mark = under.first, mark == "=" || mark == "-", under.allSatisfy({ $0 == mark }),
+                    i == 0 || lines[i - 1].trimmingCharacters(in: .whitespaces).isEmpty
+                {
+                    let level = mark == "=" ? 1 : 2
+                    lines[i] = hashes(level) + " " + text.trimmingCharacters(in: .whitespaces)
+                    lines.remove(at: i + 1)
+                }
+            }
+            i += 1
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Whether a line starts a block a setext underline cannot turn into a heading: a list
+    /// item, a quote, a table row, or a thematic break.
+    private static func isBlockStart(_ text: Substring) -> Bool {
+        guard let first = text.first else { return false }
+        if ">|".contains(first) { return true }
+        if "-*+".contains(first), text.dropFirst().first == " " { return true }
+        if first.isNumber {
+            let rest = text.drop { $0.isNumber }
+            if let dot = rest.first, dot == "." || dot == ")", rest.dropFirst().first == " " { return true }
+        }
+        return false
     }
 
     /// Appends `block` to `text` as a Markdown block of its own: after a blank line.

@@ -36,8 +36,14 @@ extension GitHistory {
         }
         Trace.mark("prepare: hand edits checked")
         if !edited.isEmpty {
+            // A room saved from a buffer older than messages that arrived gets them back first.
+            let kept = try head.map { h throws(VaultError) in try keepingWhatArrived(in: edited, head: h.commit) } ?? []
+            for note in kept { report?(note) }
             // The hand-edit commit of the change path (`Change.commitHandEdits` calls this).
-            try commit(edited, message: "edit: " + GitHistory.list(edited))
+            try commit(
+                edited,
+                message: "edit: " + GitHistory.list(edited)
+                    + (kept.isEmpty ? "" : " (kept messages a stale save lacked)"))
         }
         return edited
     }

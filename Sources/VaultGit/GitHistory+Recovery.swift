@@ -19,6 +19,9 @@ extension GitHistory {
         /// HEAD's (`repairIndexBehindHead`: for the paths a killed process noted, and by
         /// `vault unlock` for every path).
         public var indexRepaired: [String] = []
+        /// Conflict copies a `git pull` given up (`git merge --abort`) left, removed: their text
+        /// is in the commit they were copied from (`clearAbortedMergeCopies`).
+        public var removedCopies: [String] = []
     }
 
     /// Finishes what vault processes killed in the middle of a change left behind, so the vault
@@ -43,6 +46,7 @@ extension GitHistory {
         recovering = true
         defer { recovering = false }
         recovery.removedLocks = HeldLock.removeLocksOfDeadVaults(gitDirectory: gitDirectory)
+        recovery.removedCopies = try clearAbortedMergeCopies()
         for (owner, record, file) in CommitIntent.abandoned(root: root) {
             var paths: [String] = []
             for path in record.paths where !paths.contains(path) && GitHistory.isVaultPath(path) { paths.append(path) }

@@ -50,6 +50,7 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
             pending.group.wait()
             self.pending = nil
             opened = pending.history
+            opened?.report = report
             if let opened, let warning = opened.author.warning { report("warning: " + warning) }
         }
         if let opened { return opened }
@@ -61,6 +62,7 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
             history = try GitHistory(vault: root, config: config)
         }
         if let warning = history.author.warning { report("warning: " + warning) }
+        history.report = report
         opened = history
         return history
     }

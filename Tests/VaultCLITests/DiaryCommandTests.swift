@@ -227,7 +227,9 @@ import VaultTestSupport
         let vault = try DiaryVault.fresh()
         let before = try vault.snapshot()
         let r = try vault.run(arguments, stdin: stdin)
-        try expectDiaryFailure(r, ["empty"], vault, unchangedFrom: before)
+        // Nothing on standard input is named as such, with the ways to give the text.
+        let said = stdin == nil ? ["the entry is empty"] : ["standard input held no text", "--body", "--editor"]
+        try expectDiaryFailure(r, said, vault, unchangedFrom: before)
         #expect(vault.diaryFiles() == [])
     }
 

@@ -35,7 +35,10 @@ import VaultTestSupport
     @Test func everyLayersErrorHasItsStatus() {
         let cases: [(any Error, VaultCLI.ExitStatus)] = [
             (VaultError.malformed([FormatProblem(path: "a.md", line: 3, kind: .frontMatterNotMapping)]), .failure),
-            (VaultError.input(.unreadableDate("someday")), .failure),
+            // An option's value that names no day or month: a usage error, as `--color sometimes`.
+            (VaultError.input(.unreadableDate("someday")), .usage),
+            (VaultError.input(.unreadableMonth("13")), .usage),
+            (VaultError.input(.emptyTitle), .failure),
             (VaultError.repository(.libgit2(doing: "write the index", message: "disk full", errorClass: 2)), .failure),
             (VaultError.provider(ProviderFailure(.timeout, "no answer"), kept: false), .unreachable),
             (VaultError.provider(ProviderFailure(.noKey, "no key"), kept: false), .keyRefused),
@@ -47,6 +50,8 @@ import VaultTestSupport
             (UsageError.unknownFormat("pdf"), .usage),
             (CommandError.noMatch, .failure),
             (CommandError.invalidSearch(VaultError.input(.emptyPattern)), .invalidSearch),
+            (CommandError.invalidSearch(UsageError.unknownRole("robot")), .usage),
+            (CommandError.invalidSearch(VaultError.itemNotFound("x", hint: "")), .failure),
             (CommandError.outputExists("x.md"), .failure),
         ]
         for (error, status) in cases {
@@ -137,10 +142,13 @@ import VaultTestSupport
         #expect(unknown.stderr.contains("--bogus"))
     }
 
+    /// grep's 1 and 2 (nothing found, an invalid pattern); options are the command line's, 64.
     @Test func searchKeepsGrepsStatuses() throws {
         let vault = try freshVault()
-        try expectRefused(["search", "x", "--role", "robot"], in: vault, status: 2, message: "unknown role 'robot'")
-        try expectRefused(["search", "x", "--rooms", "--diary"], in: vault, status: 2, message: "give one of --room")
+        try expectRefused(
+            ["search", "--regex", "("], in: vault, status: 2, message: "invalid regular expression at position 1")
+        try expectRefused(["search", "x", "--role", "robot"], in: vault, status: 64, message: "unknown role 'robot'")
+        try expectRefused(["search", "x", "--rooms", "--diary"], in: vault, status: 64, message: "give one of --room")
         let none = try runVault(["search", "nothing-like-this"], in: vault.path)
         #expect(none.status == 1 && none.stderr.isEmpty && none.stdout.isEmpty)
     }

@@ -108,10 +108,12 @@ import VaultTestSupport
         let vault = try namedVault()
         try expectRefused(
             ["room", "sett", "부산-여행", "model", "m"], in: vault, status: 64,
-            saying: ["unexpected arguments: 'sett'", "Did you mean `vault room set`?"])
-        try expectRefused(["rooms-list"], in: vault, status: 64, saying: ["Unexpected argument"])
-        try expectRefused(["rom"], in: vault, status: 64, saying: ["Did you mean `vault rm` or `vault room`?"])
-        try expectRefused(["serach", "x"], in: vault, status: 64, saying: ["Did you mean `vault search`?"])
+            saying: ["vault: error: 'sett' is not a command of `vault room`\n  did you mean `vault room set`?\n"])
+        try expectRefused(
+            ["rooms-list"], in: vault, status: 64,
+            saying: ["vault: error: 'rooms-list' is not a command of `vault`\n  `vault --help` lists its commands\n"])
+        try expectRefused(["rom"], in: vault, status: 64, saying: ["did you mean `vault rm` or `vault room`?"])
+        try expectRefused(["serach", "x"], in: vault, status: 64, saying: ["did you mean `vault search`?"])
         #expect(CommandSuggestion.nearest(for: ["remote", "ad"]) == "`vault remote add`")
         #expect(CommandSuggestion.nearest(for: ["zzzzzz"]) == nil)
         #expect(CommandSuggestion.nearest(for: ["chat", "부산"]) == nil)

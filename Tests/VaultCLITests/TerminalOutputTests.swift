@@ -77,9 +77,9 @@ import VaultTestSupport
         let check = try runVault(["check"], in: vault.path)
         #expect(check.status != 0)
         #expect(controls(in: check.stdout).isEmpty, "\(check.stdout.debugDescription)")
-        #expect(check.stdout.contains("rooms/^[[2Jbad.md:3: "), "\(check.stdout.debugDescription)")
+        #expect(check.stdout.contains("rooms/^[[2Jbad.md:2: "), "\(check.stdout.debugDescription)")
         let show = try runVault(["show", name], in: vault.path)
-        expectUserError(show, ["rooms/^[[2Jbad.md:3: "])
+        expectUserError(show, ["rooms/^[[2Jbad.md:2: "])
         #expect(controls(in: show.stderr).isEmpty, "\(show.stderr.debugDescription)")
     }
 }

@@ -167,7 +167,8 @@ import VaultTestSupport
         for bad in ["13", "2026-13", "november", "2026/11"] {
             let r = try runVault(["diary", "calendar", bad], in: vault.path)
             expectUserError(r, ["cannot read the month '\(bad)'", "write 2026-11, 11 (this year) or nothing"])
-            #expect(r.status == 1)
+            // A value the argument does not take: a usage error (README, "Exit status").
+            #expect(r.status == 64)
             #expect(r.stdout.isEmpty)
         }
         expectUnchanged(before, try vault.snapshot())

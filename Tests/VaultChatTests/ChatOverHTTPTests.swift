@@ -55,8 +55,8 @@ import VaultTestSupport
             }
             let tail =
                 e.reply != nil
-                ? "marked interrupted; `vault retry` asks again)"
-                : "(your message is saved; `vault retry` sends it again)"
+                ? "marked interrupted; `vault retry 부산-여행` asks again)"
+                : "(your message is saved; `vault retry 부산-여행` sends it again)"
             #expect(run.stderr.contains(tail), "stderr: \(run.stderr)", sourceLocation: sourceLocation)
         }
         #expect(

@@ -53,7 +53,7 @@ struct ExportCommandTests {
     func badDiaryArguments() throws {
         let dir = try Project.copyOfSampleVault()
         let bad = try runVault(["export", "--diary", "--since", "someday"], in: dir.path)
-        #expect(bad.status == 1)
+        #expect(bad.status == 64)
         #expect(bad.stderr.hasPrefix("vault: error: cannot read the date 'someday'"))
         #expect(bad.stdout.isEmpty)
 

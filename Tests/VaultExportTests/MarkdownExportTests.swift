@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import VaultCore
-import VaultExport
 import VaultTestSupport
+
+@testable import VaultExport
 
 @Suite("Markdown export")
 struct MarkdownExportTests {
@@ -18,7 +19,9 @@ struct MarkdownExportTests {
             #expect(markdown.hasPrefix("# \(room.title)\n"), "\(path)")
             var commentsInBodies = 0
             for message in room.messages where !message.body.isEmpty {
-                #expect(occurrences(of: message.body, in: markdown) == 1, "\(path): body of \(message.id)")
+                // As written, but for its headings, which sit below the `###` message header.
+                let body = Exporter.demotingHeadings(message.body)
+                #expect(occurrences(of: body, in: markdown) == 1, "\(path): body of \(message.id)")
                 commentsInBodies += occurrences(of: "<!--", in: message.body)
                 checkedBodies += 1
                 let heading = "### \(message.role.icon) \(message.role.rawValue) · "
@@ -42,14 +45,25 @@ struct MarkdownExportTests {
         #expect(markdown.contains("### 🤖 assistant · 2026년 10월 28일 수요일 오후 9:12 · gpt-4o-mini\n"))
     }
 
-    @Test("an escaped header line inside a body comes out as the person wrote it (unescaped)")
+    @Test("an escaped header line inside a body comes out as the person wrote it (unescaped, demoted)")
     func escapedLinesComeOutUnescaped() throws {
         let typed = "look:\n## 🧑 user · x <!-- 2026-01-01T00:00:00+09:00 m-ABCD1234 -->\ndone"
         let room = try RoomFile(parsing: Array(roomText(title: "t", [(.user, typed)]).utf8), path: "rooms/t.md")
         #expect(String(decoding: room.bytes, as: UTF8.self).contains("\\## 🧑 user · x"))
         let markdown = Exporter(locale: "ko_KR", timeZone: TimeZone(identifier: "Asia/Seoul")!).markdown([.room(room)])
-        #expect(markdown.contains("\n" + typed + "\n"))
+        // A heading in a body sits below the `###` message header: `##` becomes `#####`.
+        #expect(markdown.contains("\nlook:\n##### 🧑 user · x <!-- 2026-01-01T00:00:00+09:00 m-ABCD1234 -->\ndone\n"))
         #expect(!markdown.contains("\\## 🧑"))
+    }
+
+    @Test("headings inside a body are demoted below the message header; code and quotes are not")
+    func headingsAreDemoted() {
+        #expect(Exporter.demotingHeadings("# a\n## b\n###### c\n#d\n   ## e") == "#### a\n##### b\n###### c\n#d\n   ##### e")
+        #expect(Exporter.demotingHeadings("```\n# code\n```\n~~~\n## also\n~~~") == "```\n# code\n```\n~~~\n## also\n~~~")
+        #expect(Exporter.demotingHeadings("    # indented code") == "    # indented code")
+        #expect(Exporter.demotingHeadings("Title\n===\n\nSub\n---") == "#### Title\n\n##### Sub")
+        #expect(Exporter.demotingHeadings("- item\n---") == "- item\n---")
+        #expect(Exporter.demotingHeadings("> # quoted") == "> # quoted")
     }
 
     @Test("a diary entry: date heading in the vault's locale, title, tags, the body as written")

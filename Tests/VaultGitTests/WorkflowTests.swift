@@ -236,7 +236,8 @@ private func expectCommitted(
         let (dir, vault) = try newVault()
         try dir.write("rooms/broken.md", "---\ntitle: [unclosed\n---\n")
         let before = try snapshotExcludingState(dir.path)
-        expectError("rooms/broken.md:3: the front-matter is not valid YAML") {
+        // Line 2, where the unclosed `[` is (the parser notices on line 3).
+        expectError("rooms/broken.md:2: the front-matter is not valid YAML") {
             try RoomSettings(vault: vault).set("model", to: "m", inRoom: "rooms/broken.md")
         }
         #expect(try snapshotExcludingState(dir.path) == before)

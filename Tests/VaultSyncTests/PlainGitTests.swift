@@ -41,6 +41,8 @@ import VaultTestSupport
     }
 
     let entry = "diary/2026/2026-11-21-첫눈.md"
+    let bothMade = "rooms/같이-만든-방.md"
+    let bothMadeEntry = "diary/2026/2026-11-22-같은-날.md"
 
     /// Both machines chatted in the room, typed text below its prompt marker and changed one line
     /// of a diary entry; the laptop synced, the desktop committed with plain git (dated 2026-01-01
@@ -52,11 +54,16 @@ import VaultTestSupport
             try w.chat(machine, room, "\(machine)의 질문")
             try w.write(machine, room, try w.read(machine, room) + "\(machine)에서 쓰다 만 메모\n")
             try w.write(machine, entry, try w.read(machine, entry).replacingOccurrences(of: line, with: "\(machine): 수프"))
+            // A room and an entry both machines made under the same name (git's add/add).
+            try w.expectOK(w.vault(machine, ["room", "new", "같이 만든 방"]))
+            try w.chat(machine, bothMade, "\(machine)에서 만든 방의 질문")
+            try w.write(machine, bothMadeEntry, "---\ntitle: 같은 날\n---\n\n\(machine)에서 쓴 일기\n")
         }
         try w.expectOK(w.vault("laptop", ["sync"]))
         let desktop = w.path("desktop")
         let commit = Process()
         commit.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        _ = try git(["add", "-A"], in: desktop)
         commit.arguments = ["git", "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qam", "edits"]
         commit.currentDirectoryURL = URL(fileURLWithPath: desktop)
         var env = ProcessInfo.processInfo.environment
@@ -130,6 +137,41 @@ import VaultTestSupport
         #expect(merged.contains(".conflict-"), "the merge commit holds the copy: \(merged)")
     }
 
+    /// `git pull --no-commit` given up with `git merge --abort`: the copies the driver saved
+    /// (a conflict copy and a second room made under one name) are removed by the next vault
+    /// command, their text being in the commit they came from, and a later plain `git commit`
+    /// stages nothing of that merge.
+    @Test func anAbortedPullLeavesNoCopiesBehind() throws {
+        let w = try overlappingEdits(desktopEarlier: false)
+        let desktop = w.path("desktop")
+        let before = try git(["rev-parse", "HEAD"], in: desktop)
+        let pulled = try gitPull(in: desktop, path: SyncWorld.pathWithVault, ["--no-commit"])
+        #expect(pulled.status == 0, "\(pulled.out)")
+        let untracked = try git(["-c", "core.quotePath=false", "status", "--porcelain", "-uall"], in: desktop)
+            .split(separator: "\n")
+            .filter { $0.hasPrefix("??") }
+        #expect(untracked.contains { $0.contains(".conflict-") } && untracked.contains { $0.contains("같이-만든-방-2.md") },
+            "\(untracked)")
+        _ = try git(["merge", "--abort"], in: desktop)
+        // A plain commit of something else: the hook stages none of the aborted merge's copies.
+        try w.write("desktop", "attachments/note.txt", "메모\n")
+        _ = try git(["add", "attachments/note.txt"], in: desktop)
+        _ = try git(["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "note"], in: desktop)
+        let committed = try git(["show", "--name-only", "--format=", "HEAD"], in: desktop)
+        #expect(committed.trimmingCharacters(in: .whitespacesAndNewlines) == "attachments/note.txt", "\(committed)")
+        // The next vault command clears them; nothing of the desktop's own is touched.
+        let r = try w.vault("desktop", ["status"])
+        try w.expectOK(r)
+        try w.expectOK(w.vault("desktop", ["tag", entry, "+눈"]))
+        let status = try git(["-c", "core.quotePath=false", "status", "--porcelain", "-uall"], in: desktop)
+        #expect(status == "", "\(status)")
+        #expect(!FileManager.default.fileExists(atPath: desktop + "/.git/vault-merge-copies"))
+        #expect(try git(["rev-list", "--count", "\(before.trimmingCharacters(in: .whitespacesAndNewlines))..HEAD"], in: desktop)
+            .hasPrefix("2"))
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        try w.expectHealthy("desktop")
+    }
+
     /// A `post-merge` hook of the person's own stays as it is (sync does not overwrite it), and a
     /// hook vault wrote that was deleted comes back with the next sync.
     @Test func aHookOfThePersonsOwnIsLeftAlone() throws {
@@ -183,6 +225,8 @@ import VaultTestSupport
     @Test func markersInAnEntryWithNoAncestorAreResolvedWithTruthfulNotes() throws {
         let w = try SyncWorld(clones: [])
         let entry = "diary/2026/2026-11-21-첫눈.md"
+    let bothMade = "rooms/같이-만든-방.md"
+    let bothMadeEntry = "diary/2026/2026-11-22-같은-날.md"
         let text = try w.read("laptop", entry)
         try w.write(
             "laptop", entry,

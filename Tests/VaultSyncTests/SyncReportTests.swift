@@ -82,7 +82,7 @@ import VaultTestSupport
         let log = try git(["log", "--format=%s", "-3"], in: w.path("desktop"))
         try #require(log.contains("resolve: \(marked)"), "no repair was committed: \(log)\n\(r.stderr)")
         #expect(!r.stderr.contains("nothing was written"), "\(r.stderr)")
-        #expect(r.stderr.contains("rooms/swift-concurrency-공부.md:3: "), "the cause is not named: \(r.stderr)")
+        #expect(r.stderr.contains("rooms/swift-concurrency-공부.md:2: "), "the cause is not named: \(r.stderr)")
         #expect(r.stderr.contains("before it stopped, vault committed"), "\(r.stderr)")
         #expect(r.stderr.contains("\(marked): conflict markers merged away"), "the repair is not named: \(r.stderr)")
         #expect(!(try w.read("desktop", marked)).contains("<<<<<<<"))

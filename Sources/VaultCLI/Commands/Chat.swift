@@ -58,13 +58,20 @@ extension VaultCommand {
             }
             // The room's one read: its settings choose the provider, and the turn starts from it.
             let read = try ChatTurn.read(path, in: vault)
-            let turn = try makeTurn(vault: vault, path: path, room: read, provider: provider, model: model)
             if text == nil, Terminal.stdinIsTerminal, read.room.pendingPrompt == nil {
+                // The prompt makes a turn for each message: a room it cannot talk in yet (no
+                // model) opens all the same, says why, and `/model NAME` fixes it there.
+                do {
+                    _ = try makeTurn(vault: vault, path: path, room: read, provider: provider, model: model)
+                } catch {
+                    Terminal.error(error.description)
+                }
                 var prompt = ChatPrompt(
                     vault: vault, path: path, provider: provider, model: model, files: files, send: send)
                 prompt.run()
                 return
             }
+            let turn = try makeTurn(vault: vault, path: path, room: read, provider: provider, model: model)
             try send(turn, text, files)
         }
 

@@ -46,6 +46,12 @@ extension VaultCommand {
             let progress = ProgressLine()
             defer { progress.finish() }
             let selected = try selectedItems(vault, progress: progress)
+            for case .room(let room) in selected {
+                for problem in room.unreadHeaders {
+                    Terminal.warning(
+                        "\(problem); exported as text, marked ⚠️ (the rest of the room is read as usual)")
+                }
+            }
             var exporter = Exporter(vault: vault)
             exporter.onProgress = progress.handler
             let bytes: Data

@@ -139,7 +139,11 @@ extension VaultCommand {
         static let configuration = CommandConfiguration(
             commandName: "restore",
             abstract: "Bring back a room or diary entry as it was at a revision; also brings back deleted ones.",
-            discussion: "The current version is committed first, so restoring never loses it.")
+            discussion: """
+                Without --at: a deleted item as it last was, or an item you edited by hand as it was at \
+                its last commit. The current version, hand edits included, is committed first, so \
+                restoring never loses it.
+                """)
 
         @OptionGroup var location: VaultLocation
         @Argument(help: "A room or diary entry (also a deleted one).", completion: .items) var item: String
@@ -150,8 +154,12 @@ extension VaultCommand {
             let (plain, history) = try location.openHistory()
             let vault = try Vault(root: plain.root, history: history)
             let path = try resolveInHistory(item, vault: vault, history: history)
-            let short = try VaultGit.Restore(vault: vault, history: history).restore(path, named: item, at: revision)
-            print("Restored \(path) as of \(short).")
+            let restored = try VaultGit.Restore(vault: vault, history: history).restore(path, named: item, at: revision)
+            print("Restored \(path) as of \(restored.revision).")
+            if let kept = restored.handEdit {
+                let name = VaultPath.commandName(of: path)
+                print("Your hand edit is kept in commit \(kept): `vault restore \(name) --at \(kept)` brings it back.")
+            }
         }
     }
 

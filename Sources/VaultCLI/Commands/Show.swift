@@ -27,9 +27,11 @@ extension VaultCommand {
             }
             switch resolved {
             case .room(let path):
+                // What can be read: a message header with a bad timestamp stays as text, marked.
                 let room = try ShowMarked.read(path, vault: vault) { bytes throws(VaultError) in
-                    try RoomFile(parsing: bytes, path: path)
+                    try RoomFile.readingWhatCan(bytes, path: path)
                 }
+                ShowMarked.warn(about: room)
                 Terminal.line(style.title("# \(room.title)"))
                 var facts = [path]
                 if let model = room.frontMatter?.string("model") { facts.append("model: \(model)") }
@@ -49,7 +51,7 @@ extension VaultCommand {
                         let role = "\(m.message.role.icon) \(m.message.role.rawValue)"
                         let label = style.role(m.message.role, role)
                         Terminal.line("\n" + ([label] + m.facts.map(style.date)).joined(separator: " · "))
-                        print(m.message.body)
+                        print(room.body(of: m.message) { line, problem in "⚠️ line \(problem.line): \(line)" })
                     }
                 }
                 if let pending = room.pendingPrompt {
@@ -88,5 +90,12 @@ enum ShowMarked {
                 + " `vault resolve` merges both sides, losing nothing."
         )
         return try parse(sides.ours)
+    }
+
+    /// Warns of each message header that could not be read and is shown as text instead.
+    static func warn(about room: RoomFile) {
+        for problem in room.unreadHeaders {
+            Terminal.warning("\(problem); shown as text, marked ⚠️ (the rest of the room is read as usual)")
+        }
     }
 }

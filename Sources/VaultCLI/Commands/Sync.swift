@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultGit
+import VaultSearch
 
 extension VaultCommand {
     struct Sync: VaultRunnable {
@@ -38,6 +39,12 @@ extension VaultCommand {
             let sync = VaultSync(vault: vault.with(history: history), history: history)
             sync.interactive = Terminal.stdinIsTerminal
             sync.allowUnrelated = allowUnrelated
+            // The search's inotify watcher answers which rooms and entries changed since the last
+            // sync, so a sync need not stamp every file (VAULT_NO_WATCH=1: it does).
+            if (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty {
+                sync.watcher = VaultWatcher(
+                    vaultRoot: vault.root, command: [SearchWatcherCommand.executable, "search-watcher"])
+            }
             if undo {
                 guard !dryRun, remote == nil, !allowUnrelated else { throw UsageError.undoWithOptions }
                 let done = try sync.undo()

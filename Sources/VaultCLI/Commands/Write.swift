@@ -39,6 +39,10 @@ extension VaultCommand {
                     guard let s = String(data: data, encoding: .utf8) else {
                         throw VaultError.input(.standardInputNotUTF8(what: "text"))
                     }
+                    // From a pipe or /dev/null (cron, a script): say where the nothing came from.
+                    guard !s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                        throw VaultError.input(.emptyStandardInput)
+                    }
                     text = s
                 }
                 if let text { return try writing.write(entry, text: text) }

@@ -16,7 +16,8 @@ enum ExitStatus: Int32, CaseIterable {
     /// library cannot use, git or the file system refusing or failing, `vault check` finding
     /// problems, `vault search` finding nothing, the reply not saved.
     case failure = 1
-    /// `vault search`: an invalid pattern, role, day or option (grep's 2).
+    /// `vault search`: an invalid pattern (grep's 2): empty, or a regular expression that does
+    /// not compile.
     case invalidSearch = 2
     /// The model's server could not be reached, or timed out.
     case unreachable = 3
@@ -57,6 +58,9 @@ enum ExitStatus: Int32, CaseIterable {
         case .malformed, .malformedEnd: return .failure
         case .notAVault, .alreadyAVault: return .failure
         case .itemNotFound, .ambiguousItem: return .failure
+        // A day or a month given to an option (`--since`, `--date`, `diary calendar MONTH`)
+        // that names none: a value the option does not take, as `--color sometimes` is.
+        case .input(.unreadableDate), .input(.unreadableMonth): return .usage
         case .input: return .failure
         case .io, .locked, .changedOnDisk, .symbolicLink, .editor, .untrusted: return .failure
         case .repository: return .failure
@@ -83,7 +87,17 @@ enum ExitStatus: Int32, CaseIterable {
     static func of(_ error: CommandError) -> ExitStatus {
         switch error {
         case .noMatch, .problemsReported, .outputUnwritable: return .failure
-        case .invalidSearch: return .invalidSearch
+        case .invalidSearch(let inner):
+            // grep's 2 is for the pattern; an option's value is a usage error as everywhere,
+            // and a room that is not there is "not done" as everywhere.
+            switch inner {
+            case let error as VaultError:
+                switch error {
+                case .input(.emptyPattern), .input(.invalidRegex), .input(.rejectedRegex): return .invalidSearch
+                default: return of(error)
+                }
+            default: return of(inner)
+            }
         case .noDiaryEntries, .outputInGitFolder, .outputInVault, .outputExists: return .failure
         }
     }

@@ -257,11 +257,14 @@ public struct ChatTurn {
                 try save(&saving, in: change)
             }
         }
-        if let failure {
+        if var failure {
+            failure.room = VaultPath.commandName(of: saving.path)
             throw VaultError.provider(failure, kept: saved != nil)
         }
         guard let saved else {
-            throw VaultError.provider(ProviderFailure(.unsaved, "the reply could not be saved"), kept: false)
+            var unsaved = ProviderFailure(.unsaved, "the reply could not be saved")
+            unsaved.room = VaultPath.commandName(of: saving.path)
+            throw VaultError.provider(unsaved, kept: false)
         }
         return (saved, saving.path)
     }

@@ -42,6 +42,9 @@ public struct ProviderFailure: Error, Sendable, Hashable {
 
     public var kind: Kind
     public var message: String
+    /// The room of the turn that failed, as a command names it (`VaultPath.commandName`), for
+    /// the hint `vault retry ROOM`; set by the chat turn.
+    public var room: String?
 
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind

@@ -35,6 +35,9 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     case roomNameTaken(taken: String, free: String)
     /// A blank diary entry.
     case emptyEntry
+    /// `vault write` read the entry's text from standard input (a pipe, a file, `/dev/null`)
+    /// and got none.
+    case emptyStandardInput
     /// What was piped in (`what`: "text", "message") is not UTF-8.
     case standardInputNotUTF8(what: String)
     /// A tag that is blank or holds a comma.
@@ -74,8 +77,9 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     case unknownProvider(String)
     /// The provider's `base_url` is missing, or not a plain `http(s)://host/path` URL.
     case unusableBaseURL(provider: String)
-    /// Neither `--model`, the room nor `vault.yml` names a model for the provider.
-    case noModel(provider: String)
+    /// Neither `--model`, the room, `vault.yml` nor the user configuration (`userConfig`, its
+    /// path) names a model for the provider; `room` as a command names it, when known.
+    case noModel(provider: String, room: String?, userConfig: String)
 
     // Search.
 
@@ -138,15 +142,19 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
             return "\(taken) already has that title's name: give another title, or leave out --unique to make \(free)"
         case .emptyEntry:
             return "the entry is empty: nothing was written"
+        case .emptyStandardInput:
+            return "standard input held no text for the entry: nothing was written. Pipe the text in, give it with"
+                + " --body TEXT, or add --editor to write it in your editor"
         case .standardInputNotUTF8(let what):
             return "the \(what) on standard input is not UTF-8"
         case .notATag(let tag):
             return "'\(tag)' is not a tag"
         case .nothingToSend(let room):
-            return "nothing to send: give a message (`vault chat \(VaultPath.stem(of: room)) \"…\"`), pipe one in, or"
-                + " type it below the prompt marker at the end of \(room)"
+            return "nothing to send: give a message (`vault chat \(VaultPath.commandName(of: room)) \"…\"`), pipe one"
+                + " in, or type it below the prompt marker at the end of \(room)"
         case .nothingToRetry(let room):
-            return "nothing to retry in \(room): its last message has a reply. Send a new one with `vault chat`."
+            return "nothing to retry in \(room): its last message has a reply. Send a new one with"
+                + " `vault chat \(VaultPath.commandName(of: room)) \"…\"`."
         case .absentAt(let path, let revision):
             return "\(path) did not exist at \(revision) (`vault log \(path)` shows its history)"
         case .restoreNeedsRevision(let path):
@@ -171,8 +179,10 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
         case .unusableBaseURL(let name):
             return "the provider '\(name)' has no usable base_url in vault.yml (write one like https://host/v1, without"
                 + " a user name, password, query or fragment)"
-        case .noModel(let name):
-            return "no model for provider '\(name)': give --model, or set `model:` in the room or vault.yml"
+        case .noModel(let name, let room, let userConfig):
+            return "no model for provider '\(name)': name one for this room with `vault room set \(room ?? "ROOM") model"
+                + " MODEL` (/model MODEL at the chat prompt), or for every room with `model: MODEL` in \(userConfig)"
+                + " (or in vault.yml); --model MODEL names one for one turn"
         case .emptyPattern:
             return "give a pattern to search for"
         case .invalidRegex(let pattern, let position, let column, let reason):

@@ -21,6 +21,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case invalidUTF8
         /// `---` opens the front-matter, and no `---` or `...` line closes it.
         case unclosedFrontMatter
+        /// The file starts with front-matter keys and a `---` line closes them, but the
+        /// opening `---` line is missing (`FrontMatter.lacksOpening`).
+        case noOpeningFrontMatter
         /// The front-matter is not valid YAML; the text is the YAML parser's.
         case invalidYAML(String)
         /// The front-matter is valid YAML but not a mapping of keys to values.
@@ -94,6 +97,8 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
             return "the file is not valid UTF-8 (save it as UTF-8 in your editor)"
         case .unclosedFrontMatter:
             return "the front-matter opened here with '---' is never closed (add a line '---' after the last key)"
+        case .noOpeningFrontMatter:
+            return "front-matter has no opening --- (add a line '---' above this one)"
         case .invalidYAML(let detail):
             return "the front-matter is not valid YAML: \(detail)"
         case .frontMatterNotMapping:
@@ -247,10 +252,11 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
             return "\(path) changed on disk while vault was changing it (saved in an editor?): vault left it as it is"
                 + " now and wrote nothing. Run the command again."
         case .provider(let failure, let kept):
+            let retry = "`vault retry " + (failure.room ?? "ROOM") + "`"
             return failure.message
                 + (kept
-                    ? " (the part of the reply that arrived is saved, marked interrupted; `vault retry` asks again)"
-                    : " (your message is saved; `vault retry` sends it again)")
+                    ? " (the part of the reply that arrived is saved, marked interrupted; \(retry) asks again)"
+                    : " (your message is saved; \(retry) sends it again)")
         case .untrusted(let problem):
             return problem.description
         case .internal(let error):

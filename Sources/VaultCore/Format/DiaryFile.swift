@@ -52,8 +52,9 @@ public struct DiaryFile: Sendable {
     public static func problems(in bytes: [UInt8], path: String) -> [FormatProblem] {
         if let markers = ConflictMarkers.problem(in: bytes, path: path) { return [markers] }
         do {
-            _ = try parse(bytes, path: path)
-            return []
+            let entry = try parse(bytes, path: path)
+            return entry.frontMatter?.lacksOpening == true
+                ? [FormatProblem(path: path, line: 1, kind: .noOpeningFrontMatter)] : []
         } catch {
             return error.problems
         }
@@ -115,7 +116,7 @@ public struct DiaryFile: Sendable {
         }
         let start = b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF ? 3 : 0
         let eol = LineEnding.detect(b, from: start)
-        let fm = try FrontMatter.parse(b, from: start, path: path)
+        let fm = try FrontMatter.parse(b, from: start, path: path) ?? FrontMatter.parseWithoutOpening(b, from: start, path: path)
         var problems: [FormatProblem] = []
         func time(_ key: String) -> Timestamp? {
             do throws(FormatProblem) {

@@ -28,6 +28,10 @@ public struct FrontMatter: Sendable {
 
     /// Byte range of the whole block, delimiter lines included (after a BOM, if any).
     let range: Range<Int>
+    /// The block lost its opening `---` line: its keys start the file and a `---` line ends
+    /// them (`parseWithoutOpening`). Read, so the file can be shown and listed; reported by
+    /// `vault check`, and never rewritten (`FrontMatterEditor` refuses).
+    public let lacksOpening: Bool
     /// Start of the closing delimiter line.
     let closingLineStart: Int
     public let entries: [Entry]
@@ -86,10 +90,37 @@ public struct FrontMatter: Sendable {
         guard let firstNL else {
             throw FormatProblemList([FormatProblem(path: path, line: firstLine, kind: .unclosedFrontMatter)])
         }
+        return try parse(b, from: start, keysFrom: firstNL + 1, path: path, firstLine: firstLine)
+    }
+
+    /// Reads a front-matter that lost its opening `---`: the file starts with a `key: value`
+    /// line, and a `---` line closes the block, which holds `id` or `created` (keys vault
+    /// writes: a diary entry that starts with "Mood: good" is not taken for front-matter).
+    ///
+    /// - Returns: nil unless all of that holds and the block reads without a problem.
+    static func parseWithoutOpening(_ b: UnsafeBufferPointer<UInt8>, from start: Int, path: String) -> FrontMatter? {
+        guard start < b.count else { return nil }
+        let firstNL = b.firstNewline(from: start)
+        let firstEnd = b.trimmedEnd(start, b.contentEnd(lineStart: start, newline: firstNL))
+        guard firstEnd > start, FastYAML.key(b, start, firstEnd) != nil else { return nil }
+        guard let fm = try? parse(b, from: start, keysFrom: start, path: path, firstLine: 1),
+            fm.values["id"] != nil || fm.values["created"] != nil
+        else { return nil }
+        return fm
+    }
+
+    /// Reads the keys from `keysFrom` (the line after the opening `---`, or `start` when the
+    /// opening is missing) to the closing `---` or `...` line.
+    private static func parse(
+        _ b: UnsafeBufferPointer<UInt8>, from start: Int, keysFrom: Int, path: String, firstLine: Int
+    ) throws(FormatProblemList) -> FrontMatter {
+        let lacksOpening = keysFrom == start
         var problems: [FormatProblem] = []
         var entries: [Entry] = []
-        var lineNumber = firstLine + 1
-        var i = firstNL + 1
+        // The line number of the block's first key.
+        let keysLine = lacksOpening ? firstLine : firstLine + 1
+        var lineNumber = keysLine
+        var i = keysFrom
         var closing: Int?
         var blockEnd = b.count
         var needsYAML = false
@@ -152,10 +183,10 @@ public struct FrontMatter: Sendable {
             throw FormatProblemList([FormatProblem(path: path, line: firstLine, kind: .unclosedFrontMatter)])
         }
         finish()
-        if !needsYAML, FastYAML.needsYAML(b, (firstNL + 1)..<closingStart) { needsYAML = true }
+        if !needsYAML, FastYAML.needsYAML(b, keysFrom..<closingStart) { needsYAML = true }
         var values = fastValues
         if needsYAML {
-            let text = b.string((firstNL + 1)..<closingStart)
+            let text = b.string(keysFrom..<closingStart)
             do {
                 values = try YAMLReader.values(text)
             } catch let failure as YAMLReader.Failure {
@@ -163,14 +194,16 @@ public struct FrontMatter: Sendable {
                 case .notMapping:
                     problems.append(FormatProblem(path: path, line: firstLine, kind: .frontMatterNotMapping))
                 case .syntax(let message, let line):
-                    problems.append(FormatProblem(path: path, line: firstLine + line, kind: .invalidYAML(message)))
+                    problems.append(FormatProblem(path: path, line: keysLine - 1 + line, kind: .invalidYAML(message)))
                 }
             } catch {
                 problems.append(FormatProblem(path: path, line: firstLine, kind: .invalidYAML("\(error)")))
             }
         }
         if !problems.isEmpty { throw FormatProblemList(problems) }
-        return FrontMatter(range: start..<blockEnd, closingLineStart: closingStart, entries: entries, values: values)
+        return FrontMatter(
+            range: start..<blockEnd, lacksOpening: lacksOpening, closingLineStart: closingStart, entries: entries,
+            values: values)
     }
 }
 
@@ -340,12 +373,13 @@ enum YAMLReader {
 
     static func describe(_ error: YamlError) -> Failure {
         switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _):
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
             let what = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-            return .syntax(what, line: mark.line)
-        case .composer(let context, let problem, let mark, _):
-            let what = [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-            return .syntax(what, line: mark.line)
+            // "while parsing a flow sequence … did not find expected ',' or ']'" is found where
+            // the next token starts, often the line after the mistake: the line the context
+            // (the sequence, the quoted text) starts on is where the person looks.
+            return .syntax(what, line: min(context?.mark.line ?? mark.line, mark.line))
         default:
             return .syntax("\(error)", line: 1)
         }

@@ -29,6 +29,11 @@ public enum FrontMatterEditor {
                 }
                 return render(key: key, value: v).map { $0 + eol }.joined()
             } ?? ""
+        if let fm = frontMatter, fm.lacksOpening {
+            // Rewritten, the block would be read as the body's text by other programs: the
+            // person puts the `---` back first (`vault check` says where).
+            throw VaultError.malformed([FormatProblem(path: path, line: 1, kind: .noOpeningFrontMatter)])
+        }
         var out: [UInt8]
         if let fm = frontMatter {
             if let entry = fm.entries.first(where: { $0.key == key }) {

@@ -94,7 +94,9 @@ extension RoomFile {
         let start = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         let parsed: Result<FrontMatter?, FormatProblemList> = head.withUnsafeBufferPointer { b in
             do throws(FormatProblemList) {
-                return .success(try FrontMatter.parse(b, from: start, path: path))
+                return .success(
+                    try FrontMatter.parse(b, from: start, path: path)
+                        ?? FrontMatter.parseWithoutOpening(b, from: start, path: path))
             } catch {
                 return .failure(error)
             }

@@ -29,6 +29,10 @@ public struct RoomFile: Sendable {
     public let pendingText: String?
     /// Stray prompt markers found while reading.
     let markerWarnings: [FormatProblem]
+    /// Message headers that could not be read (an invalid timestamp, id or role), when the
+    /// room was read with `readingWhatCan`: each such line is kept as text of the message
+    /// above it. Empty for a room read with `init(parsing:)`, which refuses them.
+    public let unreadHeaders: [FormatProblem]
     /// Set when the room was read without the middle of its file (`readEnd`): `bytes` is the
     /// file's head (up to the end of the front-matter) followed by its end, `messages` are the
     /// last messages only, and `preamble` is not known.
@@ -54,6 +58,9 @@ public struct RoomFile: Sendable {
     /// stray prompt markers and message ids used twice.
     public var warnings: [FormatProblem] {
         var out = markerWarnings
+        if frontMatter?.lacksOpening == true {
+            out.append(FormatProblem(path: path, line: 1, kind: .noOpeningFrontMatter))
+        }
         var firstLineOfID: [String: Int] = [:]
         for m in messages {
             if let first = firstLineOfID[m.id] {
@@ -91,6 +98,54 @@ public struct RoomFile: Sendable {
         }
     }
 
+    /// The room as far as it can be read, for a reader (`vault show`, `vault export`): a message
+    /// header with an invalid part stays in the text of the message above it and is listed in
+    /// `unreadHeaders`, so one bad timestamp never hides the rest of the room. Any other problem
+    /// is thrown as `init(parsing:)` throws it. Never write what this returns.
+    ///
+    ///     let room = try RoomFile.readingWhatCan(bytes, path: "rooms/busan.md")
+    ///     room.unreadHeaders   // [rooms/busan.md:14: the message header has an invalid timestamp …]
+    public static func readingWhatCan(_ bytes: [UInt8], path: String) throws(VaultError) -> RoomFile {
+        if let markers = ConflictMarkers.problem(in: bytes, path: path) { throw VaultError.malformed([markers]) }
+        do {
+            return try RoomFile.parse(bytes, path: path, keepingUnreadHeaders: true)
+        } catch {
+            throw VaultError.malformed(error.problems)
+        }
+    }
+
+    /// `message`'s body with each unread header inside it (`unreadHeaders`) passed through
+    /// `mark`, which gets the line as written and its problem.
+    public func body(of message: Message, marking mark: (String, FormatProblem) -> String) -> String {
+        let body = message.body
+        guard let k = messages.firstIndex(where: { $0.line == message.line }) else { return body }
+        let end = k + 1 < messages.count ? messages[k + 1].line : Int.max
+        let inside = unreadHeaders.filter { $0.line > message.line && $0.line < end }
+        guard !inside.isEmpty else { return body }
+        var lines = body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var from = 0
+        for problem in inside {
+            let text = lineText(problem.line)
+            guard let i = lines[from...].firstIndex(where: { $0 == text || $0 == text + "\r" }) else { continue }
+            lines[i] = mark(text, problem)
+            from = i + 1
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The text of the file's 1-based line `number`, without its line ending.
+    func lineText(_ number: Int) -> String {
+        var line = 1 + (elision?.lines ?? 0)
+        var start = 0
+        while line < number, let nl = bytes[start...].firstIndex(of: 10) {
+            start = nl + 1
+            line += 1
+        }
+        var end = bytes[start...].firstIndex(of: 10) ?? bytes.count
+        if end > start, bytes[end - 1] == 13 { end -= 1 }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
     /// Every problem in a room file, errors and warnings.
     public static func problems(in bytes: [UInt8], path: String) -> [FormatProblem] {
         if let markers = ConflictMarkers.problem(in: bytes, path: path) { return [markers] }
@@ -104,8 +159,9 @@ public struct RoomFile: Sendable {
     init(
         path: String, bytes: [UInt8], bom: Bool, lineEnding: LineEnding, frontMatter: FrontMatter?, preamble: String,
         messages: [Message], promptMarkerOffset: Int?, pendingText: String?, warnings: [FormatProblem],
-        elision: Elision? = nil
+        elision: Elision? = nil, unreadHeaders: [FormatProblem] = []
     ) {
+        self.unreadHeaders = unreadHeaders
         self.elision = elision
         self.path = path
         self.bytes = bytes
@@ -119,10 +175,13 @@ public struct RoomFile: Sendable {
         self.markerWarnings = warnings
     }
 
-    static func parse(_ bytes: [UInt8], path: String, elision: Elision? = nil) throws(FormatProblemList) -> RoomFile {
+    static func parse(
+        _ bytes: [UInt8], path: String, elision: Elision? = nil, keepingUnreadHeaders: Bool = false
+    ) throws(FormatProblemList) -> RoomFile {
         let result: Result<RoomFile, FormatProblemList> = bytes.withUnsafeBufferPointer { b in
             do throws(FormatProblemList) {
-                return .success(try parse(b, bytes: bytes, path: path, elision: elision))
+                return .success(
+                    try parse(b, bytes: bytes, path: path, elision: elision, keepingUnreadHeaders: keepingUnreadHeaders))
             } catch {
                 return .failure(error)
             }
@@ -131,7 +190,7 @@ public struct RoomFile: Sendable {
     }
 
     private static func parse(
-        _ b: UnsafeBufferPointer<UInt8>, bytes: [UInt8], path: String, elision: Elision?
+        _ b: UnsafeBufferPointer<UInt8>, bytes: [UInt8], path: String, elision: Elision?, keepingUnreadHeaders: Bool
     ) throws(FormatProblemList) -> RoomFile {
         if let bad = UTF8Check.firstInvalidByte(b) {
             throw FormatProblemList([FormatProblem(path: path, line: b.lineNumber(of: bad), kind: .invalidUTF8)])
@@ -140,9 +199,12 @@ public struct RoomFile: Sendable {
         let start = bom ? 3 : 0
         let lineEnding = LineEnding.detect(b, from: start)
         var problems: [FormatProblem] = []
+        var unreadHeaders: [FormatProblem] = []
         var frontMatter: FrontMatter?
         do throws(FormatProblemList) {
-            frontMatter = try FrontMatter.parse(b, from: start, path: path)
+            frontMatter =
+                try FrontMatter.parse(b, from: start, path: path)
+                ?? FrontMatter.parseWithoutOpening(b, from: start, path: path)
         } catch {
             if error.problems.contains(where: { $0.kind == .unclosedFrontMatter }) { throw error }
             problems += error.problems
@@ -177,7 +239,8 @@ public struct RoomFile: Sendable {
                 case .promptMarker: boundaries.append(Boundary(lineStart: i, next: next, line: line, header: nil))
                 case .header(let h): boundaries.append(Boundary(lineStart: i, next: next, line: line, header: h))
                 case .invalidHeader(let why):
-                    problems.append(FormatProblem(path: path, line: line, kind: .invalidHeader(why)))
+                    let problem = FormatProblem(path: path, line: line, kind: .invalidHeader(why))
+                    if keepingUnreadHeaders { unreadHeaders.append(problem) } else { problems.append(problem) }
                 }
             }
             line += 1
@@ -218,7 +281,8 @@ public struct RoomFile: Sendable {
         return RoomFile(
             path: path, bytes: bytes, bom: bom, lineEnding: lineEnding, frontMatter: frontMatter, preamble: preamble,
             messages: messages, promptMarkerOffset: marker?.lineStart,
-            pendingText: marker.map { b.string($0.next..<b.count) }, warnings: warnings, elision: elision)
+            pendingText: marker.map { b.string($0.next..<b.count) }, warnings: warnings, elision: elision,
+            unreadHeaders: unreadHeaders)
     }
 
     /// The body's bytes within a message's content: one leading line ending and up to

@@ -120,7 +120,7 @@ public enum Merge {
     }
 
     /// `count` things, in words: "1 message", "2 messages".
-    static func counted(_ count: Int, _ singular: String, _ plural: String) -> String {
+    public static func counted(_ count: Int, _ singular: String, _ plural: String) -> String {
         "\(count) \(count == 1 ? singular : plural)"
     }
 

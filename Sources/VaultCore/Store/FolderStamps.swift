@@ -55,14 +55,7 @@ public enum FolderStamps {
     /// Keeps `stamps` (from `take`) for the next scan.
     public static func save(_ stamps: [String: FileIO.Stamp?], root: String) {
         var text = ""
-        for (path, stamp) in stamps.sorted(by: { $0.key < $1.key }) {
-            if let s = stamp {
-                text += "\(s.device) \(s.inode) \(s.size) \(s.modified.tv_sec) \(s.modified.tv_nsec)"
-                text += " \(s.changed.tv_sec) \(s.changed.tv_nsec) \(path)\n"
-            } else {
-                text += "- \(path)\n"
-            }
-        }
+        for (path, stamp) in stamps.sorted(by: { $0.key < $1.key }) { text += line(path, stamp) }
         try? FileIO.write(Array(text.utf8), to: file(root: root), durable: false)
     }
 
@@ -75,21 +68,31 @@ public enum FolderStamps {
     public static func unchanged(root: String) -> Bool {
         guard let bytes = try? FileIO.read(file(root: root)), !bytes.isEmpty else { return false }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
-            if line.hasPrefix("- ") {
-                guard FileIO.stamp(of: String(line.dropFirst(2))) == nil else { return false }
-                continue
-            }
-            let fields = line.split(separator: " ", maxSplits: 7, omittingEmptySubsequences: false)
-            guard fields.count == 8, let device = UInt64(fields[0]), let inode = UInt64(fields[1]),
-                let size = Int64(fields[2]), let ms = Int(fields[3]), let mns = Int(fields[4]),
-                let cs = Int(fields[5]), let cns = Int(fields[6])
-            else { return false }
-            let kept = FileIO.Stamp(
-                device: device, inode: inode, size: size, modified: timespec(tv_sec: ms, tv_nsec: mns),
-                changed: timespec(tv_sec: cs, tv_nsec: cns))
-            guard FileIO.stamp(of: String(fields[7])) == kept else { return false }
+            guard let (path, kept) = parse(line), FileIO.stamp(of: path) == kept else { return false }
         }
         return true
+    }
+
+    /// One line of a stamps file: `- PATH` for a path that is absent, else
+    /// `DEV INO SIZE MTIME MTIME_NS CTIME CTIME_NS PATH`.
+    static func line(_ path: String, _ stamp: FileIO.Stamp?) -> String {
+        guard let s = stamp else { return "- \(path)\n" }
+        return "\(s.device) \(s.inode) \(s.size) \(s.modified.tv_sec) \(s.modified.tv_nsec)"
+            + " \(s.changed.tv_sec) \(s.changed.tv_nsec) \(path)\n"
+    }
+
+    /// A line written by `line` (without its line feed); nil when it is not one.
+    static func parse(_ line: Substring) -> (path: String, stamp: FileIO.Stamp?)? {
+        if line.hasPrefix("- ") { return (String(line.dropFirst(2)), nil) }
+        let fields = line.split(separator: " ", maxSplits: 7, omittingEmptySubsequences: false)
+        guard fields.count == 8, let device = UInt64(fields[0]), let inode = UInt64(fields[1]),
+            let size = Int64(fields[2]), let ms = Int(fields[3]), let mns = Int(fields[4]),
+            let cs = Int(fields[5]), let cns = Int(fields[6])
+        else { return nil }
+        let stamp = FileIO.Stamp(
+            device: device, inode: inode, size: size, modified: timespec(tv_sec: ms, tv_nsec: mns),
+            changed: timespec(tv_sec: cs, tv_nsec: cns))
+        return (String(fields[7]), stamp)
     }
 
     /// The files outside the folders that decide what git ignores.

@@ -8,6 +8,25 @@ extension Vault {
     public func check() -> [FormatProblem] {
         let rooms = roomPaths()
         let entries = diaryPaths()
+        return check(rooms: rooms, entries: entries, wholeVault: true)
+    }
+
+    /// The problems of the rooms and entries named (`vault check FILE…`), sorted by path and line:
+    /// each file as `check()` reads it, a symbolic link or a conflict copy among them too;
+    /// nothing of the rest of the vault.
+    public func check(_ items: [VaultItem]) -> [FormatProblem] {
+        var rooms: [String] = []
+        var entries: [String] = []
+        for item in items {
+            switch item {
+            case .room(let path): if !rooms.contains(path) { rooms.append(path) }
+            case .diaryEntry(let path): if !entries.contains(path) { entries.append(path) }
+            }
+        }
+        return check(rooms: rooms, entries: entries, wholeVault: false)
+    }
+
+    private func check(rooms: [String], entries: [String], wholeVault: Bool) -> [FormatProblem] {
         let all = rooms.map { ($0, true) } + entries.map { ($0, false) }
         var perFile = [[FormatProblem]](repeating: [], count: all.count)
         perFile.withUnsafeMutableBufferPointer { out in
@@ -32,12 +51,21 @@ extension Vault {
             }
         }
         var problems: [FormatProblem] = []
-        do {
-            _ = try VaultConfig(parsing: try FileIO.read(absolute(VaultPath.config)))
-        } catch {
-            if case .malformed(let list) = error { problems += list }
+        if wholeVault {
+            do {
+                _ = try VaultConfig(parsing: try FileIO.read(absolute(VaultPath.config)))
+            } catch {
+                if case .malformed(let list) = error { problems += list }
+            }
         }
         problems += perFile.joined()
+        guard wholeVault else {
+            let named = Set(rooms + entries)
+            for (copy, original) in conflictCopies() where named.contains(copy) {
+                problems.append(FormatProblem(path: copy, line: 1, kind: .conflictCopy(of: original)))
+            }
+            return problems.sorted { ($0.path, $0.line) < ($1.path, $1.line) }
+        }
         Trace.mark("check: files read")
         let (links, special) = linksAndSpecialFiles()
         for found in links {

@@ -205,6 +205,12 @@ public final class Vault: Sendable {
         try RoomFile(parsing: try FileIO.read(absolute(relative)), path: relative)
     }
 
+    /// The room as far as it can be read, to show or export (`RoomFile.readingWhatCan`): a
+    /// message header with a bad timestamp is kept as text and listed in `unreadHeaders`.
+    public func readRoomWhatCan(_ relative: String) throws(VaultError) -> RoomFile {
+        try RoomFile.readingWhatCan(try FileIO.read(absolute(relative)), path: relative)
+    }
+
     /// The room's front-matter and its end (a long room is not read whole; `RoomFile.readEnd`).
     public func readRoomEnd(_ relative: String) throws(VaultError) -> RoomFile {
         try RoomFile.readEnd(absolute(relative), path: relative, facts: facts(of: relative)) { _ in true }.room

@@ -14,6 +14,20 @@ public enum VaultPath {
         return String(name.hasSuffix(".md") ? name.dropLast(3) : name)
     }
 
+    /// The room's name for a command a person copies from a message (`vault retry 부산-여행`):
+    /// its file name without `.md`, in single quotes when a shell would split or expand it.
+    ///
+    ///     VaultPath.commandName(of: "rooms/부산-여행.md") == "부산-여행"
+    ///     VaultPath.commandName(of: "rooms/it's mine.md") == "'it'\\''s mine'"
+    public static func commandName(of path: String) -> String {
+        let name = stem(of: path)
+        let plain = !name.isEmpty && !name.hasPrefix("-") && name.unicodeScalars.allSatisfy { c in
+            c.value > 0x7F ? !c.properties.isWhitespace : (c.properties.isAlphabetic || c.properties.numericType != nil
+                || "-_.,+@%:/=".unicodeScalars.contains(c))
+        }
+        return plain ? name : "'" + name.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     /// A file-name slug for a title (FORMAT.md, "Layout"): NFC, letters and digits of any
     /// script, ASCII lower-cased, other runs turned into one `-`, at most 60 characters.
     public static func slug(_ title: String) -> String {

@@ -45,6 +45,8 @@ public final class Change {
     public private(set) var paths: [String]
     let handEdits: HandEdits
     private var handEditsChecked = false
+    /// Paths the hand-edit check wrote anew (a stale save given back what it lacked).
+    private(set) var handEditsRewrote: Set<String> = []
     /// Versions of files the change holds whole (`know`), kept up to date by its writes.
     private var known: [String: KnownFile] = [:]
     /// Whether the change's own commit was made (nil: `commit(message:)` was not called yet).
@@ -88,8 +90,14 @@ public final class Change {
     public func commitHandEdits() throws(VaultError) -> [String] {
         guard !handEditsChecked else { return [] }
         handEditsChecked = true
-        guard handEdits == .committedFirst else { return [] }
-        return try vault.history?.prepare(paths, known: known) ?? []
+        guard handEdits == .committedFirst, let history = vault.history else { return [] }
+        let before = paths.map { FileIO.stamp(of: vault.absolute($0)) }
+        let committed = try history.prepare(paths, known: known)
+        // A stale save merged with what arrived after it was read is written anew.
+        for (path, stamp) in zip(paths, before) where committed.contains(path) {
+            if FileIO.stamp(of: vault.absolute(path)) != stamp { handEditsRewrote.insert(path) }
+        }
+        return committed
     }
 
     /// Commits `paths` as they are now, with `message`, as a commit of its own before the
@@ -256,7 +264,16 @@ extension Vault {
         _ body: (Change) throws(VaultError) -> T
     ) throws(VaultError) -> T {
         try changing { () throws(VaultError) -> T in
-            try body(Change(vault: self, paths: paths, handEdits: handEdits))
+            let change = Change(vault: self, paths: paths, handEdits: handEdits)
+            do throws(VaultError) {
+                return try body(change)
+            } catch {
+                // The hand-edit check gave a stale save back what it lacked (`StaleSave`) after
+                // the body read the file: the body runs again on the file as it is now, its hand
+                // edits committed. (A write refused for a changed file wrote nothing.)
+                guard case .changedOnDisk(let path) = error, change.handEditsRewrote.contains(path) else { throw error }
+                return try body(Change(vault: self, paths: paths, handEdits: handEdits))
+            }
         }
     }
 }

@@ -140,7 +140,7 @@ public struct Editing {
 
     /// The three-way merge of a stale save by the file's kind (`Merge.file`: a room by message
     /// id, an entry by front-matter key and line), and by line when a version does not parse.
-    static func merged(_ path: String, given: [UInt8], saved: [UInt8], theirs: [UInt8]) -> FileMerge {
+    public static func merged(_ path: String, given: [UInt8], saved: [UInt8], theirs: [UInt8]) -> FileMerge {
         (try? Merge.file(path: path, base: given, ours: saved, theirs: theirs, newer: .ours))
             ?? Merge.text(base: given, ours: saved, theirs: theirs)
     }

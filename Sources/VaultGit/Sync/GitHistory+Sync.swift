@@ -370,3 +370,99 @@ extension GitHistory {
         try GitFailure.check(git_config_set_string(local, key, value), "set \(key) in the git config")
     }
 }
+
+/// What `workTreeChanges(asking:)` found, and how.
+public struct WorkTreeScan: Sendable {
+    /// Paths that may differ from the last commit (hand edits, new and removed files).
+    public var paths: [String]
+    /// The watcher's point when it was asked, before anything was read (nil: none answered).
+    public var point: WatchPoint?
+    /// The record the paths came from, when the watcher vouched for the rest (nil: every file
+    /// was looked at).
+    var record: SyncWatchRecord?
+}
+
+extension GitHistory {
+    /// `workTreeChanges()`, asking `watcher` first: when it answers for the point the last sync
+    /// kept (`SyncWatchRecord`) and no folder changed since (`FolderStamps`: no file can be
+    /// new), the paths are the watched files it names, and the unwatched tracked files whose
+    /// stamp is not the one kept; no other file is looked at. Else every file is, as without it.
+    ///
+    /// Why that is enough: the record is kept only after a sync committed every hand edit
+    /// (`keepWatch`), with the point asked before that sync looked at any file; every change
+    /// of a watched file after that point is named by the same watcher (its epoch), and every
+    /// change of another tracked file changes its stamp, which was taken when the file was as
+    /// committed (a stamp too close to the file's last change is not kept: such a file is
+    /// always looked at). A new file changes its folder's stamp.
+    public func workTreeChanges(asking watcher: (any WorkTreeWatcher)?) throws(VaultError) -> WorkTreeScan {
+        guard let watcher else { return WorkTreeScan(paths: try workTreeChanges()) }
+        let record = SyncWatchRecord.read(root: root)
+        let answer = watcher.changes(since: record?.point)
+        Trace.mark("sync: watcher answered (\(answer?.changed.map { "\($0.count) changed" } ?? "everything"))")
+        if let record, let answer, let changed = answer.changed, answer.point.epoch == record.point.epoch,
+            FolderStamps.unchanged(root: root)
+        {
+            var paths = Set<String>()
+            for path in changed where try !isIgnoredNewFile(path) { paths.insert(path) }
+            for path in record.changedPaths() where path.hasPrefix(root + "/") {
+                paths.insert(String(path.dropFirst(root.count + 1)))
+            }
+            return WorkTreeScan(paths: paths.sorted(), point: answer.point, record: record)
+        }
+        return WorkTreeScan(paths: try workTreeChanges(), point: answer?.point)
+    }
+
+    /// Keeps what the next sync asks the watcher about (`workTreeChanges(asking:)`): call once
+    /// every hand edit the scan found is committed. The unwatched tracked files are those of
+    /// HEAD's tree, listed again only when the scan looked at every file.
+    public func keepWatch(_ scan: WorkTreeScan) throws(VaultError) {
+        guard let point = scan.point else { return }
+        let paths: [String]
+        if let record = scan.record {
+            paths = Array(record.stamps.keys)
+        } else {
+            guard let head = try headCommit() else { return }
+            defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+            var found: [String] = []
+            try unwatchedFiles(in: git_tree_id(head.tree).pointee, prefix: "", zone: .top) { found.append(root + "/" + $0) }
+            paths = found
+        }
+        SyncWatchRecord(point: point, stamps: SyncWatchRecord.stamps(of: paths)).save(root: root)
+    }
+
+    /// Where a tree is, for what a watcher watches (`WorkTreeWatching.watches`).
+    enum WatchZone { case top, rooms, roomsBelow, diary, unwatched }
+
+    /// Every file of `tree` a watcher does not watch, without making a string of those it does.
+    func unwatchedFiles(in tree: git_oid, prefix: String, zone: WatchZone, _ body: (String) -> Void) throws(VaultError) {
+        let raw = try trees.read(tree)
+        for e in GitHistory.entries(of: raw) {
+            let name = raw[e.name]
+            let hidden = name.first == UInt8(ascii: ".")
+            if e.isTree {
+                let text = String(decoding: name, as: UTF8.self)
+                let inner: WatchZone
+                switch zone {
+                case .top: inner = text == "rooms" ? .rooms : text == "diary" ? .diary : .unwatched
+                case .rooms, .roomsBelow: inner = .roomsBelow
+                case .diary: inner = hidden ? .unwatched : .diary
+                case .unwatched: inner = .unwatched
+                }
+                try unwatchedFiles(in: TreeEditor.oid(raw, at: e.oid), prefix: prefix + text + "/", zone: inner, body)
+                continue
+            }
+            let markdown = name.count > 3 && name.suffix(3).elementsEqual(".md".utf8)
+            if (zone == .rooms || zone == .diary) && markdown && !hidden { continue }
+            body(prefix + String(decoding: name, as: UTF8.self))
+        }
+    }
+
+    /// Whether `path` is not in HEAD and git ignores it (a file the watcher named that a
+    /// `git status` would not list).
+    func isIgnoredNewFile(_ path: String) throws(VaultError) -> Bool {
+        guard try headBlob(path) == nil else { return false }
+        var ignored: Int32 = 0
+        guard git_ignore_path_is_ignored(&ignored, repo, path) == 0 else { return false }
+        return ignored != 0
+    }
+}

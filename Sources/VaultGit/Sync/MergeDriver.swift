@@ -49,18 +49,35 @@ public enum MergeDriver {
             throw VaultError.untrusted(
                 .fileTooLarge(commit: "being merged", path: path, size: size, limit: limits.maxFileSize))
         }
+        // A file both sides made (git's add/add) comes with an empty ancestor: merged as `vault
+        // sync` merges it, with none (an empty vault file has nothing to keep from either way).
         let base = FileIO.exists(ancestor) ? try FileIO.read(ancestor) : nil
+        let ancestorBytes = base?.isEmpty == true ? nil : base
         let ours = try FileIO.read(current)
         let theirs = try FileIO.read(other)
         let history = try? GitHistory(vault: root, config: config ?? VaultConfig(parsing: []))
+        let sides = history.flatMap { h in (try? MergeSides(history: h, environment: environment)) ?? nil }
+        if ancestorBytes == nil, VaultPath.kind(of: path) == .room, !Merge.isSameRoom(ours, theirs, path: path),
+            let history, let sides
+        {
+            // Two different rooms under one name, as `vault sync` keeps them (`TreeMerge`): the
+            // later one moves to a free name, listed for the hooks that add it to the index.
+            let (kept, moved) = sides.theirsNewer ? (ours, theirs) : (theirs, ours)
+            let newPath = sides.freeName(for: path, root: root)
+            try FileIO.write(moved, to: root + "/" + newPath)
+            try history.recordMergeCopy(
+                newPath, of: path, from: sides.theirsNewer ? sides.theirsID : sides.oursID, merging: sides.theirsID)
+            try FileIO.write(kept, to: current)
+            return ["\(path): two different rooms were made under this name; the later one is now \(newPath)"]
+        }
         let merged: FileMerge
         let copyPath: String?
-        if let history, let sides = (try? MergeSides(history: history, environment: environment)) ?? nil {
+        if let sides {
             merged = try Merge.committed(
-                path: path, base: base, ours: ours, theirs: theirs, newer: sides.theirsNewer ? .theirs : .ours)
+                path: path, base: ancestorBytes, ours: ours, theirs: theirs, newer: sides.theirsNewer ? .theirs : .ours)
             copyPath = merged.conflictCopy.map { _ in sides.loser.conflictCopyName(of: path) }
         } else {
-            merged = try Merge.file(path: path, base: base, ours: ours, theirs: theirs, newer: .theirs)
+            merged = try Merge.file(path: path, base: ancestorBytes, ours: ours, theirs: theirs, newer: .theirs)
             copyPath = merged.conflictCopy.map { copy in
                 ConflictCopy.name(for: path, machine: "merge", time: Date(), version: ConflictCopy.versionID(of: copy))
             }
@@ -69,15 +86,20 @@ public enum MergeDriver {
         if let copy = merged.conflictCopy, let copyPath {
             try FileIO.makeDirectory(FileIO.parent(of: root + "/" + copyPath))
             try FileIO.write(copy, to: root + "/" + copyPath)
-            if let history { try history.recordMergeCopy(copyPath) }
+            if let history, let sides {
+                try history.recordMergeCopy(
+                    copyPath, of: path, from: sides.theirsNewer ? sides.oursID : sides.theirsID, merging: sides.theirsID)
+            }
             notes.append("\(path): both sides changed the same lines: the version not kept is saved as \(copyPath)")
         }
         try FileIO.write(merged.bytes, to: current)
         return notes
     }
 
-    /// The file in the git directory that lists the conflict copies the driver saved, one path a
-    /// line, until a hook adds them to the index.
+    /// The file in the git directory that lists the conflict copies the driver saved, until a
+    /// hook adds them to the index: one `COPY<TAB>COMMIT<TAB>OTHER<TAB>PATH` a line (the copy holds
+    /// COMMIT's version of PATH; OTHER is the commit being merged). After `git merge --abort` the next vault command removes the
+    /// copies (their text is in COMMIT) and the list (`clearAbortedMergeCopies`).
     static let pendingCopies = "vault-merge-copies"
 
     /// The hook vault installs as `post-merge` and `pre-commit`: adds the conflict copies the
@@ -90,7 +112,12 @@ public enum MergeDriver {
         # so the next commit holds them. Written by vault (delete it to stop this).
         list="$(git rev-parse --git-dir)/\(pendingCopies)"
         [ -f "$list" ] || exit 0
-        while IFS= read -r copy; do
+        # A commit outside a merge: the list is an aborted merge's (vault clears it).
+        case "$0" in
+        *pre-commit) git rev-parse -q --verify MERGE_HEAD >/dev/null || exit 0 ;;
+        esac
+        tab="$(printf '\t')"
+        while IFS="$tab" read -r copy from; do
           [ -f "$copy" ] && git add -- "$copy"
         done < "$list"
         rm -f "$list"
@@ -107,8 +134,31 @@ public enum MergeDriver {
 private final class MergeSides {
     let theirsNewer: Bool
     let loser: TreeMerge.Side
+    /// The two commits' ids.
+    let oursID: String
+    let theirsID: String
     /// The commits and trees read, freed with the sides.
     private let objects: [OpaquePointer]
+    /// This side's tree and the other's.
+    private let trees: [OpaquePointer]
+
+    /// `path` with `-2`, `-3`, … before `.md`: the first name neither side's tree nor the work
+    /// tree has (as `TreeMerge` names a second room made under one name).
+    func freeName(for path: String, root: String) -> String {
+        let stem = String(path.dropLast(3))
+        var n = 2
+        while true {
+            let candidate = "\(stem)-\(n).md"
+            let inTrees = trees.contains { tree in
+                var entry: OpaquePointer?
+                guard git_tree_entry_bypath(&entry, tree, candidate) == 0 else { return false }
+                git_tree_entry_free(entry)
+                return true
+            }
+            if !inTrees && !FileIO.entryExists(root + "/" + candidate) { return candidate }
+            n += 1
+        }
+    }
 
     /// nil when the environment names no single other commit, or HEAD is unborn.
     init?(history: GitHistory, environment: [String: String]) throws(VaultError) {
@@ -130,10 +180,13 @@ private final class MergeSides {
             return nil
         }
         objects = [head.commit, head.tree, other, tree]
+        trees = [head.tree, tree]
         let ours = history.side(head.commit, tree: head.tree)
         let theirs = history.side(other, tree: tree)
         theirsNewer = TreeMerge.theirsIsNewer(ours: ours, theirs: theirs)
         loser = theirsNewer ? ours : theirs
+        oursID = oidString(git_commit_id(head.commit))
+        theirsID = oidString(git_commit_id(other))
     }
 
     deinit {
@@ -192,10 +245,53 @@ extension GitHistory {
         }
     }
 
-    /// Adds `path` to the list of conflict copies the staging hooks add to the index.
-    func recordMergeCopy(_ path: String) throws(VaultError) {
+    /// Adds `copy` (commit `from`'s version of `path`, saved while merging commit `other`) to
+    /// the list of conflict copies the staging hooks add to the index.
+    func recordMergeCopy(_ copy: String, of path: String, from commit: String, merging other: String)
+        throws(VaultError)
+    {
         let list = gitDirectory + "/" + MergeDriver.pendingCopies
         let listed = FileIO.exists(list) ? try FileIO.read(list) : []
-        try FileIO.write(listed + Array((path + "\n").utf8), to: list)
+        try FileIO.write(listed + Array("\(copy)\t\(commit)\t\(other)\t\(path)\n".utf8), to: list)
+    }
+
+    /// What a `git pull` whose merge was given up (`git merge --abort`, `git reset --merge`)
+    /// left: the copies the driver saved are removed while each still holds exactly its
+    /// commit's version (the text is in that commit), and the list with them. After a merge
+    /// that was made (its other commit is in HEAD's history) the copies are the person's files
+    /// and stay. Nothing is done while a merge is in progress.
+    ///
+    /// - Returns: the copies removed.
+    @discardableResult
+    func clearAbortedMergeCopies() throws(VaultError) -> [String] {
+        let list = gitDirectory + "/" + MergeDriver.pendingCopies
+        guard FileIO.exists(list), !FileIO.exists(gitDirectory + "/MERGE_HEAD") else { return [] }
+        var removed: [String] = []
+        let head = try headCommit()
+        defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
+        for line in String(decoding: try FileIO.read(list), as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: "\t", maxSplits: 3).map(String.init)
+            guard fields.count == 4, IncomingPath.problem(with: fields[0]) == nil,
+                let head, try !isAncestor(fields[2], of: head.commit),
+                blob(at: fields[0], in: head.tree) == nil,
+                case .file = try workFile(fields[0]),
+                let version = try? contents(of: fields[3], at: fields[1]),
+                try FileIO.read(root + "/" + fields[0]) == version
+            else { continue }
+            try FileIO.remove(root + "/" + fields[0])
+            removed.append(fields[0])
+        }
+        try FileIO.remove(list)
+        return removed
+    }
+
+    /// Whether commit `id` is `commit` or one of its ancestors (false for an id not in the repository).
+    func isAncestor(_ id: String, of commit: OpaquePointer) throws(VaultError) -> Bool {
+        var oid = git_oid()
+        guard git_oid_fromstr(&oid, id) == 0 else { return false }
+        let tip = git_commit_id(commit)!
+        if git_oid_equal(&oid, tip) != 0 { return true }
+        let code = git_graph_descendant_of(repo, tip, &oid)
+        return code == 1
     }
 }

@@ -40,6 +40,9 @@ public final class VaultSync {
     /// Whether a remote whose branch is not this vault (no `vault.yml`, no common commit) may be
     /// merged all the same (`--allow-unrelated`); refused by default (`refuseRemoteOfAnotherKind`).
     public var allowUnrelated = false
+    /// Asked which rooms and diary entries changed since the last sync, instead of stamping
+    /// every file (`GitHistory.workTreeChanges(asking:)`); nil: every file is stamped.
+    public var watcher: (any WorkTreeWatcher)?
 
     static let beforeRef = "refs/vault/sync/before"
     static let afterRef = "refs/vault/sync/after"
@@ -84,7 +87,8 @@ public final class VaultSync {
                 step = try vault.change { change throws(VaultError) -> MergeStep in
                     Trace.mark("sync: vault locked")
                     // What plain git left (an unfinished merge, markers in changed files) is repaired first.
-                    var edits = try history.workTreeChanges()
+                    let scan = try history.workTreeChanges(asking: watcher)
+                    var edits = scan.paths
                     Trace.mark("sync: work tree read")
                     let repaired = try VaultResolve(vault: vault, history: history).repair(
                         candidates: try history.locallyChangedPaths(since: theirsRef, workTree: edits), copies: false,
@@ -95,7 +99,11 @@ public final class VaultSync {
                     Trace.mark("sync: repair checked")
                     try history.ensureMergeDriver(in: change)
                     change.include(edits)
+                    let shown = history.report
+                    history.report = { report.notes.append($0) }
+                    defer { history.report = shown }
                     let committed = try change.commitHandEdits()
+                    try history.keepWatch(scan)
                     report.handEdits += committed
                     report.notes += SyncReport.conflictCopyNotes(committed, committed: true, in: vault)
                     committedFirst += committed.map { "\($0) (your hand edit)" }

@@ -14,15 +14,28 @@ public struct Restore {
         self.history = history
     }
 
-    /// Brings `path` back as it was at `revision`; with no revision, a deleted file as it last was.
+    /// What a restore did.
+    public struct Restored: Sendable, CustomStringConvertible {
+        /// The short id of the revision restored from.
+        public var revision: String
+        /// The short id of the commit that kept the hand edit restoring replaced (`edit: …`),
+        /// when the file had one.
+        public var handEdit: String?
+        public var description: String { revision }
+    }
+
+    /// Brings `path` back as it was at `revision`. With no revision, a deleted file as it last
+    /// was, and a file with an uncommitted hand edit as it was at its last commit, as
+    /// `git restore FILE` does; the hand edit is committed first (`edit: …`), so it is never
+    /// lost (`Restored.handEdit`).
     ///
     /// - Parameter name: the name the person gave for it (the error names it when no version is
     ///   in the history); the path when nil.
-    /// - Returns: the short id of the revision restored from.
     /// - Throws: `VaultError.input` when the file did not exist at `revision`, when
-    ///   it exists and no revision is given, or when it is already as it was; nothing changes.
+    ///   it exists as committed and no revision is given, or when it is already as it was;
+    ///   nothing changes.
     public func restore(_ path: String, named name: String? = nil, at revision: String?) throws(VaultError)
-        -> String
+        -> Restored
     {
         let exists = FileIO.exists(vault.absolute(path))
         let source: (bytes: [UInt8], revision: String)
@@ -34,7 +47,13 @@ public struct Restore {
         } else if !exists, let last = try history.lastVersion(of: path) {
             source = last
         } else if exists {
-            throw VaultError.input(.restoreNeedsRevision(path: path))
+            // A hand edit since the last commit: that commit's version comes back.
+            guard let committed = try history.contents(of: path, at: "HEAD"),
+                try FileIO.read(vault.absolute(path)) != committed
+            else {
+                throw VaultError.input(.restoreNeedsRevision(path: path))
+            }
+            source = (committed, try history.commitID("HEAD"))
         } else {
             throw VaultError.itemNotFound(name ?? path, hint: "No version of it is in the history.")
         }
@@ -48,14 +67,16 @@ public struct Restore {
                 .fileTooLarge(
                     commit: short, path: path, size: source.bytes.count, limit: vault.config.limits.maxFileSize))
         }
-        try vault.change([path]) { change throws(VaultError) in
-            try change.commitHandEdits()
+        let handEdit = try vault.change([path]) { change throws(VaultError) -> String? in
+            let edited = try change.commitHandEdits().contains(path)
             if exists, try FileIO.read(vault.absolute(path)) == source.bytes {
                 throw VaultError.input(.alreadyAsAt(path: path, revision: short))
             }
+            let kept = edited ? String(try history.commitID("HEAD").prefix(7)) : nil
             try change.write(source.bytes, to: path)
             try change.commit(message: "restore: \(path) (as of \(short))")
+            return kept
         }
-        return short
+        return Restored(revision: short, handEdit: handEdit)
     }
 }

@@ -140,3 +140,32 @@ struct WatchRecord: Equatable {
         if written != 40 || rename(temporary, path) != 0 { unlink(temporary) }
     }
 }
+
+/// `vault search`'s watcher as a `WorkTreeWatcher`, for `vault sync`: the same process a search
+/// starts and asks (one a vault, at the default index's place), started by the first question
+/// when none runs. A sync keeps its own point (`SyncWatchRecord`); the search index's record is
+/// not touched.
+public struct VaultWatcher: WorkTreeWatcher {
+    let watcher: SearchWatcher
+    let realRoot: String
+    let indexPath: String
+
+    /// Nil when the vault's root cannot be resolved. `command` runs a watcher, as for a search.
+    public init?(vaultRoot: String, command: [String]) {
+        guard let real = SearchIndex.realPath(vaultRoot) else { return nil }
+        watcher = SearchWatcher(command: command)
+        realRoot = real
+        indexPath = SearchIndex.defaultPath(forVaultAt: real)
+    }
+
+    public func changes(since point: WatchPoint?) -> WatchAnswer? {
+        // The socket lives in the index's folder, made here when no search made it yet.
+        let folder = String(indexPath[..<(indexPath.lastIndex(of: "/") ?? indexPath.startIndex)])
+        if access(folder, F_OK) != 0 { try? FileIO.makeDirectory(folder) }
+        guard
+            let answer = watcher.ask(
+                root: realRoot, indexPath: indexPath, epoch: point?.epoch ?? 0, generation: point?.generation ?? 0)
+        else { return nil }
+        return WatchAnswer(point: WatchPoint(epoch: answer.epoch, generation: answer.generation), changed: answer.changed)
+    }
+}
