@@ -93,7 +93,7 @@ import VaultTestSupport
         let root = try Vault(root: vault.path).root
         UnreadMarks.add([(path: "rooms/old.md", ids: ["m-CCCCCCCC0001"])], root: root)
 
-        let r = try runVault(["rooms"], in: vault.path)
+        let r = try runVault(["rooms"], in: vault.path, environment: ["COLUMNS": "200"])
         expectSuccess(r)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(r.stdout)")
@@ -139,7 +139,7 @@ import VaultTestSupport
                  15  16  17  18  19  20  21
                  22  23  24  25  26  27  28
 
-                3 entries on 2 days · streak: 0 days
+                일기 3편, 2일
 
                 """, "\(r.stdout)")
 
@@ -150,7 +150,7 @@ import VaultTestSupport
         }
         let now = try runVault(["diary", "calendar"], in: vault.path)
         expectSuccess(now)
-        #expect(now.stdout.contains("streak: 2 days"), "\(now.stdout)")
+        #expect(now.stdout.hasSuffix("\n\n일기 2편, 2일 · 연속 2일\n"), "\(now.stdout)")
         #expect(now.stdout.contains(String(format: "%3d•", today.day)), "\(now.stdout)")
         // A month number alone is this year's.
         let english = try runVault(["diary", "calendar", "2", "--locale", "en_US"], in: vault.path)

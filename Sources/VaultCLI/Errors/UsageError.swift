@@ -50,6 +50,13 @@ enum UsageError: Error, CustomStringConvertible {
     case unknownImportSource(path: String)
     /// `vault import` was given no file and its source has no default place.
     case nothingToImport(source: String)
+    /// A listing's `--format` template that cannot be read: an unknown `%(field)` (`known` lists
+    /// the listing's), or a `%` that starts no placeholder (`problem` says which).
+    case unusableTemplate(problem: String, known: [String])
+    /// A listing's `--json` and `--format` together.
+    case jsonAndFormat
+    /// `-n` below 0.
+    case negativeCount(Int)
 
     var description: String {
         switch self {
@@ -93,6 +100,12 @@ enum UsageError: Error, CustomStringConvertible {
                 + " SOURCE is one of " + ImportSource.allCases.map(\.rawValue).joined(separator: ", ") + ")"
         case .nothingToImport(let source):
             return "`vault import \(source)` needs the export's file or folder: `vault import \(source) PATH`"
+        case .unusableTemplate(let problem, let known):
+            return "--format: \(problem); the fields are " + known.map { "%(\($0))" }.joined(separator: " ")
+        case .jsonAndFormat:
+            return "--json and --format do not go together: give one"
+        case .negativeCount(let n):
+            return "-n takes a count of 0 or more, not \(n)"
         }
     }
 }
