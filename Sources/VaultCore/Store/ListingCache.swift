@@ -24,6 +24,7 @@ import Glibc
 public struct ListingCache: Sendable {
     /// What is kept for one file.
     public struct Entry: Sendable {
+        public var path: String
         public var stamp: FileIO.Stamp
         /// The stamp may be trusted (its file's last change was old enough when it was taken).
         public var settled: Bool
@@ -35,17 +36,22 @@ public struct ListingCache: Sendable {
 
     public let file: String?
     let context: String
-    public private(set) var entries: [String: Entry] = [:]
-    /// Whether anything differs from what was read (a save is needed).
-    public private(set) var changed = false
+    /// The entries read, by inode (a path's `String` hash normalizes its Unicode: slower than
+    /// the stat itself on 20,000 Korean names).
+    private var byInode: [UInt64: [Entry]] = [:]
+    /// How many entries were read.
+    public private(set) var count = 0
 
     /// The cache of `kind` (`rooms`, `diary`) for the vault at `root`, as last saved (empty
     /// when there is none, or it is not of this version and context).
     public init(root: String, kind: String, context: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.context = context
         file = ListingCache.path(root: root, kind: kind, environment: environment)
-        guard let file, let bytes = try? FileIO.read(file) else { return }
-        entries = ListingCache.parse(bytes, context: context) ?? [:]
+        guard let file, let bytes = try? FileIO.read(file), let entries = ListingCache.parse(bytes, context: context)
+        else { return }
+        count = entries.count
+        byInode.reserveCapacity(entries.count)
+        for entry in entries { byInode[entry.stamp.inode, default: []].append(entry) }
     }
 
     static func path(root: String, kind: String, environment: [String: String]) -> String? {
@@ -59,38 +65,31 @@ public struct ListingCache: Sendable {
         return cache + "/vault/listing/" + SHA256.hex(Array(real.utf8)).prefix(16) + "." + kind
     }
 
-    /// The fields kept for `path` while the file still has `stamp` (nil: read it).
-    public func fields(of path: String, stamp: FileIO.Stamp?) -> [String?]? {
-        guard let stamp, let entry = entries[path], entry.settled, entry.stamp == stamp else { return nil }
-        return entry.fields
+    /// The entry kept for `path` while the file still has `stamp` (nil: read it).
+    public func entry(of path: String, stamp: FileIO.Stamp?) -> Entry? {
+        guard let stamp, let candidates = byInode[stamp.inode] else { return nil }
+        for entry in candidates where entry.settled && entry.stamp == stamp && entry.path.utf8.elementsEqual(path.utf8) {
+            return entry
+        }
+        return nil
     }
 
-    /// Keeps `fields` for `path`, read while the file had `stamp` (taken before the read).
-    public mutating func keep(_ path: String, stamp: FileIO.Stamp?, fields: [String?], now: Int) {
-        guard let stamp else {
-            if entries.removeValue(forKey: path) != nil { changed = true }
-            return
-        }
+    /// An entry for `fields` of `path`, read while the file had `stamp` (taken before the read;
+    /// nil: no file there now).
+    public static func entry(_ path: String, stamp: FileIO.Stamp?, fields: [String?], now: Int) -> Entry? {
+        guard let stamp else { return nil }
         let settled = max(stamp.modified.tv_sec, stamp.changed.tv_sec) < now - ListingCache.racyWindow
-        entries[path] = Entry(stamp: stamp, settled: settled, fields: fields)
-        changed = true
+        return Entry(path: path, stamp: stamp, settled: settled, fields: fields)
     }
 
-    /// Forgets every path not in `paths` (files removed since).
-    public mutating func keepOnly(_ paths: Set<String>) {
-        for path in entries.keys where !paths.contains(path) {
-            entries[path] = nil
-            changed = true
-        }
-    }
-
-    /// Writes the cache when it changed (atomically; a failure only costs the next listing time).
-    public func save() {
-        guard changed, let file else { return }
+    /// Writes `entries` as the cache (atomically; a failure only costs the next listing time).
+    public func save(_ entries: [Entry]) {
+        guard let file else { return }
         var out: [UInt8] = []
         out.reserveCapacity(entries.count * 160)
         out += Array("vault-listing \(ListingCache.version) ".utf8) + ListingCache.escape(context) + [10]
-        for (path, e) in entries {
+        for e in entries {
+            let path = e.path
             let s = e.stamp
             let head = "\(s.device)\t\(s.inode)\t\(s.size)\t\(s.modified.tv_sec)\t\(s.modified.tv_nsec)\t"
                 + "\(s.changed.tv_sec)\t\(s.changed.tv_nsec)\t\(e.settled ? 1 : 0)\t"
@@ -137,30 +136,40 @@ public struct ListingCache: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func parse(_ bytes: [UInt8], context: String) -> [String: Entry]? {
+    /// The unsigned decimal number `digits` hold (nil: not one, or too large).
+    static func number(_ digits: ArraySlice<UInt8>) -> UInt64? {
+        guard !digits.isEmpty, digits.count <= 19 else { return nil }
+        var n: UInt64 = 0
+        for d in digits {
+            guard d >= 48, d <= 57 else { return nil }
+            n = n * 10 + UInt64(d - 48)
+        }
+        return n
+    }
+
+    static func parse(_ bytes: [UInt8], context: String) -> [Entry]? {
         guard let firstEnd = bytes.firstIndex(of: 10),
             bytes[..<firstEnd].elementsEqual(Array("vault-listing \(version) ".utf8) + escape(context))
         else { return nil }
-        var entries: [String: Entry] = [:]
+        var entries: [Entry] = []
+        entries.reserveCapacity(bytes.count / 160)
         var start = firstEnd + 1
         while start < bytes.count {
             guard let end = bytes[start...].firstIndex(of: 10) else { return nil }
             let fields = bytes[start..<end].split(separator: 9, omittingEmptySubsequences: false)
             start = end + 1
             guard fields.count >= 9 else { return nil }
-            func int(_ k: Int) -> Int? { Int(String(decoding: fields[k], as: UTF8.self)) }
-            guard let dev = UInt64(String(decoding: fields[0], as: UTF8.self)),
-                let ino = UInt64(String(decoding: fields[1], as: UTF8.self)),
-                let size = Int64(String(decoding: fields[2], as: UTF8.self)),
+            func int(_ k: Int) -> Int? { number(fields[k]).map { Int($0) } }
+            guard let dev = number(fields[0]), let ino = number(fields[1]), let size = int(2),
                 let ms = int(3), let mns = int(4), let cs = int(5), let cns = int(6), let settled = int(7)
             else { return nil }
             let stamp = FileIO.Stamp(
-                device: dev, inode: ino, size: size, modified: timespec(tv_sec: ms, tv_nsec: mns),
+                device: dev, inode: ino, size: Int64(size), modified: timespec(tv_sec: ms, tv_nsec: mns),
                 changed: timespec(tv_sec: cs, tv_nsec: cns))
             let values: [String?] = fields[9...].map { f in
                 f.first == UInt8(ascii: "+") ? unescape(f.dropFirst()) : nil
             }
-            entries[unescape(fields[8])] = Entry(stamp: stamp, settled: settled == 1, fields: values)
+            entries.append(Entry(path: unescape(fields[8]), stamp: stamp, settled: settled == 1, fields: values))
         }
         return entries
     }

@@ -175,7 +175,8 @@ public final class Vault: Sendable {
         return FileIO.list(absolute(VaultPath.rooms))
             .filter { $0.kind == .file && $0.name.hasSuffix(".md") && !$0.name.hasPrefix(".") }
             .map { VaultPath.rooms + "/" + $0.name }
-            .sorted()
+            // By bytes (code points): String's order compares canonical forms, slow on many Korean names.
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// Paths (relative to the vault) of every diary entry, at any depth, sorted.

@@ -10,8 +10,13 @@ public enum VaultPath {
 
     /// `rooms/부산-여행.md` → `부산-여행`.
     public static func stem(of path: String) -> String {
-        let name = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? Substring(path)
-        return String(name.hasSuffix(".md") ? name.dropLast(3) : name)
+        // On UTF-8 bytes (`/` and `.md` are ASCII): a listing asks for every room's.
+        let u = path.utf8
+        let start = u.lastIndex(of: UInt8(ascii: "/")).map { u.index(after: $0) } ?? u.startIndex
+        var end = u.endIndex
+        if u.count >= 3, u.suffix(3).elementsEqual(".md".utf8) { end = u.index(end, offsetBy: -3) }
+        if end < start { end = start }
+        return String(path[start..<end])
     }
 
     /// The room's name for a command a person copies from a message (`vault retry 부산-여행`):
