@@ -97,6 +97,55 @@ import VaultTestSupport
         expectUnchanged(before, try vault.snapshot())
     }
 
+    /// Every command that lists by date takes the same `--since`/`--until` (DateRangeOptions):
+    /// the same help, the same day words, the same refusal of a day that is none.
+    @Test func everyListingTakesTheSameDates() throws {
+        let vault = try freshVault(locale: "ko_KR", timeZone: "Asia/Seoul")
+        let commands: [[String]] = [["rooms"], ["diary", "list"], ["log"], ["search", "x"], ["export", "--diary"]]
+        var helps: [String] = []
+        for command in commands {
+            let help = try runVault(command.filter { $0 != "x" && $0 != "--diary" } + ["--help"], in: vault.path)
+            let line = help.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+                .first { $0.hasPrefix("--since <DAY>") }
+            helps.append(line ?? "(none in \(command))")
+            let before = try snapshot(vault.path)
+            let bad = try runVault(command + ["--since", "someday"], in: vault.path)
+            #expect(bad.status == 64, "\(command): \(bad.status) \(bad.stderr)")
+            #expect(bad.stderr.hasPrefix("vault: error: "), "\(command): \(bad.stderr)")
+            #expect(try snapshot(vault.path) == before)
+            let good = try runVault(command + ["--since", "-7", "--until", "today"], in: vault.path)
+            #expect(good.status != 64, "\(command): \(good.stderr)")
+        }
+        #expect(Set(helps).count == 1, "\(helps)")
+    }
+
+    @Test func roomsAreChosenByTheDayOfTheirLastActivity() throws {
+        let vault = try freshVault(locale: "ko_KR", timeZone: "Asia/Seoul")
+        // 23:30 UTC on the 19th is the 20th in Seoul.
+        try Data("---\ntitle: 오래된 방\ncreated: 2026-11-10T10:00:00+09:00\n---\n".utf8)
+            .write(to: URL(fileURLWithPath: vault.path + "/rooms/old.md"))
+        try Data("---\ntitle: 새 방\ncreated: 2026-11-19T23:30:00Z\n---\n".utf8)
+            .write(to: URL(fileURLWithPath: vault.path + "/rooms/new.md"))
+        let since = try runVault(["rooms", "--since", "2026-11-20", "--format", "%(path)"], in: vault.path)
+        #expect(since.status == 0 && since.stdout == "rooms/new.md\n", "\(since.stdout) \(since.stderr)")
+        let until = try runVault(["rooms", "--until", "2026-11-19", "--format", "%(path)"], in: vault.path)
+        #expect(until.status == 0 && until.stdout == "rooms/old.md\n", "\(until.stdout) \(until.stderr)")
+    }
+
+    /// Every file of the vault (not `.git/`), path → bytes.
+    func snapshot(_ root: String) throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        let e = FileManager.default.enumerator(atPath: root)
+        while let p = e?.nextObject() as? String {
+            if p == ".git" { e?.skipDescendants(); continue }
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + p, isDirectory: &isDir), !isDir.boolValue {
+                out[p] = try Data(contentsOf: URL(fileURLWithPath: root + "/" + p))
+            }
+        }
+        return out
+    }
+
     @Test func calendarPrintsJSONAndColors() throws {
         let vault = try freshVault(locale: "ko_KR", timeZone: "Asia/Seoul")
         for (day, body) in [("2026-02-03", "하나"), ("2026-02-03", "둘"), ("2026-02-14", "셋")] {

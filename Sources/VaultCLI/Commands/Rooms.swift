@@ -18,6 +18,7 @@ extension VaultCommand {
         @OptionGroup var location: VaultLocation
         @OptionGroup var reading: ReadingOptions
         @OptionGroup var output: OutputOptions
+        @OptionGroup var dates: DateRangeOptions
         @OptionGroup var limit: LimitOptions
         @OptionGroup var format: ListingFormatOptions
 
@@ -26,7 +27,16 @@ extension VaultCommand {
             let vault = try location.open()
             let (locale, zone) = try reading.resolve(for: vault)
             let style = try output.style()
-            let rooms = try limit.apply(vault.roomSummaries())
+            // A room's day is its last activity's, in the vault's zone.
+            let (from, to) = try dates.days(in: vault.config.timeZone)
+            let active = vault.roomSummaries().filter { room in
+                guard from != nil || to != nil else { return true }
+                guard let day = room.lastActivity.flatMap(Timestamp.init(rfc3339:))
+                    .map({ Timestamp(date: $0.date, timeZone: vault.config.timeZone).localDate })
+                else { return false }
+                return (from.map { day >= $0 } ?? true) && (to.map { day <= $0 } ?? true)
+            }
+            let rooms = try limit.apply(active)
             if format.json { return try Terminal.json(Array(rooms)) }
             let now = Date()
             let rows = rooms.map { RoomRow($0, now: now, locale: locale, zone: zone) }

@@ -23,8 +23,7 @@ extension VaultCommand {
         @Flag(help: "Only diary entries.") var diary = false
         @Flag(help: "Only rooms.") var rooms = false
         @Option(help: "Only messages of this role: user, assistant or system.") var role: String?
-        @Option(help: "Only hits on or after this day (2026-11-21, yesterday, -7).") var since: String?
-        @Option(help: "Only hits on or before this day.") var until: String?
+        @OptionGroup var dates: DateRangeOptions
         @Option(help: "Only items tagged so.") var tag: String?
         @Flag(name: [.customShort("i"), .customLong("ignore-case")], help: "Ignore case.") var ignoreCase = false
         @Flag(name: [.customShort("s"), .customLong("case-sensitive")], help: "Match case.") var caseSensitive = false
@@ -64,8 +63,8 @@ extension VaultCommand {
                     }
                     query.role = r
                 }
-                query.since = try day(since, "--since", zone)
-                query.until = try day(until, "--until", zone)
+                query.since = try day(dates.since, "--since", zone)
+                query.until = try day(dates.until, "--until", zone)
                 try query.validate()
             } catch {
                 throw CommandError.invalidSearch(error)
