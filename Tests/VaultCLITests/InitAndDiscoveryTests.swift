@@ -65,7 +65,7 @@ import VaultTestSupport
         try expectCheckClean(root)
         let rooms = try runVault(["rooms"], in: root, environment: ["COLUMNS": "80"])
         expectSuccess(rooms)
-        #expect(rooms.stdout.contains("No rooms yet"))
+        #expect(rooms.stdout.contains("아직 방이 없습니다"), "\(rooms.stdout)")
         // Into a pipe: no rows, and no words a script would read as one.
         let piped = try runVault(["rooms"], in: root)
         #expect(piped.status == 0 && piped.stdout.isEmpty, "\(piped.stdout)")

@@ -50,7 +50,8 @@ import VaultTestSupport
         for (arguments, copy, original) in [(["rooms"], roomCopy, room), (["diary", "list"], entryCopy, entry)] {
             let text = try runVault(arguments, in: vault.path)
             expectSuccess(text)
-            let marked = text.stdout.split(separator: "\n").filter { $0.contains("[conflict copy of \(original)]") }
+            // The sample vault is Korean: its listing words are too.
+            let marked = text.stdout.split(separator: "\n").filter { $0.contains("[\(original)의 충돌 사본]") }
             #expect(marked.count == 1, "\(arguments): \(text.stdout)")
             let list = try json(try runVault(arguments + ["--json"], in: vault.path))
             let byPath = Dictionary(uniqueKeysWithValues: list.map { ($0["path"] as? String ?? "", $0) })

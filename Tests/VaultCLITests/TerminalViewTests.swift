@@ -98,9 +98,9 @@ import VaultTestSupport
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(r.stdout)")
         #expect(lines[0].hasPrefix("  3분 전"), "\(lines[0])")
-        #expect(lines[0].contains("🤖 [interrupted] 답하다 끊긴"), "\(lines[0])")
+        #expect(lines[0].contains("🤖 [중단됨] 답하다 끊긴"), "\(lines[0])")
         #expect(lines[1].hasPrefix("● 어제 "), "\(lines[1])")
-        #expect(lines[1].contains("(1 new) 어제 보낸"), "\(lines[1])")
+        #expect(lines[1].contains("(새 메시지 1) 어제 보낸"), "\(lines[1])")
 
         // In English, and fitted to 60 columns by display width: Korean and emoji count two.
         let narrow = try runVault(["rooms", "--locale", "en_US"], in: vault.path, environment: ["COLUMNS": "60"])
@@ -108,6 +108,7 @@ import VaultTestSupport
         let english = narrow.stdout.split(separator: "\n").map(String.init)
         #expect(english[0].hasPrefix("  3 minutes ago "), "\(english[0])")
         #expect(english[1].hasPrefix("● yesterday "), "\(english[1])")
+        #expect(english[0].contains("[interrupted]") && english[1].contains("(1 new)"), "\(english)")
         for line in english {
             #expect(DisplayWidth.of(line) <= 60, "\(line)")
             #expect(!line.contains("\u{FFFD}"))

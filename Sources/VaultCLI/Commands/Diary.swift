@@ -51,7 +51,7 @@ extension VaultCommand {
                     return
                 }
                 if rows.isEmpty {
-                    print("No diary entries yet.")
+                    print(ListingWords.of(locale).noEntries)
                     return
                 }
                 let columns = Terminal.columns
@@ -128,8 +128,9 @@ struct DiaryRow {
         self.entry = entry
         self.locale = locale
         tags = entry.tags.map { "#" + $0 }.joined(separator: " ")
-        let read = entry.problem != nil ? "⚠️ cannot be read: run `vault check`" : entry.preview
-        preview = entry.conflictCopyOf.map { "[conflict copy of \($0)] " + read } ?? read
+        let words = ListingWords.of(locale)
+        let read = entry.problem != nil ? "⚠️ " + words.unreadable : entry.preview
+        preview = entry.conflictCopyOf.map { words.conflictCopy($0) + " " + read } ?? read
     }
 
     /// The row into a pipe: the fields that tell entries apart and what a person reads, tab-separated.

@@ -45,7 +45,7 @@ extension VaultCommand {
                 return
             }
             if rows.isEmpty {
-                print("No rooms yet. Start one with `vault room new TITLE`.")
+                print(ListingWords.of(locale).noRooms)
                 return
             }
             let columns = Terminal.columns
@@ -198,17 +198,15 @@ struct RoomRow {
         self.now = now
         self.locale = locale
         self.zone = zone
+        let words = ListingWords.of(locale)
         var preview =
-            room.problem.map {
-                $0.contains("conflict markers")
-                    ? "git left conflict markers: run `vault resolve`" : "cannot be read: run `vault check`"
-            } ?? room.preview
+            room.problem.map { $0.contains("conflict markers") ? words.markers : words.unreadable } ?? room.preview
         if room.problem == nil, !room.hasPendingPrompt, room.lastIsInterrupted {
-            preview = "[interrupted] " + preview
+            preview = words.interrupted + " " + preview
         }
         // A Syncthing or Dropbox copy has its original's title: marked, never an unmarked twin.
-        if let original = room.conflictCopyOf { preview = "[conflict copy of \(original)] " + preview }
-        self.preview = (room.unread > 0 ? "(\(room.unread) new) " : "") + preview
+        if let original = room.conflictCopyOf { preview = words.conflictCopy(original) + " " + preview }
+        self.preview = (room.unread > 0 ? words.unread(room.unread) + " " : "") + preview
     }
 
     /// The row into a pipe: the fields that tell rooms apart and what a person reads, tab-separated.
