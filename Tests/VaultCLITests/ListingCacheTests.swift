@@ -74,4 +74,28 @@ import VaultTestSupport
         try Data(text.replacingOccurrences(of: "처음 쓴 줄", with: "고쳐 쓴 줄").utf8).write(to: URL(fileURLWithPath: full))
         #expect(try list().contains("첫 일기|고쳐 쓴 줄"))
     }
+
+    /// `vault check` reads again every file whose stamp changed: a clean room broken in place
+    /// (same size, at once) is reported by the next check.
+    @Test func checkSeesAFileBrokenInPlace() throws {
+        let dir = try freshVault()
+        let cache = TemporaryDirectory("listing-cache")
+        let env = ["XDG_CACHE_HOME": cache.path]
+        expectSuccess(try runVault(["room", "new", "Alpha"], in: dir.path, environment: env))
+        expectSuccess(try runVault(["check"], in: dir.path, environment: env))
+        Thread.sleep(forTimeInterval: 2.5)
+        let clean = try runVault(["check"], in: dir.path, environment: env)
+        expectSuccess(clean)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path + "/vault/listing").contains { $0.hasSuffix(".check") })
+        let alpha = dir.path + "/rooms/alpha.md"
+        let text = try String(contentsOfFile: alpha, encoding: .utf8)
+        let broken = text.replacingOccurrences(of: "created: ", with: "created! ")
+        #expect(broken.utf8.count == text.utf8.count && broken != text)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: alpha))
+        try handle.write(contentsOf: Data(broken.utf8))
+        try handle.close()
+        let found = try runVault(["check"], in: dir.path, environment: env)
+        #expect(found.status != 0, "\(found.stdout)")
+        #expect(found.stdout.contains("rooms/alpha.md:"), "\(found.stdout)")
+    }
 }

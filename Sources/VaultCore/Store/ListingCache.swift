@@ -54,6 +54,13 @@ public struct ListingCache: Sendable {
         for entry in entries { byInode[entry.stamp.inode, default: []].append(entry) }
     }
 
+    /// This build of vault: its version and its executable's stamp, for a cache whose entries
+    /// depend on the program's rules (`vault check`'s), so another build reads every file again.
+    public static let programIdentity: String = {
+        let stamp = FileIO.stamp(of: "/proc/self/exe")
+        return VaultVersion.current + (stamp.map { " \($0.device):\($0.inode):\($0.size):\($0.modified.tv_sec)" } ?? "")
+    }()
+
     static func path(root: String, kind: String, environment: [String: String]) -> String? {
         var cache = environment["XDG_CACHE_HOME"] ?? ""
         if !cache.hasPrefix("/") {

@@ -138,11 +138,11 @@ extension Vault {
     }
 
     /// Each of `paths` summarized, from `cache` while its file has the stamp kept there (`cached`
-    /// makes the summary from the kept fields), else by `read` (on every core); the cache is
-    /// brought up to date and saved.
+    /// makes the summary from the kept fields), else by `read` (on every core; nil fields: not
+    /// kept); the cache is brought up to date and saved.
     func summarized<T>(
         _ paths: [String], cache: inout ListingCache, cached: (String, [String?]?) -> T?,
-        read: (String) -> (T, [String?])
+        read: (String) -> (T, [String?]?)
     ) -> [T?] {
         var results = [T?](repeating: nil, count: paths.count)
         var entries = [ListingCache.Entry?](repeating: nil, count: paths.count)
@@ -172,7 +172,9 @@ extension Vault {
                             } else {
                                 let (summary, fields) = read(paths[i])
                                 slots[i] = summary
-                                entrySlots[i] = ListingCache.entry(paths[i], stamp: stamp, fields: fields, now: now)
+                                entrySlots[i] = fields.flatMap {
+                                    ListingCache.entry(paths[i], stamp: stamp, fields: $0, now: now)
+                                }
                                 readSlots[i] = true
                             }
                             i += workers
