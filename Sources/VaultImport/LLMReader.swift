@@ -263,6 +263,11 @@ public struct LLMReader: ImportReader {
                 let repeated = older.messages.filter { $0.kind == nil && $0.role != .system }
                 var i = 0
                 while i < repeated.count, let next = chain.first {
+                    if next.role == "system" {
+                        // llm repeats the system prompt before each older response it rebuilds.
+                        chain.removeFirst()
+                        continue
+                    }
                     let body = try parts(of: next, facts: facts).first { $0.kind == nil }?.body
                     guard next.role == repeated[i].role.rawValue, body == repeated[i].body else { break }
                     chain.removeFirst()
