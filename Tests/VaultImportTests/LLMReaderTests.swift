@@ -168,6 +168,51 @@ import VaultTestSupport
         #expect(continued.messages.last?.model == "fake-ok")
     }
 
+    @Test func aForkedThreadIsABranchAndPartsKeepTheirKinds() throws {
+        let llm = try LLM()
+        defer { llm.server.stop() }
+        try llm("-m", "fake-ok", "Plan a Busan trip")
+        try llm("-c", "And day three?")
+        let trip = try #require(try read(llm.database).first)
+        // llm has no command that forks: its own library does, as its Python API is used.
+        try llm.python(
+            """
+            import sys, sqlite_utils
+            from llm.logs import LogStore
+            from llm.parts import Message, TextPart, ReasoningPart, ToolCallPart, ToolResultPart, AttachmentPart
+            from llm.models import Attachment
+            db = sqlite_utils.Database(sys.argv[1])
+            store = LogStore(db)
+            thread = "\(trip.sourceID)"
+            first = next(db.query("select tip_message_hash from turns where thread_id = ? order by datetime_utc limit 1", [thread]))["tip_message_hash"]
+            fork = store.fork(first, name="Jeju instead", forked_from=thread)
+            store.append(fork, [
+                Message(role="user", parts=[TextPart(text="Plan Jeju instead"), AttachmentPart(attachment=Attachment(type="image/png", content=b"PNG-jeju"))]),
+                Message(role="assistant", parts=[ReasoningPart(text="Jeju is an island."), ToolCallPart(name="weather", arguments={"city": "Jeju"}, tool_call_id="call_1")]),
+                Message(role="tool", parts=[ToolResultPart(name="weather", output="sunny, 21C", tool_call_id="call_1")]),
+                Message(role="assistant", parts=[TextPart(text="Jeju will be sunny.")]),
+            ])
+            """)
+        let all = try read(llm.database)
+        #expect(all.count == 1)
+        let forked = try #require(all.first)
+        #expect(forked.messages.map(\.sourceID) == trip.messages.map(\.sourceID))
+        #expect(forked.branches.count == 1)
+        let branch = try #require(forked.branches.first)
+        #expect(branch.forkedAfter == trip.messages[1].sourceID)
+        #expect(branch.messages.map(\.kind) == [nil, .thoughts, .toolCall, .toolResult, nil])
+        #expect(branch.messages.map(\.role) == [.user, .assistant, .assistant, .user, .assistant])
+        #expect(branch.messages[0].body == "Plan Jeju instead")
+        #expect(branch.messages[0].attachments.map(\.bytes) == [Array("PNG-jeju".utf8)])
+        #expect(branch.messages[0].attachments.first?.name.hasSuffix(".png") == true)
+        #expect(branch.messages[1].body == "Jeju is an island.")
+        #expect(branch.messages[2].body.hasPrefix("Tool call: weather\n\n```json\n{"))
+        #expect(branch.messages[2].body.contains("\"Jeju\""))
+        #expect(branch.messages[3].body == "Tool result: weather\n\n```\nsunny, 21C\n```")
+        #expect(branch.messages[4].body == "Jeju will be sunny.")
+        #expect(Set(branch.messages.map(\.sourceID)).count == 5)
+    }
+
     @Test func aFileThatIsNotAnLLMDatabaseIsAProblem() throws {
         let folder = TemporaryDirectory("llm")
         try folder.write("logs.db", "not a database at all, just text that is long enough")
