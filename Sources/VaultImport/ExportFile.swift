@@ -64,10 +64,11 @@ enum ExportFile {
         return false
     }
 
-    /// An RFC 3339 / ISO 8601 time (`2025-06-01T10:00:00.123Z`, `…+09:00`), or nil.
+    /// An RFC 3339 / ISO 8601 time (`2025-06-01T10:00:00.123Z`, `…+09:00`) in its own offset,
+    /// to the second and spelled the canonical way (`2025-06-01T10:00:00+00:00`), or nil.
     static func time(_ value: Any?) -> Timestamp? {
-        guard let text = value as? String else { return nil }
-        return Timestamp(rfc3339: text)
+        guard let text = value as? String, let parsed = Timestamp(rfc3339: text) else { return nil }
+        return Timestamp(date: parsed.date, timeZone: parsed.timeZone)
     }
 
     /// The first line of `text` that has something on it, trimmed, cut to about `limit`

@@ -85,7 +85,7 @@ import VaultTestSupport
         let c = try #require(all.first)
         #expect(c.sourceID == Self.session)
         #expect(c.title == "Fix the Busan trip planner")
-        #expect(c.created.text == "2026-03-01T09:00:00.000Z")
+        #expect(c.created.text == "2026-03-01T09:00:00+00:00")
         #expect(c.settings.count == 1)
         #expect(c.settings.first?.0 == "project")
         #expect(c.settings.first?.1 == .string("/home/me/src/busan"))
@@ -96,7 +96,7 @@ import VaultTestSupport
         #expect(c.messages[1].body == "The loop starts at 1.")
         #expect(c.messages[2].body == "Let me look at the loop.")
         #expect(c.messages[2].model == "claude-sonnet-4-5")
-        #expect(c.messages[2].time?.text == "2026-03-01T09:00:06.200Z")
+        #expect(c.messages[2].time?.text == "2026-03-01T09:00:06+00:00")
         // The tool call and its result read as fenced blocks; the result's own backticks cannot close its fence.
         #expect(c.messages[3].body.hasPrefix("Tool call: Read\n\n```json\n{"))
         #expect(c.messages[3].body.contains("/home/me/src/busan/plan.py"))
