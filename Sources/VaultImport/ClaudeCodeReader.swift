@@ -68,7 +68,8 @@ public struct ClaudeCodeReader: ImportReader {
         for path in paths {
             if !ExportFile.isFolder(path) {
                 let folder = (path as NSString).deletingLastPathComponent
-                try readProject(files: [path], folderName: (folder as NSString).lastPathComponent, since: since, emit: emit)
+                try readProject(
+                    files: [path], folderName: (folder as NSString).lastPathComponent, named: true, since: since, emit: emit)
                 continue
             }
             if let files = ExportFile.files(in: path, endingIn: ".jsonl"), !files.isEmpty {
@@ -100,13 +101,19 @@ public struct ClaudeCodeReader: ImportReader {
         try readProject(files: ordered, folderName: (folder as NSString).lastPathComponent, since: since, emit: emit)
     }
 
+    /// The sessions of `files`; a file the person `named` must be a log (a file found in a
+    /// folder may hold only lines of other types: Claude Code writes such files).
     private func readProject(
-        files: [String], folderName: String, since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void
+        files: [String], folderName: String, named: Bool = false, since: Timestamp?,
+        emit: (ImportedItem) throws(VaultError) -> Void
     ) throws(VaultError) {
         var sessions: [String: [LogLine]] = [:]
         var order: [String] = []
         for file in files {
             let lines = try readLines(file)
+            if named && !lines.contains(where: { $0.sessionID != nil || $0.type == "summary" }) {
+                throw ExportFile.problem(file, "is not a Claude Code session log: no line has a sessionId")
+            }
             let fileSession = lines.lazy.compactMap(\.sessionID).first
                 ?? ((file as NSString).lastPathComponent as NSString).deletingPathExtension
             for line in lines {

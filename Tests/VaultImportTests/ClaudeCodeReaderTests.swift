@@ -156,6 +156,18 @@ import VaultTestSupport
         #expect(importProblem { _ = try conversations([folder.path + "/" + path]) } == expected)
     }
 
+    @Test func aNamedFileThatIsNotALogIsAProblem() throws {
+        let folder = TemporaryDirectory("claude-code")
+        try folder.write("list.jsonl", "{\"name\": \"not a log\"}\n{\"name\": \"nor this\"}\n")
+        try folder.write("array.json", "[\n{\"sessionId\": \"x\"}\n]\n")
+        let reader = ClaudeCodeReader()
+        #expect(importProblem { _ = try conversations([folder.path + "/list.jsonl"], reader: reader) }
+            == ImportProblem(file: folder.path + "/list.jsonl", problem: "is not a Claude Code session log: no line has a sessionId"))
+        #expect(reader.skipped.byType == ["(no type)": 2])
+        #expect(importProblem { _ = try conversations([folder.path + "/array.json"]) }
+            == ImportProblem(file: folder.path + "/array.json", place: "line 1", problem: "is not valid JSON"))
+    }
+
     @Test func aFolderWithoutLogsIsAProblem() throws {
         let folder = TemporaryDirectory("claude-code")
         try folder.write("notes.txt", "not a log")

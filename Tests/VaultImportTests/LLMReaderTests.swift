@@ -219,6 +219,17 @@ import VaultTestSupport
         let problem = importProblem { _ = try items(LLMReader(), [folder.path + "/logs.db"]) }
         #expect(problem == ImportProblem(file: folder.path + "/logs.db", problem: "is not an SQLite database (llm's logs.db is one)"))
         #expect(!LLMReader.recognizes(folder.path + "/logs.db"))
+        // An SQLite database of something else.
+        let other = Process()
+        other.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        other.arguments = [
+            "python3", "-c", "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); db.execute('create table notes (text)'); db.commit()",
+            folder.path + "/other.db",
+        ]
+        #expect(try run(other).status == 0)
+        #expect(importProblem { _ = try items(LLMReader(), [folder.path + "/other.db"]) } == ImportProblem(
+            file: folder.path + "/other.db", problem: "has neither llm's responses nor its threads tables: not an llm logs.db"))
+        #expect(!LLMReader.recognizes(folder.path + "/other.db"))
         #expect(LLMReader.defaultPaths(environment: ["HOME": "/home/me"]) == ["/home/me/.config/io.datasette.llm/logs.db"])
         #expect(LLMReader.defaultPaths(environment: ["LLM_USER_PATH": "/llm"]) == ["/llm/logs.db"])
     }
