@@ -122,8 +122,17 @@ public struct ClaudeCodeReader: ImportReader {
                 sessions[id, default: []].append(line)
             }
         }
-        for id in order {
-            guard let conversation = conversation(id, sessions[id] ?? [], folderName: folderName) else { continue }
+        // The session that ended first, first: a resumed session repeats lines (same uuid, same
+        // time) of the one it resumed, and they are given once, with the session that wrote them.
+        let last = { (id: String) in sessions[id]?.last { $0.time != nil }?.time?.secondsSince1970 ?? 0 }
+        let oldestFirst = order.enumerated().sorted { a, b in
+            (last(a.element), a.offset) < (last(b.element), b.offset)
+        }.map(\.element)
+        var seen: Set<String> = []
+        for id in oldestFirst {
+            guard let conversation = conversation(id, sessions[id] ?? [], folderName: folderName, seen: &seen) else {
+                continue
+            }
             if let since, let last = conversation.messages.last?.time ?? Optional(conversation.created), last < since {
                 continue
             }
@@ -178,8 +187,11 @@ public struct ClaudeCodeReader: ImportReader {
         return lines
     }
 
-    private func conversation(_ sessionID: String, _ lines: [LogLine], folderName: String) -> ImportedConversation? {
-        var seen: Set<String> = []
+    /// The conversation of one session's lines, leaving out lines whose uuid is in `seen` (and
+    /// adding its own there).
+    private func conversation(_ sessionID: String, _ lines: [LogLine], folderName: String, seen: inout Set<String>)
+        -> ImportedConversation?
+    {
         let unique = lines.filter { line in
             guard let uuid = line.uuid else { return true }
             return seen.insert(uuid).inserted
@@ -215,7 +227,12 @@ public struct ClaudeCodeReader: ImportReader {
             return ImportedBranch(forkedAfter: before?.sourceID, messages: run.messages)
         }
 
-        let summary = lines.last { $0.type == "summary" }.flatMap { $0.object["summary"] as? String }
+        // A resumed session's file begins with the summaries of earlier ones: its own is the one
+        // whose leaf is among its lines, else the last.
+        let own = Set(unique.compactMap(\.uuid))
+        let summaries = lines.filter { $0.type == "summary" && $0.object["summary"] is String }
+        let summary = (summaries.last { ($0.object["leafUuid"] as? String).map(own.contains) ?? false } ?? summaries.last)
+            .flatMap { $0.object["summary"] as? String }
         let prompt = transcript.messages.first { message in
             message.role == .user && message.kind == nil && !message.body.hasPrefix("<")
                 && !message.body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty

@@ -142,6 +142,29 @@ import VaultTestSupport
         #expect(after.messages.prefix(before.messages.count).map(\.body) == before.messages.map(\.body))
     }
 
+    @Test func aResumedSessionGivesOnlyItsOwnLines() throws {
+        let folder = TemporaryDirectory("claude-code")
+        _ = try write(Self.lines, to: folder)
+        // Written later, under another session id: the summary of the first session, a copy of
+        // its first prompt (same uuid), then its own lines.
+        let resumed = "9a9a9a9a-0000-4000-8000-000000000002"
+        let copy = { (line: String) in line.replacingOccurrences(of: Self.session, with: resumed) }
+        let lines = [
+            Self.lines[0],
+            Self.line(["type": "summary", "summary": "Plan day four", "leafUuid": "r2"]),
+            copy(Self.lines[1]),
+            copy(Self.user("r1", parent: "u1", "2026-03-05T08:00:00Z", "Now plan day four")),
+            copy(Self.assistant("r2", parent: "r1", "2026-03-05T08:00:01Z", id: "msg_r", [["type": "text", "text": "Day four: Gamcheon."]])),
+        ]
+        // Its file name sorts first: the order is the sessions' times, not the names.
+        try folder.write("-home-me-src-busan/0000-resumed.jsonl", lines.joined(separator: "\n") + "\n")
+        let all = try conversations([folder.path])
+        #expect(all.map(\.sourceID) == [Self.session, resumed])
+        #expect(all.first?.messages.first?.sourceID == "u1")
+        #expect(all.last?.title == "Plan day four")
+        #expect(all.last?.messages.map(\.sourceID) == ["r1", "msg_r"])
+    }
+
     @Test func aBrokenLineNamesTheFileAndTheLine() throws {
         let folder = TemporaryDirectory("claude-code")
         let file = try write([Self.lines[1], "{\"type\": \"user\", \"uuid\": "], to: folder)
