@@ -165,6 +165,42 @@ import VaultTestSupport
         #expect(all.last?.messages.map(\.sourceID) == ["r1", "msg_r"])
     }
 
+    @Test func imagesMetaAndSystemLinesAndSince() throws {
+        let folder = TemporaryDirectory("claude-code")
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 1, 2, 3]
+        var meta = Self.user("m1", parent: "u1", "2026-03-01T09:00:01Z", "Caveat: local command output")
+        meta = meta.replacingOccurrences(of: "\"isSidechain\":false", with: "\"isMeta\":true,\"isSidechain\":false")
+        let lines = [
+            Self.user(
+                "u1", parent: nil, "2026-03-01T09:00:00Z",
+                [
+                    ["type": "text", "text": "What is in this screenshot?"],
+                    ["type": "image", "source": ["type": "base64", "media_type": "image/png", "data": Data(png).base64EncodedString()]],
+                ]),
+            meta,
+            Self.line([
+                "type": "system", "uuid": "y1", "parentUuid": "m1", "sessionId": Self.session,
+                "timestamp": "2026-03-01T09:00:02Z", "content": "Conversation compacted",
+            ]),
+        ]
+        let file = try write(lines, to: folder)
+        let c = try #require(try conversations([file]).first)
+        #expect(c.messages.map(\.sourceID) == ["u1", "m1", "y1"])
+        #expect(c.messages.map(\.kind) == [nil, .hidden, .hidden])
+        #expect(c.messages.map(\.role) == [.user, .user, .system])
+        #expect(c.messages[0].body == "What is in this screenshot?")
+        #expect(c.messages[0].attachments.map(\.name) == ["image-2.png"])
+        #expect(c.messages[0].attachments.first?.bytes == png)
+        #expect(c.messages[2].body == "Conversation compacted")
+        #expect(c.title == "What is in this screenshot?")
+        var later: [ImportedItem] = []
+        try ClaudeCodeReader().read([file], since: Timestamp(rfc3339: "2026-03-01T09:00:03Z")) { later.append($0) }
+        #expect(later.isEmpty)
+        var same: [ImportedItem] = []
+        try ClaudeCodeReader().read([file], since: Timestamp(rfc3339: "2026-03-01T09:00:02Z")) { same.append($0) }
+        #expect(same.count == 1)
+    }
+
     @Test func aBrokenLineNamesTheFileAndTheLine() throws {
         let folder = TemporaryDirectory("claude-code")
         let file = try write([Self.lines[1], "{\"type\": \"user\", \"uuid\": "], to: folder)
