@@ -314,9 +314,10 @@ struct ImportPlan {
             // `![](dayone-moment://ID)`, the attachment named by its ID) becomes the link.
             let stored = try store(attachment, report: &report)
             let target = "../../" + stored.path
-            let reference = "dayone-moment://" + attachment.name
-            if body.contains(reference) {
-                body = body.replacingOccurrences(of: reference, with: target)
+            // Either form a reader leaves: the source's own reference, or the attachment's name.
+            let references = ["](dayone-moment://\(attachment.name))", "](\(attachment.name))"]
+            if let reference = references.first(where: body.contains) {
+                body = body.replacingOccurrences(of: reference, with: "](\(target))")
             } else {
                 body += (body.isEmpty || body.hasSuffix("\n") ? "" : "\n\n") + stored.markdown(from: "../..")
             }

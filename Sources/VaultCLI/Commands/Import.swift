@@ -53,10 +53,10 @@ extension VaultCommand {
             guard let kind = source ?? ImportReaders.detect(paths[0]) else {
                 throw UsageError.unknownImportSource(path: rest[0])
             }
-            guard let reader = ImportReaders.reader(for: kind) else {
+            let vault = try location.openForChange()
+            guard let reader = ImportReaders.reader(for: kind, timeZone: vault.config.timeZone) else {
                 throw VaultError.importing(ImportProblem(file: rest[0], problem: "vault cannot read \(kind.rawValue) exports yet"))
             }
-            let vault = try location.openForChange()
             let from = try since.map { text throws(VaultError) -> Timestamp in
                 guard let day = DateArgument.day(text, timeZone: vault.config.timeZone) else {
                     throw DateArgument.problem(text)
