@@ -25,7 +25,9 @@ extension VaultCommand {
         func execute() throws {
             let template = try format.template(fields: RoomRow.fields, piped: RoomRow.piped)
             let vault = try location.open()
+            Trace.mark("rooms: vault opened")
             let (locale, zone) = try reading.resolve(for: vault)
+            Trace.mark("rooms: locale resolved")
             let style = try output.style()
             // A room's day is its last activity's, in the vault's zone.
             let (from, to) = try dates.days(in: vault.config.timeZone)
@@ -37,6 +39,7 @@ extension VaultCommand {
                 return (from.map { day >= $0 } ?? true) && (to.map { day <= $0 } ?? true)
             }
             let rooms = try limit.apply(active)
+            Trace.mark("rooms: summaries ready")
             if format.json { return try Terminal.json(Array(rooms)) }
             let now = Date()
             let rows = rooms.map { RoomRow($0, now: now, locale: locale, zone: zone) }

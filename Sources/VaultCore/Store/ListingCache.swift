@@ -4,54 +4,73 @@ import Foundation
 import Glibc
 #endif
 
-/// What `vault rooms` and `vault diary list` learnt about each file, kept between runs so a
-/// listing reads only the files that changed since the last one: each file's summary with the
-/// stamp (device, inode, size, modification and change times) it had when it was read.
+/// What `vault rooms`, `vault diary list` and `vault check` learnt about each file, kept
+/// between runs so a listing reads only the files that changed since the last one: each
+/// file's summary with the stamp (device, inode, size, modification and change times) it had
+/// when it was read.
 ///
 /// Exact, never trusted blindly: a summary is used only while its file has the same stamp,
 /// which any write by any program changes (an edit in place keeps the inode but not the times;
 /// a save by rename changes the inode). A stamp taken less than `racyWindow` seconds after the
 /// file's last change is kept but never trusted (a second write within the same clock tick
 /// could keep the times, as git's index knows), so such a file is read again next time. A
-/// file's summary depends on its bytes only (and on `context`, the vault's zone: it is in the
-/// cache's first line, and another one voids the cache).
+/// file's summary depends on its bytes only (and on `context`: the vault's zone for the
+/// diary, the build of vault for `check`; it is in the cache's first line, and another one
+/// voids the cache).
 ///
 /// Kept outside the vault, in `$XDG_CACHE_HOME/vault/listing/<16 hex of the SHA-256 of the
 /// vault's real path>.<kind>`, so sync tools never carry it to another machine. One line a
-/// file: its stamp, its path and the summary's fields, tab-separated, with `\`, tab and line
-/// feed escaped; a field that is absent is `-`, present ones begin with `+`. A cache: lost,
-/// damaged or of another version, the listing reads every file and writes a new one.
+/// file: its stamp, whether it is settled, its path and the summary's fields, tab-separated,
+/// with `\`, tab and line feed escaped; a field that is absent is `-`, present ones begin with
+/// `+`. A cache: lost, damaged or of another version, the listing reads every file and writes
+/// a new one.
+///
+/// The file is held as read, one buffer: an entry is a range of it, its fields made into
+/// strings only when used, so 20,000 entries cost no more allocations than the summaries made
+/// from them.
 public struct ListingCache: Sendable {
-    /// What is kept for one file.
+    /// One file's line.
     public struct Entry: Sendable {
-        public var path: String
         public var stamp: FileIO.Stamp
         /// The stamp may be trusted (its file's last change was old enough when it was taken).
         public var settled: Bool
-        public var fields: [String?]
+        /// Where its path and its fields are in `bytes` (a read entry), or its fields (a new one).
+        var path: Range<Int>
+        var fieldBytes: Range<Int>
+        var made: (path: String, fields: [String?])?
     }
 
-    public static let version = 1
+    public static let version = 2
     static let racyWindow = 2
 
     public let file: String?
     let context: String
-    /// The entries read, by inode (a path's `String` hash normalizes its Unicode: slower than
-    /// the stat itself on 20,000 Korean names).
-    private var byInode: [UInt64: [Entry]] = [:]
+    /// The cache file as read.
+    private var bytes: [UInt8] = []
+    private var read: [Entry] = []
+    /// Inode → the first entry with it; `next` chains the others.
+    private var firstByInode: [UInt64: Int32] = [:]
+    private var next: [Int32] = []
     /// How many entries were read.
-    public private(set) var count = 0
+    public var count: Int { read.count }
 
-    /// The cache of `kind` (`rooms`, `diary`) for the vault at `root`, as last saved (empty
-    /// when there is none, or it is not of this version and context).
-    public init(root: String, kind: String, context: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// The cache of `kind` (`rooms`, `diary`, `check`) for the vault at `root`, as last saved
+    /// (empty when there is none, or it is not of this version and context).
+    public init(
+        root: String, kind: String, context: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.context = context
         file = ListingCache.path(root: root, kind: kind, environment: environment)
-        guard let file, let bytes = try? FileIO.read(file), let entries = ListingCache.parse(bytes, context: context)
+        guard let file, let data = try? FileIO.read(file), let entries = ListingCache.parse(data, context: context)
         else { return }
-        count = entries.count
-        byInode.reserveCapacity(entries.count)
-        for entry in entries { byInode[entry.stamp.inode, default: []].append(entry) }
+        bytes = data
+        read = entries
+        next = [Int32](repeating: -1, count: entries.count)
+        firstByInode.reserveCapacity(entries.count)
+        for (i, entry) in entries.enumerated().reversed() {
+            if let first = firstByInode[entry.stamp.inode] { next[i] = first }
+            firstByInode[entry.stamp.inode] = Int32(i)
+        }
     }
 
     /// This build of vault: its version and its executable's stamp, for a cache whose entries
@@ -74,11 +93,25 @@ public struct ListingCache: Sendable {
 
     /// The entry kept for `path` while the file still has `stamp` (nil: read it).
     public func entry(of path: String, stamp: FileIO.Stamp?) -> Entry? {
-        guard let stamp, let candidates = byInode[stamp.inode] else { return nil }
-        for entry in candidates where entry.settled && entry.stamp == stamp && entry.path.utf8.elementsEqual(path.utf8) {
-            return entry
+        guard let stamp, var i = firstByInode[stamp.inode] else { return nil }
+        var path = path
+        return path.withUTF8 { wanted in
+            while i >= 0 {
+                let entry = read[Int(i)]
+                if entry.settled, entry.stamp == stamp, bytes[entry.path].elementsEqual(wanted) { return entry }
+                i = next[Int(i)]
+            }
+            return nil
         }
-        return nil
+    }
+
+    /// The fields of an entry (`entry(of:stamp:)`), as they were kept.
+    public func fields(of entry: Entry) -> [String?] {
+        if let made = entry.made { return made.fields }
+        guard !entry.fieldBytes.isEmpty else { return [] }
+        return bytes[entry.fieldBytes].split(separator: 9, omittingEmptySubsequences: false).map { f in
+            f.first == UInt8(ascii: "+") ? ListingCache.unescape(f.dropFirst()) : nil
+        }
     }
 
     /// An entry for `fields` of `path`, read while the file had `stamp` (taken before the read;
@@ -86,24 +119,38 @@ public struct ListingCache: Sendable {
     public static func entry(_ path: String, stamp: FileIO.Stamp?, fields: [String?], now: Int) -> Entry? {
         guard let stamp else { return nil }
         let settled = max(stamp.modified.tv_sec, stamp.changed.tv_sec) < now - ListingCache.racyWindow
-        return Entry(path: path, stamp: stamp, settled: settled, fields: fields)
+        return Entry(stamp: stamp, settled: settled, path: 0..<0, fieldBytes: 0..<0, made: (path, fields))
     }
 
-    /// Writes `entries` as the cache (atomically; a failure only costs the next listing time).
+    /// Writes `entries` (read ones and new ones) as the cache (atomically; a failure only costs
+    /// the next listing time).
     public func save(_ entries: [Entry]) {
         guard let file else { return }
         var out: [UInt8] = []
-        out.reserveCapacity(entries.count * 160)
+        out.reserveCapacity(bytes.count + 4096)
         out += Array("vault-listing \(ListingCache.version) ".utf8) + ListingCache.escape(context) + [10]
         for e in entries {
-            let path = e.path
             let s = e.stamp
             let head = "\(s.device)\t\(s.inode)\t\(s.size)\t\(s.modified.tv_sec)\t\(s.modified.tv_nsec)\t"
                 + "\(s.changed.tv_sec)\t\(s.changed.tv_nsec)\t\(e.settled ? 1 : 0)\t"
-            out += Array(head.utf8) + ListingCache.escape(path)
-            for field in e.fields {
-                out.append(9)
-                if let field { out.append(UInt8(ascii: "+")); out += ListingCache.escape(field) } else { out.append(UInt8(ascii: "-")) }
+            out += Array(head.utf8)
+            if let made = e.made {
+                out += ListingCache.escape(made.path)
+                for field in made.fields {
+                    out.append(9)
+                    if let field {
+                        out.append(UInt8(ascii: "+"))
+                        out += ListingCache.escape(field)
+                    } else {
+                        out.append(UInt8(ascii: "-"))
+                    }
+                }
+            } else {
+                out += bytes[e.path]
+                if !e.fieldBytes.isEmpty {
+                    out.append(9)
+                    out += bytes[e.fieldBytes]
+                }
             }
             out.append(10)
         }
@@ -154,6 +201,8 @@ public struct ListingCache: Sendable {
         return n
     }
 
+    /// The entries of a cache file, as ranges of `bytes` (nil: not a cache of this version and
+    /// context, or damaged).
     static func parse(_ bytes: [UInt8], context: String) -> [Entry]? {
         guard let firstEnd = bytes.firstIndex(of: 10),
             bytes[..<firstEnd].elementsEqual(Array("vault-listing \(version) ".utf8) + escape(context))
@@ -161,23 +210,37 @@ public struct ListingCache: Sendable {
         var entries: [Entry] = []
         entries.reserveCapacity(bytes.count / 160)
         var start = firstEnd + 1
-        while start < bytes.count {
-            guard let end = bytes[start...].firstIndex(of: 10) else { return nil }
-            let fields = bytes[start..<end].split(separator: 9, omittingEmptySubsequences: false)
-            start = end + 1
-            guard fields.count >= 9 else { return nil }
-            func int(_ k: Int) -> Int? { number(fields[k]).map { Int($0) } }
-            guard let dev = number(fields[0]), let ino = number(fields[1]), let size = int(2),
-                let ms = int(3), let mns = int(4), let cs = int(5), let cns = int(6), let settled = int(7)
-            else { return nil }
-            let stamp = FileIO.Stamp(
-                device: dev, inode: ino, size: Int64(size), modified: timespec(tv_sec: ms, tv_nsec: mns),
-                changed: timespec(tv_sec: cs, tv_nsec: cns))
-            let values: [String?] = fields[9...].map { f in
-                f.first == UInt8(ascii: "+") ? unescape(f.dropFirst()) : nil
+        return bytes.withUnsafeBufferPointer { b -> [Entry]? in
+            while start < b.count {
+                // Nine tab-ended columns, then the fields up to the line feed.
+                var columns: [Range<Int>] = []
+                columns.reserveCapacity(9)
+                var at = start
+                while columns.count < 9 {
+                    var end = at
+                    while end < b.count, b[end] != 9, b[end] != 10 { end += 1 }
+                    guard end < b.count else { return nil }
+                    columns.append(at..<end)
+                    at = end + 1
+                    if b[end] == 10 { break }
+                }
+                guard columns.count == 9 else { return nil }
+                var lineEnd = columns[8].upperBound
+                while lineEnd < b.count, b[lineEnd] != 10 { lineEnd += 1 }
+                guard lineEnd < b.count else { return nil }
+                func n(_ k: Int) -> UInt64? { number(bytes[columns[k]]) }
+                guard let dev = n(0), let ino = n(1), let size = n(2), let ms = n(3), let mns = n(4), let cs = n(5),
+                    let cns = n(6), let settled = n(7)
+                else { return nil }
+                let stamp = FileIO.Stamp(
+                    device: dev, inode: ino, size: Int64(size), modified: timespec(tv_sec: Int(ms), tv_nsec: Int(mns)),
+                    changed: timespec(tv_sec: Int(cs), tv_nsec: Int(cns)))
+                let fieldStart = min(columns[8].upperBound + 1, lineEnd)
+                entries.append(
+                    Entry(stamp: stamp, settled: settled == 1, path: columns[8], fieldBytes: fieldStart..<lineEnd, made: nil))
+                start = lineEnd + 1
             }
-            entries.append(Entry(path: unescape(fields[8]), stamp: stamp, settled: settled == 1, fields: values))
+            return entries
         }
-        return entries
     }
 }

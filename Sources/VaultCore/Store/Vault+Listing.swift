@@ -66,8 +66,11 @@ extension Vault {
     /// A room whose file has not changed since the last listing (`ListingCache`) is not read
     /// again: its summary is taken from the cache.
     public func roomSummaries() -> [RoomSummary] {
-        let paths = roomPaths()
+        // Ordered below by last activity (ties by path): the folder's order is enough here.
+        let paths = roomPaths(sorted: false)
+        Trace.mark("rooms: \(paths.count) listed")
         var cache = ListingCache(root: root, kind: "rooms", context: "")
+        Trace.mark("rooms: cache read (\(cache.count))")
         let results = summarized(paths, cache: &cache) { path, fields in
             fields.flatMap { RoomSummary(path: path, fields: $0) }
         } read: { path in
@@ -76,14 +79,22 @@ extension Vault {
         }
         let unread = UnreadMarks.load(root: root)
         let copies = Vault.conflictCopies(among: paths)
-        return results.compactMap { $0 }.map { summary in
-            var s = summary
-            s.unread = unread[summary.path]?.count ?? 0
-            s.conflictCopyOf = copies[summary.path]
-            return s
-        }.sorted {
-            $0.sortKey != $1.sortKey ? $0.sortKey > $1.sortKey : $0.path.utf8.lexicographicallyPrecedes($1.path.utf8)
+        var list = results.compactMap { $0 }
+        // Marks and copies are few: looked up only when there are any (a path's hash costs).
+        if !unread.isEmpty || !copies.isEmpty {
+            for i in list.indices {
+                list[i].unread = unread[list[i].path]?.count ?? 0
+                list[i].conflictCopyOf = copies[list[i].path]
+            }
         }
+        Trace.mark("rooms: marks added")
+        // Sorted as indices: moving 20,000 summaries of many strings costs more than the compares.
+        let keys = list.map(\.sortKey)
+        let order = list.indices.sorted { a, b in
+            keys[a] != keys[b] ? keys[a] > keys[b] : VaultPath.precedes(list[a].path, list[b].path)
+        }
+        Trace.mark("rooms: sorted")
+        return order.map { list[$0] }
     }
 
     func summarizeRoom(_ relative: String) -> RoomSummary {
@@ -166,7 +177,7 @@ extension Vault {
                             // The stamp before the read: a change during the read is seen next time.
                             let stamp = FileIO.stamp(of: absolute(paths[i]))
                             let hit = kept.entry(of: paths[i], stamp: stamp)
-                            if let hit, let summary = cached(paths[i], hit.fields) {
+                            if let hit, let summary = cached(paths[i], kept.fields(of: hit)) {
                                 slots[i] = summary
                                 entrySlots[i] = hit
                             } else {
@@ -183,6 +194,7 @@ extension Vault {
                 }
             }
         }
+        Trace.mark("listing: stamped and summarized")
         let fresh = entries.compactMap { $0 }
         // Saved when a file was read, or one was removed since.
         if reads.contains(true) || fresh.count != cache.count { cache.save(fresh) }
@@ -191,12 +203,13 @@ extension Vault {
 
     /// Copy path → original path, for the conflict copies among `paths` whose original is among them too.
     static func conflictCopies(among paths: [String]) -> [String: String] {
+        // Names are tested first (a byte search), so the set of all paths is made only when one is a copy.
+        let candidates = paths.compactMap { path in ConflictCopy.original(of: path).map { (path, $0) } }
+        guard !candidates.isEmpty else { return [:] }
         let all = Set(paths)
-        var copies: [String: String] = [:]
-        for path in paths {
-            if let original = ConflictCopy.original(of: path), all.contains(original) { copies[path] = original }
-        }
-        return copies
+        var found: [String: String] = [:]
+        for (path, original) in candidates where all.contains(original) { found[path] = original }
+        return found
     }
 
     func summarizeEntry(_ relative: String) -> (DiarySummary, Double) {
