@@ -35,6 +35,9 @@ public struct VaultCommand: ParsableCommand {
     ///     let status = VaultCommand.run(Array(arguments.dropFirst()))
     ///     fflush(nil)
     ///     _exit(status)
+    /// Marks the end of the command in the trace (`VAULT_TRACE=1`).
+    public static func traceEnd() { Trace.mark("end") }
+
     public static func run(_ arguments: [String]) -> Int32 {
         Termination.install()
         var parsed: (any ParsableCommand)?

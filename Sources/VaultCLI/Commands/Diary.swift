@@ -45,11 +45,10 @@ extension VaultCommand {
                         return true
                     })
                 if format.json { return try Terminal.json(Array(entries)) }
-                let rows = entries.map { DiaryRow($0, locale: locale) }
-                if let template {
-                    for row in rows { print(template.line(for: row)) }
-                    return
-                }
+                let words = ListingWords.of(locale)
+                let rows = entries.map { DiaryRow($0, locale: locale, words: words) }
+                defer { Terminal.keepUntilExit(rows) }
+                if let template { return template.write(rows) }
                 if rows.isEmpty {
                     print(ListingWords.of(locale).noEntries)
                     return
@@ -124,11 +123,11 @@ struct DiaryRow {
     /// The entry's first line, marked when it is a conflict copy or cannot be read.
     let preview: String
 
-    init(_ entry: DiarySummary, locale: String) {
+    init(_ entry: DiarySummary, locale: String, words: ListingWords? = nil) {
         self.entry = entry
         self.locale = locale
         tags = entry.tags.map { "#" + $0 }.joined(separator: " ")
-        let words = ListingWords.of(locale)
+        let words = words ?? ListingWords.of(locale)
         let read = entry.problem != nil ? "⚠️ " + words.unreadable : entry.preview
         preview = entry.conflictCopyOf.map { words.conflictCopy($0) + " " + read } ?? read
     }

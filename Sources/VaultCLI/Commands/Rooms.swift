@@ -42,11 +42,11 @@ extension VaultCommand {
             Trace.mark("rooms: summaries ready")
             if format.json { return try Terminal.json(Array(rooms)) }
             let now = Date()
-            let rows = rooms.map { RoomRow($0, now: now, locale: locale, zone: zone) }
-            if let template {
-                for row in rows { print(template.line(for: row)) }
-                return
-            }
+            let words = ListingWords.of(locale)
+            let rows = rooms.map { RoomRow($0, now: now, locale: locale, zone: zone, words: words) }
+            Trace.mark("rooms: rows made")
+            defer { Terminal.keepUntilExit(rows) }
+            if let template { return template.write(rows) }
             if rows.isEmpty {
                 print(ListingWords.of(locale).noRooms)
                 return
@@ -196,12 +196,12 @@ struct RoomRow {
             .map { RelativeTime.string(for: $0.date, now: now, locale: locale, timeZone: zone) } ?? ""
     }
 
-    init(_ room: RoomSummary, now: Date, locale: String, zone: TimeZone) {
+    init(_ room: RoomSummary, now: Date, locale: String, zone: TimeZone, words: ListingWords? = nil) {
         self.room = room
         self.now = now
         self.locale = locale
         self.zone = zone
-        let words = ListingWords.of(locale)
+        let words = words ?? ListingWords.of(locale)
         var preview =
             room.problem.map { $0.contains("conflict markers") ? words.markers : words.unreadable } ?? room.preview
         if room.problem == nil, !room.hasPendingPrompt, room.lastIsInterrupted {

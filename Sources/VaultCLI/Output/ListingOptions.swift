@@ -126,6 +126,20 @@ struct ListingTemplate<Row> {
     }
 
     /// The row as the template says, without a line feed at the end.
+    /// Writes a line for each of `rows` to standard output, in one write (20,000 rows printed
+    /// one by one took longer than reading them).
+    func write(_ rows: [Row]) {
+        var out = ""
+        out.reserveCapacity(rows.count * 96)
+        for row in rows {
+            out += line(for: row)
+            out += "\n"
+        }
+        Trace.mark("listing: rows formatted")
+        _ = Terminal.write(out, to: 1)
+        Trace.mark("listing: rows written")
+    }
+
     func line(for row: Row) -> String {
         var out = ""
         for part in parts {
