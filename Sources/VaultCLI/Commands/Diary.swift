@@ -45,9 +45,11 @@ extension VaultCommand {
                         return true
                     })
                 if format.json { return try Terminal.json(Array(entries)) }
+                Trace.mark("diary list: chosen")
                 let words = ListingWords.of(locale)
                 let rows = entries.map { DiaryRow($0, locale: locale, words: words) }
                 defer { Terminal.keepUntilExit(rows) }
+                Trace.mark("diary list: rows made")
                 if let template { return template.write(rows) }
                 if rows.isEmpty {
                     print(ListingWords.of(locale).noEntries)

@@ -126,8 +126,10 @@ extension Vault {
     /// Every diary entry, newest first.
     public func diarySummaries() -> [DiarySummary] {
         let paths = diaryPaths()
+        Trace.mark("diary: \(paths.count) listed")
         // The zone dates an entry without one by its file's time: another zone, another cache.
         var cache = ListingCache(root: root, kind: "diary", context: config.timeZone.identifier)
+        Trace.mark("diary: cache read (\(cache.count))")
         let pairs = summarized(paths, cache: &cache) { path, fields in
             fields.flatMap { DiarySummary.withKey(path: path, fields: $0) }
         } read: { path in
@@ -136,15 +138,18 @@ extension Vault {
         }
         let results: [DiarySummary?] = pairs.map { $0?.0 }
         let keys = pairs.map { $0?.1 ?? 0 }
+        // The keys apart from the summaries: a compare then moves no strings.
+        let none = LocalDate(year: 0, month: 1, day: 1)
+        let dates = results.map { $0?.date ?? none }
         let order = paths.indices.sorted {
-            let a = results[$0]?.date, b = results[$1]?.date
-            if a != b {
-                return (a ?? LocalDate(year: 0, month: 1, day: 1)) > (b ?? LocalDate(year: 0, month: 1, day: 1))
-            }
+            if dates[$0] != dates[$1] { return dates[$0] > dates[$1] }
             if keys[$0] != keys[$1] { return keys[$0] > keys[$1] }
-            return paths[$0] > paths[$1]
+            return VaultPath.precedes(paths[$1], paths[$0])
         }
+        Trace.mark("diary: sorted")
         let copies = Vault.conflictCopies(among: paths)
+        defer { Trace.mark("diary: copies marked") }
+        guard !copies.isEmpty else { return order.compactMap { results[$0] } }
         return order.compactMap { i in results[i].map { var s = $0; s.conflictCopyOf = copies[s.path]; return s } }
     }
 
@@ -194,7 +199,7 @@ extension Vault {
                 }
             }
         }
-        Trace.mark("listing: stamped and summarized")
+        Trace.mark("listing: stamped and summarized (\(reads.filter { $0 }.count) read)")
         let fresh = entries.compactMap { $0 }
         // Saved when a file was read, or one was removed since.
         if reads.contains(true) || fresh.count != cache.count { cache.save(fresh) }
@@ -431,7 +436,8 @@ extension DiarySummary {
 
     static func withKey(path: String, fields f: [String?]) -> (DiarySummary, Double)? {
         guard f.count == 9, let key = f[0].flatMap(Double.init), let title = f[4], let preview = f[5] else { return nil }
-        let tags = (f[6] ?? "").isEmpty ? [] : (f[6] ?? "").split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+        // Split on the byte 0x1F (a `Character` split walks grapheme clusters).
+        let tags = (f[6] ?? "").utf8.split(separator: 0x1F, omittingEmptySubsequences: true).map { String(Substring($0)) }
         let summary = DiarySummary(
             path: path, id: f[1], date: f[2].flatMap { LocalDate(iso: $0) }, created: f[3], title: title,
             preview: preview, tags: tags, problem: f[7], dateSource: f[8])
