@@ -83,7 +83,15 @@ enum Reference {
         Variable(
             name: "XDG_CONFIG_HOME", fallback: "~/.config",
             meaning: "where the user configuration is (`vault/config.yml`): API key approvals and defaults"),
-        Variable(name: "XDG_CACHE_HOME", fallback: "~/.cache", meaning: "where search keeps its file list and index (`vault/search/`)"),
+        Variable(
+            name: "XDG_CACHE_HOME", fallback: "~/.cache",
+            meaning: "where search keeps its file list and index (`vault/search/`), and listings what they read (`vault/listing/`)"),
+        Variable(
+            name: "CLAUDE_CONFIG_DIR", fallback: "~/.claude",
+            meaning: "where `vault import claude-code` looks for Claude Code's sessions (`projects/`) when no PATH is given"),
+        Variable(
+            name: "LLM_USER_PATH", fallback: "~/.config/io.datasette.llm",
+            meaning: "where `vault import llm` looks for llm's `logs.db` when no PATH is given"),
         Variable(name: "XDG_STATE_HOME", fallback: "~/.local/state", meaning: "where the chat prompt keeps its history (`vault/history`)"),
         Variable(
             name: "LC_ALL", fallback: "",
