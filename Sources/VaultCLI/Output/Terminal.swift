@@ -144,11 +144,6 @@ enum Terminal {
 
     }
 
-    /// Writes all of `text` to standard output (1) or standard error (2), going on after short
-    /// writes and interruptions. A failure ends nothing: once a write to standard output failed,
-    /// nothing more is written there (`outputError` says why); a failed write to standard error
-    /// is dropped.
-    @discardableResult
     /// Keeps `value` alive until the process ends: a command's last large values (20,000 rows)
     /// are not freed one by one just before `_exit` takes all the memory back at once.
     /// Called on the command's own thread only.
@@ -158,6 +153,11 @@ enum Terminal {
 
     nonisolated(unsafe) private static var kept: [Any] = []
 
+    /// Writes all of `text` to standard output (1) or standard error (2), going on after short
+    /// writes and interruptions. A failure ends nothing: once a write to standard output failed,
+    /// nothing more is written there (`outputError` says why); a failed write to standard error
+    /// is dropped.
+    @discardableResult
     static func write(_ text: String, to fd: Int32) -> Bool {
         write(bytes: Array(text.utf8), to: fd)
     }
