@@ -103,7 +103,7 @@ let package = Package(
             name: "VaultCLITests",
             dependencies: ["VaultCore", "VaultCLI", "VaultTestSupport", "CCurlShims", "CGitShims", "CGit2Loader"]),
         .testTarget(name: "VaultSearchTests", dependencies: ["VaultCore", "VaultSearch", "VaultTestSupport"]),
-        .testTarget(name: "VaultImportTests", dependencies: ["VaultCore", "VaultImport", "VaultTestSupport"]),
+        .testTarget(name: "VaultImportTests", dependencies: ["VaultCore", "VaultImport", "VaultGit", "VaultTestSupport"]),
         .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),
         // The fuzz targets over the seed corpus and seeded mutations; every crash found, kept.
         .testTarget(name: "VaultFuzzingTests", dependencies: ["VaultFuzzing", "VaultTestSupport"]),

@@ -27,3 +27,28 @@ install_missing_packages() {
     "${sudo[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
 }
+
+# Tools from the Python package index the tests run: llm makes the real logs.db that
+# VaultImportTests reads (LLMReaderTests fails, saying so, when it is missing).
+VAULT_PIP_PACKAGES=(llm)
+
+install_missing_python_tools() {
+    local missing=()
+    for p in "${VAULT_PIP_PACKAGES[@]}"; do
+        command -v "$p" >/dev/null 2>&1 || [ -x "$HOME/.local/bin/$p" ] || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "Installing from PyPI: ${missing[*]}"
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        local sudo=()
+        [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+        DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq python3-pip >/dev/null
+    fi
+    # A virtual environment or pyenv's Python takes it as it is; Debian's own Python wants
+    # --user and refuses even that without --break-system-packages (PEP 668).
+    export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1
+    python3 -m pip install -q "${missing[@]}" 2>/dev/null \
+        || python3 -m pip install -q --user "${missing[@]}" 2>/dev/null \
+        || python3 -m pip install -q --user --break-system-packages "${missing[@]}"
+    command -v pyenv >/dev/null 2>&1 && pyenv rehash || true
+}

@@ -144,7 +144,7 @@ static struct {
     __typeof__(git_revwalk_sorting) *git_revwalk_sorting;
     __typeof__(git_signature_default) *git_signature_default;
     __typeof__(git_signature_free) *git_signature_free;
-    __typeof__(git_signature_now) *git_signature_now;
+    __typeof__(git_signature_new) *git_signature_new;
     __typeof__(git_status_byindex) *git_status_byindex;
     __typeof__(git_status_list_entrycount) *git_status_list_entrycount;
     __typeof__(git_status_list_free) *git_status_list_free;
@@ -295,7 +295,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_revwalk_sorting", (void **)&real.git_revwalk_sorting},
     {"git_signature_default", (void **)&real.git_signature_default},
     {"git_signature_free", (void **)&real.git_signature_free},
-    {"git_signature_now", (void **)&real.git_signature_now},
+    {"git_signature_new", (void **)&real.git_signature_new},
     {"git_status_byindex", (void **)&real.git_status_byindex},
     {"git_status_list_entrycount", (void **)&real.git_status_list_entrycount},
     {"git_status_list_free", (void **)&real.git_status_list_free},
@@ -973,9 +973,9 @@ void git_signature_free(git_signature *sig) {
     real.git_signature_free(sig);
 }
 
-int git_signature_now(git_signature **out, const char *name, const char *email) {
+int git_signature_new(git_signature **out, const char *name, const char *email, git_time_t time, int offset) {
     CVAULT_GIT2_REQUIRE();
-    return real.git_signature_now(out, name, email);
+    return real.git_signature_new(out, name, email, time, offset);
 }
 
 const git_status_entry *git_status_byindex(git_status_list *statuslist, size_t idx) {

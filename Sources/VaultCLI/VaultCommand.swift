@@ -16,8 +16,8 @@ public struct VaultCommand: ParsableCommand {
         subcommands: [
             Init.self, Rooms.self, RoomCommand.self, Chat.self, Diary.self, Show.self, Check.self, Log.self,
             Diff.self, Restore.self, Remove.self, Unlock.self, Write.self, Today.self, Edit.self, Tag.self,
-            Retry.self, Export.self, Search.self, Sync.self, Clone.self, Remote.self, Status.self, Resolve.self,
-            MergeDriverCommand.self, SearchWatcherCommand.self,
+            Retry.self, Export.self, Import.self, Search.self, Sync.self, Clone.self, Remote.self, Status.self,
+            Resolve.self, MergeDriverCommand.self, SearchWatcherCommand.self, ReferenceCommand.self,
 
         ])
 
@@ -35,6 +35,9 @@ public struct VaultCommand: ParsableCommand {
     ///     let status = VaultCommand.run(Array(arguments.dropFirst()))
     ///     fflush(nil)
     ///     _exit(status)
+    /// Marks the end of the command in the trace (`VAULT_TRACE=1`).
+    public static func traceEnd() { Trace.mark("end") }
+
     public static func run(_ arguments: [String]) -> Int32 {
         Termination.install()
         var parsed: (any ParsableCommand)?

@@ -197,8 +197,7 @@ extension GitHistory {
         var tree: OpaquePointer?
         try GitFailure.check(git_tree_lookup(&tree, repo, &treeOID), "read the new tree")
         defer { git_tree_free(tree) }
-        var signature: UnsafeMutablePointer<git_signature>?
-        try GitFailure.check(git_signature_now(&signature, author.name, author.email), "make the commit's author")
+        let signature: UnsafeMutablePointer<git_signature>? = try signatureNow("make the commit's author")
         defer { git_signature_free(signature) }
         var commitID = git_oid()
         var parents: [OpaquePointer?] = parent.map { [$0] } ?? []

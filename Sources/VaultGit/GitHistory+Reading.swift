@@ -8,17 +8,50 @@ public struct HistoryEntry: Sendable, Codable, Hashable {
     public var id: String
     /// The first seven characters of the id.
     public var shortID: String { String(id.prefix(7)) }
-    /// Commit time with the committer's offset.
+    /// Commit time with the committer's offset, as written (vault writes the vault zone's).
     public var time: String
     public var author: String
     public var summary: String
+    /// The paths the commit changed (added, changed or deleted), compared with its first
+    /// parent; every path for the first commit.
+    public var files: [String]
+}
+
+/// Which commits `GitHistory.log` lists.
+public struct LogFilter: Sendable {
+    /// Only commits that changed this path.
+    public var path: String?
+    /// Only commits made on or after this day, in `zone`.
+    public var since: LocalDate?
+    /// Only commits made on or before this day, in `zone`.
+    public var until: LocalDate?
+    /// The zone the days are in (the vault's).
+    public var zone: TimeZone
+    /// At most this many.
+    public var limit: Int
+
+    public init(
+        path: String? = nil, since: LocalDate? = nil, until: LocalDate? = nil, zone: TimeZone = .gmt, limit: Int = 50
+    ) {
+        self.path = path
+        self.since = since
+        self.until = until
+        self.zone = zone
+        self.limit = limit
+    }
 }
 
 extension GitHistory {
     /// Commits from HEAD backwards, newest first; with `path`, only those that changed it
     /// (including the one that deleted it).
     public func log(path: String? = nil, limit: Int = 50) throws(VaultError) -> [HistoryEntry] {
-        guard let head = try headCommit() else { return [] }
+        try log(LogFilter(path: path, limit: limit))
+    }
+
+    /// Commits from HEAD backwards, newest first, as `filter` narrows them. The walk stops at the
+    /// first commit older than `since` (commits are walked by time, as `git log --since` does).
+    public func log(_ filter: LogFilter) throws(VaultError) -> [HistoryEntry] {
+        guard filter.limit > 0, let head = try headCommit() else { return [] }
         git_commit_free(head.commit)
         git_tree_free(head.tree)
         var walk: OpaquePointer?
@@ -28,24 +61,62 @@ extension GitHistory {
         try GitFailure.check(git_revwalk_push_head(walk), "walk the history")
         var out: [HistoryEntry] = []
         var oid = git_oid()
-        while out.count < limit, git_revwalk_next(&oid, walk) == 0 {
+        while out.count < filter.limit, git_revwalk_next(&oid, walk) == 0 {
             var commit: OpaquePointer?
             try GitFailure.check(git_commit_lookup(&commit, repo, &oid), "read a commit")
             defer { git_commit_free(commit) }
-            if let path, try !changes(commit!, path) { continue }
-            out.append(entry(commit!))
+            if filter.since != nil || filter.until != nil {
+                let seconds = Double(git_commit_time(commit))
+                let day = Timestamp(date: Date(timeIntervalSince1970: seconds), timeZone: filter.zone).localDate
+                if let since = filter.since, day < since { break }
+                if let until = filter.until, day > until { continue }
+            }
+            if let path = filter.path, try !changes(commit!, path) { continue }
+            out.append(try entry(commit!))
         }
         return out
     }
 
-    func entry(_ commit: OpaquePointer) -> HistoryEntry {
+    func entry(_ commit: OpaquePointer) throws(VaultError) -> HistoryEntry {
         let offsetMinutes = Int(git_commit_time_offset(commit))
         let seconds = Double(git_commit_time(commit))
         let time = Timestamp(
             date: Date(timeIntervalSince1970: seconds), timeZone: TimeZone(secondsFromGMT: offsetMinutes * 60) ?? .gmt)
         let author = git_commit_author(commit).map { String(cString: $0.pointee.name) } ?? ""
         let summary = git_commit_summary(commit).map { String(cString: $0) } ?? ""
-        return HistoryEntry(id: oidString(git_commit_id(commit)), time: time.text, author: author, summary: summary)
+        return HistoryEntry(
+            id: oidString(git_commit_id(commit)), time: time.text, author: author, summary: summary,
+            files: try changedPaths(commit))
+    }
+
+    /// The paths `commit` changed compared with its first parent (with none: every path), in
+    /// the tree's order. Folders that did not change are skipped by their ids.
+    func changedPaths(_ commit: OpaquePointer) throws(VaultError) -> [String] {
+        var tree: OpaquePointer?
+        try GitFailure.check(git_commit_tree(&tree, commit), "read a commit's tree")
+        defer { git_tree_free(tree) }
+        var parent: OpaquePointer?
+        var parentTree: OpaquePointer?
+        if git_commit_parentcount(commit) > 0, git_commit_parent(&parent, commit, 0) == 0 {
+            try GitFailure.check(git_commit_tree(&parentTree, parent), "read a commit's tree")
+        }
+        defer {
+            git_tree_free(parentTree)
+            git_commit_free(parent)
+        }
+        var options = git_diff_options()
+        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
+        var diff: OpaquePointer?
+        try GitFailure.check(
+            git_diff_tree_to_tree(&diff, repo, parentTree, tree, &options), "compare a commit with its parent")
+        defer { git_diff_free(diff) }
+        var out: [String] = []
+        for i in 0..<git_diff_num_deltas(diff) {
+            guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+            let file = delta.status == GIT_DELTA_DELETED ? delta.old_file : delta.new_file
+            out.append(String(cString: file.path))
+        }
+        return out
     }
 
     /// True when `commit` changed `path` compared with its first parent.

@@ -24,6 +24,9 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     /// compresses them later. Every object file is flushed to disk before it is renamed in.
     let odb: OpaquePointer
     public let author: Author
+    /// The vault's zone: commits carry its offset, as the rooms' timestamps do, whatever the
+    /// machine's zone (`signatureNow`).
+    let zone: TimeZone
     /// Reads and writes trees (and remembers the ones it saw).
     private(set) lazy var trees = TreeEditor(repo: repo, objects: objects)
     /// This machine's name, for the `Vault-Machine:` trailer of every commit (`machineName()`).
@@ -114,6 +117,21 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
         self.repo = handle!
         self.odb = database!
         self.author = GitHistory.author(repo: handle!, config: config)
+        self.zone = config.timeZone
+    }
+
+    /// The author and committer of a commit (or a reflog entry) made now: this machine's
+    /// author, the time with the vault zone's offset (`git log` then shows vault's commits in
+    /// the zone its rooms are written in). The caller frees it with `git_signature_free`.
+    func signatureNow(_ doing: String) throws(VaultError) -> UnsafeMutablePointer<git_signature> {
+        let now = Date()
+        let offset = zone.secondsFromGMT(for: now) / 60
+        var signature: UnsafeMutablePointer<git_signature>?
+        try GitFailure.check(
+            git_signature_new(
+                &signature, author.name, author.email, git_time_t(now.timeIntervalSince1970.rounded(.down)),
+                Int32(offset)), doing)
+        return signature!
     }
 
     deinit {

@@ -12,6 +12,7 @@ if let status = VaultCommand.checkLimits(Array(arguments.dropFirst())) {
 }
 VaultCommand.startGitEarly(for: arguments)
 let status = VaultCommand.run(Array(arguments.dropFirst()))
+VaultCommand.traceEnd()
 // Done, and everything written is on disk (files are flushed as they are written; locks are
 // released by the kernel). `_exit`, never `exit`: the libraries' exit-time clean-up (OpenSSL,
 // ICU, libgit2 free their caches) costs ~2 ms of every command, and, run while the thread that

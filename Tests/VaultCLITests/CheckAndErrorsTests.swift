@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultTestSupport
+import VaultCore
 
 /// `vault check`, and how malformed files are reported.
 @Suite struct CheckAndErrorsTests {
@@ -80,7 +81,8 @@ import VaultTestSupport
         let text = try runVault(["rooms"], in: vault.path)
         expectSuccess(text)
         #expect(
-            text.stdout.split(separator: "\n").filter { $0.contains("cannot be read") }.count == 4, "\(text.stdout)")
+            text.stdout.split(separator: "\n").filter { $0.contains(ListingWords.of("ko_KR").unreadable) }.count == 4,
+            "\(text.stdout)")
         expectUnchanged(before, try vault.snapshot())
     }
 

@@ -89,7 +89,8 @@ import VaultTestSupport
             // Into a pipe: none, unless asked for.
             let piped = try runVault(arguments, in: vault.path, environment: ["XDG_CONFIG_HOME": vault.path])
             #expect(piped.status == 0 && !piped.stdout.contains(Self.escape), "\(arguments): \(piped.stdout)")
-            let always = try runVault(arguments + ["--color", "always"], in: vault.path)
+            // `rooms` into a pipe is tab-separated fields, never colored: the aligned view (COLUMNS) is.
+            let always = try runVault(arguments + ["--color", "always"], in: vault.path, environment: ["COLUMNS": "100"])
             #expect(always.stdout.contains(Self.escape), "\(arguments): \(always.stdout.debugDescription)")
         }
         // The user configuration's `color: never`, and the flag over it.

@@ -793,8 +793,10 @@ import VaultTestSupport
             #expect(on12.map { $0["path"] as? String } == [path])
             let from13 = try diaryListJSON(try vault.run(["diary", "list", "--json", "--since", "2026-09-13"], tz: tz))
             #expect(from13.isEmpty, "\(from13)")
-            let text = try vault.run(["diary", "list"], tz: tz)
+            let text = try vault.run(["diary", "list"], tz: tz, extra: ["COLUMNS": "120"])
             #expect(text.stdout.contains("2026년 9월 12일") && text.stdout.contains("Late night"), "\(text.stdout)")
+            let piped = try vault.run(["diary", "list"], tz: tz)
+            #expect(piped.stdout.hasPrefix("\(path)\t2026-09-12\tLate night\t\t"), "\(piped.stdout)")
         }
         #expect(try vault.status() == "")
     }

@@ -63,9 +63,12 @@ import VaultTestSupport
         #expect(try git(["status", "--porcelain"], in: root) == "")
         // The new vault is usable and clean.
         try expectCheckClean(root)
-        let rooms = try runVault(["rooms"], in: root)
+        let rooms = try runVault(["rooms"], in: root, environment: ["COLUMNS": "80"])
         expectSuccess(rooms)
-        #expect(rooms.stdout.contains("No rooms yet"))
+        #expect(rooms.stdout.contains("아직 방이 없습니다"), "\(rooms.stdout)")
+        // Into a pipe: no rows, and no words a script would read as one.
+        let piped = try runVault(["rooms"], in: root)
+        #expect(piped.status == 0 && piped.stdout.isEmpty, "\(piped.stdout)")
     }
 
     @Test func localeVariablesAreReadInPOSIXOrder() throws {
@@ -214,7 +217,7 @@ import VaultTestSupport
         let r = try runVault(["rooms", "--vault", vault.path], in: other.path, environment: ["VAULT_DIR": other.path])
         expectSuccess(r)
         #expect(r.stdout.contains(sampleTitle))
-        let r2 = try runVault(["rooms"], in: vault.path, environment: ["VAULT_DIR": other.path])
+        let r2 = try runVault(["rooms"], in: vault.path, environment: ["VAULT_DIR": other.path, "COLUMNS": "80"])
         expectSuccess(r2)
         #expect(r2.stdout.contains("No rooms yet"), "VAULT_DIR should win over the working folder")
     }

@@ -50,7 +50,8 @@ import VaultTestSupport
         for (arguments, copy, original) in [(["rooms"], roomCopy, room), (["diary", "list"], entryCopy, entry)] {
             let text = try runVault(arguments, in: vault.path)
             expectSuccess(text)
-            let marked = text.stdout.split(separator: "\n").filter { $0.contains("[conflict copy of \(original)]") }
+            // The sample vault is Korean: its listing words are too.
+            let marked = text.stdout.split(separator: "\n").filter { $0.contains("[\(original)의 충돌 사본]") }
             #expect(marked.count == 1, "\(arguments): \(text.stdout)")
             let list = try json(try runVault(arguments + ["--json"], in: vault.path))
             let byPath = Dictionary(uniqueKeysWithValues: list.map { ($0["path"] as? String ?? "", $0) })
@@ -108,7 +109,7 @@ import VaultTestSupport
     @Test func roomsTextListsTitlesInTheSameOrder() throws {
         let vault = try Project.copyOfSampleVault()
         let before = try vault.snapshot()
-        let r = try runVault(["rooms"], in: vault.path)
+        let r = try runVault(["rooms"], in: vault.path, environment: ["COLUMNS": "200"])
         expectSuccess(r)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         let titles = [
@@ -163,7 +164,7 @@ import VaultTestSupport
         #expect(kimchi["preview"] as? String == "참치 김치찌개로도 해 보고 싶어. 돼지고기 대신 참치캔(150g) 하나 넣으면")
         // Rooms without one.
         #expect(byPath["rooms/부산-여행.md"]?["pending_prompt"] as? Bool == false)
-        let text = try runVault(["rooms"], in: vault.path)
+        let text = try runVault(["rooms"], in: vault.path, environment: ["COLUMNS": "200"])
         let line = try #require(text.stdout.split(separator: "\n").first { $0.contains("독서 모임 발제문") })
         #expect(line.contains("✍️") && line.contains("발제문 첫 문단:"), "\(line)")
         expectUnchanged(before, try vault.snapshot())
@@ -200,7 +201,7 @@ import VaultTestSupport
 
     @Test func diaryListTextIsNewestFirstInTheVaultLocale() throws {
         let vault = try Project.copyOfSampleVault()
-        let r = try runVault(["diary", "list"], in: vault.path)
+        let r = try runVault(["diary", "list"], in: vault.path, environment: ["COLUMNS": "200"])
         expectSuccess(r)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         try #require(lines.count == 10, "\(r.stdout)")
@@ -208,7 +209,7 @@ import VaultTestSupport
         #expect(lines[5].hasPrefix("2026년 9월 30일") && lines[5].contains("3분기 회고"), "\(lines[5])")
         #expect(lines[9].hasPrefix("2026년 8월 15일") && lines[9].contains("광복절 자전거"))
         // `vault diary` alone is the list.
-        let plain = try runVault(["diary"], in: vault.path)
+        let plain = try runVault(["diary"], in: vault.path, environment: ["COLUMNS": "200"])
         expectSuccess(plain)
         #expect(plain.stdout == r.stdout)
     }

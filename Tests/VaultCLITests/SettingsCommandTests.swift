@@ -41,8 +41,10 @@ import VaultTestSupport
         for (key, value) in values.sorted(by: { $0.key < $1.key }) {
             let r = try runVault(["room", "set", "부산-여행", key, value], in: vault.path)
             expectSuccess(r)
+            // The value as stored, echoed: now set, or already so (the title is the room's own).
             #expect(
-                r.stdout.contains("\(key) set") || r.stdout.contains("already so"), "\(key): \(r.stdout)")
+                r.stdout == "rooms/부산-여행.md: \(key) is now \(value)\n"
+                    || r.stdout == "rooms/부산-여행.md: \(key) is already \(value)\n", "\(key): \(r.stdout)")
         }
         let text = try vault.readText("rooms/부산-여행.md")
         for key in ["temperature: 0.7", "top_p: 0.9", "max_tokens: 512", "seed: 42", "stop: END"] {

@@ -128,7 +128,7 @@ import Testing
                  29  30
                 """)
         #expect(c.entryCount == 5 && c.daysWithEntries == 4 && c.streak == 2)
-        #expect(c.summary == "5 entries on 4 days · streak: 2 days")
+        #expect(c.summary == "일기 5편, 4일 · 연속 2일")
     }
 
     @Test func anEnglishMonthStartsOnSundayInTheUSAndOnMondayInBritain() {
@@ -157,6 +157,32 @@ import Testing
                  30
                 """)
         #expect(gb.weeks.allSatisfy { $0.count == 7 })
+    }
+
+    /// The summary is in the locale's words, singular and plural; the streak is under today's
+    /// month only (a month to come or gone by has none of its own).
+    @Test func theSummaryIsInTheLocaleAndTheStreakOnlyUnderThisMonth() {
+        let days = entries([1: 1, 24: 2, 25: 1])
+        func summary(_ year: Int, _ month: Int, _ locale: String, _ days: [LocalDate: Int]) -> String {
+            DiaryCalendar(month: .init(year: year, month: month), entryDays: days, today: today, locale: locale).summary
+        }
+        #expect(summary(2026, 11, "ko_KR", days) == "일기 4편, 3일 · 연속 2일")
+        #expect(summary(2026, 11, "de_DE", days) == "4 Einträge an 3 Tagen · Serie: 2 Tage")
+        #expect(summary(2026, 11, "ja_JP", days) == "日記4件、3日 · 連続2日")
+        #expect(summary(2026, 11, "en_US", days) == "4 entries on 3 days · streak: 2 days")
+        #expect(summary(2026, 11, "fr_FR", days) == "4 entrées sur 3 jours · série : 2 jours")
+        #expect(summary(2026, 11, "es_ES", days) == "4 entradas en 3 días · racha: 2 días")
+        // One of each: singular words.
+        let one = entries([25: 1])
+        #expect(summary(2026, 11, "de_DE", one) == "1 Eintrag an 1 Tag · Serie: 1 Tag")
+        #expect(summary(2026, 11, "en_GB", one) == "1 entry on 1 day · streak: 1 day")
+        // A language without words here: English.
+        #expect(summary(2026, 11, "pt_BR", one) == "1 entry on 1 day · streak: 1 day")
+        // Next month and last month: no streak, though one runs today.
+        #expect(summary(2026, 12, "de_DE", days) == "0 Einträge an 0 Tagen")
+        #expect(summary(2026, 10, "ko_KR", days) == "일기 0편, 0일")
+        let december = DiaryCalendar(month: .init(year: 2026, month: 12), entryDays: days, today: today, locale: "ko_KR")
+        #expect(december.streak == nil)
     }
 
     @Test func theStreakEndsTodayOrYesterday() {

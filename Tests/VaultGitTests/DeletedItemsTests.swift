@@ -30,7 +30,9 @@ import VaultTestSupport
         #expect(log.status == 0, "vault log: \(log.stderr)", sourceLocation: sourceLocation)
         #expect(log.stdout.contains("room: new 부산 여행"), "\(log.stdout)", sourceLocation: sourceLocation)
         #expect(
-            log.stdout.split(separator: "\n").count == commitsOfRoom.count, "\(log.stdout)",
+            // A line per commit; the files each changed follow it, indented.
+            log.stdout.split(separator: "\n").filter { !$0.hasPrefix(" ") }.count == commitsOfRoom.count,
+            "\(log.stdout)",
             sourceLocation: sourceLocation)
         let restore = try runVault(["restore", "부산"], in: dir.path)
         #expect(restore.status == 0, "vault restore: \(restore.stderr)", sourceLocation: sourceLocation)

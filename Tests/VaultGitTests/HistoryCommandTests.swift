@@ -168,7 +168,10 @@ import VaultTestSupport
         try git(["log", "--format=%H"] + extra, in: dir.path).split(separator: "\n").map(String.init)
     }
 
-    private func lines(_ s: String) -> [String] { s.split(separator: "\n").map(String.init) }
+    /// The commit lines of `vault log` (the files each changed follow it, indented).
+    private func lines(_ s: String) -> [String] {
+        s.split(separator: "\n").map(String.init).filter { !$0.hasPrefix(" ") }
+    }
 
     @Test func logListsEveryCommitNewestFirst() throws {
         let dir = try vaultWithHistory()

@@ -25,7 +25,7 @@ import VaultTestSupport
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "부산 여행 · rooms/부산-여행.md")
-        #expect(lines.contains { $0.hasPrefix("rooms/부산-여행.md:9:1: 🧑 user · 2026년 10월 28일 수요일 21:12 │ 해운대 근처") })
+        #expect(lines.contains { $0.hasPrefix("rooms/부산-여행.md:9:1: 🧑 user · 2026년 10월 28일 수요일 오후 9:12 │ 해운대 근처") })
         #expect(lines.contains { $0.hasPrefix("diary/2026/2026-11-06-일기.md:10:1: 📔 2026년 11월 6일 금요일 │ 해운대 산책") })
         // Not on a terminal: no color codes.
         #expect(!r.stdout.contains("\u{1B}["))

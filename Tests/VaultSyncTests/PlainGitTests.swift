@@ -281,7 +281,7 @@ import VaultTestSupport
         #expect(show.stderr.contains("conflict markers"))
         let rooms = try w.vault("desktop", ["rooms"])
         let line = rooms.stdout.split(separator: "\n").first { $0.contains("독서-모임-발제문") }
-        #expect(line?.contains("git left conflict markers: run `vault resolve`") == true, "\(rooms.stdout)")
+        #expect(line?.contains(ListingWords.of("ko_KR").markers) == true, "\(rooms.stdout)")
         #expect(!rooms.stdout.contains("<<<<<<<") && !rooms.stdout.contains(">>>>>>>"))
         let chat = try w.vault("desktop", ["chat", room, "마커 위에 쓰기", "--provider", "offline"])
         #expect(chat.status == 1, "a room with markers is not written to")

@@ -12,84 +12,142 @@ extension VaultCommand {
 
         struct List: PagedCommand {
             static let configuration = CommandConfiguration(
-                commandName: "list", abstract: "List diary entries, newest first.")
+                commandName: "list", abstract: "List diary entries, newest first.",
+                discussion: """
+                    On a terminal (or with COLUMNS set) the rows are aligned and fitted to its width. Into a \
+                    pipe or a file each row is its fields whole, separated by tabs: \(DiaryRow.pipedHelp). \
+                    --format prints each row as a template \
+                    of your own (like git for-each-ref --format); its fields:
+
+                    """ + ListingTemplate.help(DiaryRow.fields))
 
             @OptionGroup var location: VaultLocation
             @OptionGroup var reading: ReadingOptions
             @OptionGroup var output: OutputOptions
-            @Option(
-                parsing: .unconditional,
-                help: "Only entries on or after this day (2026-11-01, yesterday, or -7 for a week ago).")
-            var since: String?
-            @Option(parsing: .unconditional, help: "Only entries on or before this day.") var until: String?
+            @OptionGroup var dates: DateRangeOptions
             @Option(help: "Only entries with this tag.") var tag: String?
-            @Flag(help: "Print JSON.") var json = false
+            @OptionGroup var limit: LimitOptions
+            @OptionGroup var format: ListingFormatOptions
 
             func execute() throws {
+                let template = try format.template(fields: DiaryRow.fields, piped: DiaryRow.piped)
                 let vault = try location.open()
                 let (locale, _) = try reading.resolve(for: vault)
                 let style = try output.style()
-                let zone = vault.config.timeZone
-                let from = try DateArgument.day(given: since, timeZone: zone)
-                let to = try DateArgument.day(given: until, timeZone: zone)
+                let (from, to) = try dates.days(in: vault.config.timeZone)
                 // An entry with no date of its own is dated by the commit that added it.
                 let all = vault.diarySummariesDatedByHistory()
-                let entries = all.filter { e in
-                    if let from, (e.date ?? LocalDate(year: 0, month: 1, day: 1)) < from { return false }
-                    if let to, let d = e.date, d > to { return false }
-                    if let tag, !e.tags.contains(tag) { return false }
-                    return true
-                }
-                if json { return try Terminal.json(entries) }
-                if entries.isEmpty {
-                    print("No diary entries yet.")
+                let entries = try limit.apply(
+                    all.filter { e in
+                        if let from, (e.date ?? LocalDate(year: 0, month: 1, day: 1)) < from { return false }
+                        if let to, let d = e.date, d > to { return false }
+                        if let tag, !e.tags.contains(tag) { return false }
+                        return true
+                    })
+                if format.json { return try Terminal.json(Array(entries)) }
+                Trace.mark("diary list: chosen")
+                let words = ListingWords.of(locale)
+                let rows = entries.map { DiaryRow($0, locale: locale, words: words) }
+                defer { Terminal.keepUntilExit(rows) }
+                Trace.mark("diary list: rows made")
+                if let template { return template.write(rows) }
+                if rows.isEmpty {
+                    print(ListingWords.of(locale).noEntries)
                     return
                 }
                 let columns = Terminal.columns
-                for e in entries {
-                    let day =
-                        e.date.map {
-                            DateText.string(
-                                for: $0.noonUTC, style: .shortDay, locale: locale,
-                                timeZone: TimeZone(identifier: "UTC")!)
-                        } ?? "?"
-                    let tags = e.tags.isEmpty ? "" : "  " + e.tags.map { "#" + $0 }.joined(separator: " ")
-                    let read = e.problem != nil ? "⚠️ cannot be read: run `vault check`" : e.preview
-                    let preview = e.conflictCopyOf.map { "[conflict copy of \($0)] " + read } ?? read
+                for row in rows {
                     // The preview and tags take what the two columns leave of the terminal's width.
-                    let fixed = "\(Terminal.fit(day, 18)) \(Terminal.fit(e.title, 24)) "
+                    let day = row.day
+                    let fixed = "\(Terminal.fit(day, 18)) \(Terminal.fit(row.entry.title, 24)) "
+                    let tags = row.tags.isEmpty ? "" : "  " + row.tags
                     if let columns, Terminal.width(fixed) >= columns {
-                        print(Terminal.clip(fixed + preview + tags, columns))
+                        print(Terminal.clip(fixed + row.preview + tags, columns))
                         continue
                     }
-                    let rest = Terminal.clip(preview + tags, columns.map { $0 - Terminal.width(fixed) })
-                    let title = style.title(Terminal.fit(e.title, 24))
+                    let rest = Terminal.clip(row.preview + tags, columns.map { $0 - Terminal.width(fixed) })
+                    let title = style.title(Terminal.fit(row.entry.title, 24))
                     Terminal.line("\(style.date(Terminal.fit(day, 18))) \(title) \(rest)")
                 }
             }
         }
 
-        struct MonthCalendar: VaultRunnable {
+        struct MonthCalendar: PagedCommand {
             static let configuration = CommandConfiguration(
                 commandName: "calendar",
-                abstract: "Draw a month of the diary like `cal`, with the days that have entries marked.")
+                abstract: "Draw a month of the diary like `cal`, with the days that have entries marked.",
+                discussion: """
+                    Under the grid: the month's entries and days with entries, and under this month the \
+                    streak (days in a row with an entry, up to today or yesterday), in the vault's locale.
+                    """)
 
             @OptionGroup var location: VaultLocation
             @OptionGroup var reading: ReadingOptions
+            @OptionGroup var output: OutputOptions
+            @Flag(help: "Print JSON: the month, each day with its number of entries, the summary.") var json = false
             @Argument(help: "The month: 2026-11, 11 (this year), or nothing for this month.") var month: String?
 
             func execute() throws {
                 let vault = try location.open()
                 let (locale, zone) = try reading.resolve(for: vault)
+                let style = try output.style()
                 let today = Timestamp(date: Date(), timeZone: zone).localDate
                 let shown = try DiaryCalendar.month(month, today: today)
                 // An entry with no date of its own is dated by the commit that added it, as in `diary list`.
                 let days = DiaryCalendar.entryDays(vault.diarySummariesDatedByHistory())
                 let calendar = DiaryCalendar(month: shown, entryDays: days, today: today, locale: locale)
-                for line in calendar.lines() { print(line) }
+                if json { return try Terminal.json(calendar) }
+                // Days with entries green, today in reverse video.
+                let lines = calendar.lines { day, text in
+                    day.isToday ? style.painted(text, "7") : day.entries > 0 ? style.painted(text, "32") : text
+                }
+                // Month and weekday names are ICU's, the rest digits: nothing to make visible.
+                for line in lines { Terminal.line(line) }
                 print("")
                 print(calendar.summary)
             }
         }
     }
+}
+
+/// A row of `vault diary list`: the entry, with what the listing shows of it.
+struct DiaryRow {
+    let entry: DiarySummary
+    let locale: String
+    /// The entry's day in the locale (`2026년 11월 21일`), `?` when it has none; made when asked for.
+    var day: String {
+        entry.date.map {
+            DateText.string(for: $0.noonUTC, style: .shortDay, locale: locale, timeZone: TimeZone(identifier: "UTC")!)
+        } ?? "?"
+    }
+    /// `#tag #other`.
+    let tags: String
+    /// The entry's first line, marked when it is a conflict copy or cannot be read.
+    let preview: String
+
+    init(_ entry: DiarySummary, locale: String, words: ListingWords? = nil) {
+        self.entry = entry
+        self.locale = locale
+        tags = entry.tags.map { "#" + $0 }.joined(separator: " ")
+        let words = words ?? ListingWords.of(locale)
+        let read = entry.problem != nil ? "⚠️ " + words.unreadable : entry.preview
+        preview = entry.conflictCopyOf.map { words.conflictCopy($0) + " " + read } ?? read
+    }
+
+    /// The row into a pipe: the fields that tell entries apart and what a person reads, tab-separated.
+    /// `piped`, with its tabs shown as `<TAB>`: for the help.
+    static var pipedHelp: String { piped.replacingOccurrences(of: "%09", with: "<TAB>") }
+
+    static let piped = "%(path)%09%(date)%09%(title)%09%(tags)%09%(preview)"
+
+    static let fields: [ListingField<DiaryRow>] = [
+        ListingField(name: "path", meaning: "the entry's file (diary/2026/2026-11-21-첫눈.md)") { $0.entry.path },
+        ListingField(name: "id", meaning: "its id (d-…), when it has one") { $0.entry.id ?? "" },
+        ListingField(name: "date", meaning: "its day, 2026-11-21") { $0.entry.date?.description ?? "" },
+        ListingField(name: "day", meaning: "its day in the locale (2026년 11월 21일)") { $0.day },
+        ListingField(name: "created", meaning: "its created time, as written") { $0.entry.created ?? "" },
+        ListingField(name: "title", meaning: "its title") { $0.entry.title },
+        ListingField(name: "tags", meaning: "its tags, #tag #other") { $0.tags },
+        ListingField(name: "preview", meaning: "its first line, with the terminal's marks") { $0.preview },
+    ]
 }

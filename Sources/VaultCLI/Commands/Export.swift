@@ -22,10 +22,7 @@ extension VaultCommand {
             completion: .items)
         var items: [String] = []
         @Flag(help: "Export the diary, oldest entry first.") var diary = false
-        @Option(
-            parsing: .unconditional,
-            help: "With --diary: only entries on or after this day (2026-11-01, yesterday, -7).") var since: String?
-        @Option(parsing: .unconditional, help: "With --diary: only entries on or before this day.") var until: String?
+        @OptionGroup var dates: DateRangeOptions
         @Option(help: "With --diary: only entries with this tag.") var tag: String?
         @Option(help: ArgumentHelp("Export one room.", valueName: "ROOM"), completion: .rooms)
         var room: String?
@@ -101,7 +98,7 @@ extension VaultCommand {
             guard sources == 1 else {
                 throw sources == 0 ? UsageError.nothingToExport : UsageError.severalExportSources
             }
-            if !diary, since != nil || until != nil || tag != nil {
+            if !diary, dates.since != nil || dates.until != nil || tag != nil {
                 throw UsageError.diaryFilterWithoutDiary
             }
             let here = FileManager.default.currentDirectoryPath
@@ -121,8 +118,7 @@ extension VaultCommand {
         /// The diary entries chosen by --since, --until and --tag, oldest first.
         func diaryEntries(_ vault: Vault, progress: ProgressLine? = nil) throws -> [ExportItem] {
             let zone = vault.config.timeZone
-            let from = try DateArgument.day(given: since, timeZone: zone)
-            let to = try DateArgument.day(given: until, timeZone: zone)
+            let (from, to) = try dates.days(in: zone)
             if let from, let to, from > to {
                 throw UsageError.sinceAfterUntil(since: "\(from)", until: "\(to)")
             }

@@ -6,53 +6,68 @@ extension VaultCommand {
     struct Rooms: PagedCommand {
         static let configuration = CommandConfiguration(
             commandName: "rooms",
-            abstract: "List the chat rooms, most recent activity first, with the last message.")
+            abstract: "List the chat rooms, most recent activity first, with the last message.",
+            discussion: """
+                On a terminal (or with COLUMNS set) the rows are aligned and fitted to its width. Into a \
+                pipe or a file each row is its fields whole, separated by tabs: \(RoomRow.pipedHelp). \
+                --format prints each row as a template \
+                of your own (like git for-each-ref --format); its fields:
+
+                """ + ListingTemplate.help(RoomRow.fields))
 
         @OptionGroup var location: VaultLocation
         @OptionGroup var reading: ReadingOptions
         @OptionGroup var output: OutputOptions
-        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var dates: DateRangeOptions
+        @OptionGroup var limit: LimitOptions
+        @OptionGroup var format: ListingFormatOptions
 
         func execute() throws {
+            let template = try format.template(fields: RoomRow.fields, piped: RoomRow.piped)
             let vault = try location.open()
+            Trace.mark("rooms: vault opened")
             let (locale, zone) = try reading.resolve(for: vault)
+            Trace.mark("rooms: locale resolved")
             let style = try output.style()
-            let rooms = vault.roomSummaries()
-            if json { return try Terminal.json(rooms) }
-            if rooms.isEmpty {
-                print("No rooms yet. Start one with `vault room new TITLE`.")
+            // A room's day is its last activity's, in the vault's zone.
+            let (from, to) = try dates.days(in: vault.config.timeZone)
+            let active = vault.roomSummaries().filter { room in
+                guard from != nil || to != nil else { return true }
+                guard let day = room.lastActivity.flatMap(Timestamp.init(rfc3339:))
+                    .map({ Timestamp(date: $0.date, timeZone: vault.config.timeZone).localDate })
+                else { return false }
+                return (from.map { day >= $0 } ?? true) && (to.map { day <= $0 } ?? true)
+            }
+            let rooms = try limit.apply(active)
+            Trace.mark("rooms: summaries ready")
+            if format.json { return try Terminal.json(Array(rooms)) }
+            let now = Date()
+            let words = ListingWords.of(locale)
+            let rows = rooms.map { RoomRow($0, now: now, locale: locale, zone: zone, words: words) }
+            Trace.mark("rooms: rows made")
+            defer { Terminal.keepUntilExit(rows) }
+            if let template { return template.write(rows) }
+            if rows.isEmpty {
+                print(ListingWords.of(locale).noRooms)
                 return
             }
-            let now = Date()
             let columns = Terminal.columns
-            for room in rooms {
-                // How long ago, in the locale: `3분 전`, `yesterday`, a date once a week old.
-                let when = room.lastActivity.flatMap { Timestamp(frontMatter: $0) }
-                    .map { RelativeTime.string(for: $0.date, now: now, locale: locale, timeZone: zone) } ?? ""
+            for row in rows {
+                let room = row.room
                 let icon =
                     room.problem != nil ? "⚠️" : room.hasPendingPrompt ? "✍️" : room.lastRole?.icon ?? "  "
-                var preview =
-                    room.problem.map {
-                        $0.contains("conflict markers")
-                            ? "git left conflict markers: run `vault resolve`" : "cannot be read: run `vault check`"
-                    } ?? room.preview
-                if room.problem == nil, !room.hasPendingPrompt, room.lastIsInterrupted {
-                    preview = "[interrupted] " + preview
-                }
-                // A Syncthing or Dropbox copy has its original's title: marked, never an unmarked twin.
-                if let original = room.conflictCopyOf { preview = "[conflict copy of \(original)] " + preview }
                 // Messages that came in by sync and were not shown yet: a dot in the first column, a count.
                 let mark = room.unread > 0 ? "●" : " "
-                let unread = room.unread > 0 ? "(\(room.unread) new) " : ""
                 // The preview takes what the fixed columns leave of the terminal's width.
+                let when = row.when
                 let fixed = "\(mark) \(Terminal.fit(when, 14)) \(Terminal.fit(room.title, 24)) \(icon) "
                 let left = columns.map { max(1, $0 - Terminal.width(fixed)) }
-                let rest = Terminal.clip(unread + preview, left)
+                let rest = Terminal.clip(row.preview, left)
                 if let columns, Terminal.width(fixed) >= columns {
-                    print(Terminal.clip(fixed + unread + preview, columns))
+                    print(Terminal.clip(fixed + row.preview, columns))
                 } else {
-                    let when = style.date(Terminal.fit(when, 14))
-                    Terminal.line("\(mark) \(when) \(style.title(Terminal.fit(room.title, 24))) \(icon) \(rest)")
+                    let shown = style.date(Terminal.fit(when, 14))
+                    Terminal.line("\(mark) \(shown) \(style.title(Terminal.fit(room.title, 24))) \(icon) \(rest)")
                 }
             }
         }
@@ -60,7 +75,7 @@ extension VaultCommand {
 
     struct RoomCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "room", abstract: "Make and change rooms.", subcommands: [New.self, Set.self])
+            commandName: "room", abstract: "Make, show and change rooms.", subcommands: [New.self, Show.self, Set.self])
 
         struct Set: VaultRunnable {
             static let configuration = CommandConfiguration(
@@ -87,11 +102,17 @@ extension VaultCommand {
                 guard unset || value != nil else { throw UsageError.missingValue(key: key) }
                 let vault = try location.openForChange()
                 let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
-                let result = try RoomSettings(vault: vault).set(key, to: unset ? nil : value, inRoom: path)
+                // As it is stored (`yesterday` → `2026-11-25`), and as it is echoed.
+                let stored = try value.map { v throws(VaultError) in
+                    try RoomSetting.checked(key, v, timeZone: vault.config.timeZone)
+                }
+                let result = try RoomSettings(vault: vault).set(key, to: unset ? nil : stored, inRoom: path)
+                let shown = stored.map { Terminal.visible($0, singleLine: true) } ?? ""
                 switch result {
-                case .alreadySo: print("\(path): '\(key)' is already so.")
+                case .alreadySo where unset: print("\(path): '\(key)' is not set.")
+                case .alreadySo: print("\(path): \(key) is already \(shown)")
                 case .removed: print("\(path): removed '\(key)'.")
-                case .set: print("\(path): \(key) set.")
+                case .set: print("\(path): \(key) is now \(shown)")
                 }
             }
         }
@@ -103,13 +124,130 @@ extension VaultCommand {
             @Argument(help: "The room's title.") var title: String
             @Option(help: "The model to use in this room.") var model: String?
             @Option(help: "The room's system prompt.") var system: String?
+            @Flag(help: "Refuse when the title's file name is taken, instead of making TITLE-2.") var unique = false
 
             func execute() throws {
                 let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
                 let vault = try location.openForChange()
-                let path = try RoomCreation(vault: vault).create(title: title, model: model, system: system)
-                print("Made \(path). Talk in it with `vault chat \(VaultPath.stem(of: path)) \"…\"`.")
+                let path = try RoomCreation(vault: vault).create(
+                    title: title, model: model, system: system, unique: unique)
+                let named = RoomCreation.namedPath(title: title)
+                let taken = path == named ? "" : " (\(named) has that title's name already; --unique refuses instead)"
+                print("Made \(path)\(taken). Talk in it with `vault chat \(VaultPath.stem(of: path)) \"…\"`.")
             }
+        }
+
+        struct Show: VaultRunnable {
+            static let configuration = CommandConfiguration(
+                commandName: "show",
+                abstract: "Show a room's settings: its front-matter, key by key (`vault show ROOM` shows its messages).")
+
+            @OptionGroup var location: VaultLocation
+            @Argument(help: "The room.", completion: .rooms) var room: String
+            @Flag(help: "Print JSON: each key with its value as written (text, or a list of texts).") var json = false
+
+            func execute() throws {
+                let vault = try location.open()
+                let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
+                // The front-matter and the end of the file only: a room of years reads as fast as a new one.
+                let file = try RoomFile.readEnd(vault.absolute(path), path: path) { _ in true }.room
+                let entries = file.frontMatter.map { fm in fm.entries.map { ($0.key, fm.values[$0.key]) } } ?? []
+                if json {
+                    var object: [String: RoomSettingValue] = [:]
+                    for (key, value) in entries {
+                        switch value {
+                        case .string(let s)?: object[key] = .text(s)
+                        case .list(let items)?: object[key] = .list(items)
+                        case .other(let yaml)?: object[key] = .text(yaml)
+                        case nil: object[key] = .text("")
+                        }
+                    }
+                    return try Terminal.json(object)
+                }
+                print(path)
+                for (key, value) in entries {
+                    let text: String
+                    switch value {
+                    case .string(let s)?: text = s
+                    case .list(let items)?: text = "[" + items.joined(separator: ", ") + "]"
+                    case .other(let yaml)?: text = yaml
+                    case nil: text = ""
+                    }
+                    print("\(key): \(Terminal.visible(text, singleLine: true))")
+                }
+            }
+        }
+    }
+}
+
+/// A row of `vault rooms`: the room, with what the listing shows of it.
+struct RoomRow {
+    let room: RoomSummary
+    /// The last column: how many new messages, marks, then the last message's first line.
+    let preview: String
+    let now: Date
+    let locale: String
+    let zone: TimeZone
+
+    /// How long ago, in the locale: `3분 전`, `yesterday`, a date once a week old. Made when
+    /// asked for (ICU takes tens of microseconds a room; a pipe's rows do not show it).
+    var when: String {
+        room.lastActivity.flatMap { Timestamp(frontMatter: $0) }
+            .map { RelativeTime.string(for: $0.date, now: now, locale: locale, timeZone: zone) } ?? ""
+    }
+
+    init(_ room: RoomSummary, now: Date, locale: String, zone: TimeZone, words: ListingWords? = nil) {
+        self.room = room
+        self.now = now
+        self.locale = locale
+        self.zone = zone
+        let words = words ?? ListingWords.of(locale)
+        var preview =
+            room.problem.map { $0.contains("conflict markers") ? words.markers : words.unreadable } ?? room.preview
+        if room.problem == nil, !room.hasPendingPrompt, room.lastIsInterrupted {
+            preview = words.interrupted + " " + preview
+        }
+        // A Syncthing or Dropbox copy has its original's title: marked, never an unmarked twin.
+        if let original = room.conflictCopyOf { preview = words.conflictCopy(original) + " " + preview }
+        self.preview = (room.unread > 0 ? words.unread(room.unread) + " " : "") + preview
+    }
+
+    /// The row into a pipe: the fields that tell rooms apart and what a person reads, tab-separated.
+    /// `piped`, with its tabs shown as `<TAB>`: for the help.
+    static var pipedHelp: String { piped.replacingOccurrences(of: "%09", with: "<TAB>") }
+
+    static let piped = "%(path)%09%(last_activity)%09%(title)%09%(preview)"
+
+    static let fields: [ListingField<RoomRow>] = [
+        ListingField(name: "path", meaning: "the room's file (rooms/부산-여행.md)") { $0.room.path },
+        ListingField(name: "slug", meaning: "its file name without .md (부산-여행)") { $0.room.slug },
+        ListingField(name: "title", meaning: "its title") { $0.room.title },
+        ListingField(name: "last_activity", meaning: "the last message's time (else created), as written") {
+            $0.room.lastActivity ?? ""
+        },
+        ListingField(name: "when", meaning: "how long ago, in the locale (3분 전, yesterday)") { $0.when },
+        ListingField(name: "role", meaning: "who wrote the last message (user, assistant, system)") {
+            $0.room.lastRole?.rawValue ?? ""
+        },
+        ListingField(name: "unread", meaning: "messages that came in by sync, not shown yet") {
+            String($0.room.unread)
+        },
+        ListingField(name: "preview", meaning: "the last message's first line, with the terminal's marks") {
+            $0.preview
+        },
+    ]
+}
+
+/// A front-matter value in `vault room show --json`: a text, or a list of texts.
+enum RoomSettingValue: Encodable {
+    case text(String)
+    case list([String])
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .text(let s): try container.encode(s)
+        case .list(let items): try container.encode(items)
         }
     }
 }

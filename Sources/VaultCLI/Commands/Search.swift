@@ -23,14 +23,17 @@ extension VaultCommand {
         @Flag(help: "Only diary entries.") var diary = false
         @Flag(help: "Only rooms.") var rooms = false
         @Option(help: "Only messages of this role: user, assistant or system.") var role: String?
-        @Option(help: "Only hits on or after this day (2026-11-21, yesterday, -7).") var since: String?
-        @Option(help: "Only hits on or before this day.") var until: String?
+        @OptionGroup var dates: DateRangeOptions
         @Option(help: "Only items tagged so.") var tag: String?
         @Flag(name: [.customShort("i"), .customLong("ignore-case")], help: "Ignore case.") var ignoreCase = false
         @Flag(name: [.customShort("s"), .customLong("case-sensitive")], help: "Match case.") var caseSensitive = false
         @Flag(help: "The pattern is a regular expression (ICU's syntax).") var regex = false
         @Flag(name: [.customShort("l"), .customLong("files-with-matches")], help: "Print only the paths.")
         var filesWithMatches = false
+        @Flag(
+            name: [.customShort("c"), .customLong("count")],
+            help: "Print only each file's path and its number of matching lines (path:N), as rg -c does.")
+        var count = false
         @Option(name: [.customShort("C"), .customLong("context")], help: "Lines of context around each hit.")
         var context = 0
         @Flag(help: "One JSON object per hit (JSON Lines).") var json = false
@@ -51,7 +54,7 @@ extension VaultCommand {
             query.isRegex = regex
             query.caseMode = caseSensitive ? .sensitive : ignoreCase ? .insensitive : .smart
             query.tag = tag
-            query.firstHitOnly = filesWithMatches && !json
+            query.firstHitOnly = filesWithMatches && !json && !count
             do {
                 query.scope = try scope(vault)
                 if let role {
@@ -60,8 +63,8 @@ extension VaultCommand {
                     }
                     query.role = r
                 }
-                query.since = try day(since, "--since", zone)
-                query.until = try day(until, "--until", zone)
+                query.since = try day(dates.since, "--since", zone)
+                query.until = try day(dates.until, "--until", zone)
                 try query.validate()
             } catch {
                 throw CommandError.invalidSearch(error)
@@ -76,7 +79,7 @@ extension VaultCommand {
             search.context = max(0, context)
             // Items are rendered as the scan finds them, on every core, and written in path order.
             let style = SearchOutput(colored: colored, locale: locale, zone: zone)
-            let form: SearchSink.Form = json ? .json : filesWithMatches ? .paths : .grouped
+            let form: SearchSink.Form = json ? .json : count ? .counts : filesWithMatches ? .paths : .grouped
             let sink = SearchSink(form: form, style: style)
             search.printer = sink.printer
             search.listingCache = SearchIndex.listingPath(forVaultAt: vault.root)
@@ -147,6 +150,8 @@ final class SearchSink: @unchecked Sendable {
         case json
         /// The item's path (`-l`).
         case paths
+        /// The item's path and its number of hits, `path:N` (`-c`).
+        case counts
     }
     let form: Form
     let style: SearchOutput
@@ -154,6 +159,8 @@ final class SearchSink: @unchecked Sendable {
     var beforeWriting: (() -> Void)?
     private var out: [UInt8] = []
     private var items = 0
+    /// `-c`: the path of the item being counted (its parts arrive one after another) and its hits so far.
+    private var counting: (path: [UInt8], hits: Int)?
 
     init(form: Form, style: SearchOutput) {
         self.form = form
@@ -175,6 +182,22 @@ final class SearchSink: @unchecked Sendable {
                             for k in hits.indices { output.appendJSON(hits[k], in: item, to: &out) }
                         }
                     }
+                case .counts:
+                    // The path (not for a later part of the same file), a NUL, then the part's
+                    // matching lines (a line with two matches counts once, as rg -c counts).
+                    return { item, out in
+                        if !item.continued { out += output.path(item.path).utf8 }
+                        out.append(0)
+                        var lines = 0
+                        var last = -1
+                        item.hits.withUnsafeBufferPointer { hits in
+                            for k in hits.indices where hits[k].line != last {
+                                lines += 1
+                                last = hits[k].line
+                            }
+                        }
+                        output.appendDecimal(lines, to: &out)
+                    }
                 case .paths:
                     return { item, out in
                         // A later part of a file with very many hits: its path is out already.
@@ -189,13 +212,37 @@ final class SearchSink: @unchecked Sendable {
 
     /// Appends an item's bytes, in path order.
     func add(_ bytes: [UInt8], continued: Bool) {
+        if form == .counts {
+            let nul = bytes.firstIndex(of: 0) ?? bytes.endIndex
+            let hits = Int(String(decoding: bytes[min(nul + 1, bytes.endIndex)...], as: UTF8.self)) ?? 0
+            if continued, counting != nil {
+                counting!.hits += hits
+                return
+            }
+            endCount()
+            counting = (Array(bytes[..<nul]), hits)
+            return
+        }
         if form == .grouped && items > 0 && !continued { out.append(0x0A) }
         out += bytes
         items += 1
         if out.count >= 1 << 20 { flush() }
     }
 
+    /// `-c`: the line of the item counted so far, into the output.
+    private func endCount() {
+        guard let (path, hits) = counting else { return }
+        out += path
+        out.append(UInt8(ascii: ":"))
+        out += String(hits).utf8
+        out.append(0x0A)
+        counting = nil
+        items += 1
+        if out.count >= 1 << 20 { flush() }
+    }
+
     func flush() {
+        endCount()
         guard !out.isEmpty else { return }
         beforeWriting?()
         Terminal.write(bytes: out, to: 1)
@@ -263,6 +310,24 @@ struct SearchOutput {
         private var previous = (key: LabelKey(value: .min), range: 0..<0)
         /// The vault zone's offsets, by day.
         let offsets: ZoneOffsets
+        /// The times of day as message headers show them in the locale (`오후 11:45`, `11:45 PM`,
+        /// `23:45`), by minute of the day, made as they are first needed.
+        private var times: [[UInt8]?] = Array(repeating: nil, count: 1440)
+
+        /// Appends the time of day `minutes` after midnight, in `locale`'s short time style.
+        func appendTime(_ minutes: Int, locale: String, to out: inout [UInt8]) {
+            let minute = min(max(minutes, 0), 1439)
+            if let known = times[minute] {
+                out += known
+                return
+            }
+            let utc = TimeZone(identifier: "UTC")!
+            let text = DateText.string(
+                for: Date(timeIntervalSince1970: Double(minute * 60)), style: .time, locale: locale, timeZone: utc)
+            let bytes = Array(Terminal.visible(text, singleLine: true).utf8)
+            times[minute] = bytes
+            out += bytes
+        }
 
         init(_ zone: TimeZone) {
             offsets = ZoneOffsets(zone)
@@ -412,11 +477,7 @@ struct SearchOutput {
                 return Array((paint("\(m.role.icon) \(m.role.rawValue)", "36") + " · " + heading(date) + " ").utf8)
             }
             let minutes = Int(local - Int64(day) * 86_400) / 60
-            out.append(UInt8(0x30 + minutes / 600))
-            out.append(UInt8(0x30 + minutes / 60 % 10))
-            out.append(0x3A)
-            out.append(UInt8(0x30 + minutes % 60 / 10))
-            out.append(UInt8(0x30 + minutes % 10))
+            shownDays.appendTime(minutes, locale: locale, to: &out)
         } else if let day = item.day, item.kind == .diaryEntry {
             shownDays.append(LabelKey(role: nil, day: day.daysSince1970), to: &out) {
                 Array((paint("📔", "36") + " " + heading(day)).utf8)

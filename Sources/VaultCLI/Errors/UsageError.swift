@@ -1,4 +1,5 @@
 import Foundation
+import VaultImport
 
 /// A command line that is wrong before any vault is read: options that do not go together,
 /// a value an option does not take, nothing named where something must be.
@@ -45,6 +46,17 @@ enum UsageError: Error, CustomStringConvertible {
     case notATagChange(String)
     /// `vault rm` with standard input not a terminal (no one to ask) and no `--yes`.
     case confirmationNeeded(path: String)
+    /// `vault import` could not tell what made the files (no SOURCE given, none recognized).
+    case unknownImportSource(path: String)
+    /// `vault import` was given no file and its source has no default place.
+    case nothingToImport(source: String)
+    /// A listing's `--format` template that cannot be read: an unknown `%(field)` (`known` lists
+    /// the listing's), or a `%` that starts no placeholder (`problem` says which).
+    case unusableTemplate(problem: String, known: [String])
+    /// A listing's `--json` and `--format` together.
+    case jsonAndFormat
+    /// `-n` below 0.
+    case negativeCount(Int)
 
     var description: String {
         switch self {
@@ -83,6 +95,17 @@ enum UsageError: Error, CustomStringConvertible {
             return "'\(change)' is not a tag (write +tag or -tag)"
         case .confirmationNeeded(let path):
             return "not removing \(path) without confirmation: add --yes"
+        case .unknownImportSource(let path):
+            return "cannot tell which tool made \(path): name it first (`vault import SOURCE \(path)`;"
+                + " SOURCE is one of " + ImportSource.allCases.map(\.rawValue).joined(separator: ", ") + ")"
+        case .nothingToImport(let source):
+            return "`vault import \(source)` needs the export's file or folder: `vault import \(source) PATH`"
+        case .unusableTemplate(let problem, let known):
+            return "--format: \(problem); the fields are " + known.map { "%(\($0))" }.joined(separator: " ")
+        case .jsonAndFormat:
+            return "--json and --format do not go together: give one"
+        case .negativeCount(let n):
+            return "-n takes a count of 0 or more, not \(n)"
         }
     }
 }

@@ -108,16 +108,16 @@ enum Terminal {
     ///     Terminal.visible("\u{1B}]0;pwned\u{7}Trip") == "^[]0;pwned^GTrip"
     static func visible(_ text: String, singleLine: Bool = false, carriageReturnAtEnd: Bool = false) -> String {
         // Nearly all text has none: one pass over its bytes, no copy.
-        var needed = false
-        var previous: UInt8 = 0
-        for byte in text.utf8 {
-            if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) {
-                if singleLine || (byte != 0x0A && byte != 0x09 && byte != 0x0D) || byte == 0x0D {
-                    needed = true
-                    break
+        var copy = text
+        let needed = copy.withUTF8 { bytes -> Bool in
+            var previous: UInt8 = 0
+            for byte in bytes {
+                if byte < 0x20 || byte == 0x7F || (previous == 0xC2 && byte >= 0x80 && byte <= 0x9F) {
+                    if singleLine || (byte != 0x0A && byte != 0x09 && byte != 0x0D) || byte == 0x0D { return true }
                 }
+                previous = byte
             }
-            previous = byte
+            return false
         }
         guard needed else { return text }
         let scalars = Array(text.unicodeScalars)
@@ -143,6 +143,15 @@ enum Terminal {
         return String(out)
 
     }
+
+    /// Keeps `value` alive until the process ends: a command's last large values (20,000 rows)
+    /// are not freed one by one just before `_exit` takes all the memory back at once.
+    /// Called on the command's own thread only.
+    static func keepUntilExit(_ value: Any) {
+        kept.append(value)
+    }
+
+    nonisolated(unsafe) private static var kept: [Any] = []
 
     /// Writes all of `text` to standard output (1) or standard error (2), going on after short
     /// writes and interruptions. A failure ends nothing: once a write to standard output failed,

@@ -67,9 +67,20 @@ public struct RoomSetting: Sendable, Hashable {
     ///
     /// - Throws: `VaultError.input(.unknownSetting)` for a key `room set` does not store (with the
     ///   nearest known key), `.invalidSettingValue` for a value of the wrong type or range.
-    public static func checked(_ key: String, _ value: String) throws(VaultError) -> String {
+    ///
+    /// A date setting (`created`) also takes the date words of the command line (`yesterday`,
+    /// `-3`, `2026-11-21T09:30`; `DateArgument`), read in `timeZone` and stored as front-matter
+    /// dates are written: `2026-11-20`, `2026-11-21T09:30:00+09:00`.
+    public static func checked(_ key: String, _ value: String, timeZone: TimeZone? = nil, now: Date = Date())
+        throws(VaultError) -> String
+    {
         guard let setting = named(key) else {
             throw VaultError.input(.unknownSetting(key, nearest: nearest(to: key)))
+        }
+        if case .date = setting.kind, let timeZone, setting.problem(with: value) != nil {
+            let word = value.trimmingCharacters(in: .whitespaces)
+            if let time = DateArgument.localTime(word, timeZone: timeZone) { return time.text }
+            if let day = DateArgument.day(word, now: now, timeZone: timeZone) { return day.description }
         }
         if let expected = setting.problem(with: value) {
             throw VaultError.input(.invalidSettingValue(key: key, value: value, expected: expected))

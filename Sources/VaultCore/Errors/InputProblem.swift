@@ -30,6 +30,9 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
 
     /// A blank room title.
     case emptyTitle
+    /// `vault room new --unique`: the title's file name is taken (`taken`); without `--unique`
+    /// the room would be made at `free`.
+    case roomNameTaken(taken: String, free: String)
     /// A blank diary entry.
     case emptyEntry
     /// `vault write` read the entry's text from standard input (a pipe, a file, `/dev/null`)
@@ -135,6 +138,8 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
             return "\(path) is a room; tags belong to diary entries"
         case .emptyTitle:
             return "give the room a title"
+        case .roomNameTaken(let taken, let free):
+            return "\(taken) already has that title's name: give another title, or leave out --unique to make \(free)"
         case .emptyEntry:
             return "the entry is empty: nothing was written"
         case .emptyStandardInput:

@@ -17,6 +17,9 @@ public enum ConflictCopy {
     /// made before the version was part of the name end at the time). Folder kept:
     /// `diary/2026/x.sync-conflict-….md` → `diary/2026/x.md`.
     public static func original(of path: String) -> String? {
+        // Every name of a copy has "conflict" in it (`.sync-conflict-`, `conflicted copy`,
+        // `.conflict-`): a byte search rules out the rest (a listing asks about every file).
+        guard path.utf8.count >= 8, mentionsConflict(path) else { return nil }
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -67,6 +70,18 @@ public enum ConflictCopy {
     }
 
     /// `NAME.sync-conflict-yyyymmdd-hhmmss-DEVICE[.ext]` → `NAME[.ext]`.
+    private static func mentionsConflict(_ path: String) -> Bool {
+        let word = Array("conflict".utf8)
+        var path = path
+        return path.withUTF8 { b in
+            guard b.count >= word.count else { return false }
+            for i in 0...(b.count - word.count) where b[i] == word[0] {
+                if (1..<word.count).allSatisfy({ b[i + $0] == word[$0] }) { return true }
+            }
+            return false
+        }
+    }
+
     private static func syncthing(_ name: String) -> String? {
         guard let r = name.range(of: ".sync-conflict-", options: .backwards), r.lowerBound != name.startIndex
         else { return nil }

@@ -26,30 +26,24 @@ extension Vault {
         return check(rooms: rooms, entries: entries, wholeVault: false)
     }
 
+    /// A file found clean is not read again while it keeps the stamp it had (`ListingCache`,
+    /// kind `check`, one cache per build of vault: its rules may change); a file with a
+    /// problem is read every time.
     private func check(rooms: [String], entries: [String], wholeVault: Bool) -> [FormatProblem] {
-        let all = rooms.map { ($0, true) } + entries.map { ($0, false) }
-        var perFile = [[FormatProblem]](repeating: [], count: all.count)
-        perFile.withUnsafeMutableBufferPointer { out in
-            nonisolated(unsafe) let slots = out.baseAddress!
-            let workers = max(1, min(8, all.count / 64 + 1))
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var i = worker
-                while i < all.count {
-                    let (path, isRoom) = all[i]
-                    do {
-                        let bytes = try FileIO.read(absolute(path))
-                        slots[i] =
-                            isRoom
-                            ? RoomFile.problems(in: bytes, path: path) : DiaryFile.problems(in: bytes, path: path)
-                    } catch {
-                        slots[i] = [
-                            FormatProblem(path: path, line: 1, kind: .invalidSetting(key: "file", reason: "\(error)"))
-                        ]
-                    }
-                    i += workers
-                }
+        let isRoom = Set(rooms)
+        var cache = ListingCache(root: root, kind: "check", context: ListingCache.programIdentity)
+        let perFile = summarized(rooms + entries, cache: &cache) { _, fields -> [FormatProblem]? in
+            fields.map { _ in [] }
+        } read: { path -> ([FormatProblem], [String?]?) in
+            do {
+                let bytes = try FileIO.read(absolute(path))
+                let found = isRoom.contains(path)
+                    ? RoomFile.problems(in: bytes, path: path) : DiaryFile.problems(in: bytes, path: path)
+                return (found, found.isEmpty ? [] : nil)
+            } catch {
+                return ([FormatProblem(path: path, line: 1, kind: .invalidSetting(key: "file", reason: "\(error)"))], nil)
             }
-        }
+        }.map { $0 ?? [] }
         var problems: [FormatProblem] = []
         if wholeVault {
             do {

@@ -63,32 +63,38 @@ extension Vault {
     /// Fast on large vaults: it reads a room's first bytes for the title and its last
     /// bytes for the last message (header lines are recognised on their own, so the
     /// last header is found by reading backwards), never the whole history.
+    /// A room whose file has not changed since the last listing (`ListingCache`) is not read
+    /// again: its summary is taken from the cache.
     public func roomSummaries() -> [RoomSummary] {
-        let paths = roomPaths()
-        var results = [RoomSummary?](repeating: nil, count: paths.count)
-        results.withUnsafeMutableBufferPointer { out in
-            let base = out.baseAddress!
-            // Each index is written by one worker only.
-            nonisolated(unsafe) let slots = base
-            DispatchQueue.concurrentPerform(iterations: max(1, min(8, paths.count / 256 + 1))) { worker in
-                let workers = max(1, min(8, paths.count / 256 + 1))
-                var i = worker
-                while i < paths.count {
-                    slots[i] = summarizeRoom(paths[i])
-                    i += workers
-                }
-            }
+        // Ordered below by last activity (ties by path): the folder's order is enough here.
+        let paths = roomPaths(sorted: false)
+        Trace.mark("rooms: \(paths.count) listed")
+        var cache = ListingCache(root: root, kind: "rooms", context: "")
+        Trace.mark("rooms: cache read (\(cache.count))")
+        let results = summarized(paths, cache: &cache) { path, fields in
+            fields.flatMap { RoomSummary(path: path, fields: $0) }
+        } read: { path in
+            let summary = summarizeRoom(path)
+            return (summary, summary.fields)
         }
         let unread = UnreadMarks.load(root: root)
         let copies = Vault.conflictCopies(among: paths)
-        return results.compactMap { $0 }.map { summary in
-            var s = summary
-            s.unread = unread[summary.path]?.count ?? 0
-            s.conflictCopyOf = copies[summary.path]
-            return s
-        }.sorted {
-            $0.sortKey != $1.sortKey ? $0.sortKey > $1.sortKey : $0.path < $1.path
+        var list = results.compactMap { $0 }
+        // Marks and copies are few: looked up only when there are any (a path's hash costs).
+        if !unread.isEmpty || !copies.isEmpty {
+            for i in list.indices {
+                list[i].unread = unread[list[i].path]?.count ?? 0
+                list[i].conflictCopyOf = copies[list[i].path]
+            }
         }
+        Trace.mark("rooms: marks added")
+        // Sorted as indices: moving 20,000 summaries of many strings costs more than the compares.
+        let keys = list.map(\.sortKey)
+        let order = list.indices.sorted { a, b in
+            keys[a] != keys[b] ? keys[a] > keys[b] : VaultPath.precedes(list[a].path, list[b].path)
+        }
+        Trace.mark("rooms: sorted")
+        return order.map { list[$0] }
     }
 
     func summarizeRoom(_ relative: String) -> RoomSummary {
@@ -120,42 +126,95 @@ extension Vault {
     /// Every diary entry, newest first.
     public func diarySummaries() -> [DiarySummary] {
         let paths = diaryPaths()
-        var results = [DiarySummary?](repeating: nil, count: paths.count)
-        var keys = [Double](repeating: 0, count: paths.count)
+        Trace.mark("diary: \(paths.count) listed")
+        // The zone dates an entry without one by its file's time: another zone, another cache.
+        var cache = ListingCache(root: root, kind: "diary", context: config.timeZone.identifier)
+        Trace.mark("diary: cache read (\(cache.count))")
+        let pairs = summarized(paths, cache: &cache) { path, fields in
+            fields.flatMap { DiarySummary.withKey(path: path, fields: $0) }
+        } read: { path in
+            let (summary, key) = summarizeEntry(path)
+            return ((summary, key), DiarySummary.fields(summary, key: key))
+        }
+        let results: [DiarySummary?] = pairs.map { $0?.0 }
+        let keys = pairs.map { $0?.1 ?? 0 }
+        // The keys apart from the summaries: a compare then moves no strings.
+        let none = LocalDate(year: 0, month: 1, day: 1)
+        let dates = results.map { $0?.date ?? none }
+        let order = paths.indices.sorted {
+            if dates[$0] != dates[$1] { return dates[$0] > dates[$1] }
+            if keys[$0] != keys[$1] { return keys[$0] > keys[$1] }
+            return VaultPath.precedes(paths[$1], paths[$0])
+        }
+        Trace.mark("diary: sorted")
+        let copies = Vault.conflictCopies(among: paths)
+        defer { Trace.mark("diary: copies marked") }
+        guard !copies.isEmpty else { return order.compactMap { results[$0] } }
+        return order.compactMap { i in results[i].map { var s = $0; s.conflictCopyOf = copies[s.path]; return s } }
+    }
+
+    /// Each of `paths` summarized, from `cache` while its file has the stamp kept there (`cached`
+    /// makes the summary from the kept fields), else by `read` (on every core; nil fields: not
+    /// kept); the cache is brought up to date and saved.
+    func summarized<T>(
+        _ paths: [String], cache: inout ListingCache, cached: (String, [String?]?) -> T?,
+        read: (String) -> (T, [String?]?)
+    ) -> [T?] {
+        var results = [T?](repeating: nil, count: paths.count)
+        var entries = [ListingCache.Entry?](repeating: nil, count: paths.count)
+        var reads = [Bool](repeating: false, count: paths.count)
+        let kept = cache
+        let now = Int(Date().timeIntervalSince1970)
+        // Called from every worker: they read files and make values, sharing no state.
+        nonisolated(unsafe) let cached = cached
+        nonisolated(unsafe) let read = read
         results.withUnsafeMutableBufferPointer { out in
-            keys.withUnsafeMutableBufferPointer { keyOut in
-                nonisolated(unsafe) let slots = out.baseAddress!
-                nonisolated(unsafe) let keySlots = keyOut.baseAddress!
-                let workers = max(1, min(8, paths.count / 256 + 1))
-                DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                    var i = worker
-                    while i < paths.count {
-                        (slots[i], keySlots[i]) = summarizeEntry(paths[i])
-                        i += workers
+            entries.withUnsafeMutableBufferPointer { entriesOut in
+                reads.withUnsafeMutableBufferPointer { readsOut in
+                    // Each index is written by one worker only.
+                    nonisolated(unsafe) let slots = out.baseAddress!
+                    nonisolated(unsafe) let entrySlots = entriesOut.baseAddress!
+                    nonisolated(unsafe) let readSlots = readsOut.baseAddress!
+                    let workers = max(1, min(8, paths.count / 256 + 1))
+                    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                        var i = worker
+                        while i < paths.count {
+                            // The stamp before the read: a change during the read is seen next time.
+                            let stamp = FileIO.stamp(of: absolute(paths[i]))
+                            let hit = kept.entry(of: paths[i], stamp: stamp)
+                            if let hit, let summary = cached(paths[i], kept.fields(of: hit)) {
+                                slots[i] = summary
+                                entrySlots[i] = hit
+                            } else {
+                                let (summary, fields) = read(paths[i])
+                                slots[i] = summary
+                                entrySlots[i] = fields.flatMap {
+                                    ListingCache.entry(paths[i], stamp: stamp, fields: $0, now: now)
+                                }
+                                readSlots[i] = true
+                            }
+                            i += workers
+                        }
                     }
                 }
             }
         }
-        let order = paths.indices.sorted {
-            let a = results[$0]?.date, b = results[$1]?.date
-            if a != b {
-                return (a ?? LocalDate(year: 0, month: 1, day: 1)) > (b ?? LocalDate(year: 0, month: 1, day: 1))
-            }
-            if keys[$0] != keys[$1] { return keys[$0] > keys[$1] }
-            return paths[$0] > paths[$1]
-        }
-        let copies = Vault.conflictCopies(among: paths)
-        return order.compactMap { i in results[i].map { var s = $0; s.conflictCopyOf = copies[s.path]; return s } }
+        Trace.mark("listing: stamped and summarized (\(reads.filter { $0 }.count) read)")
+        let fresh = entries.compactMap { $0 }
+        // Saved when a file was read, or one was removed since.
+        if reads.contains(true) || fresh.count != cache.count { cache.save(fresh) }
+        return results
     }
 
     /// Copy path → original path, for the conflict copies among `paths` whose original is among them too.
     static func conflictCopies(among paths: [String]) -> [String: String] {
+        // Names are tested first (a byte search), so the set of all paths is made only when one is a copy.
+        let candidates = paths.compactMap { path in ConflictCopy.original(of: path).map { (path, $0) } }
+        guard !candidates.isEmpty else { return [:] }
         let all = Set(paths)
-        var copies: [String: String] = [:]
-        for path in paths {
-            if let original = ConflictCopy.original(of: path), all.contains(original) { copies[path] = original }
-        }
-        return copies
+        var found: [String: String] = [:]
+        for (path, original) in candidates where all.contains(original) { found[path] = original }
+        return found
     }
 
     func summarizeEntry(_ relative: String) -> (DiarySummary, Double) {
@@ -349,5 +408,39 @@ enum RoomTail {
             let pending = pendingPreview()
             return .found(nil, preview: pending, pending: !pending.isEmpty)
         }
+    }
+}
+
+/// A summary as `ListingCache` keeps it: its fields in a fixed order.
+extension RoomSummary {
+    var fields: [String?] {
+        [String(sortKey), title, lastActivity, lastRole?.rawValue, lastStatus, preview, hasPendingPrompt ? "1" : "0",
+         problem]
+    }
+
+    init?(path: String, fields f: [String?]) {
+        guard f.count == 8, let key = f[0].flatMap(Double.init), let title = f[1], let preview = f[5] else { return nil }
+        self.init(
+            path: path, slug: VaultPath.stem(of: path), title: title, lastActivity: f[2],
+            lastRole: f[3].flatMap(Role.init(rawValue:)), lastStatus: f[4], preview: preview,
+            hasPendingPrompt: f[6] == "1", problem: f[7])
+        sortKey = key
+    }
+}
+
+extension DiarySummary {
+    static func fields(_ s: DiarySummary, key: Double) -> [String?] {
+        [String(key), s.id, s.date?.description, s.created, s.title, s.preview, s.tags.joined(separator: "\u{1F}"),
+         s.problem, s.dateSource]
+    }
+
+    static func withKey(path: String, fields f: [String?]) -> (DiarySummary, Double)? {
+        guard f.count == 9, let key = f[0].flatMap(Double.init), let title = f[4], let preview = f[5] else { return nil }
+        // Split on the byte 0x1F (a `Character` split walks grapheme clusters).
+        let tags = (f[6] ?? "").utf8.split(separator: 0x1F, omittingEmptySubsequences: true).map { String(Substring($0)) }
+        let summary = DiarySummary(
+            path: path, id: f[1], date: f[2].flatMap { LocalDate(iso: $0) }, created: f[3], title: title,
+            preview: preview, tags: tags, problem: f[7], dateSource: f[8])
+        return (summary, key)
     }
 }

@@ -166,16 +166,18 @@ public final class Vault: Sendable {
     /// `rooms/x.md` → `/abs/vault/rooms/x.md`.
     public func absolute(_ relative: String) -> String { root + "/" + relative }
 
-    /// Paths (relative to the vault) of every room file, sorted.
+    /// Paths (relative to the vault) of every room file, sorted by their bytes (unless
+    /// `sorted` is false: the folder's order, for a caller that orders them its own way).
     ///
     /// Symbolic links are not rooms: vault never reads or writes through one (`vault check`
     /// reports them, `symbolicLinks()`); nor is anything when `rooms` itself is a link.
-    public func roomPaths() -> [String] {
+    public func roomPaths(sorted: Bool = true) -> [String] {
         guard FileIO.kind(of: absolute(VaultPath.rooms)) == .directory else { return [] }
-        return FileIO.list(absolute(VaultPath.rooms))
-            .filter { $0.kind == .file && $0.name.hasSuffix(".md") && !$0.name.hasPrefix(".") }
+        let paths = FileIO.list(absolute(VaultPath.rooms))
+            .filter { $0.kind == .file && VaultPath.isListedName($0.name) }
             .map { VaultPath.rooms + "/" + $0.name }
-            .sorted()
+        // By bytes (code points): String's order compares canonical forms, slow on many Korean names.
+        return sorted ? paths.sorted(by: VaultPath.precedes) : paths
     }
 
     /// Paths (relative to the vault) of every diary entry, at any depth, sorted.

@@ -9,9 +9,35 @@ public enum VaultPath {
     public static let state = ".vault"
 
     /// `rooms/부산-여행.md` → `부산-여행`.
+    /// Whether `a` comes before `b` by their UTF-8 bytes (code point order): the order of
+    /// listings, much faster than `String`'s, which compares canonical forms.
+    public static func precedes(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let n = min(x.count, y.count)
+                let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
+                return c != 0 ? c < 0 : x.count < y.count
+            }
+        }
+    }
+
+    /// Whether the file name `name` is a Markdown file a listing reads: `*.md`, not hidden
+    /// (on bytes: `String`'s `hasSuffix` compares characters).
+    public static func isListedName(_ name: String) -> Bool {
+        let u = name.utf8
+        return u.count > 3 && u.first != UInt8(ascii: ".") && u.suffix(3).elementsEqual(".md".utf8)
+    }
+
     public static func stem(of path: String) -> String {
-        let name = path.lastIndex(of: "/").map { path[path.index(after: $0)...] } ?? Substring(path)
-        return String(name.hasSuffix(".md") ? name.dropLast(3) : name)
+        // On UTF-8 bytes (`/` and `.md` are ASCII): a listing asks for every room's.
+        let u = path.utf8
+        let start = u.lastIndex(of: UInt8(ascii: "/")).map { u.index(after: $0) } ?? u.startIndex
+        var end = u.endIndex
+        if u.count >= 3, u.suffix(3).elementsEqual(".md".utf8) { end = u.index(end, offsetBy: -3) }
+        if end < start { end = start }
+        return String(path[start..<end])
     }
 
     /// The room's name for a command a person copies from a message (`vault retry 부산-여행`):

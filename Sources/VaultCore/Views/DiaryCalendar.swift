@@ -49,13 +49,18 @@ public struct DiaryCalendar: Sendable {
     public let entryCount: Int
     /// Days of the month with at least one entry.
     public let daysWithEntries: Int
-    /// Consecutive days with entries ending today, or yesterday when today has none; 0 if neither.
-    public let streak: Int
+    /// Consecutive days with entries ending today, or yesterday when today has none; 0 if
+    /// neither. Nil for any month but today's: the streak is about now, and a month to come
+    /// or gone by has none of its own.
+    public let streak: Int?
+    /// The locale the month is drawn in (its summary's words too).
+    public let locale: String
 
     /// The month's grid for `locale` (`ko_KR`), entries counted from `entryDays` (every day
     /// with entries, any month: the streak may begin in an earlier one).
     public init(month: Month, entryDays: [LocalDate: Int], today: LocalDate, locale: String) {
         self.month = month
+        self.locale = locale
         let first = LocalDate(year: month.year, month: month.month, day: 1)
         let utc = TimeZone(identifier: "UTC")!
         title = DateText.string(for: first.noonUTC, style: .month, locale: locale, timeZone: utc)
@@ -75,7 +80,8 @@ public struct DiaryCalendar: Sendable {
         weeks = stride(from: 0, to: cells.count, by: 7).map { Array(cells[$0..<$0 + 7]) }
         entryCount = count
         daysWithEntries = days
-        streak = DiaryCalendar.streak(entryDays: entryDays, today: today)
+        let current = today.year == month.year && today.month == month.month
+        streak = current ? DiaryCalendar.streak(entryDays: entryDays, today: today) : nil
     }
 
     /// Consecutive days with entries ending today, or ending yesterday when today has none.
@@ -102,7 +108,10 @@ public struct DiaryCalendar: Sendable {
     /// The grid as text, like `cal`: the title centred, the weekday names, then one line per
     /// week; each day takes four columns, a day with entries is marked `•` and today is
     /// bracketed when it has none (`[25]`, ` [5]`) so the day still to write stands out.
-    public func lines() -> [String] {
+    ///
+    /// - Parameter paint: how a day's cell is shown (colors on a terminal): given the day and
+    ///   its four columns of text, returns them as they are to be printed.
+    public func lines(painting paint: (Day, String) -> String = { $1 }) -> [String] {
         let width = 7 * DiaryCalendar.cell - 1
         var out = [DisplayWidth.centre(title, width)]
         out.append(weekdays.map { DisplayWidth.fit(" " + $0, DiaryCalendar.cell) }.joined().trailingSpacesRemoved)
@@ -111,21 +120,57 @@ public struct DiaryCalendar: Sendable {
                 guard let day else { return String(repeating: " ", count: DiaryCalendar.cell) }
                 let number = String(day.date.day)
                 let padded = String(repeating: " ", count: 3 - number.count) + number
-                if day.entries > 0 { return padded + "•" }
-                if day.isToday { return number.count == 1 ? " [\(number)]" : "[\(number)]" }
-                return padded + " "
+                if day.entries > 0 { return paint(day, padded + "•") }
+                if day.isToday { return paint(day, number.count == 1 ? " [\(number)]" : "[\(number)]") }
+                return paint(day, padded + " ")
             }
             out.append(cells.joined().trailingSpacesRemoved)
         }
         return out
     }
 
-    /// The summary under the grid: `5 entries on 4 days · streak: 3 days`.
+    /// The summary under the grid, in the locale's language (English for one without words
+    /// here): `5 entries on 4 days · streak: 3 days`, `일기 5편, 4일 · 연속 3일`,
+    /// `5 Einträge an 4 Tagen · Serie: 3 Tage`. The streak only under today's month.
     public var summary: String {
-        let entries = entryCount == 1 ? "1 entry" : "\(entryCount) entries"
-        let days = daysWithEntries == 1 ? "1 day" : "\(daysWithEntries) days"
-        let run = streak == 1 ? "1 day" : "\(streak) days"
-        return "\(entries) on \(days) · streak: \(run)"
+        let words = SummaryWords.of(locale)
+        var text = words.entries(entryCount, daysWithEntries)
+        if let streak { text += " · " + words.streak(streak) }
+        return text
+    }
+
+    /// The words of `summary` in one language.
+    struct SummaryWords {
+        /// `N entries on D days`.
+        let entries: (Int, Int) -> String
+        /// `streak: N days`.
+        let streak: (Int) -> String
+
+        static func of(_ locale: String) -> SummaryWords {
+            let language = locale.split(separator: "_").first.map(String.init) ?? locale
+            switch language {
+            case "ko":
+                return SummaryWords(entries: { "일기 \($0)편, \($1)일" }, streak: { "연속 \($0)일" })
+            case "ja":
+                return SummaryWords(entries: { "日記\($0)件、\($1)日" }, streak: { "連続\($0)日" })
+            case "de":
+                return SummaryWords(
+                    entries: { "\($0) \($0 == 1 ? "Eintrag" : "Einträge") an \($1) \($1 == 1 ? "Tag" : "Tagen")" },
+                    streak: { "Serie: \($0) \($0 == 1 ? "Tag" : "Tage")" })
+            case "fr":
+                return SummaryWords(
+                    entries: { "\($0) \($0 <= 1 ? "entrée" : "entrées") sur \($1) \($1 <= 1 ? "jour" : "jours")" },
+                    streak: { "série : \($0) \($0 <= 1 ? "jour" : "jours")" })
+            case "es":
+                return SummaryWords(
+                    entries: { "\($0) \($0 == 1 ? "entrada" : "entradas") en \($1) \($1 == 1 ? "día" : "días")" },
+                    streak: { "racha: \($0) \($0 == 1 ? "día" : "días")" })
+            default:
+                return SummaryWords(
+                    entries: { "\($0 == 1 ? "1 entry" : "\($0) entries") on \($1 == 1 ? "1 day" : "\($1) days")" },
+                    streak: { "streak: \($0 == 1 ? "1 day" : "\($0) days")" })
+            }
+        }
     }
 
     /// Columns per day in `lines()`.
@@ -163,6 +208,35 @@ public struct DiaryCalendar: Sendable {
             return out
         }
         return (calendar.firstWeekday, names.count == 7 ? names : ["Su", "Mo", "Tu", "We", "Th", "Fr", "Sa"])
+    }
+}
+
+/// `vault diary calendar --json`: the month, its days with their entry counts, the summary's numbers.
+extension DiaryCalendar: Encodable {
+    enum CodingKeys: String, CodingKey {
+        case month, title, weekdays, days, entries, daysWithEntries = "days_with_entries", streak, summary
+    }
+
+    enum DayKeys: String, CodingKey {
+        case date, entries, today
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(month.description, forKey: .month)
+        try c.encode(title, forKey: .title)
+        try c.encode(weekdays, forKey: .weekdays)
+        var list = c.nestedUnkeyedContainer(forKey: .days)
+        for day in weeks.joined().compactMap({ $0 }) {
+            var d = list.nestedContainer(keyedBy: DayKeys.self)
+            try d.encode(day.date.description, forKey: .date)
+            try d.encode(day.entries, forKey: .entries)
+            try d.encode(day.isToday, forKey: .today)
+        }
+        try c.encode(entryCount, forKey: .entries)
+        try c.encode(daysWithEntries, forKey: .daysWithEntries)
+        try c.encode(streak, forKey: .streak)
+        try c.encode(summary, forKey: .summary)
     }
 }
 

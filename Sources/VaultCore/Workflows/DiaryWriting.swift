@@ -15,13 +15,27 @@ import Foundation
 /// ```
 public struct DiaryWriting {
     public let vault: Vault
-    /// Diary times are written in the zone the person is in (the machine's, `TZ`), so an entry
-    /// written late at night abroad belongs to that night there; headings still use the vault's locale.
+    /// Diary times are written in the zone the person is in (`personsZone`: the machine's, `TZ`),
+    /// so an entry written late at night abroad belongs to that night there; headings still use
+    /// the vault's locale.
     public let zone: TimeZone
 
-    public init(vault: Vault, zone: TimeZone = .current) {
+    /// - Parameter zone: the zone to write times in; default: `personsZone`.
+    public init(vault: Vault, zone: TimeZone? = nil) {
         self.vault = vault
-        self.zone = zone
+        self.zone = zone ?? DiaryWriting.personsZone(vault: vault)
+    }
+
+    /// The zone the person is in: the machine's (`TZ`, else the system's), unless that is UTC
+    /// only because nothing set a zone (no `TZ`, and a server's or a container's default of
+    /// UTC): then the vault's, the zone its rooms are written in.
+    public static func personsZone(
+        vault: Vault, environment: [String: String] = ProcessInfo.processInfo.environment,
+        machine: TimeZone = .current
+    ) -> TimeZone {
+        if let tz = environment["TZ"], !tz.isEmpty { return machine }
+        let unset = ["GMT", "UTC", "UCT", "Universal", "Zulu", "Etc/UTC", "Etc/GMT", "Etc/UCT", "Etc/Universal", "Etc/Zulu"]
+        return unset.contains(machine.identifier) ? vault.config.timeZone : machine
     }
 
     /// Now, in the person's zone.

@@ -23,9 +23,9 @@ public struct Editing {
     /// The zone `updated` is written in (the person's).
     public let zone: TimeZone
 
-    public init(vault: Vault, zone: TimeZone = .current) {
+    public init(vault: Vault, zone: TimeZone? = nil) {
         self.vault = vault
-        self.zone = zone
+        self.zone = zone ?? DiaryWriting.personsZone(vault: vault)
     }
 
     /// What became of the file.

@@ -7,15 +7,21 @@ public struct RoomCreation {
     }
 
     /// Makes a room titled `title` at a free `rooms/<slug>.md`, with `model` and `system` set
-    /// when given.
+    /// when given. When that name is taken (a room with the same title, or one whose title
+    /// gives the same name), the room is made at `rooms/<slug>-2.md` (`-3`, …), unless `unique`.
     ///
     /// - Returns: the new room's path.
-    /// - Throws: `VaultError.input(.emptyTitle)` for a blank title: nothing is written.
-    public func create(title: String, model: String? = nil, system: String? = nil) throws(VaultError) -> String {
+    /// - Throws: `VaultError.input(.emptyTitle)` for a blank title, `.roomNameTaken` when
+    ///   `unique` and the name is taken: nothing is written.
+    public func create(title: String, model: String? = nil, system: String? = nil, unique: Bool = false)
+        throws(VaultError) -> String
+    {
         let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else { throw VaultError.input(.emptyTitle) }
         return try vault.change { change throws(VaultError) -> String in
             let path = vault.newRoomPath(title: title)
+            let named = RoomCreation.namedPath(title: title)
+            if unique, path != named { throw VaultError.input(.roomNameTaken(taken: named, free: path)) }
             change.include([path])
             var settings: [(String, FrontMatterValue)] = []
             if let model { settings.append(("model", .string(model))) }
@@ -25,5 +31,10 @@ public struct RoomCreation {
             try change.commit(message: "room: new \(title)")
             return path
         }
+    }
+
+    /// The path a room titled `title` is made at when the name is free: `rooms/<slug>.md`.
+    public static func namedPath(title: String) -> String {
+        "\(VaultPath.rooms)/\(VaultPath.slug(title.trimmingCharacters(in: .whitespacesAndNewlines))).md"
     }
 }

@@ -25,7 +25,9 @@ public struct RoomSettings {
     /// - Throws: `VaultError.input(.unknownSetting)` for a key `room set` does not store (removing
     ///   one the room has is allowed), `.invalidSettingValue` for a value of the wrong type.
     public func set(_ key: String, to value: String?, inRoom path: String) throws(VaultError) -> Result {
-        let value = try value.map { v throws(VaultError) in try RoomSetting.checked(key, v) }
+        let value = try value.map { v throws(VaultError) in
+            try RoomSetting.checked(key, v, timeZone: vault.config.timeZone)
+        }
         return try vault.change([path]) { change throws(VaultError) -> Result in
             let (file, stamp) = try vault.readRoomStamped(path)
             if value == nil, RoomSetting.named(key) == nil, file.frontMatter?.values[key] == nil {

@@ -88,8 +88,7 @@ extension GitHistory {
     /// successor can prove stale, flushed, logged).
     func moveBranch(to id: git_oid, from old: OpaquePointer, message: String) throws(VaultError) {
         let branch = try currentBranch()
-        var signature: UnsafeMutablePointer<git_signature>?
-        try GitFailure.check(git_signature_now(&signature, author.name, author.email), "make the log's author")
+        let signature: UnsafeMutablePointer<git_signature>? = try signatureNow("make the log's author")
         defer { git_signature_free(signature) }
         try moveBranch(
             branch, from: git_commit_id(old).pointee, to: id, message: message, by: signature!.pointee,
@@ -104,8 +103,7 @@ extension GitHistory {
         var tree: OpaquePointer?
         try GitFailure.check(git_tree_lookup(&tree, repo, &treeOID), "read the merged tree")
         defer { git_tree_free(tree) }
-        var signature: UnsafeMutablePointer<git_signature>?
-        try GitFailure.check(git_signature_now(&signature, author.name, author.email), "make the commit's author")
+        let signature: UnsafeMutablePointer<git_signature>? = try signatureNow("make the commit's author")
         defer { git_signature_free(signature) }
         var commitID = git_oid()
         var list: [OpaquePointer?] = parents

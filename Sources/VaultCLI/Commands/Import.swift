@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+import VaultImport
+
+extension VaultCommand {
+    struct Import: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            commandName: "import",
+            abstract: "Bring in conversations and journals from ChatGPT, Claude, Claude Code, llm, jrnl or Day One.",
+            discussion: """
+                SOURCE is chatgpt, claude, claude-code, llm, jrnl or dayone; without it, vault tells from the
+                files. Importing the same or a newer export again adds only what is new: rooms keep their
+                ids, and what you wrote since in vault stays. One commit for the whole import.
+                """)
+
+        @OptionGroup var location: VaultLocation
+
+        @Argument(help: ArgumentHelp("The tool the files come from (optional), then the export's files or folders.", valueName: "SOURCE] [PATH"))
+        var arguments: [String] = []
+
+        @Flag(name: .customLong("dry-run"), help: "Read everything and say what would come in; write nothing.")
+        var dryRun = false
+
+        @Option(help: ArgumentHelp("Only what was written on or after this day (2026-11-01, yesterday, -7).", valueName: "DAY"))
+        var since: String?
+
+        @Flag(
+            name: .customLong("keep-going"),
+            help: "When a file turns out broken part-way, import what came before it (else nothing).")
+        var keepGoing = false
+
+        @Flag(help: "Print the report as JSON.") var json = false
+
+        func execute() throws {
+            var rest = arguments
+            var source: ImportSource?
+            if let first = rest.first, let named = ImportSource(rawValue: first.lowercased()) {
+                source = named
+                rest.removeFirst()
+            }
+            let environment = ProcessInfo.processInfo.environment
+            if rest.isEmpty, let source {
+                rest = ImportReaders.defaultPaths(for: source, environment: environment)
+                guard !rest.isEmpty else { throw UsageError.nothingToImport(source: source.rawValue) }
+            }
+            guard !rest.isEmpty else { throw ValidationError("give the export's file or folder: vault import [SOURCE] PATH…") }
+            let cwd = FileManager.default.currentDirectoryPath
+            let paths = rest.map { Vault.absolute($0, from: cwd) }
+            for (given, path) in zip(rest, paths) where !FileManager.default.fileExists(atPath: path) {
+                throw VaultError.importing(ImportProblem(file: given, problem: "no such file or folder"))
+            }
+            guard let kind = source ?? ImportReaders.detect(paths[0]) else {
+                throw UsageError.unknownImportSource(path: rest[0])
+            }
+            let vault = try location.openForChange()
+            guard let reader = ImportReaders.reader(for: kind, timeZone: vault.config.timeZone) else {
+                throw VaultError.importing(ImportProblem(file: rest[0], problem: "vault cannot read \(kind.rawValue) exports yet"))
+            }
+            let from = try since.map { text throws(VaultError) -> Timestamp in
+                guard let day = DateArgument.day(text, timeZone: vault.config.timeZone) else {
+                    throw DateArgument.problem(text)
+                }
+                return Timestamp(rfc3339: "\(day)T00:00:00+00:00")!
+            }
+            let progress = ProgressLine()
+            let report = try {
+                defer { progress.finish() }
+                return try Importing(vault: vault).run(
+                    reader, paths: paths, since: from, dryRun: dryRun, keepGoing: keepGoing,
+                    progress: progress.handler)
+            }()
+            if json { return try Terminal.json(report) }
+            let verb = dryRun ? "Would import" : report.committed ? "Imported" : "Nothing new in"
+            print("\(verb) \(kind.rawValue): \(report.summary).")
+            if let stopped = report.stoppedAt { Terminal.warning("stopped at \(stopped); what came before it is imported") }
+        }
+    }
+}

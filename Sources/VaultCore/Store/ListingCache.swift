@@ -1,0 +1,246 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `vault rooms`, `vault diary list` and `vault check` learnt about each file, kept
+/// between runs so a listing reads only the files that changed since the last one: each
+/// file's summary with the stamp (device, inode, size, modification and change times) it had
+/// when it was read.
+///
+/// Exact, never trusted blindly: a summary is used only while its file has the same stamp,
+/// which any write by any program changes (an edit in place keeps the inode but not the times;
+/// a save by rename changes the inode). A stamp taken less than `racyWindow` seconds after the
+/// file's last change is kept but never trusted (a second write within the same clock tick
+/// could keep the times, as git's index knows), so such a file is read again next time. A
+/// file's summary depends on its bytes only (and on `context`: the vault's zone for the
+/// diary, the build of vault for `check`; it is in the cache's first line, and another one
+/// voids the cache).
+///
+/// Kept outside the vault, in `$XDG_CACHE_HOME/vault/listing/<16 hex of the SHA-256 of the
+/// vault's real path>.<kind>`, so sync tools never carry it to another machine. One line a
+/// file: its stamp, whether it is settled, its path and the summary's fields, tab-separated,
+/// with `\`, tab and line feed escaped; a field that is absent is `-`, present ones begin with
+/// `+`. A cache: lost, damaged or of another version, the listing reads every file and writes
+/// a new one.
+///
+/// The file is held as read, one buffer: an entry is a range of it, its fields made into
+/// strings only when used, so 20,000 entries cost no more allocations than the summaries made
+/// from them.
+public struct ListingCache: Sendable {
+    /// One file's line.
+    public struct Entry: Sendable {
+        public var stamp: FileIO.Stamp
+        /// The stamp may be trusted (its file's last change was old enough when it was taken).
+        public var settled: Bool
+        /// Where its path and its fields are in `bytes` (a read entry), or its fields (a new one).
+        var path: Range<Int>
+        var fieldBytes: Range<Int>
+        var made: (path: String, fields: [String?])?
+    }
+
+    public static let version = 2
+    static let racyWindow = 2
+
+    public let file: String?
+    let context: String
+    /// The cache file as read.
+    private var bytes: [UInt8] = []
+    private var read: [Entry] = []
+    /// Inode → the first entry with it; `next` chains the others.
+    private var firstByInode: [UInt64: Int32] = [:]
+    private var next: [Int32] = []
+    /// How many entries were read.
+    public var count: Int { read.count }
+
+    /// The cache of `kind` (`rooms`, `diary`, `check`) for the vault at `root`, as last saved
+    /// (empty when there is none, or it is not of this version and context).
+    public init(
+        root: String, kind: String, context: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        self.context = context
+        file = ListingCache.path(root: root, kind: kind, environment: environment)
+        guard let file, let data = try? FileIO.read(file), let entries = ListingCache.parse(data, context: context)
+        else { return }
+        bytes = data
+        read = entries
+        next = [Int32](repeating: -1, count: entries.count)
+        firstByInode.reserveCapacity(entries.count)
+        for (i, entry) in entries.enumerated().reversed() {
+            if let first = firstByInode[entry.stamp.inode] { next[i] = first }
+            firstByInode[entry.stamp.inode] = Int32(i)
+        }
+    }
+
+    /// This build of vault: its version and its executable's stamp, for a cache whose entries
+    /// depend on the program's rules (`vault check`'s), so another build reads every file again.
+    public static let programIdentity: String = {
+        let stamp = FileIO.stamp(of: "/proc/self/exe")
+        return VaultVersion.current + (stamp.map { " \($0.device):\($0.inode):\($0.size):\($0.modified.tv_sec)" } ?? "")
+    }()
+
+    static func path(root: String, kind: String, environment: [String: String]) -> String? {
+        var cache = environment["XDG_CACHE_HOME"] ?? ""
+        if !cache.hasPrefix("/") {
+            guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+            cache = home + "/.cache"
+        }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let real = realpath(root, &buffer).map { String(cString: $0) } ?? root
+        return cache + "/vault/listing/" + SHA256.hex(Array(real.utf8)).prefix(16) + "." + kind
+    }
+
+    /// The entry kept for `path` while the file still has `stamp` (nil: read it).
+    public func entry(of path: String, stamp: FileIO.Stamp?) -> Entry? {
+        guard let stamp, var i = firstByInode[stamp.inode] else { return nil }
+        var path = path
+        return path.withUTF8 { wanted in
+            while i >= 0 {
+                let entry = read[Int(i)]
+                if entry.settled, entry.stamp == stamp, bytes[entry.path].elementsEqual(wanted) { return entry }
+                i = next[Int(i)]
+            }
+            return nil
+        }
+    }
+
+    /// The fields of an entry (`entry(of:stamp:)`), as they were kept.
+    public func fields(of entry: Entry) -> [String?] {
+        if let made = entry.made { return made.fields }
+        guard !entry.fieldBytes.isEmpty else { return [] }
+        return bytes[entry.fieldBytes].split(separator: 9, omittingEmptySubsequences: false).map { f in
+            f.first == UInt8(ascii: "+") ? ListingCache.unescape(f.dropFirst()) : nil
+        }
+    }
+
+    /// An entry for `fields` of `path`, read while the file had `stamp` (taken before the read;
+    /// nil: no file there now).
+    public static func entry(_ path: String, stamp: FileIO.Stamp?, fields: [String?], now: Int) -> Entry? {
+        guard let stamp else { return nil }
+        let settled = max(stamp.modified.tv_sec, stamp.changed.tv_sec) < now - ListingCache.racyWindow
+        return Entry(stamp: stamp, settled: settled, path: 0..<0, fieldBytes: 0..<0, made: (path, fields))
+    }
+
+    /// Writes `entries` (read ones and new ones) as the cache (atomically; a failure only costs
+    /// the next listing time).
+    public func save(_ entries: [Entry]) {
+        guard let file else { return }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 4096)
+        out += Array("vault-listing \(ListingCache.version) ".utf8) + ListingCache.escape(context) + [10]
+        for e in entries {
+            let s = e.stamp
+            let head = "\(s.device)\t\(s.inode)\t\(s.size)\t\(s.modified.tv_sec)\t\(s.modified.tv_nsec)\t"
+                + "\(s.changed.tv_sec)\t\(s.changed.tv_nsec)\t\(e.settled ? 1 : 0)\t"
+            out += Array(head.utf8)
+            if let made = e.made {
+                out += ListingCache.escape(made.path)
+                for field in made.fields {
+                    out.append(9)
+                    if let field {
+                        out.append(UInt8(ascii: "+"))
+                        out += ListingCache.escape(field)
+                    } else {
+                        out.append(UInt8(ascii: "-"))
+                    }
+                }
+            } else {
+                out += bytes[e.path]
+                if !e.fieldBytes.isEmpty {
+                    out.append(9)
+                    out += bytes[e.fieldBytes]
+                }
+            }
+            out.append(10)
+        }
+        try? FileIO.makeDirectory(FileIO.parent(of: file))
+        try? FileIO.write(out, to: file, durable: false)
+    }
+
+    static func escape(_ text: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        for b in text.utf8 {
+            switch b {
+            case 92: out += [92, 92]
+            case 9: out += [92, UInt8(ascii: "t")]
+            case 10: out += [92, UInt8(ascii: "n")]
+            default: out.append(b)
+            }
+        }
+        return out
+    }
+
+    static func unescape(_ b: ArraySlice<UInt8>) -> String {
+        guard b.contains(92) else { return String(decoding: b, as: UTF8.self) }
+        var out: [UInt8] = []
+        out.reserveCapacity(b.count)
+        var i = b.startIndex
+        while i < b.endIndex {
+            if b[i] == 92, i + 1 < b.endIndex {
+                let n = b[i + 1]
+                out.append(n == UInt8(ascii: "t") ? 9 : n == UInt8(ascii: "n") ? 10 : n)
+                i += 2
+            } else {
+                out.append(b[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The unsigned decimal number `digits` hold (nil: not one, or too large).
+    static func number(_ digits: ArraySlice<UInt8>) -> UInt64? {
+        guard !digits.isEmpty, digits.count <= 19 else { return nil }
+        var n: UInt64 = 0
+        for d in digits {
+            guard d >= 48, d <= 57 else { return nil }
+            n = n * 10 + UInt64(d - 48)
+        }
+        return n
+    }
+
+    /// The entries of a cache file, as ranges of `bytes` (nil: not a cache of this version and
+    /// context, or damaged).
+    static func parse(_ bytes: [UInt8], context: String) -> [Entry]? {
+        guard let firstEnd = bytes.firstIndex(of: 10),
+            bytes[..<firstEnd].elementsEqual(Array("vault-listing \(version) ".utf8) + escape(context))
+        else { return nil }
+        var entries: [Entry] = []
+        entries.reserveCapacity(bytes.count / 160)
+        var start = firstEnd + 1
+        return bytes.withUnsafeBufferPointer { b -> [Entry]? in
+            while start < b.count {
+                // Nine tab-ended columns, then the fields up to the line feed.
+                var columns: [Range<Int>] = []
+                columns.reserveCapacity(9)
+                var at = start
+                while columns.count < 9 {
+                    var end = at
+                    while end < b.count, b[end] != 9, b[end] != 10 { end += 1 }
+                    guard end < b.count else { return nil }
+                    columns.append(at..<end)
+                    at = end + 1
+                    if b[end] == 10 { break }
+                }
+                guard columns.count == 9 else { return nil }
+                var lineEnd = columns[8].upperBound
+                while lineEnd < b.count, b[lineEnd] != 10 { lineEnd += 1 }
+                guard lineEnd < b.count else { return nil }
+                func n(_ k: Int) -> UInt64? { number(bytes[columns[k]]) }
+                guard let dev = n(0), let ino = n(1), let size = n(2), let ms = n(3), let mns = n(4), let cs = n(5),
+                    let cns = n(6), let settled = n(7)
+                else { return nil }
+                let stamp = FileIO.Stamp(
+                    device: dev, inode: ino, size: Int64(size), modified: timespec(tv_sec: Int(ms), tv_nsec: Int(mns)),
+                    changed: timespec(tv_sec: Int(cs), tv_nsec: Int(cns)))
+                let fieldStart = min(columns[8].upperBound + 1, lineEnd)
+                entries.append(
+                    Entry(stamp: stamp, settled: settled == 1, path: columns[8], fieldBytes: fieldStart..<lineEnd, made: nil))
+                start = lineEnd + 1
+            }
+            return entries
+        }
+    }
+}

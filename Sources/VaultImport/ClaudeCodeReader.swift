@@ -1,0 +1,407 @@
+import Foundation
+import VaultCore
+
+/// Reads Claude Code's session logs: `~/.claude/projects/<folder>/<session>.jsonl`, one JSON
+/// object a line, one conversation per session.
+///
+/// A path may be one `.jsonl` file, a project folder (its `.jsonl` files, and the subagents'
+/// logs: `agent-*.jsonl` beside them, `<session>/subagents/*.jsonl` under them) or the
+/// projects folder (each project folder in it). Lines are grouped by their `sessionId`, so a
+/// subagent's log written to a file of its own joins its session.
+///
+/// - The transcript is the session's lines in file order (a `parentUuid` that points nowhere
+///   changes nothing); an assistant turn written over several lines that share one
+///   `message.id` becomes one message for its text, one `.thoughts` message for its
+///   `thinking`, and one `.toolCall` message per `tool_use` block (a fenced JSON block);
+///   each `tool_result` block of a user line becomes a `.toolResult` message.
+/// - Sidechain lines (`isSidechain: true`, a subagent's work) are kept apart: each subagent's
+///   run (its `agentId`, else the lines that chain to one root) is a branch forked after the
+///   transcript message written just before it, every message of it with kind `.sidechain`.
+/// - Ids: the session id for the conversation; a line's `uuid` for its prompt and results, the
+///   assistant's `message.id` for its text (`<id>:thinking` for its reasoning) and the
+///   `tool_use` block's id for a call (`<id>:result` for what it gave), so reading a grown log
+///   again gives the same ids plus new ones.
+/// - Lines of other types (`file-history-snapshot`, …) are skipped and counted in `skipped`.
+///
+///     let reader = ClaudeCodeReader()
+///     try reader.read(ClaudeCodeReader.defaultPaths(), since: nil) { item in … }
+///     reader.skipped.count   // lines of types it does not import
+public struct ClaudeCodeReader: ImportReader {
+    public var source: ImportSource { .claudeCode }
+    /// The lines of types this reader does not import, by type, counted while reading.
+    public let skipped = SkippedLines()
+
+    public init() {}
+
+    /// Where Claude Code keeps its logs: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
+    public static func defaultPaths(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+        if let config = environment["CLAUDE_CONFIG_DIR"], !config.isEmpty { return [config + "/projects"] }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return [home + "/.claude/projects"]
+    }
+
+    /// A `.jsonl` file whose first line is a Claude Code log line (it has a `sessionId`, or is
+    /// a `summary`), or a folder holding such files (or folders of them).
+    public static func recognizes(_ path: String) -> Bool {
+        if ExportFile.isFolder(path) {
+            if let files = ExportFile.files(in: path, endingIn: ".jsonl"), !files.isEmpty {
+                return files.prefix(3).contains { isLog($0) }
+            }
+            let folders = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+            return folders.prefix(20).contains { name in
+                (ExportFile.files(in: path + "/" + name, endingIn: ".jsonl") ?? []).prefix(1).contains { isLog($0) }
+            }
+        }
+        return path.hasSuffix(".jsonl") && isLog(path)
+    }
+
+    private static func isLog(_ file: String) -> Bool {
+        guard let head = ExportFile.head(file) else { return false }
+        let firstLine = head.split(separator: UInt8(ascii: "\n")).first { !$0.allSatisfy { $0 == 32 || $0 == 13 } }
+        guard let firstLine, let object = ExportFile.json(firstLine) as? [String: Any] else { return false }
+        return object["sessionId"] is String || (object["type"] as? String == "summary" && object["summary"] != nil)
+    }
+
+    public func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
+        throws(VaultError)
+    {
+        for path in paths {
+            if !ExportFile.isFolder(path) {
+                let folder = (path as NSString).deletingLastPathComponent
+                try readProject(
+                    files: [path], folderName: (folder as NSString).lastPathComponent, named: true, since: since, emit: emit)
+                continue
+            }
+            if let files = ExportFile.files(in: path, endingIn: ".jsonl"), !files.isEmpty {
+                try readProject(folder: path, since: since, emit: emit)
+                continue
+            }
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
+            let projects = names.map { path + "/" + $0 }.filter {
+                ExportFile.isFolder($0) && !(ExportFile.files(in: $0, endingIn: ".jsonl") ?? []).isEmpty
+            }
+            guard !projects.isEmpty else {
+                throw ExportFile.problem(path, "holds no Claude Code session logs (.jsonl files, or folders of them)")
+            }
+            for project in projects { try readProject(folder: project, since: since, emit: emit) }
+        }
+    }
+
+    /// A project folder: its sessions' logs, then its subagents' logs.
+    private func readProject(folder: String, since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
+        throws(VaultError)
+    {
+        let files = ExportFile.files(in: folder, endingIn: ".jsonl") ?? []
+        var ordered = files.filter { !($0 as NSString).lastPathComponent.hasPrefix("agent-") }
+        for file in ordered {
+            let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+            ordered += ExportFile.files(in: folder + "/" + stem + "/subagents", endingIn: ".jsonl") ?? []
+        }
+        ordered += files.filter { ($0 as NSString).lastPathComponent.hasPrefix("agent-") }
+        try readProject(files: ordered, folderName: (folder as NSString).lastPathComponent, since: since, emit: emit)
+    }
+
+    /// The sessions of `files`; a file the person `named` must be a log (a file found in a
+    /// folder may hold only lines of other types: Claude Code writes such files).
+    private func readProject(
+        files: [String], folderName: String, named: Bool = false, since: Timestamp?,
+        emit: (ImportedItem) throws(VaultError) -> Void
+    ) throws(VaultError) {
+        var sessions: [String: [LogLine]] = [:]
+        var order: [String] = []
+        for file in files {
+            let lines = try readLines(file)
+            if named && !lines.contains(where: { $0.sessionID != nil || $0.type == "summary" }) {
+                throw ExportFile.problem(file, "is not a Claude Code session log: no line has a sessionId")
+            }
+            let fileSession = lines.lazy.compactMap(\.sessionID).first
+                ?? ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+            for line in lines {
+                let id = line.sessionID ?? fileSession
+                if sessions[id] == nil { order.append(id) }
+                sessions[id, default: []].append(line)
+            }
+        }
+        // The session that ended first, first: a resumed session repeats lines (same uuid, same
+        // time) of the one it resumed, and they are given once, with the session that wrote them.
+        let last = { (id: String) in sessions[id]?.last { $0.time != nil }?.time?.secondsSince1970 ?? 0 }
+        let oldestFirst = order.enumerated().sorted { a, b in
+            (last(a.element), a.offset) < (last(b.element), b.offset)
+        }.map(\.element)
+        var seen: Set<String> = []
+        for id in oldestFirst {
+            guard let conversation = conversation(id, sessions[id] ?? [], folderName: folderName, seen: &seen) else {
+                continue
+            }
+            if let since, let last = conversation.messages.last?.time ?? Optional(conversation.created), last < since {
+                continue
+            }
+            try emit(.conversation(conversation))
+        }
+    }
+
+    /// One line of a log, as far as the conversation needs it.
+    private struct LogLine {
+        var type: String
+        var uuid: String?
+        var parentUUID: String?
+        var sessionID: String?
+        var agentID: String?
+        var time: Timestamp?
+        var sidechain: Bool
+        var meta: Bool
+        var cwd: String?
+        var object: [String: Any]
+    }
+
+    private static let importedTypes: Set<String> = ["user", "assistant", "summary", "system"]
+
+    private func readLines(_ file: String) throws(VaultError) -> [LogLine] {
+        let bytes = try ExportFile.bytes(file)
+        var lines: [LogLine] = []
+        var number = 0
+        for raw in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            number += 1
+            if raw.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { continue }
+            let place = "line \(number)"
+            _ = try ExportFile.text(raw, file: file, place: place)
+            guard let value = ExportFile.json(raw) else {
+                throw ExportFile.problem(file, at: place, "is not valid JSON")
+            }
+            guard let object = value as? [String: Any] else {
+                throw ExportFile.problem(file, at: place, "is not a JSON object")
+            }
+            let type = object["type"] as? String ?? "(no type)"
+            guard Self.importedTypes.contains(type) else {
+                skipped.add(type)
+                continue
+            }
+            lines.append(
+                LogLine(
+                    type: type, uuid: object["uuid"] as? String, parentUUID: object["parentUuid"] as? String,
+                    sessionID: object["sessionId"] as? String, agentID: object["agentId"] as? String,
+                    time: ExportFile.time(object["timestamp"]), sidechain: ExportFile.flag(object["isSidechain"]),
+                    meta: ExportFile.flag(object["isMeta"]) || ExportFile.flag(object["isCompactSummary"]),
+                    cwd: object["cwd"] as? String, object: object))
+        }
+        return lines
+    }
+
+    /// The conversation of one session's lines, leaving out lines whose uuid is in `seen` (and
+    /// adding its own there).
+    private func conversation(_ sessionID: String, _ lines: [LogLine], folderName: String, seen: inout Set<String>)
+        -> ImportedConversation?
+    {
+        let unique = lines.filter { line in
+            guard let uuid = line.uuid else { return true }
+            return seen.insert(uuid).inserted
+        }
+        var transcript = Transcript()
+        for line in unique where !line.sidechain { transcript.add(line) }
+        guard !transcript.messages.isEmpty else { return nil }
+
+        // Each subagent's run: by its agentId, else by the root its parentUuids lead to.
+        let side = unique.filter(\.sidechain)
+        var parentOf: [String: String] = [:]
+        for line in side { if let uuid = line.uuid, let parent = line.parentUUID { parentOf[uuid] = parent } }
+        func root(_ line: LogLine) -> String {
+            if let agent = line.agentID { return "agent:" + agent }
+            var current = line.uuid ?? ""
+            var steps = 0
+            while let parent = parentOf[current], steps < side.count {
+                current = parent
+                steps += 1
+            }
+            return current
+        }
+        var runs: [String: Transcript] = [:]
+        var runOrder: [String] = []
+        for line in side {
+            let key = root(line)
+            if runs[key] == nil { runOrder.append(key) }
+            runs[key, default: Transcript(kind: .sidechain)].add(line)
+        }
+        let branches = runOrder.compactMap { key -> ImportedBranch? in
+            guard let run = runs[key], let first = run.messages.first else { return nil }
+            let before = first.time.flatMap { start in transcript.messages.last { ($0.time ?? start) <= start } }
+            return ImportedBranch(forkedAfter: before?.sourceID, messages: run.messages)
+        }
+
+        // A resumed session's file begins with the summaries of earlier ones: its own is the one
+        // whose leaf is among its lines, else the last.
+        let own = Set(unique.compactMap(\.uuid))
+        let summaries = lines.filter { $0.type == "summary" && $0.object["summary"] is String }
+        let summary = (summaries.last { ($0.object["leafUuid"] as? String).map(own.contains) ?? false } ?? summaries.last)
+            .flatMap { $0.object["summary"] as? String }
+        let prompt = transcript.messages.first { message in
+            message.role == .user && message.kind == nil && !message.body.hasPrefix("<")
+                && !message.body.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        }
+        var title = ExportFile.titleLine(summary ?? prompt?.body ?? "")
+        if title.isEmpty { title = "Claude Code session \(sessionID.prefix(8))" }
+        let created = lines.lazy.compactMap(\.time).first ?? Timestamp(date: Date(timeIntervalSince1970: 0), timeZone: .gmt)
+        let project = lines.lazy.compactMap(\.cwd).first ?? Self.decodedFolder(folderName)
+        return ImportedConversation(
+            source: .claudeCode, sourceID: sessionID, title: title, created: created,
+            settings: project.map { [("project", .string($0))] } ?? [], messages: transcript.messages,
+            branches: branches)
+    }
+
+    /// Claude Code names a project's folder after its path with `/` (and `.`) made `-`:
+    /// `-home-me-src-vault` was `/home/me/src/vault` (or `/home/me/src.vault`: the best guess).
+    static func decodedFolder(_ name: String) -> String? {
+        guard name.hasPrefix("-") else { return nil }
+        return name.replacingOccurrences(of: "-", with: "/")
+    }
+
+    /// Messages made from log lines, a split assistant turn joined by its `message.id`.
+    private struct Transcript {
+        var kind: ImportedMessage.Kind?
+        var messages: [ImportedMessage] = []
+        /// Where the text (`<id>`) and the thoughts (`<id>:thinking`) of each `message.id` went
+        /// in `messages`.
+        private var joined: [String: Int] = [:]
+
+        init(kind: ImportedMessage.Kind? = nil) { self.kind = kind }
+
+        mutating func add(_ line: LogLine) {
+            let message = line.object["message"] as? [String: Any]
+            switch line.type {
+            case "assistant": addAssistant(line, message ?? [:])
+            case "user": addUser(line, message ?? [:])
+            case "system":
+                let text = line.object["content"] as? String ?? ""
+                append(line.uuid ?? "system:\(messages.count)", .system, line.time, nil, text, .hidden)
+            default: break  // summary lines give the title
+            }
+        }
+
+        private mutating func append(
+            _ id: String, _ role: Role, _ time: Timestamp?, _ model: String?, _ body: String,
+            _ ownKind: ImportedMessage.Kind?, _ attachments: [ImportedAttachment] = []
+        ) {
+            messages.append(
+                ImportedMessage(
+                    sourceID: id, role: role, time: time, model: model, body: body, kind: kind ?? ownKind,
+                    attachments: attachments))
+        }
+
+        private mutating func addAssistant(_ line: LogLine, _ message: [String: Any]) {
+            let id = message["id"] as? String ?? line.uuid ?? "assistant:\(messages.count)"
+            let model = message["model"] as? String
+            let blocks: [[String: Any]]
+            if let text = message["content"] as? String {
+                blocks = [["type": "text", "text": text]]
+            } else {
+                blocks = message["content"] as? [[String: Any]] ?? []
+            }
+            for (n, block) in blocks.enumerated() {
+                switch block["type"] as? String {
+                case "text":
+                    join(block["text"] as? String ?? "", id, line, model, nil)
+                case "thinking":
+                    join(block["thinking"] as? String ?? "", id + ":thinking", line, model, .thoughts)
+                case "redacted_thinking":
+                    join("(redacted thinking)", id + ":thinking", line, model, .thoughts)
+                case "tool_use":
+                    let name = block["name"] as? String ?? "tool"
+                    let body = "Tool call: \(name)\n\n" + ExportFile.fenced(ExportFile.prettyJSON(block["input"] ?? [:]), info: "json")
+                    append(block["id"] as? String ?? "\(id):tool:\(n)", .assistant, line.time, model, body, .toolCall)
+                default:
+                    // Block types this reader does not know yet stay readable as their JSON.
+                    let body = ExportFile.fenced(ExportFile.prettyJSON(block), info: "json")
+                    join(body, id, line, model, nil)
+                }
+            }
+        }
+
+        /// Appends `text` to the message `id`, or starts it.
+        private mutating func join(
+            _ text: String, _ id: String, _ line: LogLine, _ model: String?, _ ownKind: ImportedMessage.Kind?
+        ) {
+            if let at = joined[id] {
+                messages[at].body += messages[at].body.isEmpty ? text : "\n\n" + text
+                if messages[at].model == nil { messages[at].model = model }
+            } else {
+                joined[id] = messages.count
+                append(id, .assistant, line.time, model, text, ownKind)
+            }
+        }
+
+        private mutating func addUser(_ line: LogLine, _ message: [String: Any]) {
+            let id = line.uuid ?? "user:\(messages.count)"
+            let ownKind: ImportedMessage.Kind? = line.meta ? .hidden : nil
+            if let text = message["content"] as? String {
+                append(id, .user, line.time, nil, text, ownKind)
+                return
+            }
+            var texts: [String] = []
+            var images: [ImportedAttachment] = []
+            var results: [ImportedMessage] = []
+            for (n, block) in (message["content"] as? [[String: Any]] ?? []).enumerated() {
+                switch block["type"] as? String {
+                case "text": texts.append(block["text"] as? String ?? "")
+                case "image": if let image = Self.image(block, n) { images.append(image) }
+                case "tool_result":
+                    let (body, attachments) = Self.result(block, n)
+                    let resultID = (block["tool_use_id"] as? String).map { $0 + ":result" } ?? "\(id):result:\(n)"
+                    results.append(
+                        ImportedMessage(
+                            sourceID: resultID, role: .user, time: line.time, body: body, kind: kind ?? .toolResult,
+                            attachments: attachments))
+                default:
+                    texts.append(ExportFile.fenced(ExportFile.prettyJSON(block), info: "json"))
+                }
+            }
+            if !texts.isEmpty || !images.isEmpty {
+                append(id, .user, line.time, nil, texts.joined(separator: "\n\n"), ownKind, images)
+            }
+            messages += results
+        }
+
+        /// A `tool_result` block as a fenced block, its images as attachments.
+        static func result(_ block: [String: Any], _ n: Int) -> (String, [ImportedAttachment]) {
+            var texts: [String] = []
+            var images: [ImportedAttachment] = []
+            if let text = block["content"] as? String {
+                texts.append(text)
+            } else {
+                for (k, part) in (block["content"] as? [[String: Any]] ?? []).enumerated() {
+                    if part["type"] as? String == "image", let image = image(part, n * 100 + k) {
+                        images.append(image)
+                    } else if let text = part["text"] as? String {
+                        texts.append(text)
+                    } else {
+                        texts.append(ExportFile.prettyJSON(part))
+                    }
+                }
+            }
+            let heading = ExportFile.flag(block["is_error"]) ? "Tool result (error)" : "Tool result"
+            return (heading + "\n\n" + ExportFile.fenced(texts.joined(separator: "\n")), images)
+        }
+
+        /// An `image` block with base64 data, as an attachment named `image-N.<ext>`.
+        static func image(_ block: [String: Any], _ n: Int) -> ImportedAttachment? {
+            guard let source = block["source"] as? [String: Any], let data = source["data"] as? String,
+                let bytes = Data(base64Encoded: data)
+            else { return nil }
+            let type = (source["media_type"] as? String ?? "image/png").split(separator: "/").last.map(String.init) ?? "png"
+            return ImportedAttachment(name: "image-\(n + 1).\(type == "jpeg" ? "jpg" : type)", bytes: [UInt8](bytes))
+        }
+    }
+}
+
+/// Lines a reader skipped because of their type, counted by type (for the import's report).
+public final class SkippedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+
+    public init() {}
+
+    /// How many lines of each type were skipped.
+    public var byType: [String: Int] { lock.withLock { counts } }
+    /// How many lines were skipped in all.
+    public var count: Int { lock.withLock { counts.values.reduce(0, +) } }
+
+    func add(_ type: String) { lock.withLock { counts[type, default: 0] += 1 } }
+}

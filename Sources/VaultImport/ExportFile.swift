@@ -1,0 +1,135 @@
+import CCrypto
+import Foundation
+import VaultCore
+
+/// What the Claude Code, llm, jrnl and Day One readers share: reading a file of an export,
+/// checking its UTF-8, JSON values without force casts, times, short ids.
+enum ExportFile {
+    /// The problem `problem` at `place` of `file`, as the error readers throw.
+    static func problem(_ file: String, at place: String = "", _ text: String) -> VaultError {
+        .importing(ImportProblem(file: file, place: place, problem: text))
+    }
+
+    /// The bytes of `path`; a problem naming it when it cannot be read.
+    static func bytes(_ path: String) throws(VaultError) -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+                throw problem(path, isFolder.boolValue ? "is a folder, not a file" : "cannot be read (permissions?)")
+            }
+            throw problem(path, "does not exist")
+        }
+        return [UInt8](data)
+    }
+
+    /// The first `limit` bytes of `path` (nil when it cannot be read): enough to recognize a format.
+    static func head(_ path: String, limit: Int = 65536) -> [UInt8]? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: limit) else { return nil }
+        return [UInt8](data)
+    }
+
+    /// The offset of the first byte that is not UTF-8 in `bytes`, or nil when all of it is.
+    static func firstInvalidUTF8(_ bytes: some Collection<UInt8>) -> Int? {
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
+    /// `bytes` as text; a problem at `place` ("line 4") naming the byte when they are not UTF-8.
+    static func text(_ bytes: some Collection<UInt8>, file: String, place: String = "") throws(VaultError) -> String {
+        if let bad = firstInvalidUTF8(bytes) {
+            throw problem(file, at: place, "is not valid UTF-8 (byte \(bad + 1)\(place.isEmpty ? "" : " of the line"))")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A JSON value of `text`, or nil when it is not JSON.
+    static func json(_ bytes: some Collection<UInt8>) -> Any? {
+        try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+    }
+
+    /// A JSON boolean (Foundation gives NSNumber on Linux).
+    static func flag(_ value: Any?) -> Bool {
+        if let b = value as? Bool { return b }
+        if let n = value as? NSNumber { return n.boolValue }
+        return false
+    }
+
+    /// An RFC 3339 / ISO 8601 time (`2025-06-01T10:00:00.123Z`, `…+09:00`) in its own offset,
+    /// to the second and spelled the canonical way (`2025-06-01T10:00:00+00:00`), or nil.
+    static func time(_ value: Any?) -> Timestamp? {
+        guard let text = value as? String, let parsed = Timestamp(rfc3339: text) else { return nil }
+        return Timestamp(date: parsed.date, timeZone: parsed.timeZone)
+    }
+
+    /// The first line of `text` that has something on it, trimmed, cut to about `limit`
+    /// characters at a word: a title.
+    static func titleLine(_ text: String, limit: Int = 80) -> String {
+        let line = text.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { !$0.isEmpty } ?? ""
+        guard line.count > limit else { return line }
+        let cut = line.prefix(limit)
+        let atWord = cut.lastIndex(of: " ").map { cut[..<$0] } ?? cut
+        return atWord.trimmingCharacters(in: .whitespaces) + "…"
+    }
+
+    /// The first 16 hex digits of SHA-256 of `text`: a short stable id for sources without one.
+    static func shortHash(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        _ = bytes.withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, &digest) }
+        return digest.prefix(8).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+
+    /// `body` in a fenced block whose fence no line of it can close (longer than any run of
+    /// backticks inside), with `info` after the opening fence.
+    static func fenced(_ body: String, info: String = "") -> String {
+        var longest = 0
+        var run = 0
+        for c in body {
+            if c == "`" {
+                run += 1
+                longest = max(longest, run)
+            } else {
+                run = 0
+            }
+        }
+        let fence = String(repeating: "`", count: max(3, longest + 1))
+        let text = body.hasSuffix("\n") ? String(body.dropLast()) : body
+        return "\(fence)\(info)\n\(text)\n\(fence)"
+    }
+
+    /// The files of `folder` whose names end in `suffix`, sorted by name (nil: not a folder).
+    static func files(in folder: String, endingIn suffix: String) -> [String]? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+        return names.filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") }.sorted().map { folder + "/" + $0 }
+    }
+
+    static func isFolder(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+    }
+
+    /// Pretty JSON of a value (sorted keys, slashes unescaped), or its description.
+    static func prettyJSON(_ value: Any) -> String {
+        if value is String || value is NSNumber { return "\(value)" }
+        guard JSONSerialization.isValidJSONObject(value),
+            let data = try? JSONSerialization.data(
+                withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        else { return "\(value)" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,460 @@
+import CCrypto
+import Foundation
+import VaultCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `vault import`: what a reader finds (`ImportReader`), written into the vault as rooms and
+/// diary entries, as one change (one commit: `import: chatgpt, 12 rooms new, 3 updated, …`).
+///
+/// Idempotent: a conversation's room carries `source:` and `source_id:` in its front-matter,
+/// and each message an id made from the source's own ids (`ImportIdentity`), so importing the
+/// same or a newer export again adds only messages the room does not hold yet, and a room the
+/// person has since continued in vault keeps what they wrote. An abandoned branch (an edited
+/// question, a regenerated answer) is a room of its own, `fork_of:` its conversation and
+/// `forked_after:` the message it left at, so no text appears twice (FORMAT.md, "Imported
+/// conversations").
+///
+/// Nothing is half imported: every file is first written to `.vault/import/` as the reader
+/// gives it (memory holds one conversation at a time), and only when the reader is done are
+/// they moved into place together (`FileIO.writeAll`) and committed. A reader that fails
+/// leaves the vault as it was (unless `keepGoing`: then what it gave before the failure is
+/// imported, and the report says where it stopped).
+public struct Importing {
+    public let vault: Vault
+
+    public init(vault: Vault) {
+        self.vault = vault
+    }
+
+    /// What an import did (or, with `dryRun`, would do).
+    public struct Report: Sendable, Codable, Equatable {
+        public var source: String
+        public var roomsNew = 0
+        public var roomsUpdated = 0
+        public var roomsUnchanged = 0
+        /// Branch rooms among the new ones.
+        public var branches = 0
+        public var messagesAdded = 0
+        public var entriesNew = 0
+        public var entriesUnchanged = 0
+        public var attachments = 0
+        /// Items older than `--since`, not imported.
+        public var skippedOlder = 0
+        /// Where the reader stopped, with `keepGoing` (nil: it read everything).
+        public var stoppedAt: String?
+        /// Whether a commit was made (false: nothing new, or a dry run).
+        public var committed = false
+        public var dryRun = false
+        /// The files written (or that would be), in the order the export gave them.
+        public var paths: [String] = []
+
+        public init(source: String) { self.source = source }
+
+        /// `12 rooms new (3 branches), 2 updated (+40 messages), 30 unchanged; 5 entries new`.
+        public var summary: String {
+            var parts: [String] = []
+            if roomsNew + roomsUpdated + roomsUnchanged > 0 {
+                var rooms = "\(Merge.counted(roomsNew, "room", "rooms")) new"
+                if branches > 0 { rooms += " (\(Merge.counted(branches, "branch", "branches")))" }
+                rooms += ", \(roomsUpdated) updated, \(roomsUnchanged) unchanged"
+                rooms += "; \(Merge.counted(messagesAdded, "message", "messages")) added"
+                parts.append(rooms)
+            }
+            if entriesNew + entriesUnchanged > 0 {
+                parts.append("\(Merge.counted(entriesNew, "entry", "entries")) new, \(entriesUnchanged) unchanged")
+            }
+            if attachments > 0 { parts.append(Merge.counted(attachments, "attachment", "attachments")) }
+            if skippedOlder > 0 { parts.append("\(skippedOlder) older than --since left out") }
+            return parts.isEmpty ? "nothing found" : parts.joined(separator: "; ")
+        }
+    }
+
+    /// Imports what `reader` finds in `paths`.
+    ///
+    /// - Parameters:
+    ///   - since: items whose last message (or entry) is older are left out.
+    ///   - dryRun: reads everything and reports, writes nothing.
+    ///   - keepGoing: when the reader fails part-way, import what it gave before (else nothing).
+    ///   - progress: how many items were read, now and then (`importing`, `items`).
+    public func run(
+        _ reader: some ImportReader, paths: [String], since: Timestamp? = nil, dryRun: Bool = false,
+        keepGoing: Bool = false, progress: ProgressHandler? = nil
+    ) throws(VaultError) -> Report {
+        var report = Report(source: reader.source.rawValue)
+        report.dryRun = dryRun
+        return try vault.change { change throws(VaultError) -> Report in
+            try change.commitHandEdits()
+            var plan = try ImportPlan(vault: vault, source: reader.source, dryRun: dryRun)
+            defer { plan.discard() }
+            var read = 0
+            do throws(VaultError) {
+                try reader.read(paths, since: since) { item throws(VaultError) in
+                    read += 1
+                    if read % 100 == 0 { progress?(ProgressEvent("importing", done: read, of: nil, unit: "items")) }
+                    try plan.take(item, since: since, report: &report)
+                }
+            } catch {
+                guard keepGoing, case .importing(let problem) = error else { throw error }
+                report.stoppedAt = problem.description
+            }
+            progress?(ProgressEvent("importing", done: read, of: nil, unit: "items"))
+            report.paths = plan.staged.map(\.path)
+            guard !dryRun, !plan.staged.isEmpty else { return report }
+            try plan.commit(in: change, message: "import: \(reader.source.rawValue), " + report.summary)
+            report.committed = true
+            return report
+        }
+    }
+}
+
+/// The files an import will write, staged in `.vault/import/` until the reader is done.
+struct ImportPlan {
+    let vault: Vault
+    let source: ImportSource
+    let dryRun: Bool
+    let folder: String
+    /// Rooms already imported from this source: `source_id` → path.
+    var known: [String: String]
+    /// Paths taken by this import (new files), so two conversations with one title get two.
+    var taken: Set<String> = []
+    /// Attachments stored by this import (paths), so one file is staged once.
+    var storedAttachments: Set<String> = []
+    struct Staged {
+        var path: String
+        var file: String
+        /// The stamp of the file it replaces (nil: a new file).
+        var replacing: FileIO.Stamp?
+    }
+    private(set) var staged: [Staged] = []
+
+    init(vault: Vault, source: ImportSource, dryRun: Bool) throws(VaultError) {
+        self.vault = vault
+        self.source = source
+        self.dryRun = dryRun
+        folder = vault.root + "/" + VaultPath.state + "/import"
+        known = ImportPlan.importedRooms(in: vault, source: source)
+        if !dryRun {
+            discard()
+            try FileIO.makeDirectory(folder)
+        }
+    }
+
+    /// Removes what was staged (after the move, or when the import failed).
+    func discard() {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in entries { unlink(folder + "/" + name) }
+        rmdir(folder)
+    }
+
+    mutating func stage(_ bytes: [UInt8], at path: String, replacing: FileIO.Stamp?) throws(VaultError) {
+        let file = folder + "/\(staged.count)"
+        if !dryRun { try FileIO.write(bytes, to: file, durable: false) }
+        staged.append(Staged(path: path, file: file, replacing: replacing))
+    }
+
+    /// A free path for a new file: not on disk, not taken by this import.
+    mutating func freePath(folder: String, stem: String) -> String {
+        var candidate = "\(folder)/\(stem).md"
+        var n = 2
+        while taken.contains(candidate) || FileIO.entryExists(vault.absolute(candidate)) {
+            candidate = "\(folder)/\(stem)-\(n).md"
+            n += 1
+        }
+        taken.insert(candidate)
+        return candidate
+    }
+
+    mutating func take(_ item: ImportedItem, since: Timestamp?, report: inout Importing.Report) throws(VaultError) {
+        switch item {
+        case .conversation(let conversation):
+            let last = conversation.messages.compactMap(\.time).last ?? conversation.created
+            if let since, last.date < since.date {
+                report.skippedOlder += 1
+                return
+            }
+            try take(conversation, report: &report)
+        case .entry(let entry):
+            if let since, entry.time.date < since.date {
+                report.skippedOlder += 1
+                return
+            }
+            try take(entry, report: &report)
+        }
+    }
+
+    // MARK: Conversations
+
+    mutating func take(_ c: ImportedConversation, report: inout Importing.Report) throws(VaultError) {
+        try takeRoom(
+            sourceID: c.sourceID, title: c.title, created: c.created, settings: c.settings, messages: c.messages,
+            conversation: c, branch: nil, report: &report)
+        for (n, branch) in c.branches.enumerated() where !branch.messages.isEmpty {
+            try takeRoom(
+                sourceID: c.sourceID + "/" + branch.messages[0].sourceID, title: "\(c.title) · branch \(n + 2)",
+                created: branch.messages[0].time ?? c.created, settings: c.settings, messages: branch.messages,
+                conversation: c, branch: branch, report: &report)
+        }
+    }
+
+    private mutating func takeRoom(
+        sourceID: String, title: String, created: Timestamp, settings: [(String, FrontMatterValue)],
+        messages: [ImportedMessage], conversation c: ImportedConversation, branch: ImportedBranch?,
+        report: inout Importing.Report
+    ) throws(VaultError) {
+        var drafts: [MessageDraft] = []
+        var time = created
+        for message in messages {
+            time = message.time ?? time
+            drafts.append(try draft(message, at: time, conversation: c.sourceID, report: &report))
+        }
+        if let path = known[sourceID] {
+            let (bytes, stamp) = try FileIO.readStamped(vault.absolute(path))
+            let room = try RoomFile(parsing: bytes, path: path)
+            let have = Set(room.messages.map(\.id))
+            let new = drafts.filter { !have.contains($0.id ?? "") }
+            guard !new.isEmpty else {
+                report.roomsUnchanged += 1
+                return
+            }
+            let updated = room.appending(new, display: vault.headerDisplay).bytes
+            try stage(updated, at: path, replacing: stamp)
+            report.roomsUpdated += 1
+            report.messagesAdded += new.count
+            return
+        }
+        let path = freePath(folder: VaultPath.rooms, stem: VaultPath.slug(title.isEmpty ? "untitled" : title))
+        var front: [(String, FrontMatterValue)] = [
+            ("source", .string(source.rawValue)), ("source_id", .string(sourceID)),
+        ]
+        if let branch {
+            front.append(("fork_of", .string(c.sourceID)))
+            if let after = branch.forkedAfter {
+                front.append(("forked_after", .string(ImportIdentity.messageID(source, c.sourceID, after))))
+            }
+        }
+        front += settings
+        let empty = RoomFile.newRoom(title: title, created: created, settings: front)
+        let room = try RoomFile(parsing: empty, path: path)
+        let bytes = room.appending(drafts, display: vault.headerDisplay).bytes
+        try stage(bytes, at: path, replacing: nil)
+        known[sourceID] = path
+        report.roomsNew += 1
+        if branch != nil { report.branches += 1 }
+        report.messagesAdded += drafts.count
+    }
+
+    private mutating func draft(
+        _ m: ImportedMessage, at time: Timestamp, conversation: String, report: inout Importing.Report
+    ) throws(VaultError) -> MessageDraft {
+        var attributes: [MessageHeader.Attribute] = []
+        if let model = m.model.map(ImportPlan.attributeValue), !model.isEmpty {
+            attributes.append(.init("model", model))
+        }
+        if let kind = m.kind { attributes.append(.init("kind", kind.rawValue)) }
+        var body = m.body
+        for attachment in m.attachments {
+            let link = try store(attachment, report: &report).markdown(from: "..")
+            body += (body.isEmpty || body.hasSuffix("\n") ? "" : "\n\n") + link
+        }
+        return MessageDraft(
+            role: m.role, body: body, timestamp: time, attributes: attributes,
+            displaySuffix: [m.model, m.kind.map { "(\($0.rawValue))" }].compactMap { $0 }.joined(separator: " "),
+            id: ImportIdentity.messageID(source, conversation, m.sourceID))
+    }
+
+    /// A header attribute's value: no spaces, no `-->` (FORMAT.md, "Message headers").
+    static func attributeValue(_ text: String) -> String {
+        String(text.map { $0 == " " || $0 == "\t" || $0 == "\n" ? "_" : $0 }).replacingOccurrences(of: "-->", with: "--")
+    }
+
+    /// A stored attachment: its path in the vault and how a link names it.
+    struct StoredAttachment {
+        var path: String
+        var label: String
+        var image: Bool
+
+        /// The Markdown that links it from a file whose folder reaches the vault's root by `up`
+        /// (`..` from `rooms/`, `../..` from `diary/2026/`).
+        func markdown(from up: String) -> String { "\(image ? "!" : "")[\(label)](\(up)/\(path))" }
+    }
+
+    /// Stores an attachment by its content (`attachments/<sha256>.<ext>`, as `vault chat` does).
+    private mutating func store(_ a: ImportedAttachment, report: inout Importing.Report) throws(VaultError)
+        -> StoredAttachment
+    {
+        var ext = (a.name as NSString).pathExtension.lowercased()
+        if ext.isEmpty || ext.utf8.contains(where: { !(($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57)) }) {
+            ext = "bin"
+        }
+        let path = "\(VaultPath.attachments)/\(ImportIdentity.sha256Hex(a.bytes)).\(ext)"
+        if !storedAttachments.contains(path), !FileIO.exists(vault.absolute(path)) {
+            try stage(a.bytes, at: path, replacing: nil)
+            storedAttachments.insert(path)
+            report.attachments += 1
+        }
+        let label = a.name.replacingOccurrences(of: "]", with: ")").replacingOccurrences(of: "[", with: "(")
+        return StoredAttachment(path: path, label: label, image: Attachments.imageTypes[ext] != nil)
+    }
+
+    // MARK: Entries
+
+    mutating func take(_ e: ImportedEntry, report: inout Importing.Report) throws(VaultError) {
+        let id = ImportIdentity.entryID(source, e.sourceID)
+        if let existing = known["entry:" + id] ?? findEntry(id: id, on: e.time) {
+            known["entry:" + id] = existing
+            report.entriesUnchanged += 1
+            return
+        }
+        var body = e.body
+        for attachment in e.attachments {
+            // An entry is two folders down; a reference the source left in the text (Day One's
+            // `![](dayone-moment://ID)`, the attachment named by its ID) becomes the link.
+            let stored = try store(attachment, report: &report)
+            let target = "../../" + stored.path
+            // Either form a reader leaves: the source's own reference, or the attachment's name.
+            let references = ["](dayone-moment://\(attachment.name))", "](\(attachment.name))"]
+            if let reference = references.first(where: body.contains) {
+                body = body.replacingOccurrences(of: reference, with: "](\(target))")
+            } else {
+                body += (body.isEmpty || body.hasSuffix("\n") ? "" : "\n\n") + stored.markdown(from: "../..")
+            }
+        }
+        let day = e.time.localDate
+        let year = String(format: "%04d", day.year)
+        let slug = VaultPath.slug(e.title)
+        let stem = e.title.isEmpty || slug == "untitled" ? "\(day)" : "\(day)-\(slug)"
+        let path = freePath(folder: VaultPath.diary + "/" + year, stem: stem)
+        var bytes = DiaryFile.newEntry(
+            id: id, title: e.title, created: e.time, tags: e.tags, heading: e.title.isEmpty ? "\(day)" : e.title,
+            body: body)
+        var extra = "source: \(source.rawValue)\n"
+        if e.starred { extra += "starred: true\n" }
+        bytes = ImportPlan.inserting(extra, beforeClosingFrontMatterOf: bytes)
+        try stage(bytes, at: path, replacing: nil)
+        known["entry:" + id] = path
+        report.entriesNew += 1
+    }
+
+    /// An entry of this id already in the vault (imported before), looked for on its day's
+    /// folder: entries keep their day.
+    func findEntry(id: String, on time: Timestamp) -> String? {
+        let year = String(format: "%04d", time.localDate.year)
+        let folder = VaultPath.diary + "/" + year
+        for entry in FileIO.list(vault.absolute(folder)) where entry.kind == .file && entry.name.hasSuffix(".md") {
+            let path = folder + "/" + entry.name
+            if let head = ImportPlan.head(vault.absolute(path)), head.contains("\nid: \(id)\n") { return path }
+        }
+        return nil
+    }
+
+    static func inserting(_ lines: String, beforeClosingFrontMatterOf bytes: [UInt8]) -> [UInt8] {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let close = text.range(of: "\n---\n", range: text.index(text.startIndex, offsetBy: 4)..<text.endIndex)
+        else { return bytes }
+        return Array((text[..<close.lowerBound] + "\n" + lines.dropLast() + text[close.lowerBound...]).utf8)
+    }
+
+    // MARK: What is there already
+
+    /// The first 8 KiB of a file, as text.
+    static func head(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n], as: UTF8.self)
+    }
+
+    /// Rooms imported from `source` before: their `source_id` → path, from each room's
+    /// front-matter (its first lines only).
+    static func importedRooms(in vault: Vault, source: ImportSource) -> [String: String] {
+        var out: [String: String] = [:]
+        for entry in FileIO.list(vault.absolute(VaultPath.rooms))
+        where entry.kind == .file && entry.name.hasSuffix(".md") && !entry.name.hasPrefix(".") {
+            let path = VaultPath.rooms + "/" + entry.name
+            guard let head = head(vault.absolute(path)), head.hasPrefix("---"),
+                let end = head.range(of: "\n---", range: head.index(head.startIndex, offsetBy: 3)..<head.endIndex)
+            else { continue }
+            var from: String?
+            var id: String?
+            for line in head[..<end.lowerBound].split(separator: "\n") {
+                if line.hasPrefix("source: ") { from = scalar(line.dropFirst(8)) }
+                if line.hasPrefix("source_id: ") { id = scalar(line.dropFirst(11)) }
+            }
+            if from == source.rawValue, let id, out[id] == nil { out[id] = path }
+        }
+        return out
+    }
+
+    /// A plain or double-quoted YAML scalar's text.
+    static func scalar(_ raw: Substring) -> String {
+        let text = raw.trimmingCharacters(in: .whitespaces)
+        guard text.hasPrefix("\""), let data = text.data(using: .utf8),
+            let decoded = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? String
+        else { return text }
+        return decoded
+    }
+
+    // MARK: Commit
+
+    /// Moves every staged file into place (each only while the file it replaces is still the
+    /// version read) and commits them as the change's one commit.
+    func commit(in change: Change, message: String) throws(VaultError) {
+        let paths = staged.map(\.path)
+        change.include(paths)
+        change.willChange(paths)
+        for path in Set(paths.map { FileIO.parent(of: vault.absolute($0)) }) { try FileIO.makeDirectory(path) }
+        try FileIO.writeAll(paths.map(vault.absolute)) { i throws(VaultError) in
+            let s = staged[i]
+            let now = FileIO.stamp(of: vault.absolute(s.path))
+            if let replacing = s.replacing {
+                guard now == replacing else { throw VaultError.changedOnDisk(path: s.path) }
+            } else if now != nil, !s.path.hasPrefix(VaultPath.attachments + "/") {
+                throw VaultError.changedOnDisk(path: s.path)
+            }
+            return try FileIO.read(s.file)
+        }
+        try change.commit(message: message)
+    }
+}
+
+/// Ids of imported messages and entries, made from the source's own ids so that two imports
+/// of one export (on one machine or two) write the same ids: `m-` (or `d-`) and 12 Crockford
+/// base-32 characters of the SHA-1 of `source`, the conversation's id and the message's id.
+public enum ImportIdentity {
+    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
+
+    public static func messageID(_ source: ImportSource, _ conversation: String, _ message: String) -> String {
+        "m-" + body(source.rawValue + "\u{0}" + conversation + "\u{0}" + message)
+    }
+
+    public static func entryID(_ source: ImportSource, _ entry: String) -> String {
+        "d-" + body(source.rawValue + "\u{0}" + entry)
+    }
+
+    static func body(_ text: String) -> String {
+        let digest = sha1(Array(text.utf8))
+        var bits: UInt64 = 0
+        for byte in digest.prefix(8) { bits = bits << 8 | UInt64(byte) }
+        var chars = [UInt8](repeating: 0, count: 12)
+        for i in 0..<12 { chars[i] = alphabet[Int((bits >> (UInt64(i) * 5)) & 31)] }
+        return String(decoding: chars, as: UTF8.self)
+    }
+
+    static func sha1(_ bytes: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 20)
+        bytes.withUnsafeBufferPointer { b in _ = SHA1(b.baseAddress, b.count, &out) }
+        return out
+    }
+
+    static func sha256Hex(_ bytes: [UInt8]) -> String {
+        var out = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeBufferPointer { b in _ = SHA256(b.baseAddress, b.count, &out) }
+        return out.map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+import VaultCore
+
+/// Reads jrnl's journals: its plain-text file (or a folder journal's `.txt` files) and
+/// `jrnl --export json`.
+///
+/// In the plain text an entry begins with a line `[YYYY-MM-DD HH:MM(:SS)?( AM|PM)?] Title`;
+/// the title is that line's first sentence (up to `.`, `?`, `!` or `…` and a space) or the
+/// whole line, and the body is the rest of the line and the lines up to the next entry. A `*`
+/// at the end of the entry's first line (or right after its date) stars it. Tags are the words
+/// that begin with `@` or `#` (jrnl's default tag symbols), kept without the symbol.
+///
+/// jrnl keeps no zone: its times are the clock of the computer that wrote them, read in
+/// `timeZone` (this computer's by default). jrnl keeps no ids either: an entry's id is made from
+/// its time to the minute and its title, so the plain text and the JSON export of one journal
+/// give the same ids (the JSON has no seconds).
+///
+///     let reader = JrnlReader()                       // times in this computer's zone
+///     try reader.read(["~/.local/share/jrnl/journal.txt"], since: nil) { item in … }
+public struct JrnlReader: ImportReader {
+    public var source: ImportSource { .jrnl }
+    /// The zone jrnl's times are read in.
+    public var timeZone: TimeZone
+
+    public init(timeZone: TimeZone = .current) {
+        self.timeZone = timeZone
+    }
+
+    /// A file whose first line with text is a jrnl entry's date line, a jrnl JSON export
+    /// (`entries` with `date` and `time`), or a folder journal (`YYYY/MM/DD.txt`).
+    public static func recognizes(_ path: String) -> Bool {
+        if ExportFile.isFolder(path) {
+            guard let first = textFiles(in: path).first else { return false }
+            return recognizes(first)
+        }
+        guard let head = ExportFile.head(path) else { return false }
+        let text = String(decoding: head, as: UTF8.self)
+        let start = text.drop { $0.isWhitespace }
+        if start.hasPrefix("{") {
+            return text.contains("\"entries\"") && text.contains("\"time\"") && text.contains("\"starred\"")
+                && !text.contains("\"creationDate\"")
+        }
+        let firstLine = start.prefix { !$0.isNewline }
+        return DateLine(String(firstLine)) != nil
+    }
+
+    public func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
+        throws(VaultError)
+    {
+        for path in paths {
+            let files = ExportFile.isFolder(path) ? Self.textFiles(in: path) : [path]
+            if files.isEmpty { throw ExportFile.problem(path, "holds no jrnl journal (.txt files)") }
+            for file in files {
+                for entry in try entries(of: file) {
+                    if let since, entry.time < since { continue }
+                    try emit(.entry(entry))
+                }
+            }
+        }
+    }
+
+    /// A folder journal's day files, in order.
+    static func textFiles(in folder: String) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
+        var files: [String] = []
+        while let name = walker.nextObject() as? String {
+            if name.hasSuffix(".txt") { files.append(folder + "/" + name) }
+        }
+        return files.sorted()
+    }
+
+    /// The entries of one file, plain text or JSON.
+    func entries(of file: String) throws(VaultError) -> [ImportedEntry] {
+        let bytes = try ExportFile.bytes(file)
+        let first = bytes.first { ![32, 9, 10, 13].contains($0) }
+        if first == UInt8(ascii: "{") { return try jsonEntries(bytes, file: file) }
+        return try plainEntries(bytes, file: file)
+    }
+
+    // MARK: Plain text
+
+    /// The date line of an entry: `[2023-01-15 09:30:00 PM] rest`.
+    struct DateLine {
+        var day: LocalDate
+        var hour: Int
+        var minute: Int
+        var second: Int
+        /// What follows `] `.
+        var rest: Substring
+
+        init?(_ line: String) {
+            guard line.hasPrefix("["), let close = line.firstIndex(of: "]") else { return nil }
+            let inside = line[line.index(after: line.startIndex)..<close]
+            let parts = inside.split(separator: " ")
+            guard parts.count == 2 || parts.count == 3, let day = LocalDate(iso: parts[0]) else { return nil }
+            let clock = parts[1].split(separator: ":", omittingEmptySubsequences: false)
+            guard clock.count == 2 || clock.count == 3,
+                clock.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+                var hour = Int(clock[0]), let minute = Int(clock[1]), minute < 60
+            else { return nil }
+            let second = clock.count == 3 ? Int(clock[2]) ?? 99 : 0
+            guard second < 60 else { return nil }
+            if parts.count == 3 {
+                let half = parts[2].uppercased()
+                guard half == "AM" || half == "PM", (1...12).contains(hour) else { return nil }
+                hour = hour % 12 + (half == "PM" ? 12 : 0)
+            }
+            guard hour < 24 else { return nil }
+            self.day = day
+            self.hour = hour
+            self.minute = minute
+            self.second = second
+            var rest = line[line.index(after: close)...]
+            if rest.hasPrefix(" ") { rest = rest.dropFirst() }
+            self.rest = rest
+        }
+    }
+
+    private func plainEntries(_ bytes: [UInt8], file: String) throws(VaultError) -> [ImportedEntry] {
+        var out: [ImportedEntry] = []
+        var current: (date: DateLine, starred: Bool, lines: [String])?
+        var number = 0
+        func finish() {
+            guard let entry = current else { return }
+            out.append(makeEntry(entry.date, starred: entry.starred, following: entry.lines))
+        }
+        for raw in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            number += 1
+            var line = try ExportFile.text(raw, file: file, place: "line \(number)")
+            if line.hasSuffix("\r") { line.removeLast() }
+            if let date = DateLine(line) {
+                finish()
+                var starred = false
+                var rest = date.rest
+                while rest.last == " " { rest = rest.dropLast() }
+                if rest.hasSuffix("*") {
+                    starred = true
+                    rest = rest.dropLast()
+                }
+                if rest.hasPrefix("*") {
+                    starred = true
+                    rest = rest.dropFirst()
+                }
+                var withRest = date
+                withRest.rest = rest
+                current = (withRest, starred, [])
+            } else if current != nil {
+                current?.lines.append(line)
+            } else if !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ExportFile.problem(
+                    file, at: "line \(number)", "is not a jrnl entry (an entry begins with a line like \"[2024-05-01 09:30] Title\")")
+            }
+        }
+        finish()
+        if out.isEmpty {
+            throw ExportFile.problem(file, "is not a jrnl journal: no line begins with a date like \"[2024-05-01 09:30]\"")
+        }
+        return out
+    }
+
+    private func makeEntry(_ date: DateLine, starred: Bool, following: [String]) -> ImportedEntry {
+        let first = date.rest.trimmingCharacters(in: .whitespaces)
+        var title = first
+        var bodyLines = following
+        if let end = Self.sentenceEnd(first) {
+            title = String(first[..<end]).trimmingCharacters(in: .whitespaces)
+            bodyLines.insert(String(first[end...]).trimmingCharacters(in: .whitespaces), at: 0)
+        }
+        while bodyLines.first?.trimmingCharacters(in: .whitespaces).isEmpty == true { bodyLines.removeFirst() }
+        while bodyLines.last?.trimmingCharacters(in: .whitespaces).isEmpty == true { bodyLines.removeLast() }
+        let body = bodyLines.joined(separator: "\n")
+        let time = localTime(date.day, date.hour, date.minute, date.second)
+        return ImportedEntry(
+            source: .jrnl, sourceID: Self.id(date.day, date.hour, date.minute, title), title: title, time: time,
+            tags: Self.tags(in: title + "\n" + body), starred: starred, body: body)
+    }
+
+    /// Where the first sentence of `text` ends (after its terminal and closing quotes or
+    /// brackets), when a space follows it; jrnl's rule for a title.
+    static func sentenceEnd(_ text: String) -> String.Index? {
+        let terminals: Set<Character> = [".", "!", "?", "…", "‼", "‽", "⁇", "⁈", "⁉"]
+        let closers: Set<Character> = ["'", "’", "\"", "”", "]", ")"]
+        var i = text.startIndex
+        while i < text.endIndex {
+            if "！．？｡。".contains(text[i]) { return text.index(after: i) }
+            if terminals.contains(text[i]) {
+                var j = text.index(after: i)
+                while j < text.endIndex, closers.contains(text[j]) { j = text.index(after: j) }
+                if j < text.endIndex, text[j].isWhitespace { return j }
+            }
+            i = text.index(after: i)
+        }
+        return nil
+    }
+
+    /// The words of `text` that begin with `@` or `#` and follow a space or a line's start,
+    /// without the symbol, each once (the first spelling kept).
+    static func tags(in text: String) -> [String] {
+        var out: [String] = []
+        var seen: Set<String> = []
+        var previous: Character = " "
+        var i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            if (c == "@" || c == "#"), previous.isWhitespace {
+                var j = text.index(after: i)
+                while j < text.endIndex, text[j].isLetter || text[j].isNumber || "_-+*#/".contains(text[j]) {
+                    j = text.index(after: j)
+                }
+                let tag = String(text[text.index(after: i)..<j])
+                if !tag.isEmpty, seen.insert(tag.lowercased()).inserted { out.append(tag) }
+                previous = " "
+                i = j
+                continue
+            }
+            previous = c
+            i = text.index(after: i)
+        }
+        return out
+    }
+
+    /// jrnl keeps no ids: its entry's time to the minute and its title make one.
+    static func id(_ day: LocalDate, _ hour: Int, _ minute: Int, _ title: String) -> String {
+        let clock = (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
+        return "jrnl-" + ExportFile.shortHash("\(day) \(clock) \(title)")
+    }
+
+    private func localTime(_ day: LocalDate, _ hour: Int, _ minute: Int, _ second: Int) -> Timestamp {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let components = DateComponents(
+            year: day.year, month: day.month, day: day.day, hour: hour, minute: minute, second: second)
+        let date = calendar.date(from: components) ?? day.noonUTC
+        return Timestamp(date: date, timeZone: timeZone)
+    }
+
+    // MARK: JSON export
+
+    private func jsonEntries(_ bytes: [UInt8], file: String) throws(VaultError) -> [ImportedEntry] {
+        _ = try ExportFile.text(bytes, file: file)
+        guard let value = ExportFile.json(bytes) else { throw ExportFile.problem(file, "is not valid JSON") }
+        guard let object = value as? [String: Any], let list = object["entries"] as? [Any] else {
+            throw ExportFile.problem(file, "is not a jrnl JSON export: it has no \"entries\" list")
+        }
+        var out: [ImportedEntry] = []
+        for (n, item) in list.enumerated() {
+            let place = "entries[\(n)]"
+            guard let entry = item as? [String: Any] else { throw ExportFile.problem(file, at: place, "is not an object") }
+            guard let dayText = entry["date"] as? String, let day = LocalDate(iso: dayText) else {
+                throw ExportFile.problem(file, at: place + ".date", "is not a date like \"2024-05-01\"")
+            }
+            let clock = (entry["time"] as? String ?? "").split(separator: ":")
+            guard clock.count >= 2, let hour = Int(clock[0]), let minute = Int(clock[1]), hour < 24, minute < 60 else {
+                throw ExportFile.problem(file, at: place + ".time", "is not a time like \"09:30\"")
+            }
+            let second = clock.count > 2 ? Int(clock[2]) ?? 0 : 0
+            let title = (entry["title"] as? String ?? "").trimmingCharacters(in: .whitespaces)
+            let body = (entry["body"] as? String ?? "").trimmingCharacters(in: .newlines)
+            var tags: [String] = []
+            var seen: Set<String> = []
+            for tag in entry["tags"] as? [String] ?? [] {
+                let word = String(tag.drop { $0 == "@" || $0 == "#" })
+                if !word.isEmpty, seen.insert(word.lowercased()).inserted { tags.append(word) }
+            }
+            out.append(
+                ImportedEntry(
+                    source: .jrnl, sourceID: Self.id(day, hour, minute, title), title: title,
+                    time: localTime(day, hour, minute, second), tags: tags, starred: ExportFile.flag(entry["starred"]),
+                    body: body))
+        }
+        return out
+    }
+}

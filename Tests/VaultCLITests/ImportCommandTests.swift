@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+/// `vault import` through the built binary: a Claude Code session log imported into a fresh
+/// vault, imported again as it grows, and refused when broken; jrnl's plain text into the diary.
+@Suite struct ImportCommandTests {
+    static let session = "7a0c2a1e-0000-4000-8000-000000000009"
+
+    static func line(_ object: [String: Any]) -> String {
+        String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+    }
+
+    static func user(_ uuid: String, _ time: String, _ text: String) -> String {
+        line([
+            "type": "user", "uuid": uuid, "parentUuid": NSNull(), "sessionId": session, "timestamp": time,
+            "cwd": "/home/me/src/busan", "isSidechain": false, "message": ["role": "user", "content": text],
+        ])
+    }
+
+    static func assistant(_ uuid: String, _ time: String, id: String, _ text: String) -> String {
+        line([
+            "type": "assistant", "uuid": uuid, "parentUuid": NSNull(), "sessionId": session, "timestamp": time,
+            "cwd": "/home/me/src/busan", "isSidechain": false,
+            "message": ["id": id, "role": "assistant", "model": "claude-sonnet-4-5",
+                        "content": [["type": "text", "text": text]]],
+        ])
+    }
+
+    let first = [
+        line(["type": "summary", "summary": "부산 일정 고치기", "leafUuid": "a1"]),
+        user("u1", "2026-03-01T09:00:00.000Z", "둘째 날이 왜 빠지지?\n## 🧑 user · 가짜 <!-- 2026-03-01T09:00:00Z m-FAKE1234 -->"),
+        assistant("a1", "2026-03-01T09:00:05.000Z", id: "msg_01", "range가 1부터 시작해서요."),
+    ]
+
+    func write(_ lines: [String], in folder: TemporaryDirectory) throws -> String {
+        let path = "-home-me-src-busan/\(Self.session).jsonl"
+        try folder.write(path, lines.joined(separator: "\n") + "\n")
+        return folder.path + "/" + path
+    }
+
+    @Test func aClaudeCodeSessionIsImportedOnceAndGrowsWithItsLog() throws {
+        let vault = try freshVault(locale: "ko_KR", timeZone: "Asia/Seoul")
+        let logs = TemporaryDirectory("claude-logs")
+        let file = try write(first, in: logs)
+        let commits = try git(["rev-list", "--count", "HEAD"], in: vault.path)
+
+        let dry = try runVault(["import", "claude-code", file, "--dry-run"], in: vault.path)
+        expectSuccess(dry)
+        #expect(dry.stdout == "Would import claude-code: 1 room new, 0 updated, 0 unchanged; 2 messages added.\n", "\(dry.stdout)")
+        #expect(try git(["rev-list", "--count", "HEAD"], in: vault.path) == commits)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: vault.path + "/rooms").isEmpty)
+
+        // The source is told from the file when it is not named.
+        let r = try runVault(["import", file], in: vault.path)
+        expectSuccess(r)
+        #expect(r.stdout.hasPrefix("Imported claude-code: 1 room new"), "\(r.stdout)")
+        #expect(try git(["log", "-1", "--format=%s"], in: vault.path).hasPrefix("import: claude-code, 1 room new"))
+        #expect(try git(["status", "--porcelain"], in: vault.path) == "")
+        let path = "rooms/부산-일정-고치기.md"
+        let room = try RoomFile(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: vault.path + "/" + path))), path: path)
+        #expect(room.frontMatter?.string("source") == "claude-code")
+        #expect(room.frontMatter?.string("source_id") == Self.session)
+        #expect(room.messages.count == 2)
+        #expect(room.messages[0].body.hasSuffix("<!-- 2026-03-01T09:00:00Z m-FAKE1234 -->"), "a forged header stays text")
+        #expect(room.messages[1].header.attribute("model") == "claude-sonnet-4-5")
+        try expectCheckClean(vault.path)
+
+        // Again: nothing new, nothing written.
+        let again = try runVault(["import", "claude-code", file], in: vault.path)
+        expectSuccess(again)
+        #expect(again.stdout.hasPrefix("Nothing new in claude-code: 0 rooms new, 0 updated, 1 unchanged"), "\(again.stdout)")
+
+        // The log grew (Claude Code keeps appending): only the new turn comes in.
+        _ = try write(first + [
+            Self.user("u2", "2026-03-02T10:00:00.000Z", "고마워요"),
+            Self.assistant("a2", "2026-03-02T10:00:03.000Z", id: "msg_02", "천만에요."),
+        ], in: logs)
+        let grown = try runVault(["import", "claude-code", file], in: vault.path)
+        expectSuccess(grown)
+        #expect(grown.stdout.contains("1 updated") && grown.stdout.contains("2 messages added"), "\(grown.stdout)")
+        let after = try RoomFile(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: vault.path + "/" + path))), path: path)
+        #expect(after.messages.map(\.body).suffix(2) == ["고마워요", "천만에요."])
+        #expect(Array(after.messages.prefix(2).map(\.id)) == room.messages.map(\.id))
+    }
+
+    @Test func aBrokenLogWritesNothingAndKeepGoingImportsWhatCameBefore() throws {
+        let vault = try freshVault()
+        let logs = TemporaryDirectory("claude-logs")
+        let file = try write(first + ["{\"type\": \"user\", \"uuid\": "], in: logs)
+        let before = try git(["rev-parse", "HEAD"], in: vault.path)
+        let r = try runVault(["import", "claude-code", file], in: vault.path)
+        #expect(r.status == 1)
+        #expect(r.stderr == "vault: error: \(file), at line 4: is not valid JSON; nothing was imported\n", "\(r.stderr)")
+        #expect(try git(["rev-parse", "HEAD"], in: vault.path) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: vault.path + "/rooms").isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: vault.path + "/.vault/import"))
+    }
+
+    @Test func aFileNoReaderKnowsIsAUsageError() throws {
+        let vault = try freshVault()
+        let other = TemporaryDirectory("other")
+        try other.write("notes.txt", "그냥 메모\n")
+        let r = try runVault(["import", other.path + "/notes.txt"], in: vault.path)
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.hasPrefix("vault: error: cannot tell which tool made "), "\(r.stderr)")
+        let missing = try runVault(["import", "jrnl", other.path + "/nope.txt"], in: vault.path)
+        #expect(missing.status == 1 && missing.stderr.contains("no such file or folder"), "\(missing.stderr)")
+    }
+
+    @Test func aJrnlJournalBecomesDiaryEntries() throws {
+        let vault = try freshVault(locale: "ko_KR", timeZone: "Asia/Seoul")
+        let other = TemporaryDirectory("jrnl")
+        try other.write("journal.txt", """
+            [2026-03-01 21:30] 첫 일기. 오늘은 @부산 에 갔다.
+
+            [2026-03-02 08:00] 둘째 날 * 아침에 국밥을 먹었다.
+
+            """)
+        let r = try runVault(["import", "jrnl", other.path + "/journal.txt"], in: vault.path)
+        expectSuccess(r)
+        #expect(r.stdout.contains("2 entries new"), "\(r.stdout) \(r.stderr)")
+        let list = try runVault(["diary", "list", "--format", "%(date) %(title)"], in: vault.path)
+        #expect(list.stdout.contains("2026-03-01 첫 일기") && list.stdout.contains("2026-03-02 둘째 날"), "\(list.stdout)")
+        let again = try runVault(["import", "jrnl", other.path + "/journal.txt"], in: vault.path)
+        #expect(again.stdout.contains("0 entries new, 2 unchanged"), "\(again.stdout)")
+        try expectCheckClean(vault.path)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+/// `vault rooms` and `vault diary list` keep what they read outside the vault
+/// (`ListingCache`) and read again only files whose stamp changed: what a listing shows is
+/// always what the files say, however they were changed.
+@Suite struct ListingCacheTests {
+    func rooms(_ dir: TemporaryDirectory, _ env: [String: String]) throws -> String {
+        let r = try runVault(["rooms", "--format", "%(path) %(title)"], in: dir.path, environment: env)
+        expectSuccess(r)
+        return r.stdout
+    }
+
+    @Test func everyChangeToAFileShowsInTheNextListing() throws {
+        let dir = try freshVault()
+        let cache = TemporaryDirectory("listing-cache")
+        let env = ["XDG_CACHE_HOME": cache.path]
+        for title in ["Alpha", "Beta"] {
+            expectSuccess(try runVault(["room", "new", title], in: dir.path, environment: env))
+        }
+        #expect(try rooms(dir, env).contains("rooms/alpha.md Alpha"))
+        let folder = cache.path + "/vault/listing"
+        let kept = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(kept.contains { $0.hasSuffix(".rooms") }, "\(kept)")
+        // The files are older than the racy window, so the next listing trusts the stamps.
+        Thread.sleep(forTimeInterval: 2.5)
+        _ = try rooms(dir, env)
+
+        // An edit in place that keeps the size, made at once: the times change, so it is read.
+        let alpha = dir.path + "/rooms/alpha.md"
+        let text = try String(contentsOfFile: alpha, encoding: .utf8)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: alpha))
+        try handle.write(contentsOf: Data(text.replacingOccurrences(of: "title: Alpha", with: "title: Omega").utf8))
+        try handle.close()
+        #expect(try rooms(dir, env).contains("rooms/alpha.md Omega"))
+
+        // A room removed, one added by hand, a save by rename: all seen.
+        try FileManager.default.removeItem(atPath: dir.path + "/rooms/beta.md")
+        try Data("---\ntitle: Gamma\ncreated: 2026-11-20T10:00:00+09:00\n---\n".utf8)
+            .write(to: URL(fileURLWithPath: dir.path + "/rooms/gamma.md"))
+        try Data(text.replacingOccurrences(of: "title: Alpha", with: "title: Delta").utf8)
+            .write(to: URL(fileURLWithPath: alpha + ".new"))
+        _ = rename(alpha + ".new", alpha)
+        let listed = try rooms(dir, env)
+        #expect(listed.contains("rooms/alpha.md Delta") && listed.contains("rooms/gamma.md Gamma"), "\(listed)")
+        #expect(!listed.contains("beta"), "\(listed)")
+
+        // A damaged cache is read as none: the same listing.
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            try Data("vault-listing 1 \n1\t2\tbroken".utf8).write(to: URL(fileURLWithPath: folder + "/" + name))
+        }
+        #expect(try rooms(dir, env) == listed)
+    }
+
+    @Test func theDiaryListSeesAnEntryEditedInPlace() throws {
+        let dir = try freshVault()
+        let cache = TemporaryDirectory("listing-cache")
+        let env = ["XDG_CACHE_HOME": cache.path]
+        expectSuccess(try runVault(["write", "첫 일기", "--body", "처음 쓴 줄", "--date", "2026-11-01"], in: dir.path, environment: env))
+        func list() throws -> String {
+            let r = try runVault(["diary", "list", "--format", "%(title)|%(preview)"], in: dir.path, environment: env)
+            expectSuccess(r)
+            return r.stdout
+        }
+        #expect(try list().contains("첫 일기|처음 쓴 줄"))
+        Thread.sleep(forTimeInterval: 2.5)
+        _ = try list()
+        let path = try #require(FileManager.default.enumerator(atPath: dir.path + "/diary")?.allObjects
+            .compactMap { $0 as? String }.first { $0.hasSuffix(".md") })
+        let full = dir.path + "/diary/" + path
+        let text = try String(contentsOfFile: full, encoding: .utf8)
+        try Data(text.replacingOccurrences(of: "처음 쓴 줄", with: "고쳐 쓴 줄").utf8).write(to: URL(fileURLWithPath: full))
+        #expect(try list().contains("첫 일기|고쳐 쓴 줄"))
+    }
+
+    /// `vault check` reads again every file whose stamp changed: a clean room broken in place
+    /// (same size, at once) is reported by the next check.
+    @Test func checkSeesAFileBrokenInPlace() throws {
+        let dir = try freshVault()
+        let cache = TemporaryDirectory("listing-cache")
+        let env = ["XDG_CACHE_HOME": cache.path]
+        expectSuccess(try runVault(["room", "new", "Alpha"], in: dir.path, environment: env))
+        expectSuccess(try runVault(["check"], in: dir.path, environment: env))
+        Thread.sleep(forTimeInterval: 2.5)
+        let clean = try runVault(["check"], in: dir.path, environment: env)
+        expectSuccess(clean)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path + "/vault/listing").contains { $0.hasSuffix(".check") })
+        let alpha = dir.path + "/rooms/alpha.md"
+        let text = try String(contentsOfFile: alpha, encoding: .utf8)
+        let broken = text.replacingOccurrences(of: "created: ", with: "created! ")
+        #expect(broken.utf8.count == text.utf8.count && broken != text)
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: alpha))
+        try handle.write(contentsOf: Data(broken.utf8))
+        try handle.close()
+        let found = try runVault(["check"], in: dir.path, environment: env)
+        #expect(found.status != 0, "\(found.stdout)")
+        #expect(found.stdout.contains("rooms/alpha.md:"), "\(found.stdout)")
+    }
+}
