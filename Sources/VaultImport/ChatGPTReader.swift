@@ -254,10 +254,10 @@ private struct ConversationReader {
             body = texts.joined(separator: "\n\n")
         case "code":
             let language = (content["language"] as? String).flatMap { $0 == "unknown" ? nil : $0 } ?? ""
-            body = fenced(content["text"] as? String ?? "", language)
+            body = ExportFile.fenced(content["text"] as? String ?? "", info: language)
             if let recipient = message["recipient"] as? String, recipient != "all", kind == nil { kind = .toolCall }
         case "execution_output":
-            body = fenced(content["text"] as? String ?? "", "")
+            body = ExportFile.fenced(content["text"] as? String ?? "")
             kind = .toolResult
         case "tether_quote":
             var lines: [String] = []

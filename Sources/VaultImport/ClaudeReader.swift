@@ -8,8 +8,9 @@ import VaultCore
 /// `ImportedConversation`; `conversations.json` is streamed one conversation at a time.
 /// A message's `content` blocks become one or more `ImportedMessage`s, in order: consecutive
 /// `text` blocks one message (its id the message's `uuid`), each `thinking` block a `.thoughts`
-/// message, each `tool_use` a `.toolCall` and each `tool_result` a `.toolResult` (the tool's
-/// name, then its input or output in a fenced block); the later pieces' ids are the `uuid`
+/// message, each `tool_use` a `.toolCall` and each `tool_result` a `.toolResult` (`Tool call:
+/// NAME` or `Tool result: NAME`, as the Claude Code and llm readers write them, then the input or
+/// output in a fenced block); the later pieces' ids are the `uuid`
 /// followed by `.1`, `.2`, …. Attachments with `extracted_content` become text attachments of the
 /// message's first piece. Messages form a tree through `parent_message_uuid` (older exports
 /// without it: a chain in the file's order); the transcript is the path to the newest leaf, the
@@ -81,11 +82,7 @@ private struct ClaudeConversationReader {
     }
 
     /// An ISO 8601 time, to the second, in the offset it is written with.
-    static func time(_ value: Any?) -> Timestamp? {
-        guard let text = value as? String, let parsed = Timestamp(rfc3339: text) else { return nil }
-        guard let zone = TimeZone(secondsFromGMT: parsed.utcOffsetSeconds) else { return parsed }
-        return Timestamp(date: Date(timeIntervalSince1970: parsed.secondsSince1970), timeZone: zone)
-    }
+    static func time(_ value: Any?) -> Timestamp? { ExportFile.time(value) }
 
     func read(_ object: Any, since: Timestamp?) throws(VaultError) -> ImportedConversation? {
         guard let conversation = object as? [String: Any] else { throw problem("", "is not a conversation (an object)") }
@@ -188,14 +185,14 @@ private struct ClaudeConversationReader {
                 case "tool_use":
                     flushText()
                     let name = block["name"] as? String ?? "tool"
-                    let input = Self.json(block["input"] ?? [String: Any]())
-                    pieces.append(("`\(name)`\n\n" + fenced(input, "json"), .toolCall, blockTime ?? time))
+                    let input = ExportFile.prettyJSON(block["input"] ?? [String: Any]())
+                    pieces.append(("Tool call: \(name)\n\n" + ExportFile.fenced(input, info: "json"), .toolCall, blockTime ?? time))
                 case "tool_result":
                     flushText()
                     let name = block["name"] as? String ?? "tool"
                     let output = Self.resultText(block["content"])
                     let error = (block["is_error"] as? Bool) == true ? " (error)" : ""
-                    pieces.append(("`\(name)`\(error)\n\n" + fenced(output, ""), .toolResult, blockTime ?? time))
+                    pieces.append(("Tool result: \(name)\(error)\n\n" + ExportFile.fenced(output), .toolResult, blockTime ?? time))
                 default:
                     guard let blockText = block["text"] as? String else {
                         throw problem(place + ".content[\(k)]", "has the block type \"\(type)\", which vault does not know")
@@ -224,41 +221,17 @@ private struct ClaudeConversationReader {
         }
     }
 
-    static func json(_ value: Any) -> String {
-        guard JSONSerialization.isValidJSONObject(value) || value is String || value is NSNumber,
-            let data = try? JSONSerialization.data(
-                withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes, .fragmentsAllowed])
-        else { return "\(value)" }
-        return String(decoding: data, as: UTF8.self)
-    }
-
     /// A tool result's text: a string, or its blocks' text (a search result's title and URL first).
     static func resultText(_ content: Any?) -> String {
         if let text = content as? String { return text }
-        guard let blocks = content as? [Any] else { return content.map { json($0) } ?? "" }
+        guard let blocks = content as? [Any] else { return content.map { ExportFile.prettyJSON($0) } ?? "" }
         return blocks.map { value -> String in
-            guard let block = value as? [String: Any] else { return json(value) }
+            guard let block = value as? [String: Any] else { return ExportFile.prettyJSON(value) }
             var lines: [String] = []
             if let title = block["title"] as? String, !title.isEmpty { lines.append(title) }
             if let url = block["url"] as? String, !url.isEmpty { lines.append(url) }
             if let text = block["text"] as? String { lines.append(text) }
-            return lines.isEmpty ? json(block) : lines.joined(separator: "\n")
+            return lines.isEmpty ? ExportFile.prettyJSON(block) : lines.joined(separator: "\n")
         }.joined(separator: "\n\n")
     }
-}
-
-/// `text` in a fenced block whose fence is longer than any run of backticks inside.
-func fenced(_ text: String, _ language: String) -> String {
-    var longest = 0
-    var run = 0
-    for c in text.utf8 {
-        if c == UInt8(ascii: "`") {
-            run += 1
-            longest = max(longest, run)
-        } else {
-            run = 0
-        }
-    }
-    let fence = String(repeating: "`", count: max(3, longest + 1))
-    return fence + language + "\n" + text + (text.hasSuffix("\n") || text.isEmpty ? "" : "\n") + fence
 }
