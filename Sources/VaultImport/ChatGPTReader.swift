@@ -255,9 +255,13 @@ private struct ConversationReader {
         case "code":
             let language = (content["language"] as? String).flatMap { $0 == "unknown" ? nil : $0 } ?? ""
             body = ExportFile.fenced(content["text"] as? String ?? "", info: language)
-            if let recipient = message["recipient"] as? String, recipient != "all", kind == nil { kind = .toolCall }
+            if let recipient = message["recipient"] as? String, recipient != "all", kind == nil {
+                kind = .toolCall
+                body = "Tool call: \(recipient)\n\n" + body
+            }
         case "execution_output":
-            body = ExportFile.fenced(content["text"] as? String ?? "")
+            let tool = (author["name"] as? String).map { ": " + $0 } ?? ""
+            body = "Tool result\(tool)\n\n" + ExportFile.fenced(content["text"] as? String ?? "")
             kind = .toolResult
         case "tether_quote":
             var lines: [String] = []
