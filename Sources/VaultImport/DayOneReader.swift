@@ -14,7 +14,7 @@ import VaultCore
 ///
 /// A missing photo is an `ImportProblem` naming the entry and the file, not a placeholder: the
 /// issue's rule is that nothing is lost silently, and `--keep-going` lets the person import the
-/// rest. A zip is a problem too: it is read once unzipped (for now).
+/// rest. A zip is read in place (`ExportFolder`): its journals and the `photos/` beside them.
 ///
 ///     try DayOneReader().read(["~/Downloads/Journal"], since: nil) { item in … }
 public struct DayOneReader: ImportReader {
@@ -55,7 +55,21 @@ public struct DayOneReader: ImportReader {
                 files = Self.journals(in: path)
                 if files.isEmpty { throw ExportFile.problem(path, "holds no Day One journal (Journal.json)") }
             } else if path.lowercased().hasSuffix(".zip") || ExportFile.head(path, limit: 4) == [0x50, 0x4B, 0x03, 0x04] {
-                throw ExportFile.problem(path, "is a zip archive: unzip it and import the folder it gives")
+                // The export's zip, read in place: its journals and their `photos/` beside them.
+                let export = try ExportFolder(path)
+                let journals = export.files.filter {
+                    $0.lowercased().hasSuffix(".json") && Self.isJournal(export.prefix($0, count: 4096))
+                }
+                if journals.isEmpty { throw ExportFile.problem(path, "holds no Day One journal (Journal.json)") }
+                for journal in journals {
+                    let folder = (journal as NSString).deletingLastPathComponent
+                    let photos = (folder.isEmpty ? "" : folder + "/") + "photos/"
+                    let found = try entries(
+                        of: try export.bytes(journal), file: export.displayName(journal),
+                        photo: { name in export.contains(photos + name) ? try? export.bytes(photos + name) : nil })
+                    for entry in found where since.map({ entry.time >= $0 }) ?? true { try emit(.entry(entry)) }
+                }
+                continue
             } else {
                 files = [path]
             }
@@ -69,23 +83,31 @@ public struct DayOneReader: ImportReader {
     }
 
     func entries(of file: String) throws(VaultError) -> [ImportedEntry] {
-        let bytes = try ExportFile.bytes(file)
+        let photos = (file as NSString).deletingLastPathComponent + "/photos"
+        return try entries(
+            of: try ExportFile.bytes(file), file: file,
+            photo: { name in FileManager.default.contents(atPath: photos + "/" + name).map { [UInt8]($0) } })
+    }
+
+    /// The entries of a journal's bytes (`file` names it in problems); `photo` gives a photo's
+    /// bytes by its file name in `photos/` (nil: not in the export).
+    func entries(of bytes: [UInt8], file: String, photo: (String) -> [UInt8]?) throws(VaultError) -> [ImportedEntry] {
         _ = try ExportFile.text(bytes, file: file)
         guard let value = ExportFile.json(bytes) else { throw ExportFile.problem(file, "is not valid JSON") }
         guard let object = value as? [String: Any], let list = object["entries"] as? [Any] else {
             throw ExportFile.problem(file, "is not a Day One export: it has no \"entries\" list")
         }
-        let photos = (file as NSString).deletingLastPathComponent + "/photos"
         var out: [ImportedEntry] = []
         for (n, item) in list.enumerated() {
             let place = "entries[\(n)]"
             guard let entry = item as? [String: Any] else { throw ExportFile.problem(file, at: place, "is not an object") }
-            out.append(try self.entry(entry, file: file, place: place, photos: photos))
+            out.append(try self.entry(entry, file: file, place: place, photo: photo))
         }
         return out
     }
 
-    private func entry(_ entry: [String: Any], file: String, place: String, photos: String) throws(VaultError)
+    private func entry(_ entry: [String: Any], file: String, place: String, photo photoBytes: (String) -> [UInt8]?)
+        throws(VaultError)
         -> ImportedEntry
     {
         guard let uuid = entry["uuid"] as? String, !uuid.isEmpty else {
@@ -112,11 +134,11 @@ public struct DayOneReader: ImportReader {
                 let md5 = photo["md5"] as? String
             else { throw ExportFile.problem(file, at: photoPlace, "has no identifier or md5") }
             let name = md5 + "." + (photo["type"] as? String ?? "jpeg")
-            guard let data = FileManager.default.contents(atPath: photos + "/" + name) else {
+            guard let data = photoBytes(name) else {
                 throw ExportFile.problem(file, at: photoPlace, "the photo photos/\(name) is missing from the export")
             }
             names[identifier] = name
-            attachments.append(ImportedAttachment(name: name, bytes: [UInt8](data)))
+            attachments.append(ImportedAttachment(name: name, bytes: data))
         }
         let scheme = "dayone-moment://"
         var rewritten = ""
