@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# vault import next to convoviz (the ChatGPT-export-to-Markdown converter on the package index)
+# on the same generated export: 3,000 conversations, ~100,000 messages.
+#
+#   Benchmarks/import-bench.sh [RUNS]      # RUNS of each (default 5)
+#   VAULT_BIN=/path/to/vault Benchmarks/import-bench.sh
+#
+# The export is `generate-chatgpt-export.py --plain --zip` (seed 42): convoviz 0.1.7 rejects
+# exports with images, `thoughts` or `reasoning_recap`, so both read the plain one; vault also
+# imports the full one (images, branches, thoughts) once, for its own figure. Every vault run
+# imports into a fresh copy of an empty vault (hyperfine --prepare); convoviz writes a fresh
+# folder. convoviz looks for a zip in ~/Downloads as it is imported and needs `datetime` given
+# to its pydantic models (with pydantic 2.x): both done below, as Benchmarks/README.md says.
+# Peak memory from GNU time. Figures: medians and the ratio, in one run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+source scripts/common.sh
+find_swift
+VAULT_APT_PACKAGES+=(hyperfine python3 time)
+install_missing_packages
+python3 -c "import convoviz" 2>/dev/null || HOME=/nonexistent python3 -m pip show convoviz >/dev/null 2>&1 \
+    || python3 -m pip install --quiet convoviz
+if [ -n "${VAULT_BIN:-}" ]; then
+    vault="$VAULT_BIN"
+else
+    swift build -c release --static-swift-stdlib --product vault 2>&1 | { grep -v "warning:" || true; } >/dev/null
+    vault="$PWD/.build/release/vault"
+fi
+data="$PWD/Benchmarks/.data"
+plain="$data/chatgpt-plain.zip"
+full="$data/chatgpt-export.zip"
+[ -f "$plain" ] || python3 Benchmarks/generate-chatgpt-export.py "$data/chatgpt-plain" --plain --zip >/dev/null
+[ -f "$full" ] || python3 Benchmarks/generate-chatgpt-export.py "$data/chatgpt-export" --zip >/dev/null
+work=$(mktemp -d /tmp/vault-import-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/home/Downloads" "$work/empty"
+cp "$plain" "$work/home/Downloads/export.zip"
+(cd "$work/empty" && "$vault" init . --locale en_US --time-zone UTC >/dev/null)
+cat > "$work/convoviz.py" <<'PY'
+import sys
+from datetime import datetime
+from pathlib import Path
+import convoviz.models._conversation_set as cs, convoviz.models._conversation as cv, convoviz.models._message as ms
+for mod in (cs, cv, ms):
+    mod.datetime = datetime
+ms.Message.model_rebuild(); cv.Conversation.model_rebuild(); cs.ConversationSet.model_rebuild()
+cs.ConversationSet.from_zip(sys.argv[1]).save(Path(sys.argv[2]), progress_bar=False)
+PY
+export HOME="$work/home"
+hyperfine --runs "$runs" --style basic --export-json "$data/import-bench.json" \
+    --prepare "rm -rf '$work/v' && cp -a '$work/empty' '$work/v'" \
+    -n "vault import (plain export)" "'$vault' import chatgpt '$plain' --vault '$work/v'" \
+    --prepare "rm -rf '$work/md'" \
+    -n "convoviz (plain export)" "python3 '$work/convoviz.py' '$plain' '$work/md'"
+echo
+rm -rf "$work/v" && cp -a "$work/empty" "$work/v"
+/usr/bin/time -f "vault import, plain export: %e s, %M KB peak" "$vault" import chatgpt "$plain" --vault "$work/v" >/dev/null
+rm -rf "$work/md"
+/usr/bin/time -f "convoviz, plain export: %e s, %M KB peak" python3 "$work/convoviz.py" "$plain" "$work/md" >/dev/null
+rm -rf "$work/v" && cp -a "$work/empty" "$work/v"
+/usr/bin/time -f "vault import, full export (images, branches, thoughts): %e s, %M KB peak" \
+    "$vault" import chatgpt "$full" --vault "$work/v"
+echo "files: vault $(find "$work/v/rooms" -name '*.md' | wc -l) rooms, $(find "$work/v/attachments" -type f | wc -l) attachments;" \
+    "convoviz $(find "$work/md" -name '*.md' | wc -l) Markdown files"
+"$vault" check --vault "$work/v" | tail -1
+python3 - "$data/import-bench.json" <<'PY'
+import json, sys
+r = {x["command"]: x["median"] for x in json.load(open(sys.argv[1]))["results"]}
+v, c = r["vault import (plain export)"], r["convoviz (plain export)"]
+print(f"medians: vault import {v:.2f} s, convoviz {c:.2f} s; vault/convoviz = {v / c:.2f}")
+PY
