@@ -34,6 +34,15 @@ extension Exporter {
             }
             body += "<article class=\"\(kind)\">\n"
             for part in parts(of: item) {
+                if case .message(let role) = part.kind, let folded = part.folded {
+                    // Reasoning and tool calls: there, one click away, not in the conversation's way.
+                    let inner = MarkdownRenderer.html(folded.body) { target in
+                        embedder.placeholder(for: target, in: item.path)
+                    }
+                    body += "<details class=\"message \(role.rawValue) \(Exporter.escapeHTML(folded.kind))\">\n"
+                        + "<summary>\(Exporter.escapeHTML(folded.heading))</summary>\n\(inner)</details>\n"
+                    continue
+                }
                 let fragment = MarkdownRenderer.html(part.markdown) { target in
                     embedder.placeholder(for: target, in: item.path)
                 }

@@ -118,6 +118,8 @@ extension Exporter {
         .message.user { border-left-color: var(--user); background: var(--user-bg); border-radius: 0 10px 10px 0; \
         padding: 0.8em 1.15em; }
         .message.system { border-left-color: var(--system); }
+        details.message > summary { font-size: 0.82em; font-weight: 600; color: var(--muted); cursor: pointer; }
+        details.message { opacity: 0.85; }
         .message > h3:first-child { font-size: 0.82em; font-weight: 600; color: var(--muted); margin: 0 0 0.55em; \
         letter-spacing: 0.01em; }
         .message.user > h3:first-child { color: var(--user); }

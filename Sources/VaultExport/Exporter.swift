@@ -67,7 +67,14 @@ public struct Exporter: Sendable {
         }
         var kind: Kind
         var markdown: String
+        /// A message that is not the conversation itself (`kind=` in its header: a model's
+        /// `thoughts`, a `tool-call`, a `tool-result`, a `hidden` or `sidechain` message, as
+        /// `vault import` marks them): its heading and body apart, shown folded in HTML.
+        var folded: (kind: String, heading: String, body: String)? = nil
     }
+
+    /// The `kind=` values whose messages an HTML export shows folded (`<details>`).
+    static let foldedKinds: Set<String> = ["thoughts", "tool-call", "tool-result", "hidden", "sidechain"]
 
     /// The blocks `item` is made of, in order.
     func parts(of item: ExportItem) -> [Part] {
@@ -89,10 +96,15 @@ public struct Exporter: Sendable {
         case .room(let room):
             var parts = [Part(kind: .head, markdown: "# " + Exporter.inline(room.title))]
             for message in room.messages {
-                var text = "### " + Exporter.inline(messageHeading(message))
+                let heading = messageHeading(message)
+                var text = "### " + Exporter.inline(heading)
                 let body = Exporter.demotingHeadings(room.body(of: message, marking: Exporter.unreadHeaderMark))
                 if !body.isEmpty { Exporter.appendBlock(body, to: &text) }
-                parts.append(Part(kind: .message(message.role), markdown: text))
+                var part = Part(kind: .message(message.role), markdown: text)
+                if let kind = message.header.attribute("kind"), Exporter.foldedKinds.contains(kind) {
+                    part.folded = (kind, heading, body)
+                }
+                parts.append(part)
             }
             return parts
         }
@@ -112,6 +124,8 @@ public struct Exporter: Sendable {
             }
         }
         if let status = message.status { line += " · " + status }
+        // What an imported message is when it is not the conversation itself.
+        if let kind = message.header.attribute("kind") { line += " · " + kind }
         return line
     }
 

@@ -73,6 +73,22 @@ struct HTMLExportTests {
         #expect(page.unclosed.isEmpty && page.mismatched.isEmpty)
     }
 
+    @Test("an imported room's reasoning and tool calls are folded (<details>), the conversation is not")
+    func importedToolCallsAreFolded() throws {
+        var text = roomText(title: "도구", [(.user, "파일을 읽어 줘"), (.assistant, "```\nRead plan.py\n```"), (.assistant, "다 읽었어요.")])
+        text = text.replacingOccurrences(of: "m-TEST0001 -->", with: "m-TEST0001 kind=tool-call -->")
+        let room = try RoomFile(parsing: Array(text.utf8), path: "rooms/t.md")
+        let html = Exporter(locale: "ko_KR", timeZone: seoul).html([.room(room)]).html
+        let page = try ParsedHTML.parse(html)
+        #expect(page.count("details") == 1 && page.count("summary") == 1)
+        #expect(page.count("section") == 2, "the question and the answer stay open")
+        #expect(html.contains("<details class=\"message assistant tool-call\">\n<summary>🤖 assistant · "), "\(html)")
+        #expect(html.contains("Read plan.py"))
+        #expect(page.unclosed.isEmpty && page.mismatched.isEmpty)
+        let markdown = Exporter(locale: "ko_KR", timeZone: seoul).markdown([.room(room)])
+        #expect(markdown.contains(" · tool-call\n"), "\(markdown)")
+    }
+
     @Test("HTML and script written in a body or a title never become live elements")
     func rawHTMLIsNotLive() throws {
         let body = """
