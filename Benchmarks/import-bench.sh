@@ -47,17 +47,19 @@ for mod in (cs, cv, ms):
 ms.Message.model_rebuild(); cv.Conversation.model_rebuild(); cs.ConversationSet.model_rebuild()
 cs.ConversationSet.from_zip(sys.argv[1]).save(Path(sys.argv[2]), progress_bar=False)
 PY
+# The interpreter that has convoviz, found before HOME changes (pyenv's shims read ~/.pyenv).
+py=$(python3 -c 'import sys; print(sys.executable)')
 export HOME="$work/home"
 hyperfine --runs "$runs" --style basic --export-json "$data/import-bench.json" \
     --prepare "rm -rf '$work/v' && cp -a '$work/empty' '$work/v'" \
     -n "vault import (plain export)" "'$vault' import chatgpt '$plain' --vault '$work/v'" \
     --prepare "rm -rf '$work/md'" \
-    -n "convoviz (plain export)" "python3 '$work/convoviz.py' '$plain' '$work/md'"
+    -n "convoviz (plain export)" "'$py' '$work/convoviz.py' '$plain' '$work/md'"
 echo
 rm -rf "$work/v" && cp -a "$work/empty" "$work/v"
 /usr/bin/time -f "vault import, plain export: %e s, %M KB peak" "$vault" import chatgpt "$plain" --vault "$work/v" >/dev/null
 rm -rf "$work/md"
-/usr/bin/time -f "convoviz, plain export: %e s, %M KB peak" python3 "$work/convoviz.py" "$plain" "$work/md" >/dev/null
+/usr/bin/time -f "convoviz, plain export: %e s, %M KB peak" "$py" "$work/convoviz.py" "$plain" "$work/md" >/dev/null
 rm -rf "$work/v" && cp -a "$work/empty" "$work/v"
 /usr/bin/time -f "vault import, full export (images, branches, thoughts): %e s, %M KB peak" \
     "$vault" import chatgpt "$full" --vault "$work/v"
