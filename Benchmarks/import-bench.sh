@@ -37,7 +37,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/home/Downloads" "$work/empty"
 cp "$plain" "$work/home/Downloads/export.zip"
 (cd "$work/empty" && "$vault" init . --locale en_US --time-zone UTC >/dev/null)
-cat > "$work/convoviz.py" <<'PY'
+cat > "$work/run_convoviz.py" <<'PY'
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -50,16 +50,18 @@ PY
 # The interpreter that has convoviz, found before HOME changes (pyenv's shims read ~/.pyenv).
 py=$(python3 -c 'import sys; print(sys.executable)')
 export HOME="$work/home"
-hyperfine --runs "$runs" --style basic --export-json "$data/import-bench.json" \
+style=(--style basic)
+[ -n "${IMPORT_BENCH_SHOW:-}" ] && style=(--show-output)
+hyperfine --runs "$runs" "${style[@]}" --export-json "$data/import-bench.json" \
     --prepare "rm -rf '$work/v' && cp -a '$work/empty' '$work/v'" \
-    -n "vault import (plain export)" "'$vault' import chatgpt '$plain' --vault '$work/v'" \
     --prepare "rm -rf '$work/md'" \
-    -n "convoviz (plain export)" "'$py' '$work/convoviz.py' '$plain' '$work/md'"
+    -n "vault import (plain export)" "'$vault' import chatgpt '$plain' --vault '$work/v'" \
+    -n "convoviz (plain export)" "'$py' '$work/run_convoviz.py' '$plain' '$work/md'"
 echo
 rm -rf "$work/v" && cp -a "$work/empty" "$work/v"
 /usr/bin/time -f "vault import, plain export: %e s, %M KB peak" "$vault" import chatgpt "$plain" --vault "$work/v" >/dev/null
 rm -rf "$work/md"
-/usr/bin/time -f "convoviz, plain export: %e s, %M KB peak" "$py" "$work/convoviz.py" "$plain" "$work/md" >/dev/null
+/usr/bin/time -f "convoviz, plain export: %e s, %M KB peak" "$py" "$work/run_convoviz.py" "$plain" "$work/md" >/dev/null
 rm -rf "$work/v" && cp -a "$work/empty" "$work/v"
 /usr/bin/time -f "vault import, full export (images, branches, thoughts): %e s, %M KB peak" \
     "$vault" import chatgpt "$full" --vault "$work/v"
