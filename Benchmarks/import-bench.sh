@@ -9,7 +9,8 @@
 # exports with images, `thoughts` or `reasoning_recap`, so both read the plain one; vault also
 # imports the full one (images, branches, thoughts) once, for its own figure. Every vault run
 # imports into a fresh copy of an empty vault (hyperfine --prepare); convoviz writes a fresh
-# folder. convoviz looks for a zip in ~/Downloads as it is imported and needs `datetime` given
+# folder; each prepare ends with `sync`, so the last run's removal is not still being written
+# out while the next one is timed. convoviz looks for a zip in ~/Downloads as it is imported and needs `datetime` given
 # to its pydantic models (with pydantic 2.x): both done below, as Benchmarks/README.md says.
 # Peak memory from GNU time. Figures: medians and the ratio, in one run.
 set -euo pipefail
@@ -53,8 +54,8 @@ export HOME="$work/home"
 style=(--style basic)
 [ -n "${IMPORT_BENCH_SHOW:-}" ] && style=(--show-output)
 hyperfine --runs "$runs" "${style[@]}" --export-json "$data/import-bench.json" \
-    --prepare "rm -rf '$work/v' && cp -a '$work/empty' '$work/v'" \
-    --prepare "rm -rf '$work/md'" \
+    --prepare "rm -rf '$work/v' && cp -a '$work/empty' '$work/v' && sync" \
+    --prepare "rm -rf '$work/md' && sync" \
     -n "vault import (plain export)" "'$vault' import chatgpt '$plain' --vault '$work/v'" \
     -n "convoviz (plain export)" "'$py' '$work/run_convoviz.py' '$plain' '$work/md'"
 echo

@@ -110,7 +110,9 @@ public struct Importing {
     }
 }
 
-/// The files an import will write, staged in `.vault/import/` until the reader is done.
+/// The files an import will write, staged in `.vault/import/staged` until the reader is done:
+/// one file, each new file's bytes appended to it (3,693 small files made and removed twice
+/// cost more than their bytes).
 struct ImportPlan {
     let vault: Vault
     let source: ImportSource
@@ -124,11 +126,17 @@ struct ImportPlan {
     var storedAttachments: Set<String> = []
     struct Staged {
         var path: String
-        var file: String
+        /// Where its bytes are in the staging file.
+        var offset: Int
+        var count: Int
         /// The stamp of the file it replaces (nil: a new file).
         var replacing: FileIO.Stamp?
     }
     private(set) var staged: [Staged] = []
+    /// The staging file (-1: none, a dry run) and its length so far.
+    private var stagingFile: Int32 = -1
+    private var stagedBytes = 0
+    var stagingPath: String { folder + "/staged" }
 
     init(vault: Vault, source: ImportSource, dryRun: Bool) throws(VaultError) {
         self.vault = vault
@@ -139,20 +147,35 @@ struct ImportPlan {
         if !dryRun {
             discard()
             try FileIO.makeDirectory(folder)
+            stagingFile = open(stagingPath, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard stagingFile >= 0 else {
+                throw VaultError.io(path: stagingPath, operation: "create", reason: String(cString: strerror(errno)))
+            }
         }
     }
 
     /// Removes what was staged (after the move, or when the import failed).
     func discard() {
+        if stagingFile >= 0 { close(stagingFile) }
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
         for name in entries { unlink(folder + "/" + name) }
         rmdir(folder)
     }
 
     mutating func stage(_ bytes: [UInt8], at path: String, replacing: FileIO.Stamp?) throws(VaultError) {
-        let file = folder + "/\(staged.count)"
-        if !dryRun { try FileIO.write(bytes, to: file, durable: false) }
-        staged.append(Staged(path: path, file: file, replacing: replacing))
+        if !dryRun {
+            var done = 0
+            while done < bytes.count {
+                let n = bytes.withUnsafeBytes { pwrite(stagingFile, $0.baseAddress! + done, $0.count - done, off_t(stagedBytes + done)) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else {
+                    throw VaultError.io(path: stagingPath, operation: "write", reason: String(cString: strerror(errno)))
+                }
+                done += n
+            }
+        }
+        staged.append(Staged(path: path, offset: stagedBytes, count: bytes.count, replacing: replacing))
+        stagedBytes += bytes.count
     }
 
     /// A free path for a new file: not on disk, not taken by this import.
@@ -417,7 +440,7 @@ struct ImportPlan {
             } else if now != nil, !s.path.hasPrefix(VaultPath.attachments + "/") {
                 throw VaultError.changedOnDisk(path: s.path)
             }
-            return try FileIO.read(s.file)
+            return try FileIO.pread(stagingFile, offset: s.offset, count: s.count, path: stagingPath)
         }
         try change.commit(message: message)
     }

@@ -181,7 +181,7 @@ public enum FileIO {
     }
 
     /// `count` bytes at `offset` of an open file (fewer at its end).
-    static func pread(_ fd: Int32, offset: Int, count: Int, path: String) throws(VaultError) -> [UInt8] {
+    public static func pread(_ fd: Int32, offset: Int, count: Int, path: String) throws(VaultError) -> [UInt8] {
         guard count > 0 else { return [] }
         var failure: Int32?
         let out = [UInt8](unsafeUninitializedCapacity: count) { buf, filled in
