@@ -112,7 +112,7 @@ public struct Importing {
 
 /// The files an import will write, staged in `.vault/import/staged` until the reader is done:
 /// one file, each new file's bytes appended to it (3,693 small files made and removed twice
-/// cost more than their bytes).
+/// cost more than their bytes), whose name is removed as soon as it is open.
 struct ImportPlan {
     let vault: Vault
     let source: ImportSource
@@ -151,6 +151,9 @@ struct ImportPlan {
             guard stagingFile >= 0 else {
                 throw VaultError.io(path: stagingPath, operation: "create", reason: String(cString: strerror(errno)))
             }
+            // Held open, its name removed: what is staged never has to reach the disk (pages of
+            // a file with no name are dropped, not written back), and a crash leaves nothing.
+            unlink(stagingPath)
         }
     }
 
