@@ -32,16 +32,7 @@ enum ExportFile {
 
     /// The offset of the first byte that is not UTF-8 in `bytes`, or nil when all of it is.
     static func firstInvalidUTF8(_ bytes: some Collection<UInt8>) -> Int? {
-        var iterator = bytes.makeIterator()
-        var parser = Unicode.UTF8.ForwardParser()
-        var offset = 0
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let scalar): offset += scalar.count
-            case .emptyInput: return nil
-            case .error: return offset
-            }
-        }
+        VaultImport.firstInvalidUTF8(Array(bytes))
     }
 
     /// `bytes` as text; a problem at `place` ("line 4") naming the byte when they are not UTF-8.

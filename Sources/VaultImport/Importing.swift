@@ -296,33 +296,26 @@ struct ImportPlan {
         String(text.map { $0 == " " || $0 == "\t" || $0 == "\n" ? "_" : $0 }).replacingOccurrences(of: "-->", with: "--")
     }
 
-    /// A stored attachment: its path in the vault and how a link names it.
+    /// A stored attachment: its path in the vault and the name a link gives it.
     struct StoredAttachment {
         var path: String
-        var label: String
-        var image: Bool
+        var name: String
 
-        /// The Markdown that links it from a file whose folder reaches the vault's root by `up`
-        /// (`..` from `rooms/`, `../..` from `diary/2026/`).
-        func markdown(from up: String) -> String { "\(image ? "!" : "")[\(label)](\(up)/\(path))" }
+        /// The Markdown that links it from a file whose folder reaches the vault's root by `up`.
+        func markdown(from up: String) -> String { Attachments.link(to: path, named: name, from: up) }
     }
 
-    /// Stores an attachment by its content (`attachments/<sha256>.<ext>`, as `vault chat` does).
+    /// Stores an attachment by its content, where `vault chat` stores one (`Attachments.address`).
     private mutating func store(_ a: ImportedAttachment, report: inout Importing.Report) throws(VaultError)
         -> StoredAttachment
     {
-        var ext = (a.name as NSString).pathExtension.lowercased()
-        if ext.isEmpty || ext.utf8.contains(where: { !(($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57)) }) {
-            ext = "bin"
-        }
-        let path = "\(VaultPath.attachments)/\(ImportIdentity.sha256Hex(a.bytes)).\(ext)"
+        let path = Attachments.address(of: a.bytes, named: a.name)
         if !storedAttachments.contains(path), !FileIO.exists(vault.absolute(path)) {
             try stage(a.bytes, at: path, replacing: nil)
             storedAttachments.insert(path)
             report.attachments += 1
         }
-        let label = a.name.replacingOccurrences(of: "]", with: ")").replacingOccurrences(of: "[", with: "(")
-        return StoredAttachment(path: path, label: label, image: Attachments.imageTypes[ext] != nil)
+        return StoredAttachment(path: path, name: a.name)
     }
 
     // MARK: Entries
@@ -387,13 +380,8 @@ struct ImportPlan {
 
     /// The first 8 KiB of a file, as text.
     static func head(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n > 0 else { return nil }
-        return String(decoding: buffer[..<n], as: UTF8.self)
+        guard let read = try? FileIO.read(path, offset: 0, count: 8192), !read.bytes.isEmpty else { return nil }
+        return String(decoding: read.bytes, as: UTF8.self)
     }
 
     /// Rooms imported from `source` before: their `source_id` → path, from each room's
@@ -453,34 +441,22 @@ struct ImportPlan {
 /// of one export (on one machine or two) write the same ids: `m-` (or `d-`) and 12 Crockford
 /// base-32 characters of the SHA-1 of `source`, the conversation's id and the message's id.
 public enum ImportIdentity {
-    static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
-
     public static func messageID(_ source: ImportSource, _ conversation: String, _ message: String) -> String {
-        "m-" + body(source.rawValue + "\u{0}" + conversation + "\u{0}" + message)
+        Identifier.messageID(bits: bits(source.rawValue + "\u{0}" + conversation + "\u{0}" + message))
     }
 
     public static func entryID(_ source: ImportSource, _ entry: String) -> String {
-        "d-" + body(source.rawValue + "\u{0}" + entry)
+        Identifier.entryID(bits: bits(source.rawValue + "\u{0}" + entry))
     }
 
-    static func body(_ text: String) -> String {
-        let digest = sha1(Array(text.utf8))
-        var bits: UInt64 = 0
-        for byte in digest.prefix(8) { bits = bits << 8 | UInt64(byte) }
-        var chars = [UInt8](repeating: 0, count: 12)
-        for i in 0..<12 { chars[i] = alphabet[Int((bits >> (UInt64(i) * 5)) & 31)] }
-        return String(decoding: chars, as: UTF8.self)
+    /// The first 64 bits of the SHA-1 of `text`, big-endian.
+    static func bits(_ text: String) -> UInt64 {
+        sha1(Array(text.utf8)).prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     static func sha1(_ bytes: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 20)
         bytes.withUnsafeBufferPointer { b in _ = SHA1(b.baseAddress, b.count, &out) }
         return out
-    }
-
-    static func sha256Hex(_ bytes: [UInt8]) -> String {
-        var out = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeBufferPointer { b in _ = SHA256(b.baseAddress, b.count, &out) }
-        return out.map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -271,37 +271,8 @@ public struct JSONArrayStream: Sendable {
 }
 
 /// The offset of the first byte of `bytes` that does not belong to well-formed UTF-8 (no
-/// overlong forms, no surrogates, nothing above U+10FFFF), or nil when all of it does.
+/// overlong forms, no surrogates, nothing above U+10FFFF), or nil when all of it does
+/// (`UTF8Check`, the check every reader of vault's files makes).
 func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
-    var i = 0
-    let n = bytes.count
-    while i < n {
-        let b = bytes[i]
-        if b < 0x80 {
-            i += 1
-            continue
-        }
-        let length: Int
-        var low: UInt8 = 0x80
-        var high: UInt8 = 0xBF
-        switch b {
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
-        default: return i
-        }
-        guard i + length <= n else { return i }
-        if bytes[i + 1] < low || bytes[i + 1] > high { return i }
-        var k = 2
-        while k < length {
-            if bytes[i + k] & 0xC0 != 0x80 { return i }
-            k += 1
-        }
-        i += length
-    }
-    return nil
+    bytes.withUnsafeBufferPointer { UTF8Check.firstInvalidByte($0) }
 }

@@ -11,9 +11,18 @@ public enum Identifier {
     /// A new diary entry id, like `d-01JPA3K8Z4QX`.
     public static func newEntryID() -> String { "d-" + randomBody() }
 
+    /// A message id made from 60 given bits (an imported message's, from its source's ids).
+    public static func messageID(bits: UInt64) -> String { "m-" + body(bits) }
+    /// A diary entry id made from 60 given bits.
+    public static func entryID(bits: UInt64) -> String { "d-" + body(bits) }
+
     static func randomBody() -> String {
         var generator = SystemRandomNumberGenerator()
-        let bits = generator.next() as UInt64
+        return body(generator.next() as UInt64)
+    }
+
+    /// Twelve characters for the low 60 bits of `bits`.
+    static func body(_ bits: UInt64) -> String {
         var chars = [UInt8](repeating: 0, count: 12)
         for i in 0..<12 { chars[i] = alphabet[Int((bits >> (UInt64(i) * 5)) & 31)] }
         return String(decoding: chars, as: UTF8.self)

@@ -12,15 +12,28 @@ public enum Attachments {
     public static func store(_ file: String, in change: Change) throws(VaultError) -> (path: String, markdown: String) {
         let bytes = try FileIO.read(file)
         let name = (file as NSString).lastPathComponent
+        let path = address(of: bytes, named: name)
+        if !FileIO.exists(change.vault.absolute(path)) { try change.write(bytes, to: path) }
+        return (path, link(to: path, named: name, from: ".."))
+    }
+
+    /// Where a file of `bytes` named `name` is stored: `attachments/<sha256>.<ext>` (its
+    /// extension lower-cased, `bin` when it has none or an odd one).
+    public static func address(of bytes: [UInt8], named name: String) -> String {
         var ext = (name as NSString).pathExtension.lowercased()
         if ext.isEmpty || ext.utf8.contains(where: { !(($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57)) }) {
             ext = "bin"
         }
-        let path = "\(VaultPath.attachments)/\(SHA256.hex(bytes)).\(ext)"
-        if !FileIO.exists(change.vault.absolute(path)) { try change.write(bytes, to: path) }
+        return "\(VaultPath.attachments)/\(SHA256.hex(bytes)).\(ext)"
+    }
+
+    /// The Markdown that links the stored `path` (an image shown, anything else linked) from a
+    /// file whose folder reaches the vault's root by `up` (`..` from `rooms/`, `../..` from
+    /// `diary/2026/`), labelled `name`.
+    public static func link(to path: String, named name: String, from up: String) -> String {
         let label = name.replacingOccurrences(of: "]", with: ")").replacingOccurrences(of: "[", with: "(")
-        let link = "../\(path)"
-        return (path, imageTypes[ext] != nil ? "![\(label)](\(link))" : "[\(label)](\(link))")
+        let image = imageTypes[(path as NSString).pathExtension] != nil
+        return "\(image ? "!" : "")[\(label)](\(up)/\(path))"
     }
 
     /// The `data:` URLs of the images a message body links from `attachments/`.

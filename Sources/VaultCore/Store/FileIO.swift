@@ -123,7 +123,7 @@ public enum FileIO {
     }
 
     /// Up to `count` bytes from `offset`, and the file's size.
-    static func read(_ path: String, offset: Int, count: Int) throws(VaultError) -> (bytes: [UInt8], size: Int) {
+    public static func read(_ path: String, offset: Int, count: Int) throws(VaultError) -> (bytes: [UInt8], size: Int) {
         let (fd, st) = try openRegularFile(path)
         defer { close(fd) }
         sharedLock(fd)
