@@ -25,9 +25,7 @@ extension VaultCommand {
         func execute() throws {
             let template = try format.template(fields: RoomRow.fields, piped: RoomRow.piped)
             let vault = try location.open()
-            Trace.mark("rooms: vault opened")
             let (locale, zone) = try reading.resolve(for: vault)
-            Trace.mark("rooms: locale resolved")
             let style = try output.style()
             // A room's day is its last activity's, in the vault's zone.
             let (from, to) = try dates.days(in: vault.config.timeZone)
