@@ -51,9 +51,7 @@ public struct ChatGPTReader: ImportReader {
         return !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
     }
 
-    public func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
-        throws(VaultError)
-    {
+    public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
             let export = try ExportFolder(path)
             let files: [String]
@@ -70,11 +68,15 @@ public struct ChatGPTReader: ImportReader {
             let images = LazyImageIndex(export: export)
             for file in files {
                 let name = export.displayName(file)
-                try export.forEachElement(file) { index, offset, bytes throws(VaultError) in
-                    let object = try JSONArrayStream.object(bytes, file: name, index: index, offset: offset)
-                    var conversation = ConversationReader(
-                        file: name, index: index, export: export, images: images, reader: self)
-                    if let item = try conversation.read(object, since: since) { try emit(.conversation(item)) }
+                try sink.part { () throws(VaultError) in
+                    try export.forEachElement(file) { index, offset, bytes throws(VaultError) in
+                        try sink.part { () throws(VaultError) in
+                            let object = try JSONArrayStream.object(bytes, file: name, index: index, offset: offset)
+                            var conversation = ConversationReader(
+                                file: name, index: index, export: export, images: images, reader: self)
+                            if let item = try conversation.read(object, since: since) { try sink.emit(.conversation(item)) }
+                        }
+                    }
                 }
             }
         }

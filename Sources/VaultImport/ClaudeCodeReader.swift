@@ -62,18 +62,16 @@ public struct ClaudeCodeReader: ImportReader {
         return object["sessionId"] is String || (object["type"] as? String == "summary" && object["summary"] != nil)
     }
 
-    public func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
-        throws(VaultError)
-    {
+    public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
             if !ExportFile.isFolder(path) {
                 let folder = (path as NSString).deletingLastPathComponent
                 try readProject(
-                    files: [path], folderName: (folder as NSString).lastPathComponent, named: true, since: since, emit: emit)
+                    files: [path], folderName: (folder as NSString).lastPathComponent, named: true, since: since, sink: sink)
                 continue
             }
             if let files = ExportFile.files(in: path, endingIn: ".jsonl"), !files.isEmpty {
-                try readProject(folder: path, since: since, emit: emit)
+                try readProject(folder: path, since: since, sink: sink)
                 continue
             }
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
@@ -83,14 +81,12 @@ public struct ClaudeCodeReader: ImportReader {
             guard !projects.isEmpty else {
                 throw ExportFile.problem(path, "holds no Claude Code session logs (.jsonl files, or folders of them)")
             }
-            for project in projects { try readProject(folder: project, since: since, emit: emit) }
+            for project in projects { try readProject(folder: project, since: since, sink: sink) }
         }
     }
 
     /// A project folder: its sessions' logs, then its subagents' logs.
-    private func readProject(folder: String, since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
-        throws(VaultError)
-    {
+    private func readProject(folder: String, since: Timestamp?, sink: ImportSink) throws(VaultError) {
         let files = ExportFile.files(in: folder, endingIn: ".jsonl") ?? []
         var ordered = files.filter { !($0 as NSString).lastPathComponent.hasPrefix("agent-") }
         for file in ordered {
@@ -98,22 +94,27 @@ public struct ClaudeCodeReader: ImportReader {
             ordered += ExportFile.files(in: folder + "/" + stem + "/subagents", endingIn: ".jsonl") ?? []
         }
         ordered += files.filter { ($0 as NSString).lastPathComponent.hasPrefix("agent-") }
-        try readProject(files: ordered, folderName: (folder as NSString).lastPathComponent, since: since, emit: emit)
+        try readProject(files: ordered, folderName: (folder as NSString).lastPathComponent, since: since, sink: sink)
     }
 
     /// The sessions of `files`; a file the person `named` must be a log (a file found in a
     /// folder may hold only lines of other types: Claude Code writes such files).
     private func readProject(
         files: [String], folderName: String, named: Bool = false, since: Timestamp?,
-        emit: (ImportedItem) throws(VaultError) -> Void
+        sink: ImportSink
     ) throws(VaultError) {
         var sessions: [String: [LogLine]] = [:]
         var order: [String] = []
         for file in files {
-            let lines = try readLines(file)
-            if named && !lines.contains(where: { $0.sessionID != nil || $0.type == "summary" }) {
-                throw ExportFile.problem(file, "is not a Claude Code session log: no line has a sessionId")
+            var read: [LogLine]?
+            try sink.part { () throws(VaultError) in
+                let lines = try readLines(file, sink: sink)
+                if named && !lines.contains(where: { $0.sessionID != nil || $0.type == "summary" }) {
+                    throw ExportFile.problem(file, "is not a Claude Code session log: no line has a sessionId")
+                }
+                read = lines
             }
+            guard let lines = read else { continue }
             let fileSession = lines.lazy.compactMap(\.sessionID).first
                 ?? ((file as NSString).lastPathComponent as NSString).deletingPathExtension
             for line in lines {
@@ -136,7 +137,7 @@ public struct ClaudeCodeReader: ImportReader {
             if let since, let last = conversation.messages.last?.time ?? Optional(conversation.created), last < since {
                 continue
             }
-            try emit(.conversation(conversation))
+            try sink.emit(.conversation(conversation))
         }
     }
 
@@ -156,7 +157,7 @@ public struct ClaudeCodeReader: ImportReader {
 
     private static let importedTypes: Set<String> = ["user", "assistant", "summary", "system"]
 
-    private func readLines(_ file: String) throws(VaultError) -> [LogLine] {
+    private func readLines(_ file: String, sink: ImportSink) throws(VaultError) -> [LogLine] {
         let bytes = try ExportFile.bytes(file)
         var lines: [LogLine] = []
         var number = 0
@@ -164,25 +165,28 @@ public struct ClaudeCodeReader: ImportReader {
             number += 1
             if raw.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { continue }
             let place = "line \(number)"
-            _ = try ExportFile.text(raw, file: file, place: place)
-            guard let value = ExportFile.json(raw) else {
-                throw ExportFile.problem(file, at: place, "is not valid JSON")
+            // Each line a part: a line Claude Code was killed while writing is left out alone.
+            try sink.part { () throws(VaultError) in
+                _ = try ExportFile.text(raw, file: file, place: place)
+                guard let value = ExportFile.json(raw) else {
+                    throw ExportFile.problem(file, at: place, "is not valid JSON")
+                }
+                guard let object = value as? [String: Any] else {
+                    throw ExportFile.problem(file, at: place, "is not a JSON object")
+                }
+                let type = object["type"] as? String ?? "(no type)"
+                guard Self.importedTypes.contains(type) else {
+                    skipped.add(type)
+                    return
+                }
+                lines.append(
+                    LogLine(
+                        type: type, uuid: object["uuid"] as? String, parentUUID: object["parentUuid"] as? String,
+                        sessionID: object["sessionId"] as? String, agentID: object["agentId"] as? String,
+                        time: ExportFile.time(object["timestamp"]), sidechain: ExportFile.flag(object["isSidechain"]),
+                        meta: ExportFile.flag(object["isMeta"]) || ExportFile.flag(object["isCompactSummary"]),
+                        cwd: object["cwd"] as? String, object: object))
             }
-            guard let object = value as? [String: Any] else {
-                throw ExportFile.problem(file, at: place, "is not a JSON object")
-            }
-            let type = object["type"] as? String ?? "(no type)"
-            guard Self.importedTypes.contains(type) else {
-                skipped.add(type)
-                continue
-            }
-            lines.append(
-                LogLine(
-                    type: type, uuid: object["uuid"] as? String, parentUUID: object["parentUuid"] as? String,
-                    sessionID: object["sessionId"] as? String, agentID: object["agentId"] as? String,
-                    time: ExportFile.time(object["timestamp"]), sidechain: ExportFile.flag(object["isSidechain"]),
-                    meta: ExportFile.flag(object["isMeta"]) || ExportFile.flag(object["isCompactSummary"]),
-                    cwd: object["cwd"] as? String, object: object))
         }
         return lines
     }

@@ -28,9 +28,7 @@ public struct ClaudeReader: ImportReader {
         return firstElementHasKey(head, "chat_messages")
     }
 
-    public func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
-        throws(VaultError)
-    {
+    public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
             let export = try ExportFolder(path)
             let file: String
@@ -43,10 +41,14 @@ public struct ClaudeReader: ImportReader {
             }
             let projects = try projectNames(export, near: file)
             let name = export.displayName(file)
-            try export.forEachElement(file) { index, offset, bytes throws(VaultError) in
-                let object = try JSONArrayStream.object(bytes, file: name, index: index, offset: offset)
-                let reader = ClaudeConversationReader(file: name, index: index, projects: projects)
-                if let item = try reader.read(object, since: since) { try emit(.conversation(item)) }
+            try sink.part { () throws(VaultError) in
+                try export.forEachElement(file) { index, offset, bytes throws(VaultError) in
+                    try sink.part { () throws(VaultError) in
+                        let object = try JSONArrayStream.object(bytes, file: name, index: index, offset: offset)
+                        let reader = ClaudeConversationReader(file: name, index: index, projects: projects)
+                        if let item = try reader.read(object, since: since) { try sink.emit(.conversation(item)) }
+                    }
+                }
             }
         }
     }

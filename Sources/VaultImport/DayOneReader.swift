@@ -46,14 +46,12 @@ public struct DayOneReader: ImportReader {
         (ExportFile.files(in: folder, endingIn: ".json") ?? []).filter { ExportFile.head($0).map(isJournal) ?? false }
     }
 
-    public func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
-        throws(VaultError)
-    {
+    public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
-            let files: [String]
             if ExportFile.isFolder(path) {
-                files = Self.journals(in: path)
+                let files = Self.journals(in: path)
                 if files.isEmpty { throw ExportFile.problem(path, "holds no Day One journal (Journal.json)") }
+                for file in files { try sink.part { () throws(VaultError) in try read(file, since: since, into: sink) } }
             } else if path.lowercased().hasSuffix(".zip") || ExportFile.head(path, limit: 4) == [0x50, 0x4B, 0x03, 0x04] {
                 // The export's zip, read in place: its journals and their `photos/` beside them.
                 let export = try ExportFolder(path)
@@ -64,46 +62,45 @@ public struct DayOneReader: ImportReader {
                 for journal in journals {
                     let folder = (journal as NSString).deletingLastPathComponent
                     let photos = (folder.isEmpty ? "" : folder + "/") + "photos/"
-                    let found = try entries(
-                        of: try export.bytes(journal), file: export.displayName(journal),
-                        photo: { name in export.contains(photos + name) ? try? export.bytes(photos + name) : nil })
-                    for entry in found where since.map({ entry.time >= $0 }) ?? true { try emit(.entry(entry)) }
+                    try sink.part { () throws(VaultError) in
+                        try read(
+                            try export.bytes(journal), file: export.displayName(journal), since: since, into: sink,
+                            photo: { name in export.contains(photos + name) ? try? export.bytes(photos + name) : nil })
+                    }
                 }
-                continue
             } else {
-                files = [path]
-            }
-            for file in files {
-                for entry in try entries(of: file) {
-                    if let since, entry.time < since { continue }
-                    try emit(.entry(entry))
-                }
+                try read(path, since: since, into: sink)
             }
         }
     }
 
-    func entries(of file: String) throws(VaultError) -> [ImportedEntry] {
+    /// The entries of a journal file, with the photos in `photos/` beside it.
+    private func read(_ file: String, since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         let photos = (file as NSString).deletingLastPathComponent + "/photos"
-        return try entries(
-            of: try ExportFile.bytes(file), file: file,
+        try read(
+            try ExportFile.bytes(file), file: file, since: since, into: sink,
             photo: { name in FileManager.default.contents(atPath: photos + "/" + name).map { [UInt8]($0) } })
     }
 
-    /// The entries of a journal's bytes (`file` names it in problems); `photo` gives a photo's
-    /// bytes by its file name in `photos/` (nil: not in the export).
-    func entries(of bytes: [UInt8], file: String, photo: (String) -> [UInt8]?) throws(VaultError) -> [ImportedEntry] {
+    /// The entries of a journal's bytes (`file` names it in problems), each a part of its own;
+    /// `photo` gives a photo's bytes by its file name in `photos/` (nil: not in the export).
+    private func read(
+        _ bytes: [UInt8], file: String, since: Timestamp?, into sink: ImportSink, photo: (String) -> [UInt8]?
+    ) throws(VaultError) {
         _ = try ExportFile.text(bytes, file: file)
         guard let value = ExportFile.json(bytes) else { throw ExportFile.problem(file, "is not valid JSON") }
         guard let object = value as? [String: Any], let list = object["entries"] as? [Any] else {
             throw ExportFile.problem(file, "is not a Day One export: it has no \"entries\" list")
         }
-        var out: [ImportedEntry] = []
         for (n, item) in list.enumerated() {
-            let place = "entries[\(n)]"
-            guard let entry = item as? [String: Any] else { throw ExportFile.problem(file, at: place, "is not an object") }
-            out.append(try self.entry(entry, file: file, place: place, photo: photo))
+            try sink.part { () throws(VaultError) in
+                let place = "entries[\(n)]"
+                guard let entry = item as? [String: Any] else { throw ExportFile.problem(file, at: place, "is not an object") }
+                let read = try self.entry(entry, file: file, place: place, photo: photo)
+                if let since, read.time < since { return }
+                try sink.emit(.entry(read))
+            }
         }
-        return out
     }
 
     private func entry(_ entry: [String: Any], file: String, place: String, photo photoBytes: (String) -> [UInt8]?)

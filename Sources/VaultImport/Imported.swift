@@ -169,11 +169,56 @@ public protocol ImportReader {
     var source: ImportSource { get }
     /// Whether `path` looks like this source (checked by content, not only by name).
     static func recognizes(_ path: String) -> Bool
-    /// Reads every item of `paths`, in the export's order, calling `emit` for each. Items
-    /// older than `since` (their last message, or the entry's time) may be skipped.
+    /// Reads every item of `paths`, in the export's order, giving each to `sink`. Items older
+    /// than `since` (their last message, or the entry's time) may be skipped. Each part that
+    /// can fail on its own (a conversation, an entry, a session log, one file of a split
+    /// export) is read inside `sink.part`, so `--keep-going` leaves out only that part.
     ///
     /// - Throws: `VaultError.importing` naming the file and the place, for anything not in the
     ///   format (bad JSON or UTF-8, a truncated zip, a schema never seen, a missing image).
-    func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
+    func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError)
+}
+
+extension ImportReader {
+    /// Reads every item of `paths` into `emit`, stopping at the first part not in the format.
+    public func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
         throws(VaultError)
+    {
+        try withoutActuallyEscaping(emit) { emit throws(VaultError) in
+            try read(paths, since: since, into: ImportSink(emit: emit))
+        }
+    }
+}
+
+/// Where a reader puts what it read, and what decides whether a part it cannot read stops
+/// the import (the default) or is left out and reported (`--keep-going`).
+public struct ImportSink {
+    private let emitItem: (ImportedItem) throws(VaultError) -> Void
+    private let leftOut: ((ImportProblem) -> Void)?
+
+    /// - Parameters:
+    ///   - emit: takes each item read.
+    ///   - leftOut: nil: a part not in the format stops the import; else it is told the problem
+    ///     and reading goes on with the next part.
+    public init(
+        emit: @escaping (ImportedItem) throws(VaultError) -> Void, leftOut: ((ImportProblem) -> Void)? = nil
+    ) {
+        self.emitItem = emit
+        self.leftOut = leftOut
+    }
+
+    public func emit(_ item: ImportedItem) throws(VaultError) { try emitItem(item) }
+
+    /// Reads one part of an export. A part not in the format (`VaultError.importing`) stops
+    /// the import, or, when the sink leaves such parts out, is reported and skipped; any
+    /// other failure (the vault's disk) always stops it. Parts nest: a file of conversations
+    /// is a part, and so is each conversation in it.
+    public func part(_ read: () throws(VaultError) -> Void) throws(VaultError) {
+        do throws(VaultError) {
+            try read()
+        } catch {
+            guard let leftOut, case .importing(let problem) = error else { throw error }
+            leftOut(problem)
+        }
+    }
 }

@@ -19,9 +19,10 @@ import Glibc
 ///
 /// Nothing is half imported: every file is first written to `.vault/import/` as the reader
 /// gives it (memory holds one conversation at a time), and only when the reader is done are
-/// they moved into place together (`FileIO.writeAll`) and committed. A reader that fails
-/// leaves the vault as it was (unless `keepGoing`: then what it gave before the failure is
-/// imported, and the report says where it stopped).
+/// they moved into place together (`FileIO.writeAll`) and committed. A part of the export
+/// not in its format leaves the vault as it was, unless `keepGoing`: then that part (a
+/// conversation, an entry, a file of a split export) is left out, everything else is
+/// imported, and the report names each part left out with its file and place.
 public struct Importing {
     public let vault: Vault
 
@@ -43,8 +44,9 @@ public struct Importing {
         public var attachments = 0
         /// Items older than `--since`, not imported.
         public var skippedOlder = 0
-        /// Where the reader stopped, with `keepGoing` (nil: it read everything).
-        public var stoppedAt: String?
+        /// The parts of the export left out with `keepGoing` (a conversation, an entry, a file
+        /// of a split export), each with its file, place and problem; empty: nothing was.
+        public var leftOut: [String] = []
         /// Whether a commit was made (false: nothing new, or a dry run).
         public var committed = false
         public var dryRun = false
@@ -77,7 +79,7 @@ public struct Importing {
     /// - Parameters:
     ///   - since: items whose last message (or entry) is older are left out.
     ///   - dryRun: reads everything and reports, writes nothing.
-    ///   - keepGoing: when the reader fails part-way, import what it gave before (else nothing).
+    ///   - keepGoing: leave out the parts not in the format and import the rest (else nothing).
     ///   - progress: how many items were read, now and then (`importing`, `items`).
     public func run(
         _ reader: some ImportReader, paths: [String], since: Timestamp? = nil, dryRun: Bool = false,
@@ -90,16 +92,16 @@ public struct Importing {
             var plan = try ImportPlan(vault: vault, source: reader.source, dryRun: dryRun)
             defer { plan.discard() }
             var read = 0
-            do throws(VaultError) {
-                try reader.read(paths, since: since) { item throws(VaultError) in
-                    read += 1
-                    if read % 100 == 0 { progress?(ProgressEvent("importing", done: read, of: nil, unit: "items")) }
-                    try plan.take(item, since: since, report: &report)
-                }
-            } catch {
-                guard keepGoing, case .importing(let problem) = error else { throw error }
-                report.stoppedAt = problem.description
+            var leftOut: [String] = []
+            try withoutActuallyEscaping({ (item: ImportedItem) throws(VaultError) in
+                read += 1
+                if read % 100 == 0 { progress?(ProgressEvent("importing", done: read, of: nil, unit: "items")) }
+                try plan.take(item, since: since, report: &report)
+            }) { take throws(VaultError) in
+                let sink = ImportSink(emit: take, leftOut: keepGoing ? { leftOut.append($0.description) } : nil)
+                try reader.read(paths, since: since, into: sink)
             }
+            report.leftOut = leftOut
             progress?(ProgressEvent("importing", done: read, of: nil, unit: "items"))
             report.paths = plan.staged.map(\.path)
             guard !dryRun, !plan.staged.isEmpty else { return report }

@@ -44,16 +44,16 @@ public struct JrnlReader: ImportReader {
         return DateLine(String(firstLine)) != nil
     }
 
-    public func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
-        throws(VaultError)
-    {
+    public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
             let files = ExportFile.isFolder(path) ? Self.textFiles(in: path) : [path]
             if files.isEmpty { throw ExportFile.problem(path, "holds no jrnl journal (.txt files)") }
             for file in files {
-                for entry in try entries(of: file) {
-                    if let since, entry.time < since { continue }
-                    try emit(.entry(entry))
+                try sink.part { () throws(VaultError) in
+                    for entry in try entries(of: file) {
+                        if let since, entry.time < since { continue }
+                        try sink.emit(.entry(entry))
+                    }
                 }
             }
         }

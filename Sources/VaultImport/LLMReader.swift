@@ -46,9 +46,7 @@ public struct LLMReader: ImportReader {
         return tables.contains("_llm_migrations") || (tables.contains("responses") && tables.contains("conversations"))
     }
 
-    public func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
-        throws(VaultError)
-    {
+    public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
             let file = ExportFile.isFolder(path) ? path + "/logs.db" : path
             guard let head = ExportFile.head(file, limit: 16) else { _ = try ExportFile.bytes(file); continue }
@@ -56,7 +54,7 @@ public struct LLMReader: ImportReader {
                 throw ExportFile.problem(file, "is not an SQLite database (llm's logs.db is one)")
             }
             let db = try LLMLogsDatabase(path: file)
-            try Reading(db: db, tables: try db.tables()).read(since: since, emit: emit)
+            try Reading(db: db, tables: try db.tables()).read(since: since, sink: sink)
         }
     }
 
@@ -65,7 +63,7 @@ public struct LLMReader: ImportReader {
         let db: LLMLogsDatabase
         let tables: Set<String>
 
-        func read(since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void) throws(VaultError) {
+        func read(since: Timestamp?, sink: ImportSink) throws(VaultError) {
             let legacy = tables.contains("responses") && tables.contains("conversations")
             let store = ["threads", "messages", "parts", "turns"].allSatisfy(tables.contains)
             guard legacy || store else {
@@ -81,17 +79,20 @@ public struct LLMReader: ImportReader {
                 }
             }
             var done: Set<String> = []
-            func give(_ conversation: ImportedConversation?) throws(VaultError) {
-                guard let conversation else { return }
-                let last = conversation.messages.last?.time ?? conversation.created
-                if let since, last < since { return }
-                try emit(.conversation(conversation))
+            /// One conversation, a part of its own: one that cannot be read is left out with `--keep-going`.
+            func give(_ read: () throws(VaultError) -> ImportedConversation?) throws(VaultError) {
+                try sink.part { () throws(VaultError) in
+                    guard let conversation = try read() else { return }
+                    let last = conversation.messages.last?.time ?? conversation.created
+                    if let since, last < since { return }
+                    try sink.emit(.conversation(conversation))
+                }
             }
             if legacy {
                 for row in try db.rows("select * from conversations order by id") {
                     guard let id = row["id"]?.text else { continue }
                     done.insert(id)
-                    try give(try legacyConversation(row, continuedBy: threads[id] == nil ? nil : id))
+                    try give { () throws(VaultError) in try legacyConversation(row, continuedBy: threads[id] == nil ? nil : id) }
                 }
                 // Responses whose conversation row is missing: each is a conversation of its own.
                 let orphans = try db.rows(
@@ -100,12 +101,16 @@ public struct LLMReader: ImportReader {
                 for row in orphans {
                     guard let id = row["id"]?.text, !done.contains(id) else { continue }
                     done.insert(id)
-                    try give(try legacyConversation(["id": .text(id)], continuedBy: threads[id] == nil ? nil : id))
+                    try give { () throws(VaultError) in
+                        try legacyConversation(["id": .text(id)], continuedBy: threads[id] == nil ? nil : id)
+                    }
                 }
             }
             for id in threadOrder where !done.contains(id) {
                 guard let row = threads[id], root(of: id, threads) == id else { continue }
-                try give(try threadConversation(row, threads: threads, threadOrder: threadOrder, after: nil))
+                try give { () throws(VaultError) in
+                    try threadConversation(row, threads: threads, threadOrder: threadOrder, after: nil)
+                }
             }
         }
 

@@ -85,7 +85,7 @@ import VaultTestSupport
         #expect(Array(after.messages.prefix(2).map(\.id)) == room.messages.map(\.id))
     }
 
-    @Test func aBrokenLogWritesNothingAndKeepGoingImportsWhatCameBefore() throws {
+    @Test func aBrokenLogWritesNothingAndKeepGoingLeavesOutOnlyTheBrokenLine() throws {
         let vault = try freshVault()
         let logs = TemporaryDirectory("claude-logs")
         let file = try write(first + ["{\"type\": \"user\", \"uuid\": "], in: logs)
@@ -96,6 +96,17 @@ import VaultTestSupport
         #expect(try git(["rev-parse", "HEAD"], in: vault.path) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: vault.path + "/rooms").isEmpty)
         #expect(!FileManager.default.fileExists(atPath: vault.path + "/.vault/import"))
+
+        // --keep-going: the line Claude Code was cut off writing is named and left out; the
+        // lines before and after it come in.
+        _ = try write(first + ["{\"type\": \"user\", \"uuid\": ", Self.user("u2", "2026-03-01T09:01:00.000Z", "그 다음은?")], in: logs)
+        let kept = try runVault(["import", "claude-code", file, "--keep-going"], in: vault.path)
+        expectSuccess(kept)
+        #expect(kept.stderr == "vault: warning: left out \(file), at line 4: is not valid JSON\n", "\(kept.stderr)")
+        let path = "rooms/부산-일정-고치기.md"
+        let room = try RoomFile(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: vault.path + "/" + path))), path: path)
+        #expect(room.messages.map(\.body).suffix(2) == ["range가 1부터 시작해서요.", "그 다음은?"])
+        #expect(try git(["status", "--porcelain"], in: vault.path) == "")
     }
 
     @Test func aFileNoReaderKnowsIsAUsageError() throws {

@@ -214,4 +214,27 @@ enum ChatGPTFixture {
         #expect(importProblem(in: folder.path) { () throws(VaultError) in _ = try readAll(ChatGPTReader(), [folder.path + "/chat.zip"]) }
             == "EXPORT/chat.zip: is cut short: the zip's end (its central directory) is missing")
     }
+
+    @Test func leavingOutABrokenConversationReadsTheOnesAfterIt() throws {
+        let folder = TemporaryDirectory("vault-chatgpt")
+        let hologram = #"{"content_type": "hologram", "depth": 3}"#
+        let broken = """
+            {"title": "x", "id": "c", "current_node": "n", "mapping": {\(ChatGPTFixture.node("n", parent: nil, children: [], role: "assistant", content: hologram))}}
+            """
+        try folder.write("conversations.json", "[\(ChatGPTFixture.busan),\n\(broken),\n{\"title\": \"cut\" \"x\"},\n\(ChatGPTFixture.short)]")
+        try folder.write("file-ABC123.png", ChatGPTFixture.image)
+        var read: [String] = []
+        var leftOut: [String] = []
+        try ChatGPTReader().read(
+            [folder.path], since: nil,
+            into: ImportSink(
+                emit: { item in if case .conversation(let c) = item { read.append(c.title) } },
+                leftOut: { leftOut.append($0.description.replacingOccurrences(of: folder.path, with: "EXPORT")) }))
+        #expect(read.count == 2, "\(read)")
+        #expect(leftOut.count == 2, "\(leftOut)")
+        #expect(leftOut.first == "EXPORT/conversations.json, at [1].mapping.n.message.content: has the content type \"hologram\", which vault does not know")
+        #expect(leftOut.last?.hasPrefix("EXPORT/conversations.json, at [2]: is not valid JSON (the element at byte ") == true)
+        // Without a leftOut handler the first broken part stops the reading.
+        #expect(throws: VaultError.self) { try readAll(ChatGPTReader(), [folder.path]) }
+    }
 }

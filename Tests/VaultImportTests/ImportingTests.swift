@@ -10,17 +10,19 @@ import VaultTestSupport
 struct GivenReader: ImportReader {
     var source: ImportSource = .chatgpt
     var items: [ImportedItem]
-    /// Fails after giving this many items.
-    var failAfter: Int?
+    /// The items (by position) that are not in the format, each a part of its own.
+    var broken: Set<Int> = []
 
     static func recognizes(_ path: String) -> Bool { false }
 
-    func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void) throws(VaultError) {
+    func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for (n, item) in items.enumerated() {
-            if let failAfter, n == failAfter {
-                throw VaultError.importing(ImportProblem(file: "conversations.json", place: "[\(n)]", problem: "is cut short"))
+            try sink.part { () throws(VaultError) in
+                if broken.contains(n) {
+                    throw VaultError.importing(ImportProblem(file: "conversations.json", place: "[\(n)]", problem: "is cut short"))
+                }
+                try sink.emit(item)
             }
-            try emit(item)
         }
     }
 }
@@ -128,7 +130,10 @@ struct GivenReader: ImportReader {
         let files = try SyncFiles.all(dir.path)
         var second = trip
         second.sourceID = "conv-2"
-        let reader = GivenReader(items: [.conversation(trip), .conversation(second)], failAfter: 1)
+        var third = trip
+        third.sourceID = "conv-3"
+        third.branches = []
+        let reader = GivenReader(items: [.conversation(trip), .conversation(second), .conversation(third)], broken: [1])
         let failed = Result { () throws(VaultError) in try Importing(vault: vault).run(reader, paths: []) }
         guard case .failure(let error) = failed else {
             Issue.record("the import did not fail")
@@ -139,9 +144,14 @@ struct GivenReader: ImportReader {
         #expect(try SyncFiles.all(dir.path) == files)
         #expect(!FileManager.default.fileExists(atPath: dir.path + "/.vault/import"))
 
+        // With keepGoing the broken part is left out and named, and what comes after it is imported too.
         let kept = try Importing(vault: vault).run(reader, paths: [], keepGoing: true)
-        #expect(kept.roomsNew == 2 && kept.committed)
-        #expect(kept.stoppedAt == "conversations.json, at [1]: is cut short")
+        #expect(kept.roomsNew == 3 && kept.committed)
+        #expect(kept.leftOut == ["conversations.json, at [1]: is cut short"])
+        let sources = try SyncFiles.all(dir.path).keys.filter { $0.hasPrefix("rooms/") }.compactMap { path in
+            try RoomFile(parsing: try dir.read(path), path: path).frontMatter?.string("source_id")
+        }
+        #expect(Set(sources).isSuperset(of: ["conv-1", "conv-3"]) && !sources.contains("conv-2"), "\(sources)")
     }
 
     @Test func aDryRunWritesNothing() throws {

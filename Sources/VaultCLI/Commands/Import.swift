@@ -27,7 +27,7 @@ extension VaultCommand {
 
         @Flag(
             name: .customLong("keep-going"),
-            help: "When a file turns out broken part-way, import what came before it (else nothing).")
+            help: "Leave out each conversation, entry or file that is not in its format, and import the rest (else nothing).")
         var keepGoing = false
 
         @Flag(help: "Print the report as JSON.") var json = false
@@ -73,7 +73,7 @@ extension VaultCommand {
             if json { return try Terminal.json(report) }
             let verb = dryRun ? "Would import" : report.committed ? "Imported" : "Nothing new in"
             print("\(verb) \(kind.rawValue): \(report.summary).")
-            if let stopped = report.stoppedAt { Terminal.warning("stopped at \(stopped); what came before it is imported") }
+            for part in report.leftOut { Terminal.warning("left out \(part)") }
         }
     }
 }
