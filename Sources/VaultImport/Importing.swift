@@ -39,6 +39,9 @@ public struct Importing {
         /// Branch rooms among the new ones.
         public var branches = 0
         public var messagesAdded = 0
+        /// Messages the vault holds whose text in the export is not what the vault has (changed
+        /// in the source, or by the person in vault since): the vault's text is kept.
+        public var messagesDiffering = 0
         public var entriesNew = 0
         public var entriesUnchanged = 0
         public var attachments = 0
@@ -67,6 +70,10 @@ public struct Importing {
             }
             if entriesNew + entriesUnchanged > 0 {
                 parts.append("\(Merge.counted(entriesNew, "entry", "entries")) new, \(entriesUnchanged) unchanged")
+            }
+            if messagesDiffering > 0 {
+                let verb = messagesDiffering == 1 ? "differs" : "differ"
+                parts.append("\(Merge.counted(messagesDiffering, "message", "messages")) \(verb) from the export (the vault's text kept)")
             }
             if attachments > 0 { parts.append(Merge.counted(attachments, "attachment", "attachments")) }
             if skippedOlder > 0 { parts.append("\(skippedOlder) older than --since left out") }
@@ -241,8 +248,15 @@ struct ImportPlan {
         if let path = known[sourceID] {
             let (bytes, stamp) = try FileIO.readStamped(vault.absolute(path))
             let room = try RoomFile(parsing: bytes, path: path)
-            let have = Set(room.messages.map(\.id))
-            let new = drafts.filter { !have.contains($0.id ?? "") }
+            var have: [String: Message] = [:]
+            for message in room.messages { have[message.id] = message }
+            let new = drafts.filter { have[$0.id ?? ""] == nil }
+            // A message both hold with another text: changed in the source or by the person in
+            // vault; which one cannot be told, so the vault's text stays and the report counts it.
+            report.messagesDiffering += drafts.count { draft in
+                guard let held = have[draft.id ?? ""] else { return false }
+                return held.body != draft.body
+            }
             guard !new.isEmpty else {
                 report.roomsUnchanged += 1
                 return

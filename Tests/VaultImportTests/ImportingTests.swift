@@ -109,7 +109,18 @@ struct GivenReader: ImportReader {
         let after = try RoomFile(parsing: try dir.read(path), path: path)
         #expect(after.messages.map(\.body).suffix(2) == ["내가 vault에서 쓴 질문", "고마워요"])
         #expect(Set(after.messages.map(\.id)).count == after.messages.count)
+        #expect(grown.messagesDiffering == 0)
         #expect(try git(["status", "--porcelain"], in: dir.path) == "")
+
+        // A message whose text the export now gives otherwise: the vault's text stays, and the
+        // report says so (it cannot tell the source's change from the person's).
+        var changed = newer
+        changed.messages[0].body += " (고침)"
+        let before = try dir.read(path)
+        let differing = try Importing(vault: vault).run(GivenReader(items: [.conversation(changed)]), paths: [])
+        #expect(differing.messagesDiffering == 1 && differing.messagesAdded == 0 && !differing.committed)
+        #expect(differing.summary.hasSuffix("; 1 message differs from the export (the vault's text kept)"), "\(differing.summary)")
+        #expect(try dir.read(path) == before)
     }
 
     @Test func twoConversationsWithOneTitleAreTwoRooms() throws {
