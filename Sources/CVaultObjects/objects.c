@@ -1,6 +1,7 @@
 #define _GNU_SOURCE  // sync_file_range
 #include "cvault_objects.h"
 #include "files.h"
+#include "pack.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +39,9 @@ typedef struct {
     pending_object *pending;
     size_t pending_count;
     size_t pending_capacity;
+    /// The pack a large batch writes its objects into instead (NULL: loose objects).
+    cvault_pack *pack;
+    unsigned long long packed_objects;
 } writer;
 
 static int fail(const char *what, const char *path) {
@@ -111,6 +115,7 @@ enum { most_pending = 64 };
 static int writer_write(git_odb_backend *backend, const git_oid *oid, const void *data, size_t size,
                         git_object_t type) {
     writer *w = (writer *)backend;
+    if (w->pack) return cvault_pack_add(w->pack, oid, type, data, size);
     char hex[GIT_OID_HEXSZ + 1];
     git_oid_tostr(hex, sizeof hex, oid);
     size_t dir_size = strlen(w->objects_dir);
@@ -235,8 +240,12 @@ done:
 
 // Reads of the batch's objects (libgit2 looks up the new tree, and checks that the tree and
 // parent of a new commit exist); every other object is left to libgit2's own backends.
+static void *allocate_for(void *backend, size_t size) { return git_odb_backend_data_alloc(backend, size); }
+
 static int writer_read(void **out, size_t *size, git_object_t *type, git_odb_backend *backend, const git_oid *oid) {
     writer *w = (writer *)backend;
+    if (w->pack && cvault_pack_contains(w->pack, oid))
+        return cvault_pack_read(w->pack, oid, out, size, type, allocate_for, backend);
     pending_object *p = find_pending(w, oid);
     if (!p) return GIT_ENOTFOUND;
     void *copy = git_odb_backend_data_alloc(backend, p->size ? p->size : 1);
@@ -252,7 +261,9 @@ static int writer_read(void **out, size_t *size, git_object_t *type, git_odb_bac
 }
 
 static int writer_read_header(size_t *size, git_object_t *type, git_odb_backend *backend, const git_oid *oid) {
-    pending_object *p = find_pending((writer *)backend, oid);
+    writer *w = (writer *)backend;
+    if (w->pack && cvault_pack_contains(w->pack, oid)) return cvault_pack_header(w->pack, oid, size, type);
+    pending_object *p = find_pending(w, oid);
     if (!p) return GIT_ENOTFOUND;
     *size = p->size;
     *type = p->type;
@@ -260,16 +271,28 @@ static int writer_read_header(size_t *size, git_object_t *type, git_odb_backend 
 }
 
 static int writer_exists(git_odb_backend *backend, const git_oid *oid) {
-    return find_pending((writer *)backend, oid) != NULL;
+    writer *w = (writer *)backend;
+    return (w->pack && cvault_pack_contains(w->pack, oid)) || find_pending(w, oid) != NULL;
 }
 
 void cvault_odb_writer_begin_batch(git_odb_backend *backend) {
     if (backend) ((writer *)backend)->batching = 1;
 }
 
+int cvault_odb_writer_begin_pack(git_odb_backend *backend) {
+    if (!backend) return 0;
+    writer *w = (writer *)backend;
+    w->batching = 1;
+    if (w->pack) return 0;
+    w->pack = cvault_pack_begin(w->objects_dir, 1);
+    return w->pack ? 0 : -1;
+}
+
 void cvault_odb_writer_abandon_batch(git_odb_backend *backend) {
     if (!backend) return;
     writer *w = (writer *)backend;
+    cvault_pack_abandon(w->pack);
+    w->pack = NULL;
     for (size_t i = 0; i < w->pending_count; i++) release_pending(&w->pending[i], 1);
     w->pending_count = 0;
     w->batching = 0;
@@ -277,8 +300,20 @@ void cvault_odb_writer_abandon_batch(git_odb_backend *backend) {
 
 int cvault_odb_writer_flush_batch(git_odb_backend *backend) {
     if (!backend) return 0;
-    ((writer *)backend)->batching = 0;
-    return flush_pending((writer *)backend);
+    writer *w = (writer *)backend;
+    w->batching = 0;
+    if (w->pack) {
+        cvault_pack *pack = w->pack;
+        w->pack = NULL;
+        size_t objects = 0;
+        unsigned long long bytes = 0;
+        if (cvault_pack_finish(pack, w->do_fsync, &objects, &bytes) != 0) {
+            cvault_odb_writer_abandon_batch(backend);
+            return -1;
+        }
+        w->packed_objects += objects;
+    }
+    return flush_pending(w);
 }
 
 static int flush_pending(writer *w) {
@@ -364,4 +399,8 @@ unsigned long long cvault_odb_writer_bytes_written(git_odb_backend *backend) {
 
 unsigned long long cvault_odb_writer_objects_written(git_odb_backend *backend) {
     return backend ? ((writer *)backend)->objects_written : 0;
+}
+
+unsigned long long cvault_odb_writer_objects_packed(git_odb_backend *backend) {
+    return backend ? ((writer *)backend)->packed_objects : 0;
 }

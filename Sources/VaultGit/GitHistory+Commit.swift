@@ -59,6 +59,11 @@ extension GitHistory {
         CommitIntent.add(paths, root: root)
     }
 
+    /// A commit of at least this many files writes its objects into one pack
+    /// (`cvault_odb_writer_begin_pack`): 256 loose objects are what git's `gc.auto` would
+    /// leave in one of its 256 fan-out folders before packing.
+    static let packedCommitFiles = 256
+
     @discardableResult
     public func commit(_ paths: [String], message: String, known: [String: KnownFile]) throws(VaultError) -> Bool {
         Trace.mark("commit: start")
@@ -68,7 +73,13 @@ extension GitHistory {
         defer { head.map { git_commit_free($0.commit); git_tree_free($0.tree) } }
         // The commit's objects (blobs, trees, the commit) are written as one batch, made durable
         // together just before the branch moves (`makeCommit`); a commit not made leaves none.
-        cvault_odb_writer_begin_batch(objects.writer)
+        // A commit of many files (an import) writes them into one pack instead of a loose file
+        // each: thousands of files fewer to create and flush, and no repack to start after it.
+        if paths.count >= GitHistory.packedCommitFiles {
+            try GitFailure.check(cvault_odb_writer_begin_pack(objects.writer), "start a pack for the commit's objects")
+        } else {
+            cvault_odb_writer_begin_batch(objects.writer)
+        }
         defer { cvault_odb_writer_abandon_batch(objects.writer) }
         var changes: [(path: String, oid: git_oid?, isLink: Bool)] = []
         let oldRootID = head.map { git_tree_id($0.tree).pointee }

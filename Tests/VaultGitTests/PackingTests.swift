@@ -54,6 +54,41 @@ import VaultTestSupport
         #expect(try git(["fsck", "--strict"], in: dir.path) == "")
     }
 
+    /// A commit of many files (an import) writes its objects into one pack of its own, which
+    /// git reads and checks, instead of a loose file each; later commits write loose objects.
+    @Test func aCommitOfManyFilesIsOnePack() throws {
+        let dir = try initVault("vault-pack")
+        let journal = TemporaryDirectory("jrnl")
+        let entries = (0..<300).map { k in
+            let day = String(format: "2025-%02d-%02d", k / 28 + 1, k % 28 + 1)
+            return "[\(day) 09:\(String(format: "%02d", k % 60))] Entry \(k). Text of entry \(k).\n"
+        }
+        try journal.write("journal.txt", entries.joined(separator: "\n"))
+        let loose = try looseCount(dir)
+        let r = try runVault(["import", "jrnl", journal.path + "/journal.txt"], in: dir.path)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("300 entries new"), "\(r.stdout)")
+        let counts = try git(["count-objects", "-v"], in: dir.path)
+        #expect(counts.contains("packs: 1\n"), "\(counts)")
+        #expect(try looseCount(dir) == loose, "the import wrote loose objects: \(counts)")
+        let packs = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/.git/objects/pack")
+        #expect(packs.filter { $0.hasSuffix(".pack") }.count == 1 && packs.filter { $0.hasSuffix(".idx") }.count == 1
+            && packs.allSatisfy { !$0.hasPrefix("tmp_") }, "\(packs)")
+        let idx = try #require(packs.first { $0.hasSuffix(".idx") })
+        let verified = try git(["verify-pack", "-v", ".git/objects/pack/" + idx], in: dir.path)
+        // 300 blobs, the trees of diary/ and its year folders, the root tree, the commit.
+        #expect(verified.contains("non delta: 304 objects"), "\(verified.suffix(300))")
+        #expect(verified.hasSuffix(": ok\n"))
+        #expect(try git(["fsck", "--strict", "--full"], in: dir.path) == "")
+        #expect(try git(["status", "--porcelain"], in: dir.path) == "")
+        #expect(try git(["show", "HEAD:diary/2025/2025-01-01-entry-0.md"], in: dir.path).contains("Text of entry 0."))
+        // The next commit of one file is a loose object again, and the history stays whole.
+        let w = try runVault(["write", "Later", "--body", "one more"], in: dir.path)
+        #expect(w.status == 0, "\(w.stderr)")
+        #expect(try looseCount(dir) > loose)
+        #expect(try git(["fsck", "--strict", "--full"], in: dir.path) == "")
+    }
+
     @Test func gcAutoZeroTurnsPackingOff() throws {
         let dir = try vaultWithLooseObjects(limit: 0)
         let before = try looseCount(dir)

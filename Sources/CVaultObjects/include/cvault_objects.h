@@ -30,6 +30,13 @@ int cvault_odb_writer_new(git_odb_backend **out, const char *objects_dir, int tr
 void cvault_odb_writer_begin_batch(git_odb_backend *backend);
 int cvault_odb_writer_flush_batch(git_odb_backend *backend);
 void cvault_odb_writer_abandon_batch(git_odb_backend *backend);
+/// A batch for a commit of many new files (an import): its objects are written into one new
+/// pack (`objects/pack/pack-<checksum>.{pack,idx}`, git's version 2 formats, no deltas) instead
+/// of a loose file each, and cvault_odb_writer_flush_batch writes and flushes the pack and its
+/// index and renames them in. -1 (libgit2's error set) when the pack cannot be started.
+int cvault_odb_writer_begin_pack(git_odb_backend *backend);
+/// The objects written into packs by batches begun with cvault_odb_writer_begin_pack.
+unsigned long long cvault_odb_writer_objects_packed(git_odb_backend *backend);
 
 /// The bytes of object files this backend has written (as stored on disk).
 unsigned long long cvault_odb_writer_bytes_written(git_odb_backend *backend);
