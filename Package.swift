@@ -61,6 +61,9 @@ let package = Package(
         .target(
             name: "VaultImport", dependencies: ["VaultCore", "CCrypto", "CSQLite", "CZlib"], exclude: ["README.md"]),
         .systemLibrary(name: "CZlib"),
+        // `vault mcp`: the Model Context Protocol over stdio, written by hand (Sources/VaultMCP/README.md says why).
+        .target(
+            name: "VaultMCP", dependencies: ["VaultCore", "VaultGit", "VaultChat", "VaultSearch"], exclude: ["README.md"]),
         // The command-line interface: one file per command.
         .target(
             name: "VaultCLI",
@@ -71,6 +74,7 @@ let package = Package(
                 "VaultExport",
                 "VaultSearch",
                 "VaultImport",
+                "VaultMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], exclude: ["README.md"]),
         // Exports CGitShims' stand-ins for mbedTLS's certificate loaders, so libgit2's calls
@@ -102,6 +106,8 @@ let package = Package(
         .testTarget(
             name: "VaultCLITests",
             dependencies: ["VaultCore", "VaultCLI", "VaultTestSupport", "CCurlShims", "CGitShims", "CGit2Loader"]),
+        // `vault mcp` driven by the official Python MCP SDK as the client, over a real stdio subprocess.
+        .testTarget(name: "VaultMCPTests", dependencies: ["VaultCore", "VaultTestSupport"]),
         .testTarget(name: "VaultSearchTests", dependencies: ["VaultCore", "VaultSearch", "VaultTestSupport"]),
         .testTarget(name: "VaultImportTests", dependencies: ["VaultCore", "VaultImport", "VaultGit", "VaultTestSupport"]),
         .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),

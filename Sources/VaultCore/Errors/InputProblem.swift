@@ -42,6 +42,8 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     case standardInputNotUTF8(what: String)
     /// A tag that is blank or holds a comma.
     case notATag(String)
+    /// An edit of an entry's text (`EntryEditing`) that finds nothing to do: the path, and why.
+    case editNotApplicable(path: String, why: String)
     /// `vault chat` with no message given, piped or typed below the room's prompt marker.
     case nothingToSend(room: String)
     /// `vault retry` in a room whose last message has its reply.
@@ -149,6 +151,8 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
             return "the \(what) on standard input is not UTF-8"
         case .notATag(let tag):
             return "'\(tag)' is not a tag"
+        case .editNotApplicable(let path, let why):
+            return "\(path) was not changed: \(why)"
         case .nothingToSend(let room):
             return "nothing to send: give a message (`vault chat \(VaultPath.commandName(of: room)) \"…\"`), pipe one"
                 + " in, or type it below the prompt marker at the end of \(room)"

@@ -14,6 +14,9 @@ public struct DiaryFile: Sendable {
     public let heading: String?
     /// Where the body starts in `bytes`.
     private let bodyStart: Int
+    /// Where the body starts in `bytes`: what comes before it (front-matter, heading) is kept
+    /// byte for byte by an edit of the body (`EntryEditing`).
+    public var bodyOffset: Int { bodyStart }
 
     /// Everything after the heading (or after the front-matter when there is no heading), with
     /// escaped conflict-marker lines given back as written (FORMAT.md, "Escaping").

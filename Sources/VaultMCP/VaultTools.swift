@@ -1,0 +1,167 @@
+import Foundation
+import VaultCore
+import VaultGit
+import VaultSearch
+
+/// The tools `vault mcp` offers, each calling the library workflow the command line calls.
+///
+/// Items are named as the command line names them (`Vault.resolve`, from the vault's root: a
+/// room's slug or title, a diary date, `rooms/….md`), never as a path the client chooses: a
+/// name that leads outside the vault, or through a symbolic link, names nothing.
+enum VaultTools {
+    static let all: [Tool] = [
+        listRooms, read, search, recentActivity, history, writeDiaryEntry, editEntry, setTags,
+    ] + appendMessageTools + [chat]
+
+    static func instructions(readOnly: Bool) -> String {
+        """
+        A vault of AI chat rooms and diary entries kept as Markdown files under git. Name a room by its slug \
+        or title and a diary entry by its date (2026-11-21) or file name, as list_rooms, recent_activity and \
+        search show them. Every message has an id (m-…) and a time. \
+        \(readOnly ? "This server is read-only." : "Every change you make is one git commit that names you.")
+        """
+    }
+
+    /// The item `name` names, resolved from the vault's root as the command line resolves it.
+    static func resolve(_ name: String, in vault: Vault) throws(ToolFailure) -> VaultItem {
+        do {
+            return try vault.resolve(name, workingDirectory: vault.root)
+        } catch {
+            throw ToolFailure(error)
+        }
+    }
+
+    // MARK: - Reading
+
+    static let listRooms = Tool(
+        name: "list_rooms", title: "List rooms",
+        description: """
+            List the chat rooms, most recent activity first: each room's slug (its name for the other tools), \
+            title, last activity time, who spoke last, a preview of the last message, `unread` (messages that \
+            came in by sync and were not shown yet) and `interrupted` (the last reply stopped before it was complete).
+            """,
+        properties: [
+            "limit": property("integer", "At most this many rooms (default 50).", extra: ["minimum": 1, "maximum": 1000]),
+            "since": property("string", "Only rooms active on or after this day: 2026-11-21, today, yesterday, or -N (N days ago)."),
+        ]
+    ) { args, context throws(ToolFailure) in
+        let vault = context.vault
+        let limit = try args.integer("limit", default: 50, in: 1...1000)
+        let since = try args.day("since", zone: vault.config.timeZone)
+        var rooms = vault.roomSummaries()
+        if let since { rooms = rooms.filter { activityDay($0, vault) .map { $0 >= since } ?? false } }
+        let shown = rooms.prefix(limit).map { r -> JSONValue in
+            [
+                "path": .string(r.path), "slug": .string(r.slug), "title": .string(r.title),
+                "last_activity": .optional(r.lastActivity), "last_role": .optional(r.lastRole?.rawValue),
+                "preview": .string(r.preview), "unread": .int(r.unread), "interrupted": .bool(r.lastIsInterrupted),
+                "pending_prompt": .bool(r.hasPendingPrompt), "problem": .optional(r.problem),
+            ]
+        }
+        return .toolResult(["rooms": .array(Array(shown)), "total": .int(rooms.count)])
+    }
+
+    static func activityDay(_ room: RoomSummary, _ vault: Vault) -> LocalDate? {
+        room.lastActivity.flatMap(Timestamp.init(rfc3339:))
+            .map { Timestamp(date: $0.date, timeZone: vault.config.timeZone).localDate }
+    }
+
+    static let read = Tool(
+        name: "read", title: "Read a room or diary entry",
+        description: """
+            Read a room's messages (each with its id, role, author, time and text) or a diary entry (its date, title, \
+            tags and text). Rooms are paged by messages: `offset` 0 is the first message, a negative `offset` counts \
+            from the end (-20: the last twenty). What is on disk now is what you get, hand edits included.
+            """,
+        properties: [
+            "item": property("string", "The room (slug, title or rooms/….md) or diary entry (2026-11-21, its file name or title)."),
+            "offset": property("integer", "The first message to return; negative counts from the end (default -50)."),
+            "limit": property("integer", "At most this many messages (default 50).", extra: ["minimum": 1, "maximum": 500]),
+        ],
+        required: ["item"]
+    ) { args, context throws(ToolFailure) in
+        let vault = context.vault
+        let item = try resolve(try args.text("item"), in: vault)
+        let limit = try args.integer("limit", default: 50, in: 1...500)
+        let offset = try args.integer("offset", default: -50, in: -1_000_000...1_000_000)
+        return .toolResult(try ItemReading.read(item, in: vault, offset: offset, limit: limit))
+    }
+
+    static let search = Tool(
+        name: "search", title: "Search",
+        description: """
+            Find text in rooms and diary entries with `vault search`'s engine: literal text (ignoring case unless it has \
+            an upper-case letter) or a regular expression, compared in Unicode NFC. Each hit gives the item's path and \
+            title, the line, the message's id, role and time, and the line's text. A file saved by hand a moment \
+            ago is searched as it is now.
+            """,
+        properties: [
+            "query": property("string", "The text to find (or with regex, an ICU regular expression)."),
+            "room": property("string", "Only this room (slug, title or path)."),
+            "kind": property("string", "Only rooms or only diary entries.", extra: ["enum": ["rooms", "diary"]]),
+            "role": property("string", "Only messages of this role.", extra: ["enum": ["user", "assistant", "system"]]),
+            "since": property("string", "Only hits on or after this day (2026-11-21, yesterday, -7)."),
+            "until": property("string", "Only hits on or before this day."),
+            "tag": property("string", "Only items tagged so."),
+            "regex": property("boolean", "The query is a regular expression."),
+            "limit": property("integer", "At most this many hits (default 50).", extra: ["minimum": 1, "maximum": 1000]),
+        ],
+        required: ["query"]
+    ) { args, context throws(ToolFailure) in
+        try SearchTool.run(args, vault: context.vault)
+    }
+
+    static let recentActivity = Tool(
+        name: "recent_activity", title: "Recent activity",
+        description: """
+            What changed in a time window: rooms with messages in it (with unread counts for what came in by sync), \
+            diary entries of those days, and the commits made (by vault, by hand, or merged by a sync).
+            """,
+        properties: [
+            "since": property("string", "The first day of the window (default -7: a week ago); 2026-11-21, yesterday, -N."),
+            "limit": property("integer", "At most this many of each (default 20).", extra: ["minimum": 1, "maximum": 200]),
+        ]
+    ) { args, context throws(ToolFailure) in
+        let vault = context.vault
+        let zone = vault.config.timeZone
+        let since = try args.day("since", zone: zone) ?? DateArgument.day("-7", timeZone: zone)!
+        let limit = try args.integer("limit", default: 20, in: 1...200)
+        let rooms = vault.roomSummaries().filter { activityDay($0, vault).map { $0 >= since } ?? false }
+        let entries = vault.diarySummaries().filter { $0.date.map { $0 >= since } ?? false }
+        var commits: [JSONValue] = []
+        if let history = try? GitHistory(vault: vault.root, config: vault.config),
+            let log = try? history.log(LogFilter(since: since, zone: zone, limit: limit))
+        {
+            commits = log.map { ["id": .string($0.shortID), "time": .string($0.time), "author": .string($0.author), "summary": .string($0.summary), "files": .array($0.files.map(JSONValue.string))] }
+        }
+        return .toolResult([
+            "since": .string(since.description),
+            "rooms": .array(rooms.prefix(limit).map { ["slug": .string($0.slug), "title": .string($0.title), "last_activity": .optional($0.lastActivity), "unread": .int($0.unread), "preview": .string($0.preview)] }),
+            "diary": .array(entries.prefix(limit).map { ["path": .string($0.path), "date": .optional($0.date?.description), "title": .string($0.title), "tags": .array($0.tags.map(JSONValue.string))] }),
+            "commits": .array(commits),
+        ])
+    }
+
+    static let history = Tool(
+        name: "history", title: "History of an item",
+        description: "The commits that changed a room or diary entry, newest first: id, time, author and what the commit did.",
+        properties: [
+            "item": property("string", "The room or diary entry."),
+            "limit": property("integer", "At most this many commits (default 20).", extra: ["minimum": 1, "maximum": 500]),
+        ],
+        required: ["item"]
+    ) { args, context throws(ToolFailure) in
+        let vault = context.vault
+        let item = try resolve(try args.text("item"), in: vault)
+        let limit = try args.integer("limit", default: 20, in: 1...500)
+        do throws(VaultError) {
+            let log = try GitHistory(vault: vault.root, config: vault.config).log(path: item.path, limit: limit)
+            return .toolResult([
+                "path": .string(item.path),
+                "commits": .array(log.map { ["id": .string($0.id), "time": .string($0.time), "author": .string($0.author), "summary": .string($0.summary)] }),
+            ])
+        } catch {
+            throw ToolFailure(error)
+        }
+    }
+}
