@@ -31,11 +31,17 @@ install_missing_packages() {
 # Tools from the Python package index the tests run: llm makes the real logs.db that
 # VaultImportTests reads (LLMReaderTests fails, saying so, when it is missing).
 VAULT_PIP_PACKAGES=(llm)
+# Python modules the tests import: mcp is the official MCP SDK, the client VaultMCPTests drives
+# `vault mcp` with (Tests/Fixtures/mcp_client.py).
+VAULT_PIP_MODULES=(mcp)
 
 install_missing_python_tools() {
     local missing=()
     for p in "${VAULT_PIP_PACKAGES[@]}"; do
         command -v "$p" >/dev/null 2>&1 || [ -x "$HOME/.local/bin/$p" ] || missing+=("$p")
+    done
+    for m in "${VAULT_PIP_MODULES[@]}"; do
+        python3 -c "import $m" >/dev/null 2>&1 || missing+=("$m")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
     echo "Installing from PyPI: ${missing[*]}"
