@@ -13,9 +13,7 @@ import VaultCore
 final class ResourceWatch: @unchecked Sendable {
     static let scheme = "vault://"
     let vault: Vault
-    var interval: Double = {
-        ProcessInfo.processInfo.environment["VAULT_MCP_WATCH_INTERVAL"].flatMap(Double.init) ?? 0.2
-    }()
+    let interval = 0.2
     var notify: (@Sendable (String) -> Void)?
     /// Subscribed paths, each with the stamp last seen (nil: no file).
     private let watched = Mutex<[String: FileIO.Stamp?]>([:])
