@@ -4,7 +4,8 @@
     python3 mcp_client.py SCENARIO VAULT_BINARY VAULT_DIR [EXTRA]
 
 Scenarios: tools, handedit, subscribe, cancel (EXTRA: the room whose model streams forever),
-bad, readonly, raw. Each prints `ok: …` lines and exits 0, or prints what went wrong on
+handfirst (EXTRA: a diary entry edited by hand), secret (EXTRA: a room whose server refuses
+OPENAI_API_KEY), bad, readonly, raw. Each prints `ok: …` lines and exits 0, or prints what went wrong on
 standard error and exits 1. Exit 3: the `mcp` package is not importable.
 Used by Tests/VaultMCPTests and Benchmarks/mcp-bench.sh.
 """
@@ -48,8 +49,10 @@ class Session:
     """A session with `vault mcp` over stdio, with the notifications it received."""
 
     def __init__(self, binary, vault, extra_args=()):
+        # The SDK passes only a few safe variables on; the tests' own are added.
+        env = {k: v for k, v in os.environ.items() if k.startswith(("OPENAI_", "VAULT_", "XDG_"))}
         self.params = StdioServerParameters(
-            command=binary, args=["mcp", "--vault", vault, *extra_args], env={"LANG": "C.UTF-8"}
+            command=binary, args=["mcp", "--vault", vault, *extra_args], env={"LANG": "C.UTF-8", **env}
         )
         self.notifications = []
 
@@ -209,6 +212,36 @@ async def cancel(binary, vault, room):
         check(True, "the server answers a ping after the cancellation")
 
 
+async def handfirst(binary, vault, entry):
+    """An edit through the server after a hand edit of the same entry: the hand edit is its own commit first."""
+    s = Session(binary, vault)
+    async with stdio_client(s.params) as (r, w), ClientSession(r, w, client_info=CLIENT) as session:
+        await session.initialize()
+        out = structured(await session.call_tool("edit_entry", {"item": entry, "operation": "append",
+                                                                "text": "서버가 덧붙임."}))
+        check(out["committed"], "edit_entry after a hand edit committed")
+        body = structured(await session.call_tool("read", {"item": entry}))["text"]
+        check("손으로 고친 줄" in body and body.rstrip().endswith("서버가 덧붙임."), "both the hand edit and the edit are kept")
+
+
+async def secret(binary, vault, room):
+    """A chat turn the server refuses for its key: the key is in no answer."""
+    key = os.environ["OPENAI_API_KEY"]
+    s = Session(binary, vault)
+    async with stdio_client(s.params) as (r, w), ClientSession(r, w, client_info=CLIENT) as session:
+        await session.initialize()
+        out = await session.call_tool("chat", {"room": room, "message": "안녕"})
+        check(out.is_error and "API key" in text(out), f"the refusal is a tool error: {text(out)}")
+        check(key not in text(out), "the API key is not in the error")
+        everything = [out]
+        for tool, args in [("read", {"item": room}), ("search", {"query": key[:12]}),
+                           ("recent_activity", {"since": "2000-01-01"})]:
+            everything.append(await session.call_tool(tool, args))
+        config = await session.call_tool("read", {"item": "vault.yml"})
+        check(config.is_error, "vault.yml is not an item read can name")
+        check(all(key not in text(o) for o in everything), "no answer holds the API key")
+
+
 async def bad(binary, vault):
     s = Session(binary, vault)
     async with stdio_client(s.params) as (r, w), ClientSession(r, w, client_info=CLIENT) as session:
@@ -287,7 +320,7 @@ def main():
             raw(binary, vault)
         else:
             fn = {"tools": tools, "handedit": handedit, "subscribe": subscribe, "cancel": cancel,
-                  "bad": bad, "readonly": readonly}[scenario]
+                  "bad": bad, "readonly": readonly, "handfirst": handfirst, "secret": secret}[scenario]
             anyio.run(fn, binary, vault, *extra)
     except AssertionError as e:
         print(f"FAILED: {e}", file=sys.stderr)

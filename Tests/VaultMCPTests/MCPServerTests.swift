@@ -29,7 +29,9 @@ import Glibc
 
     /// Runs a scenario of the client script; true when it ran (false: skipped, the SDK missing).
     @discardableResult
-    func scenario(_ name: String, vault: String, _ extra: [String] = []) throws -> RunResult? {
+    func scenario(
+        _ name: String, vault: String, _ extra: [String] = [], environment: [String: String] = [:]
+    ) throws -> RunResult? {
         let underCI = ProcessInfo.processInfo.environment["CI"] == "true"
         if !Self.clientAvailable && !underCI {
             print("MCPServerTests: skipped \(name): Python's mcp package is not importable (pip install mcp)")
@@ -41,6 +43,7 @@ import Glibc
         var env = ProcessInfo.processInfo.environment
         env["VAULT_DIR"] = nil
         env["XDG_CACHE_HOME"] = NSTemporaryDirectory() + "vault-tests-cache"
+        for (k, v) in environment { env[k] = v }
         p.environment = env
         let result = try run(p)
         #expect(result.status == 0, "scenario \(name):\n\(result.stdout)\n\(result.stderr)")
@@ -53,6 +56,37 @@ import Glibc
         _ = try git(["add", "-A"], in: vault.path)
         _ = try git(["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "sample"], in: vault.path)
         return vault
+    }
+
+    /// sample-vault with a room `endless` whose model on the loopback server streams without end.
+    func vaultWithEndlessRoom(_ server: FakeOpenAIServer) throws -> TemporaryDirectory {
+        let vault = try sampleVault()
+        try vault.write(
+            "vault.yml",
+            try vault.readText("vault.yml") + "providers:\n  local:\n    base_url: \(server.baseURL)\n")
+        try vault.write(
+            "rooms/endless.md",
+            "---\ntitle: Endless\ncreated: 2026-11-20T09:00:00+09:00\nprovider: local\nmodel: forever\n---\n")
+        _ = try git(["add", "-A"], in: vault.path)
+        _ = try git(["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "endless"], in: vault.path)
+        return vault
+    }
+
+    /// `vault mcp` in `vault`, started with a chat turn in `endless` under way (its first
+    /// progress notification read).
+    func serverStreaming(in vault: TemporaryDirectory) throws -> (Process, input: Pipe, output: Pipe) {
+        let process = vaultProcess(["mcp", "--vault", vault.path], in: vault.path)
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let call = #"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"chat","arguments":{"room":"endless","message":"go"},"_meta":{"progressToken":"p"}}}"#
+        input.fileHandleForWriting.write(Data((call + "\n").utf8))
+        let first = output.fileHandleForReading.availableData
+        #expect(String(decoding: first, as: UTF8.self).contains("notifications/progress"))
+        return (process, input, output)
     }
 
     @Test func everyToolResourceAndPromptThroughTheOfficialClient() throws {
@@ -94,15 +128,7 @@ import Glibc
         }
         let server = try FakeOpenAIServer(expectedKey: nil)
         defer { server.stop() }
-        let vault = try sampleVault()
-        try vault.write(
-            "vault.yml",
-            try vault.readText("vault.yml") + "providers:\n  local:\n    base_url: \(server.baseURL)\n")
-        try vault.write(
-            "rooms/endless.md",
-            "---\ntitle: Endless\ncreated: 2026-11-20T09:00:00+09:00\nprovider: local\nmodel: forever\n---\n")
-        _ = try git(["add", "-A"], in: vault.path)
-        _ = try git(["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "endless"], in: vault.path)
+        let vault = try vaultWithEndlessRoom(server)
         try scenario("cancel", vault: vault.path, ["endless"])
         let log = try git(["log", "--format=%s", "-1"], in: vault.path)
         #expect(log.contains("(via MCP: vault-tests)"), "\(log)")
@@ -115,27 +141,8 @@ import Glibc
     @Test func sigtermDuringAChatTurnLeavesNoLockAndCommitsWhatArrived() throws {
         let server = try FakeOpenAIServer(expectedKey: nil)
         defer { server.stop() }
-        let vault = try sampleVault()
-        try vault.write(
-            "vault.yml",
-            try vault.readText("vault.yml") + "providers:\n  local:\n    base_url: \(server.baseURL)\n")
-        try vault.write(
-            "rooms/endless.md",
-            "---\ntitle: Endless\ncreated: 2026-11-20T09:00:00+09:00\nprovider: local\nmodel: forever\n---\n")
-        _ = try git(["add", "-A"], in: vault.path)
-        _ = try git(["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "endless"], in: vault.path)
-        let process = vaultProcess(["mcp", "--vault", vault.path], in: vault.path)
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let call = #"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"chat","arguments":{"room":"endless","message":"go"},"_meta":{"progressToken":"p"}}}"#
-        input.fileHandleForWriting.write(Data((call + "\n").utf8))
-        // The reply is streaming once progress arrives.
-        let first = output.fileHandleForReading.availableData
-        #expect(String(decoding: first, as: UTF8.self).contains("notifications/progress"))
+        let vault = try vaultWithEndlessRoom(server)
+        let (process, _, _) = try serverStreaming(in: vault)
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         #expect(process.terminationStatus == 143)
@@ -145,5 +152,50 @@ import Glibc
         // No lock is left held: another change takes the vault's lock at once.
         let after = try runVault(["room", "new", "After", "--vault", vault.path], in: vault.path)
         #expect(after.status == 0, "\(after.stderr)")
+    }
+
+    /// The client goes away in the middle of a chat turn (closes both pipes): the server stops
+    /// the reply, commits what arrived, and ends with status 0.
+    @Test func aClientThatGoesAwayMidTurnLeavesTheTurnCommitted() throws {
+        let server = try FakeOpenAIServer(expectedKey: nil)
+        defer { server.stop() }
+        let vault = try vaultWithEndlessRoom(server)
+        let (process, input, output) = try serverStreaming(in: vault)
+        try input.fileHandleForWriting.close()
+        try output.fileHandleForReading.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(try git(["status", "--porcelain"], in: vault.path).isEmpty)
+        #expect(try vault.readText("rooms/endless.md").contains("status=interrupted"))
+        #expect(try git(["log", "--format=%s", "-1"], in: vault.path).contains("(via MCP: an MCP client)"))
+    }
+
+    /// A diary entry edited by hand and then through the server: the hand edit is committed
+    /// first, as its own `edit: …` commit, then the server's edit naming the client.
+    @Test func aHandEditIsCommittedFirstThenTheServersEdit() throws {
+        let vault = try sampleVault()
+        let entry = try #require(vault.files().first { $0.hasPrefix("diary/") && $0.hasSuffix(".md") })
+        try vault.write(entry, try vault.readText(entry) + "\n손으로 고친 줄\n")
+        guard try scenario("handfirst", vault: vault.path, [entry]) != nil else { return }
+        let log = try git(["log", "--format=%s", "-2"], in: vault.path).split(separator: "\n")
+        #expect(log.count == 2 && log[0].hasSuffix("(append) (via MCP: vault-tests)") && log[1].hasPrefix("edit: "), "\(log)")
+        #expect(try git(["status", "--porcelain"], in: vault.path).isEmpty)
+    }
+
+    /// A server that refuses the key, and echoes it: the key is in no answer of the server.
+    @Test func theAPIKeyIsNeverReturned() throws {
+        let server = try FakeOpenAIServer(expectedKey: nil)
+        defer { server.stop() }
+        let vault = try sampleVault()
+        try vault.write(
+            "rooms/secret.md",
+            "---\ntitle: Secret\ncreated: 2026-11-20T09:00:00+09:00\nprovider: openai\nmodel: unauthorized\n---\n")
+        _ = try git(["add", "-A"], in: vault.path)
+        _ = try git(["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "secret"], in: vault.path)
+        try scenario(
+            "secret", vault: vault.path, ["secret"],
+            environment: ["OPENAI_BASE_URL": server.baseURL, "OPENAI_API_KEY": "sk-mcp-test-0123456789abcdef"])
+        // The key was sent, and the server echoed it back.
+        #expect(try server.requests().last?.authorization == "present")
     }
 }
