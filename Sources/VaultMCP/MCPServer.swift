@@ -48,15 +48,18 @@ public final class MCPServer: @unchecked Sendable {
     ///   - vault: the vault, with its history attached (every change a commit) unless `readOnly`.
     ///   - naming: the history that names the client in commit messages, when writes are allowed.
     ///   - readOnly: no write tool is listed or run.
+    ///   - watcher: what tells which rooms and entries changed (`vault search`'s watcher); nil:
+    ///     subscribed files are compared by their stamps, and the list's changes are not told.
     public init(
-        vault: Vault, naming: ClientNamedHistory?, readOnly: Bool, log: @escaping @Sendable (String) -> Void
+        vault: Vault, naming: ClientNamedHistory?, readOnly: Bool, watcher: (any WorkTreeWatcher)?,
+        log: @escaping @Sendable (String) -> Void
     ) {
         self.vault = vault
         self.naming = naming
         self.readOnly = readOnly
         self.log = log
         self.tools = VaultTools.all.filter { !readOnly || !$0.writes }
-        self.resources = ResourceWatch(vault: vault)
+        self.resources = ResourceWatch(vault: vault, watcher: watcher)
     }
 
     /// Reads requests from `input` until it closes, answering each on `output`; returns the
@@ -65,6 +68,9 @@ public final class MCPServer: @unchecked Sendable {
     public func serve(input: Int32 = 0) -> Int32 {
         resources.notify = { [weak self] uri in
             self?.send(["jsonrpc": "2.0", "method": "notifications/resources/updated", "params": ["uri": .string(uri)]])
+        }
+        resources.listChanged = { [weak self] in
+            self?.send(["jsonrpc": "2.0", "method": "notifications/resources/list_changed"])
         }
         var pending: [UInt8] = []
         var dropping = false
@@ -161,7 +167,7 @@ public final class MCPServer: @unchecked Sendable {
                 naming?.client.withLock { $0 = author.name }
             }
             var capabilities: [String: JSONValue] = [
-                "resources": ["subscribe": true, "listChanged": false],
+                "resources": ["subscribe": true, "listChanged": .bool(resources.watcher != nil)],
                 "prompts": ["listChanged": false],
                 "tools": ["listChanged": false],
             ]

@@ -6,25 +6,33 @@ import VaultCore
 /// (`vault://rooms/부산-여행.md`, `vault://diary/2026/2026-11-21-첫눈.md`), and the
 /// subscriptions to them.
 ///
-/// A subscribed item's file is watched by its stamp (`FileIO.stamp`: size, times, inode),
-/// checked every `interval`: a save in an editor, a sync's merge, a change another `vault` made,
-/// or one this server made is told to the client (`notifications/resources/updated`) within
-/// that time; a file removed or renamed away is told once too.
+/// What changed is asked of `vault search`'s inotify watcher (`watcher`, a `WorkTreeWatcher`:
+/// the same process a search and a sync ask) every `interval`: a subscribed item it names is
+/// told to the client (`notifications/resources/updated`), and a room or entry made or
+/// removed makes the list change (`notifications/resources/list_changed`). Where no watcher
+/// answers (none given, `VAULT_NO_WATCH`, a file system inotify does not see, or an answer of
+/// "everything may have changed"), each subscribed file's stamp (`FileIO.stamp`) is compared
+/// instead. Either way a save in an editor, a sync's merge, another `vault`'s change or the
+/// server's own is told within about `interval`.
 final class ResourceWatch: @unchecked Sendable {
     static let scheme = "vault://"
     let vault: Vault
     let interval = 0.2
+    let watcher: (any WorkTreeWatcher)?
     var notify: (@Sendable (String) -> Void)?
+    var listChanged: (@Sendable () -> Void)?
     /// Subscribed paths, each with the stamp last seen (nil: no file).
     private let watched = Mutex<[String: FileIO.Stamp?]>([:])
     private let stopped = Atomic<Bool>(false)
     private let started = Atomic<Bool>(false)
 
-    init(vault: Vault) {
+    init(vault: Vault, watcher: (any WorkTreeWatcher)?) {
         self.vault = vault
+        self.watcher = watcher
     }
 
     func list() -> JSONValue {
+        if watcher != nil { start() }
         var out: [JSONValue] = []
         for room in vault.roomSummaries() {
             out.append([
@@ -69,19 +77,44 @@ final class ResourceWatch: @unchecked Sendable {
         let path = try path(of: uri)
         let stamp = FileIO.stamp(of: vault.absolute(path))
         watched.withLock { if on { $0[path] = stamp } else { $0[path] = nil } }
-        if on && !started.exchange(true, ordering: .sequentiallyConsistent) {
-            Thread.detachNewThread { [self] in watch() }
-        }
+        if on { start() }
+    }
+
+    /// Starts watching (once): on the first subscription, or the first listing (after which a
+    /// room or entry made or removed is told as a change of the list).
+    func start() {
+        guard !started.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        Thread.detachNewThread { [self] in watch() }
     }
 
     private func watch() {
+        var point = watcher?.changes(since: nil)?.point
+        var known = Set(vault.roomPaths(sorted: false) + vault.diaryPaths())
         while !stopped.load(ordering: .sequentiallyConsistent) {
             usleep(UInt32(interval * 1_000_000))
+            // The paths the watcher names; nil: it cannot say (the stamps are compared).
+            var named: Set<String>?
+            if let watcher {
+                let answer = watcher.changes(since: point)
+                if let answer, let asked = point, answer.point.epoch == asked.epoch, let changed = answer.changed {
+                    named = Set(changed)
+                }
+                point = answer?.point
+            }
+            if let named, !named.isEmpty {
+                let made = named.filter { FileIO.exists(vault.absolute($0)) != known.contains($0) }
+                if !made.isEmpty {
+                    for path in made {
+                        if known.contains(path) { known.remove(path) } else { known.insert(path) }
+                    }
+                    listChanged?()
+                }
+            }
             let changed = watched.withLock { list -> [String] in
                 var out: [String] = []
                 for (path, seen) in list {
                     let now = FileIO.stamp(of: vault.absolute(path))
-                    if now != seen {
+                    if named?.contains(path) ?? (now != seen) {
                         list[path] = now
                         out.append(path)
                     }

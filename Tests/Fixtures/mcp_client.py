@@ -62,6 +62,8 @@ class Session:
         root = getattr(message, "root", message)
         if isinstance(root, types.ResourceUpdatedNotification):
             self.notifications.append(str(root.params.uri))
+        elif isinstance(root, types.ResourceListChangedNotification):
+            self.notifications.append("list_changed")
 
 
 async def tools(binary, vault):
@@ -167,21 +169,45 @@ async def handedit(binary, vault):
         check(hits["total_hits"] == 0, "a deleted file is never found")
 
 
-async def subscribe(binary, vault):
+async def subscribe(binary, vault, watching="watch"):
+    """A subscription sees a hand edit; with the watcher, a room made by hand changes the list."""
     s = Session(binary, vault)
     async with stdio_client(s.params) as (r, w), \
             ClientSession(r, w, client_info=CLIENT, message_handler=s.handler) as session:
-        await session.initialize()
+        init = await session.initialize()
+        listed = init.capabilities.resources.list_changed
+        check(listed == (watching == "watch"), f"resources.listChanged is {listed} ({watching})")
+        await session.list_resources()
         uri = "vault://rooms/부산-여행.md"
         await session.subscribe_resource(uri)
+
+        async def wait_for(what):
+            deadline = time.monotonic() + 5
+            while what not in s.notifications and time.monotonic() < deadline:
+                await anyio.sleep(0.05)
+            return what in s.notifications
+
+        await anyio.sleep(0.3)
         with open(os.path.join(vault, "rooms", "부산-여행.md"), "a", encoding="utf-8") as f:
             f.write("\n손으로 덧붙인 줄\n")
-        deadline = time.monotonic() + 5
-        while uri not in s.notifications and time.monotonic() < deadline:
-            await anyio.sleep(0.05)
-        check(uri in s.notifications, "a hand edit of a subscribed room is notified")
+        check(await wait_for(uri), "a hand edit of a subscribed room is notified")
         content = (await session.read_resource(uri)).contents[0].text
         check("손으로 덧붙인 줄" in content, "and read as edited")
+        other = "vault://rooms/김치찌개-레시피.md"
+        s.notifications.clear()
+        with open(os.path.join(vault, "rooms", "김치찌개-레시피.md"), "a", encoding="utf-8") as f:
+            f.write("\n구독하지 않은 방\n")
+        await anyio.sleep(0.6)
+        check(other not in s.notifications, "a room not subscribed to is not notified")
+        if watching == "watch":
+            with open(os.path.join(vault, "rooms", "새-방.md"), "w", encoding="utf-8") as f:
+                f.write("---\ntitle: 새 방\ncreated: 2026-11-26T09:00:00+09:00\n---\n")
+            check(await wait_for("list_changed"), "a room made by hand changes the list")
+            uris = [str(x.uri) for x in (await session.list_resources()).resources]
+            check("vault://rooms/새-방.md" in uris, "and is listed")
+        s.notifications.clear()
+        os.remove(os.path.join(vault, "rooms", "부산-여행.md"))
+        check(await wait_for(uri), "a subscribed room removed by hand is notified")
 
 
 async def cancel(binary, vault, room):

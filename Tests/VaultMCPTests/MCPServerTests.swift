@@ -106,9 +106,15 @@ import Glibc
         try scenario("handedit", vault: vault.path)
     }
 
-    @Test func aSubscribedRoomIsNotifiedOfAHandEdit() throws {
+    /// With `vault search`'s watcher (a room made by hand changes the list too), and without it
+    /// (`VAULT_NO_WATCH=1`: the subscribed files' stamps).
+    @Test(arguments: ["watch", "stamps"]) func aSubscribedRoomIsNotifiedOfAHandEdit(watching: String) throws {
         let vault = try sampleVault()
-        try scenario("subscribe", vault: vault.path)
+        let cache = TemporaryDirectory("mcp-cache")
+        var environment = ["XDG_CACHE_HOME": cache.path]
+        if watching == "stamps" { environment["VAULT_NO_WATCH"] = "1" }
+        try scenario("subscribe", vault: vault.path, [watching], environment: environment)
+        // The watcher this started ends when its vault is removed (it writes nothing in the vault).
     }
 
     @Test func badInputsGetErrorsAndChangeNothing() throws {

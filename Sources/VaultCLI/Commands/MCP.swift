@@ -3,6 +3,7 @@ import Foundation
 import VaultCore
 import VaultGit
 import VaultMCP
+import VaultSearch
 
 extension VaultCommand {
     struct MCP: VaultRunnable {
@@ -31,7 +32,12 @@ extension VaultCommand {
                 naming = history
                 vault = plain.with(history: history)
             }
-            let server = MCPServer(vault: vault, naming: naming, readOnly: readOnly, log: log)
+            // `vault search`'s watcher tells what changed, for subscriptions (VAULT_NO_WATCH=1: stamps).
+            var watcher: (any WorkTreeWatcher)?
+            if (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty {
+                watcher = VaultWatcher(vaultRoot: vault.root, command: [SearchWatcherCommand.executable, "search-watcher"])
+            }
+            let server = MCPServer(vault: vault, naming: naming, readOnly: readOnly, watcher: watcher, log: log)
             let status = server.serve()
             if status != 0 { throw ExitCode(status) }
         }
