@@ -40,6 +40,8 @@ public final class MCPServer: @unchecked Sendable {
     private let running = Mutex<[String: CancelFlag]>([:])
     private let outputLock = Mutex<Bool>(true)
     private let work = DispatchQueue(label: "vault.mcp.work")
+    /// Tool calls started and not finished.
+    private let active = Atomic<Int>(0)
     private let turns = DispatchGroup()
     /// What the commit messages of this session's changes name (`ClientNamedHistory`).
     let naming: ClientNamedHistory?
@@ -166,12 +168,11 @@ public final class MCPServer: @unchecked Sendable {
                 client.withLock { $0 = author.name }
                 naming?.client.withLock { $0 = author.name }
             }
-            var capabilities: [String: JSONValue] = [
+            let capabilities: [String: JSONValue] = [
                 "resources": ["subscribe": true, "listChanged": .bool(resources.watcher != nil)],
                 "prompts": ["listChanged": false],
                 "tools": ["listChanged": false],
             ]
-            capabilities["logging"] = nil
             reply(
                 id,
                 [
@@ -240,8 +241,9 @@ public final class MCPServer: @unchecked Sendable {
         let context = ToolContext(
             vault: vault, client: client.withLock { $0 }, cancel: flag,
             progressToken: params["_meta"]?["progressToken"], server: self)
+        active.add(1, ordering: .sequentiallyConsistent)
         let body: @Sendable () -> Void = { [self] in
-            defer { running.withLock { $0[id.serialized] = nil } }
+            defer { finished(id) }
             let result: JSONValue
             do throws(ToolFailure) {
                 result = try tool.run(Arguments(arguments), context)
@@ -250,7 +252,6 @@ public final class MCPServer: @unchecked Sendable {
             }
             // A cancelled request is not answered (the spec's cancellation rule).
             if !flag.isCancelled { reply(id, result) }
-            Termination.exitIfRequested()
         }
         if tool.longRunning {
             turns.enter()
@@ -261,6 +262,13 @@ public final class MCPServer: @unchecked Sendable {
         } else {
             work.async(execute: body)
         }
+    }
+
+    /// A call is done. A SIGTERM, SIGINT or SIGHUP that came while calls were under way (held
+    /// off by `Termination` until their commits) ends the server once the last of them is done.
+    private func finished(_ id: JSONValue) {
+        running.withLock { $0[id.serialized] = nil }
+        if active.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 { Termination.exitIfRequested() }
     }
 
     private func tooLarge(_ start: [UInt8]) {
