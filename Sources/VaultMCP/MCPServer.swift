@@ -246,7 +246,7 @@ public final class MCPServer: @unchecked Sendable {
             defer { finished(id) }
             let result: JSONValue
             do throws(ToolFailure) {
-                result = try tool.run(Arguments(arguments), context)
+                result = try tool.run(try Arguments(arguments, allowed: tool.properties.keys), context)
             } catch {
                 result = ["content": [["type": "text", "text": .string(error.message)]], "isError": true]
             }

@@ -70,6 +70,16 @@ struct Arguments: Sendable {
 
     init(_ value: JSONValue) { values = value.object ?? [:] }
 
+    /// The arguments of a tool that takes `allowed`: another one (a misspelt name) is refused,
+    /// naming those it takes.
+    init(_ value: JSONValue, allowed: some Collection<String>) throws(ToolFailure) {
+        self.init(value)
+        if let unknown = values.keys.sorted().first(where: { !allowed.contains($0) }) {
+            throw ToolFailure(
+                "unknown argument '\(unknown)'; this tool takes \(allowed.sorted().map { "'\($0)'" }.joined(separator: ", "))")
+        }
+    }
+
     /// The longest text argument, in bytes (a message is capped at `MCPServer.maximumMessageBytes` anyway).
     static let maximumTextBytes = 512 * 1024
 

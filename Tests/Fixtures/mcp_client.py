@@ -279,6 +279,8 @@ async def bad(binary, vault):
             check("no tool named" in str(e), "an unknown tool is a JSON-RPC error")
         missing = await session.call_tool("read", {})
         check(missing.is_error and "missing argument 'item'" in text(missing), "a missing argument is a tool error")
+        typo = await session.call_tool("read", {"itme": "부산-여행"})
+        check(typo.is_error and "unknown argument 'itme'" in text(typo), "a misspelt argument is a tool error naming it")
         wrong = await session.call_tool("read", {"item": 7})
         check(wrong.is_error and "must be a string" in text(wrong), "a mistyped argument is a tool error")
         for name in ["../../etc/passwd", "/etc/passwd", "rooms/../../../etc/passwd"]:
