@@ -524,3 +524,58 @@ private struct EditorSavingProvider: ChatProvider {
         #expect(all.first?.path == "diary/생각.md", "newest first: committed today, after the 2026-11-21 entry")
     }
 }
+
+/// `EntryEditing` (`vault mcp`'s `edit_entry`): each operation one commit over the version on
+/// disk, front-matter kept byte for byte but `updated`; an edit that finds nothing to do
+/// changes nothing and makes no commit.
+@Suite struct EntryEditingTests {
+    func edit(_ vault: Vault, _ path: String, _ op: EntryEditing.Operation) throws -> EntryEditing.Result {
+        try EntryEditing(vault: vault, now: vault.now()).edit(path, op)
+    }
+
+    @Test func eachOperationIsOneCommitAndTheFrontMatterStays() throws {
+        let (dir, vault) = try newVault()
+        let path = try firstEntry(vault)
+        try edit(vault, path, .append("## 저녁\n\n코코아."))
+        try edit(vault, path, .prepend("머리말."))
+        try edit(vault, path, .replaceSection(heading: "저녁", with: "차."))
+        try edit(vault, path, .findReplace(find: "눈이", replacement: "첫눈이", expectedCount: 1))
+        let entry = try DiaryFile(parsing: try dir.read(path), path: path)
+        #expect(entry.body.trimmingCharacters(in: .newlines) == "머리말.\n\n첫눈이 왔다.\n\n## 저녁\n\n차.")
+        #expect(entry.title == "첫눈" && entry.updated != nil)
+        #expect(
+            try subjects(dir.path).prefix(4) == [
+                "diary: edit 2026-11-21 첫눈 (find and replace)", "diary: edit 2026-11-21 첫눈 (replace section)",
+                "diary: edit 2026-11-21 첫눈 (prepend)", "diary: edit 2026-11-21 첫눈 (append)",
+            ])
+        try expectCommitted(dir, path)
+    }
+
+    @Test func aHandEditIsCommittedFirstAndKept() throws {
+        let (dir, vault) = try newVault()
+        let path = try firstEntry(vault)
+        try editByHand(dir, path)
+        try edit(vault, path, .append("덧붙임."))
+        #expect(try dir.readText(path).contains("손으로 쓴 줄\n\n덧붙임.\n"))
+        #expect(try subjects(dir.path).prefix(2) == ["diary: edit 2026-11-21 첫눈 (append)", "edit: \(path)"])
+        try expectCommitted(dir, path)
+    }
+
+    @Test func anEditWithNothingToDoChangesNothing() throws {
+        let (dir, vault) = try newVault()
+        let path = try firstEntry(vault)
+        let room = try RoomCreation(vault: vault).create(title: "부산 여행")
+        let before = try snapshotExcludingState(dir.path)
+        expectError("occurs 0 times, not the 1 expected") {
+            try edit(vault, path, .findReplace(find: "비가", replacement: "x", expectedCount: 1))
+        }
+        expectError("occurs 1 times, not the 2 expected") {
+            try edit(vault, path, .findReplace(find: "눈이", replacement: "x", expectedCount: 2))
+        }
+        expectError("it has no heading \"없는\"") { try edit(vault, path, .replaceSection(heading: "없는", with: "x")) }
+        expectError("the entry is empty") { try edit(vault, path, .append("  \n")) }
+        expectError("is a room") { try edit(vault, room, .append("x")) }
+        #expect(try snapshotExcludingState(dir.path) == before)
+        #expect(try commitCount(dir.path) == 3)
+    }
+}

@@ -52,10 +52,12 @@ public struct EntryEditing {
 
     /// Applies `operation` to the entry at `path` and commits it.
     ///
-    /// - Throws: `VaultError.input(.notADiaryEntry)` for a room, `.input(.editNotApplicable)`
-    ///   when the operation finds nothing to do; nothing is written then.
+    /// - Throws: `VaultError.input(.editNotApplicable)` for a room, or when the operation finds
+    ///   nothing to do; `.input(.emptyEntry)` for blank text to add; nothing is written then.
     public func edit(_ path: String, _ operation: Operation) throws(VaultError) -> Result {
-        guard VaultPath.kind(of: path) == .diaryEntry else { throw VaultError.input(.notADiaryEntry(path)) }
+        guard VaultPath.kind(of: path) == .diaryEntry else {
+            throw VaultError.input(.editNotApplicable(path: path, why: "it is a room; these edits are for diary entries"))
+        }
         return try vault.change([path]) { change throws(VaultError) -> Result in
             try change.commitHandEdits()
             let (bytes, stamp) = try FileIO.readStamped(vault.absolute(path))
@@ -75,13 +77,14 @@ public struct EntryEditing {
     public static func apply(_ operation: Operation, to body: String, path: String) throws(VaultError) -> String {
         let body = body.replacingOccurrences(of: "\r\n", with: "\n")
         func tidy(_ s: String) -> String { s.trimmingCharacters(in: .newlines) }
+        func blank(_ s: String) -> Bool { s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
         switch operation {
         case .append(let text):
-            guard !tidy(text).isEmpty else { throw VaultError.input(.emptyEntry) }
+            guard !blank(text) else { throw VaultError.input(.emptyEntry) }
             let kept = body.replacingOccurrences(of: #"\n+$"#, with: "", options: .regularExpression)
             return (kept.isEmpty ? "" : kept + "\n\n") + tidy(text) + "\n"
         case .prepend(let text):
-            guard !tidy(text).isEmpty else { throw VaultError.input(.emptyEntry) }
+            guard !blank(text) else { throw VaultError.input(.emptyEntry) }
             let leading = body.prefix { $0 == "\n" }
             return String(leading) + tidy(text) + "\n\n" + body.dropFirst(leading.count)
         case .replaceSection(let heading, let text):
