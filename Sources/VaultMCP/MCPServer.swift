@@ -188,7 +188,13 @@ public final class MCPServer: @unchecked Sendable {
         case "tools/call":
             call(params, id: id)
         case "resources/list":
-            work.async { [self] in reply(id, resources.list()) }
+            work.async { [self] in
+                do throws(ToolFailure) {
+                    reply(id, try resources.list(cursor: params["cursor"]?.string))
+                } catch {
+                    send(error: error.code, error.message, id: id)
+                }
+            }
         case "resources/templates/list":
             reply(id, ["resourceTemplates": []])
         case "resources/read":

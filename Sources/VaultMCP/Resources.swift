@@ -31,8 +31,18 @@ final class ResourceWatch: @unchecked Sendable {
         self.watcher = watcher
     }
 
-    func list() -> JSONValue {
+    /// Resources in one answer of `resources/list`; more are paged (`nextCursor`).
+    static let page = 1000
+
+    /// A page of the resources: rooms (most recent first), then diary entries (newest first),
+    /// from `cursor` (the position, as text, that the previous page gave).
+    func list(cursor: String?) throws(ToolFailure) -> JSONValue {
         if watcher != nil { start() }
+        var start = 0
+        if let cursor {
+            guard let n = Int(cursor), n >= 0 else { throw ToolFailure("not a cursor of this server: \(cursor.debugDescription)") }
+            start = n
+        }
         var out: [JSONValue] = []
         for room in vault.roomSummaries() {
             out.append([
@@ -49,7 +59,10 @@ final class ResourceWatch: @unchecked Sendable {
                 "mimeType": "text/markdown",
             ])
         }
-        return ["resources": .array(out)]
+        let end = min(out.count, start + Self.page)
+        var page: [String: JSONValue] = ["resources": .array(start < end ? Array(out[start..<end]) : [])]
+        if end < out.count { page["nextCursor"] = .string(String(end)) }
+        return .object(page)
     }
 
     /// The vault path a `vault://` URI names: only an existing room or diary entry, exactly.

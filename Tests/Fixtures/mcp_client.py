@@ -268,6 +268,28 @@ async def secret(binary, vault, room):
         check(all(key not in text(o) for o in everything), "no answer holds the API key")
 
 
+async def paging(binary, vault, expected):
+    """resources/list in pages: every room and entry once."""
+    s = Session(binary, vault)
+    async with stdio_client(s.params) as (r, w), ClientSession(r, w, client_info=CLIENT) as session:
+        await session.initialize()
+        uris, pages, cursor = [], 0, None
+        while True:
+            page = await session.list_resources(params=types.PaginatedRequestParams(cursor=cursor))
+            uris += [str(x.uri) for x in page.resources]
+            pages += 1
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        check(pages >= 2 and len(uris) == int(expected) and len(set(uris)) == len(uris),
+              f"resources/list pages ({pages}) give every room and entry once ({len(uris)})")
+        try:
+            await session.list_resources(params=types.PaginatedRequestParams(cursor="x"))
+            raise AssertionError("a cursor of another server was taken")
+        except Exception as e:
+            check("not a cursor" in str(e), "a cursor the server did not give is an error")
+
+
 async def bad(binary, vault):
     s = Session(binary, vault)
     async with stdio_client(s.params) as (r, w), ClientSession(r, w, client_info=CLIENT) as session:
@@ -348,7 +370,8 @@ def main():
             raw(binary, vault)
         else:
             fn = {"tools": tools, "handedit": handedit, "subscribe": subscribe, "cancel": cancel,
-                  "bad": bad, "readonly": readonly, "handfirst": handfirst, "secret": secret}[scenario]
+                  "bad": bad, "readonly": readonly, "handfirst": handfirst, "secret": secret,
+                  "paging": paging}[scenario]
             anyio.run(fn, binary, vault, *extra)
     except AssertionError as e:
         print(f"FAILED: {e}", file=sys.stderr)

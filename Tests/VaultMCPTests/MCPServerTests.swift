@@ -204,4 +204,14 @@ import Glibc
         // The key was sent, and the server echoed it back.
         #expect(try server.requests().last?.authorization == "present")
     }
+
+    /// More rooms than one page of `resources/list` holds: every one listed once, over pages.
+    @Test func resourcesAreListedInPages() throws {
+        let vault = try sampleVault()
+        for k in 0..<1200 {
+            try vault.write("rooms/room-\(k).md", "---\ntitle: Room \(k)\ncreated: 2026-11-20T09:00:00+09:00\n---\n")
+        }
+        let items = vault.files().filter { ($0.hasPrefix("rooms/") || $0.hasPrefix("diary/")) && $0.hasSuffix(".md") }
+        try scenario("paging", vault: vault.path, [String(items.count)])
+    }
 }
