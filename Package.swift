@@ -7,6 +7,8 @@ let package = Package(
     name: "vault",
     products: [
         .library(name: "VaultCore", targets: ["VaultCore"]),
+        // What every front end (the CLI, the MCP server) shares: a session and its workflows.
+        .library(name: "VaultKit", targets: ["VaultKit"]),
         .executable(name: "vault", targets: ["vault"]),
     ],
     dependencies: [
@@ -61,11 +63,16 @@ let package = Package(
         .target(
             name: "VaultImport", dependencies: ["VaultCore", "CCrypto", "CSQLite", "CZlib"], exclude: ["README.md"]),
         .systemLibrary(name: "CZlib"),
+        // The API every front end shares: `VaultSession` (a vault opened with its history, or
+        // read-only), the reading workflows, search with its index policy. Prints nothing.
+        .target(
+            name: "VaultKit", dependencies: ["VaultCore", "VaultGit", "VaultSearch"], exclude: ["README.md"]),
         // The command-line interface: one file per command.
         .target(
             name: "VaultCLI",
             dependencies: [
                 "VaultCore",
+                "VaultKit",
                 "VaultGit",
                 "VaultChat",
                 "VaultExport",
@@ -102,6 +109,7 @@ let package = Package(
         .testTarget(
             name: "VaultCLITests",
             dependencies: ["VaultCore", "VaultCLI", "VaultTestSupport", "CCurlShims", "CGitShims", "CGit2Loader"]),
+        .testTarget(name: "VaultKitTests", dependencies: ["VaultCore", "VaultKit", "VaultGit", "VaultTestSupport"]),
         .testTarget(name: "VaultSearchTests", dependencies: ["VaultCore", "VaultSearch", "VaultTestSupport"]),
         .testTarget(name: "VaultImportTests", dependencies: ["VaultCore", "VaultImport", "VaultGit", "VaultTestSupport"]),
         .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),

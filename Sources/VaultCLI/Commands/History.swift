@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultKit
 import VaultGit
 
 extension VaultLocation {
     /// The vault and its repository, to read history.
     func openHistory() throws(VaultError) -> (Vault, GitHistory) {
-        let vault = try open()
-        return (vault, try GitHistory(vault: vault.root, config: vault.config))
+        let session = try session(.readOnly)
+        return (session.vault, try session.existingRepository())
     }
 }
 
@@ -151,8 +152,7 @@ extension VaultCommand {
         var revision: String?
 
         func execute() throws {
-            let (plain, history) = try location.openHistory()
-            let vault = try Vault(root: plain.root, history: history)
+            let (vault, history) = try location.session(.change).changingExistingRepository()
             let path = try resolveInHistory(item, vault: vault, history: history)
             let restored = try VaultGit.Restore(vault: vault, history: history).restore(path, named: item, at: revision)
             print("Restored \(path) as of \(restored.revision).")
@@ -173,7 +173,7 @@ extension VaultCommand {
         @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
 
         func execute() throws {
-            let plain = try location.open()
+            let plain = try location.openForChange()
             let cwd = FileManager.default.currentDirectoryPath
             let resolved = try plain.resolve(item, workingDirectory: cwd, allowingLink: true)
             let target = Removal(vault: plain).target(of: resolved)
@@ -193,9 +193,7 @@ extension VaultCommand {
                     return
                 }
             }
-            let history = try GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }
-                .history()
-            try Removal(vault: try Vault(root: plain.root, history: history)).remove(target)
+            try Removal(vault: plain).remove(target)
             switch target {
             case .item: print("Removed \(path). Bring it back with: vault restore \(path)")
             case .link(_, let to): print("Removed \(path), a symbolic link; what it pointed to (\(to)) is untouched.")
@@ -224,7 +222,7 @@ extension VaultCommand {
         @Flag(help: "Remove every lock, however recent.") var force = false
 
         func execute() throws {
-            let report = try Unlocking(vault: try location.open()).unlock(force: force)
+            let report = try Unlocking(vault: try location.openForChange()).unlock(force: force)
             let (removed, kept, recovery) = (report.removed, report.kept, report.recovery)
             for path in removed { print("removed \(path)") }
             if let recovery, !recovery.committedPaths.isEmpty {
