@@ -109,7 +109,10 @@ let package = Package(
         .testTarget(
             name: "VaultCLITests",
             dependencies: ["VaultCore", "VaultCLI", "VaultTestSupport", "CCurlShims", "CGitShims", "CGit2Loader"]),
-        .testTarget(name: "VaultKitTests", dependencies: ["VaultCore", "VaultKit", "VaultGit", "VaultTestSupport"]),
+        // The API the front ends share, through the library alone, checked with `git`.
+        .testTarget(
+            name: "VaultKitTests",
+            dependencies: ["VaultCore", "VaultKit", "VaultGit", "VaultSearch", "VaultChat", "VaultTestSupport"]),
         .testTarget(name: "VaultSearchTests", dependencies: ["VaultCore", "VaultSearch", "VaultTestSupport"]),
         .testTarget(name: "VaultImportTests", dependencies: ["VaultCore", "VaultImport", "VaultGit", "VaultTestSupport"]),
         .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),
