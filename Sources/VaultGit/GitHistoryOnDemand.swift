@@ -44,8 +44,14 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         DispatchQueue.global(qos: .userInitiated).async { opening.run() }
     }
 
+    /// Held while `history()` opens the repository: a long-running front end (the MCP server)
+    /// may ask from several threads at once, and it is opened (or made) once.
+    private let opening = NSLock()
+
     /// The repository, opened (or made) now.
     public func history() throws(VaultError) -> GitHistory {
+        opening.lock()
+        defer { opening.unlock() }
         if let pending {
             pending.group.wait()
             self.pending = nil
