@@ -36,7 +36,7 @@ extension VaultCommand {
                 let (locale, _) = try reading.resolve(for: vault)
                 let style = try output.style()
                 let query = try dates.query(tag: tag, in: vault.config.timeZone)
-                let entries = try limit.apply(try query.entries(in: vault))
+                let entries = try limit.apply(try query.entries(in: vault, cancellation: Termination.cancellation))
                 if format.json { return try Terminal.json(Array(entries)) }
                 Trace.mark("diary list: chosen")
                 let words = ListingWords.of(locale)

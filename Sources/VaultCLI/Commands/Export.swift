@@ -122,7 +122,7 @@ extension VaultCommand {
             if let from = query.from, let to = query.to, from > to {
                 throw UsageError.sinceAfterUntil(since: "\(from)", until: "\(to)")
             }
-            let chosen = try query.entriesOldestFirst(in: vault)
+            let chosen = try query.entriesOldestFirst(in: vault, cancellation: Termination.cancellation)
             guard !chosen.isEmpty else { throw CommandError.noDiaryEntries(query.description) }
             var out: [ExportItem] = []
             for (k, e) in chosen.enumerated() {
