@@ -234,3 +234,25 @@ private func runCancelling(_ turn: ChatTurn, _ cancel: Cancellation, afterCharac
         return (streamed, error)
     }
 }
+
+@Suite struct RoomQueryTests {
+    @Test func roomsAreChosenByTheDayOfTheirLastActivity() throws {
+        let dir = try Project.copyOfSampleVault()
+        let session = try VaultSession(root: dir.path, access: .readOnly)
+        let vault = session.vault
+        let all = try RoomQuery().rooms(in: vault)
+        #expect(all.count == vault.roomPaths().count)
+        let zone = vault.config.timeZone
+        let days = all.compactMap { room in
+            room.lastActivity.flatMap(Timestamp.init(rfc3339:)).map { Timestamp(date: $0.date, timeZone: zone).localDate }
+        }
+        let newest = try #require(days.max())
+        let onlyNewest = try RoomQuery(from: newest, to: newest).rooms(in: vault)
+        #expect(!onlyNewest.isEmpty)
+        #expect(onlyNewest.count == days.filter { $0 == newest }.count)
+        #expect(try RoomQuery(from: LocalDate(year: 2100, month: 1, day: 1)).rooms(in: vault).isEmpty)
+        let cancel = Cancellation()
+        cancel.cancel()
+        expectVaultError("cancelled while listing the rooms") { try RoomQuery().rooms(in: vault, cancellation: cancel) }
+    }
+}
