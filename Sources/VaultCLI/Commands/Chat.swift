@@ -164,6 +164,7 @@ func makeTurn(
 ) throws(VaultError) -> ChatTurn {
     var onWait: (@Sendable (ServerWait) -> Void)?
     if Terminal.stderrIsTerminal { onWait = { WaitingIndicator.shared.report($0) } }
-    return try ChatTurn.forRoom(path, room, in: vault, provider: provider, model: model, onWait: onWait,
+    return try ChatTurn.forRoom(
+        path, room, in: vault, provider: provider, model: model, onWait: onWait,
         cancellation: Termination.cancellation)
 }
