@@ -114,7 +114,7 @@ private let conflictRoom = """
             try DiaryQuery(tag: "travel").entriesOldestFirst(in: vault).compactMap(\.date) == [day("01"), day("20")])
         let typed = try DiaryQuery(since: "2026-11-10", until: "2026-11-10", tag: nil, timeZone: zone)
         #expect(try typed.entries(in: vault).compactMap(\.date) == [day("10")])
-        #expect(typed.description == ["from 2026-11-10", "until 2026-11-10"])
+        #expect(typed.filters == ["from 2026-11-10", "until 2026-11-10"])
     }
 
     @Test func anUnreadableDayIsRefused() throws {

@@ -123,7 +123,7 @@ extension VaultCommand {
                 throw UsageError.sinceAfterUntil(since: "\(from)", until: "\(to)")
             }
             let chosen = try query.entriesOldestFirst(in: vault, cancellation: Termination.cancellation)
-            guard !chosen.isEmpty else { throw CommandError.noDiaryEntries(query.description) }
+            guard !chosen.isEmpty else { throw CommandError.noDiaryEntries(query.filters) }
             var out: [ExportItem] = []
             for (k, e) in chosen.enumerated() {
                 out.append(try ExportItem(.diaryEntry(e.path), in: vault, day: e.date))

@@ -38,7 +38,7 @@ public struct DiaryQuery: Sendable, Equatable {
     public var isEmpty: Bool { from == nil && to == nil && tag == nil }
 
     /// What the filters are, for a message (`tagged 'x'`, `from 2026-11-01`, `until …`).
-    public var description: [String] {
+    public var filters: [String] {
         var filters: [String] = []
         if let tag { filters.append("tagged '\(tag)'") }
         if let from { filters.append("from \(from)") }
