@@ -92,6 +92,26 @@ import VaultTestSupport
         #expect(vault.history != nil)
     }
 
+    @Test func oneSessionTakesChangesFromManyThreadsEachItsOwnCommit() throws {
+        let dir = try newVault()
+        let session = try VaultSession(root: dir.path, access: .change)
+        let failures = NoteList()
+        DispatchQueue.concurrentPerform(iterations: 8) { k in
+            let writing = DiaryWriting(vault: session.vault, zone: zone)
+            do {
+                let entry = try writing.newEntry(title: "thread \(k)", date: "2026-11-\(10 + k)T09:00", tags: [])
+                _ = try writing.write(entry, text: "from thread \(k)\n")
+            } catch {
+                failures.add(.warning("\(k): \(error)"))
+            }
+        }
+        #expect(failures.all.isEmpty, "\(failures.all)")
+        let subjects = try git(["log", "--format=%s"], in: dir.path).split(separator: "\n")
+        #expect(subjects.filter { $0.hasPrefix("diary: add") }.count == 8, "\(subjects)")
+        #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
+        #expect(try git(["fsck", "--strict"], in: dir.path).isEmpty)
+    }
+
     @Test func openingNoVaultSaysWhereItLooked() throws {
         let dir = TemporaryDirectory("vault-kit-none")
         expectVaultError("is not a vault") {
