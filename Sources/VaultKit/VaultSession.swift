@@ -17,10 +17,12 @@ import VaultGit
 ///
 ///     let session = try VaultSession(
 ///         locating: nil, access: .change, notes: { note in log(note.description) })
-///     let result = try DiaryWriting(vault: session.vault).write(text, on: today)
+///     let writing = DiaryWriting(vault: session.vault, zone: session.vault.config.timeZone)
+///     let entry = try writing.newEntry(title: "첫눈", date: nil, tags: [])
+///     let result = try writing.write(entry, text: "눈이 왔다.\n")      // one commit
 ///
 ///     let reader = try VaultSession(root: "/home/me/vault", access: .readOnly)
-///     try Tagging(vault: reader.vault).add(["x"], to: path)   // throws VaultError.readOnly
+///     try DiaryWriting(vault: reader.vault, zone: zone).write(entry, text: "…")  // VaultError.readOnly
 public final class VaultSession: Sendable {
     /// What the session may do to the vault.
     public enum Access: Sendable, Equatable {
