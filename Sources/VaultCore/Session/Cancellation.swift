@@ -10,7 +10,7 @@ import Synchronization
 ///
 ///     let cancel = Cancellation()
 ///     Task { try await Task.sleep(for: .seconds(5)); cancel.cancel() }
-///     let page = try RoomReading(vault: vault).read("busan", cancellation: cancel)
+///     let page = try RoomReading(vault: vault).read("rooms/busan.md", cancellation: cancel)
 public final class Cancellation: Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let source: (@Sendable () -> Bool)?
