@@ -1,5 +1,9 @@
 import VaultCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Reading a room to show it: as far as it can be read, a file git left conflict markers in
 /// shown as this machine's side, a page of its messages; clearing its unread marks is a step
 /// of its own (`markRead`), for the front end to take when the person has seen it.
@@ -30,14 +34,17 @@ public struct RoomReading: Sendable {
     public struct Page: Sendable {
         /// The room's path, relative to the vault.
         public var path: String
-        /// The whole room as read (title, front-matter, preamble, pending prompt, every message).
+        /// The whole room as read (title, front-matter, preamble, pending prompt, its messages);
+        /// of a long room asked for its last messages, the front-matter and the end only
+        /// (`room.elision` says what was left out).
         public var room: RoomFile
         /// The page's messages, in order.
         public var messages: ArraySlice<Message>
-        /// The index of the page's first message among the room's (`messages.startIndex`).
-        public var offset: Int { messages.startIndex }
-        /// How many messages the room has.
-        public var total: Int { room.messages.count }
+        /// The index of the page's first message among the room's; nil when the start of a
+        /// long room was not read (`.last(n)` reads only its end).
+        public var offset: Int? { room.elision == nil ? messages.startIndex : nil }
+        /// How many messages the room has; nil when the start of a long room was not read.
+        public var total: Int? { room.elision == nil ? room.messages.count : nil }
         /// Whether the file holds git's conflict markers (only this machine's side is shown).
         public var shownFromOneSide: Bool
         /// Warnings: the conflict markers, each message header kept as text.
@@ -52,6 +59,9 @@ public struct RoomReading: Sendable {
         throws(VaultError) -> Page
     {
         try cancellation.check("reading \(path)")
+        if case .last(let count) = messages, let page = try lastMessagesOfALongRoom(path, count: count) {
+            return page
+        }
         var notes: [Note] = []
         // What can be read: a message header with a bad timestamp stays as text, marked.
         let (room, oneSide) = try OneSideReading.read(path, vault: vault, notes: &notes) {
@@ -70,6 +80,29 @@ public struct RoomReading: Sendable {
         case .last(let count): range = max(all.count - max(count, 0), 0)..<all.count
         }
         return Page(path: path, room: room, messages: all[range], shownFromOneSide: oneSide, notes: notes)
+    }
+
+    /// The last `count` messages of a room too long to read whole (`RoomFile.wholeReadLimit`),
+    /// from its end alone (`RoomFile.readEnd`), so a page costs the same on a room of years;
+    /// nil when the room is short, or its end cannot be read on its own (conflict markers, a
+    /// broken header: it is then read whole, as far as it can be).
+    private func lastMessagesOfALongRoom(_ path: String, count: Int) throws(VaultError) -> Page? {
+        let absolute = vault.absolute(path)
+        var st = stat()
+        guard lstat(absolute, &st) == 0, Int(st.st_size) >= RoomFile.wholeReadLimit else { return nil }
+        let wanted = max(count, 0)
+        let room: RoomFile
+        do {
+            room = try RoomFile.readEnd(absolute, path: path, facts: vault.facts(of: path)) {
+                $0.messages.count > wanted
+            }.room
+        } catch .malformedEnd {
+            return nil
+        }
+        let all = room.messages
+        return Page(
+            path: path, room: room, messages: all[max(all.count - wanted, 0)..<all.count], shownFromOneSide: false,
+            notes: [])
     }
 
     /// Clears the room's unread marks (its replies that came while no one looked): a front
