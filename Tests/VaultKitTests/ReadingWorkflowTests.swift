@@ -181,6 +181,10 @@ private let conflictRoom = """
         let entry = try #require(recent.items.first { $0.path == written })
         #expect(!entry.editedByHand && !entry.isRoom)
         #expect(entry.changes.first?.summary.hasPrefix("diary: add") == true)
+        // The last hour: the same items; an hour that ended before they were made: none.
+        let hour = try activity.changes(since: Date().addingTimeInterval(-3600))
+        #expect(Set(hour.items.map(\.path)) == [written, room])
+        #expect(try activity.changes(since: Date().addingTimeInterval(-7200), until: Date().addingTimeInterval(-3600)).items.isEmpty)
         // A window that ended before today holds nothing.
         let before = LocalDate(year: 2000, month: 1, day: 1)
         #expect(try activity.changes(from: nil, to: before).items.isEmpty)

@@ -12,7 +12,8 @@ import Glibc
 /// and that differs from its last commit).
 ///
 ///     let activity = try RecentActivity(vault: vault, history: session.existingRepository())
-///     let recent = try activity.changes(from: today.adding(days: -1), to: nil)
+///     let lastHour = try activity.changes(since: Date().addingTimeInterval(-3600))
+///     let recent = try activity.changes(from: today.adding(days: -1), to: nil)   // days, the vault's zone
 ///     for item in recent.items { print(item.path, item.changes.map(\.summary)) }
 public struct RecentActivity {
     public let vault: Vault
@@ -64,6 +65,31 @@ public struct RecentActivity {
         -> Activity
     {
         let zone = vault.config.timeZone
+        let inWindow = { (date: Date) -> Bool in
+            let day = Timestamp(date: date, timeZone: zone).localDate
+            return (from.map { day >= $0 } ?? true) && (to.map { day <= $0 } ?? true)
+        }
+        return try changes(days: (from, to), inWindow, cancellation: cancellation)
+    }
+
+    /// The rooms and entries that changed at or after `since` and before `until` (nil: now):
+    /// "the last hour".
+    public func changes(since: Date, until: Date? = nil, cancellation: Cancellation = .never) throws(VaultError)
+        -> Activity
+    {
+        let zone = vault.config.timeZone
+        let days = (
+            Timestamp(date: since, timeZone: zone).localDate, until.map { Timestamp(date: $0, timeZone: zone).localDate }
+        )
+        let inWindow = { (date: Date) -> Bool in date >= since && (until.map { date < $0 } ?? true) }
+        return try changes(days: days, inWindow, cancellation: cancellation)
+    }
+
+    /// The changes whose time passes `inWindow`; `days` bounds the walk of the history.
+    private func changes(
+        days: (LocalDate?, LocalDate?), _ inWindow: (Date) -> Bool, cancellation: Cancellation
+    ) throws(VaultError) -> Activity {
+        let zone = vault.config.timeZone
         var notes: [Note] = []
         var byPath: [String: Item] = [:]
         var order: [String] = []
@@ -79,9 +105,7 @@ public struct RecentActivity {
         // Hand edits not committed yet: files whose time is in the window and that differ from HEAD.
         try cancellation.check("looking for hand edits")
         for path in vault.roomPaths(sorted: true) + vault.diaryPaths() {
-            guard let day = RecentActivity.modifiedDay(vault.absolute(path), zone: zone) else { continue }
-            if let from, day < from { continue }
-            if let to, day > to { continue }
+            guard let modified = RecentActivity.modified(vault.absolute(path)), inWindow(modified) else { continue }
             let committed = try history?.committedVersion(of: path)
             if history != nil, let bytes = try? FileIO.read(vault.absolute(path)), committed == bytes { continue }
             var found = item(path)
@@ -91,8 +115,9 @@ public struct RecentActivity {
         }
         if let history {
             try cancellation.check("reading the history")
-            let commits = try history.log(LogFilter(since: from, until: to, zone: zone, limit: Int.max))
+            let commits = try history.log(LogFilter(since: days.0, until: days.1, zone: zone, limit: Int.max))
             for commit in commits {
+                guard let time = Timestamp(rfc3339: commit.time), inWindow(time.date) else { continue }
                 let change = Change(
                     commit: commit.id, time: commit.time, author: commit.author, summary: commit.summary,
                     bySync: commit.summary.hasPrefix("sync: merge"))
@@ -109,11 +134,10 @@ public struct RecentActivity {
         return Activity(items: order.compactMap { byPath[$0] }, notes: notes)
     }
 
-    /// The day, in `zone`, of the file's last modification; nil when it cannot be read.
-    static func modifiedDay(_ path: String, zone: TimeZone) -> LocalDate? {
+    /// When the file was last modified; nil when it cannot be read.
+    static func modified(_ path: String) -> Date? {
         var st = stat()
         guard lstat(path, &st) == 0 else { return nil }
-        let seconds = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
-        return Timestamp(date: Date(timeIntervalSince1970: seconds), timeZone: zone).localDate
+        return Date(timeIntervalSince1970: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
     }
 }
