@@ -6,7 +6,7 @@ import VaultGit
 import Glibc
 #endif
 
-/// The rooms and diary entries that changed in a window of days: by vault's own commits, by
+/// The rooms and diary entries that changed in a window of time: by vault's own commits, by
 /// what came in by sync (its merge commits, and the commits of other machines a sync brought),
 /// and by hand edits not committed yet (a file whose modification time falls in the window
 /// and that differs from its last commit).
