@@ -59,14 +59,14 @@ let package = Package(
         .target(
             name: "VaultSearch", dependencies: ["VaultCore", "CSQLite", "CCrypto", "CVaultScan"], exclude: ["README.md", "Index/README.md"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
-        // `vault import`: readers of other tools' exports (ChatGPT, Claude, Claude Code, llm, jrnl, Day One).
-        .target(
-            name: "VaultImport", dependencies: ["VaultCore", "CCrypto", "CSQLite", "CZlib"], exclude: ["README.md"]),
-        .systemLibrary(name: "CZlib"),
         // The API every front end shares: `VaultSession` (a vault opened with its history, or
         // read-only), the reading workflows, search with its index policy. Prints nothing.
         .target(
             name: "VaultKit", dependencies: ["VaultCore", "VaultGit", "VaultSearch"], exclude: ["README.md"]),
+        // `vault import`: readers of other tools' exports (ChatGPT, Claude, Claude Code, llm, jrnl, Day One).
+        .target(
+            name: "VaultImport", dependencies: ["VaultCore", "CCrypto", "CSQLite", "CZlib"], exclude: ["README.md"]),
+        .systemLibrary(name: "CZlib"),
         // The command-line interface: one file per command.
         .target(
             name: "VaultCLI",
@@ -103,16 +103,16 @@ let package = Package(
         .target(name: "VaultTestSupport", dependencies: ["VaultCore"], path: "Tests/VaultTestSupport"),
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore", "VaultTestSupport"]),
         .testTarget(name: "VaultGitTests", dependencies: ["VaultCore", "VaultGit", "VaultTestSupport"]),
+        // The API the front ends share, through the library alone, checked with `git`.
+        .testTarget(
+            name: "VaultKitTests",
+            dependencies: ["VaultCore", "VaultKit", "VaultGit", "VaultSearch", "VaultChat", "VaultTestSupport"]),
         // Sync between machines: a bare remote and clones, the built `vault`, checked with `git`.
         .testTarget(name: "VaultSyncTests", dependencies: ["VaultCore", "VaultTestSupport"]),
         .testTarget(name: "VaultChatTests", dependencies: ["VaultCore", "VaultChat", "VaultTestSupport"]),
         .testTarget(
             name: "VaultCLITests",
             dependencies: ["VaultCore", "VaultCLI", "VaultTestSupport", "CCurlShims", "CGitShims", "CGit2Loader"]),
-        // The API the front ends share, through the library alone, checked with `git`.
-        .testTarget(
-            name: "VaultKitTests",
-            dependencies: ["VaultCore", "VaultKit", "VaultGit", "VaultSearch", "VaultChat", "VaultTestSupport"]),
         .testTarget(name: "VaultSearchTests", dependencies: ["VaultCore", "VaultSearch", "VaultTestSupport"]),
         .testTarget(name: "VaultImportTests", dependencies: ["VaultCore", "VaultImport", "VaultGit", "VaultTestSupport"]),
         .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),
