@@ -98,4 +98,30 @@ import VaultTestSupport
         #expect(found.status != 0, "\(found.stdout)")
         #expect(found.stdout.contains("rooms/alpha.md:"), "\(found.stdout)")
     }
+
+    /// `vault check FILE…` reads only the files named, and keeps what the check cache knows of the
+    /// others: the whole check after it reads no file again (its trace counts the files read).
+    @Test func checkOfNamedFilesKeepsTheRestOfTheCache() throws {
+        let dir = try freshVault()
+        let cache = TemporaryDirectory("listing-cache")
+        let env = ["XDG_CACHE_HOME": cache.path]
+        for title in ["Alpha", "Beta", "Gamma"] {
+            expectSuccess(try runVault(["room", "new", title], in: dir.path, environment: env))
+        }
+        try dir.write("rooms/alpha.sync-conflict-20261121-093000-ABCDEFG.md", try dir.readText("rooms/alpha.md"))
+        // Past the racy margin (whole seconds: a file's second < now's second - 2), so the whole
+        // check's entries are trusted.
+        Thread.sleep(forTimeInterval: 3.2)
+        let whole = try runVault(["check"], in: dir.path, environment: env)
+        #expect(whole.stdout.hasSuffix("4 files checked, 1 problem.\n"), "\(whole.stdout)")
+        let named = try runVault(["check", "rooms/beta.md"], in: dir.path, environment: env)
+        expectSuccess(named)
+        #expect(named.stdout == "1 file checked, no problems.\n", "\(named.stdout)")
+        // A conflict copy named on its own is reported as one.
+        let copy = try runVault(["check", "rooms/alpha.sync-conflict-20261121-093000-ABCDEFG.md"], in: dir.path, environment: env)
+        #expect(copy.status == 1 && copy.stdout.contains("rooms/alpha.sync-conflict-20261121-093000-ABCDEFG.md:1:"), "\(copy.stdout)")
+        let again = try runVault(["check"], in: dir.path, environment: env.merging(["VAULT_TRACE": "1"]) { $1 })
+        #expect(again.stdout == whole.stdout)
+        #expect(again.stderr.contains("listing: stamped and summarized (0 read)"), "\(again.stderr)")
+    }
 }

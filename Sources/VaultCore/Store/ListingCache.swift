@@ -105,6 +105,13 @@ public struct ListingCache: Sendable {
         }
     }
 
+    /// The entries read whose path is not one of `paths`: kept as they are when only those paths
+    /// were looked at (`vault check FILE…`), so the rest of the cache is not lost.
+    public func entries(notIn paths: [String]) -> [Entry] {
+        let named = Set(paths.map { ArraySlice($0.utf8) })
+        return read.filter { !named.contains(bytes[$0.path]) }
+    }
+
     /// The fields of an entry (`entry(of:stamp:)`), as they were kept.
     public func fields(of entry: Entry) -> [String?] {
         if let made = entry.made { return made.fields }

@@ -156,9 +156,10 @@ extension Vault {
 
     /// Each of `paths` summarized, from `cache` while its file has the stamp kept there (`cached`
     /// makes the summary from the kept fields), else by `read` (on every core; nil fields: not
-    /// kept); the cache is brought up to date and saved.
+    /// kept); the cache is brought up to date and saved. `paths` is every file of its kind, or
+    /// with `onlyThese` a few of them: the cache's other entries are then kept as they are.
     func summarized<T>(
-        _ paths: [String], cache: inout ListingCache, cached: (String, [String?]?) -> T?,
+        _ paths: [String], onlyThese: Bool = false, cache: inout ListingCache, cached: (String, [String?]?) -> T?,
         read: (String) -> (T, [String?]?)
     ) -> [T?] {
         var results = [T?](repeating: nil, count: paths.count)
@@ -202,6 +203,11 @@ extension Vault {
         }
         Trace.mark("listing: stamped and summarized (\(reads.filter { $0 }.count) read)")
         let fresh = entries.compactMap { $0 }
+        if onlyThese {
+            // Saved when one of them was read or has gone; the others' entries kept.
+            if reads.contains(true) || fresh.count != paths.count { cache.save(cache.entries(notIn: paths) + fresh) }
+            return results
+        }
         // Saved when a file was read, or one was removed since.
         if reads.contains(true) || fresh.count != cache.count { cache.save(fresh) }
         return results
