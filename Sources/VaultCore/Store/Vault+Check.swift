@@ -31,7 +31,12 @@ extension Vault {
     /// kind `check`, one cache per build of vault: its rules may change); a file with a
     /// problem is read every time.
     private func check(rooms: [String], entries: [String], wholeVault: Bool) -> [FormatProblem] {
-        var cache = ListingCache(root: root, kind: "check", context: ListingCache.programIdentity)
+        // A few files named cost less to read than the cache of every file does to load.
+        let few = !wholeVault && rooms.count + entries.count < ListingCache.worthLoading
+        var cache =
+            few
+            ? ListingCache.none(context: ListingCache.programIdentity)
+            : ListingCache(root: root, kind: "check", context: ListingCache.programIdentity)
         let perFile = summarized(rooms + entries, onlyThese: !wholeVault, cache: &cache) { _, fields -> [FormatProblem]? in
             fields.map { _ in [] }
         } read: { path -> ([FormatProblem], [String?]?) in
