@@ -7,6 +7,8 @@ let package = Package(
     name: "vault",
     products: [
         .library(name: "VaultCore", targets: ["VaultCore"]),
+        // What every front end (the CLI, the MCP server) shares: a session and its workflows.
+        .library(name: "VaultKit", targets: ["VaultKit"]),
         .executable(name: "vault", targets: ["vault"]),
     ],
     dependencies: [
@@ -57,6 +59,10 @@ let package = Package(
         .target(
             name: "VaultSearch", dependencies: ["VaultCore", "CSQLite", "CCrypto", "CVaultScan"], exclude: ["README.md", "Index/README.md"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
+        // The API every front end shares: `VaultSession` (a vault opened with its history, or
+        // read-only), the reading workflows, search with its index policy. Prints nothing.
+        .target(
+            name: "VaultKit", dependencies: ["VaultCore", "VaultGit", "VaultSearch"], exclude: ["README.md"]),
         // `vault import`: readers of other tools' exports (ChatGPT, Claude, Claude Code, llm, jrnl, Day One).
         .target(
             name: "VaultImport", dependencies: ["VaultCore", "CCrypto", "CSQLite", "CZlib"], exclude: ["README.md"]),
@@ -69,6 +75,7 @@ let package = Package(
             name: "VaultCLI",
             dependencies: [
                 "VaultCore",
+                "VaultKit",
                 "VaultGit",
                 "VaultChat",
                 "VaultExport",
@@ -100,6 +107,10 @@ let package = Package(
         .target(name: "VaultTestSupport", dependencies: ["VaultCore"], path: "Tests/VaultTestSupport"),
         .testTarget(name: "VaultCoreTests", dependencies: ["VaultCore", "VaultTestSupport"]),
         .testTarget(name: "VaultGitTests", dependencies: ["VaultCore", "VaultGit", "VaultTestSupport"]),
+        // The API the front ends share, through the library alone, checked with `git`.
+        .testTarget(
+            name: "VaultKitTests",
+            dependencies: ["VaultCore", "VaultKit", "VaultGit", "VaultSearch", "VaultChat", "VaultTestSupport"]),
         // Sync between machines: a bare remote and clones, the built `vault`, checked with `git`.
         .testTarget(name: "VaultSyncTests", dependencies: ["VaultCore", "VaultTestSupport"]),
         .testTarget(name: "VaultChatTests", dependencies: ["VaultCore", "VaultChat", "VaultTestSupport"]),

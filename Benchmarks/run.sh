@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # The vault benchmarks, side by side with the tools people would use otherwise.
 #
-#   Benchmarks/run.sh [--rooms N] [--entries N]
+#   Benchmarks/run.sh [--rooms N] [--entries N] [--vault DIR]
+#
+# --vault measures an existing vault (e.g. commit-bench's Benchmarks/.data/git-50k) instead.
 #
 # Builds vault in release mode, generates the synthetic vault once (seeded; kept in
 # Benchmarks/.data/, which git ignores), then measures:
 #   1. parse throughput on one core (vault-bench: files already in memory);
-#   2. `vault rooms` and `vault check` wall time with hyperfine, next to ripgrep
-#      doing the nearest equivalent (reading every room's title; scanning every
-#      file for message headers).
+#   2. `vault rooms`, `vault diary list`, `vault check` and `vault check ROOM` wall
+#      time with hyperfine, next to ripgrep doing the nearest equivalent (reading
+#      every room's or entry's title; scanning every file, or the one room, for
+#      message headers). The listing cache (outside the vault) is warm after the
+#      warm-up runs: these are the times of a listing after a listing.
 # Medians are what to quote: the machines are shared and noisy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +27,8 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --rooms) rooms="$2"; shift 2 ;;
         --entries) entries="$2"; shift 2 ;;
-        *) echo "usage: Benchmarks/run.sh [--rooms N] [--entries N]" >&2; exit 2 ;;
+        --vault) data="$2"; shift 2 ;;
+        *) echo "usage: Benchmarks/run.sh [--rooms N] [--entries N] [--vault DIR]" >&2; exit 2 ;;
     esac
 done
 
@@ -32,7 +37,7 @@ swift build -c release --static-swift-stdlib --product vault-bench >/dev/null
 vault="$PWD/.build/release/vault"
 bench="$PWD/.build/release/vault-bench"
 
-data="Benchmarks/.data/vault-42-$rooms-$entries"
+data="${data:-Benchmarks/.data/vault-42-$rooms-$entries}"
 if [ ! -f "$data/vault.yml" ]; then
     rm -rf "$data"
     mkdir -p Benchmarks/.data
@@ -47,19 +52,25 @@ echo "== 1. parse throughput, one core"
 "$bench" parse "$data" --rounds 7
 
 echo
-echo "== 2. vault rooms / vault check, whole process, next to ripgrep"
-hyperfine --warmup 2 --runs 10 --style basic --export-markdown Benchmarks/.data/last-run.md \
+echo "== 2. vault rooms / diary list / check, whole process, next to ripgrep"
+room="$(find "$data/rooms" -name '*.md' -print -quit)"
+hyperfine -N --warmup 3 --runs 15 --style basic --export-markdown Benchmarks/.data/last-run.md \
     --export-json Benchmarks/.data/last-run.json \
     -n "vault rooms" "$vault rooms --vault $data" \
-    -n "rg: every room's title" "rg --no-ignore -m1 '^title:' $data/rooms" \
+    -n "rg: every room's title" "rg --no-ignore -m1 ^title: $data/rooms" \
+    -n "vault diary list" "$vault diary list --vault $data" \
+    -n "rg: every entry's title" "rg --no-ignore -m1 ^title: $data/diary" \
     -n "vault check" "$vault check $data" \
-    -n "rg: every message header" "rg --no-ignore -c '^## .* <!-- ' $data"
+    -n "rg: every message header" "rg --no-ignore -c '^## .* <!-- ' $data" \
+    -n "vault check ROOM" "$vault check --vault $data $room" \
+    -n "rg: one room's headers" "rg --no-ignore -c '^## .* <!-- ' $room"
 echo
 cat Benchmarks/.data/last-run.md
 python3 - Benchmarks/.data/last-run.json <<'PY'
 import json, sys
 runs = {r["command"]: r["median"] * 1000 for r in json.load(open(sys.argv[1]))["results"]}
 print()
-for mine, theirs in (("vault rooms", "rg: every room's title"), ("vault check", "rg: every message header")):
+for mine, theirs in (("vault rooms", "rg: every room's title"), ("vault diary list", "rg: every entry's title"),
+                     ("vault check", "rg: every message header"), ("vault check ROOM", "rg: one room's headers")):
     print(f"median {mine}: {runs[mine]:.0f} ms; {theirs}: {runs[theirs]:.0f} ms; ratio {runs[mine] / runs[theirs]:.1f}")
 PY

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultKit
 import VaultGit
 
 /// `vault`: AI chat rooms and a diary as Markdown files, versioned with git.
@@ -154,26 +155,22 @@ struct VaultLocation: ParsableArguments {
     @Option(name: .customLong("vault"), help: ArgumentHelp("The vault's folder.", valueName: "DIR"))
     var directory: String?
 
-    /// The vault, to read.
+    /// The vault's session (`VaultSession`): its notes printed on standard error.
+    func session(_ access: VaultSession.Access, prefetching folder: String? = nil) throws(VaultError) -> VaultSession {
+        try VaultSession(locating: directory, access: access, notes: Terminal.print, prefetching: folder)
+    }
+
+    /// The vault, to read: every change refused (`VaultError.readOnly`).
     func open() throws(VaultError) -> Vault {
-        let root = try Vault.locate(
-            explicit: directory, environment: ProcessInfo.processInfo.environment,
-            workingDirectory: FileManager.default.currentDirectoryPath)
-        return try Vault(root: root)
+        try session(.readOnly).vault
     }
 
     /// The vault, to change: with its git history, so every change becomes a commit.
     ///
-    /// The repository is opened when the first commit is made (see `GitHistoryOnDemand`):
-    /// a vault with none gets one; a vault inside someone else's repository is refused.
-    ///
     /// - Parameter folder: the folder the command will change (`rooms`): its repository is
     ///   opened, and HEAD's trees down to that folder read, on another core meanwhile.
     func openForChange(prefetching folder: String? = nil) throws(VaultError) -> Vault {
-        let plain = try open()
-        let history = GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }
-        if let folder { history.openInBackground(readingTreeOf: folder) }
-        return plain.with(history: history)
+        try session(.change, prefetching: folder).vault
     }
 }
 

@@ -8,8 +8,8 @@ extension ChatTurn {
     ///
     /// A network provider takes its limits from the environment (`VAULT_CONNECT_TIMEOUT`,
     /// `VAULT_FIRST_BYTE_TIMEOUT`, `VAULT_IDLE_TIMEOUT`, `VAULT_MAX_RETRY_WAIT`,
-    /// `VAULT_MAX_REPLY_BYTES`), stops when a SIGINT, SIGTERM or SIGHUP is held off
-    /// (`Termination`: what arrived is kept), and starts loading libcurl on another core at once.
+    /// `VAULT_MAX_REPLY_BYTES`), stops when `cancellation` is cancelled (what
+    /// arrived is kept; the CLI's handle is cancelled by a SIGINT, SIGTERM or SIGHUP held off), and starts loading libcurl on another core at once.
     /// Every front end gets the same turn; what it shows while the server is silent is its own
     /// (`onWait`).
     ///
@@ -22,7 +22,7 @@ extension ChatTurn {
     public static func forRoom(
         _ path: String, _ room: RoomVersion, in vault: Vault, provider: String?, model: String?,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        onWait: (@Sendable (ServerWait) -> Void)? = nil
+        onWait: (@Sendable (ServerWait) -> Void)? = nil, cancellation: Cancellation = .never
     ) throws(VaultError) -> ChatTurn {
         let settings: ProviderSettings
         do {
@@ -37,9 +37,10 @@ extension ChatTurn {
         if var openAI = chosen as? OpenAIProvider {
             // libcurl loads on another core while the room is read and the message saved.
             HTTPClient.warmUp()
-            // SIGINT, SIGTERM, SIGHUP: the reply stops, and what arrived is kept (`Termination`);
-            // a wait before a retry (Retry-After) ends too (the provider polls it while it waits).
-            openAI.shouldStop = { Termination.requested }
+            // Cancelled (the CLI's handle: SIGINT, SIGTERM, SIGHUP; a server's: the client's
+            // request): the reply stops, and what arrived is kept; a wait before a retry
+            // (Retry-After) ends too (the provider polls it while it waits).
+            openAI.shouldStop = { cancellation.isCancelled }
             let seconds = { (name: String) in environment[name].flatMap(Double.init) }
             if let s = seconds("VAULT_CONNECT_TIMEOUT") { openAI.client.connectTimeout = s }
             if let s = seconds("VAULT_FIRST_BYTE_TIMEOUT") { openAI.client.firstByteTimeout = s }

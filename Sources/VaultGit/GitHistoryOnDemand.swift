@@ -17,6 +17,9 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// The opening on another core (`openInBackground`, or `preopen`'s when it is this
     /// vault's); `history()` waits for it.
     private var pending: Opening?
+    /// Held while `history()` opens the repository: a long-running front end (the MCP server)
+    /// may ask from several threads at once, and it is opened (or made) once.
+    private let opening = NSLock()
 
     /// - Parameter report: shows a note or warning to the person (e.g. on standard error).
     public init(vault root: String, config: VaultConfig, report: @escaping (String) -> Void) {
@@ -46,6 +49,8 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
 
     /// The repository, opened (or made) now.
     public func history() throws(VaultError) -> GitHistory {
+        opening.lock()
+        defer { opening.unlock() }
         if let pending {
             pending.group.wait()
             self.pending = nil

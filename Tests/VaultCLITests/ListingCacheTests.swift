@@ -98,4 +98,49 @@ import VaultTestSupport
         #expect(found.status != 0, "\(found.stdout)")
         #expect(found.stdout.contains("rooms/alpha.md:"), "\(found.stdout)")
     }
+
+    /// `vault check FILE…` reads only the files named. A few are read without the check cache
+    /// (loading it costs more); many (`ListingCache.worthLoading`, a shell's `rooms/*.md`) use it
+    /// and keep what it knows of the other files: either way the whole check after it reads no
+    /// file again (its trace counts the files read).
+    @Test func checkOfNamedFilesKeepsTheRestOfTheCache() throws {
+        let dir = try freshVault()
+        let cache = TemporaryDirectory("listing-cache")
+        let env = ["XDG_CACHE_HOME": cache.path]
+        let traced = env.merging(["VAULT_TRACE": "1"]) { $1 }
+        for title in ["Alpha", "Beta", "Gamma"] {
+            expectSuccess(try runVault(["room", "new", title], in: dir.path, environment: env))
+        }
+        try dir.write("rooms/alpha.sync-conflict-20261121-093000-ABCDEFG.md", try dir.readText("rooms/alpha.md"))
+        let bulk = (0..<ListingCache.worthLoading).map { String(format: "rooms/bulk-%04d.md", $0) }
+        for (n, path) in bulk.enumerated() {
+            try dir.write(
+                path,
+                "---\ntitle: Bulk \(n)\ncreated: 2026-11-01T10:00:00+09:00\n---\n\n"
+                    + "## 🧑 user · 09:31 <!-- 2026-11-21T09:31:07+09:00 m-01JPA3K8\(String(format: "%04d", n)) -->\n\n"
+                    + "Question \(n)\n\n\(promptMarker)\n")
+        }
+        // Past the racy margin (whole seconds: a file's second < now's second - 2), so the whole
+        // check's entries are trusted.
+        Thread.sleep(forTimeInterval: 3.2)
+        let whole = try runVault(["check"], in: dir.path, environment: env)
+        #expect(whole.stdout.hasSuffix("\(bulk.count + 4) files checked, 1 problem.\n"), "\(whole.stdout)")
+        // A few named: no cache read or written.
+        let named = try runVault(["check", "rooms/beta.md"], in: dir.path, environment: env)
+        expectSuccess(named)
+        #expect(named.stdout == "1 file checked, no problems.\n", "\(named.stdout)")
+        let copy = try runVault(
+            ["check", "rooms/alpha.sync-conflict-20261121-093000-ABCDEFG.md"], in: dir.path, environment: env)
+        #expect(copy.status == 1, "\(copy.stdout)")
+        #expect(copy.stdout.contains("rooms/alpha.sync-conflict-20261121-093000-ABCDEFG.md:1:"), "\(copy.stdout)")
+        // Many named, one of them changed: that one read, the cache kept for the rest.
+        try dir.write(bulk[0], try dir.readText(bulk[0]).replacingOccurrences(of: "Bulk 0", with: "Bulk zero"))
+        Thread.sleep(forTimeInterval: 3.2)
+        let many = try runVault(["check"] + bulk, in: dir.path, environment: traced)
+        #expect(many.stdout == "\(bulk.count) files checked, no problems.\n", "\(many.stdout)")
+        #expect(many.stderr.contains("listing: stamped and summarized (1 read)"), "\(many.stderr)")
+        let again = try runVault(["check"], in: dir.path, environment: traced)
+        #expect(again.stdout == whole.stdout)
+        #expect(again.stderr.contains("listing: stamped and summarized (0 read)"), "\(again.stderr)")
+    }
 }

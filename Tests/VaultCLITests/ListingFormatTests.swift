@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultCore
 import VaultTestSupport
 
 /// Listings in scripts (issue 27, item 8): `vault rooms` and `vault diary list` into a pipe print
@@ -81,6 +82,69 @@ import VaultTestSupport
                 """, "\(r.stdout)")
         let aligned = try runVault(["diary", "list"], in: vault.path, environment: ["COLUMNS": "100"])
         #expect(aligned.stdout.hasPrefix("2026년 11월 21일"), "\(aligned.stdout)")
+        expectUnchanged(before, try vault.snapshot())
+    }
+
+    /// A last message and an entry whose first lines are far longer than any terminal (and than
+    /// the 80 characters previews were once cut to): into a pipe, whole, so `grep` finds their
+    /// last words; on a pseudo-terminal of 100 columns, the same aligned rows as before, each cut
+    /// to the width.
+    @Test func longTitlesAndPreviewsAreWholeIntoAPipeAndFittedOnATerminal() throws {
+        let vault = try vaultWithTwins()
+        let line = (1...40).map { "word\($0)" }.joined(separator: " ") + " 끝말잇기"
+        let title = "A title that runs past the twenty-four columns and then some more words at its end"
+        try vault.write(
+            "rooms/long.md",
+            """
+            ---
+            title: \(title)
+            created: 2026-11-01T10:00:00+09:00
+            ---
+
+            ## 🧑 user · 2026년 11월 19일 <!-- 2026-11-19T08:00:00+09:00 m-01JPA3K8Z4QZ -->
+
+            \(line)
+            second line
+
+            \(promptMarker)
+
+            """)
+        try vault.write(
+            "diary/2026/2026-11-22-긴-줄.md",
+            "---\nid: d-0R7N7R8GYB82\ntitle: 긴 줄\ncreated: 2026-11-22T08:00:00+09:00\n---\n\n\(line)\n")
+        // The pseudo-terminal's driver is written into the folder: there before the snapshot.
+        try vault.write(".pty-driver.py", ColorAndPagerTests.driver)
+        let before = try vault.snapshot()
+        let rooms = try runVault(["rooms"], in: vault.path)
+        expectSuccess(rooms)
+        #expect(rooms.stdout.contains("rooms/long.md\t2026-11-19T08:00:00+09:00\t\(title)\t\(line)\n"), "\(rooms.stdout)")
+        let diary = try runVault(["diary", "list"], in: vault.path)
+        expectSuccess(diary)
+        #expect(diary.stdout.hasPrefix("diary/2026/2026-11-22-긴-줄.md\t2026-11-22\t긴 줄\t\t\(line)\n"), "\(diary.stdout)")
+        // Listed again from the listing cache: still whole.
+        #expect(try runVault(["rooms"], in: vault.path).stdout == rooms.stdout)
+        #expect(try runVault(["diary", "list"], in: vault.path).stdout == diary.stdout)
+        // --json carries the same whole preview.
+        let json = try runVault(["rooms", "--json"], in: vault.path)
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(list.first { $0["path"] as? String == "rooms/long.md" }?["preview"] as? String == line)
+        // On a terminal: the columns, the title cut to 24, the preview to what the width leaves.
+        let pty = ColorAndPagerTests()
+        let onRooms = try pty.onTerminal(["rooms", "--color", "never", "--locale", "en_US"], in: vault, columns: 100)
+        #expect(onRooms.status == 0)
+        let roomLines = onRooms.output.split(separator: "\n").map(String.init)
+        #expect(roomLines.count == 3, "\(roomLines)")
+        let longRow = try #require(roomLines.first { $0.contains("A title that runs past …") }, "\(roomLines)")
+        #expect(longRow.contains(" A title that runs past … 🧑 word1 word2 "), "\(longRow)")
+        #expect(longRow.hasSuffix("…") && DisplayWidth.of(longRow) == 100, "\(longRow)")
+        let onDiary = try pty.onTerminal(["diary", "list", "--color", "never"], in: vault, columns: 100)
+        let diaryLines = onDiary.output.split(separator: "\n").map(String.init)
+        #expect(diaryLines.count == 3, "\(diaryLines)")
+        #expect(diaryLines[0].contains(" 긴 줄") && diaryLines[0].contains(" word1 word2 "), "\(diaryLines[0])")
+        #expect(diaryLines[0].hasSuffix("…") && DisplayWidth.of(diaryLines[0]) <= 100, "\(diaryLines[0])")
+        for row in roomLines + diaryLines {
+            #expect(DisplayWidth.of(row) <= 100 && !row.contains("\t") && !row.contains("끝말잇기"), "\(row)")
+        }
         expectUnchanged(before, try vault.snapshot())
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import VaultChat
 import VaultCore
+import VaultKit
 
 #if canImport(Glibc)
 import Glibc
@@ -88,7 +89,7 @@ extension VaultCommand {
             }
             guard let text = text.map(ChatTurn.tidy), !text.isEmpty else { return nil }
             do {
-                let vault = try location.open()
+                let vault = try location.openForChange()
                 guard let path = vault.roomWithoutListing(room, from: FileManager.default.currentDirectoryPath) else {
                     return "Your message was not saved: name the room by its path or slug to have it kept"
                 }
@@ -163,5 +164,7 @@ func makeTurn(
 ) throws(VaultError) -> ChatTurn {
     var onWait: (@Sendable (ServerWait) -> Void)?
     if Terminal.stderrIsTerminal { onWait = { WaitingIndicator.shared.report($0) } }
-    return try ChatTurn.forRoom(path, room, in: vault, provider: provider, model: model, onWait: onWait)
+    return try ChatTurn.forRoom(
+        path, room, in: vault, provider: provider, model: model, onWait: onWait,
+        cancellation: Termination.cancellation)
 }

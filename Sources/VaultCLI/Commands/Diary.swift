@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultKit
 import VaultGit
 
 extension VaultCommand {
@@ -34,16 +35,8 @@ extension VaultCommand {
                 let vault = try location.open()
                 let (locale, _) = try reading.resolve(for: vault)
                 let style = try output.style()
-                let (from, to) = try dates.days(in: vault.config.timeZone)
-                // An entry with no date of its own is dated by the commit that added it.
-                let all = vault.diarySummariesDatedByHistory()
-                let entries = try limit.apply(
-                    all.filter { e in
-                        if let from, (e.date ?? LocalDate(year: 0, month: 1, day: 1)) < from { return false }
-                        if let to, let d = e.date, d > to { return false }
-                        if let tag, !e.tags.contains(tag) { return false }
-                        return true
-                    })
+                let query = try dates.query(tag: tag, in: vault.config.timeZone)
+                let entries = try limit.apply(try query.entries(in: vault, cancellation: Termination.cancellation))
                 if format.json { return try Terminal.json(Array(entries)) }
                 Trace.mark("diary list: chosen")
                 let words = ListingWords.of(locale)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultKit
 import VaultExport
 import VaultGit
 
@@ -117,31 +118,12 @@ extension VaultCommand {
 
         /// The diary entries chosen by --since, --until and --tag, oldest first.
         func diaryEntries(_ vault: Vault, progress: ProgressLine? = nil) throws -> [ExportItem] {
-            let zone = vault.config.timeZone
-            let (from, to) = try dates.days(in: zone)
-            if let from, let to, from > to {
+            let query = try dates.query(tag: tag, in: vault.config.timeZone)
+            if let from = query.from, let to = query.to, from > to {
                 throw UsageError.sinceAfterUntil(since: "\(from)", until: "\(to)")
             }
-            // An entry with no date of its own is dated by the commit that added it, as `vault diary list` does.
-            let all = vault.diarySummariesDatedByHistory()
-            let none = LocalDate(year: 0, month: 1, day: 1)
-            let chosen = all.enumerated().filter { _, e in
-                let day = e.date ?? none
-                if let from, day < from { return false }
-                if let to, day > to { return false }
-                if let tag, !e.tags.contains(tag) { return false }
-                return true
-            }
-            // Oldest first: by day, then in the reverse of the listing's newest-first order.
-            .sorted { a, b in (a.element.date ?? none, b.offset) < (b.element.date ?? none, a.offset) }
-            .map(\.element)
-            guard !chosen.isEmpty else {
-                var filters: [String] = []
-                if let tag { filters.append("tagged '\(tag)'") }
-                if let from { filters.append("from \(from)") }
-                if let to { filters.append("until \(to)") }
-                throw CommandError.noDiaryEntries(filters)
-            }
+            let chosen = try query.entriesOldestFirst(in: vault, cancellation: Termination.cancellation)
+            guard !chosen.isEmpty else { throw CommandError.noDiaryEntries(query.filters) }
             var out: [ExportItem] = []
             for (k, e) in chosen.enumerated() {
                 out.append(try ExportItem(.diaryEntry(e.path), in: vault, day: e.date))

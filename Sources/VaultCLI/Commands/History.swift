@@ -1,40 +1,21 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultKit
 import VaultGit
 
 extension VaultLocation {
     /// The vault and its repository, to read history.
     func openHistory() throws(VaultError) -> (Vault, GitHistory) {
-        let vault = try open()
-        return (vault, try GitHistory(vault: vault.root, config: vault.config))
+        let session = try session(.readOnly)
+        return (session.vault, try session.existingRepository())
     }
 }
 
-/// Names a room or entry that exists now or existed once: a current item, else a deleted
-/// path whose path, file name or slug matches.
+/// Names a room or entry that exists now or existed once (`GitHistory.item(named:in:from:)`),
+/// from the working directory.
 func resolveInHistory(_ name: String, vault: Vault, history: GitHistory) throws(VaultError) -> String {
-    do {
-        return try vault.resolve(name, workingDirectory: FileManager.default.currentDirectoryPath).path
-    } catch .itemNotFound {
-        let key = name.precomposedStringWithCanonicalMapping
-        var deleted = try history.deletedPaths(under: [VaultPath.rooms, VaultPath.diary])
-        let relative = Vault.absolute(name, from: FileManager.default.currentDirectoryPath)
-        // The path as the history spells it (`==` on strings ignores Unicode normalization: a
-        // name typed on Linux finds the file made on a Mac).
-        if relative.hasPrefix(vault.root + "/") {
-            let inVault = String(relative.dropFirst(vault.root.count + 1))
-            if let hit = deleted.first(where: { $0 == inVault }) { return hit }
-        }
-        if let hit = deleted.first(where: { $0 == key }) { return hit }
-        deleted = deleted.filter {
-            let stem = VaultPath.stem(of: $0).precomposedStringWithCanonicalMapping
-            return stem == key || stem.hasPrefix(key)
-        }
-        if deleted.count == 1 { return deleted[0] }
-        if deleted.count > 1 { throw VaultError.ambiguousItem(name, candidates: deleted) }
-        throw VaultError.itemNotFound(name, hint: "It is not in the vault, nor in its history.")
-    }
+    try history.item(named: name, in: vault, from: FileManager.default.currentDirectoryPath)
 }
 
 extension VaultCommand {
@@ -151,8 +132,7 @@ extension VaultCommand {
         var revision: String?
 
         func execute() throws {
-            let (plain, history) = try location.openHistory()
-            let vault = try Vault(root: plain.root, history: history)
+            let (vault, history) = try location.session(.change).changingExistingRepository()
             let path = try resolveInHistory(item, vault: vault, history: history)
             let restored = try VaultGit.Restore(vault: vault, history: history).restore(path, named: item, at: revision)
             print("Restored \(path) as of \(restored.revision).")
@@ -173,7 +153,7 @@ extension VaultCommand {
         @Flag(name: [.short, .long], help: "Do not ask for confirmation.") var yes = false
 
         func execute() throws {
-            let plain = try location.open()
+            let plain = try location.openForChange()
             let cwd = FileManager.default.currentDirectoryPath
             let resolved = try plain.resolve(item, workingDirectory: cwd, allowingLink: true)
             let target = Removal(vault: plain).target(of: resolved)
@@ -193,9 +173,7 @@ extension VaultCommand {
                     return
                 }
             }
-            let history = try GitHistoryOnDemand(vault: plain.root, config: plain.config) { Terminal.note($0) }
-                .history()
-            try Removal(vault: try Vault(root: plain.root, history: history)).remove(target)
+            try Removal(vault: plain).remove(target)
             switch target {
             case .item: print("Removed \(path). Bring it back with: vault restore \(path)")
             case .link(_, let to): print("Removed \(path), a symbolic link; what it pointed to (\(to)) is untouched.")
@@ -224,7 +202,7 @@ extension VaultCommand {
         @Flag(help: "Remove every lock, however recent.") var force = false
 
         func execute() throws {
-            let report = try Unlocking(vault: try location.open()).unlock(force: force)
+            let report = try Unlocking(vault: try location.openForChange()).unlock(force: force)
             let (removed, kept, recovery) = (report.removed, report.kept, report.recovery)
             for path in removed { print("removed \(path)") }
             if let recovery, !recovery.committedPaths.isEmpty {

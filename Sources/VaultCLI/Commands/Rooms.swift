@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultKit
 
 extension VaultCommand {
     struct Rooms: PagedCommand {
@@ -29,13 +30,7 @@ extension VaultCommand {
             let style = try output.style()
             // A room's day is its last activity's, in the vault's zone.
             let (from, to) = try dates.days(in: vault.config.timeZone)
-            let active = vault.roomSummaries().filter { room in
-                guard from != nil || to != nil else { return true }
-                guard let day = room.lastActivity.flatMap(Timestamp.init(rfc3339:))
-                    .map({ Timestamp(date: $0.date, timeZone: vault.config.timeZone).localDate })
-                else { return false }
-                return (from.map { day >= $0 } ?? true) && (to.map { day <= $0 } ?? true)
-            }
+            let active = try RoomQuery(from: from, to: to).rooms(in: vault, cancellation: Termination.cancellation)
             let rooms = try limit.apply(active)
             Trace.mark("rooms: summaries ready")
             if format.json { return try Terminal.json(Array(rooms)) }

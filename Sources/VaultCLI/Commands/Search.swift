@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Synchronization
 import VaultCore
+import VaultKit
 import VaultSearch
 
 extension VaultCommand {
@@ -83,38 +84,21 @@ extension VaultCommand {
             let sink = SearchSink(form: form, style: style)
             search.printer = sink.printer
             search.listingCache = SearchIndex.listingPath(forVaultAt: vault.root)
-            let results: SearchResults
-            if !noIndex, index || SearchIndex.exists(forVaultAt: vault.root) {
-                let started = Date()
-                let searchIndex = try SearchIndex(vaultRoot: vault.root)
-                Trace.mark("search: index opened")
-                if !noWatch, (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty {
-                    searchIndex.watcher = SearchWatcher(command: [SearchWatcherCommand.executable, "search-watcher"])
-                }
-                let progress = ProgressLine()
-                searchIndex.onProgress = progress.handler
-                // The progress line goes before the first hit is written.
-                sink.beforeWriting = { progress.finish() }
-                let (found, refresh) = try {
-                    defer { progress.finish() }
-                    return try search.run(query, index: searchIndex, refreshingAnyway: index)
-                }()
-                sink.flush()
-                if refresh.indexed >= 1000 || (index && refresh.read > 0) {
-                    let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
-                    let size = ByteCountFormatter.string(
-                        fromByteCount: Int64(searchIndex.sizeInBytes), countStyle: .file)
-                    Terminal.note(
-                        "search index: \(refresh.read) files read, \(refresh.indexed) indexed,"
-                            + " \(refresh.removed) removed"
-                            + " in \(seconds) s (\(searchIndex.path), \(size))")
-                }
-                results = found
-            } else {
-                results = try search.run(query)
-                sink.flush()
+            var searching = Searching(index: noIndex ? .never : index ? .build : .whenBuilt)
+            if !noWatch, (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty {
+                searching.watcherCommand = [SearchWatcherCommand.executable, "search-watcher"]
             }
-            for (path, reason) in results.skipped { Terminal.warning("skipped \(path): \(reason)") }
+            let progress = ProgressLine()
+            searching.onProgress = progress.handler
+            // The progress line goes before the first hit is written.
+            sink.beforeWriting = { progress.finish() }
+            let outcome = try {
+                defer { progress.finish() }
+                return try searching.run(search, query, cancellation: Termination.cancellation)
+            }()
+            sink.flush()
+            outcome.notes.forEach(Terminal.print)
+            let results = outcome.results
             Trace.mark("search: printed")
             if results.itemCount == 0 { throw CommandError.noMatch }
         }

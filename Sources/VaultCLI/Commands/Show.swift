@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultKit
 
 extension VaultCommand {
     struct Show: PagedCommand {
@@ -27,11 +28,10 @@ extension VaultCommand {
             }
             switch resolved {
             case .room(let path):
-                // What can be read: a message header with a bad timestamp stays as text, marked.
-                let room = try ShowMarked.read(path, vault: vault) { bytes throws(VaultError) in
-                    try RoomFile.readingWhatCan(bytes, path: path)
-                }
-                ShowMarked.warn(about: room)
+                let reading = RoomReading(vault: vault)
+                let page = try reading.read(path, cancellation: Termination.cancellation)
+                page.notes.forEach(Terminal.print)
+                let room = page.room
                 Terminal.line(style.title("# \(room.title)"))
                 var facts = [path]
                 if let model = room.frontMatter?.string("model") { facts.append("model: \(model)") }
@@ -43,7 +43,7 @@ extension VaultCommand {
                 let preamble = room.preamble.trimmingCharacters(in: .whitespacesAndNewlines)
                 if !preamble.isEmpty { print("\n\(preamble)") }
                 // A divider with the date wherever the day changes; each message with its time.
-                for item in RoomTranscript(room.messages, locale: locale, timeZone: zone).items {
+                for item in RoomTranscript(Array(page.messages), locale: locale, timeZone: zone).items {
                     switch item {
                     case .day(_, let text):
                         Terminal.line("\n" + style.date(RoomTranscript.divider(text)))
@@ -57,11 +57,10 @@ extension VaultCommand {
                 if let pending = room.pendingPrompt {
                     print("\n✍️ not sent yet (send it with `vault chat \(VaultPath.stem(of: path))`)\n\(pending)")
                 }
-                UnreadMarks.clear(path, root: vault.root)
+                reading.markRead(path)
             case .diaryEntry(let path):
-                let entry = try ShowMarked.read(path, vault: vault) { bytes throws(VaultError) in
-                    try DiaryFile(parsing: bytes, path: path)
-                }
+                let (entry, notes) = try EntryReading(vault: vault).read(path, cancellation: Termination.cancellation)
+                notes.forEach(Terminal.print)
                 let day = entry.day.map { DateText.heading($0, locale: locale) } ?? entry.heading ?? ""
                 Terminal.line(style.title("# \(day)"))
                 var facts = [path]
@@ -71,31 +70,6 @@ extension VaultCommand {
                 print("")
                 print(entry.body.trimmingCharacters(in: .newlines))
             }
-        }
-    }
-}
-
-/// A file git left conflict markers in is shown as this machine's side, with a warning, never
-/// with the markers as text.
-enum ShowMarked {
-    static func read<T>(_ path: String, vault: Vault, parse: ([UInt8]) throws(VaultError) -> T) throws(VaultError) -> T
-    {
-        let bytes = try FileIO.read(vault.absolute(path))
-        guard let marker = ConflictMarkers.problem(in: bytes, path: path), let sides = ConflictMarkers.split(bytes)
-        else {
-            return try parse(bytes)
-        }
-        Terminal.warning(
-            "\(path):\(marker.line): git left conflict markers in this file; showing this machine's side only."
-                + " `vault resolve` merges both sides, losing nothing."
-        )
-        return try parse(sides.ours)
-    }
-
-    /// Warns of each message header that could not be read and is shown as text instead.
-    static func warn(about room: RoomFile) {
-        for problem in room.unreadHeaders {
-            Terminal.warning("\(problem); shown as text, marked ⚠️ (the rest of the room is read as usual)")
         }
     }
 }

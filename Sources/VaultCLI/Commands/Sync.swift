@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultKit
 import VaultGit
 import VaultSearch
 
@@ -33,17 +34,16 @@ extension VaultCommand {
         @Flag(help: "Print the report as JSON.") var json = false
 
         func execute() throws {
-            let vault = try location.openForChange()
-            let history = try GitHistoryOnDemand(vault: vault.root, config: vault.config) { Terminal.note($0) }
-                .history()
-            let sync = VaultSync(vault: vault.with(history: history), history: history)
+            let session = try location.session(.change)
+            let history = try session.repository()
+            let sync = VaultSync(vault: session.vault.with(history: history), history: history)
             sync.interactive = Terminal.stdinIsTerminal
             sync.allowUnrelated = allowUnrelated
             // The search's inotify watcher answers which rooms and entries changed since the last
             // sync, so a sync need not stamp every file (VAULT_NO_WATCH=1: it does).
             if (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty {
                 sync.watcher = VaultWatcher(
-                    vaultRoot: vault.root, command: [SearchWatcherCommand.executable, "search-watcher"])
+                    vaultRoot: session.vault.root, command: [SearchWatcherCommand.executable, "search-watcher"])
             }
             if undo {
                 guard !dryRun, remote == nil, !allowUnrelated else { throw UsageError.undoWithOptions }
@@ -133,10 +133,8 @@ extension VaultCommand {
             @Argument(help: "Its URL: a path, file://, ssh or https.") var url: String
 
             func execute() throws {
-                let vault = try location.open()
-                let history = try GitHistoryOnDemand(vault: vault.root, config: vault.config) { Terminal.note($0) }
-                    .history()
-                try Remotes(vault: vault, history: history).add(name: name, url: url)
+                let session = try location.session(.change)
+                try Remotes(vault: session.vault, history: try session.repository()).add(name: name, url: url)
                 print("Added the remote \(name) (\(url)). `vault sync` sends and receives changes.")
             }
         }
@@ -179,8 +177,7 @@ extension VaultCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func execute() throws {
-            let vault = try location.open()
-            let history = try GitHistory(vault: vault.root, config: vault.config)
+            let (vault, history) = try location.openHistory()
             let status = try VaultStatus.read(vault: vault, history: history)
             if json { return try Terminal.json(status) }
             SyncOutput.show(status)
@@ -202,9 +199,8 @@ extension VaultCommand {
         @OptionGroup var location: VaultLocation
 
         func execute() throws {
-            let vault = try location.open()
-            let history = try GitHistory(vault: vault.root, config: vault.config)
-            let done = try VaultResolve(vault: vault.with(history: history), history: history).run()
+            let (vault, history) = try location.session(.change).changingExistingRepository()
+            let done = try VaultResolve(vault: vault, history: history).run()
             if done.isEmpty {
                 print("Nothing to resolve: no unfinished merge, no conflict markers, no conflict copies.")
                 return
@@ -238,8 +234,8 @@ extension VaultLocation {
     /// The vault's remotes, its repository opened (not made: listing, removing and choosing a
     /// remote need one already).
     func remotes() throws -> Remotes {
-        let vault = try open()
-        return Remotes(vault: vault, history: try GitHistory(vault: vault.root, config: vault.config))
+        let session = try session(.change)
+        return Remotes(vault: session.vault, history: try session.existingRepository())
     }
 }
 

@@ -67,6 +67,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .provider(let failure, _): return of(failure.kind)
         case .internal: return .internalError
         case .stoppedAfter(let error, _): return of(error)
+        case .readOnly: return .failure
+        case .cancelled: return .interrupted
         }
     }
 

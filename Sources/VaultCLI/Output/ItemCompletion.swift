@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultKit
 
 /// Shell completion of the names of rooms and diary entries (`vault chat 부<TAB>`), from the vault
 /// the command would find (`--vault DIR` on the line, else `VAULT_DIR`, else the folders above).
@@ -52,7 +53,7 @@ enum ItemCompletion {
             let root = try? Vault.locate(
                 explicit: explicit, environment: environment,
                 workingDirectory: FileManager.default.currentDirectoryPath),
-            let vault = try? Vault(root: root)
+            let vault = (try? VaultSession(root: root, access: .readOnly))?.vault
         else { return [] }
         let word = unquoted(prefix)
         let typed = word.precomposedStringWithCanonicalMapping

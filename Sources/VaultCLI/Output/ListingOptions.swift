@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultKit
 
 // The option groups every command that lists takes, so a flag means the same thing everywhere:
 // `--since`/`--until` (DateRangeOptions), `-n` (LimitOptions), `--json`/`--format`
@@ -21,6 +22,11 @@ struct DateRangeOptions: ParsableArguments {
     /// The first and last day, in `zone`; nil for a side not given.
     func days(in zone: TimeZone) throws(VaultError) -> (from: LocalDate?, to: LocalDate?) {
         (try DateArgument.day(given: since, timeZone: zone), try DateArgument.day(given: until, timeZone: zone))
+    }
+
+    /// The diary's filter (`DiaryQuery`): these days and `tag`.
+    func query(tag: String?, in zone: TimeZone) throws(VaultError) -> DiaryQuery {
+        try DiaryQuery(since: since, until: until, tag: tag, timeZone: zone)
     }
 }
 

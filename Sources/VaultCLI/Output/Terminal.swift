@@ -47,6 +47,14 @@ enum Terminal {
         standardError("vault: warning: \(text)\n")
     }
 
+    /// A library's note (`Note`), as `note` or `warning` prints it.
+    @Sendable static func print(_ note: Note) {
+        switch note.kind {
+        case .note: Terminal.note(note.text)
+        case .warning: Terminal.warning(note.text)
+        }
+    }
+
     /// Writes `text` (secrets redacted, control characters made visible) to standard error.
     static func standardError(_ text: String) {
         write(visible(Secrets.redact(text)), to: 2)

@@ -86,7 +86,7 @@ public struct ChatTurn {
     public func run(message: String?, attachments: [String] = [], onText: (String) -> Void) throws(VaultError)
         -> Outcome
     {
-        let lock = try TurnLock(vault: vault, room: roomPath, report: Vault.report)
+        let lock = try TurnLock(vault: vault, room: roomPath, report: { [vault] in vault.report(.note($0)) })
         defer { withExtendedLifetime(lock) {} }
         return try Termination.deferring { () throws(VaultError) -> Outcome in
             try send(message: message, attachments: attachments, onText: onText)
@@ -166,7 +166,7 @@ public struct ChatTurn {
     /// Sends the room's last message again when it is an unanswered user message (after a
     /// failed turn); the reply is appended after it.
     public func retry(onText: (String) -> Void) throws(VaultError) -> Outcome {
-        let lock = try TurnLock(vault: vault, room: roomPath, report: Vault.report)
+        let lock = try TurnLock(vault: vault, room: roomPath, report: { [vault] in vault.report(.note($0)) })
         defer { withExtendedLifetime(lock) {} }
         return try Termination.deferring { () throws(VaultError) -> Outcome in
             let (request, written, last) = try vault.change([roomPath]) {
@@ -296,7 +296,7 @@ public struct ChatTurn {
             if let moved = vault.whereRoomMoved(from: s.path, identity: s.written.stamp, holding: s.question.id) {
                 try change.commitHandEdit(
                     of: [s.path, moved], message: "edit: \(s.path) → \(moved) (renamed while waiting for the reply)")
-                Vault.report("\(s.path) was renamed to \(moved) while the reply came: the reply is saved there")
+                vault.report(.note("\(s.path) was renamed to \(moved) while the reply came: the reply is saved there"))
                 s.path = moved
             } else {
                 guard try keepAfterDeletion(&s, title: title, in: change) else { return nil }
@@ -342,10 +342,9 @@ public struct ChatTurn {
             try change.commit(message: message)
         }
         if keptAfterDeletion {
-            Vault.report(
-                "warning: \(roomPath) was deleted while the reply came:"
-                    + " your message and the reply are kept in \(s.path)"
-            )
+            vault.report(
+                .warning(
+                    "\(roomPath) was deleted while the reply came: your message and the reply are kept in \(s.path)"))
         }
         return appended
     }
@@ -357,8 +356,8 @@ public struct ChatTurn {
         let deleted = s.path
         try change.commitHandEdit(of: [deleted], message: "edit: \(deleted) (deleted while waiting for the reply)")
         guard s.reply != nil else {
-            Vault.report(
-                "warning: \(deleted) was deleted while the reply was awaited; no reply came, so nothing more is kept")
+            vault.report(
+                .warning("\(deleted) was deleted while the reply was awaited; no reply came, so nothing more is kept"))
             return false
         }
         let kept = vault.freePath(folder: FileIO.parent(of: deleted), stem: VaultPath.stem(of: deleted) + "-reply")

@@ -26,6 +26,7 @@ extension Vault {
     ///
     ///     try vault.keepAsPendingPrompt("hello", inRoom: "rooms/busan.md")
     public func keepAsPendingPrompt(_ text: String, inRoom path: String) throws(VaultError) {
+        if isReadOnly { throw VaultError.readOnly(root: root, operation: "keep a message in \(path)") }
         let lock = try VaultLock(vaultRoot: root)
         defer { withExtendedLifetime(lock) {} }
         let full = absolute(path)

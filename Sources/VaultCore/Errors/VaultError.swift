@@ -213,6 +213,12 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     /// A workflow made commits of its own (`done`: what each did, one line each: a sync's
     /// repairs, its hand edits) and then stopped at `error`; what it committed stays.
     indirect case stoppedAfter(VaultError, done: [String])
+    /// A change asked of a vault opened read-only (`VaultSession`, `Vault.readingOnly`);
+    /// `operation` names it. Nothing was locked, written or committed.
+    case readOnly(root: String, operation: String)
+    /// The front end cancelled the workflow (`Cancellation`) during `step`; a change already
+    /// begun was finished and committed first, and nothing after it was done.
+    case cancelled(during: String)
 
     public var description: String {
         switch self {
@@ -273,6 +279,11 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
                 text.removeLast(claim.count)
             }
             return text + "\nbefore it stopped, vault committed (and kept): " + done.joined(separator: "; ")
+        case .readOnly(let root, let operation):
+            return "\(root) is open read-only: vault will not \(operation) (nothing was locked, written or committed)."
+                + " Open it for change to do that"
+        case .cancelled(let step):
+            return "cancelled while \(step); what was committed before stays, nothing after it was done"
         }
     }
 }

@@ -13,7 +13,8 @@ extension Vault {
 
     /// The problems of the rooms and entries named (`vault check FILE…`), sorted by path and line:
     /// each file as `check()` reads it, a symbolic link or a conflict copy among them too;
-    /// nothing of the rest of the vault.
+    /// nothing of the rest of the vault is read or listed, and the check cache keeps what it
+    /// knows of the other files.
     public func check(_ items: [VaultItem]) -> [FormatProblem] {
         var rooms: [String] = []
         var entries: [String] = []
@@ -30,8 +31,13 @@ extension Vault {
     /// kind `check`, one cache per build of vault: its rules may change); a file with a
     /// problem is read every time.
     private func check(rooms: [String], entries: [String], wholeVault: Bool) -> [FormatProblem] {
-        var cache = ListingCache(root: root, kind: "check", context: ListingCache.programIdentity)
-        let perFile = summarized(rooms + entries, cache: &cache) { _, fields -> [FormatProblem]? in
+        // A few files named cost less to read than the cache of every file does to load.
+        let few = !wholeVault && rooms.count + entries.count < ListingCache.worthLoading
+        var cache =
+            few
+            ? ListingCache.none(context: ListingCache.programIdentity)
+            : ListingCache(root: root, kind: "check", context: ListingCache.programIdentity)
+        let perFile = summarized(rooms + entries, onlyThese: !wholeVault, cache: &cache) { _, fields -> [FormatProblem]? in
             fields.map { _ in [] }
         } read: { path -> ([FormatProblem], [String?]?) in
             do {
@@ -54,8 +60,9 @@ extension Vault {
         }
         problems += perFile.joined()
         guard wholeVault else {
-            let named = Set(rooms + entries)
-            for (copy, original) in conflictCopies() where named.contains(copy) {
+            // Only the named files are looked at: is each a copy whose original is there?
+            for copy in rooms + entries {
+                guard let original = ConflictCopy.original(of: copy), FileIO.exists(absolute(original)) else { continue }
                 problems.append(FormatProblem(path: copy, line: 1, kind: .conflictCopy(of: original)))
             }
             return problems.sorted { ($0.path, $0.line) < ($1.path, $1.line) }
@@ -73,7 +80,8 @@ extension Vault {
             problems.append(FormatProblem(path: path, line: 1, kind: .lookAlikeName(of: other)))
         }
         Trace.mark("check: look-alike names compared")
-        for (copy, original) in conflictCopies() {
+        // The files listed above, not listed again.
+        for (copy, original) in Vault.conflictCopies(among: rooms + entries) {
             problems.append(FormatProblem(path: copy, line: 1, kind: .conflictCopy(of: original)))
         }
         if FileIO.exists(root + "/.git/MERGE_HEAD") {

@@ -10,7 +10,8 @@ public struct RoomSummary: Sendable, Codable, Hashable {
     public var lastRole: Role?
     /// The last message's `status=` (`interrupted`: a reply that stopped before it was complete).
     public var lastStatus: String?
-    /// The last message's first non-empty line (or the pending prompt's), shortened.
+    /// The last message's first non-empty line (or the pending prompt's), whole (up to
+    /// `Preview.longest` characters): a terminal's view cuts it to its width, a pipe gets it all.
     public var preview: String
     /// True when text waits below the prompt marker.
     public var hasPendingPrompt: Bool
@@ -155,9 +156,10 @@ extension Vault {
 
     /// Each of `paths` summarized, from `cache` while its file has the stamp kept there (`cached`
     /// makes the summary from the kept fields), else by `read` (on every core; nil fields: not
-    /// kept); the cache is brought up to date and saved.
+    /// kept); the cache is brought up to date and saved. `paths` is every file of its kind, or
+    /// with `onlyThese` a few of them: the cache's other entries are then kept as they are.
     func summarized<T>(
-        _ paths: [String], cache: inout ListingCache, cached: (String, [String?]?) -> T?,
+        _ paths: [String], onlyThese: Bool = false, cache: inout ListingCache, cached: (String, [String?]?) -> T?,
         read: (String) -> (T, [String?]?)
     ) -> [T?] {
         var results = [T?](repeating: nil, count: paths.count)
@@ -201,6 +203,11 @@ extension Vault {
         }
         Trace.mark("listing: stamped and summarized (\(reads.filter { $0 }.count) read)")
         let fresh = entries.compactMap { $0 }
+        if onlyThese {
+            // Saved when one of them was read or has gone; the others' entries kept.
+            if reads.contains(true) || fresh.count != paths.count { cache.save(cache.entries(notIn: paths) + fresh) }
+            return results
+        }
         // Saved when a file was read, or one was removed since.
         if reads.contains(true) || fresh.count != cache.count { cache.save(fresh) }
         return results
@@ -247,10 +254,16 @@ extension Vault {
     }
 }
 
-/// Short previews for listings.
-enum Preview {
-    /// The first non-empty line, without Markdown heading marks, at most `limit` characters.
-    static func firstLine(of text: String, skipping: String? = nil, limit: Int = 80) -> String {
+/// Previews for listings: a line whole, so `vault rooms | grep` finds its words; the terminal's
+/// aligned view cuts it to the width left (`Terminal.clip`).
+public enum Preview {
+    /// The most characters a preview keeps: a bound on what one file can put in memory and in
+    /// the listing cache, far beyond a line anyone writes by hand or a model sends.
+    public static let longest = 16_384
+
+    /// The first non-empty line, without Markdown heading marks, at most `limit` characters
+    /// (a longer one ends in `…`).
+    static func firstLine(of text: String, skipping: String? = nil, limit: Int = longest) -> String {
         var rest = Substring(text)
         while !rest.isEmpty {
             let nl = rest.utf8.firstIndex(of: 10) ?? rest.endIndex

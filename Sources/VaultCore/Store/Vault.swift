@@ -15,12 +15,23 @@ public final class Vault: Sendable {
     /// Absolute path of the vault's folder.
     public let root: String
     public let config: VaultConfig
-    /// Where changes are committed; `nil` for a vault opened only to read.
+    /// Where changes are committed; `nil` for a vault opened only to read, or by a test of
+    /// `VaultCore` alone (front ends open vaults through `VaultKit`'s `VaultSession`, which
+    /// attaches the history, or marks the vault read-only).
     public let history: (any VaultHistory)?
+    /// Whether every change is refused (`VaultError.readOnly`) before it locks or writes.
+    public let isReadOnly: Bool
+    /// Where the library's notes go as they happen (`report`): nowhere unless a front end
+    /// says (`reporting(to:)`); the library never prints.
+    public let notes: NoteSink
 
-    public init(root: String, history: (any VaultHistory)? = nil) throws(VaultError) {
+    public init(root: String, history: (any VaultHistory)? = nil, notes: @escaping NoteSink = { _ in })
+        throws(VaultError)
+    {
         self.root = root
         self.history = history
+        self.isReadOnly = false
+        self.notes = notes
         let path = root + "/" + VaultPath.config
         guard FileIO.exists(path) else {
             throw VaultError.notAVault(
@@ -36,13 +47,28 @@ public final class Vault: Sendable {
 
     /// The same vault with a history to commit into (its configuration is not read again).
     public func with(history: any VaultHistory) -> Vault {
-        Vault(root: root, config: config, history: history)
+        Vault(root: root, config: config, history: history, isReadOnly: false, notes: notes)
     }
 
-    private init(root: String, config: VaultConfig, history: (any VaultHistory)?) {
+    /// The same vault, every change refused with `VaultError.readOnly` (nothing locked, written
+    /// or committed): what a front end opens to read only.
+    public func readingOnly() -> Vault {
+        Vault(root: root, config: config, history: nil, isReadOnly: true, notes: notes)
+    }
+
+    /// The same vault, its notes sent to `sink` (one request's `NoteList`).
+    public func reporting(to sink: @escaping NoteSink) -> Vault {
+        Vault(root: root, config: config, history: history, isReadOnly: isReadOnly, notes: sink)
+    }
+
+    private init(
+        root: String, config: VaultConfig, history: (any VaultHistory)?, isReadOnly: Bool, notes: @escaping NoteSink
+    ) {
         self.root = root
         self.config = config
         self.history = history
+        self.isReadOnly = isReadOnly
+        self.notes = notes
     }
 
     /// Refuses a vault whose `.vault` (its lock, journal, intents) or `.git` is not a real
@@ -238,13 +264,14 @@ public final class Vault: Sendable {
     /// (`Termination`): a change is never stopped half-way by them. (While the lock is awaited
     /// they end the process at once: nothing is written yet.)
     public func changing<T>(_ change: () throws(VaultError) -> T) throws(VaultError) -> T {
+        if isReadOnly { throw VaultError.readOnly(root: root, operation: "change its files") }
         let lock = try VaultLock(vaultRoot: root, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         return try Termination.deferring { () throws(VaultError) -> T in
             if TailWrite.Journal.isPending(journalPath),
                 let note = TailWrite.recover(journal: journalPath, root: root)
             {
-                Vault.report("warning: " + note)
+                report(.warning(note))
             }
             return try change()
         }
@@ -258,24 +285,15 @@ public final class Vault: Sendable {
     ///
     /// - Throws: `VaultError.locked` naming the sync that holds it, when the wait is over.
     public func takeSyncLock() throws(VaultError) -> VaultLock {
-        try VaultLock(vaultRoot: root, name: "sync-lock", timeout: lockTimeout, doing: "vault sync")
+        if isReadOnly { throw VaultError.readOnly(root: root, operation: "sync") }
+        return try VaultLock(vaultRoot: root, name: "sync-lock", timeout: lockTimeout, doing: "vault sync")
     }
 
     /// `.vault/journal`: the redo journal of appends in place (`TailWrite`).
     var journalPath: String { root + "/" + VaultPath.state + "/journal" }
 
-    /// Shows a note to the person (standard error).
-    static func report(_ text: String) {
-        // Not FileHandle: its `write` ends the process when the write fails (a closed terminal).
-        let line = Array(Secrets.redact("vault: \(text)\n").utf8)
-        var done = 0
-        while done < line.count {
-            let n = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return }
-            done += n
-        }
-    }
+    /// Hands a note to the front end (`notes`); the library never prints.
+    public func report(_ note: Note) { notes(note) }
 
     /// Replaces the end of a vault file from `offset` with `bytes`, in place (call inside
     /// `changing`); only if the file is still the version `expected`. See `TailWrite`.

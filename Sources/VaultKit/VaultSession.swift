@@ -1,0 +1,111 @@
+import Foundation
+import VaultCore
+import VaultGit
+
+/// A vault opened by a front end: the one place the command line and the MCP server open
+/// one, with its history attached, or read-only by choice.
+///
+/// Opened for change, every change the vault's workflows make is one commit: the repository
+/// is opened when the first commit is about to be made (`GitHistoryOnDemand`; a vault with none
+/// gets one then, a vault inside someone else's repository is refused then). Opened read-only,
+/// every change is refused before anything is locked or written (`VaultError.readOnly`):
+/// there is no third way, a vault that changes files and silently commits nothing.
+///
+/// The session prints nothing: what the library has to say (a repository made, an
+/// interrupted append finished, a turn waited for) goes to `notes`. A long-running front end
+/// keeps one session and gives each request its own notes (`vault.reporting(to:)`).
+///
+///     let session = try VaultSession(
+///         locating: nil, access: .change, notes: { note in log(note.description) })
+///     let writing = DiaryWriting(vault: session.vault, zone: session.vault.config.timeZone)
+///     let entry = try writing.newEntry(title: "첫눈", date: nil, tags: [])
+///     let result = try writing.write(entry, text: "눈이 왔다.\n")      // one commit
+///
+///     let reader = try VaultSession(root: "/home/me/vault", access: .readOnly)
+///     try DiaryWriting(vault: reader.vault, zone: zone).write(entry, text: "…")  // VaultError.readOnly
+public final class VaultSession: Sendable {
+    /// What the session may do to the vault.
+    public enum Access: Sendable, Equatable {
+        /// Change it: every change a commit.
+        case change
+        /// Only read it: every change refused, nothing locked, written or committed.
+        case readOnly
+    }
+
+    /// The vault, with its history (`.change`) or refusing changes (`.readOnly`).
+    public let vault: Vault
+    public let access: Access
+    /// Where the session's notes go (also the vault's `notes`).
+    public let notes: NoteSink
+    /// The history committed into, opened on demand (`.change` only).
+    private let onDemand: GitHistoryOnDemand?
+
+    /// Opens the vault at `root`.
+    ///
+    /// - Parameters:
+    ///   - access: `.change` attaches the history; `.readOnly` refuses every change.
+    ///   - notes: where notes go as they happen; nowhere by default.
+    ///   - folder: the folder the session will change first (`rooms` for a chat turn): its
+    ///     repository is opened, and HEAD's trees down to it read, on another core meanwhile.
+    /// - Throws: `VaultError.notAVault` when `root` has no `vault.yml`; `.malformed` when it
+    ///   cannot be read; `.untrusted` when its `.vault` or `.git` is a link or another user's.
+    public init(
+        root: String, access: Access, notes: @escaping NoteSink = { _ in }, prefetching folder: String? = nil
+    ) throws(VaultError) {
+        let plain = try Vault(root: root, notes: notes)
+        self.access = access
+        self.notes = notes
+        switch access {
+        case .readOnly:
+            onDemand = nil
+            vault = plain.readingOnly()
+        case .change:
+            let history = GitHistoryOnDemand(vault: plain.root, config: plain.config) { notes(Note(reported: $0)) }
+            if let folder { history.openInBackground(readingTreeOf: folder) }
+            onDemand = history
+            vault = plain.with(history: history)
+        }
+    }
+
+    /// Opens the vault `Vault.locate` finds: `explicit` (`--vault DIR`), else `VAULT_DIR` in
+    /// `environment`, else the nearest folder at or above `workingDirectory` with `vault.yml`.
+    public convenience init(
+        locating explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+        workingDirectory: String = FileManager.default.currentDirectoryPath, access: Access,
+        notes: @escaping NoteSink = { _ in }, prefetching folder: String? = nil
+    ) throws(VaultError) {
+        let root = try Vault.locate(explicit: explicit, environment: environment, workingDirectory: workingDirectory)
+        try self.init(root: root, access: access, notes: notes, prefetching: folder)
+    }
+
+    /// The repository the session commits into, opened now (made when the vault has none):
+    /// for the workflows that work on git itself (sync, adding a remote).
+    ///
+    /// - Throws: `VaultError.readOnly` for a read-only session.
+    public func repository() throws(VaultError) -> GitHistory {
+        guard let onDemand else {
+            throw VaultError.readOnly(root: vault.root, operation: "make or change its git repository")
+        }
+        return try onDemand.history()
+    }
+
+    /// The vault's repository as it is, never made: to read its history (`log`, `diff`,
+    /// `status`, the remotes), in any session.
+    ///
+    /// - Throws: `VaultError.repository` when the vault has no repository of its own.
+    public func existingRepository() throws(VaultError) -> GitHistory {
+        try GitHistory(vault: vault.root, config: vault.config)
+    }
+
+    /// The vault committing into its existing repository, never made (`resolve` and
+    /// `restore` repair or read a history that must already be there).
+    ///
+    /// - Throws: `VaultError.readOnly` for a read-only session; `.repository` when there is none.
+    public func changingExistingRepository() throws(VaultError) -> (vault: Vault, history: GitHistory) {
+        guard access == .change else {
+            throw VaultError.readOnly(root: vault.root, operation: "commit into its git repository")
+        }
+        let history = try existingRepository()
+        return (vault.with(history: history), history)
+    }
+}
