@@ -1,79 +1,86 @@
 import Foundation
 import VaultCore
+import VaultKit
 import VaultSearch
 
-/// A room or diary entry as the `read` tool and `resources/read` give it: read from disk at
-/// each call (a hand edit is what the next read returns), a file git left conflict markers in
-/// read as this machine's side, with a note, as `vault show` reads it.
+/// A room or diary entry as the `read` tool and `resources/read` give it, read by the library's
+/// reading workflows (`RoomReading`, `EntryReading`) from disk at each call: a hand edit is
+/// what the next read returns; a file git left conflict markers in is read as this machine's
+/// side, with a note. Reading through the server leaves a room's unread marks (the person has
+/// not seen those messages).
 enum ItemReading {
-    static func bytes(of path: String, in vault: Vault) throws(ToolFailure) -> (bytes: [UInt8], notes: [String]) {
-        let bytes: [UInt8]
+    /// The item's text as a resource: the file, or this machine's side of a conflict.
+    static func text(of item: VaultItem, in vault: Vault, cancellation: Cancellation) throws(ToolFailure) -> String {
         do {
-            bytes = try FileIO.read(vault.absolute(path))
+            switch item {
+            case .room(let path):
+                return String(decoding: try RoomReading(vault: vault).read(path, cancellation: cancellation).room.bytes, as: UTF8.self)
+            case .diaryEntry(let path):
+                return String(decoding: try EntryReading(vault: vault).read(path, cancellation: cancellation).entry.bytes, as: UTF8.self)
+            }
         } catch {
             throw ToolFailure(error)
         }
-        guard let marker = ConflictMarkers.problem(in: bytes, path: path), let sides = ConflictMarkers.split(bytes) else {
-            return (bytes, [])
-        }
-        return (
-            sides.ours,
-            ["\(path):\(marker.line): git left conflict markers in this file; this is this machine's side only (`vault resolve` merges both)."]
-        )
     }
 
-    static func read(_ item: VaultItem, in vault: Vault, offset: Int, limit: Int) throws(ToolFailure) -> JSONValue {
-        let (bytes, notes) = try bytes(of: item.path, in: vault)
-        switch item {
-        case .room(let path):
-            let room: RoomFile
-            do {
-                room = try RoomFile.readingWhatCan(bytes, path: path)
-            } catch {
-                throw ToolFailure(error)
-            }
-            let count = room.messages.count
-            let start = offset < 0 ? max(0, count + offset) : min(offset, count)
-            let end = min(count, start + limit)
-            let messages = room.messages[start..<end].map { m -> JSONValue in
-                [
-                    "id": .string(m.id), "role": .string(m.role.rawValue), "time": .string(m.timestamp.text),
-                    "author": .optional(m.author?.name), "status": .optional(m.status),
-                    "text": .string(room.body(of: m) { line, problem in "⚠️ line \(problem.line): \(line)" }),
+    /// The item as JSON: a room's page of messages (`offset` from the start, or from the end
+    /// when negative; `limit` of them), or an entry whole.
+    static func read(
+        _ item: VaultItem, in vault: Vault, offset: Int, limit: Int, cancellation: Cancellation = .never
+    ) throws(ToolFailure) -> JSONValue {
+        do throws(VaultError) {
+            switch item {
+            case .room(let path):
+                let reading = RoomReading(vault: vault)
+                // The last messages are read from the end of a long room alone.
+                var page = try reading.read(
+                    path, messages: offset < 0 && -offset <= limit ? .last(-offset) : offset < 0 ? .all : .range(offset: offset, count: limit),
+                    cancellation: cancellation)
+                if offset < 0 && -offset > limit {
+                    let start = max(0, page.room.messages.count + offset)
+                    page.messages = page.room.messages[start..<min(page.room.messages.count, start + limit)]
+                }
+                let room = page.room
+                let messages = page.messages.map { m -> JSONValue in
+                    [
+                        "id": .string(m.id), "role": .string(m.role.rawValue), "time": .string(m.timestamp.text),
+                        "author": .optional(m.author?.name), "status": .optional(m.status),
+                        "text": .string(room.body(of: m) { line, problem in "⚠️ line \(problem.line): \(line)" }),
+                    ]
+                }
+                let end = page.messages.endIndex
+                return [
+                    "kind": "room", "path": .string(path), "slug": .string(VaultPath.stem(of: path)),
+                    "title": .string(room.title), "model": .optional(room.frontMatter?.string("model")),
+                    "system": .optional(room.frontMatter?.string("system")),
+                    "message_count": page.total.map(JSONValue.int) ?? .null,
+                    "offset": page.offset.map(JSONValue.int) ?? .null, "messages": .array(messages),
+                    "next_offset": page.total.map { end < $0 ? .int(end) : .null } ?? .null,
+                    "pending_prompt": .optional(room.pendingPrompt),
+                    "notes": .array(page.notes.map { .string($0.description) }),
+                ]
+            case .diaryEntry(let path):
+                let (entry, notes) = try EntryReading(vault: vault).read(path, cancellation: cancellation)
+                return [
+                    "kind": "diary", "path": .string(path), "id": .optional(entry.id),
+                    "date": .optional(entry.day?.description), "created": .optional(entry.created?.text),
+                    "title": .string(entry.title), "tags": .array(entry.tags.map(JSONValue.string)),
+                    "text": .string(entry.body.trimmingCharacters(in: .newlines)),
+                    "notes": .array(notes.map { .string($0.description) }),
                 ]
             }
-            return [
-                "kind": "room", "path": .string(path), "slug": .string(VaultPath.stem(of: path)),
-                "title": .string(room.title), "model": .optional(room.frontMatter?.string("model")),
-                "system": .optional(room.frontMatter?.string("system")),
-                "message_count": .int(count), "offset": .int(start), "messages": .array(Array(messages)),
-                "next_offset": end < count ? .int(end) : .null,
-                "pending_prompt": .optional(room.pendingPrompt),
-                "notes": .array((notes + room.unreadHeaders.map { "\($0); shown as text, marked ⚠️" }).map(JSONValue.string)),
-            ]
-        case .diaryEntry(let path):
-            let entry: DiaryFile
-            do {
-                entry = try DiaryFile(parsing: bytes, path: path)
-            } catch {
-                throw ToolFailure(error)
-            }
-            return [
-                "kind": "diary", "path": .string(path), "id": .optional(entry.id),
-                "date": .optional(entry.day?.description), "created": .optional(entry.created?.text),
-                "title": .string(entry.title), "tags": .array(entry.tags.map(JSONValue.string)),
-                "text": .string(entry.body.trimmingCharacters(in: .newlines)),
-                "notes": .array(notes.map(JSONValue.string)),
-            ]
+        } catch {
+            throw ToolFailure(error)
         }
     }
 }
 
-/// The `search` tool: `vault search`'s query, checked as the command checks it, run over every
-/// file as it is on disk now (the scan; an index, when the vault has one, is brought up to date
-/// with the files first, so it never answers for a file a hand edit changed).
+/// The `search` tool: `vault search`'s query, checked as the command checks it, run with the
+/// command's engine and index policy (`Searching`: the index when the vault has one, brought up
+/// to date with every file's stamp first, so it never answers for a file a hand edit changed;
+/// else a scan).
 enum SearchTool {
-    static func run(_ args: Arguments, vault: Vault) throws(ToolFailure) -> JSONValue {
+    static func run(_ args: Arguments, vault: Vault, cancellation: Cancellation) throws(ToolFailure) -> JSONValue {
         let zone = vault.config.timeZone
         var query = SearchQuery(pattern: try args.text("query"))
         query.isRegex = try args.flag("regex")
@@ -97,23 +104,18 @@ enum SearchTool {
             }
         }
         let limit = try args.integer("limit", default: 50, in: 1...1000)
-        let results: SearchResults
-        do {
+        let outcome: Searching.Outcome
+        do throws(VaultError) {
             try query.validate()
             var search = VaultSearch(vault: vault)
             search.listingCache = SearchIndex.listingPath(forVaultAt: vault.root)
-            if SearchIndex.exists(forVaultAt: vault.root) {
-                let index = try SearchIndex(vaultRoot: vault.root)
-                results = try search.run(query, index: index, refreshingAnyway: false).0
-            } else {
-                results = try search.run(query)
-            }
+            outcome = try Searching(index: .whenBuilt).run(search, query, cancellation: cancellation)
         } catch {
             throw ToolFailure(error)
         }
         var hits: [JSONValue] = []
         var total = 0
-        for item in results.items {
+        for item in outcome.results.items {
             for hit in item.hits {
                 total += 1
                 guard hits.count < limit else { continue }
@@ -132,8 +134,8 @@ enum SearchTool {
             }
         }
         return .toolResult([
-            "hits": .array(hits), "total_hits": .int(total), "items": .int(results.itemCount),
-            "skipped": .array(results.skipped.map { .string("\($0.path): \($0.reason)") }),
+            "hits": .array(hits), "total_hits": .int(total), "items": .int(outcome.results.itemCount),
+            "notes": .array(outcome.notes.map { .string($0.description) }),
         ])
     }
 }

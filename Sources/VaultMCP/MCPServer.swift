@@ -36,8 +36,9 @@ public final class MCPServer: @unchecked Sendable {
     let resources: ResourceWatch
     /// Who the client said it is (`initialize`'s `clientInfo.name`), once it said.
     let client = Mutex<String?>(nil)
-    /// Requests under way, by their id as JSON text, each with its cancel flag.
-    private let running = Mutex<[String: CancelFlag]>([:])
+    /// Requests under way, by their id as JSON text: each one's cancellation, and whether it
+    /// stops when the client closes its input (a chat turn).
+    private let running = Mutex<[String: (cancellation: Cancellation, stopsAtEndOfInput: Bool)]>([:])
     private let outputLock = Mutex<Bool>(true)
     private let work = DispatchQueue(label: "vault.mcp.work")
     /// Tool calls started and not finished.
@@ -106,7 +107,7 @@ public final class MCPServer: @unchecked Sendable {
         if !pending.isEmpty && !dropping { handle(pending) }
         // The input closed: calls already read are answered (a client may close its end
         // and still read); a chat turn is stopped, what arrived of its reply committed.
-        running.withLock { for flag in $0.values where flag.stopsAtEndOfInput { flag.cancel() } }
+        running.withLock { for call in $0.values where call.stopsAtEndOfInput { call.cancellation.cancel() } }
         work.sync {}
         turns.wait()
         resources.stop()
@@ -151,8 +152,8 @@ public final class MCPServer: @unchecked Sendable {
         switch method {
         case "notifications/cancelled":
             guard let id = params["requestId"] else { return }
-            let flag = running.withLock { $0[id.serialized] }
-            flag?.cancel()
+            let call = running.withLock { $0[id.serialized] }
+            call?.cancellation.cancel()
         default:
             // notifications/initialized, roots/list_changed, progress of ours: nothing to do.
             break
@@ -242,22 +243,28 @@ public final class MCPServer: @unchecked Sendable {
         guard case .object = arguments else {
             return send(error: .invalidParams, "arguments must be an object", id: id)
         }
-        let flag = CancelFlag(stopsAtEndOfInput: tool.longRunning)
-        running.withLock { $0[id.serialized] = flag }
+        // Stopped by the client (`notifications/cancelled`), or by a signal (held off by
+        // `Termination` while a change is under way, which then ends as Ctrl-C ends one).
+        let cancellation = Cancellation(whenever: { Termination.requested })
+        running.withLock { $0[id.serialized] = (cancellation, tool.longRunning) }
+        // The call's own notes (a repository made, a file shown from one side of a conflict),
+        // handed back with its result.
+        let notes = NoteList()
         let context = ToolContext(
-            vault: vault, client: client.withLock { $0 }, cancel: flag,
+            vault: vault.reporting(to: notes.sink), client: client.withLock { $0 }, cancellation: cancellation,
             progressToken: params["_meta"]?["progressToken"], server: self)
         active.add(1, ordering: .sequentiallyConsistent)
         let body: @Sendable () -> Void = { [self] in
             defer { finished(id) }
-            let result: JSONValue
+            var result: JSONValue
             do throws(ToolFailure) {
                 result = try tool.run(try Arguments(arguments, allowed: tool.properties.keys), context)
             } catch {
                 result = ["content": [["type": "text", "text": .string(error.message)]], "isError": true]
             }
+            result = result.adding(notes: notes.all.map(\.description))
             // A cancelled request is not answered (the spec's cancellation rule).
-            if !flag.isCancelled { reply(id, result) }
+            if !cancellation.isCancelled { reply(id, result) }
         }
         if tool.longRunning {
             turns.enter()
@@ -339,14 +346,4 @@ public final class MCPServer: @unchecked Sendable {
             "params": ["progressToken": token, "progress": .int(done), "message": .string(message)],
         ])
     }
-}
-
-/// Set when the client cancels a request (`notifications/cancelled`) or goes away.
-public final class CancelFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    /// Whether the call is stopped when the client closes its input (a chat turn).
-    let stopsAtEndOfInput: Bool
-    init(stopsAtEndOfInput: Bool = false) { self.stopsAtEndOfInput = stopsAtEndOfInput }
-    public func cancel() { flag.store(true, ordering: .sequentiallyConsistent) }
-    public var isCancelled: Bool { flag.load(ordering: .sequentiallyConsistent) }
 }

@@ -82,8 +82,9 @@ final class ResourceWatch: @unchecked Sendable {
 
     func read(_ uri: String?) throws(ToolFailure) -> JSONValue {
         let path = try path(of: uri)
-        let (bytes, _) = try ItemReading.bytes(of: path, in: vault)
-        return ["contents": [["uri": .string(Self.scheme + path), "mimeType": "text/markdown", "text": .string(String(decoding: bytes, as: UTF8.self))]]]
+        let item: VaultItem = VaultPath.kind(of: path) == .room ? .room(path) : .diaryEntry(path)
+        let text = try ItemReading.text(of: item, in: vault, cancellation: .never)
+        return ["contents": [["uri": .string(Self.scheme + path), "mimeType": "text/markdown", "text": .string(text)]]]
     }
 
     func subscribe(_ uri: String?, on: Bool) throws(ToolFailure) {

@@ -35,10 +35,12 @@ struct Tool: Sendable {
 
 /// What a tool call is run with.
 struct ToolContext: Sendable {
+    /// The vault, its notes going to this call's list.
     let vault: Vault
     /// The client's name (`initialize`), as messages and commits name it.
     let client: String?
-    let cancel: CancelFlag
+    /// Cancelled when the client cancels the call, or a signal asks the server to end.
+    let cancellation: Cancellation
     let progressToken: JSONValue?
     let server: MCPServer
 
@@ -130,6 +132,19 @@ struct Arguments: Sendable {
 }
 
 extension JSONValue {
+    /// A tool's result with the library's notes for the call (`notes` in `structuredContent`,
+    /// and a text of their own), when there are any.
+    func adding(notes: [String]) -> JSONValue {
+        guard !notes.isEmpty, case .object(var result) = self else { return self }
+        if case .object(var structured) = result["structuredContent"] ?? .object([:]) {
+            structured["notes"] = .array(notes.map(JSONValue.string))
+            result["structuredContent"] = .object(structured)
+        }
+        let content = result["content"]?.array ?? []
+        result["content"] = .array(content + [["type": "text", "text": .string(notes.joined(separator: "\n"))]])
+        return .object(result)
+    }
+
     /// A tool's result: `structured` as `structuredContent`, and as JSON text for clients that
     /// read only `content`.
     static func toolResult(_ structured: JSONValue, text: String? = nil) -> JSONValue {

@@ -1,6 +1,7 @@
 import Foundation
 import VaultCore
 import VaultGit
+import VaultKit
 import VaultSearch
 
 /// The tools `vault mcp` offers, each calling the library workflow the command line calls.
@@ -84,7 +85,7 @@ enum VaultTools {
         let item = try resolve(try args.text("item"), in: vault)
         let limit = try args.integer("limit", default: 50, in: 1...500)
         let offset = try args.integer("offset", default: -50, in: -1_000_000...1_000_000)
-        return .toolResult(try ItemReading.read(item, in: vault, offset: offset, limit: limit))
+        return .toolResult(try ItemReading.read(item, in: vault, offset: offset, limit: limit, cancellation: context.cancellation))
     }
 
     static let search = Tool(
@@ -108,37 +109,46 @@ enum VaultTools {
         ],
         required: ["query"]
     ) { args, context throws(ToolFailure) in
-        try SearchTool.run(args, vault: context.vault)
+        try SearchTool.run(args, vault: context.vault, cancellation: context.cancellation)
     }
 
     static let recentActivity = Tool(
         name: "recent_activity", title: "Recent activity",
         description: """
-            What changed in a time window: rooms with messages in it (with unread counts for what came in by sync), \
-            diary entries of those days, and the commits made (by vault, by hand, or merged by a sync).
+            What changed in a window of days, newest first: each room and diary entry with the commits that changed \
+            it (by vault, by an app, or merged by a sync: `by_sync`), `edited_by_hand` when it was saved by hand and \
+            not committed yet, and for rooms the messages that came in by sync and were not shown yet (`unread`).
             """,
         properties: [
             "since": property("string", "The first day of the window (default -7: a week ago); 2026-11-21, yesterday, -N."),
-            "limit": property("integer", "At most this many of each (default 20).", extra: ["minimum": 1, "maximum": 200]),
+            "until": property("string", "The last day of the window (default: today)."),
+            "limit": property("integer", "At most this many items (default 50).", extra: ["minimum": 1, "maximum": 1000]),
         ]
     ) { args, context throws(ToolFailure) in
         let vault = context.vault
         let zone = vault.config.timeZone
         let since = try args.day("since", zone: zone) ?? DateArgument.day("-7", timeZone: zone)!
-        let limit = try args.integer("limit", default: 20, in: 1...200)
-        let rooms = vault.roomSummaries().filter { activityDay($0, vault).map { $0 >= since } ?? false }
-        let entries = vault.diarySummaries().filter { $0.date.map { $0 >= since } ?? false }
-        var commits: [JSONValue] = []
-        if let history = try? GitHistory(vault: vault.root, config: vault.config),
-            let log = try? history.log(LogFilter(since: since, zone: zone, limit: limit))
-        {
-            commits = log.map { ["id": .string($0.shortID), "time": .string($0.time), "author": .string($0.author), "summary": .string($0.summary), "files": .array($0.files.map(JSONValue.string))] }
+        let until = try args.day("until", zone: zone)
+        let limit = try args.integer("limit", default: 50, in: 1...1000)
+        let activity: RecentActivity.Activity
+        do throws(VaultError) {
+            let history = try? GitHistory(vault: vault.root, config: vault.config)
+            activity = try RecentActivity(vault: vault, history: history)
+                .changes(from: since, to: until, cancellation: context.cancellation)
+        } catch {
+            throw ToolFailure(error)
+        }
+        let unread = UnreadMarks.load(root: vault.root)
+        let items = activity.items.prefix(limit).map { item -> JSONValue in
+            [
+                "path": .string(item.path), "kind": .string(item.isRoom ? "room" : "diary"), "exists": .bool(item.exists),
+                "edited_by_hand": .bool(item.editedByHand), "unread": .int(unread[item.path]?.count ?? 0),
+                "changes": .array(item.changes.map { ["commit": .string(String($0.commit.prefix(7))), "time": .string($0.time), "author": .string($0.author), "summary": .string($0.summary), "by_sync": .bool($0.bySync)] }),
+            ]
         }
         return .toolResult([
-            "since": .string(since.description),
-            "rooms": .array(rooms.prefix(limit).map { ["slug": .string($0.slug), "title": .string($0.title), "last_activity": .optional($0.lastActivity), "unread": .int($0.unread), "preview": .string($0.preview)] }),
-            "diary": .array(entries.prefix(limit).map { ["path": .string($0.path), "date": .optional($0.date?.description), "title": .string($0.title), "tags": .array($0.tags.map(JSONValue.string))] }),
-            "commits": .array(commits),
+            "since": .string(since.description), "until": .optional(until?.description), "items": .array(Array(items)),
+            "total": .int(activity.items.count), "notes": .array(activity.notes.map { .string($0.description) }),
         ])
     }
 

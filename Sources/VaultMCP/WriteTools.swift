@@ -123,13 +123,9 @@ extension VaultTools {
         let model = try args.optionalText("model")
         do throws(VaultError) {
             let read = try ChatTurn.read(path, in: vault)
-            var turn = try ChatTurn.forRoom(path, read, in: vault, provider: nil, model: model)
             // The client's cancellation stops the reply as Ctrl-C does on a terminal.
-            if var openAI = turn.provider as? OpenAIProvider {
-                let flag = context.cancel
-                openAI.shouldStop = { flag.isCancelled || Termination.requested }
-                turn = ChatTurn(vault: vault, roomPath: path, provider: openAI, model: turn.model, room: read)
-            }
+            let turn = try ChatTurn.forRoom(
+                path, read, in: vault, provider: nil, model: model, cancellation: context.cancellation)
             var pieces = 0
             var reply = ""
             let outcome = try turn.run(message: message) { text in

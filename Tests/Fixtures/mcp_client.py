@@ -105,7 +105,8 @@ async def tools(binary, vault):
         check(dated["total_hits"] == 0, "search since a future day finds nothing")
 
         recent = structured(await session.call_tool("recent_activity", {"since": "2000-01-01", "limit": 5}))
-        check(len(recent["rooms"]) > 0 and "commits" in recent, "recent_activity lists rooms and commits")
+        check(len(recent["items"]) == 5 and all(i["changes"] and "by_sync" in i["changes"][0] for i in recent["items"]),
+              "recent_activity lists items with the commits that changed them")
 
         written = structured(await session.call_tool(
             "write_diary_entry",
@@ -164,6 +165,9 @@ async def handedit(binary, vault):
         room = structured(await session.call_tool("read", {"item": "김치찌개-레시피", "offset": -1, "limit": 1}))
         check("zebra-quartz-42" in room["messages"][-1]["text"] + (room["pending_prompt"] or ""),
               "and returned by the next read")
+        recent = structured(await session.call_tool("recent_activity", {"since": "today"}))
+        check(any(i["path"] == "rooms/김치찌개-레시피.md" and i["edited_by_hand"] for i in recent["items"]),
+              "and shown by recent_activity as edited by hand")
         os.remove(path)
         hits = structured(await session.call_tool("search", {"query": "zebra-quartz-42"}))
         check(hits["total_hits"] == 0, "a deleted file is never found")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultGit
+import VaultKit
 import VaultMCP
 import VaultSearch
 
@@ -23,14 +24,17 @@ extension VaultCommand {
         var readOnly = false
 
         func execute() throws {
-            let plain = try location.open()
             let log: @Sendable (String) -> Void = { Terminal.standardError("vault mcp: \($0)\n") }
-            var vault = plain
+            // Opened as every command opens a vault (`VaultSession`), its notes logged on standard error.
+            let session = try VaultSession(
+                locating: location.directory, access: readOnly ? .readOnly : .change, notes: { log($0.description) })
+            var vault = session.vault
             var naming: ClientNamedHistory?
-            if !readOnly {
-                let history = ClientNamedHistory(GitHistoryOnDemand(vault: plain.root, config: plain.config, report: log))
-                naming = history
-                vault = plain.with(history: history)
+            if let history = vault.history {
+                // Every commit this server makes names the client.
+                let named = ClientNamedHistory(history)
+                naming = named
+                vault = vault.with(history: named)
             }
             // `vault search`'s watcher tells what changed, for subscriptions (VAULT_NO_WATCH=1: stamps).
             var watcher: (any WorkTreeWatcher)?
