@@ -69,7 +69,8 @@ let package = Package(
         .systemLibrary(name: "CZlib"),
         // `vault mcp`: the Model Context Protocol over stdio, written by hand (Sources/VaultMCP/README.md says why).
         .target(
-            name: "VaultMCP", dependencies: ["VaultCore", "VaultGit", "VaultChat", "VaultSearch"], exclude: ["README.md"]),
+            name: "VaultMCP", dependencies: ["VaultCore", "VaultKit", "VaultGit", "VaultChat", "VaultSearch"],
+            exclude: ["README.md"]),
         // The command-line interface: one file per command.
         .target(
             name: "VaultCLI",
