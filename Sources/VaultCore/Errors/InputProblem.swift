@@ -46,6 +46,10 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     case nothingToSend(room: String)
     /// `vault retry` in a room whose last message has its reply.
     case nothingToRetry(room: String)
+    /// `vault say` with a blank message and nothing attached.
+    case emptyMessage(room: String)
+    /// `--reply-to`: the room holds no message with that id.
+    case noSuchMessage(id: String, room: String)
 
     // Restoring.
 
@@ -155,6 +159,11 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
         case .nothingToRetry(let room):
             return "nothing to retry in \(room): its last message has a reply. Send a new one with"
                 + " `vault chat \(VaultPath.commandName(of: room)) \"…\"`."
+        case .emptyMessage(let room):
+            return "the message is empty: nothing was written to \(room)"
+        case .noSuchMessage(let id, let room):
+            return "\(room) holds no message '\(id)' to reply to (`vault show \(VaultPath.commandName(of: room)) --raw`"
+                + " shows the ids)"
         case .absentAt(let path, let revision):
             return "\(path) did not exist at \(revision) (`vault log \(path)` shows its history)"
         case .restoreNeedsRevision(let path):
