@@ -11,6 +11,7 @@ static const char *const cvault_git_commands[] = {
     "room",
     "chat",
     "retry",
+    "say",
     "write",
     "today",
     "edit",
