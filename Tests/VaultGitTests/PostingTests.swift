@@ -197,3 +197,76 @@ private func messages(_ dir: TemporaryDirectory, _ room: String) throws -> [Mess
         #expect(try snapshotExcludingState(dir.path) == before)
     }
 }
+
+/// What the reading commands show of a shared room: each message's author in `show`, search
+/// and exports, the last message's in `rooms`, and `search --author`.
+@Suite struct AuthorsShownTests {
+    /// A vault whose room `trip` holds Ada's question and 박보검's reply to it, each said as its author.
+    private func sharedRoom() throws -> (dir: TemporaryDirectory, question: String) {
+        let dir = try initVault()
+        let ada = TemporaryDirectory("vault-home-ada")
+        let bob = TemporaryDirectory("vault-home-bob")
+        try ada.write(".config/vault/config.yml", "me: Ada Kim <ada@example.com>\n")
+        try bob.write(".config/vault/config.yml", "me: 박보검 <bogum@example.com>\n")
+        expectSucceeded(try runVault(["room", "new", "Trip"], in: dir.path, environment: noIdentityEnvironment(home: ada.path)))
+        expectSucceeded(
+            try runVault(["say", "trip", "when do we meet?"], in: dir.path, environment: noIdentityEnvironment(home: ada.path)))
+        let question = try #require(
+            RoomFile(parsing: dir.read("rooms/trip.md"), path: "rooms/trip.md").messages.first?.id)
+        expectSucceeded(
+            try runVault(
+                ["say", "trip", "10시 at the station", "--reply-to", question], in: dir.path,
+                environment: noIdentityEnvironment(home: bob.path)))
+        return (dir, question)
+    }
+
+    @Test func showNamesEachMessagesAuthor() throws {
+        let (dir, _) = try sharedRoom()
+        let r = try runVault(["show", "trip", "--no-pager"], in: dir.path)
+        expectSucceeded(r)
+        let labels = r.stdout.split(separator: "\n").filter { $0.hasPrefix("🧑 user · ") }
+        #expect(labels.count == 2 && labels[0].hasSuffix(" · Ada Kim") && labels[1].hasSuffix(" · 박보검"), "\(r.stdout)")
+    }
+
+    @Test func roomsShowTheLastMessagesAuthorAndNotTheQuote() throws {
+        let (dir, _) = try sharedRoom()
+        let piped = try runVault(["rooms"], in: dir.path)
+        expectSucceeded(piped)
+        #expect(piped.stdout.hasSuffix("\tTrip\t박보검: 10시 at the station\n"), "\(piped.stdout)")
+        let json = try runVault(["rooms", "--json"], in: dir.path)
+        #expect(json.stdout.contains(#""last_author" : "박보검""#), "\(json.stdout)")
+        let format = try runVault(["rooms", "--format", "%(author)|%(role)"], in: dir.path)
+        #expect(format.stdout == "박보검|user\n", "\(format.stdout)")
+    }
+
+    @Test func searchFiltersByAuthorAndNamesThem() throws {
+        let (dir, question) = try sharedRoom()
+        // The reply quotes the question: "when do we meet" is in both messages.
+        let all = try runVault(["search", "when do we meet", "--json"], in: dir.path)
+        #expect(all.stdout.split(separator: "\n").count == 2, "\(all.stdout)")
+        let ada = try runVault(["search", "when do we meet", "--author", "ada KIM", "--json"], in: dir.path)
+        expectSucceeded(ada)
+        let lines = ada.stdout.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix(#"{"author":"Ada Kim","#), "\(ada.stdout)")
+        #expect(lines.first?.contains(#""message_id":"\#(question)""#) == true)
+        let text = try runVault(["search", "station", "--author", "박보검"], in: dir.path)
+        #expect(text.stdout.contains(" · 박보검 │ 10시 at the station"), "\(text.stdout)")
+        let nobody = try runVault(["search", "station", "--author", "Ada Kim"], in: dir.path)
+        #expect(nobody.status == 1 && nobody.stdout.isEmpty, "\(nobody.status) \(nobody.stdout)")
+    }
+
+    @Test func exportsNameTheAuthors() throws {
+        let (dir, question) = try sharedRoom()
+        let md = try runVault(["export", "trip", "--format", "md"], in: dir.path)
+        expectSucceeded(md)
+        #expect(md.stdout.contains(" · Ada Kim\n") && md.stdout.contains(" · 박보검\n"), "\(md.stdout)")
+        let html = try runVault(["export", "trip", "--format", "html"], in: dir.path)
+        #expect(html.stdout.contains(" · Ada Kim</h3>") && html.stdout.contains(" · 박보검</h3>"), "\(html.stdout)")
+        let json = try runVault(["export", "trip", "--format", "json"], in: dir.path)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let items = try #require(object["items"] as? [[String: Any]])
+        let messages = try #require(items.first?["messages"] as? [[String: Any]])
+        #expect(messages.map { $0["author"] as? String } == ["Ada Kim", "박보검"])
+        #expect(messages.map { $0["reply_to"] as? String } == [nil, question])
+    }
+}

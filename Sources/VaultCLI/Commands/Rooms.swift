@@ -202,6 +202,10 @@ struct RoomRow {
         let words = words ?? ListingWords.of(locale)
         var preview =
             room.problem.map { $0.contains("conflict markers") ? words.markers : words.unreadable } ?? room.preview
+        // In a shared room, whose words they are: `Ada Kim: 10시!`.
+        if room.problem == nil, !room.hasPendingPrompt, let author = room.lastAuthor {
+            preview = author + ": " + preview
+        }
         if room.problem == nil, !room.hasPendingPrompt, room.lastIsInterrupted {
             preview = words.interrupted + " " + preview
         }
@@ -226,6 +230,9 @@ struct RoomRow {
         ListingField(name: "when", meaning: "how long ago, in the locale (3분 전, yesterday)") { $0.when },
         ListingField(name: "role", meaning: "who wrote the last message (user, assistant, system)") {
             $0.room.lastRole?.rawValue ?? ""
+        },
+        ListingField(name: "author", meaning: "the last message's author, when its header names one (a shared room)") {
+            $0.room.lastAuthor ?? ""
         },
         ListingField(name: "unread", meaning: "messages that came in by sync, not shown yet") {
             String($0.room.unread)

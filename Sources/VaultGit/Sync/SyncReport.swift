@@ -37,6 +37,9 @@ public struct SyncReport: Sendable, Codable {
         public var newest: String?
         /// The room did not exist here before.
         public var isNew: Bool
+        /// Who wrote the messages that came in (`author=`), each once, in the order they wrote;
+        /// messages without an author are not counted here.
+        public var authors: [String] = []
     }
 
     public struct Rename: Sendable, Codable {
@@ -80,6 +83,7 @@ public struct SyncReport: Sendable, Codable {
             if let i = rooms.firstIndex(where: { $0.path == room.path }) {
                 rooms[i].newMessageIDs += room.newMessageIDs
                 rooms[i].newest = room.newest ?? rooms[i].newest
+                rooms[i].authors += room.authors.filter { !rooms[i].authors.contains($0) }
             } else {
                 rooms.append(room)
             }

@@ -397,10 +397,15 @@ public final class VaultSync {
                 let new = room.messages.filter { !oldIDs.contains($0.id) }
                 if !new.isEmpty || before == nil {
                     let newest = new.max { $0.timestamp.date < $1.timestamp.date }
+                    var authors: [String] = []
+                    for m in new.sorted(by: { $0.timestamp.date < $1.timestamp.date }) {
+                        if let name = m.author?.name, !authors.contains(name) { authors.append(name) }
+                    }
                     report.rooms.append(
                         SyncReport.Room(
                             path: change.path, title: room.title, newMessageIDs: new.map(\.id),
-                            newest: newest.map { SyncReport.firstLine($0.body) }, isNew: before == nil))
+                            newest: newest.map { SyncReport.firstLine($0.body) }, isNew: before == nil,
+                            authors: authors))
                 } else {
                     report.changed.append(change.path)
                 }
