@@ -12,6 +12,7 @@ static const char *const cvault_git_commands[] = {
     "chat",
     "retry",
     "say",
+    "people",
     "write",
     "today",
     "edit",

@@ -163,6 +163,21 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
         return history
     }
 
+    /// This machine's identity in the vault at `root` without opening its history to commit (a
+    /// command that only reads, as `vault rooms` telling my rooms from others'): the repository's
+    /// git settings when it has one, else the resolution without git's.
+    public static func identity(ofVault root: String, config: VaultConfig) -> Identity {
+        var handle: OpaquePointer?
+        guard FileIO.exists(root + "/.git"), (try? LibGit2.ready()) != nil,
+            git_repository_open_ext(&handle, root, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil) == 0, let handle
+        else {
+            let me = (try? UserConfig.load(environment: ProcessInfo.processInfo.environment))?.me
+            return Identity.resolve(me: me, vault: config, git: nil)
+        }
+        defer { git_repository_free(handle) }
+        return author(repo: handle, config: config)
+    }
+
     static func author(repo: OpaquePointer, config: VaultConfig) -> Author {
         // A user configuration that cannot be read is reported by the command that reads it for
         // its own settings; here it names no one.

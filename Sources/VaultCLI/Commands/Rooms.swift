@@ -50,7 +50,7 @@ extension VaultCommand {
                 return
             }
             let columns = Terminal.columns
-            for row in rows {
+            func show(_ row: RoomRow) {
                 let room = row.room
                 let icon =
                     room.problem != nil ? "⚠️" : room.hasPendingPrompt ? "✍️" : room.lastRole?.icon ?? "  "
@@ -68,12 +68,21 @@ extension VaultCommand {
                     Terminal.line("\(mark) \(shown) \(style.title(Terminal.fit(room.title, 24))) \(icon) \(rest)")
                 }
             }
+            // A shared vault: rooms in groups, like a messenger's home screen (`RoomSections`).
+            guard rows.contains(where: { !$0.room.members.isEmpty }) else { return rows.forEach(show) }
+            let sections = RoomSections(rows.map(\.room), me: try myIdentity(vault).name)
+            var first = true
+            for (heading, rooms) in sections.titled where !rooms.isEmpty {
+                Terminal.line((first ? "" : "\n") + style.title(heading))
+                first = false
+                for room in rooms { show(rows[sections.index[room.path]!]) }
+            }
         }
     }
 
     struct RoomCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "room", abstract: "Make, show and change rooms.", subcommands: [New.self, Show.self, Set.self])
+            commandName: "room", abstract: "Make, show and change rooms.", subcommands: [New.self, Show.self, Set.self, Join.self, Leave.self])
 
         struct Set: VaultRunnable {
             static let configuration = CommandConfiguration(
@@ -123,12 +132,17 @@ extension VaultCommand {
             @Option(help: "The model to use in this room.") var model: String?
             @Option(help: "The room's system prompt.") var system: String?
             @Flag(help: "Refuse when the title's file name is taken, instead of making TITLE-2.") var unique = false
+            @Option(
+                name: .customLong("with"),
+                help: ArgumentHelp("Share the room with this person of vault.yml's people: (repeat for a group).", valueName: "NAME"))
+            var people: [String] = []
 
             func execute() throws {
                 let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
                 let vault = try location.openForChange()
+                let members = try sharedMembers(vault, with: people)
                 let path = try RoomCreation(vault: vault).create(
-                    title: title, model: model, system: system, unique: unique)
+                    title: title, model: model, system: system, unique: unique, members: members)
                 let named = RoomCreation.namedPath(title: title)
                 let taken = path == named ? "" : " (\(named) has that title's name already; --unique refuses instead)"
                 print("Made \(path)\(taken). Talk in it with `vault chat \(VaultPath.stem(of: path)) \"…\"`.")

@@ -50,6 +50,10 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     case emptyMessage(room: String)
     /// `--reply-to`: the room holds no message with that id.
     case noSuchMessage(id: String, room: String)
+    /// A name (`--with`) that is no one of `people:` in vault.yml (`known`: those listed).
+    case unknownPerson(String, known: [String])
+    /// A name that starts several people's names.
+    case ambiguousPerson(String, matches: [String])
 
     // Restoring.
 
@@ -164,6 +168,15 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
         case .noSuchMessage(let id, let room):
             return "\(room) holds no message '\(id)' to reply to (`vault show \(VaultPath.commandName(of: room)) --raw`"
                 + " shows the ids)"
+        case .unknownPerson(let name, let known):
+            if known.isEmpty {
+                return "'\(name)' is not one of the vault's people: vault.yml lists none. Add them under `people:`"
+                    + " (`- Ada Kim <ada@example.com>`, one a line), and sync"
+            }
+            return "'\(name)' is not one of the vault's people (\(known.joined(separator: ", "))): add them under"
+                + " `people:` in vault.yml"
+        case .ambiguousPerson(let name, let matches):
+            return "'\(name)' could be \(matches.joined(separator: " or ")): write more of the name"
         case .absentAt(let path, let revision):
             return "\(path) did not exist at \(revision) (`vault log \(path)` shows its history)"
         case .restoreNeedsRevision(let path):

@@ -10,6 +10,10 @@ public struct RoomSummary: Sendable, Codable, Hashable {
     public var lastRole: Role?
     /// Who wrote the last message, when its header names someone (`author=`, a shared room).
     public var lastAuthor: String?
+    /// The people the room is shared with (`members:`; empty: one person's own room).
+    public var members: [String] = []
+    /// What the room is by its members.
+    public var kind: RoomKind { RoomKind(members: members) }
     /// The last message's `status=` (`interrupted`: a reply that stopped before it was complete).
     public var lastStatus: String?
     /// The last message's first non-empty line (or the pending prompt's), shortened.
@@ -31,7 +35,7 @@ public struct RoomSummary: Sendable, Codable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case path, slug, title, lastActivity = "last_activity", lastRole = "last_role", lastStatus = "last_status"
-        case lastAuthor = "last_author"
+        case lastAuthor = "last_author", members
         case preview
         case hasPendingPrompt = "pending_prompt", problem, unread
         case conflictCopyOf = "conflict_copy_of"
@@ -107,6 +111,7 @@ extension Vault {
         do {
             let scan = try RoomTail.scan(absolute(relative), path: relative)
             if let t = scan.title { summary.title = t }
+            summary.members = scan.members
             if let header = scan.lastHeader {
                 summary.lastActivity = header.timestamp.text
                 summary.lastRole = header.role
@@ -305,6 +310,7 @@ enum RoomTail {
         var lastHeader: MessageHeader?
         var preview: String
         var hasPendingPrompt: Bool
+        var members: [String] = []
     }
 
     static let headSize = 16 * 1024
@@ -350,7 +356,8 @@ enum RoomTail {
             switch lastMessage(tail, skipFirstLine: offset > bodyStart) {
             case .found(let header, let preview, let pending):
                 return Scan(
-                    title: title, created: created, lastHeader: header, preview: preview, hasPendingPrompt: pending)
+                    title: title, created: created, lastHeader: header, preview: preview, hasPendingPrompt: pending,
+                    members: Workspace.members(of: frontMatter))
             case .broken(let why):
                 throw VaultError.malformedEnd(path: path, .brokenHeader(why))
             case .needMore:
@@ -369,7 +376,7 @@ enum RoomTail {
             title: room.title == VaultPath.stem(of: path) ? nil : room.title,
             created: room.frontMatter?.string("created").flatMap { Timestamp(frontMatter: $0) },
             lastHeader: last?.header,
-            preview: preview, hasPendingPrompt: room.pendingPrompt != nil)
+            preview: preview, hasPendingPrompt: room.pendingPrompt != nil, members: Workspace.members(of: room.frontMatter))
     }
 
     enum Tail {
@@ -433,16 +440,17 @@ enum RoomTail {
 extension RoomSummary {
     var fields: [String?] {
         [String(sortKey), title, lastActivity, lastRole?.rawValue, lastStatus, preview, hasPendingPrompt ? "1" : "0",
-         problem, lastAuthor]
+         problem, lastAuthor, members.isEmpty ? nil : members.joined(separator: "\u{1F}")]
     }
 
     init?(path: String, fields f: [String?]) {
-        guard f.count == 9, let key = f[0].flatMap(Double.init), let title = f[1], let preview = f[5] else { return nil }
+        guard f.count == 10, let key = f[0].flatMap(Double.init), let title = f[1], let preview = f[5] else { return nil }
         self.init(
             path: path, slug: VaultPath.stem(of: path), title: title, lastActivity: f[2],
             lastRole: f[3].flatMap(Role.init(rawValue:)), lastStatus: f[4], preview: preview,
             hasPendingPrompt: f[6] == "1", problem: f[7])
         lastAuthor = f[8]
+        members = (f[9] ?? "").utf8.split(separator: 0x1F, omittingEmptySubsequences: true).map { String(Substring($0)) }
         sortKey = key
     }
 }
@@ -454,7 +462,7 @@ extension DiarySummary {
     }
 
     static func withKey(path: String, fields f: [String?]) -> (DiarySummary, Double)? {
-        guard f.count == 9, let key = f[0].flatMap(Double.init), let title = f[4], let preview = f[5] else { return nil }
+        guard f.count == 10, let key = f[0].flatMap(Double.init), let title = f[4], let preview = f[5] else { return nil }
         // Split on the byte 0x1F (a `Character` split walks grapheme clusters).
         let tags = (f[6] ?? "").utf8.split(separator: 0x1F, omittingEmptySubsequences: true).map { String(Substring($0)) }
         let summary = DiarySummary(
