@@ -90,7 +90,8 @@ import VaultTestSupport
         try Vault.create(at: root, locale: "en_US", timeZone: TimeZone(identifier: "UTC")!)
         let history = try GitHistory.create(vault: root, config: try Vault(root: root).config)
         var names: [String] = []
-        for k in 0..<300 {
+        // Fewer than `packedCommitFiles` (256): a commit of more writes one pack (PackingTests).
+        for k in 0..<250 {
             let name = "rooms/room-\(k).md"
             try dir.write(name, String(repeating: "같은 말을 여러 번 되풀이하는 방 \(k)\n", count: 40))
             names.append(name)
@@ -117,7 +118,7 @@ import VaultTestSupport
         #expect(
             try git(["show", "HEAD:rooms/room-7.md"], in: root)
                 == String(repeating: "같은 말을 여러 번 되풀이하는 방 7\n", count: 40))
-        #expect(try git(["ls-tree", "--name-only", "HEAD:rooms"], in: root).split(separator: "\n").count == 300)
+        #expect(try git(["ls-tree", "--name-only", "HEAD:rooms"], in: root).split(separator: "\n").count == 250)
         #expect(try git(["fsck", "--strict", "--full"], in: root) == "")
         // No temporary files are left in the object folders.
         let objects = try FileManager.default.subpathsOfDirectory(atPath: root + "/.git/objects")
