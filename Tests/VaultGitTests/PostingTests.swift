@@ -270,3 +270,45 @@ private func messages(_ dir: TemporaryDirectory, _ room: String) throws -> [Mess
         #expect(messages.map { $0["reply_to"] as? String } == [nil, question])
     }
 }
+
+/// `vault say ROOM "@assistant …"` (or `@` and the room's model) asks the model: the question is
+/// the person's, the reply the model's (`author=` the model), each message sent to the model
+/// saying who wrote it. Against the loopback OpenAI server.
+@Suite struct SayToTheModelTests {
+    @Test func atAssistantAsksTheModelAndItsReplyNamesTheModel() throws {
+        let server = try FakeOpenAIServer(expectedKey: nil)
+        defer { server.stop() }
+        let dir = try initVault()
+        try append("provider: local\nmodel: ok\nproviders:\n  local:\n    base_url: \(server.baseURL)\n", to: "vault.yml", in: dir)
+        try gitCLI(["commit", "-qam", "provider"], in: dir.path)
+        let homes = TemporaryDirectory("vault-homes")
+        func env(_ person: String) throws -> [String: String] {
+            try homes.write(person + "/.config/vault/config.yml", "me: \(person)\n")
+            return noIdentityEnvironment(home: homes.path + "/" + person)
+        }
+        expectSucceeded(try runVault(["room", "new", "Trip"], in: dir.path, environment: env("Ada Kim")))
+        expectSucceeded(try runVault(["say", "trip", "@bob are you there?"], in: dir.path, environment: env("Ada Kim")))
+        let asked = try runVault(["say", "trip", "@assistant 어디 갈까?"], in: dir.path, environment: env("박보검"))
+        expectSucceeded(asked)
+        #expect(asked.stdout.hasPrefix("안녕하세요!"), "\(asked.stdout)")
+        expectSucceeded(try runVault(["say", "trip", "@OK and then?"], in: dir.path, environment: env("Ada Kim")))
+        let requests = try server.requests()
+        #expect(requests.count == 2, "\(requests.map(\.messages))")
+        #expect(
+            requests.first?.messages
+                == [.init("user", "Ada Kim: @bob are you there?"), .init("user", "박보검: @assistant 어디 갈까?")])
+        let room = try RoomFile(parsing: dir.read("rooms/trip.md"), path: "rooms/trip.md").messages
+        #expect(room.map { $0.author?.name } == ["Ada Kim", "박보검", "ok", "Ada Kim", "ok"])
+        #expect(room.map(\.role) == [.user, .user, .assistant, .user, .assistant])
+        #expect(room[2].header.attribute("model") == "ok")
+        #expect(try git(["log", "-1", "--format=%s|%an"], in: dir.path) == "chat: Trip (+2 messages)|Ada Kim\n")
+        // A message to the model is no reply to a person's.
+        let before = try snapshotExcludingState(dir.path)
+        expectFailure(
+            try runVault(["say", "trip", "@assistant hm", "--reply-to", room[0].id], in: dir.path, environment: env("Ada Kim")),
+            ["a message to the model (@assistant …) cannot be a reply (--reply-to)"])
+        #expect(try snapshotExcludingState(dir.path) == before)
+        #expect(try server.requests().count == 2)
+        try expectRepositoryClean(dir.path)
+    }
+}

@@ -100,6 +100,12 @@ extension VaultCommand {
         }
 
         func send(_ turn: ChatTurn, _ text: String?, _ files: [String]) throws(VaultError) {
+            try Chat.send(turn, text, files)
+        }
+
+        /// Runs `turn` with `text` (nil: the pending prompt) and `files`, the reply streamed to
+        /// standard output (also `vault say ROOM "@assistant …"`).
+        static func send(_ turn: ChatTurn, _ text: String?, _ files: [String]) throws(VaultError) {
             let outcome = try turn.run(message: text ?? (files.isEmpty ? nil : ""), attachments: files) {
                 Terminal.stream($0)
             }

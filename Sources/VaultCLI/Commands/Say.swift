@@ -41,11 +41,33 @@ extension VaultCommand {
             }
             let vault = try location.openForChange(prefetching: VaultPath.rooms)
             let path = try vault.resolveRoom(room, workingDirectory: cwd)
+            if ChatTurn.tidy(text).hasPrefix("@"), let turn = try turnAskedFor(text, vault: vault, path: path) {
+                guard replyTo == nil else { throw VaultError.input(.replyAsksModel) }
+                return try Chat.send(turn, text, files)
+            }
             let posted = try Posting(vault: vault).post(
                 text, to: path, replyingTo: replyTo, attachments: files,
                 environment: ProcessInfo.processInfo.environment)
             let who = posted.message.author.map { Terminal.visible($0.name, singleLine: true) } ?? "?"
             Terminal.standardError("(saved to \(posted.path), line \(posted.message.line), as \(who), \(posted.message.id))\n")
+        }
+
+        /// The chat turn `text` asks for when it starts with `@assistant` or `@` and the room's
+        /// model: the question written as mine, the reply as the model's. Nil: a message for
+        /// people (`@someone` else, or `@model` in a room that cannot ask a model).
+        private func turnAskedFor(_ text: String, vault: Vault, path: String) throws(VaultError) -> ChatTurn? {
+            let read = try ChatTurn.read(path, in: vault)
+            var turn: ChatTurn
+            do {
+                turn = try makeTurn(vault: vault, path: path, room: read, provider: nil, model: nil)
+            } catch {
+                // `@assistant` in a room no model can answer says why; `@name` is for people.
+                if Posting.asksModel(text, model: nil) { throw error }
+                return nil
+            }
+            guard Posting.asksModel(text, model: turn.model) else { return nil }
+            turn.author = try vault.me(environment: ProcessInfo.processInfo.environment).author
+            return turn
         }
     }
 }

@@ -50,6 +50,8 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     case emptyMessage(room: String)
     /// `--reply-to`: the room holds no message with that id.
     case noSuchMessage(id: String, room: String)
+    /// `vault say ROOM "@assistant …" --reply-to ID`: a message to the model is not a reply.
+    case replyAsksModel
     /// A name (`--with`) that is no one of `people:` in vault.yml (`known`: those listed).
     case unknownPerson(String, known: [String])
     /// A name that starts several people's names.
@@ -168,6 +170,8 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
         case .noSuchMessage(let id, let room):
             return "\(room) holds no message '\(id)' to reply to (`vault show \(VaultPath.commandName(of: room)) --raw`"
                 + " shows the ids)"
+        case .replyAsksModel:
+            return "a message to the model (@assistant …) cannot be a reply (--reply-to): leave out one of them"
         case .unknownPerson(let name, let known):
             if known.isEmpty {
                 return "'\(name)' is not one of the vault's people: vault.yml lists none. Add them under `people:`"

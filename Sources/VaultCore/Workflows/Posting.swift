@@ -94,6 +94,15 @@ public struct Posting {
         }
     }
 
+    /// Whether `text` asks the room's model: it starts with `@assistant`, or `@` and `model`
+    /// (the model the room would ask), in any case, followed by a space, a line break or nothing.
+    public static func asksModel(_ text: String, model: String?) -> Bool {
+        let text = ChatTurn.tidy(text)
+        guard text.hasPrefix("@") else { return false }
+        let word = text.dropFirst().prefix { !$0.isWhitespace }.lowercased()
+        return word == "assistant" || (model.map { !$0.isEmpty && word == $0.lowercased() } ?? false)
+    }
+
     /// The quote a reply starts with: who wrote the replied message, its id, and its first lines.
     ///
     ///     > **Ada Kim** (m-0A1B2C3D4E5F):
