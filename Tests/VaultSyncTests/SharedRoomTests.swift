@@ -54,4 +54,31 @@ import VaultTestSupport
         try w.expectHealthy("a-laptop")
         try w.expectHealthy("b-desktop")
     }
+
+    /// Unread counts are each machine's, and what I wrote myself (on my other machine) is never unread.
+    @Test func unreadCountsAreEachPersonsOwn() throws {
+        let (w, env) = try world([
+            "a-laptop": "Ada Kim <ada@example.com>", "b-desktop": "박보검 <bogum@example.com>",
+            "c-phone": "Ada Kim <ada@example.com>",
+        ])
+        func unread(_ machine: String) throws -> Int {
+            let r = try w.vault(machine, ["rooms", "--json"], environment: env[machine]!)
+            try w.expectOK(r)
+            let rooms = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+            return try #require(rooms.first { $0["path"] as? String == room }?["unread"] as? Int)
+        }
+        try w.expectOK(w.vault("a-laptop", ["say", "trip", "one"], environment: env["a-laptop"]!))
+        try w.expectOK(w.vault("a-laptop", ["say", "trip", "two"], environment: env["a-laptop"]!))
+        try w.expectOK(w.vault("a-laptop", ["sync"], environment: env["a-laptop"]!))
+        try w.expectOK(w.vault("b-desktop", ["say", "trip", "셋"], environment: env["b-desktop"]!))
+        try w.expectOK(w.vault("b-desktop", ["sync"], environment: env["b-desktop"]!))
+        try w.expectOK(w.vault("c-phone", ["sync"], environment: env["c-phone"]!))
+        try w.expectOK(w.vault("a-laptop", ["sync"], environment: env["a-laptop"]!))
+        #expect(try unread("a-laptop") == 1)
+        #expect(try unread("b-desktop") == 2)
+        #expect(try unread("c-phone") == 1, "Ada's own two messages count as unread on her phone")
+        try w.expectOK(w.vault("c-phone", ["show", "trip"], environment: env["c-phone"]!))
+        #expect(try unread("c-phone") == 0)
+        #expect(try unread("a-laptop") == 1)
+    }
 }
