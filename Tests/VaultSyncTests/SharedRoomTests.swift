@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import VaultCore
 import VaultTestSupport
@@ -80,5 +81,99 @@ import VaultTestSupport
         try w.expectOK(w.vault("c-phone", ["show", "trip"], environment: env["c-phone"]!))
         #expect(try unread("c-phone") == 0)
         #expect(try unread("a-laptop") == 1)
+    }
+
+    /// Three people typing in one room at the same moment, each machine running `vault watch`:
+    /// every message reaches every machine, in one order, with its author; each watch shows what
+    /// the others wrote as it arrives and marks it read.
+    @Test func threePeopleTypingAtOnceWithWatchSeeOneConversation() throws {
+        let people = ["a-ada": "Ada Kim <ada@example.com>", "b-bogum": "박보검", "c-chris": "Chris"]
+        let (w, env) = try world(people)
+        let machines = people.keys.sorted()
+        var watchers: [(machine: String, process: Process, output: String)] = []
+        for machine in machines {
+            let output = w.folder.path + "/watch-" + machine + ".txt"
+            FileManager.default.createFile(atPath: output, contents: nil)
+            var e = env[machine]!
+            e["VAULT_MACHINE"] = machine
+            e["PATH"] = SyncWorld.pathWithVault
+            e["VAULT_LOCK_TIMEOUT"] = "60"
+            let process = vaultProcess(
+                ["watch", "trip", "--interval", "0.3", "--max-interval", "1"], in: w.path(machine), environment: e)
+            process.standardOutput = FileHandle(forWritingAtPath: output)
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            watchers.append((machine, process, output))
+        }
+        defer {
+            for watcher in watchers where watcher.process.isRunning { watcher.process.terminate() }
+        }
+        // Three messages each, the three machines at once.
+        let failures = Mutex<[String]>([])
+        // Read only, from each thread: the world's machines and their environments.
+        nonisolated(unsafe) let w2 = w
+        DispatchQueue.concurrentPerform(iterations: machines.count) { i in
+            let machine = machines[i]
+            for n in 1...3 {
+                do {
+                    let r = try w2.vault(machine, ["say", "trip", "\(machine) \(n)"], environment: env[machine]!)
+                    if r.status != 0 { failures.withLock { $0.append(r.stderr) } }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        // Until every machine has the nine messages in one order (the watchers sync every 0.3 s).
+        func messages(_ machine: String) -> [Message] {
+            (try? RoomFile(parsing: Array(w.read(machine, room).utf8), path: room).messages) ?? []
+        }
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline {
+            let all = machines.map { messages($0).map(\.id) }
+            if all[0].count == 9, all.allSatisfy({ $0 == all[0] }) { break }
+            usleep(100_000)
+        }
+        let first = messages(machines[0])
+        #expect(first.count == 9, "\(first.map(\.body))")
+        for machine in machines.dropFirst() {
+            #expect(messages(machine).map(\.id) == first.map(\.id), "\(machine) has another order")
+        }
+        for message in first {
+            let writer = String(message.body.split(separator: " ")[0])
+            #expect(message.author?.name == Person(text: people[writer]!)?.name, "\(message.body): \(message.author?.name ?? "-")")
+        }
+        // Each watch showed every message the two others wrote, with its author (waited for: a
+        // watch prints what its last sync brought in just after the sync wrote the room).
+        let shownBy = Date().addingTimeInterval(20)
+        for watcher in watchers {
+            let others = first.filter { !$0.body.hasPrefix(watcher.machine) }.map { "\n\($0.body)\n" }
+            while Date() < shownBy {
+                let shown = (try? String(contentsOfFile: watcher.output, encoding: .utf8)) ?? ""
+                if others.allSatisfy({ shown.contains($0) }) { break }
+                usleep(100_000)
+            }
+        }
+        for watcher in watchers {
+            let shown = try String(contentsOfFile: watcher.output, encoding: .utf8)
+            for message in first where !message.body.hasPrefix(watcher.machine) {
+                #expect(shown.contains("\(message.author!.name) · "), "\(watcher.machine): \(shown)")
+                #expect(shown.contains("\n\(message.body)\n"), "\(watcher.machine) did not show \(message.body): \(shown)")
+            }
+            for message in first where message.body.hasPrefix(watcher.machine) {
+                #expect(!shown.contains("\n\(message.body)\n"), "\(watcher.machine) showed its own \(message.body)")
+            }
+        }
+        for watcher in watchers {
+            watcher.process.terminate()
+            watcher.process.waitUntilExit()
+        }
+        // What the watches showed is read: nothing is unread anywhere.
+        for machine in machines {
+            let r = try w.vault(machine, ["rooms", "--json"], environment: env[machine]!)
+            let rooms = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+            #expect(rooms.first { $0["path"] as? String == room }?["unread"] as? Int == 0, "\(machine): \(r.stdout)")
+            try w.expectHealthy(machine)
+        }
     }
 }
