@@ -176,4 +176,54 @@ import VaultTestSupport
             try w.expectHealthy(machine)
         }
     }
+
+    /// While the remote cannot be reached `vault watch` waits longer each time (said once per
+    /// wait), and once it can, says so and shows what came in meanwhile.
+    @Test func watchBacksOffWhileTheRemoteIsAwayAndComesBack() throws {
+        let (w, env) = try world(["a-ada": "Ada Kim", "b-bogum": "박보검"])
+        let out = w.folder.path + "/watch.out"
+        let err = w.folder.path + "/watch.err"
+        FileManager.default.createFile(atPath: out, contents: nil)
+        FileManager.default.createFile(atPath: err, contents: nil)
+        var e = env["b-bogum"]!
+        e["VAULT_MACHINE"] = "b-bogum"
+        e["PATH"] = SyncWorld.pathWithVault
+        try FileManager.default.moveItem(atPath: w.remote, toPath: w.remote + ".away")
+        let watch = vaultProcess(["watch", "--interval", "0.2", "--max-interval", "0.8"], in: w.path("b-bogum"), environment: e)
+        watch.standardOutput = FileHandle(forWritingAtPath: out)
+        watch.standardError = FileHandle(forWritingAtPath: err)
+        try watch.run()
+        defer { if watch.isRunning { watch.terminate() } }
+        func waitFor(_ text: String, in file: String) -> String {
+            let deadline = Date().addingTimeInterval(30)
+            var now = ""
+            while Date() < deadline {
+                now = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+                if now.contains(text) { break }
+                usleep(50_000)
+            }
+            return now
+        }
+        let failing = waitFor("trying again in 0.8 s", in: err)
+        #expect(failing.contains("trying again in 0.4 s") && failing.contains("trying again in 0.8 s"), "\(failing)")
+        try FileManager.default.moveItem(atPath: w.remote + ".away", toPath: w.remote)
+        let back = waitFor("synced again", in: err)
+        #expect(back.contains("vault: synced again"), "\(back)")
+        // Each wait is said once, however many syncs failed at the longest.
+        #expect(back.components(separatedBy: "trying again in 0.8 s").count == 2, "\(back)")
+        try w.expectOK(w.vault("a-ada", ["say", "trip", "다시 연결됐어?"], environment: env["a-ada"]!))
+        try w.expectOK(w.vault("a-ada", ["sync"], environment: env["a-ada"]!))
+        let shown = waitFor("다시 연결됐어?", in: out)
+        #expect(shown.hasPrefix("Trip · Ada Kim · ") && shown.contains("\n다시 연결됐어?\n"), "\(shown)")
+        watch.terminate()
+        watch.waitUntilExit()
+    }
+
+    @Test func watchWithoutARemoteSaysSoAndEnds() throws {
+        let w = try SyncWorld("solo", clones: [], sample: false)
+        try w.expectOK(w.vault("solo", ["remote", "remove", "origin"]))
+        let r = try w.vault("solo", ["watch", "--interval", "0.2"])
+        #expect(r.status != 0 && r.stderr.contains("vault: error: "), "\(r.status) \(r.stderr)")
+        #expect(r.stderr.contains("remote"), "\(r.stderr)")
+    }
 }

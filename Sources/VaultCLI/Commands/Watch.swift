@@ -50,19 +50,20 @@ extension VaultCommand {
             }
             Terminal.note(
                 "watching \(path ?? "every room"): a sync every \(Watch.seconds(live.interval)) s; Ctrl-C stops")
-            var failing = false
+            // The wait last said while syncs fail (nil: they work): each longer wait is said once.
+            var saidDelay: Double?
             while !Termination.requested {
                 let step = live.step(room: path)
                 if let failure = step.failure {
-                    // A remote that is not there, a vault with none: nothing a wait would change.
+                    // No remote, or one that is not named: nothing a wait would change.
                     if case .input = failure { throw failure }
-                    if !failing || step.delay >= live.maxInterval {
+                    if saidDelay != step.delay {
                         Terminal.note("sync failed (\(failure.description)); trying again in \(Watch.seconds(step.delay)) s")
+                        saidDelay = step.delay
                     }
-                    failing = true
                 } else {
-                    if failing { Terminal.note("synced again") }
-                    failing = false
+                    if saidDelay != nil { Terminal.note("synced again") }
+                    saidDelay = nil
                 }
                 for arrival in step.arrivals {
                     show(arrival, all: path == nil, locale: locale, zone: zone)
