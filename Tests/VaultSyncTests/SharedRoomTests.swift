@@ -89,92 +89,52 @@ import VaultTestSupport
     @Test func threePeopleTypingAtOnceWithWatchSeeOneConversation() throws {
         let people = ["a-ada": "Ada Kim <ada@example.com>", "b-bogum": "박보검", "c-chris": "Chris"]
         let (w, env) = try world(people)
-        let machines = people.keys.sorted()
-        var watchers: [(machine: String, process: Process, output: String)] = []
-        for machine in machines {
-            let output = w.folder.path + "/watch-" + machine + ".txt"
-            FileManager.default.createFile(atPath: output, contents: nil)
+        var live = LiveWorld(room: room, folder: w.folder.path)
+        for (machine, person) in people {
             var e = env[machine]!
             e["VAULT_MACHINE"] = machine
             e["PATH"] = SyncWorld.pathWithVault
             e["VAULT_LOCK_TIMEOUT"] = "60"
-            let process = vaultProcess(
-                ["watch", "trip", "--interval", "0.3", "--max-interval", "1"], in: w.path(machine), environment: e)
-            process.standardOutput = FileHandle(forWritingAtPath: output)
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            watchers.append((machine, process, output))
+            live.machines.append(.init(name: machine, root: w.path(machine), environment: e, person: Person(text: person)!.name))
         }
-        defer {
-            for watcher in watchers where watcher.process.isRunning { watcher.process.terminate() }
+        try live.typeAtOnce()
+    }
+
+    /// The same over smart HTTP (git's http-backend behind Basic auth): two people in a room,
+    /// each identified by git's user.name.
+    @Test func twoPeopleTypingAtOnceOverHTTP() throws {
+        let token = "shared-rooms-token"
+        let w = NetWorld()
+        _ = try w.bareRepository()
+        let server = try GitHTTPServer(root: w.remotes, token: token)
+        w.serve(server.url("notes"), by: server)
+        let env = ["VAULT_GIT_TOKEN": token]
+        try w.makeFirst("laptop", env)
+        try w.expectOK(w.clone("desktop", env))
+        var live = LiveWorld(room: "rooms/독서-모임-발제문.md", folder: w.folder.path)
+        for machine in ["laptop", "desktop"] {
+            live.machines.append(
+                .init(name: machine, root: w.path(machine), environment: w.environment(machine, env), person: "Person on \(machine)"))
         }
-        // Three messages each, the three machines at once.
-        let failures = Mutex<[String]>([])
-        // Read only, from each thread: the world's machines and their environments.
-        nonisolated(unsafe) let w2 = w
-        DispatchQueue.concurrentPerform(iterations: machines.count) { i in
-            let machine = machines[i]
-            for n in 1...3 {
-                do {
-                    let r = try w2.vault(machine, ["say", "trip", "\(machine) \(n)"], environment: env[machine]!)
-                    if r.status != 0 { failures.withLock { $0.append(r.stderr) } }
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
-                }
-            }
+        try live.typeAtOnce()
+    }
+
+    /// The same over ssh (Debian's sshd on 127.0.0.1), three people.
+    @Test func threePeopleTypingAtOnceOverSSH() throws {
+        let peer = try SSHPeer()
+        let w = NetWorld()
+        let bare = try w.bareRepository()
+        w.serve(peer.url(bare), by: peer)
+        let env = ["HOME": peer.home]
+        try w.makeFirst("laptop", env)
+        try w.expectOK(w.clone("desktop", env))
+        try w.expectOK(w.clone("phone", env))
+        var live = LiveWorld(room: "rooms/독서-모임-발제문.md", folder: w.folder.path)
+        for machine in ["laptop", "desktop", "phone"] {
+            live.machines.append(
+                .init(name: machine, root: w.path(machine), environment: w.environment(machine, env), person: "Person on \(machine)"))
         }
-        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
-        // Until every machine has the nine messages in one order (the watchers sync every 0.3 s).
-        func messages(_ machine: String) -> [Message] {
-            (try? RoomFile(parsing: Array(w.read(machine, room).utf8), path: room).messages) ?? []
-        }
-        let deadline = Date().addingTimeInterval(90)
-        while Date() < deadline {
-            let all = machines.map { messages($0).map(\.id) }
-            if all[0].count == 9, all.allSatisfy({ $0 == all[0] }) { break }
-            usleep(100_000)
-        }
-        let first = messages(machines[0])
-        #expect(first.count == 9, "\(first.map(\.body))")
-        for machine in machines.dropFirst() {
-            #expect(messages(machine).map(\.id) == first.map(\.id), "\(machine) has another order")
-        }
-        for message in first {
-            let writer = String(message.body.split(separator: " ")[0])
-            #expect(message.author?.name == Person(text: people[writer]!)?.name, "\(message.body): \(message.author?.name ?? "-")")
-        }
-        // Each watch showed every message the two others wrote, with its author (waited for: a
-        // watch prints what its last sync brought in just after the sync wrote the room).
-        let shownBy = Date().addingTimeInterval(20)
-        for watcher in watchers {
-            let others = first.filter { !$0.body.hasPrefix(watcher.machine) }.map { "\n\($0.body)\n" }
-            while Date() < shownBy {
-                let shown = (try? String(contentsOfFile: watcher.output, encoding: .utf8)) ?? ""
-                if others.allSatisfy({ shown.contains($0) }) { break }
-                usleep(100_000)
-            }
-        }
-        for watcher in watchers {
-            let shown = try String(contentsOfFile: watcher.output, encoding: .utf8)
-            for message in first where !message.body.hasPrefix(watcher.machine) {
-                #expect(shown.contains("\(message.author!.name) · "), "\(watcher.machine): \(shown)")
-                #expect(shown.contains("\n\(message.body)\n"), "\(watcher.machine) did not show \(message.body): \(shown)")
-            }
-            for message in first where message.body.hasPrefix(watcher.machine) {
-                #expect(!shown.contains("\n\(message.body)\n"), "\(watcher.machine) showed its own \(message.body)")
-            }
-        }
-        for watcher in watchers {
-            watcher.process.terminate()
-            watcher.process.waitUntilExit()
-        }
-        // What the watches showed is read: nothing is unread anywhere.
-        for machine in machines {
-            let r = try w.vault(machine, ["rooms", "--json"], environment: env[machine]!)
-            let rooms = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
-            #expect(rooms.first { $0["path"] as? String == room }?["unread"] as? Int == 0, "\(machine): \(r.stdout)")
-            try w.expectHealthy(machine)
-        }
+        try live.typeAtOnce()
     }
 
     /// While the remote cannot be reached `vault watch` waits longer each time (said once per
@@ -225,5 +185,118 @@ import VaultTestSupport
         let r = try w.vault("solo", ["watch", "--interval", "0.2"])
         #expect(r.status != 0 && r.stderr.contains("vault: error: "), "\(r.status) \(r.stderr)")
         #expect(r.stderr.contains("remote"), "\(r.stderr)")
+    }
+}
+
+/// Machines that each run `vault watch ROOM` while their people say messages at the same moment.
+struct LiveWorld {
+    struct Machine {
+        var name: String
+        var root: String
+        /// The whole environment `vault` runs with on this machine.
+        var environment: [String: String]
+        /// Who this machine's person is (the author their messages must carry).
+        var person: String
+    }
+
+    let room: String
+    let folder: String
+    var machines: [Machine] = []
+
+    init(room: String, folder: String) {
+        self.room = room
+        self.folder = folder
+    }
+
+    private func vault(_ m: Machine, _ arguments: [String]) throws -> RunResult {
+        let process = vaultProcess(arguments, in: m.root)
+        process.environment = m.environment
+        return try run(process)
+    }
+
+    private func messages(_ m: Machine) -> [Message] {
+        guard let bytes = FileManager.default.contents(atPath: m.root + "/" + room) else { return [] }
+        return (try? RoomFile(parsing: Array(bytes), path: room).messages) ?? []
+    }
+
+    /// Starts a watch on every machine, has each say three messages (`NAME n`) at once, waits
+    /// until every machine holds them all in one order, and checks authors, what each watch
+    /// showed, and that nothing is left unread.
+    func typeAtOnce(count: Int = 3) throws {
+        let before = messages(machines[0]).count
+        var watchers: [(machine: Machine, process: Process, output: String)] = []
+        defer { for w in watchers where w.process.isRunning { w.process.terminate() } }
+        for m in machines {
+            let output = folder + "/watch-" + m.name + ".txt"
+            FileManager.default.createFile(atPath: output, contents: nil)
+            let process = vaultProcess(["watch", VaultPath.stem(of: room), "--interval", "0.3", "--max-interval", "1"], in: m.root)
+            process.environment = m.environment
+            process.standardOutput = FileHandle(forWritingAtPath: output)
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            watchers.append((m, process, output))
+        }
+        let failures = Mutex<[String]>([])
+        nonisolated(unsafe) let world = self
+        DispatchQueue.concurrentPerform(iterations: machines.count) { i in
+            let m = world.machines[i]
+            for n in 1...count {
+                do {
+                    let r = try world.vault(m, ["say", VaultPath.stem(of: world.room), "\(m.name) \(n)"])
+                    if r.status != 0 { failures.withLock { $0.append(r.stderr) } }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        let total = before + count * machines.count
+        let deadline = Date().addingTimeInterval(90)
+        while Date() < deadline {
+            let all = machines.map { messages($0).map(\.id) }
+            if all[0].count == total, all.allSatisfy({ $0 == all[0] }) { break }
+            usleep(100_000)
+        }
+        let first = messages(machines[0])
+        #expect(first.count == total, "\(first.map(\.body))")
+        for m in machines.dropFirst() {
+            #expect(messages(m).map(\.id) == first.map(\.id), "\(m.name) has another order")
+        }
+        let said = Array(first.dropFirst(before))
+        for message in said {
+            let writer = machines.first { message.body.hasPrefix($0.name + " ") }
+            #expect(writer != nil && message.author?.name == writer?.person, "\(message.body): \(message.author?.name ?? "-")")
+        }
+        // Each watch shows every message the others wrote (waited for: it prints what a sync
+        // brought in just after the sync wrote the room), never its own.
+        for w in watchers {
+            let others = said.filter { !$0.body.hasPrefix(w.machine.name + " ") }.map { "\n\($0.body)\n" }
+            let shownBy = Date().addingTimeInterval(20)
+            var shown = ""
+            while Date() < shownBy {
+                shown = (try? String(contentsOfFile: w.output, encoding: .utf8)) ?? ""
+                if others.allSatisfy({ shown.contains($0) }) { break }
+                usleep(100_000)
+            }
+            for text in others { #expect(shown.contains(text), "\(w.machine.name) did not show \(text): \(shown)") }
+            for message in said where message.body.hasPrefix(w.machine.name + " ") {
+                #expect(!shown.contains("\n\(message.body)\n"), "\(w.machine.name) showed its own \(message.body)")
+            }
+            for message in said where !message.body.hasPrefix(w.machine.name + " ") {
+                #expect(shown.contains("\(message.author?.name ?? "?") · "), "\(w.machine.name): \(shown)")
+            }
+        }
+        for w in watchers {
+            w.process.terminate()
+            w.process.waitUntilExit()
+        }
+        // What the watches showed is read.
+        for m in machines {
+            let r = try vault(m, ["rooms", "--json"])
+            let rooms = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+            #expect(rooms.first { $0["path"] as? String == room }?["unread"] as? Int == 0, "\(m.name): \(r.stdout)")
+            #expect(try git(["status", "--porcelain"], in: m.root) == "", "\(m.name)")
+            _ = try git(["fsck", "--strict", "--no-progress"], in: m.root)
+        }
     }
 }
