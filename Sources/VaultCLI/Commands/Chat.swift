@@ -169,5 +169,10 @@ func makeTurn(
 ) throws(VaultError) -> ChatTurn {
     var onWait: (@Sendable (ServerWait) -> Void)?
     if Terminal.stderrIsTerminal { onWait = { WaitingIndicator.shared.report($0) } }
-    return try ChatTurn.forRoom(path, room, in: vault, provider: provider, model: model, onWait: onWait)
+    var turn = try ChatTurn.forRoom(path, room, in: vault, provider: provider, model: model, onWait: onWait)
+    // A room shared with people: the question is mine by name, the reply the model's.
+    if !Workspace.members(of: room.room.frontMatter).isEmpty {
+        turn.author = try vault.me(environment: ProcessInfo.processInfo.environment).author
+    }
+    return turn
 }

@@ -40,14 +40,7 @@ extension VaultCommand {
                 .history()
             let live = LiveSync(
                 vault: vault, history: history, remote: remote, interval: interval, maxInterval: maxInterval)
-            // As `vault sync`: the search's watcher says what changed, so no sync stamps every file.
-            if (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty {
-                let root = vault.root
-                live.prepare = { sync in
-                    sync.watcher = VaultWatcher(
-                        vaultRoot: root, command: [SearchWatcherCommand.executable, "search-watcher"])
-                }
-            }
+            live.prepare = Watch.preparation(root: vault.root)
             Terminal.note(
                 "watching \(path ?? "every room"): a sync every \(Watch.seconds(live.interval)) s; Ctrl-C stops")
             // The wait last said while syncs fail (nil: they work): each longer wait is said once.
@@ -81,6 +74,16 @@ extension VaultCommand {
                 Terminal.line(label.map { Terminal.visible($0, singleLine: true) }.joined(separator: " · "))
                 // Written at once (not buffered as `print` is): the one watching sees it now.
                 Terminal.write(Terminal.visible(message.body) + "\n\n", to: 1)
+            }
+        }
+
+        /// What each live sync is given, as `vault sync` is: the search's watcher, which says what
+        /// changed so that no sync stamps every file (none with VAULT_NO_WATCH=1).
+        static func preparation(root: String) -> ((VaultSync) -> Void)? {
+            guard (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty else { return nil }
+            return { sync in
+                sync.watcher = VaultWatcher(
+                    vaultRoot: root, command: [SearchWatcherCommand.executable, "search-watcher"])
             }
         }
 

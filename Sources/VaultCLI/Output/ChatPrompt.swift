@@ -78,7 +78,7 @@ struct ChatPrompt {
                 if entry.hasPrefix("/") {
                     guard try command(entry) else { return }
                 } else {
-                    try send(try turn(), entry, files)
+                    try sendOrPost(entry)
                     files = []
                 }
             } catch {
