@@ -20,20 +20,6 @@ private func vaultWithRoom() throws -> (dir: TemporaryDirectory, vault: Vault, r
 private let ada = Author(name: "Ada Kim")!
 private let bob = Author(name: "박보검")!
 
-/// `body` fails with a `VaultError` whose message contains `fragment`.
-private func expectVaultError(
-    _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> some Any
-) {
-    do {
-        _ = try body()
-        Issue.record("no error; expected one with \"\(fragment)\"", sourceLocation: sourceLocation)
-    } catch let error as VaultError {
-        #expect(error.description.contains(fragment), "\(error.description)", sourceLocation: sourceLocation)
-    } catch {
-        Issue.record("not a VaultError: \(error)", sourceLocation: sourceLocation)
-    }
-}
-
 private func messages(_ dir: TemporaryDirectory, _ room: String) throws -> [Message] {
     try RoomFile(parsing: dir.read(room), path: room).messages
 }
@@ -97,13 +83,13 @@ private func messages(_ dir: TemporaryDirectory, _ room: String) throws -> [Mess
         let (dir, vault, room) = try vaultWithRoom()
         try Posting(vault: vault).post("first", to: room, as: ada)
         let before = try snapshotExcludingState(dir.path)
-        expectVaultError("the message is empty: nothing was written to \(room)") {
+        expectError("the message is empty: nothing was written to \(room)") {
             try Posting(vault: vault).post(" \n\t\n", to: room, as: ada)
         }
-        expectVaultError("holds no message 'm-ZZZZZZZZZZZZ' to reply to") {
+        expectError("holds no message 'm-ZZZZZZZZZZZZ' to reply to") {
             try Posting(vault: vault).post("hi", to: room, as: ada, replyingTo: "m-ZZZZZZZZZZZZ")
         }
-        expectVaultError("is a diary entry, not a room") {
+        expectError("is a diary entry, not a room") {
             try Posting(vault: vault).post("hi", to: "diary/2026/2026-11-21.md", as: ada)
         }
         #expect(try snapshotExcludingState(dir.path) == before)

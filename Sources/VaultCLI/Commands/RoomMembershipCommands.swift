@@ -11,13 +11,11 @@ extension VaultCommand.RoomCommand {
         @Argument(help: "The room.", completion: .rooms) var room: String
 
         func execute() throws {
-            let vault = try location.openForChange()
-            let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
-            let me = try myIdentity(vault).author
-            let name = Terminal.visible(me.name, singleLine: true)
-            switch try Membership(vault: vault).join(path, as: me) {
-            case .alreadySo: print("\(path): \(name) is a member already.")
-            case .changed(let members): print("\(path): \(name) joined; members: \(shown(members)).")
+            try changeMembership(location, room) { membership, path, me throws(VaultError) in
+                switch try membership.join(path, as: me) {
+                case .alreadySo: return "is a member already."
+                case .changed(let members): return "joined; members: \(shown(members))."
+                }
             }
         }
     }
@@ -31,18 +29,28 @@ extension VaultCommand.RoomCommand {
         @Argument(help: "The room.", completion: .rooms) var room: String
 
         func execute() throws {
-            let vault = try location.openForChange()
-            let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
-            let me = try myIdentity(vault).author
-            let name = Terminal.visible(me.name, singleLine: true)
-            switch try Membership(vault: vault).leave(path, as: me) {
-            case .alreadySo: print("\(path): \(name) is not a member.")
-            case .changed(let members):
-                let left = members.isEmpty ? "no members are left" : "members: \(shown(members))"
-                print("\(path): \(name) left; \(left). Your messages stay in the room.")
+            try changeMembership(location, room) { membership, path, me throws(VaultError) in
+                switch try membership.leave(path, as: me) {
+                case .alreadySo: return "is not a member."
+                case .changed(let members):
+                    let left = members.isEmpty ? "no members are left" : "members: \(shown(members))"
+                    return "left; \(left). Your messages stay in the room."
+                }
             }
         }
     }
+}
+
+/// Opens the vault, finds the room, and prints `ROOM: NAME ` and what `change` says it did.
+private func changeMembership(
+    _ location: VaultLocation, _ room: String,
+    _ change: (Membership, String, Author) throws(VaultError) -> String
+) throws(VaultError) {
+    let vault = try location.openForChange()
+    let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
+    let me = try myIdentity(vault).author
+    let said = try change(Membership(vault: vault), path, me)
+    print("\(path): \(Terminal.visible(me.name, singleLine: true)) \(said)")
 }
 
 private func shown(_ members: [String]) -> String {
