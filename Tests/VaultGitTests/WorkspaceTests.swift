@@ -143,6 +143,10 @@ private let people = [
         #expect(headings(ada.stdout) == ["Groups", "Direct messages", "Your rooms"], "\(ada.stdout)")
         let chris = try runVault(["rooms"], in: dir.path, environment: (try env("Chris")).merging(["COLUMNS": "100"]) { $1 })
         #expect(headings(chris.stdout) == ["Groups", "Your rooms", "Not joined"], "\(chris.stdout)")
+        let kinds = try runVault(["rooms", "--format", "%(slug)|%(kind)|%(members)"], in: dir.path, environment: env("Chris"))
+        #expect(
+            Set(kinds.stdout.split(separator: "\n")) == ["weekend|group|Ada Kim, 박보검, Chris", "just-us|direct|Ada Kim, 박보검", "notes|own|"],
+            "\(kinds.stdout)")
         let notJoined = chris.stdout.components(separatedBy: "Not joined\n").last ?? ""
         #expect(notJoined.contains("Just us") && !notJoined.contains("Weekend"), "\(chris.stdout)")
     }

@@ -248,6 +248,12 @@ struct RoomRow {
         ListingField(name: "author", meaning: "the last message's author, when its header names one (a shared room)") {
             $0.room.lastAuthor ?? ""
         },
+        ListingField(name: "kind", meaning: "own (no members), direct (two) or group (members: in front-matter)") {
+            $0.room.kind.rawValue
+        },
+        ListingField(name: "members", meaning: "the people the room is shared with, comma-separated") {
+            $0.room.members.joined(separator: ", ")
+        },
         ListingField(name: "unread", meaning: "messages that came in by sync, not shown yet") {
             String($0.room.unread)
         },
