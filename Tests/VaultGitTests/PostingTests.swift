@@ -106,6 +106,18 @@ private func messages(_ dir: TemporaryDirectory, _ room: String) throws -> [Mess
         try expectRepositoryClean(dir.path)
     }
 
+    @Test func anAttachmentIsStoredAndCommittedWithTheMessage() throws {
+        let (dir, vault, room) = try vaultWithRoom()
+        let outside = TemporaryDirectory("vault-posting-file")
+        try outside.write("사진.png", [0x89, 0x50, 0x4E, 0x47, 1, 2, 3])
+        let posted = try Posting(vault: vault).post("바다!", to: room, as: ada, attachments: [outside.path + "/사진.png"])
+        let stored = Attachments.address(of: [0x89, 0x50, 0x4E, 0x47, 1, 2, 3], named: "사진.png")
+        #expect(posted.message.body == "바다!\n\n![사진.png](../\(stored))")
+        #expect(try changedPaths("HEAD", in: dir.path).sorted() == ["A \(stored)", "M \(room)"])
+        #expect(try gitBytes("HEAD:" + stored, in: dir.path) == [0x89, 0x50, 0x4E, 0x47, 1, 2, 3])
+        try expectRepositoryClean(dir.path)
+    }
+
     @Test func thePromptMarkersTextIsKept() throws {
         let (dir, vault, room) = try vaultWithRoom()
         try dir.write(room, try dir.readText(room) + "draft for the model\n")
