@@ -11,6 +11,8 @@ static const char *const cvault_git_commands[] = {
     "room",
     "chat",
     "retry",
+    "say",
+    "people",
     "write",
     "today",
     "edit",

@@ -17,7 +17,7 @@ public struct VaultCommand: ParsableCommand {
         subcommands: [
             Init.self, Rooms.self, RoomCommand.self, Chat.self, Diary.self, Show.self, Check.self, Log.self,
             Diff.self, Restore.self, Remove.self, Unlock.self, Write.self, Today.self, Edit.self, Tag.self,
-            Retry.self, Export.self, Import.self, Search.self, Sync.self, Clone.self, Remote.self, Status.self,
+            Retry.self, Say.self, People.self, Watch.self, Export.self, Import.self, Search.self, Sync.self, Clone.self, Remote.self, Status.self,
             Resolve.self, MergeDriverCommand.self, SearchWatcherCommand.self, ReferenceCommand.self, MCP.self,
 
         ])
@@ -84,7 +84,7 @@ public struct VaultCommand: ParsableCommand {
     /// reads a copy in `git_commands.h`, written from this literal by
     /// `scripts/generate-git-commands.py` (`--check` in `scripts/test.sh`): run it after a change.
     static let gitCommands: Swift.Set<String> = [
-        "init", "room", "chat", "retry", "write", "today", "edit", "tag", "rm", "restore", "log", "diff", "diary",
+        "init", "room", "chat", "retry", "say", "people", "write", "today", "edit", "tag", "rm", "restore", "log", "diff", "diary",
     ]
 
     /// The arguments with a `--vault DIR` given before the command moved behind it, where the

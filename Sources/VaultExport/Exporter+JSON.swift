@@ -34,7 +34,8 @@ extension Exporter {
                                 JSONMessage(
                                     id: m.id, role: m.role.rawValue, time: m.timestamp.text, body: m.body,
                                     model: m.header.attribute("model"), provider: m.header.attribute("provider"),
-                                    status: m.status)
+                                    status: m.status, author: m.author?.name,
+                                    replyTo: m.header.attribute(Posting.replyToKey))
                             }))
                 }
             })
@@ -105,4 +106,13 @@ struct JSONMessage: Encodable {
     var model: String?
     var provider: String?
     var status: String?
+    /// Who wrote it, when its header names someone (`author=`, a shared room).
+    var author: String?
+    /// The id of the message it answers (`reply-to=`).
+    var replyTo: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, role, time, body, model, provider, status, author
+        case replyTo = "reply_to"
+    }
 }

@@ -110,13 +110,16 @@ public struct Exporter: Sendable {
         }
     }
 
-    /// `🧑 user · 2026년 11월 21일 토요일 오전 9:31`, with the model (or `offline, no model`)
-    /// for a reply and the status of a failed or interrupted message.
+    /// `🧑 user · 2026년 11월 21일 토요일 오전 9:31`, with the author (`author=`, a shared room),
+    /// else the model (or `offline, no model`) for a reply, and the status of a failed or interrupted message.
     func messageHeading(_ message: Message) -> String {
         var line =
             "\(message.role.icon) \(message.role.rawValue) · "
             + DateText.header(message.timestamp, locale: locale, timeZone: timeZone)
-        if message.role == .assistant {
+        if let author = message.author {
+            // A shared room: who wrote it (a person, or the model that answered).
+            line += " · " + author.name
+        } else if message.role == .assistant {
             if message.header.attribute("provider") == "offline" {
                 line += " · offline, no model"
             } else if let model = message.header.attribute("model") {

@@ -46,13 +46,10 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     /// The bytes of large blobs written in pieces (`LargeBlobs.swift`), not yet added to it.
     var streamedBytesWritten: Int64 = 0
 
-    /// Who commits: `author:` in vault.yml, else git's `user.name`/`user.email`, else a default.
-    public struct Author: Sendable {
-        public var name: String
-        public var email: String
-        /// Set when the default was used: the command line shows it once.
-        public var warning: String?
-    }
+    /// Who commits: this machine's `Identity` (the user configuration's `me:`, else `author:`
+    /// in vault.yml, else git's `user.name`/`user.email`, else a default with a warning), the
+    /// same identity that authors this machine's messages.
+    public typealias Author = Identity
 
     /// Where a vault stands with git.
     public enum Location: Sendable, Equatable {
@@ -134,6 +131,8 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
         return signature!
     }
 
+    public func identity() -> Identity? { author }
+
     deinit {
         git_odb_free(odb)
         git_repository_free(repo)
@@ -164,27 +163,31 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
         return history
     }
 
-    static func author(repo: OpaquePointer, config: VaultConfig) -> Author {
-        if let text = config.values["author"].flatMap({ v -> String? in
-            if case .string(let s) = v { return s }; return nil
-        }),
-            let open = text.firstIndex(of: "<"), let close = text.lastIndex(of: ">"), open < close
-        {
-            let name = text[..<open].trimmingCharacters(in: .whitespaces)
-            let email = String(text[text.index(after: open)..<close])
-            if !name.isEmpty && !email.isEmpty { return Author(name: name, email: email, warning: nil) }
+    /// This machine's identity in the vault at `root` without opening its history to commit (a
+    /// command that only reads, as `vault rooms` telling my rooms from others'): the repository's
+    /// git settings when it has one, else the resolution without git's.
+    public static func identity(ofVault root: String, config: VaultConfig) -> Identity {
+        var handle: OpaquePointer?
+        guard FileIO.exists(root + "/.git"), (try? LibGit2.ready()) != nil,
+            git_repository_open_ext(&handle, root, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil) == 0, let handle
+        else {
+            let me = (try? UserConfig.load(environment: ProcessInfo.processInfo.environment))?.me
+            return Identity.resolve(me: me, vault: config, git: nil)
         }
+        defer { git_repository_free(handle) }
+        return author(repo: handle, config: config)
+    }
+
+    static func author(repo: OpaquePointer, config: VaultConfig) -> Author {
+        // A user configuration that cannot be read is reported by the command that reads it for
+        // its own settings; here it names no one.
+        let me = (try? UserConfig.load(environment: ProcessInfo.processInfo.environment))?.me
+        var git: (name: String, email: String)?
         var sig: UnsafeMutablePointer<git_signature>?
         if git_signature_default(&sig, repo) == 0, let sig {
-            defer { git_signature_free(sig) }
-            return Author(
-                name: String(cString: sig.pointee.name), email: String(cString: sig.pointee.email), warning: nil)
+            git = (String(cString: sig.pointee.name), String(cString: sig.pointee.email))
+            git_signature_free(sig)
         }
-        return Author(
-            name: "vault", email: "vault@localhost",
-            warning:
-                "commits are authored as \"vault <vault@localhost>\": set `author: Your Name <you@example.com>`"
-                + " in vault.yml or git's user.name and user.email"
-        )
+        return Identity.resolve(me: me, vault: config, git: git)
     }
 }

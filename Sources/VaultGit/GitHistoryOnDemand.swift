@@ -47,6 +47,9 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         DispatchQueue.global(qos: .userInitiated).async { opening.run() }
     }
 
+    /// The identity of the repository's commits (opened now, if it was not).
+    public func identity() throws(VaultError) -> Identity? { try history().author }
+
     /// The repository, opened (or made) now.
     public func history() throws(VaultError) -> GitHistory {
         opening.lock()

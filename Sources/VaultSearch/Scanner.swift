@@ -421,11 +421,26 @@ struct Scanner: Sendable {
             guard s + 3 <= limit, p[s] == 0x23, p[s + 1] == 0x23, p[s + 2] == 0x20 else { continue }
             var e = TextScan.lineEnd(p, from: s, limit)
             if e > s && p[e - 1] == 0x0D { e -= 1 }
-            if let (role, timestamp, id) = MessageHeader.essentials(line: UnsafeBufferPointer(start: p + s, count: e - s)) {
-                state.header = SearchMessage(role: role, timestamp: timestamp, id: id)
+            let line = UnsafeBufferPointer(start: p + s, count: e - s)
+            if let (role, timestamp, id) = MessageHeader.essentials(line: line) {
+                // The author is read only from a header that has one (shared rooms).
+                let author = Scanner.holdsAuthor(line) ? MessageHeader.parse(line: line)?.author : nil
+                state.header = SearchMessage(role: role, timestamp: timestamp, id: id, author: author)
                 return
             }
         }
+    }
+
+    /// Whether a header line holds ` author=`.
+    static func holdsAuthor(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        let key = Array(" author=".utf8)
+        guard line.count >= key.count else { return false }
+        for i in 0...(line.count - key.count) where line[i] == 0x20 {
+            var k = 1
+            while k < key.count && line[i + k] == key[k] { k += 1 }
+            if k == key.count { return true }
+        }
+        return false
     }
 
     /// The `context` lines before and after the hit's line, within the piece.

@@ -28,6 +28,9 @@ public struct SearchQuery: Sendable {
     public var scope = Scope.everything
     /// Only messages of this role (hits in front-matter and diary entries have none and are left out).
     public var role: Role?
+    /// Only messages whose header names this author (`author=`), compared in NFC ignoring case;
+    /// messages without an author, front-matter and diary entries are left out.
+    public var author: String?
     /// Only hits whose day (the message's, the entry's, else the item's `created`) is in this range.
     public var since: LocalDate?
     public var until: LocalDate?
@@ -39,6 +42,11 @@ public struct SearchQuery: Sendable {
 
     public init(pattern: String) {
         self.pattern = pattern
+    }
+
+    /// An author's name as `author` compares it: NFC, case folded, spaces around it removed.
+    static func authorKey(_ name: String) -> String {
+        name.trimmingCharacters(in: .whitespaces).precomposedStringWithCanonicalMapping.lowercased()
     }
 
     /// Whether case is ignored: as asked, or, for `smart`, when the pattern has no upper-case

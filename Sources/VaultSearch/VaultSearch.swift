@@ -26,11 +26,14 @@ public struct SearchMessage: Sendable, Hashable {
     public var role: Role
     public var timestamp: Timestamp
     public var id: String
+    /// The header's `author=`, when it names someone (a shared room).
+    public var author: Author?
 
-    public init(role: Role, timestamp: Timestamp, id: String) {
+    public init(role: Role, timestamp: Timestamp, id: String, author: Author? = nil) {
         self.role = role
         self.timestamp = timestamp
         self.id = id
+        self.author = author
     }
 }
 
@@ -200,7 +203,8 @@ public struct VaultSearch: Sendable {
             case rendered(Rendered)
         }
         var scanner = Scanner(files: list, matcher: matcher, context: context)
-        scanner.firstHitOnly = query.firstHitOnly && query.role == nil && query.since == nil && query.until == nil
+        scanner.firstHitOnly =
+            query.firstHitOnly && query.role == nil && query.author == nil && query.since == nil && query.until == nil
         if onItem != nil || printer != nil { scanner.spillAfter = spillAfter }
         scanner.shortReadIsEnd = vs_local_file_system(vault.root) != 0
         // Filled in path order, one delivery at a time (`Scanner.scan`).
@@ -304,9 +308,11 @@ public struct VaultSearch: Sendable {
         }
         let zone = vault.config.timeZone
         var hits = scan.hits
-        if query.role != nil || query.since != nil || query.until != nil {
+        if query.role != nil || query.author != nil || query.since != nil || query.until != nil {
+            let author = query.author.map(SearchQuery.authorKey)
             hits.removeAll { hit in
                 if let role = query.role, hit.message?.role != role { return true }
+                if let author, hit.message?.author.map({ SearchQuery.authorKey($0.name) }) != author { return true }
                 guard query.since != nil || query.until != nil else { return false }
                 guard
                     let day = hit.message.map({ Timestamp(date: $0.timestamp.date, timeZone: zone).localDate })

@@ -181,7 +181,7 @@ import VaultTestSupport
             (
                 ["rooms", "--format", "%(path) %(size)"],
                 "vault: error: --format: unknown field '%(size)'; the fields are %(path) %(slug) %(title)"
-                    + " %(last_activity) %(when) %(role) %(unread) %(preview)\n"
+                    + " %(last_activity) %(when) %(role) %(author) %(kind) %(members) %(unread) %(preview)\n"
             ),
             (
                 ["diary", "list", "--format", "%(title"],
@@ -191,7 +191,7 @@ import VaultTestSupport
             (
                 ["rooms", "--format", "%zz"],
                 "vault: error: --format: write %(field), %% or %xx (two hex digits), not '%z'; the fields are"
-                    + " %(path) %(slug) %(title) %(last_activity) %(when) %(role) %(unread) %(preview)\n"
+                    + " %(path) %(slug) %(title) %(last_activity) %(when) %(role) %(author) %(kind) %(members) %(unread) %(preview)\n"
             ),
             (["rooms", "--json", "--format", "%(path)"], "vault: error: --json and --format do not go together: give one\n"),
             (["diary", "list", "-n=-2"], "vault: error: -n takes a count of 0 or more, not -2\n"),

@@ -30,7 +30,7 @@ private func editByHand(_ dir: TemporaryDirectory, _ path: String, _ line: Strin
 }
 
 /// `body` fails with a `VaultError` whose message contains `fragment`.
-private func expectError(
+func expectError(
     _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> some Any
 ) {
     do {

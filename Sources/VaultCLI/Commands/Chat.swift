@@ -101,6 +101,12 @@ extension VaultCommand {
         }
 
         func send(_ turn: ChatTurn, _ text: String?, _ files: [String]) throws(VaultError) {
+            try Chat.send(turn, text, files)
+        }
+
+        /// Runs `turn` with `text` (nil: the pending prompt) and `files`, the reply streamed to
+        /// standard output (also `vault say ROOM "@assistant …"`).
+        static func send(_ turn: ChatTurn, _ text: String?, _ files: [String]) throws(VaultError) {
             let outcome = try turn.run(message: text ?? (files.isEmpty ? nil : ""), attachments: files) {
                 Terminal.stream($0)
             }
@@ -164,7 +170,12 @@ func makeTurn(
 ) throws(VaultError) -> ChatTurn {
     var onWait: (@Sendable (ServerWait) -> Void)?
     if Terminal.stderrIsTerminal { onWait = { WaitingIndicator.shared.report($0) } }
-    return try ChatTurn.forRoom(
+    var turn = try ChatTurn.forRoom(
         path, room, in: vault, provider: provider, model: model, onWait: onWait,
         cancellation: Termination.cancellation)
+    // A room shared with people: the question is mine by name, the reply the model's.
+    if !Workspace.members(of: room.room.frontMatter).isEmpty {
+        turn.author = try vault.me(environment: ProcessInfo.processInfo.environment).author
+    }
+    return turn
 }

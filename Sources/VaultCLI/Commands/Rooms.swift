@@ -45,7 +45,7 @@ extension VaultCommand {
                 return
             }
             let columns = Terminal.columns
-            for row in rows {
+            func show(_ row: RoomRow) {
                 let room = row.room
                 let icon =
                     room.problem != nil ? "⚠️" : room.hasPendingPrompt ? "✍️" : room.lastRole?.icon ?? "  "
@@ -63,12 +63,21 @@ extension VaultCommand {
                     Terminal.line("\(mark) \(shown) \(style.title(Terminal.fit(room.title, 24))) \(icon) \(rest)")
                 }
             }
+            // A shared vault: rooms in groups, like a messenger's home screen (`RoomSections`).
+            guard rows.contains(where: { !$0.room.members.isEmpty }) else { return rows.forEach(show) }
+            let sections = RoomSections(rows.map(\.room), me: try myIdentity(vault).name)
+            var first = true
+            for (heading, rooms) in sections.titled where !rooms.isEmpty {
+                Terminal.line((first ? "" : "\n") + style.title(heading))
+                first = false
+                for room in rooms { show(rows[sections.index[room.path]!]) }
+            }
         }
     }
 
     struct RoomCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "room", abstract: "Make, show and change rooms.", subcommands: [New.self, Show.self, Set.self])
+            commandName: "room", abstract: "Make, show and change rooms.", subcommands: [New.self, Show.self, Set.self, Join.self, Leave.self])
 
         struct Set: VaultRunnable {
             static let configuration = CommandConfiguration(
@@ -118,12 +127,17 @@ extension VaultCommand {
             @Option(help: "The model to use in this room.") var model: String?
             @Option(help: "The room's system prompt.") var system: String?
             @Flag(help: "Refuse when the title's file name is taken, instead of making TITLE-2.") var unique = false
+            @Option(
+                name: .customLong("with"),
+                help: ArgumentHelp("Share the room with this person of vault.yml's people: (repeat for a group).", valueName: "NAME"))
+            var people: [String] = []
 
             func execute() throws {
                 let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
                 let vault = try location.openForChange()
+                let members = try sharedMembers(vault, with: people)
                 let path = try RoomCreation(vault: vault).create(
-                    title: title, model: model, system: system, unique: unique)
+                    title: title, model: model, system: system, unique: unique, members: members)
                 let named = RoomCreation.namedPath(title: title)
                 let taken = path == named ? "" : " (\(named) has that title's name already; --unique refuses instead)"
                 print("Made \(path)\(taken). Talk in it with `vault chat \(VaultPath.stem(of: path)) \"…\"`.")
@@ -197,6 +211,10 @@ struct RoomRow {
         let words = words ?? ListingWords.of(locale)
         var preview =
             room.problem.map { $0.contains("conflict markers") ? words.markers : words.unreadable } ?? room.preview
+        // In a shared room, whose words they are: `Ada Kim: 10시!`.
+        if room.problem == nil, !room.hasPendingPrompt, let author = room.lastAuthor {
+            preview = author + ": " + preview
+        }
         if room.problem == nil, !room.hasPendingPrompt, room.lastIsInterrupted {
             preview = words.interrupted + " " + preview
         }
@@ -221,6 +239,15 @@ struct RoomRow {
         ListingField(name: "when", meaning: "how long ago, in the locale (3분 전, yesterday)") { $0.when },
         ListingField(name: "role", meaning: "who wrote the last message (user, assistant, system)") {
             $0.room.lastRole?.rawValue ?? ""
+        },
+        ListingField(name: "author", meaning: "the last message's author, when its header names one (a shared room)") {
+            $0.room.lastAuthor ?? ""
+        },
+        ListingField(name: "kind", meaning: "own (no members), direct (two) or group (members: in front-matter)") {
+            $0.room.kind.rawValue
+        },
+        ListingField(name: "members", meaning: "the people the room is shared with, comma-separated") {
+            $0.room.members.joined(separator: ", ")
         },
         ListingField(name: "unread", meaning: "messages that came in by sync, not shown yet") {
             String($0.room.unread)

@@ -24,6 +24,8 @@ extension VaultCommand {
         @Flag(help: "Only diary entries.") var diary = false
         @Flag(help: "Only rooms.") var rooms = false
         @Option(help: "Only messages of this role: user, assistant or system.") var role: String?
+        @Option(help: "Only messages written by this author (a person's name in a shared room; any case).")
+        var author: String?
         @OptionGroup var dates: DateRangeOptions
         @Option(help: "Only items tagged so.") var tag: String?
         @Flag(name: [.customShort("i"), .customLong("ignore-case")], help: "Ignore case.") var ignoreCase = false
@@ -64,6 +66,7 @@ extension VaultCommand {
                     }
                     query.role = r
                 }
+                query.author = author
                 query.since = try day(dates.since, "--since", zone)
                 query.until = try day(dates.until, "--until", zone)
                 try query.validate()
@@ -462,6 +465,7 @@ struct SearchOutput {
             }
             let minutes = Int(local - Int64(day) * 86_400) / 60
             shownDays.appendTime(minutes, locale: locale, to: &out)
+            if let author = m.author { out += (" · " + Terminal.visible(author.name, singleLine: true)).utf8 }
         } else if let day = item.day, item.kind == .diaryEntry {
             shownDays.append(LabelKey(role: nil, day: day.daysSince1970), to: &out) {
                 Array((paint("📔", "36") + " " + heading(day)).utf8)
@@ -525,7 +529,13 @@ struct SearchOutput {
     /// (a search can print tens of thousands of hits, and an encoder per hit costs ten times the
     /// scan); `JSONLine.appendString` escapes as `JSONEncoder` does, and C1 controls and DEL too.
     func appendJSON(_ hit: borrowing SearchHit, in item: SearchItem, to out: inout [UInt8]) {
-        out += #"{"column":"#.utf8
+        if let author = hit.message?.author {
+            out += #"{"author":"#.utf8
+            JSONLine.appendString(author.name, to: &out)
+            out += #","column":"#.utf8
+        } else {
+            out += #"{"column":"#.utf8
+        }
         appendDecimal(hit.column, to: &out)
         let day = hit.message.map { Timestamp(date: $0.timestamp.date, in: shownDays.offsets).localDate } ?? item.day
         if let day {

@@ -285,7 +285,10 @@ enum SyncOutput {
         for room in r.rooms {
             let count = room.newMessageIDs.count
             let newest = room.newest.map { " — \"\($0)\"" } ?? ""
-            print("  \(room.isNew ? "new room " : "")\(one(room.title)) (\(one(room.path))): +\(count)\(one(newest))")
+            // A shared room: who wrote what came in.
+            let from = room.authors.isEmpty ? "" : " from " + room.authors.joined(separator: ", ")
+            print(
+                "  \(room.isNew ? "new room " : "")\(one(room.title)) (\(one(room.path))): +\(count)\(one(from))\(one(newest))")
         }
         for e in r.newEntries { print("  new entry: \(one(e))") }
         for e in r.changed { print("  changed: \(one(e))") }

@@ -40,6 +40,8 @@ struct ChatPrompt {
     var files: [String]
     let send: (ChatTurn, String?, [String]) throws(VaultError) -> Void
     let editor = LineEditor()
+    /// The background syncs of a shared room (`LiveFeed`), while the prompt is open.
+    var feed: LiveFeed?
 
     /// Runs the prompt until Ctrl-D or `/exit` (or SIGTERM, SIGHUP: the process ends).
     ///
@@ -47,6 +49,8 @@ struct ChatPrompt {
     /// the first one's `^C` is printed (between two reads) is recorded too, and the next read
     /// returns at once, instead of ending the process as a signal outside a change does.
     mutating func run() {
+        feed = startFeed()
+        defer { feed?.stop() }
         Termination.deferring { session() }
     }
 
@@ -78,7 +82,7 @@ struct ChatPrompt {
                 if entry.hasPrefix("/") {
                     guard try command(entry) else { return }
                 } else {
-                    try send(try turn(), entry, files)
+                    try sendOrPost(entry)
                     files = []
                 }
             } catch {

@@ -46,6 +46,8 @@ final class LineEditor {
     /// libedit's `rl_prep_terminal`, for its `rl_pre_input_hook` (a C callback, found here).
     nonisolated(unsafe) private static var prepareTerminal: TakesInt?
     private var readline: ReadLine?
+    /// libedit's `rl_forced_update_display`: draws the prompt and the line typed so far again.
+    private var forcedUpdate: (@convention(c) () -> Int32)?
     private var addHistory: TakesPath?
     private var writeHistory: TakesPath?
     let historyPath: String?
@@ -83,6 +85,7 @@ final class LineEditor {
             }
         }
         self.readline = readline
+        forcedUpdate = symbol("rl_forced_update_display", (@convention(c) () -> Int32).self)
         addHistory = symbol("add_history", TakesPath.self)
         writeHistory = symbol("write_history", TakesPath.self)
         symbol("using_history", (@convention(c) () -> Void).self)?()
@@ -114,8 +117,26 @@ final class LineEditor {
         return .line(String(cString: typed))
     }
 
+    /// Something to show while a line is typed (`ready`, when `descriptor` is readable: messages
+    /// that came in): shown above the line, which is drawn again below it as it was.
+    func whileTyping(_ descriptor: Int32, _ show: @escaping () -> String) {
+        input.extra = (descriptor, { [weak self] in
+            let text = show()
+            guard !text.isEmpty else { return }
+            // The line being typed is cleared, the text written, and the line drawn again.
+            Terminal.write("\r\u{1B}[2K" + text, to: 1)
+            if let update = self?.forcedUpdate { _ = update() } else if let prompt = self?.plainPrompt {
+                Terminal.stream(prompt)
+            }
+        })
+    }
+
+    /// The prompt of a plain read, drawn again after text shown while a line is typed.
+    private var plainPrompt: String?
+
     /// A line without libedit: the terminal's own editing (canonical mode) delivers it whole.
     private func plainLine(_ prompt: String) -> Reading {
+        plainPrompt = prompt
         Terminal.stream(prompt)
         var bytes: [UInt8] = []
         while let byte = input.nextByte() {
@@ -162,6 +183,8 @@ final class KeyInput {
     private var queuedPosition = 0
     /// Whether a signal ended this line's read.
     private(set) var interrupted = false
+    /// A descriptor also waited on, and what to do when it is readable (`LineEditor.whileTyping`).
+    var extra: (descriptor: Int32, ready: () -> Void)?
 
     init(descriptor: Int32) {
         self.descriptor = descriptor
@@ -272,12 +295,18 @@ final class KeyInput {
             if let wake = Termination.wakeUpDescriptor() {
                 fds.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0))
             }
+            let wakes = fds.count
+            if let extra { fds.append(pollfd(fd: extra.descriptor, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), -1)
             if ready < 0 {
                 if errno == EINTR { continue }
                 return nil
             }
-            if fds.count > 1 && fds[1].revents != 0 { return interrupt() }
+            if wakes > 1 && fds[1].revents != 0 { return interrupt() }
+            if let extra, fds.count > wakes, fds[wakes].revents != 0 {
+                extra.ready()
+                continue
+            }
             guard fds[0].revents != 0 else { continue }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = read(descriptor, &chunk, chunk.count)

@@ -63,6 +63,9 @@ enum Reference {
             name: "VAULT_LOCK_TIMEOUT", fallback: "30",
             meaning: "seconds to wait for another vault's lock (a chat turn, a sync) before giving up"),
         Variable(
+            name: "VAULT_WATCH_INTERVAL", fallback: "5",
+            meaning: "seconds between the background syncs of the chat prompt in a shared room (`vault watch` takes `--interval`)"),
+        Variable(
             name: "VAULT_NO_WATCH", fallback: "",
             meaning: "set and not empty: an indexed search starts no background watcher (`--no-watch`)"),
         Variable(name: "VAULT_WATCH_IDLE", fallback: "1800", meaning: "seconds without a search before the watcher ends"),

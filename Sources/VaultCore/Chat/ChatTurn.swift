@@ -32,6 +32,10 @@ public struct ChatTurn {
     public let provider: any ChatProvider
     /// The model to ask (from `--model`, the room, the provider or the vault).
     public let model: String
+    /// Who asks, in a room several people share (`@assistant` in `vault say`): the question is
+    /// written with this author (`author=`), and the reply with the model as its author. Nil:
+    /// a person's own room, whose messages name no one.
+    public var author: Author?
 
     /// The room as read before the turn, used while it is still the version on disk.
     let read: RoomVersion?
@@ -119,7 +123,11 @@ public struct ChatTurn {
                     attached.append(stored.path)
                     text += (text.isEmpty ? "" : "\n\n") + stored.markdown
                 }
-                let draft = MessageDraft(role: .user, body: text, timestamp: vault.now())
+                var draft = MessageDraft(role: .user, body: text, timestamp: vault.now())
+                if let author {
+                    draft.author = author
+                    draft.displaySuffix = author.name
+                }
                 let appended = room.appendingAtEnd(
                     [draft], consumingPendingPrompt: usePending, display: vault.headerDisplay)
                 Trace.mark("turn: message appended")
@@ -237,6 +245,8 @@ public struct ChatTurn {
             .init("model", ChatTurn.attributeValue(request.model)),
             .init("provider", ChatTurn.attributeValue(provider.name)),
         ]
+        // In a shared room the reply names its writer: the model.
+        if author != nil, let model = Author(name: request.model) { attributes.insert(model.attribute, at: 0) }
         var label = provider.label(model: request.model)
         if failure != nil {
             attributes.append(.init("status", "interrupted"))
@@ -424,7 +434,9 @@ public struct ChatTurn {
         let newestUser = picked.first { $0.role == .user }?.id
         for m in picked.reversed() {
             let images = vision && m.id == newestUser ? Attachments.images(in: m.body, vault: vault) : []
-            turns.append(.init(role: m.role, content: m.body, images: images))
+            // Several people's messages: each says who wrote it, so the model can tell them apart.
+            let named = m.role == .user ? m.author.map { "\($0.name): " + m.body } : nil
+            turns.append(.init(role: m.role, content: named ?? m.body, images: images))
         }
         return ChatRequest(model: model, turns: turns, sampling: sampling)
     }

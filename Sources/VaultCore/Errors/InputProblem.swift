@@ -48,6 +48,16 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     case nothingToSend(room: String)
     /// `vault retry` in a room whose last message has its reply.
     case nothingToRetry(room: String)
+    /// `vault say` with a blank message and nothing attached.
+    case emptyMessage(room: String)
+    /// `--reply-to`: the room holds no message with that id.
+    case noSuchMessage(id: String, room: String)
+    /// `vault say ROOM "@assistant …" --reply-to ID`: a message to the model is not a reply.
+    case replyAsksModel
+    /// A name (`--with`) that is no one of `people:` in vault.yml (`known`: those listed).
+    case unknownPerson(String, known: [String])
+    /// A name that starts several people's names.
+    case ambiguousPerson(String, matches: [String])
 
     // Restoring.
 
@@ -159,6 +169,22 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
         case .nothingToRetry(let room):
             return "nothing to retry in \(room): its last message has a reply. Send a new one with"
                 + " `vault chat \(VaultPath.commandName(of: room)) \"…\"`."
+        case .emptyMessage(let room):
+            return "the message is empty: nothing was written to \(room)"
+        case .noSuchMessage(let id, let room):
+            return "\(room) holds no message '\(id)' to reply to (`vault show \(VaultPath.commandName(of: room)) --raw`"
+                + " shows the ids)"
+        case .replyAsksModel:
+            return "a message to the model (@assistant …) cannot be a reply (--reply-to): leave out one of them"
+        case .unknownPerson(let name, let known):
+            if known.isEmpty {
+                return "'\(name)' is not one of the vault's people: vault.yml lists none. Add them under `people:`"
+                    + " (`- Ada Kim <ada@example.com>`, one a line), and sync"
+            }
+            return "'\(name)' is not one of the vault's people (\(known.joined(separator: ", "))): add them under"
+                + " `people:` in vault.yml"
+        case .ambiguousPerson(let name, let matches):
+            return "'\(name)' could be \(matches.joined(separator: " or ")): write more of the name"
         case .absentAt(let path, let revision):
             return "\(path) did not exist at \(revision) (`vault log \(path)` shows its history)"
         case .restoreNeedsRevision(let path):

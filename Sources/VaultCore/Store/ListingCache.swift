@@ -40,7 +40,7 @@ public struct ListingCache: Sendable {
         var made: (path: String, fields: [String?])?
     }
 
-    public static let version = 3
+    public static let version = 4
     static let racyWindow = 2
 
     public let file: String?

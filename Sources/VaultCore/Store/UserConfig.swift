@@ -23,6 +23,7 @@ import Yams
 ///     editor: nano
 ///     pager: less -R
 ///     color: auto
+///     me: Ada Kim <ada@example.com>
 ///     api_keys:
 ///       OPENROUTER_API_KEY: https://openrouter.ai/api/v1
 ///       LAB_KEY:
@@ -46,6 +47,9 @@ public struct UserConfig: Sendable {
     public var pager: String?
     /// `color:`: whether output is colored.
     public var color: Color?
+    /// `me:`: who you are, `Name <email>` or `Name` (`Identity`): the author of your commits and
+    /// of your messages in rooms you share, in every vault.
+    public var me: String?
 
     /// `color:` in the user configuration.
     public enum Color: String, Sendable, CaseIterable {
@@ -56,7 +60,7 @@ public struct UserConfig: Sendable {
     }
 
     /// The keys the file may hold; another is refused with the nearest of these.
-    public static let keys = ["api_keys", "model", "provider", "locale", "editor", "pager", "color"]
+    public static let keys = ["api_keys", "model", "provider", "locale", "editor", "pager", "color", "me"]
 
     public init(
         path: String, approvedKeys: [String: [String]] = [:], model: String? = nil, provider: String? = nil,
@@ -150,6 +154,11 @@ public struct UserConfig: Sendable {
             case "provider": config.provider = text
             case "editor": config.editor = text
             case "pager": config.pager = text
+            case "me":
+                guard Identity.parse(text) != nil else {
+                    throw wrong("write your name, and your email between < and >: `me: Ada Kim <ada@example.com>`")
+                }
+                config.me = text
             case "locale":
                 guard let id = LocaleSetting.normalize(text), LocaleSetting.isKnown(id) else {
                     throw wrong("unknown locale \"\(text)\" (write one like ko_KR, ja_JP, de_DE, en_US)")

@@ -8,6 +8,12 @@ public struct RoomSummary: Sendable, Codable, Hashable {
     /// The last message's time, else `created`; `nil` when neither is known.
     public var lastActivity: String?
     public var lastRole: Role?
+    /// Who wrote the last message, when its header names someone (`author=`, a shared room).
+    public var lastAuthor: String?
+    /// The people the room is shared with (`members:`; empty: one person's own room).
+    public var members: [String] = []
+    /// What the room is by its members.
+    public var kind: RoomKind { RoomKind(members: members) }
     /// The last message's `status=` (`interrupted`: a reply that stopped before it was complete).
     public var lastStatus: String?
     /// The last message's first non-empty line (or the pending prompt's), whole (up to
@@ -30,6 +36,7 @@ public struct RoomSummary: Sendable, Codable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case path, slug, title, lastActivity = "last_activity", lastRole = "last_role", lastStatus = "last_status"
+        case lastAuthor = "last_author", members
         case preview
         case hasPendingPrompt = "pending_prompt", problem, unread
         case conflictCopyOf = "conflict_copy_of"
@@ -105,9 +112,11 @@ extension Vault {
         do {
             let scan = try RoomTail.scan(absolute(relative), path: relative)
             if let t = scan.title { summary.title = t }
+            summary.members = scan.members
             if let header = scan.lastHeader {
                 summary.lastActivity = header.timestamp.text
                 summary.lastRole = header.role
+                summary.lastAuthor = header.author?.name
                 summary.lastStatus = header.attribute("status")
                 summary.sortKey = header.timestamp.secondsSince1970
             } else if let created = scan.created {
@@ -263,12 +272,23 @@ public enum Preview {
 
     /// The first non-empty line, without Markdown heading marks, at most `limit` characters
     /// (a longer one ends in `…`).
-    static func firstLine(of text: String, skipping: String? = nil, limit: Int = longest) -> String {
+    ///
+    /// - Parameter quoted: the text starts with a quote to leave out (a reply's, `Posting.quote`):
+    ///   its `>` lines are skipped.
+    static func firstLine(of text: String, skipping: String? = nil, quoted: Bool = false, limit: Int = longest) -> String {
         var rest = Substring(text)
+        var inQuote = quoted
         while !rest.isEmpty {
             let nl = rest.utf8.firstIndex(of: 10) ?? rest.endIndex
             var t = rest[..<nl]
             rest = nl == rest.endIndex ? "" : rest[rest.utf8.index(after: nl)...]
+            if inQuote {
+                // Blank lines around the quote, and its `>` lines.
+                if t.utf8.first == UInt8(ascii: ">") || t.utf8.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) {
+                    continue
+                }
+                inQuote = false
+            }
             while let f = t.utf8.first, f == UInt8(ascii: "#") || f == UInt8(ascii: ">") || f == 32 || f == 9 || f == 13
             {
                 t = t.dropFirst()
@@ -303,6 +323,7 @@ enum RoomTail {
         var lastHeader: MessageHeader?
         var preview: String
         var hasPendingPrompt: Bool
+        var members: [String] = []
     }
 
     static let headSize = 16 * 1024
@@ -348,7 +369,8 @@ enum RoomTail {
             switch lastMessage(tail, skipFirstLine: offset > bodyStart) {
             case .found(let header, let preview, let pending):
                 return Scan(
-                    title: title, created: created, lastHeader: header, preview: preview, hasPendingPrompt: pending)
+                    title: title, created: created, lastHeader: header, preview: preview, hasPendingPrompt: pending,
+                    members: Workspace.members(of: frontMatter))
             case .broken(let why):
                 throw VaultError.malformedEnd(path: path, .brokenHeader(why))
             case .needMore:
@@ -361,12 +383,13 @@ enum RoomTail {
         let room = try RoomFile(parsing: bytes, path: path)
         let last = room.messages.last
         let preview =
-            room.pendingPrompt.map { Preview.firstLine(of: $0) } ?? last.map { Preview.firstLine(of: $0.body) } ?? ""
+            room.pendingPrompt.map { Preview.firstLine(of: $0) }
+            ?? last.map { Preview.firstLine(of: $0.body, quoted: $0.header.attribute(Posting.replyToKey) != nil) } ?? ""
         return Scan(
             title: room.title == VaultPath.stem(of: path) ? nil : room.title,
             created: room.frontMatter?.string("created").flatMap { Timestamp(frontMatter: $0) },
             lastHeader: last?.header,
-            preview: preview, hasPendingPrompt: room.pendingPrompt != nil)
+            preview: preview, hasPendingPrompt: room.pendingPrompt != nil, members: Workspace.members(of: room.frontMatter))
     }
 
     enum Tail {
@@ -406,7 +429,9 @@ enum RoomTail {
                         let pending = pendingPreview()
                         let preview =
                             pending.isEmpty
-                            ? Preview.firstLine(of: b.string(bodyStart..<max(bodyStart, stop))) : pending
+                            ? Preview.firstLine(
+                                of: b.string(bodyStart..<max(bodyStart, stop)),
+                                quoted: h.attribute(Posting.replyToKey) != nil) : pending
                         return .found(h, preview: preview, pending: !pending.isEmpty)
                     case .promptMarker:
                         if markerLine == nil { markerLine = start }
@@ -428,15 +453,17 @@ enum RoomTail {
 extension RoomSummary {
     var fields: [String?] {
         [String(sortKey), title, lastActivity, lastRole?.rawValue, lastStatus, preview, hasPendingPrompt ? "1" : "0",
-         problem]
+         problem, lastAuthor, members.isEmpty ? nil : members.joined(separator: "\u{1F}")]
     }
 
     init?(path: String, fields f: [String?]) {
-        guard f.count == 8, let key = f[0].flatMap(Double.init), let title = f[1], let preview = f[5] else { return nil }
+        guard f.count == 10, let key = f[0].flatMap(Double.init), let title = f[1], let preview = f[5] else { return nil }
         self.init(
             path: path, slug: VaultPath.stem(of: path), title: title, lastActivity: f[2],
             lastRole: f[3].flatMap(Role.init(rawValue:)), lastStatus: f[4], preview: preview,
             hasPendingPrompt: f[6] == "1", problem: f[7])
+        lastAuthor = f[8]
+        members = (f[9] ?? "").utf8.split(separator: 0x1F, omittingEmptySubsequences: true).map { String(Substring($0)) }
         sortKey = key
     }
 }
@@ -448,7 +475,7 @@ extension DiarySummary {
     }
 
     static func withKey(path: String, fields f: [String?]) -> (DiarySummary, Double)? {
-        guard f.count == 9, let key = f[0].flatMap(Double.init), let title = f[4], let preview = f[5] else { return nil }
+        guard f.count == 10, let key = f[0].flatMap(Double.init), let title = f[4], let preview = f[5] else { return nil }
         // Split on the byte 0x1F (a `Character` split walks grapheme clusters).
         let tags = (f[6] ?? "").utf8.split(separator: 0x1F, omittingEmptySubsequences: true).map { String(Substring($0)) }
         let summary = DiarySummary(

@@ -18,6 +18,8 @@ public struct VaultConfig: Sendable {
     public var providers: [String: [String: String]]
     /// `limits:` — the caps on what a sync or a clone takes in (`IncomingLimits`).
     public var limits = IncomingLimits()
+    /// `people:` — the people of a vault several people share (`Person`), in the order written.
+    public var people: [Person] = []
 
     public static let fileName = VaultPath.config
 
@@ -101,7 +103,32 @@ public struct VaultConfig: Sendable {
                 limits.set(key, bytes)
             }
         }
+        var people: [Person] = []
+        if let node = pairs.first(where: { $0.key == "people" })?.value {
+            let wrong = FormatProblem(
+                path: path, line: node.mark?.line ?? line(of: "people"),
+                kind: .invalidSetting(
+                    key: "people",
+                    reason: "write one person a line: `- Ada Kim <ada@example.com>` (the email is optional),"
+                        + " or `- name: Ada Kim` with `email:` below it"))
+            if let list = node.sequence {
+                for item in list {
+                    let person = item.scalar.flatMap { Person(text: $0.string) } ?? item.mapping.flatMap { m in
+                        Person(name: m["name"]?.scalar?.string, email: m["email"]?.scalar?.string)
+                    }
+                    guard let person else {
+                        problems.append(
+                            FormatProblem(path: path, line: item.mark?.line ?? wrong.line, kind: wrong.kind))
+                        continue
+                    }
+                    if !people.contains(where: { $0.key == person.key }) { people.append(person) }
+                }
+            } else if node.scalar?.string.isEmpty != true {
+                problems.append(wrong)
+            }
+        }
         if !problems.isEmpty { throw VaultError.malformed(problems) }
+        self.people = people
         self.limits = limits
         self.locale = locale
         self.timeZone = zone

@@ -32,10 +32,16 @@ public protocol VaultHistory: AnyObject, Sendable {
     /// or there is no commit yet. What a sync or a chat turn made of a file is committed, so
     /// a workflow that handed the file to an editor tells by this what changed meanwhile.
     func committedVersion(of path: String) throws(VaultError) -> [UInt8]?
+
+    /// Who commits (`Identity`), which is also who writes this machine's messages; nil when the
+    /// history does not know (then `Vault.me()` resolves it without git's settings).
+    func identity() throws(VaultError) -> Identity?
 }
 
 extension VaultHistory {
     public func willChange(_ paths: [String]) {}
+
+    public func identity() throws(VaultError) -> Identity? { nil }
 
     /// `prepare(_:known:)`, every path read from disk.
     @discardableResult

@@ -30,7 +30,8 @@ public struct RoomTranscript: Sendable {
         public let message: Message
         /// Its time of day in the locale and zone (`오후 3:12`, `3:12 PM`).
         public let time: String
-        /// What wrote it, for a reply: the model, or `offline, no model` for the built-in provider.
+        /// Who wrote it: the header's `author=` (a person in a shared room), else for a reply the
+        /// model, or `offline, no model` for the built-in provider.
         public let author: String?
         /// Whether it is complete, stopped, or cut off by the server.
         public let completion: Completion
@@ -93,8 +94,8 @@ public struct RoomTranscript: Sendable {
                 items.append(.day(day, text))
                 current = day
             }
-            var author: String?
-            if m.role == .assistant, let model = m.header.attribute("model") {
+            var author = m.author?.name
+            if author == nil, m.role == .assistant, let model = m.header.attribute("model") {
                 author = m.header.attribute("provider") == "offline" ? "offline, no model" : model
             }
             let time = DateText.string(for: m.timestamp.date, style: .time, locale: locale, timeZone: timeZone)

@@ -6,16 +6,18 @@ public struct RoomCreation {
         self.vault = vault
     }
 
-    /// Makes a room titled `title` at a free `rooms/<slug>.md`, with `model` and `system` set
-    /// when given. When that name is taken (a room with the same title, or one whose title
+    /// Makes a room titled `title` at a free `rooms/<slug>.md`, with `model`, `system` and
+    /// `members` set when given. When that name is taken (a room with the same title, or one whose title
     /// gives the same name), the room is made at `rooms/<slug>-2.md` (`-3`, …), unless `unique`.
     ///
     /// - Returns: the new room's path.
     /// - Throws: `VaultError.input(.emptyTitle)` for a blank title, `.roomNameTaken` when
     ///   `unique` and the name is taken: nothing is written.
-    public func create(title: String, model: String? = nil, system: String? = nil, unique: Bool = false)
-        throws(VaultError) -> String
-    {
+    ///   `members` (names, the creator's first): the people the room is shared with
+    ///   (`members:`; none: one person's own room).
+    public func create(
+        title: String, model: String? = nil, system: String? = nil, unique: Bool = false, members: [String] = []
+    ) throws(VaultError) -> String {
         let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !title.isEmpty else { throw VaultError.input(.emptyTitle) }
         return try vault.change { change throws(VaultError) -> String in
@@ -26,6 +28,7 @@ public struct RoomCreation {
             var settings: [(String, FrontMatterValue)] = []
             if let model { settings.append(("model", .string(model))) }
             if let system { settings.append(("system", .string(system))) }
+            if !members.isEmpty { settings.append((Workspace.membersKey, .list(members))) }
             let bytes = RoomFile.newRoom(title: title, created: vault.now(), settings: settings)
             try change.write(bytes, to: path, expecting: .absent)
             try change.commit(message: "room: new \(title)")

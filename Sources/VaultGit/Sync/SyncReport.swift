@@ -37,6 +37,15 @@ public struct SyncReport: Sendable, Codable {
         public var newest: String?
         /// The room did not exist here before.
         public var isNew: Bool
+        /// Who wrote the messages that came in (`author=`), each once, in the order they wrote;
+        /// messages without an author are not counted here.
+        public var authors: [String] = []
+        /// Those of `newMessageIDs` this machine's person wrote (on another machine): never unread here.
+        public var ownMessageIDs: [String] = []
+
+        enum CodingKeys: String, CodingKey {
+            case path, title, newMessageIDs, newest, isNew, authors
+        }
     }
 
     public struct Rename: Sendable, Codable {
@@ -80,6 +89,8 @@ public struct SyncReport: Sendable, Codable {
             if let i = rooms.firstIndex(where: { $0.path == room.path }) {
                 rooms[i].newMessageIDs += room.newMessageIDs
                 rooms[i].newest = room.newest ?? rooms[i].newest
+                rooms[i].authors += room.authors.filter { !rooms[i].authors.contains($0) }
+                rooms[i].ownMessageIDs += room.ownMessageIDs
             } else {
                 rooms.append(room)
             }

@@ -246,7 +246,10 @@ public final class VaultSync {
         try history.checkoutAndMoveBranch(
             plan.changes, replacing: head.tree, to: newCommit, from: head.commit, message: "vault: sync \(name)")
         try history.setReference(VaultSync.afterRef, to: newCommit)
-        UnreadMarks.add(step.report.rooms.map { ($0.path, $0.newMessageIDs) }, root: vault.root)
+        // What I wrote myself, on another machine, is never unread.
+        UnreadMarks.add(
+            step.report.rooms.map { room in (room.path, room.newMessageIDs.filter { !room.ownMessageIDs.contains($0) }) },
+            root: vault.root)
         step.merged = true
         step.fastForward = plan.fastForward
         return step
@@ -395,12 +398,19 @@ public final class VaultSync {
                 let old = known.flatMap { try? RoomFile(parsing: $0, path: change.path) }
                 let oldIDs = Set(old?.messages.map(\.id) ?? [])
                 let new = room.messages.filter { !oldIDs.contains($0.id) }
+                let me = Workspace.key(history.author.name)
                 if !new.isEmpty || before == nil {
                     let newest = new.max { $0.timestamp.date < $1.timestamp.date }
+                    var authors: [String] = []
+                    for m in new.sorted(by: { $0.timestamp.date < $1.timestamp.date }) {
+                        if let name = m.author?.name, !authors.contains(name) { authors.append(name) }
+                    }
                     report.rooms.append(
                         SyncReport.Room(
                             path: change.path, title: room.title, newMessageIDs: new.map(\.id),
-                            newest: newest.map { SyncReport.firstLine($0.body) }, isNew: before == nil))
+                            newest: newest.map { SyncReport.firstLine($0.body) }, isNew: before == nil,
+                            authors: authors,
+                            ownMessageIDs: new.filter { $0.author.map { Workspace.key($0.name) } == me }.map(\.id)))
                 } else {
                     report.changed.append(change.path)
                 }

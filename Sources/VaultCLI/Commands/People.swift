@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+import VaultGit
+
+extension VaultCommand {
+    struct People: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            commandName: "people",
+            abstract: "List the people of a shared vault (people: in vault.yml), each with the last message they wrote.",
+            discussion: """
+                You are marked (you): `me:` in ~/.config/vault/config.yml, else git's user.name. A room is \
+                shared with `vault room new TITLE --with NAME`, `vault room join ROOM`, and written in with \
+                `vault say ROOM MESSAGE`.
+                """)
+
+        @OptionGroup var location: VaultLocation
+        @OptionGroup var reading: ReadingOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func execute() throws {
+            let vault = try location.open()
+            let (locale, zone) = try reading.resolve(for: vault)
+            let people = vault.people(me: try myIdentity(vault))
+            if json { return try Terminal.json(people) }
+            if people.isEmpty {
+                print("vault.yml lists no people: add them under `people:` (`- Ada Kim <ada@example.com>`, one a line).")
+                return
+            }
+            let now = Date()
+            let width = min(40, people.map { Terminal.width(label($0)) }.max() ?? 0)
+            for person in people {
+                var line = Terminal.fit(label(person), width)
+                if let last = person.last {
+                    let when = Timestamp(frontMatter: last.time).map {
+                        RelativeTime.string(for: $0.date, now: now, locale: locale, timeZone: zone)
+                    } ?? last.time
+                    line += "  \(when) · \(last.title): \(last.preview)"
+                } else {
+                    line += "  —"
+                }
+                Terminal.line(Terminal.clip(line, Terminal.columns))
+            }
+        }
+
+        private func label(_ person: PersonSummary) -> String {
+            person.name + (person.email.map { " <\($0)>" } ?? "") + (person.isMe ? " (you)" : "")
+        }
+    }
+}
+
+/// This machine's person (`Identity`), for a command that reads: the vault's history's when it
+/// is open, else the same resolution with the repository's git settings (no repository is made).
+func myIdentity(_ vault: Vault) throws(VaultError) -> Identity {
+    let environment = ProcessInfo.processInfo.environment
+    if vault.history != nil { return try vault.me(environment: environment) }
+    // Read first so that a broken file is said (the resolution below passes over it).
+    _ = try UserConfig.load(environment: environment)
+    return GitHistory.identity(ofVault: vault.root, config: vault.config)
+}
+
+/// The members of a room made `--with` the people named: me first, then them; none without `--with`.
+func sharedMembers(_ vault: Vault, with names: [String]) throws(VaultError) -> [String] {
+    guard !names.isEmpty else { return [] }
+    let me = try myIdentity(vault)
+    return try Workspace.members(creator: me.author.name, with: names, people: vault.config.people)
+}
