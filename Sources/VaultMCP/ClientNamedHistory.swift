@@ -28,6 +28,8 @@ public final class ClientNamedHistory: VaultHistory {
         try base.committedVersion(of: path)
     }
 
+    public func identity() throws(VaultError) -> Identity? { try base.identity() }
+
     /// `message` with ` (via MCP: NAME)` after its first line.
     static func naming(_ message: String, client: String?) -> String {
         let name = client ?? "an MCP client"

@@ -145,6 +145,40 @@ extension VaultTools {
 }
 
 extension VaultTools {
-    /// `append_message`, once the library can append a person's message without a model.
-    static let appendMessageTools: [Tool] = []
+    static let appendMessageTools = [appendMessage]
+
+    /// `vault say` for an AI app: its message in a room, with no model asked, signed with the
+    /// name the client gave (`initialize`'s `clientInfo.name`) as its author.
+    static let appendMessage = Tool(
+        name: "append_message", title: "Add a message to a room",
+        description: """
+            Add a message to a room without asking a model (as `vault say` does), committed; its author is you \
+            (this app's name). `reply_to` (a message id, m-…) answers that message: a quote of it starts yours. \
+            Returns the new message's id.
+            """,
+        properties: [
+            "room": property("string", "The room (slug, title or rooms/….md)."),
+            "text": property("string", "The message (Markdown)."),
+            "reply_to": property("string", "The id of the message this one answers."),
+        ],
+        required: ["room", "text"], writes: true
+    ) { args, context throws(ToolFailure) in
+        let vault = context.vault
+        guard case .room(let path) = try resolve(try args.text("room"), in: vault) else {
+            throw ToolFailure("append_message adds to rooms; edit_entry changes diary entries")
+        }
+        let text = try args.text("text")
+        let replyTo = try args.optionalText("reply_to")
+        let author = context.client.flatMap(Author.init(name:)) ?? Author(name: "MCP client")!
+        do throws(VaultError) {
+            let posted = try Posting(vault: vault).post(text, to: path, as: author, replyingTo: replyTo)
+            return .toolResult([
+                "path": .string(posted.path), "message_id": .string(posted.message.id),
+                "time": .string(posted.message.timestamp.text), "author": .string(author.name),
+                "committed": .bool(posted.committed),
+            ])
+        } catch {
+            throw ToolFailure(error)
+        }
+    }
 }

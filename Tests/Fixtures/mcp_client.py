@@ -73,7 +73,7 @@ async def tools(binary, vault):
         check(init.server_info.name == "vault", "initialize names the server vault")
         names = {t.name for t in (await session.list_tools()).tools}
         expected = {"list_rooms", "read", "search", "recent_activity", "history", "write_diary_entry",
-                    "edit_entry", "set_tags", "chat"}
+                    "edit_entry", "set_tags", "chat", "append_message"}
         check(expected <= names, f"tools/list has {sorted(expected)}")
         for t in (await session.list_tools()).tools:
             assert t.description and t.input_schema.get("type") == "object", t.name
@@ -134,6 +134,17 @@ async def tools(binary, vault):
         check(all("(via MCP: vault-tests)" in c["summary"] for c in hist["commits"]),
               "every commit names the client")
 
+        said = structured(await session.call_tool("append_message", {"room": "부산-여행", "text": "MCP에서 인사"}))
+        check(said["message_id"].startswith("m-") and said["author"] == "vault-tests",
+              "append_message adds a message with the client's name as its author")
+        last = structured(await session.call_tool("read", {"item": "부산-여행", "offset": -1, "limit": 1}))["messages"][0]
+        check(last["id"] == said["message_id"] and last["author"] == "vault-tests" and "MCP에서 인사" in last["text"],
+              "and the room reads it with its author")
+        reply = structured(await session.call_tool("append_message", {"room": "부산-여행", "text": "답장",
+                                                                       "reply_to": said["message_id"]}))
+        check(reply["message_id"] != said["message_id"], "append_message with reply_to")
+        bad_reply = await session.call_tool("append_message", {"room": "부산-여행", "text": "x", "reply_to": "m-NOPE"})
+        check(bad_reply.is_error, "reply_to a message the room does not hold is refused")
         chat = structured(await session.call_tool("chat", {"room": "독서-모임-발제문", "message": "안녕 MCP"}))
         check(chat["reply_id"].startswith("m-") and chat["reply"], "chat runs a turn (offline echo)")
 

@@ -96,7 +96,8 @@ import Glibc
         // Every change is a commit naming the client; nothing is left uncommitted.
         let log = try git(["log", "--format=%s"], in: vault.path)
         let ours = log.split(separator: "\n").filter { $0.contains("(via MCP: vault-tests)") }
-        #expect(ours.count == 7, "\(log)")  // the entry, four edits, the tags, the chat turn
+        #expect(ours.count == 9, "\(log)")  // the entry, four edits, the tags, two messages, the chat turn
+        #expect(log.contains("say: 부산 여행 (vault-tests) (via MCP: vault-tests)"), "\(log)")
         #expect(try git(["status", "--porcelain"], in: vault.path).isEmpty)
         try git(["fsck", "--strict"], in: vault.path)
     }

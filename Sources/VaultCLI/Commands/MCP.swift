@@ -14,7 +14,7 @@ extension VaultCommand {
             discussion: """
                 An MCP client (Claude Desktop, Claude Code, Cursor, …) starts `vault mcp` and talks JSON-RPC with it \
                 on standard input and output; logs go to standard error. Tools list, read and search rooms and diary \
-                entries, show recent activity and history, write and edit diary entries, tag them and chat in rooms; \
+                entries, show recent activity and history, write and edit diary entries, tag them, add messages to rooms and chat in rooms; \
                 every room and entry is a vault:// resource the client can subscribe to. Every change is one commit \
                 whose message names the client. --read-only offers no tool that writes.
                 """)
