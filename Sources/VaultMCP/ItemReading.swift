@@ -85,6 +85,7 @@ enum SearchTool {
         var query = SearchQuery(pattern: try args.text("query"))
         query.isRegex = try args.flag("regex")
         query.tag = try args.optionalText("tag")
+        query.author = try args.optionalText("author")
         query.since = try args.day("since", zone: zone)
         query.until = try args.day("until", zone: zone)
         if let role = try args.optionalText("role") {
@@ -128,6 +129,7 @@ enum SearchTool {
                     h["message_id"] = .string(m.id)
                     h["role"] = .string(m.role.rawValue)
                     h["time"] = .string(m.timestamp.text)
+                    if let author = m.author { h["author"] = .string(author.name) }
                 }
                 if let day = item.day { h["day"] = .string(day.description) }
                 hits.append(.object(h))

@@ -101,6 +101,7 @@ enum VaultTools {
             "room": property("string", "Only this room (slug, title or path)."),
             "kind": property("string", "Only rooms or only diary entries.", extra: ["enum": ["rooms", "diary"]]),
             "role": property("string", "Only messages of this role.", extra: ["enum": ["user", "assistant", "system"]]),
+            "author": property("string", "Only messages whose author is this person or app (any case)."),
             "since": property("string", "Only hits on or after this day (2026-11-21, yesterday, -7)."),
             "until": property("string", "Only hits on or before this day."),
             "tag": property("string", "Only items tagged so."),

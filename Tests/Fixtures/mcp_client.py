@@ -143,6 +143,9 @@ async def tools(binary, vault):
         reply = structured(await session.call_tool("append_message", {"room": "부산-여행", "text": "답장",
                                                                        "reply_to": said["message_id"]}))
         check(reply["message_id"] != said["message_id"], "append_message with reply_to")
+        mine = structured(await session.call_tool("search", {"query": "MCP에서", "author": "VAULT-tests"}))
+        check(mine["total_hits"] >= 1 and all(h.get("author") == "vault-tests" for h in mine["hits"]),
+              "search by author finds the client's messages, with their author")
         bad_reply = await session.call_tool("append_message", {"room": "부산-여행", "text": "x", "reply_to": "m-NOPE"})
         check(bad_reply.is_error, "reply_to a message the room does not hold is refused")
         chat = structured(await session.call_tool("chat", {"room": "독서-모임-발제문", "message": "안녕 MCP"}))
