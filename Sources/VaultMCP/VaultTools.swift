@@ -155,7 +155,7 @@ enum VaultTools {
 
     static let history = Tool(
         name: "history", title: "History of an item",
-        description: "The commits that changed a room or diary entry, newest first: id, time, author and what the commit did.",
+        description: "The commits that changed a room or diary entry, newest first: id, time, author and what the commit did. A deleted item is found by its name too.",
         properties: [
             "item": property("string", "The room or diary entry."),
             "limit": property("integer", "At most this many commits (default 20).", extra: ["minimum": 1, "maximum": 500]),
@@ -163,12 +163,16 @@ enum VaultTools {
         required: ["item"]
     ) { args, context throws(ToolFailure) in
         let vault = context.vault
-        let item = try resolve(try args.text("item"), in: vault)
+        let name = try args.text("item")
         let limit = try args.integer("limit", default: 20, in: 1...500)
         do throws(VaultError) {
-            let log = try GitHistory(vault: vault.root, config: vault.config).log(path: item.path, limit: limit)
+            // Found as `vault log` finds it: a room or entry there now, else one the history
+            // deleted (named from the vault's root, never outside it).
+            let history = try GitHistory(vault: vault.root, config: vault.config)
+            let path = try history.item(named: name, in: vault, from: vault.root)
+            let log = try history.log(path: path, limit: limit)
             return .toolResult([
-                "path": .string(item.path),
+                "path": .string(path),
                 "commits": .array(log.map { ["id": .string($0.id), "time": .string($0.time), "author": .string($0.author), "summary": .string($0.summary)] }),
             ])
         } catch {

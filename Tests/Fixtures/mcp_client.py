@@ -12,10 +12,10 @@ Used by Tests/VaultMCPTests and Benchmarks/mcp-bench.sh.
 
 import json
 import os
-import warnings
 import subprocess
 import sys
 import time
+import warnings
 
 try:
     import anyio
@@ -185,6 +185,14 @@ async def handedit(binary, vault):
         os.remove(path)
         hits = structured(await session.call_tool("search", {"query": "zebra-quartz-42"}))
         check(hits["total_hits"] == 0, "a deleted file is never found")
+        # Once the deletion is committed (here by git), the room's history is still found by its name.
+        subprocess.run(["git", "-C", vault, "-c", "user.name=t", "-c", "user.email=t@example.com",
+                        "commit", "-qam", "rm by hand"], check=True)
+        hist = structured(await session.call_tool("history", {"item": "김치찌개-레시피"}))
+        check(hist["path"] == "rooms/김치찌개-레시피.md" and len(hist["commits"]) >= 2,
+              f"history finds a deleted room by its name ({hist})")
+        outside = await session.call_tool("history", {"item": "../../etc/passwd"})
+        check(outside.is_error, "history of a path outside the vault is an error")
 
 
 async def subscribe(binary, vault, watching="watch"):
