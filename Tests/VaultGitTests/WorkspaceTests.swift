@@ -141,6 +141,10 @@ private let people = [
         #expect(ada.stdout.contains("Just us") && ada.stdout.contains("박보검: 점심 먹자"), "\(ada.stdout)")
         let headings = { (out: String) in out.split(separator: "\n").filter { !$0.hasPrefix(" ") }.map(String.init) }
         #expect(headings(ada.stdout) == ["Groups", "Direct messages", "Your rooms"], "\(ada.stdout)")
+        // The headings are in the listing's language, like the rest of its words.
+        let korean = try runVault(
+            ["rooms", "--locale", "ko_KR"], in: dir.path, environment: (try env("Ada Kim")).merging(["COLUMNS": "100"]) { $1 })
+        #expect(headings(korean.stdout) == ["그룹", "1:1 대화", "내 방"], "\(korean.stdout)")
         let chris = try runVault(["rooms"], in: dir.path, environment: (try env("Chris")).merging(["COLUMNS": "100"]) { $1 })
         #expect(headings(chris.stdout) == ["Groups", "Your rooms", "Not joined"], "\(chris.stdout)")
         let kinds = try runVault(["rooms", "--format", "%(slug)|%(kind)|%(members)"], in: dir.path, environment: env("Chris"))

@@ -67,7 +67,7 @@ extension VaultCommand {
             guard rows.contains(where: { !$0.room.members.isEmpty }) else { return rows.forEach(show) }
             let sections = RoomSections(rows.map(\.room), me: try myIdentity(vault).name)
             var first = true
-            for (heading, rooms) in sections.titled where !rooms.isEmpty {
+            for (heading, rooms) in sections.titled(words) where !rooms.isEmpty {
                 Terminal.line((first ? "" : "\n") + style.title(heading))
                 first = false
                 for room in rooms { show(rows[sections.index[room.path]!]) }

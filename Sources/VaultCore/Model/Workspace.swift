@@ -132,8 +132,9 @@ public struct RoomSections: Sendable {
         }
     }
 
-    /// The sections with their headings, in the order shown.
-    public var titled: [(String, [RoomSummary])] {
-        [("Groups", groups), ("Direct messages", direct), ("Your rooms", own), ("Not joined", notJoined)]
+    /// The sections with their headings (`ListingWords.sections`, in the vault's language), in
+    /// the order shown.
+    public func titled(_ words: ListingWords) -> [(String, [RoomSummary])] {
+        zip(words.sections, [groups, direct, own, notJoined]).map { ($0, $1) }
     }
 }
