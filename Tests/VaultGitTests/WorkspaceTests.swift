@@ -139,6 +139,13 @@ private let people = [
         let ada = try runVault(["rooms"], in: dir.path, environment: (try env("Ada Kim")).merging(["COLUMNS": "100"]) { $1 })
         #expect(ada.stdout.hasPrefix("Groups\n"), "\(ada.stdout)")
         #expect(ada.stdout.contains("Just us") && ada.stdout.contains("박보검: 점심 먹자"), "\(ada.stdout)")
+        // A direct room is named by the other person first, for each of the two.
+        #expect(ada.stdout.contains("박보검 · Just us"), "\(ada.stdout)")
+        let bogum = try runVault(["rooms"], in: dir.path, environment: (try env("박보검")).merging(["COLUMNS": "100"]) { $1 })
+        #expect(bogum.stdout.contains("Ada Kim · Just us"), "\(bogum.stdout)")
+        // Into a pipe the row keeps the room's own title (its path first), for scripts.
+        let piped = try runVault(["rooms"], in: dir.path, environment: env("Ada Kim"))
+        #expect(piped.stdout.contains("\tJust us\t") && !piped.stdout.contains("박보검 · Just us"), "\(piped.stdout)")
         let headings = { (out: String) in out.split(separator: "\n").filter { !$0.hasPrefix(" ") }.map(String.init) }
         #expect(headings(ada.stdout) == ["Groups", "Direct messages", "Your rooms"], "\(ada.stdout)")
         // The headings are in the listing's language, like the rest of its words.

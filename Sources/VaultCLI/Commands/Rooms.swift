@@ -45,6 +45,14 @@ extension VaultCommand {
                 return
             }
             let columns = Terminal.columns
+            /// In a shared vault's list, a direct room is named by the other person first, as a
+            /// messenger names a conversation: `박보검 · Just us`.
+            var me: String?
+            func title(of room: RoomSummary) -> String {
+                guard room.kind == .direct, let me, let other = room.members.first(where: { !Workspace.contains([$0], me) })
+                else { return room.title }
+                return other == room.title ? other : other + " · " + room.title
+            }
             func show(_ row: RoomRow) {
                 let room = row.room
                 let icon =
@@ -53,19 +61,20 @@ extension VaultCommand {
                 let mark = room.unread > 0 ? "●" : " "
                 // The preview takes what the fixed columns leave of the terminal's width.
                 let when = row.when
-                let fixed = "\(mark) \(Terminal.fit(when, 14)) \(Terminal.fit(room.title, 24)) \(icon) "
+                let fixed = "\(mark) \(Terminal.fit(when, 14)) \(Terminal.fit(title(of: room), 24)) \(icon) "
                 let left = columns.map { max(1, $0 - Terminal.width(fixed)) }
                 let rest = Terminal.clip(row.preview, left)
                 if let columns, Terminal.width(fixed) >= columns {
                     print(Terminal.clip(fixed + row.preview, columns))
                 } else {
                     let shown = style.date(Terminal.fit(when, 14))
-                    Terminal.line("\(mark) \(shown) \(style.title(Terminal.fit(room.title, 24))) \(icon) \(rest)")
+                    Terminal.line("\(mark) \(shown) \(style.title(Terminal.fit(title(of: room), 24))) \(icon) \(rest)")
                 }
             }
             // A shared vault: rooms in groups, like a messenger's home screen (`RoomSections`).
             guard rows.contains(where: { !$0.room.members.isEmpty }) else { return rows.forEach(show) }
-            let sections = RoomSections(rows.map(\.room), me: try myIdentity(vault).name)
+            me = try myIdentity(vault).name
+            let sections = RoomSections(rows.map(\.room), me: me!)
             var first = true
             for (heading, rooms) in sections.titled(words) where !rooms.isEmpty {
                 Terminal.line((first ? "" : "\n") + style.title(heading))
