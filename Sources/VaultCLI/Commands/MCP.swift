@@ -37,10 +37,7 @@ extension VaultCommand {
                 vault = vault.with(history: named)
             }
             // `vault search`'s watcher tells what changed, for subscriptions (VAULT_NO_WATCH=1: stamps).
-            var watcher: (any WorkTreeWatcher)?
-            if (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty {
-                watcher = VaultWatcher(vaultRoot: vault.root, command: [SearchWatcherCommand.executable, "search-watcher"])
-            }
+            let watcher: (any WorkTreeWatcher)? = SearchWatcherCommand.watcher(forVaultAt: vault.root)
             let server = MCPServer(vault: vault, naming: naming, readOnly: readOnly, watcher: watcher, log: log)
             let status = server.serve()
             if status != 0 { throw ExitCode(status) }

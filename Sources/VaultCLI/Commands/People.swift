@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
-import VaultGit
+import VaultKit
 
 extension VaultCommand {
     struct People: VaultRunnable {
@@ -21,7 +21,7 @@ extension VaultCommand {
         func execute() throws {
             let vault = try location.open()
             let (locale, zone) = try reading.resolve(for: vault)
-            let people = vault.people(me: try myIdentity(vault))
+            let people = vault.people(me: try vault.identity(environment: ProcessInfo.processInfo.environment))
             if json { return try Terminal.json(people) }
             if people.isEmpty {
                 print("vault.yml lists no people: add them under `people:` (`- Ada Kim <ada@example.com>`, one a line).")
@@ -47,21 +47,4 @@ extension VaultCommand {
             person.name + (person.email.map { " <\($0)>" } ?? "") + (person.isMe ? " (you)" : "")
         }
     }
-}
-
-/// This machine's person (`Identity`), for a command that reads: the vault's history's when it
-/// is open, else the same resolution with the repository's git settings (no repository is made).
-func myIdentity(_ vault: Vault) throws(VaultError) -> Identity {
-    let environment = ProcessInfo.processInfo.environment
-    if vault.history != nil { return try vault.me(environment: environment) }
-    // Read first so that a broken file is said (the resolution below passes over it).
-    _ = try UserConfig.load(environment: environment)
-    return GitHistory.identity(ofVault: vault.root, config: vault.config)
-}
-
-/// The members of a room made `--with` the people named: me first, then them; none without `--with`.
-func sharedMembers(_ vault: Vault, with names: [String]) throws(VaultError) -> [String] {
-    guard !names.isEmpty else { return [] }
-    let me = try myIdentity(vault)
-    return try Workspace.members(creator: me.author.name, with: names, people: vault.config.people)
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultKit
 
 extension VaultCommand.RoomCommand {
     struct Join: VaultRunnable {
@@ -48,7 +49,7 @@ private func changeMembership(
 ) throws(VaultError) {
     let vault = try location.openForChange()
     let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
-    let me = try myIdentity(vault).author
+    let me = try vault.identity(environment: ProcessInfo.processInfo.environment).author
     let said = try change(Membership(vault: vault), path, me)
     print("\(path): \(Terminal.visible(me.name, singleLine: true)) \(said)")
 }

@@ -73,7 +73,7 @@ extension VaultCommand {
             }
             // A shared vault: rooms in groups, like a messenger's home screen (`RoomSections`).
             guard rows.contains(where: { !$0.room.members.isEmpty }) else { return rows.forEach(show) }
-            me = try myIdentity(vault).name
+            me = try vault.identity(environment: ProcessInfo.processInfo.environment).name
             let sections = RoomSections(rows.map(\.room), me: me!)
             var first = true
             for (heading, rooms) in sections.titled(words) where !rooms.isEmpty {
@@ -144,7 +144,7 @@ extension VaultCommand {
             func execute() throws {
                 let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
                 let vault = try location.openForChange()
-                let members = try sharedMembers(vault, with: people)
+                let members = try vault.sharedMembers(with: people, environment: ProcessInfo.processInfo.environment)
                 let path = try RoomCreation(vault: vault).create(
                     title: title, model: model, system: system, unique: unique, members: members)
                 let named = RoomCreation.namedPath(title: title)

@@ -88,9 +88,7 @@ extension VaultCommand {
             search.printer = sink.printer
             search.listingCache = SearchIndex.listingPath(forVaultAt: vault.root)
             var searching = Searching(index: noIndex ? .never : index ? .build : .whenBuilt)
-            if !noWatch, (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty {
-                searching.watcherCommand = [SearchWatcherCommand.executable, "search-watcher"]
-            }
+            if !noWatch { searching.watcherCommand = SearchWatcherCommand.command }
             let progress = ProgressLine()
             searching.onProgress = progress.handler
             // The progress line goes before the first hit is written.
@@ -257,6 +255,19 @@ extension VaultCommand {
             guard n > 0 else { return "/proc/self/exe" }
             let path = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
             return access(path, X_OK) == 0 ? path : "/proc/self/exe"
+        }
+
+        /// The command that starts the watcher (this executable's `search-watcher`), or nil when
+        /// `VAULT_NO_WATCH` is set: then every file's stamp is checked instead.
+        static var command: [String]? {
+            guard (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty else { return nil }
+            return [executable, "search-watcher"]
+        }
+
+        /// The watcher that tells `sync`, `watch` and `mcp` what changed in the vault at `root`
+        /// (nil with `VAULT_NO_WATCH`).
+        static func watcher(forVaultAt root: String) -> VaultWatcher? {
+            command.flatMap { VaultWatcher(vaultRoot: root, command: $0) }
         }
 
         func execute() throws {

@@ -41,10 +41,7 @@ extension VaultCommand {
             sync.allowUnrelated = allowUnrelated
             // The search's inotify watcher answers which rooms and entries changed since the last
             // sync, so a sync need not stamp every file (VAULT_NO_WATCH=1: it does).
-            if (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty {
-                sync.watcher = VaultWatcher(
-                    vaultRoot: session.vault.root, command: [SearchWatcherCommand.executable, "search-watcher"])
-            }
+            sync.watcher = SearchWatcherCommand.watcher(forVaultAt: session.vault.root)
             if undo {
                 guard !dryRun, remote == nil, !allowUnrelated else { throw UsageError.undoWithOptions }
                 let done = try sync.undo()

@@ -80,11 +80,8 @@ extension VaultCommand {
         /// What each live sync is given, as `vault sync` is: the search's watcher, which says what
         /// changed so that no sync stamps every file (none with VAULT_NO_WATCH=1).
         static func preparation(root: String) -> ((VaultSync) -> Void)? {
-            guard (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty else { return nil }
-            return { sync in
-                sync.watcher = VaultWatcher(
-                    vaultRoot: root, command: [SearchWatcherCommand.executable, "search-watcher"])
-            }
+            guard SearchWatcherCommand.command != nil else { return nil }
+            return { sync in sync.watcher = SearchWatcherCommand.watcher(forVaultAt: root) }
         }
 
         /// `5`, `0.5`.
