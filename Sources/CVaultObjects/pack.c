@@ -33,6 +33,11 @@ struct cvault_pack {
     entry *entries;
     size_t count;
     size_t capacity;
+    // The entries by name: open addressing, a power of two of slots holding index + 1 (0: empty),
+    // at most half full. libgit2 asks whether each object exists before it writes it, so a
+    // list searched from end to end made an import of n files cost n² comparisons.
+    size_t *slots;
+    size_t slot_count;
     struct libdeflate_compressor *compressor;
     unsigned char *buffer;
     size_t buffer_size;
@@ -87,10 +92,39 @@ cvault_pack *cvault_pack_begin(const char *objects_dir, int level) {
     return p;
 }
 
+/// The slot where `oid` is, or the empty one where it would go. Object names are SHA-1s: their
+/// first bytes are spread evenly already.
+static size_t slot_of(const cvault_pack *p, const git_oid *oid) {
+    uint64_t hash;
+    memcpy(&hash, oid->id, sizeof hash);
+    size_t mask = p->slot_count - 1;
+    for (size_t at = (size_t)hash & mask;; at = (at + 1) & mask) {
+        size_t index = p->slots[at];
+        if (index == 0 || git_oid_equal(&p->entries[index - 1].oid, oid)) return at;
+    }
+}
+
 static entry *find(const cvault_pack *p, const git_oid *oid) {
-    for (size_t i = p->count; i-- > 0;)
-        if (git_oid_equal(&p->entries[i].oid, oid)) return &p->entries[i];
-    return NULL;
+    if (p->slot_count == 0) return NULL;
+    size_t index = p->slots[slot_of(p, oid)];
+    return index ? &p->entries[index - 1] : NULL;
+}
+
+/// Room in the table for one more entry: twice the slots, every entry placed again, when it
+/// would be more than half full.
+static int make_room(cvault_pack *p) {
+    if (2 * (p->count + 1) <= p->slot_count) return 0;
+    size_t count = p->slot_count ? 2 * p->slot_count : 1024;
+    size_t *slots = calloc(count, sizeof *slots);
+    if (!slots) {
+        git_error_set_oom();
+        return -1;
+    }
+    free(p->slots);
+    p->slots = slots;
+    p->slot_count = count;
+    for (size_t i = 0; i < p->count; i++) p->slots[slot_of(p, &p->entries[i].oid)] = i + 1;
+    return 0;
 }
 
 int cvault_pack_contains(const cvault_pack *p, const git_oid *oid) { return find(p, oid) != NULL; }
@@ -128,6 +162,7 @@ int cvault_pack_add(cvault_pack *p, const git_oid *oid, git_object_t type, const
         git_error_set_str(GIT_ERROR_ZLIB, "cannot compress an object");
         return -1;
     }
+    if (make_room(p) != 0) return -1;
     if (p->count == p->capacity) {
         size_t capacity = p->capacity ? 2 * p->capacity : 256;
         entry *grown = realloc(p->entries, capacity * sizeof *grown);
@@ -151,6 +186,7 @@ int cvault_pack_add(cvault_pack *p, const git_oid *oid, git_object_t type, const
         free(copy);
         return os_fail("cannot write", p->temp);
     }
+    p->slots[slot_of(p, oid)] = p->count + 1;
     entry *e = &p->entries[p->count++];
     git_oid_cpy(&e->oid, oid);
     e->type = type;
@@ -272,6 +308,7 @@ int cvault_pack_finish(cvault_pack *p, int do_fsync, size_t *objects, unsigned l
     // The index (version 2): fan-out, names, CRC-32s, offsets (large ones in a table of their own),
     // the pack's checksum, its own.
     qsort(p->entries, p->count, sizeof *p->entries, by_oid);
+    p->slot_count = 0;  // the table named the entries by their old places: nothing is looked up now
     size_t n = strlen(p->folder);
     char *idx_temp = malloc(n + 40);
     char *pack_path = malloc(n + 64);
@@ -371,6 +408,7 @@ void cvault_pack_abandon(cvault_pack *p) {
     if (p->temp) unlink(p->temp);
     for (size_t i = 0; i < p->count; i++) free(p->entries[i].data);
     free(p->entries);
+    free(p->slots);
     free(p->buffer);
     if (p->compressor) libdeflate_free_compressor(p->compressor);
     free(p->temp);
