@@ -75,6 +75,40 @@ import VaultTestSupport
         #expect(try list().contains("첫 일기|고쳐 쓴 줄"))
     }
 
+    /// A listing after a listing reads no file whose stamp is unchanged (its trace counts the files
+    /// read), and reads again exactly the one that changed: the cache is used, not only written.
+    @Test func aListingAfterAListingReadsOnlyWhatChanged() throws {
+        let dir = try freshVault()
+        let cache = TemporaryDirectory("listing-cache")
+        var env = ["XDG_CACHE_HOME": cache.path]
+        for title in ["Alpha", "Beta", "Gamma"] {
+            expectSuccess(try runVault(["room", "new", title], in: dir.path, environment: env))
+            expectSuccess(try runVault(["write", title, "--body", "\(title) 일기", "--date", "2026-11-0\(title.count)"], in: dir.path, environment: env))
+        }
+        env["VAULT_TRACE"] = "1"
+        func reads(_ args: [String]) throws -> String {
+            let r = try runVault(args, in: dir.path, environment: env)
+            expectSuccess(r)
+            return r.stderr.split(separator: "\n").first { $0.contains("listing: stamped and summarized") }.map(String.init) ?? r.stderr
+        }
+        for args in [["rooms"], ["diary", "list"]] {
+            _ = try reads(args)
+        }
+        // Older than the racy window (2 s, counted in whole seconds): the next listings trust the kept stamps.
+        Thread.sleep(forTimeInterval: 3.2)
+        for args in [["rooms"], ["diary", "list"]] {
+            _ = try reads(args)  // reads again what was unsettled, and keeps it settled
+            #expect(try reads(args).hasSuffix("(0 read)"), "\(args)")
+        }
+        let entry = try #require(FileManager.default.enumerator(atPath: dir.path + "/diary")?.allObjects
+            .compactMap { $0 as? String }.first { $0.hasSuffix(".md") })
+        try dir.write("diary/" + entry, try dir.readText("diary/" + entry) + "\n한 줄 더\n")
+        try dir.write("rooms/beta.md", try dir.readText("rooms/beta.md").replacingOccurrences(of: "title: Beta", with: "title: Bravo"))
+        for args in [["rooms"], ["diary", "list"]] {
+            #expect(try reads(args).hasSuffix("(1 read)"), "\(args)")
+        }
+    }
+
     /// `vault check` reads again every file whose stamp changed: a clean room broken in place
     /// (same size, at once) is reported by the next check.
     @Test func checkSeesAFileBrokenInPlace() throws {

@@ -475,7 +475,7 @@ extension DiarySummary {
     }
 
     static func withKey(path: String, fields f: [String?]) -> (DiarySummary, Double)? {
-        guard f.count == 10, let key = f[0].flatMap(Double.init), let title = f[4], let preview = f[5] else { return nil }
+        guard f.count == 9, let key = f[0].flatMap(Double.init), let title = f[4], let preview = f[5] else { return nil }
         // Split on the byte 0x1F (a `Character` split walks grapheme clusters).
         let tags = (f[6] ?? "").utf8.split(separator: 0x1F, omittingEmptySubsequences: true).map { String(Substring($0)) }
         let summary = DiarySummary(
