@@ -44,7 +44,7 @@ let package = Package(
         // Models, the file format, dates, the file store. No C imports.
         .target(
             name: "VaultCore",
-            dependencies: [.product(name: "Yams", package: "Yams")], exclude: ["README.md"]),
+            dependencies: [.product(name: "Yams", package: "Yams"), "CVaultScan"], exclude: ["README.md"]),
         // The libgit2 wrapper: every change of the vault becomes one commit.
         .target(
             name: "VaultGit", dependencies: ["VaultCore", "CGit2", "CGit2Loader", "CCrypto", "CGitShims", "CVaultObjects"], exclude: ["README.md"]),

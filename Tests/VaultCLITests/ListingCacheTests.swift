@@ -109,6 +109,64 @@ import VaultTestSupport
         }
     }
 
+    /// Into a pipe, a file that did not change is printed from its kept line's bytes
+    /// (`RoomRow.writePiped`, `DiaryRow.writePiped`), any other one from its summary: both must
+    /// print what the general path (`--format` with the piped template) prints, for rooms and
+    /// entries with backslashes, control characters, authors, interruptions, problems, pending
+    /// prompts, conflict copies and tags, read now or kept, whole or with `-n`.
+    @Test func aKeptLineIsPrintedAsItsSummaryIs() throws {
+        let dir = try freshVault(locale: "ko_KR", timeZone: "Asia/Seoul")
+        let cache = TemporaryDirectory("listing-cache")
+        let env = ["XDG_CACHE_HOME": cache.path]
+        func room(_ title: String, _ attributes: String, _ text: String, below: String = "") -> String {
+            "---\ntitle: \(title)\ncreated: 2026-11-01T10:00:00+09:00\n---\n\n"
+                + "## 🤖 assistant · 11월 21일 <!-- 2026-11-21T09:31:07+09:00 m-01JPA3K8Z4Q\(title.utf8.count % 10) \(attributes) -->\n\n"
+                + "\(text)\n\n\(promptMarker)\n\(below)"
+        }
+        try dir.write("rooms/plain.md", room("부산 여행", "", "해운대 근처 숙소 추천해줘"))
+        try dir.write("rooms/backslash.md", room("'C:\\Users\\나'", "", "경로는 C:\\temp\\a.md 예요"))
+        try dir.write("rooms/tab.md", room("Tab", "", "a\tb"))
+        try dir.write("rooms/c1.md", room("C1", "", "next line \u{85} here"))
+        try dir.write("rooms/author.md", room("Author", "author=ada", "10시!"))
+        try dir.write("rooms/interrupted.md", room("Cut", "model=m status=interrupted", "바다가"))
+        try dir.write("rooms/pending.md", room("Pending", "", "답", below: "보낼 말\n"))
+        try dir.write("rooms/markers.md", room("Markers", "", "<<<<<<< HEAD\na\n=======\nb\n>>>>>>> other"))
+        try dir.write("rooms/plain.sync-conflict-20261121-093000-ABCDEFG.md", room("부산 여행", "", "사본"))
+        try dir.write(
+            "diary/2026/2026-11-21-첫눈.md",
+            "---\ntitle: 첫눈\ncreated: 2026-11-21T08:00:00+09:00\ntags: [겨울, 산책]\n---\n\n눈이 왔다\n")
+        try dir.write(
+            "diary/2026/2026-11-20-back.md",
+            "---\ntitle: 'a\\b'\ncreated: 2026-11-20T08:00:00+09:00\n---\n\nC:\\x 그리고 \u{1B}[31m\n")
+        try dir.write("diary/2026/2026-11-19-broken.md", "---\ntitle: [unclosed\n---\n\n깨진 일기\n")
+        try dir.write(
+            "diary/2026/2026-11-21-첫눈.sync-conflict-20261121-093000-ABCDEFG.md",
+            "---\ntitle: 첫눈\ncreated: 2026-11-21T08:00:00+09:00\n---\n\n사본\n")
+        func same(_ args: [String], _ piped: String) throws -> String {
+            let fast = try runVault(args, in: dir.path, environment: env)
+            let general = try runVault(args + ["--format", piped], in: dir.path, environment: env)
+            expectSuccess(fast)
+            #expect(fast.stdout == general.stdout, "\(args)")
+            return fast.stdout
+        }
+        let rooms = "%(path)%09%(last_activity)%09%(title)%09%(preview)"
+        let diary = "%(path)%09%(date)%09%(title)%09%(tags)%09%(preview)"
+        let first = (try same(["rooms"], rooms), try same(["diary", "list"], diary))
+        #expect(first.0.contains("rooms/backslash.md\t2026-11-21T09:31:07+09:00\tC:\\Users\\나\t경로는 C:\\temp\\a.md 예요"), "\(first.0)")
+        #expect(first.1.contains("diary/2026/2026-11-21-첫눈.md\t2026-11-21\t첫눈\t#겨울 #산책\t눈이 왔다"), "\(first.1)")
+        // Settled: kept lines from now on (the first listing after the window reads the unsettled again).
+        Thread.sleep(forTimeInterval: 3.2)
+        for _ in 0..<2 {
+            #expect(try same(["rooms"], rooms) == first.0)
+            #expect(try same(["diary", "list"], diary) == first.1)
+            _ = try same(["rooms", "-n", "3"], rooms)
+            _ = try same(["diary", "list", "-n", "2"], diary)
+        }
+        // An entry with no date of its own: dated by its file's time, or the history's (the general path).
+        try dir.write("diary/no-date.md", "---\ntitle: 날짜 없음\n---\n\n언제였지\n")
+        #expect(try same(["diary", "list"], diary).contains("diary/no-date.md"))
+    }
+
     /// `vault check` reads again every file whose stamp changed: a clean room broken in place
     /// (same size, at once) is reported by the next check.
     @Test func checkSeesAFileBrokenInPlace() throws {

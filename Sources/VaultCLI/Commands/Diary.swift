@@ -36,6 +36,17 @@ extension VaultCommand {
                 let (locale, _) = try reading.resolve(for: vault)
                 let style = try output.style()
                 let query = try dates.query(tag: tag, in: vault.config.timeZone)
+                if let template, format.format == nil, !format.json, query.isEmpty {
+                    // Into a pipe, every entry: one that did not change is printed from its kept line
+                    // (unless an entry with no date of its own waits to be dated by the history).
+                    let listing = vault.diaryListing()
+                    if !listing.hasEntryDatedByFileTime {
+                        let count = min(listing.count, try limit.count(default: listing.count))
+                        Trace.mark("diary list: chosen")
+                        return DiaryRow.writePiped(
+                            listing, count: count, template: template, locale: locale, words: ListingWords.of(locale))
+                    }
+                }
                 let entries = try limit.apply(try query.entries(in: vault, cancellation: Termination.cancellation))
                 if format.json { return try Terminal.json(Array(entries)) }
                 Trace.mark("diary list: chosen")
@@ -132,6 +143,47 @@ struct DiaryRow {
     static var pipedHelp: String { piped.replacingOccurrences(of: "%09", with: "<TAB>") }
 
     static let piped = "%(path)%09%(date)%09%(title)%09%(tags)%09%(preview)"
+
+    /// Writes the first `count` entries of `listing` as `template` (`piped`) says, in one write,
+    /// as `RoomRow.writePiped` does: an entry that did not change, could be read, is no conflict
+    /// copy and holds no control character is written from its kept line's bytes.
+    static func writePiped(
+        _ listing: DiaryListing, count: Int, template: ListingTemplate<DiaryRow>, locale: String, words: ListingWords
+    ) {
+        typealias F = DiaryListing.Field
+        var out: [UInt8] = []
+        out.reserveCapacity(count * 256)
+        func plain(_ row: KeptRow) -> Bool {
+            guard row.field(F.problem.rawValue) == nil, KeptRow.appendPlain(row.path, to: &out) else { return false }
+            out.append(9)
+            guard KeptRow.appendPlain(row.field(F.date.rawValue) ?? [], to: &out) else { return false }
+            out.append(9)
+            guard KeptRow.appendPlain(row.field(F.title.rawValue) ?? [], to: &out) else { return false }
+            out.append(9)
+            // `#tag #other`: kept separated by U+001F.
+            for (k, tag) in (row.field(F.tags.rawValue) ?? []).split(separator: 0x1F).enumerated() {
+                out += k == 0 ? [UInt8(ascii: "#")] : [32, UInt8(ascii: "#")]
+                guard KeptRow.appendPlain(tag, to: &out) else { return false }
+            }
+            out.append(9)
+            guard KeptRow.appendPlain(row.field(F.preview.rawValue) ?? [], to: &out) else { return false }
+            out.append(10)
+            return true
+        }
+        for i in 0..<count {
+            let start = out.count
+            if let row = listing.kept(at: i) {
+                if plain(row) { continue }
+                out.removeSubrange(start...)
+            }
+            out += Array(template.line(for: DiaryRow(listing.summary(at: i), locale: locale, words: words)).utf8)
+            out.append(10)
+        }
+        Trace.mark("listing: rows formatted")
+        _ = Terminal.write(bytes: out, to: 1)
+        Trace.mark("listing: rows written")
+        Terminal.keepUntilExit(listing)
+    }
 
     static let fields: [ListingField<DiaryRow>] = [
         ListingField(name: "path", meaning: "the entry's file (diary/2026/2026-11-21-첫눈.md)") { $0.entry.path },

@@ -30,6 +30,15 @@ extension VaultCommand {
             let style = try output.style()
             // A room's day is its last activity's, in the vault's zone.
             let (from, to) = try dates.days(in: vault.config.timeZone)
+            if let template, format.format == nil, !format.json, from == nil, to == nil {
+                // Into a pipe, every room: a room that did not change is printed from its kept line.
+                let listing = vault.roomListing()
+                let count = min(listing.count, try limit.count(default: listing.count))
+                Trace.mark("rooms: summaries ready")
+                return RoomRow.writePiped(
+                    listing, count: count, template: template, now: Date(), locale: locale, zone: zone,
+                    words: ListingWords.of(locale))
+            }
             let active = try RoomQuery(from: from, to: to).rooms(in: vault, cancellation: Termination.cancellation)
             let rooms = try limit.apply(active)
             Trace.mark("rooms: summaries ready")
@@ -237,6 +246,48 @@ struct RoomRow {
     static var pipedHelp: String { piped.replacingOccurrences(of: "%09", with: "<TAB>") }
 
     static let piped = "%(path)%09%(last_activity)%09%(title)%09%(preview)"
+
+    /// Writes the first `count` rooms of `listing` as `template` (`piped`) says, in one write. A
+    /// room that did not change, whose preview the listing adds nothing to (no problem, author,
+    /// interruption, unread count or copy) and whose fields hold no control character, is written
+    /// from its kept line's bytes: no summary, row or string is made for it (a listing of 20,000
+    /// rooms spent most of its time making them). Any other room is written by `template`.
+    static func writePiped(
+        _ listing: RoomListing, count: Int, template: ListingTemplate<RoomRow>, now: Date, locale: String,
+        zone: TimeZone, words: ListingWords
+    ) {
+        typealias F = RoomListing.Field
+        var out: [UInt8] = []
+        out.reserveCapacity(count * 256)
+        for i in 0..<count {
+            if let row = listing.kept(at: i), row.field(F.problem.rawValue) == nil, row.field(F.lastAuthor.rawValue) == nil,
+                !row.field(F.lastStatus.rawValue, is: "interrupted")
+            {
+                let start = out.count
+                if KeptRow.appendPlain(row.path, to: &out) {
+                    out.append(9)
+                    if KeptRow.appendPlain(row.field(F.lastActivity.rawValue) ?? [], to: &out) {
+                        out.append(9)
+                        if KeptRow.appendPlain(row.field(F.title.rawValue) ?? [], to: &out) {
+                            out.append(9)
+                            if KeptRow.appendPlain(row.field(F.preview.rawValue) ?? [], to: &out) {
+                                out.append(10)
+                                continue
+                            }
+                        }
+                    }
+                }
+                out.removeSubrange(start...)
+            }
+            let row = RoomRow(listing.summary(at: i), now: now, locale: locale, zone: zone, words: words)
+            out += Array(template.line(for: row).utf8)
+            out.append(10)
+        }
+        Trace.mark("listing: rows formatted")
+        _ = Terminal.write(bytes: out, to: 1)
+        Trace.mark("listing: rows written")
+        Terminal.keepUntilExit(listing)
+    }
 
     static let fields: [ListingField<RoomRow>] = [
         ListingField(name: "path", meaning: "the room's file (rooms/부산-여행.md)") { $0.room.path },

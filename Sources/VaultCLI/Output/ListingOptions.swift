@@ -138,7 +138,13 @@ struct ListingTemplate<Row> {
         var out = ""
         out.reserveCapacity(rows.count * 96)
         for row in rows {
-            out += line(for: row)
+            // Appended where it ends up: no string made per row.
+            for part in parts {
+                switch part {
+                case .text(let text): out += text
+                case .field(let field): out += Terminal.visible(field.value(row), singleLine: true)
+                }
+            }
             out += "\n"
         }
         Trace.mark("listing: rows formatted")

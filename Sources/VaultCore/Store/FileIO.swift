@@ -55,6 +55,36 @@ public enum FileIO {
         case unchanged(Stamp)
     }
 
+    /// Stamps of many files in a few folders, each folder opened once and its files stamped
+    /// relative to it (`fstatat`): the kernel walks the vault's path once per folder, not once per
+    /// file. Files in the same folder should come one after another. One per thread.
+    public struct FolderStamper: ~Copyable {
+        let root: String
+        private var folder: Substring = ""
+        private var descriptor: Int32 = -1
+
+        public init(root: String) { self.root = root }
+
+        deinit { if descriptor >= 0 { close(descriptor) } }
+
+        /// The stamp of `relative` (a path inside `root`; `stamp(of:)`'s answer), nil when there is no file.
+        public mutating func stamp(of relative: String) -> Stamp? {
+            guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else {
+                return FileIO.stamp(of: root + "/" + relative)
+            }
+            let folder = relative[..<slash]
+            if descriptor < 0 || folder != self.folder {
+                if descriptor >= 0 { close(descriptor) }
+                descriptor = open(root + "/" + folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                self.folder = folder
+            }
+            guard descriptor >= 0 else { return FileIO.stamp(of: root + "/" + relative) }
+            var st = stat()
+            let name = relative[relative.utf8.index(after: slash)...]
+            return fstatat(descriptor, String(name), &st, 0) == 0 ? Stamp(st) : nil
+        }
+    }
+
     /// The stamp of the file at `path` now, or nil when there is none.
     public static func stamp(of path: String) -> Stamp? {
         var st = stat()

@@ -46,7 +46,7 @@ public struct ListingCache: Sendable {
     public let file: String?
     let context: String
     /// The cache file as read.
-    private var bytes: [UInt8] = []
+    private(set) var bytes: [UInt8] = []
     private var read: [Entry] = []
     /// Inode → the first entry with it; `next` chains the others.
     private var firstByInode: [UInt64: Int32] = [:]

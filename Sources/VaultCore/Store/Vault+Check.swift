@@ -37,8 +37,8 @@ extension Vault {
             few
             ? ListingCache.none(context: ListingCache.programIdentity)
             : ListingCache(root: root, kind: "check", context: ListingCache.programIdentity)
-        let perFile = summarized(rooms + entries, onlyThese: !wholeVault, cache: &cache) { _, fields -> [FormatProblem]? in
-            fields.map { _ in [] }
+        let perFile = summarized(rooms + entries, onlyThese: !wholeVault, cache: &cache) { _, _, _ -> [FormatProblem]? in
+            []
         } read: { path -> ([FormatProblem], [String?]?) in
             do {
                 let bytes = try FileIO.read(absolute(path))

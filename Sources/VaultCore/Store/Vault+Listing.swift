@@ -74,35 +74,48 @@ extension Vault {
     /// A room whose file has not changed since the last listing (`ListingCache`) is not read
     /// again: its summary is taken from the cache.
     public func roomSummaries() -> [RoomSummary] {
+        let listing = roomListing()
+        return (0..<listing.count).map { listing.summary(at: $0) }
+    }
+
+    /// Every room, most recent activity first, as `roomSummaries()`, each kept room's summary made
+    /// only when asked for (`RoomListing`).
+    public func roomListing() -> RoomListing {
         // Ordered below by last activity (ties by path): the folder's order is enough here.
         let paths = roomPaths(sorted: false)
         Trace.mark("rooms: \(paths.count) listed")
         var cache = ListingCache(root: root, kind: "rooms", context: "")
         Trace.mark("rooms: cache read (\(cache.count))")
-        let results = summarized(paths, cache: &cache) { path, fields in
-            fields.flatMap { RoomSummary(path: path, fields: $0) }
+        var items = summarized(paths, cache: &cache) { path, kept, entry -> (RoomListing.Item, Double)? in
+            let row = kept.row(of: entry)
+            guard row.fieldCount == RoomSummary.keptFields, let key = row.number(0), row.field(1) != nil,
+                row.field(5) != nil
+            else { return nil }
+            return (.kept(row), key)
         } read: { path in
             let summary = summarizeRoom(path)
-            return (summary, summary.fields)
+            return ((.read(summary), summary.sortKey), summary.fields)
         }
-        let unread = UnreadMarks.load(root: root)
-        let copies = Vault.conflictCopies(among: paths)
-        var list = results.compactMap { $0 }
-        // Marks and copies are few: looked up only when there are any (a path's hash costs).
-        if !unread.isEmpty || !copies.isEmpty {
-            for i in list.indices {
-                list[i].unread = unread[list[i].path]?.count ?? 0
-                list[i].conflictCopyOf = copies[list[i].path]
-            }
-        }
-        Trace.mark("rooms: marks added")
         // Sorted as indices: moving 20,000 summaries of many strings costs more than the compares.
-        let keys = list.map(\.sortKey)
-        let order = list.indices.sorted { a, b in
-            keys[a] != keys[b] ? keys[a] > keys[b] : VaultPath.precedes(list[a].path, list[b].path)
+        let keys = items.map { $0?.1 ?? 0 }
+        let order = paths.indices.filter { items[$0] != nil }.sorted { a, b in
+            keys[a] != keys[b] ? keys[a] > keys[b] : VaultPath.precedes(paths[a], paths[b])
         }
         Trace.mark("rooms: sorted")
-        return order.map { list[$0] }
+        let listing = RoomListing(
+            items: Vault.moved(from: &items, in: order).map(\.0), unread: UnreadMarks.load(root: root),
+            copies: Vault.conflictCopies(among: paths))
+        Trace.mark("rooms: marks added")
+        return listing
+    }
+
+    /// The values at `order` of `slots`, moved out (no copy of their strings: a listing's summaries
+    /// each hold ten), leaving nil behind.
+    static func moved<T>(from slots: inout [T?], in order: [Int]) -> [T] {
+        var out: [T] = []
+        out.reserveCapacity(order.count)
+        for i in order { out.append(slots[i].take()!) }
+        return out
     }
 
     func summarizeRoom(_ relative: String) -> RoomSummary {
@@ -135,40 +148,55 @@ extension Vault {
 
     /// Every diary entry, newest first.
     public func diarySummaries() -> [DiarySummary] {
+        let listing = diaryListing()
+        return (0..<listing.count).map { listing.summary(at: $0) }
+    }
+
+    /// Every diary entry, newest first, as `diarySummaries()`, each kept entry's summary made only
+    /// when asked for (`DiaryListing`).
+    public func diaryListing() -> DiaryListing {
         let paths = diaryPaths()
         Trace.mark("diary: \(paths.count) listed")
         // The zone dates an entry without one by its file's time: another zone, another cache.
         var cache = ListingCache(root: root, kind: "diary", context: config.timeZone.identifier)
         Trace.mark("diary: cache read (\(cache.count))")
-        let pairs = summarized(paths, cache: &cache) { path, fields in
-            fields.flatMap { DiarySummary.withKey(path: path, fields: $0) }
+        let none = LocalDate(year: 0, month: 1, day: 1)
+        var items = summarized(paths, cache: &cache) { path, kept, entry -> (DiaryListing.Item, Double, LocalDate)? in
+            let row = kept.row(of: entry)
+            guard row.fieldCount == DiarySummary.keptFields, let key = row.number(0), row.field(4) != nil,
+                row.field(5) != nil
+            else { return nil }
+            var day = none
+            if let date = row.field(2) {
+                guard let parsed = LocalDate(iso: String(decoding: date, as: UTF8.self)) else { return nil }
+                day = parsed
+            }
+            return (.kept(row), key, day)
         } read: { path in
             let (summary, key) = summarizeEntry(path)
-            return ((summary, key), DiarySummary.fields(summary, key: key))
+            return ((.read(summary), key, summary.date ?? none), DiarySummary.fields(summary, key: key))
         }
-        let results: [DiarySummary?] = pairs.map { $0?.0 }
-        let keys = pairs.map { $0?.1 ?? 0 }
         // The keys apart from the summaries: a compare then moves no strings.
-        let none = LocalDate(year: 0, month: 1, day: 1)
-        let dates = results.map { $0?.date ?? none }
-        let order = paths.indices.sorted {
+        let keys = items.map { $0?.1 ?? 0 }
+        let dates = items.map { $0?.2 ?? none }
+        let order = paths.indices.filter { items[$0] != nil }.sorted {
             if dates[$0] != dates[$1] { return dates[$0] > dates[$1] }
             if keys[$0] != keys[$1] { return keys[$0] > keys[$1] }
             return VaultPath.precedes(paths[$1], paths[$0])
         }
         Trace.mark("diary: sorted")
-        let copies = Vault.conflictCopies(among: paths)
         defer { Trace.mark("diary: copies marked") }
-        guard !copies.isEmpty else { return order.compactMap { results[$0] } }
-        return order.compactMap { i in results[i].map { var s = $0; s.conflictCopyOf = copies[s.path]; return s } }
+        return DiaryListing(
+            items: Vault.moved(from: &items, in: order).map(\.0), copies: Vault.conflictCopies(among: paths))
     }
 
     /// Each of `paths` summarized, from `cache` while its file has the stamp kept there (`cached`
-    /// makes the summary from the kept fields), else by `read` (on every core; nil fields: not
+    /// makes the summary from the kept entry: `ListingCache.fields(of:)`, or its bytes; nil: read
+    /// the file), else by `read` (on every core; nil fields: not
     /// kept); the cache is brought up to date and saved. `paths` is every file of its kind, or
     /// with `onlyThese` a few of them: the cache's other entries are then kept as they are.
     func summarized<T>(
-        _ paths: [String], onlyThese: Bool = false, cache: inout ListingCache, cached: (String, [String?]?) -> T?,
+        _ paths: [String], onlyThese: Bool = false, cache: inout ListingCache, cached: (String, ListingCache, ListingCache.Entry) -> T?,
         read: (String) -> (T, [String?]?)
     ) -> [T?] {
         var results = [T?](repeating: nil, count: paths.count)
@@ -188,12 +216,16 @@ extension Vault {
                     nonisolated(unsafe) let readSlots = readsOut.baseAddress!
                     let workers = max(1, min(8, paths.count / 256 + 1))
                     DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                        var i = worker
-                        while i < paths.count {
+                        // Each worker takes a run of neighbouring paths (one folder's files, mostly).
+                        let per = (paths.count + workers - 1) / workers
+                        var i = worker * per
+                        let end = min(paths.count, i + per)
+                        var stamper = FileIO.FolderStamper(root: root)
+                        while i < end {
                             // The stamp before the read: a change during the read is seen next time.
-                            let stamp = FileIO.stamp(of: absolute(paths[i]))
+                            let stamp = stamper.stamp(of: paths[i])
                             let hit = kept.entry(of: paths[i], stamp: stamp)
-                            if let hit, let summary = cached(paths[i], kept.fields(of: hit)) {
+                            if let hit, let summary = cached(paths[i], kept, hit) {
                                 slots[i] = summary
                                 entrySlots[i] = hit
                             } else {
@@ -204,7 +236,7 @@ extension Vault {
                                 }
                                 readSlots[i] = true
                             }
-                            i += workers
+                            i += 1
                         }
                     }
                 }
@@ -456,8 +488,11 @@ extension RoomSummary {
          problem, lastAuthor, members.isEmpty ? nil : members.joined(separator: "\u{1F}")]
     }
 
+    /// How many fields `ListingCache` keeps of a room.
+    static let keptFields = 10
+
     init?(path: String, fields f: [String?]) {
-        guard f.count == 10, let key = f[0].flatMap(Double.init), let title = f[1], let preview = f[5] else { return nil }
+        guard f.count == RoomSummary.keptFields, let key = f[0].flatMap(Double.init), let title = f[1], let preview = f[5] else { return nil }
         self.init(
             path: path, slug: VaultPath.stem(of: path), title: title, lastActivity: f[2],
             lastRole: f[3].flatMap(Role.init(rawValue:)), lastStatus: f[4], preview: preview,
@@ -469,13 +504,16 @@ extension RoomSummary {
 }
 
 extension DiarySummary {
+    /// How many fields `ListingCache` keeps of an entry.
+    static let keptFields = 9
+
     static func fields(_ s: DiarySummary, key: Double) -> [String?] {
         [String(key), s.id, s.date?.description, s.created, s.title, s.preview, s.tags.joined(separator: "\u{1F}"),
          s.problem, s.dateSource]
     }
 
     static func withKey(path: String, fields f: [String?]) -> (DiarySummary, Double)? {
-        guard f.count == 9, let key = f[0].flatMap(Double.init), let title = f[4], let preview = f[5] else { return nil }
+        guard f.count == DiarySummary.keptFields, let key = f[0].flatMap(Double.init), let title = f[4], let preview = f[5] else { return nil }
         // Split on the byte 0x1F (a `Character` split walks grapheme clusters).
         let tags = (f[6] ?? "").utf8.split(separator: 0x1F, omittingEmptySubsequences: true).map { String(Substring($0)) }
         let summary = DiarySummary(

@@ -226,7 +226,8 @@ public final class Vault: Sendable {
                 }
             }
         }
-        return out.sorted()
+        // By bytes (code points), as `roomPaths`: String's order compares canonical forms, slow on many Korean names.
+        return out.sorted(by: VaultPath.precedes)
     }
 
     public func readRoom(_ relative: String) throws(VaultError) -> RoomFile {

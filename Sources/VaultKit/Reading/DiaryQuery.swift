@@ -62,7 +62,8 @@ public struct DiaryQuery: Sendable, Equatable {
     /// - Throws: `VaultError.cancelled` when `cancellation` is cancelled before the entries are read.
     public func entries(in vault: Vault, cancellation: Cancellation = .never) throws(VaultError) -> [DiarySummary] {
         try cancellation.check("listing the diary")
-        return vault.diarySummariesDatedByHistory().filter(matches)
+        let all = vault.diarySummariesDatedByHistory()
+        return isEmpty ? all : all.filter(matches)
     }
 
     /// The matching entries, oldest first: by day, entries of one day in the reverse of the

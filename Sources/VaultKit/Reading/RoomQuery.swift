@@ -42,6 +42,8 @@ public struct RoomQuery: Sendable, Equatable {
     public func rooms(in vault: Vault, cancellation: Cancellation = .never) throws(VaultError) -> [RoomSummary] {
         try cancellation.check("listing the rooms")
         let zone = vault.config.timeZone
-        return vault.roomSummaries().filter { matches($0, zone: zone) }
+        let all = vault.roomSummaries()
+        // No filter: the list itself (a filter copies every summary's strings).
+        return from == nil && to == nil ? all : all.filter { matches($0, zone: zone) }
     }
 }
