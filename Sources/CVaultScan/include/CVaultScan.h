@@ -179,4 +179,18 @@ size_t vs_count_byte(const unsigned char *p, size_t n, unsigned char byte);
 /// backslash, or 0xC2 (the lead byte of U+0080–U+009F, and of other characters); `n` when none.
 size_t vs_next_unplain(const unsigned char *p, size_t i, size_t n);
 
+/// A search key's index terms (grams.c): `count` words of six characters `[0-9a-v]`, each
+/// followed by a space, in `text[0..<length]` (malloc'ed; `vs_terms_free` frees it).
+typedef struct {
+    char *text;
+    size_t length;
+    size_t count;
+} vs_terms;
+
+/// The terms of the UTF-8 text `p[0..<n]`: one per distinct run of three consecutive code points
+/// (a 30-bit hash of the three, so two runs may share a term), in the order first met. A text
+/// of fewer than three code points has none. Returns 0, or -1 when memory ran out.
+int vs_trigram_terms(const unsigned char *p, size_t n, vs_terms *out);
+void vs_terms_free(vs_terms *terms);
+
 #endif

@@ -1,4 +1,5 @@
 import CCrypto
+import CVaultScan
 
 #if canImport(Glibc)
 import Glibc
@@ -18,9 +19,9 @@ struct FileVersion {
     var blob: [UInt8]?
     /// Whether the bytes are UTF-8.
     var isValidUTF8 = false
-    /// `SearchText.key(text, folding: true)`, when computed (valid UTF-8, and the blob was not
-    /// known to be indexed already).
-    var text: String?
+    /// The index terms of `SearchText.key(text, folding: true)` (`terms(of:)`), when computed
+    /// (valid UTF-8, and the blob was not known to be indexed already).
+    var terms: Terms?
     /// The bytes, kept only when the text was not computed and is valid UTF-8 (the blob, known
     /// when the file was read, may be gone by the time it is stored).
     var bytes: [UInt8]?
@@ -55,7 +56,7 @@ struct FileVersion {
         if let blob = version.blob, knownBlobs.contains(blob) {
             version.bytes = bytes
         } else {
-            version.text = indexable(searchKey(text))
+            version.terms = terms(of: searchKey(text))
         }
         return version
     }
@@ -68,26 +69,43 @@ struct FileVersion {
         return isNFC ? SearchText.fold(text) : SearchText.key(text, folding: true)
     }
 
-    /// `key` as the index stores and looks it up: U+0000 replaced with U+FFFD.
-    ///
-    /// FTS5's trigram tokenizer ends a text at its first U+0000 (what follows would never be
-    /// found), and its query parser ends a string there (an "unterminated string"). It reads
-    /// U+FFFE and U+FFFF as U+FFFD already; a needle still matches every text that contains it,
-    /// and a text with U+FFFD where the needle has U+0000 also (a superset, as candidates are).
-    static func indexable(_ key: String) -> String {
-        guard key.utf8.contains(0) else { return key }
-        var out = String.UnicodeScalarView()
-        for scalar in key.unicodeScalars { out.append(scalar == "\u{0}" ? "\u{FFFD}" : scalar) }
-        return String(out)
+    /// A search key's index terms: one word of six characters `[0-9a-v]` per distinct run of
+    /// three consecutive Unicode scalars (a 30-bit hash of the three; `vs_trigram_terms`), each
+    /// followed by a space, as FTS5's `ascii` tokenizer reads them. A text that contains a needle
+    /// has every term of the needle; a text that has them all may not contain it (the scan
+    /// decides), so the index's answer is a superset.
+    struct Terms {
+        /// The words, each followed by a space.
+        var text: String
+        /// How many words (distinct terms).
+        var count: Int
     }
 
-    /// The search text, computing it from the kept bytes when it was not computed on reading.
-    mutating func searchText() -> String? {
-        guard isValidUTF8 else { return nil }
-        if text == nil, let bytes {
-            text = Self.indexable(Self.searchKey(String(decoding: bytes, as: UTF8.self)))
+    /// The terms of `key` (already `SearchText.key`-ed); none when it has fewer than three
+    /// Unicode scalars.
+    static func terms(of key: String) -> Terms {
+        var key = key
+        return key.withUTF8 { utf8 -> Terms in
+            var out = vs_terms()
+            guard vs_trigram_terms(utf8.baseAddress, utf8.count, &out) == 0, let words = out.text else {
+                // Out of memory: no terms, so the text is never a candidate of a needle with some;
+                // the caller records such a file as not indexed (always a candidate).
+                return Terms(text: "", count: -1)
+            }
+            defer { vs_terms_free(&out) }
+            let text = String(decoding: UnsafeRawBufferPointer(start: words, count: out.length), as: UTF8.self)
+            return Terms(text: text, count: out.count)
         }
-        return text
+    }
+
+    /// The index terms, computing them from the kept bytes when they were not computed on
+    /// reading.
+    mutating func indexTerms() -> Terms? {
+        guard isValidUTF8 else { return nil }
+        if terms == nil, let bytes {
+            terms = Self.terms(of: Self.searchKey(String(decoding: bytes, as: UTF8.self)))
+        }
+        return terms
     }
 
     /// Every byte of the open file `fd` (which may have grown or shrunk since `fstat` said

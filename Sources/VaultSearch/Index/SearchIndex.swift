@@ -86,7 +86,16 @@ public final class SearchIndex {
 
     /// The schema this code reads and writes, in `PRAGMA user_version`. A database of another
     /// version is deleted and built again.
-    static let schemaVersion: Int64 = 1
+    static let schemaVersion: Int64 = 2
+    /// FTS5's `hashsize`: the bytes of terms it gathers in memory before writing them out as a
+    /// segment (its default, 1 MB, made a build of 50,000 files write and merge hundreds of
+    /// small segments: twice the time).
+    static let hashBytes = 64 << 20
+    /// A refresh that leaves more stale terms than live ones, and at least this many, empties
+    /// the index and reads every file again (`rebuildIfStale`): the index stays under twice
+    /// the size of a fresh one.
+    var rebuildAfterStaleTerms: Int64 = 1_000_000
+
     /// How long a call waits for another process's write lock (a `vault search` building the
     /// index commits every few megabytes, so the wait is for one batch, not for the build).
     static let busyMilliseconds: Int32 = 60_000
@@ -245,13 +254,15 @@ public final class SearchIndex {
                 }
                 try db.transaction(writing: true) { () throws(SQLiteFailure) in
                     if try generation(db) != record.generation { interleaved = true }
+                    var counts = TermCounts()
                     for (j, k) in batch.enumerated() {
                         result.read += 1
-                        let (docid, added) = try store(&versions[j], as: files[k], statements, &dereferenced)
+                        let (docid, added) = try store(&versions[j], as: files[k], statements, &dereferenced, &counts)
                         result.indexed += added ? 1 : 0
                         record.stamps[k] = versions[j].stamp
                         record.docids[k] = docid
                     }
+                    try counts.apply(statements)
                     record.generation = try bumpGeneration(db)
                 }
                 onProgress?(ProgressEvent("indexing", done: result.read, of: changed.count, unit: "files"))
@@ -267,8 +278,17 @@ public final class SearchIndex {
                     statements.deleteFile.reset()
                     result.removed += 1
                 }
-                try collect(dereferenced, statements)
+                var counts = TermCounts()
+                try collect(dereferenced, statements, &counts)
+                try counts.apply(statements)
                 record.generation = try bumpGeneration(db)
+            }
+            if try rebuildIfStale(db) {
+                // Every file is read again, into an index with no stale terms.
+                let rebuilt = try refreshOnce(listed, nil)
+                return Refresh(
+                    read: result.read + rebuilt.read, indexed: result.indexed + rebuilt.indexed,
+                    removed: result.removed, invalidUTF8: rebuilt.invalidUTF8)
             }
         }
         if result.indexed >= optimizeAfter {
@@ -341,7 +361,8 @@ public final class SearchIndex {
     /// indexed, else adds it. Returns the file's text id (`StampRecord`'s encoding) and whether
     /// a text was added; the blob the path had before goes to `dereferenced` when it differs.
     private func store(
-        _ version: inout FileVersion, as path: String, _ s: Statements, _ dereferenced: inout Set<[UInt8]>
+        _ version: inout FileVersion, as path: String, _ s: Statements, _ dereferenced: inout Set<[UInt8]>,
+        _ counts: inout TermCounts
     ) throws(SQLiteFailure) -> (docid: Int64, added: Bool) {
         let previous = try s.blob(of: path)
         if let previous, previous != version.blob { dereferenced.insert(previous) }
@@ -350,27 +371,46 @@ public final class SearchIndex {
         if let blob = version.blob {
             s.findBlob.bind(blob: blob, at: 1)
             if try s.findBlob.step() {
-                docid = s.findBlob.int64(1) == 0 ? StampRecord.invalidUTF8 : s.findBlob.int64(0)
+                let (found, valid, terms, live) = (
+                    s.findBlob.int64(0), s.findBlob.int64(1) != 0, s.findBlob.int64(2), s.findBlob.int64(3) != 0
+                )
                 s.findBlob.reset()
+                docid = valid ? found : StampRecord.invalidUTF8
+                if valid && !live {
+                    // A content no file had any more, back (a file changed back): its terms
+                    // are in the index still.
+                    try s.setLive(found, true)
+                    counts.live += terms
+                    counts.stale -= terms
+                }
             } else {
                 s.findBlob.reset()
+                let terms = version.indexTerms()
+                if let terms, terms.count < 0 {
+                    // Its terms could not be made (no memory): not recorded, always a candidate.
+                    version.terms = nil
+                    version.bytes = nil
+                    return (StampRecord.noText, false)
+                }
                 s.insertBlob.bind(blob: blob, at: 1)
                 s.insertBlob.bind(version.isValidUTF8 ? 1 : 0, at: 2)
+                s.insertBlob.bind(Int64(terms?.count ?? 0), at: 3)
                 try s.insertBlob.step()
                 s.insertBlob.reset()
                 let rowid = sqlite3_last_insert_rowid(s.db.handle)
-                if let text = version.searchText() {
+                if let terms {
                     s.insertText.bind(rowid, at: 1)
-                    s.insertText.bind(text, at: 2)
+                    s.insertText.bind(terms.text, at: 2)
                     try s.insertText.step()
                     s.insertText.reset()
+                    counts.live += Int64(terms.count)
                     docid = rowid
                     added = true
                 } else {
                     docid = StampRecord.invalidUTF8
                 }
             }
-            version.text = nil
+            version.terms = nil
             version.bytes = nil
         }
         let stamp = version.stamp
@@ -388,8 +428,12 @@ public final class SearchIndex {
         return (docid, added)
     }
 
-    /// Deletes the blobs (and their texts) of `blobs` that no file refers to any more.
-    private func collect(_ blobs: Set<[UInt8]>, _ s: Statements) throws(SQLiteFailure) {
+    /// Marks the blobs of `blobs` that no file refers to any more as no file's (`live = 0`):
+    /// their terms stay in the index (SQLite 3.40's contentless FTS5 table deletes a row only
+    /// when given its terms again, which are not kept), matched by no file, and counted as stale
+    /// until a rebuild (`rebuildIfStale`) drops them. A blob that is not UTF-8 has no terms, and
+    /// its row is deleted.
+    private func collect(_ blobs: Set<[UInt8]>, _ s: Statements, _ counts: inout TermCounts) throws(SQLiteFailure) {
         for blob in blobs {
             s.blobInUse.bind(blob: blob, at: 1)
             let used = try s.blobInUse.step()
@@ -400,38 +444,90 @@ public final class SearchIndex {
                 s.findBlob.reset()
                 continue
             }
-            let (docid, valid) = (s.findBlob.int64(0), s.findBlob.int64(1) != 0)
+            let (docid, valid, terms, live) = (
+                s.findBlob.int64(0), s.findBlob.int64(1) != 0, s.findBlob.int64(2), s.findBlob.int64(3) != 0
+            )
             s.findBlob.reset()
-            if valid {
-                s.deleteText.bind(docid, at: 1)
-                try s.deleteText.step()
-                s.deleteText.reset()
+            if !valid {
+                s.deleteBlob.bind(docid, at: 1)
+                try s.deleteBlob.step()
+                s.deleteBlob.reset()
+            } else if live {
+                try s.setLive(docid, false)
+                counts.live -= terms
+                counts.stale += terms
             }
-            s.deleteBlob.bind(docid, at: 1)
-            try s.deleteBlob.step()
-            s.deleteBlob.reset()
+        }
+    }
+
+    /// When more of the index's terms are stale (of contents no file has) than live, and at
+    /// least `rebuildAfterStaleTerms`: empties the index in one transaction, every file recorded
+    /// as not read (blob NULL, text id -1: always a candidate for a process that reads the rows
+    /// meanwhile; a stamp no file has: read by the next refresh), and returns true.
+    private func rebuildIfStale(_ db: SQLiteConnection) throws(SQLiteFailure) -> Bool {
+        let live = try db.integer("SELECT value FROM meta WHERE key = 'live_terms'") ?? 0
+        let stale = try db.integer("SELECT value FROM meta WHERE key = 'stale_terms'") ?? 0
+        guard stale > live, stale >= rebuildAfterStaleTerms else { return false }
+        try db.transaction(writing: true) { () throws(SQLiteFailure) in
+            try db.execute(
+                """
+                INSERT INTO texts(texts) VALUES ('delete-all');
+                DELETE FROM blobs;
+                DELETE FROM sqlite_sequence WHERE name = 'blobs';
+                UPDATE files SET blob = NULL, docid = -1, size = -2;
+                UPDATE meta SET value = 0 WHERE key IN ('live_terms', 'stale_terms');
+                """)
+            _ = try bumpGeneration(db)
+        }
+        try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return true
+    }
+
+    /// Changes to the counts of terms (postings) in the index kept in `meta`: `live`, of
+    /// contents some file has; `stale`, of contents no file has any more.
+    struct TermCounts {
+        var live: Int64 = 0
+        var stale: Int64 = 0
+
+        /// Adds the changes to `meta` (inside the transaction that made them).
+        func apply(_ s: Statements) throws(SQLiteFailure) {
+            for (key, change) in [("live_terms", live), ("stale_terms", stale)] where change != 0 {
+                s.addToMeta.bind(change, at: 1)
+                s.addToMeta.bind(key, at: 2)
+                try s.addToMeta.step()
+                s.addToMeta.reset()
+            }
         }
     }
 
     /// The statements a refresh runs once per changed file, compiled once.
-    private struct Statements {
+    struct Statements {
         let db: SQLiteConnection
-        let fileBlob, findBlob, insertBlob, insertText, upsertFile, deleteFile, blobInUse, deleteText,
-            deleteBlob: SQLiteStatement
+        let fileBlob, findBlob, insertBlob, insertText, upsertFile, deleteFile, blobInUse, updateLive,
+            deleteBlob, addToMeta: SQLiteStatement
 
         init(_ db: SQLiteConnection) throws(SQLiteFailure) {
             self.db = db
             fileBlob = try db.prepare("SELECT blob FROM files WHERE path = ?1")
-            findBlob = try db.prepare("SELECT docid, valid FROM blobs WHERE blob = ?1")
-            insertBlob = try db.prepare("INSERT INTO blobs(blob, valid) VALUES (?1, ?2)")
+            findBlob = try db.prepare("SELECT docid, valid, terms, live FROM blobs WHERE blob = ?1")
+            insertBlob = try db.prepare("INSERT INTO blobs(blob, valid, terms, live) VALUES (?1, ?2, ?3, 1)")
             insertText = try db.prepare("INSERT INTO texts(rowid, body) VALUES (?1, ?2)")
             upsertFile = try db.prepare(
                 "INSERT OR REPLACE INTO files(path, device, inode, size, mtime_ns, ctime_ns, blob, docid)"
                     + " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
             deleteFile = try db.prepare("DELETE FROM files WHERE path = ?1")
             blobInUse = try db.prepare("SELECT 1 FROM files WHERE blob = ?1 LIMIT 1")
-            deleteText = try db.prepare("DELETE FROM texts WHERE rowid = ?1")
+            updateLive = try db.prepare("UPDATE blobs SET live = ?2 WHERE docid = ?1")
             deleteBlob = try db.prepare("DELETE FROM blobs WHERE docid = ?1")
+            addToMeta = try db.prepare("UPDATE meta SET value = value + ?1 WHERE key = ?2")
+        }
+
+        /// Marks the blob `docid` as some file's (`live`) or no file's.
+        func setLive(_ docid: Int64, _ live: Bool) throws(SQLiteFailure) {
+            updateLive.bind(docid, at: 1)
+            updateLive.bind(live ? 1 : 0, at: 2)
+            try updateLive.step()
+            updateLive.reset()
         }
 
         /// The blob id recorded for `path`, nil when none (not recorded, or unreadable).
@@ -582,12 +678,7 @@ public final class SearchIndex {
     /// index could not read always are. A damaged database is deleted (the next refresh builds
     /// it again) and the answer is nil.
     public func candidates(containingAll needles: [String]) throws(VaultError) -> [String]? {
-        let usable = needles.filter { $0.unicodeScalars.count >= 3 }
-        guard !usable.isEmpty, isRefreshed else { return nil }
-        let query = usable.map { needle in
-            let quoted = FileVersion.indexable(needle).split(separator: "\"", omittingEmptySubsequences: false)
-            return "\"" + quoted.joined(separator: "\"\"") + "\""
-        }.joined(separator: " AND ")
+        guard isRefreshed, let query = Self.matchQuery(needles) else { return nil }
         do throws(SQLiteFailure) {
             let db = try database()
             return try db.transaction(writing: false) { () throws(SQLiteFailure) -> [String] in
@@ -608,10 +699,8 @@ public final class SearchIndex {
     /// and of the files recorded as not UTF-8 (the scan reports them), ascending; nil when the
     /// index cannot narrow (as `candidates`).
     func candidatePositions(containingAll needles: [String], of files: ListedFiles) throws(VaultError) -> [Int]? {
-        let usable = needles.filter { $0.unicodeScalars.count >= 3 }
-        guard !usable.isEmpty, isRefreshed else { return nil }
+        guard isRefreshed, let query = Self.matchQuery(needles) else { return nil }
         if let current, current.files === files {
-            let query = Self.matchQuery(usable)
             do throws(SQLiteFailure) {
                 let db = try database()
                 let matched = try db.transaction(writing: false) { () throws(SQLiteFailure) -> Set<Int64>? in
@@ -644,13 +733,23 @@ public final class SearchIndex {
         return paths.indices.filter { wanted.contains(paths[$0]) }
     }
 
-    /// The FTS5 query of needles: each a phrase (`"…"`, inner `"` doubled), all of them (`AND`).
-    static func matchQuery(_ needles: [String]) -> String {
-        needles.map { needle in
-            let quoted = FileVersion.indexable(needle).split(separator: "\"", omittingEmptySubsequences: false)
-            return "\"" + quoted.joined(separator: "\"\"") + "\""
-        }.joined(separator: " AND ")
+    /// The FTS5 query of needles: every term of each (`FileVersion.terms`), all of them (`AND`);
+    /// nil when no needle has a term (fewer than three Unicode scalars: the index cannot narrow).
+    /// At most `queryTerms` terms a needle: fewer terms only add candidates.
+    static func matchQuery(_ needles: [String]) -> String? {
+        var words: [Substring] = []
+        var seen = Set<Substring>()
+        for needle in needles {
+            let terms = FileVersion.terms(of: needle)
+            for word in terms.text.split(separator: " ").prefix(queryTerms) where seen.insert(word).inserted {
+                words.append(word)
+            }
+        }
+        return words.isEmpty ? nil : words.joined(separator: " AND ")
     }
+
+    /// The most terms of one needle a query looks up (a long needle's first ones).
+    static let queryTerms = 32
 
     /// The text ids FTS5 matches.
     private func matchedTexts(_ query: String, _ db: SQLiteConnection) throws(SQLiteFailure) -> Set<Int64> {
@@ -802,7 +901,10 @@ public final class SearchIndex {
         }
         let tables = try db.integer(
             "SELECT count(*) FROM sqlite_schema WHERE name IN ('meta', 'files', 'blobs', 'texts')")
-        guard tables == 4, try db.integer("SELECT count(*) FROM meta WHERE key = 'generation'") == 1 else {
+        guard tables == 4,
+            try db.integer(
+                "SELECT count(*) FROM meta WHERE key IN ('generation', 'live_terms', 'stale_terms')") == 3
+        else {
             throw SQLiteFailure(code: SQLiteFailure.wrongSchema, message: "the index's tables are missing")
         }
         try db.execute("PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = 67108864")
@@ -814,12 +916,17 @@ public final class SearchIndex {
     /// - `files`: every listed file, its stamp, its blob id (NULL when it could not be read),
     ///   and its text's id (`docid`, as `StampRecord` encodes it: the blob's, 0 when it is not
     ///   UTF-8, -1 when it could not be read), so that neither a refresh nor a query joins.
-    /// - `blobs`: every distinct content of a listed file; `docid` is its text's row id in
-    ///   `texts`, and `valid` 0 when it is not UTF-8 (then it has no text).
-    /// - `texts`: the search texts, FTS5 with trigrams, case-sensitive (they are case folded
-    ///   already, by `SearchText.key`, with Unicode's full folding that FTS5 does not know).
-    /// - `meta.generation`: a random number each write transaction changes, which the side file
-    ///   of stamps is checked against.
+    /// - `blobs`: every distinct content of a listed file, and those no file has any more whose
+    ///   terms are still in `texts` (`live` 0); `docid` is its row id in `texts` (never reused:
+    ///   a stale row of `texts` must not be taken for another content's), `valid` 0 when it is
+    ///   not UTF-8 (then it has no terms), `terms` how many distinct terms it has.
+    /// - `texts`: the index terms of each content (`FileVersion.terms`: the distinct trigrams of
+    ///   its `SearchText.key`, hashed to six-letter words), FTS5 with the `ascii` tokenizer,
+    ///   contentless (`content = ''`: the words are not stored, only the index) and without
+    ///   positions (`detail = none`): a needle is looked up as all of its terms (`AND`).
+    /// - `meta`: `generation`, a random number each write transaction changes, which the side
+    ///   file of stamps is checked against; `live_terms` and `stale_terms`, the terms in `texts`
+    ///   of contents some file has and of contents none has (`rebuildIfStale`).
     static let schema = """
         CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
         CREATE TABLE files(
@@ -827,9 +934,12 @@ public final class SearchIndex {
             mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, blob BLOB, docid INTEGER NOT NULL) WITHOUT ROWID;
         CREATE INDEX files_by_blob ON files(blob);
         CREATE INDEX files_by_docid ON files(docid);
-        CREATE TABLE blobs(docid INTEGER PRIMARY KEY, blob BLOB NOT NULL UNIQUE, valid INTEGER NOT NULL);
-        CREATE VIRTUAL TABLE texts USING fts5(body, tokenize = "trigram case_sensitive 1", detail = full);
-        INSERT INTO meta(key, value) VALUES ('generation', 0);
+        CREATE TABLE blobs(
+            docid INTEGER PRIMARY KEY AUTOINCREMENT, blob BLOB NOT NULL UNIQUE, valid INTEGER NOT NULL,
+            terms INTEGER NOT NULL, live INTEGER NOT NULL);
+        CREATE VIRTUAL TABLE texts USING fts5(body, content = '', detail = none, tokenize = 'ascii');
+        INSERT INTO texts(texts, rank) VALUES ('hashsize', \(hashBytes));
+        INSERT INTO meta(key, value) VALUES ('generation', 0), ('live_terms', 0), ('stale_terms', 0);
         PRAGMA user_version = \(schemaVersion);
         """
 
