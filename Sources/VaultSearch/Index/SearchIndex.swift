@@ -10,9 +10,10 @@ import Glibc
 /// scan reads those instead of every file.
 ///
 /// An SQLite database outside the vault (see `init(vaultRoot:path:)`) keeps, for every distinct
-/// content of a listed file (its git blob id), the file's search text (`SearchText.key` with
-/// case folding) in an FTS5 table with the `trigram` tokenizer. A needle of three or more
-/// characters is an FTS5 phrase of its trigrams, which matches exactly the texts that contain it:
+/// content of a listed file (its git blob id), the terms of the file's search text
+/// (`SearchText.key` with case folding): each distinct run of three Unicode scalars, hashed
+/// (`FileVersion.terms`), in a contentless FTS5 table without positions. A needle of three or
+/// more characters is looked up as all of its terms, which every text that contains it holds:
 /// `candidates` is a superset of the files the scan finds hits in (case-insensitive hits, and so
 /// case-sensitive ones too), and scanning the candidates gives the full scan's result.
 ///
