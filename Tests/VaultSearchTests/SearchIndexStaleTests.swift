@@ -139,6 +139,42 @@ extension SearchIndexTests {
     }
 }
 
+extension SearchIndexTests {
+    @Test func aBulkRefreshMergesOnceAndLeavesFTS5sMergingOn() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault(extraFiles: 60)
+            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            index.racyMargin = 0
+            index.optimizeAfter = 20
+            #expect(try index.refresh(vault.files()).indexed == vault.files().count)
+            #expect(try mergeSettings(index) == [4, 16])
+            try expectExact(index, vault)
+            // A bulk refresh that was interrupted leaves merging off: the next refresh that
+            // writes sets it back.
+            do {
+                let db = try SearchIndex.openDatabase(index.path)
+                try db.execute(
+                    "INSERT INTO texts(texts, rank) VALUES ('automerge', 0); INSERT INTO texts(texts, rank) VALUES ('crisismerge', 64)")
+            }
+            #expect(try mergeSettings(index) == [0, 64])
+            try waitForTheFileSystemClock(past: [vault.dir.path + "/rooms/busan.md"], probeIn: vault.dir.path)
+            try vault.dir.write("rooms/busan.md", "부산 여행은 다음에.\n")
+            #expect(try index.refresh(vault.files()).read == 1)
+            #expect(try mergeSettings(index) == [4, 16])
+            try expectExact(index, vault)
+        }
+    }
+}
+
+/// FTS5's `automerge` and `crisismerge` of the index's `texts`.
+private func mergeSettings(_ index: SearchIndex) throws -> [Int64] {
+    let db = try SearchIndex.openDatabase(index.path)
+    return [
+        try db.integer("SELECT v FROM texts_config WHERE k = 'automerge'") ?? -1,
+        try db.integer("SELECT v FROM texts_config WHERE k = 'crisismerge'") ?? -1,
+    ]
+}
+
 extension SearchIndex {
     /// This index after a refresh of `vault`'s files.
     fileprivate func refreshed(_ vault: SampleVault) throws -> SearchIndex {

@@ -243,6 +243,7 @@ public final class SearchIndex {
 
         if !changed.isEmpty {
             let known = changed.count > 64 ? try knownBlobs(db) : []
+            let bulk = changed.count >= optimizeAfter
             let batches = Self.batches(of: changed, stamps: stamps)
             let margin = racyMargin
             let folder = folder
@@ -255,6 +256,7 @@ public final class SearchIndex {
                 }
                 try db.transaction(writing: true) { () throws(SQLiteFailure) in
                     if try generation(db) != record.generation { interleaved = true }
+                    if b == 0 { try setMerging(bulk: bulk, db) }
                     var counts = TermCounts()
                     for (j, k) in batch.enumerated() {
                         result.read += 1
@@ -292,9 +294,10 @@ public final class SearchIndex {
                     removed: result.removed, invalidUTF8: rebuilt.invalidUTF8)
             }
         }
-        if result.indexed >= optimizeAfter {
+        if changed.count >= optimizeAfter || result.indexed >= optimizeAfter {
             try db.transaction(writing: true) { () throws(SQLiteFailure) in
-                try db.execute("INSERT INTO texts(texts) VALUES('optimize')")
+                if result.indexed >= optimizeAfter { try db.execute("INSERT INTO texts(texts) VALUES('optimize')") }
+                try setMerging(bulk: false, db)
             }
             try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
@@ -482,6 +485,20 @@ public final class SearchIndex {
         }
         try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return true
+    }
+
+    /// FTS5's merging of its segments (inside a write transaction): none while a refresh adds
+    /// many texts (`bulk`: its segments are merged once, by `optimize`, at its end; merging as
+    /// it went was half the time of a first build), FTS5's defaults otherwise (merged 4 at a
+    /// time), set back when a bulk refresh that was interrupted left them off.
+    private func setMerging(bulk: Bool, _ db: SQLiteConnection) throws(SQLiteFailure) {
+        let (automerge, crisismerge) = bulk ? (0, 64) : (4, 16)
+        if !bulk, try db.integer("SELECT v FROM texts_config WHERE k = 'automerge'") ?? 4 == 4 { return }
+        try db.execute(
+            """
+            INSERT INTO texts(texts, rank) VALUES ('automerge', \(automerge));
+            INSERT INTO texts(texts, rank) VALUES ('crisismerge', \(crisismerge));
+            """)
     }
 
     /// Changes to the counts of terms (postings) in the index kept in `meta`: `live`, of
