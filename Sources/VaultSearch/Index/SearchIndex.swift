@@ -154,7 +154,8 @@ public final class SearchIndex {
     /// is as recorded are not read. A changed file is read and its git blob id (SHA-1 of
     /// `blob <size>\0` and the bytes) computed; if a row with that blob id exists already (same
     /// content: touched, renamed, a sync that rewrote it), its text is reused, else the text is
-    /// indexed. Files no longer listed are dropped, and texts no file has any more deleted.
+    /// indexed. Files no longer listed are dropped; the terms of contents no file has any more stay,
+    /// counted as stale, until they outnumber the live ones and the index is built again.
     /// A damaged database found on the way is deleted and built again.
     ///
     /// Changes are committed in batches of a few megabytes, so a build that is interrupted
