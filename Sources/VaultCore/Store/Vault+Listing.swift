@@ -103,18 +103,18 @@ extension Vault {
         }
         Trace.mark("rooms: sorted")
         let listing = RoomListing(
-            items: Vault.moved(from: &items, in: order).map(\.0), unread: UnreadMarks.load(root: root),
+            items: Vault.moved(from: &items, in: order) { $0.0 }, unread: UnreadMarks.load(root: root),
             copies: Vault.conflictCopies(among: paths))
         Trace.mark("rooms: marks added")
         return listing
     }
 
-    /// The values at `order` of `slots`, moved out (no copy of their strings: a listing's summaries
+    /// `part` of the values at `order` of `slots`, moved out (no copy of their strings: a listing's summaries
     /// each hold ten), leaving nil behind.
-    static func moved<T>(from slots: inout [T?], in order: [Int]) -> [T] {
-        var out: [T] = []
+    static func moved<T, U>(from slots: inout [T?], in order: [Int], _ part: (consuming T) -> U) -> [U] {
+        var out: [U] = []
         out.reserveCapacity(order.count)
-        for i in order { out.append(slots[i].take()!) }
+        for i in order { out.append(part(slots[i].take()!)) }
         return out
     }
 
@@ -187,7 +187,7 @@ extension Vault {
         Trace.mark("diary: sorted")
         defer { Trace.mark("diary: copies marked") }
         return DiaryListing(
-            items: Vault.moved(from: &items, in: order).map(\.0), copies: Vault.conflictCopies(among: paths))
+            items: Vault.moved(from: &items, in: order) { $0.0 }, copies: Vault.conflictCopies(among: paths))
     }
 
     /// Each of `paths` summarized, from `cache` while its file has the stamp kept there (`cached`
