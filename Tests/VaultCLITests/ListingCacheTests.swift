@@ -132,6 +132,10 @@ import VaultTestSupport
         try dir.write("rooms/pending.md", room("Pending", "", "답", below: "보낼 말\n"))
         try dir.write("rooms/markers.md", room("Markers", "", "<<<<<<< HEAD\na\n=======\nb\n>>>>>>> other"))
         try dir.write("rooms/plain.sync-conflict-20261121-093000-ABCDEFG.md", room("부산 여행", "", "사본"))
+        // More than a megabyte of rows: written in pieces (`Terminal.pipedChunk`), none lost or doubled.
+        for k in 0..<90 {
+            try dir.write("rooms/long-\(k).md", room("Long \(k)", "", String(repeating: "긴 줄 \(k) ", count: 1_600)))
+        }
         try dir.write(
             "diary/2026/2026-11-21-첫눈.md",
             "---\ntitle: 첫눈\ncreated: 2026-11-21T08:00:00+09:00\ntags: [겨울, 산책]\n---\n\n눈이 왔다\n")
@@ -154,6 +158,7 @@ import VaultTestSupport
         let first = (try same(["rooms"], rooms), try same(["diary", "list"], diary))
         #expect(first.0.contains("rooms/backslash.md\t2026-11-21T09:31:07+09:00\tC:\\Users\\나\t경로는 C:\\temp\\a.md 예요"), "\(first.0)")
         #expect(first.1.contains("diary/2026/2026-11-21-첫눈.md\t2026-11-21\t첫눈\t#겨울 #산책\t눈이 왔다"), "\(first.1)")
+        #expect(first.0.utf8.count > 1 << 20 && first.0.split(separator: "\n").count == 99)
         // Settled: kept lines from now on (the first listing after the window reads the unsettled again).
         Thread.sleep(forTimeInterval: 3.2)
         for _ in 0..<2 {

@@ -144,7 +144,7 @@ struct DiaryRow {
 
     static let piped = "%(path)%09%(date)%09%(title)%09%(tags)%09%(preview)"
 
-    /// Writes the first `count` entries of `listing` as `template` (`piped`) says, in one write,
+    /// Writes the first `count` entries of `listing` as `template` (`piped`) says, a megabyte at a time,
     /// as `RoomRow.writePiped` does: an entry that did not change, could be read, is no conflict
     /// copy and holds no control character is written from its kept line's bytes.
     static func writePiped(
@@ -153,7 +153,7 @@ struct DiaryRow {
         typealias F = DiaryListing.Field
         var made = 0
         var out: [UInt8] = []
-        out.reserveCapacity(count * 256)
+        out.reserveCapacity(Terminal.pipedChunk + 65_536)
         func plain(_ row: KeptRow) -> Bool {
             guard row.field(F.problem.rawValue) == nil, KeptRow.appendPlain(row.path, to: &out) else { return false }
             out.append(9)
@@ -175,12 +175,16 @@ struct DiaryRow {
         for i in 0..<count {
             let start = out.count
             if let row = listing.kept(at: i) {
-                if plain(row) { continue }
+                if plain(row) {
+                    Terminal.writeChunk(&out)
+                    continue
+                }
                 out.removeSubrange(start...)
             }
             out += Array(template.line(for: DiaryRow(listing.summary(at: i), locale: locale, words: words)).utf8)
             made += 1
             out.append(10)
+            Terminal.writeChunk(&out)
         }
         Trace.mark("listing: rows formatted (\(made) from summaries)")
         _ = Terminal.write(bytes: out, to: 1)

@@ -247,7 +247,7 @@ struct RoomRow {
 
     static let piped = "%(path)%09%(last_activity)%09%(title)%09%(preview)"
 
-    /// Writes the first `count` rooms of `listing` as `template` (`piped`) says, in one write. A
+    /// Writes the first `count` rooms of `listing` as `template` (`piped`) says, a megabyte at a time. A
     /// room that did not change, whose preview the listing adds nothing to (no problem, author,
     /// interruption, unread count or copy) and whose fields hold no control character, is written
     /// from its kept line's bytes: no summary, row or string is made for it (a listing of 20,000
@@ -259,7 +259,7 @@ struct RoomRow {
         typealias F = RoomListing.Field
         var made = 0
         var out: [UInt8] = []
-        out.reserveCapacity(count * 256)
+        out.reserveCapacity(Terminal.pipedChunk + 65_536)
         for i in 0..<count {
             if let row = listing.kept(at: i), row.field(F.problem.rawValue) == nil, row.field(F.lastAuthor.rawValue) == nil,
                 !row.field(F.lastStatus.rawValue, is: "interrupted")
@@ -273,6 +273,7 @@ struct RoomRow {
                             out.append(9)
                             if KeptRow.appendPlain(row.field(F.preview.rawValue), to: &out) {
                                 out.append(10)
+                                Terminal.writeChunk(&out)
                                 continue
                             }
                         }
@@ -284,6 +285,7 @@ struct RoomRow {
             made += 1
             out += Array(template.line(for: row).utf8)
             out.append(10)
+            Terminal.writeChunk(&out)
         }
         Trace.mark("listing: rows formatted (\(made) from summaries)")
         _ = Terminal.write(bytes: out, to: 1)
