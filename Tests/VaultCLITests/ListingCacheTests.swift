@@ -172,6 +172,63 @@ import VaultTestSupport
         #expect(try same(["diary", "list"], diary).contains("diary/no-date.md"))
     }
 
+    /// With the search watcher (`WorkTreeWatcher`), a listing stamps only the files it names as
+    /// changed since the last listing (its trace says how many) and lists no folder: after every
+    /// kind of change it must print what a listing without it (`VAULT_NO_WATCH`) prints.
+    @Test func aWatchedListingSeesWhatAFullOneSees() throws {
+        let dir = try freshVault()
+        let cache = TemporaryDirectory("listing-cache")
+        let env = ["XDG_CACHE_HOME": cache.path, "VAULT_TRACE": "1", "VAULT_WATCH_IDLE": "60"]
+        for title in ["Alpha", "Beta", "Gamma", "Delta"] {
+            expectSuccess(try runVault(["room", "new", title], in: dir.path, environment: env))
+            expectSuccess(try runVault(["write", title, "--body", "\(title) 일기", "--date", "2026-11-0\(title.count)"], in: dir.path, environment: env))
+        }
+        var traces: [String] = []
+        func same(_ step: String) throws {
+            for args in [["rooms"], ["diary", "list"]] {
+                let watched = try runVault(args, in: dir.path, environment: env)
+                var plain = env
+                plain["VAULT_NO_WATCH"] = "1"
+                let full = try runVault(args, in: dir.path, environment: plain)
+                expectSuccess(watched)
+                #expect(watched.stdout == full.stdout, "\(step): \(args)\n\(watched.stdout)\n\(full.stdout)")
+                traces += watched.stderr.split(separator: "\n").filter { $0.contains(" listed") }.map { step + ": " + $0 }
+            }
+        }
+        try same("first")
+        Thread.sleep(forTimeInterval: 3.2)
+        try same("settled")
+        try same("again")
+        #expect(traces.contains { $0.hasPrefix("again") && $0.contains("rooms: 4 listed (watcher: 0 changed)") }, "\(traces)")
+        #expect(traces.contains { $0.hasPrefix("again") && $0.contains("diary: 4 listed (watcher: 0 changed)") }, "\(traces)")
+
+        // An edit in place of the same size, at once; an entry appended to; a room added by hand,
+        // one removed, one renamed; files the listings leave out (hidden, a link, a deeper folder).
+        let alpha = try dir.readText("rooms/alpha.md")
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: dir.path + "/rooms/alpha.md"))
+        try handle.write(contentsOf: Data(alpha.replacingOccurrences(of: "title: Alpha", with: "title: Omega").utf8))
+        try handle.close()
+        let entry = try #require(FileManager.default.enumerator(atPath: dir.path + "/diary")?.allObjects
+            .compactMap { $0 as? String }.first { $0.hasSuffix(".md") })
+        try dir.write("diary/" + entry, try dir.readText("diary/" + entry) + "\n덧붙인 줄\n")
+        try dir.write("rooms/hand.md", "---\ntitle: By hand\ncreated: 2026-11-20T10:00:00+09:00\n---\n")
+        try FileManager.default.removeItem(atPath: dir.path + "/rooms/beta.md")
+        try FileManager.default.moveItem(atPath: dir.path + "/rooms/gamma.md", toPath: dir.path + "/rooms/gamma-2.md")
+        try dir.write("rooms/.hidden.md", "---\ntitle: Hidden\n---\n")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/rooms/link.md", withDestinationPath: dir.path + "/rooms/delta.md")
+        try dir.write("rooms/deeper/x.md", "---\ntitle: Deeper\n---\n")
+        try same("changed")
+        #expect(traces.contains { $0.hasPrefix("changed") && $0.contains("rooms: 4 listed (watcher: ") }, "\(traces)")
+        // A new folder under diary/: the watcher cannot name its files, and says so.
+        try dir.write("diary/2027/2027-01-01-new.md", "---\ntitle: 새해\ncreated: 2027-01-01T09:00:00+09:00\n---\n\n새해\n")
+        try same("new folder")
+        #expect(traces.contains { $0.hasPrefix("new folder") && $0.contains("diary: 5 listed (watcher: everything)") }, "\(traces)")
+        Thread.sleep(forTimeInterval: 3.2)
+        try same("settled again")
+        try same("last")
+        #expect(traces.contains { $0.hasPrefix("last") && $0.contains("diary: 5 listed (watcher: 0 changed)") }, "\(traces)")
+    }
+
     /// `vault check` reads again every file whose stamp changed: a clean room broken in place
     /// (same size, at once) is reported by the next check.
     @Test func checkSeesAFileBrokenInPlace() throws {

@@ -36,10 +36,12 @@ extension VaultCommand {
                 let (locale, _) = try reading.resolve(for: vault)
                 let style = try output.style()
                 let query = try dates.query(tag: tag, in: vault.config.timeZone)
+                // Asked which entries changed since the last listing, instead of stamping every one.
+                let watcher = SearchWatcherCommand.watcher(forVaultAt: vault.root)
                 if let template, format.format == nil, !format.json, query.isEmpty {
                     // Into a pipe, every entry: one that did not change is printed from its kept line
                     // (unless an entry with no date of its own waits to be dated by the history).
-                    let listing = vault.diaryListing()
+                    let listing = vault.diaryListing(watcher: watcher)
                     if !listing.hasEntryDatedByFileTime {
                         let count = min(listing.count, try limit.count(default: listing.count))
                         Trace.mark("diary list: chosen")
@@ -47,7 +49,8 @@ extension VaultCommand {
                             listing, count: count, template: template, locale: locale, words: ListingWords.of(locale))
                     }
                 }
-                let entries = try limit.apply(try query.entries(in: vault, cancellation: Termination.cancellation))
+                let entries = try limit.apply(
+                    try query.entries(in: vault, watcher: watcher, cancellation: Termination.cancellation))
                 if format.json { return try Terminal.json(Array(entries)) }
                 Trace.mark("diary list: chosen")
                 let words = ListingWords.of(locale)

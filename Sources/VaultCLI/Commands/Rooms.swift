@@ -30,16 +30,19 @@ extension VaultCommand {
             let style = try output.style()
             // A room's day is its last activity's, in the vault's zone.
             let (from, to) = try dates.days(in: vault.config.timeZone)
+            // Asked which rooms changed since the last listing, instead of stamping every one.
+            let watcher = SearchWatcherCommand.watcher(forVaultAt: vault.root)
             if let template, format.format == nil, !format.json, from == nil, to == nil {
                 // Into a pipe, every room: a room that did not change is printed from its kept line.
-                let listing = vault.roomListing()
+                let listing = vault.roomListing(watcher: watcher)
                 let count = min(listing.count, try limit.count(default: listing.count))
                 Trace.mark("rooms: summaries ready")
                 return RoomRow.writePiped(
                     listing, count: count, template: template, now: Date(), locale: locale, zone: zone,
                     words: ListingWords.of(locale))
             }
-            let active = try RoomQuery(from: from, to: to).rooms(in: vault, cancellation: Termination.cancellation)
+            let active = try RoomQuery(from: from, to: to).rooms(
+                in: vault, watcher: watcher, cancellation: Termination.cancellation)
             let rooms = try limit.apply(active)
             Trace.mark("rooms: summaries ready")
             if format.json { return try Terminal.json(Array(rooms)) }
