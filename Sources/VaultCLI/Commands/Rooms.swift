@@ -32,30 +32,8 @@ extension VaultCommand {
             let (from, to) = try dates.days(in: vault.config.timeZone)
             // Asked which rooms changed since the last listing, instead of stamping every one.
             let watcher = SearchWatcherCommand.watcher(forVaultAt: vault.root)
-            if let template, format.format == nil, !format.json, from == nil, to == nil {
-                // Into a pipe, every room: a room that did not change is printed from its kept line.
-                let listing = vault.roomListing(watcher: watcher)
-                let count = min(listing.count, try limit.count(default: listing.count))
-                Trace.mark("rooms: summaries ready")
-                return RoomRow.writePiped(
-                    listing, count: count, template: template, now: Date(), locale: locale, zone: zone,
-                    words: ListingWords.of(locale))
-            }
-            let active = try RoomQuery(from: from, to: to).rooms(
-                in: vault, watcher: watcher, cancellation: Termination.cancellation)
-            let rooms = try limit.apply(active)
-            Trace.mark("rooms: summaries ready")
-            if format.json { return try Terminal.json(Array(rooms)) }
             let now = Date()
             let words = ListingWords.of(locale)
-            let rows = rooms.map { RoomRow($0, now: now, locale: locale, zone: zone, words: words) }
-            Trace.mark("rooms: rows made")
-            defer { Terminal.keepUntilExit(rows) }
-            if let template { return template.write(rows) }
-            if rows.isEmpty {
-                print(ListingWords.of(locale).noRooms)
-                return
-            }
             let columns = Terminal.columns
             /// In a shared vault's list, a direct room is named by the other person first, as a
             /// messenger names a conversation: `박보검 · Just us`.
@@ -82,6 +60,46 @@ extension VaultCommand {
                     let shown = style.date(Terminal.fit(when, 14))
                     Terminal.line("\(mark) \(shown) \(style.title(Terminal.fit(title(of: room), 24))) \(icon) \(rest)")
                 }
+            }
+            let rooms: ArraySlice<RoomSummary>
+            if !format.json, format.format == nil, from == nil, to == nil {
+                // Every room, in the listing's order: each made into a row only as it is printed.
+                let listing = vault.roomListing(watcher: watcher)
+                let count = min(listing.count, try limit.count(default: listing.count))
+                Trace.mark("rooms: summaries ready")
+                if let template {
+                    // Into a pipe: a room that did not change is printed from its kept line.
+                    return RoomRow.writePiped(
+                        listing, count: count, template: template, now: now, locale: locale, zone: zone, words: words)
+                }
+                if count == 0 {
+                    print(words.noRooms)
+                    return
+                }
+                if !listing.hasSharedRooms {
+                    // The first screen goes to the pager (when there is one) as soon as it is printed.
+                    for i in 0..<count {
+                        show(RoomRow(listing.summary(at: i), now: now, locale: locale, zone: zone, words: words))
+                        Pager.pageIfScreenIsFull()
+                    }
+                    Trace.mark("listing: rows written")
+                    return Terminal.keepUntilExit(listing)
+                }
+                rooms = (0..<count).map { listing.summary(at: $0) }[...]
+            } else {
+                let active = try RoomQuery(from: from, to: to).rooms(
+                    in: vault, watcher: watcher, cancellation: Termination.cancellation)
+                rooms = try limit.apply(active)
+                Trace.mark("rooms: summaries ready")
+            }
+            if format.json { return try Terminal.json(Array(rooms)) }
+            let rows = rooms.map { RoomRow($0, now: now, locale: locale, zone: zone, words: words) }
+            Trace.mark("rooms: rows made")
+            defer { Terminal.keepUntilExit(rows) }
+            if let template { return template.write(rows) }
+            if rows.isEmpty {
+                print(words.noRooms)
+                return
             }
             // A shared vault: rooms in groups, like a messenger's home screen (`RoomSections`).
             guard rows.contains(where: { !$0.room.members.isEmpty }) else { return rows.forEach(show) }
