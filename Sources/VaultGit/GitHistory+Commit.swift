@@ -218,6 +218,15 @@ extension GitHistory {
                 p.baseAddress)
         }
         try GitFailure.check(code, "create the commit")
+        // The branch is locked, compared with `parent` and its new id written into the lock before
+        // anything is flushed: the lock file then reaches the disk with the objects (one wait on
+        // the disk's journal for both instead of one after the other), and a branch another
+        // program moved meanwhile stops the commit before any object is flushed.
+        let branch = try currentBranch()
+        let move = try lockBranch(
+            branch, from: parent.map { git_commit_id($0).pointee }, to: commitID, message: "vault: " + message,
+            by: signature!.pointee)
+        try move.lock.flush(target: move.refPath)
         // Every object the commit names is on disk before the branch names it.
         try GitFailure.check(cvault_odb_writer_flush_batch(objects.writer), "write the new objects to disk")
         // With no descriptor left (`ulimit -n`), `git_commit_create` was seen to succeed after
@@ -228,11 +237,7 @@ extension GitHistory {
         }
         Trace.mark("commit: objects flushed")
         if !recovering { CrashPoint.reach("objects-written") }
-        // Move the branch only if it is still where we read it (another git program may have moved it).
-        let branch = try currentBranch()
-        try moveBranch(
-            branch, from: parent.map { git_commit_id($0).pointee }, to: commitID, message: "vault: " + message,
-            by: signature!.pointee)
+        try finish(move)
         if !recovering { CrashPoint.reach("branch-moved") }
     }
 
@@ -248,6 +253,28 @@ extension GitHistory {
         _ branch: String, from old: git_oid?, to new: git_oid, message: String, by who: git_signature,
         whenMoved: String = "your files are saved, run the command again to commit them"
     ) throws(VaultError) {
+        let move = try lockBranch(branch, from: old, to: new, message: message, by: who, whenMoved: whenMoved)
+        try move.lock.flush(target: move.refPath)
+        try finish(move)
+    }
+
+    /// A branch about to move: its lock held, holding the new id (not flushed yet), and the line
+    /// its logs get.
+    struct BranchMove {
+        let lock: HeldLock
+        /// The ref's file, e.g. `.git/refs/heads/main`.
+        let refPath: String
+        /// "<old> <new> <name> <<email>> <time> <zone>\t<message>\n"
+        let logEntry: String
+        let logs: [String]
+    }
+
+    /// Takes `branch`'s lock, checks that the branch is still at `old` (compare-and-swap) and
+    /// writes `new` into the lock. Nothing is flushed nor renamed yet: `finish` does that.
+    func lockBranch(
+        _ branch: String, from old: git_oid?, to new: git_oid, message: String, by who: git_signature,
+        whenMoved: String = "your files are saved, run the command again to commit them"
+    ) throws(VaultError) -> BranchMove {
         let refPath = gitDirectory + "/" + branch
         try FileIO.makeDirectory(FileIO.parent(of: refPath))
         let lock = try HeldLock(
@@ -270,7 +297,6 @@ extension GitHistory {
             lock.release()
             throw VaultError.repository(.cannotWrite(path: refPath, reason: reason))
         }
-        try lock.finish(renamingTo: refPath, durable: true)
         // The logs: "<old> <new> <name> <<email>> <time> <zone>\t<message>".
         let minutes = Int(who.when.offset)
         let zone = String(format: "%@%02d%02d", minutes < 0 ? "-" : "+", abs(minutes) / 60, abs(minutes) % 60)
@@ -278,21 +304,34 @@ extension GitHistory {
         let summary = message.map { $0 == "\n" || $0 == "\r" ? " " : $0 }
         let person = "\(String(cString: who.name)) <\(String(cString: who.email))>"
         let entry = "\(oldHex) \(GitHistory.hex(new)) \(person) \(who.when.time) \(zone)\t\(String(summary))\n"
-        for log in [gitDirectory + "/logs/" + branch, gitDirectory + "/logs/HEAD"] {
-            GitHistory.append(entry, toLog: log)
-        }
+        return BranchMove(
+            lock: lock, refPath: refPath, logEntry: entry,
+            logs: [gitDirectory + "/logs/" + branch, gitDirectory + "/logs/HEAD"])
     }
 
-    /// Appends a line to a ref's log, flushed (a log that cannot be written loses only history
-    /// of the ref's moves, as with git).
-    static func append(_ line: String, toLog path: String) {
+    /// Moves the branch: the lock (flushed by the caller) renamed over the ref, the line
+    /// appended to both logs, then the ref's folder and the logs flushed together (three
+    /// flushes at once, so the disk's journal is waited for once, not three times).
+    func finish(_ move: BranchMove) throws(VaultError) {
+        try move.lock.finish(renamingTo: move.refPath, durable: false)
+        let logs = move.logs.map { GitHistory.append(move.logEntry, toLog: $0) }
+        let folder = open(FileIO.parent(of: move.refPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let flushed = logs + [folder]
+        DispatchQueue.concurrentPerform(iterations: flushed.count) { k in
+            if flushed[k] >= 0 { _ = fsync(flushed[k]) }
+        }
+        for fd in flushed where fd >= 0 { close(fd) }
+    }
+
+    /// Appends a line to a ref's log, not flushed yet: returns the open log for its flush, or
+    /// -1 (a log that cannot be written loses only history of the ref's moves, as with git).
+    static func append(_ line: String, toLog path: String) -> Int32 {
         try? FileIO.makeDirectory(FileIO.parent(of: path))
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
+        guard fd >= 0 else { return -1 }
         let bytes = Array(line.utf8)
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        _ = fdatasync(fd)
+        return fd
     }
 
     /// The branch HEAD points at, e.g. `refs/heads/main`.
