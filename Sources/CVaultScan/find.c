@@ -171,3 +171,50 @@ size_t vs_count_byte(const unsigned char *p, size_t n, unsigned char byte) {
     return count_scalar(p, n, byte);
 #endif
 }
+
+// The first byte from `i` that a listing cannot print as it is: a control byte (below 0x20,
+// 0x7F), a backslash (an escape in the listing cache), or 0xC2 (which leads U+0080–U+009F).
+static inline int unplain(unsigned char c) { return c < 0x20 || c == 0x5C || c == 0x7F || c == 0xC2; }
+
+static size_t unplain_scalar(const unsigned char *p, size_t i, size_t n) {
+    while (i < n && !unplain(p[i])) i++;
+    return i;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static size_t unplain_avx2(const unsigned char *p, size_t i, size_t n) {
+    const __m256i controls = _mm256_set1_epi8(0x1F), backslash = _mm256_set1_epi8(0x5C);
+    const __m256i del = _mm256_set1_epi8(0x7F), c1 = _mm256_set1_epi8((char)0xC2);
+    for (; i + 32 <= n; i += 32) {
+        __m256i x = _mm256_loadu_si256((const __m256i *)(p + i));
+        __m256i hit = _mm256_or_si256(
+            _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_max_epu8(x, controls), controls), _mm256_cmpeq_epi8(x, backslash)),
+            _mm256_or_si256(_mm256_cmpeq_epi8(x, del), _mm256_cmpeq_epi8(x, c1)));
+        unsigned m = (unsigned)_mm256_movemask_epi8(hit);
+        if (m) return i + (size_t)__builtin_ctz(m);
+    }
+    return unplain_scalar(p, i, n);
+}
+
+static size_t unplain_sse2(const unsigned char *p, size_t i, size_t n) {
+    const __m128i controls = _mm_set1_epi8(0x1F), backslash = _mm_set1_epi8(0x5C);
+    const __m128i del = _mm_set1_epi8(0x7F), c1 = _mm_set1_epi8((char)0xC2);
+    for (; i + 16 <= n; i += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(p + i));
+        __m128i hit = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(_mm_max_epu8(x, controls), controls), _mm_cmpeq_epi8(x, backslash)),
+            _mm_or_si128(_mm_cmpeq_epi8(x, del), _mm_cmpeq_epi8(x, c1)));
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (m) return i + (size_t)__builtin_ctz(m);
+    }
+    return unplain_scalar(p, i, n);
+}
+#endif
+
+size_t vs_next_unplain(const unsigned char *p, size_t i, size_t n) {
+#if defined(__x86_64__)
+    return vs_has_avx2() ? unplain_avx2(p, i, n) : unplain_sse2(p, i, n);
+#else
+    return unplain_scalar(p, i, n);
+#endif
+}

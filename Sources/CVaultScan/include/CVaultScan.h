@@ -175,4 +175,8 @@ size_t vs_find(const vs_finder *f, const unsigned char *p, size_t i, size_t n);
 /// time with AVX2, else 16.
 size_t vs_count_byte(const unsigned char *p, size_t n, unsigned char byte);
 
+/// The first position from `i` of a byte a listing cannot print as it is: below 0x20, 0x7F, a
+/// backslash, or 0xC2 (the lead byte of U+0080–U+009F, and of other characters); `n` when none.
+size_t vs_next_unplain(const unsigned char *p, size_t i, size_t n);
+
 #endif

@@ -151,22 +151,24 @@ struct DiaryRow {
         _ listing: DiaryListing, count: Int, template: ListingTemplate<DiaryRow>, locale: String, words: ListingWords
     ) {
         typealias F = DiaryListing.Field
+        var made = 0
         var out: [UInt8] = []
         out.reserveCapacity(count * 256)
         func plain(_ row: KeptRow) -> Bool {
             guard row.field(F.problem.rawValue) == nil, KeptRow.appendPlain(row.path, to: &out) else { return false }
             out.append(9)
-            guard KeptRow.appendPlain(row.field(F.date.rawValue) ?? [], to: &out) else { return false }
+            guard KeptRow.appendPlain(row.field(F.date.rawValue), to: &out) else { return false }
             out.append(9)
-            guard KeptRow.appendPlain(row.field(F.title.rawValue) ?? [], to: &out) else { return false }
+            guard KeptRow.appendPlain(row.field(F.title.rawValue), to: &out) else { return false }
             out.append(9)
             // `#tag #other`: kept separated by U+001F.
-            for (k, tag) in (row.field(F.tags.rawValue) ?? []).split(separator: 0x1F).enumerated() {
-                out += k == 0 ? [UInt8(ascii: "#")] : [32, UInt8(ascii: "#")]
+            for (k, tag) in (row.field(F.tags.rawValue)?.split(separator: 0x1F) ?? []).enumerated() {
+                if k > 0 { out.append(32) }
+                out.append(UInt8(ascii: "#"))
                 guard KeptRow.appendPlain(tag, to: &out) else { return false }
             }
             out.append(9)
-            guard KeptRow.appendPlain(row.field(F.preview.rawValue) ?? [], to: &out) else { return false }
+            guard KeptRow.appendPlain(row.field(F.preview.rawValue), to: &out) else { return false }
             out.append(10)
             return true
         }
@@ -177,9 +179,10 @@ struct DiaryRow {
                 out.removeSubrange(start...)
             }
             out += Array(template.line(for: DiaryRow(listing.summary(at: i), locale: locale, words: words)).utf8)
+            made += 1
             out.append(10)
         }
-        Trace.mark("listing: rows formatted")
+        Trace.mark("listing: rows formatted (\(made) from summaries)")
         _ = Terminal.write(bytes: out, to: 1)
         Trace.mark("listing: rows written")
         Terminal.keepUntilExit(listing)

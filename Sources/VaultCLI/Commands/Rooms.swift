@@ -257,6 +257,7 @@ struct RoomRow {
         zone: TimeZone, words: ListingWords
     ) {
         typealias F = RoomListing.Field
+        var made = 0
         var out: [UInt8] = []
         out.reserveCapacity(count * 256)
         for i in 0..<count {
@@ -266,11 +267,11 @@ struct RoomRow {
                 let start = out.count
                 if KeptRow.appendPlain(row.path, to: &out) {
                     out.append(9)
-                    if KeptRow.appendPlain(row.field(F.lastActivity.rawValue) ?? [], to: &out) {
+                    if KeptRow.appendPlain(row.field(F.lastActivity.rawValue), to: &out) {
                         out.append(9)
-                        if KeptRow.appendPlain(row.field(F.title.rawValue) ?? [], to: &out) {
+                        if KeptRow.appendPlain(row.field(F.title.rawValue), to: &out) {
                             out.append(9)
-                            if KeptRow.appendPlain(row.field(F.preview.rawValue) ?? [], to: &out) {
+                            if KeptRow.appendPlain(row.field(F.preview.rawValue), to: &out) {
                                 out.append(10)
                                 continue
                             }
@@ -280,10 +281,11 @@ struct RoomRow {
                 out.removeSubrange(start...)
             }
             let row = RoomRow(listing.summary(at: i), now: now, locale: locale, zone: zone, words: words)
+            made += 1
             out += Array(template.line(for: row).utf8)
             out.append(10)
         }
-        Trace.mark("listing: rows formatted")
+        Trace.mark("listing: rows formatted (\(made) from summaries)")
         _ = Terminal.write(bytes: out, to: 1)
         Trace.mark("listing: rows written")
         Terminal.keepUntilExit(listing)

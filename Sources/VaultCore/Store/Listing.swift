@@ -5,20 +5,23 @@ import CVaultScan
 
 /// One file's line in `ListingCache`, read in place: its path and its fields as the cache keeps
 /// them (escaped), so a listing can print a file that did not change without making its summary.
-public struct KeptRow: Sendable {
+public struct KeptRow: @unchecked Sendable {
+    public typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
     /// The path, relative to the vault, as bytes.
-    public let path: ArraySlice<UInt8>
+    public let path: Bytes
     /// The fields, tab-separated: `+text` for one that is present, `-` for one that is absent.
-    let fields: ArraySlice<UInt8>
+    let fields: Bytes
+    /// What holds the bytes (the mapped cache file), kept alive with the row.
+    let owner: MappedBytes
 
     /// How many fields the line has.
     var fieldCount: Int {
-        fields.isEmpty ? 0 : fields.withUnsafeBufferPointer { b in 1 + Int(vs_count_byte(b.baseAddress, b.count, 9)) }
+        fields.isEmpty ? 0 : 1 + Int(vs_count_byte(fields.base.baseAddress! + fields.startIndex, fields.count, 9))
     }
 
     /// Field `k` as kept (escaped: `ListingCache.escape`), nil when it is absent or there is no such field.
-    public func field(_ k: Int) -> ArraySlice<UInt8>? {
-        let found = fields.withUnsafeBufferPointer { b -> Range<Int>? in
+    public func field(_ k: Int) -> Bytes? {
+        let found = { (b: UnsafeBufferPointer<UInt8>) -> Range<Int>? in
             guard let base = b.baseAddress else { return nil }
             var start = 0
             for _ in 0..<k {
@@ -28,13 +31,13 @@ public struct KeptRow: Sendable {
             let end = memchr(base + start, 9, b.count - start).map { base.distance(to: $0.assumingMemoryBound(to: UInt8.self)) } ?? b.count
             guard start < end, base[start] == UInt8(ascii: "+") else { return nil }
             return (start + 1)..<end
-        }
+        }(UnsafeBufferPointer(rebasing: fields))
         return found.map { fields[(fields.startIndex + $0.lowerBound)..<(fields.startIndex + $0.upperBound)] }
     }
 
     /// The last field as kept, nil when it is absent (found from the line's end: the fields before
     /// it may be long).
-    func lastField() -> ArraySlice<UInt8>? {
+    func lastField() -> Bytes? {
         let start = (fields.lastIndex(of: 9) ?? fields.startIndex - 1) + 1
         guard start < fields.endIndex, fields[start] == UInt8(ascii: "+") else { return nil }
         return fields[(start + 1)...]
@@ -49,21 +52,23 @@ public struct KeptRow: Sendable {
         return text.withUTF8Buffer { f.elementsEqual($0) }
     }
 
-    /// Appends a kept field's text to `out` and returns true, when it holds no control character
+    /// Appends a kept field's text (none: nothing) to `out` and returns true, when it holds no control character
     /// (U+0000–U+001F, U+007F, U+0080–U+009F, a tab or line feed among them): such text is
     /// left to the caller (false, `out` as it was), which shows it some other way.
-    public static func appendPlain(_ field: ArraySlice<UInt8>, to out: inout [UInt8]) -> Bool {
-        field.withUnsafeBufferPointer { b in
+    public static func appendPlain(_ field: Bytes?, to out: inout [UInt8]) -> Bool {
+        do {
+            guard let field else { return true }
+            let b = UnsafeBufferPointer(rebasing: field)
+            guard b.count > 0 else { return true }
             let start = out.count
             var run = 0  // the first byte not yet copied
             var i = 0
-            // Plain bytes are copied in runs; only a backslash or a byte that may be a control is looked at.
-            while i < b.count {
+            // Plain bytes are copied in runs, found 32 at a time; only a backslash or a byte that may
+            // be a control is looked at.
+            while true {
+                i = vs_next_unplain(b.baseAddress, i, b.count)
+                guard i < b.count else { break }
                 let byte = b[i]
-                if byte >= 0x20, byte != 92, byte != 0x7F, byte != 0xC2 {
-                    i += 1
-                    continue
-                }
                 if byte == 0xC2 {
                     if i + 1 < b.count, b[i + 1] >= 0x80, b[i + 1] <= 0x9F { break }
                     i += 1
@@ -87,7 +92,9 @@ public struct KeptRow: Sendable {
 
 extension ListingCache {
     /// The line of a read entry (one `entry(of:stamp:)` found), in place.
-    func row(of entry: Entry) -> KeptRow { KeptRow(path: bytes[entry.path], fields: bytes[entry.fieldBytes]) }
+    func row(of entry: Entry) -> KeptRow {
+        KeptRow(path: bytes[entry.path], fields: bytes[entry.fieldBytes], owner: storage)
+    }
 }
 
 /// `vault rooms`'s list, most recent activity first: each room either kept (its `ListingCache`

@@ -45,8 +45,9 @@ public struct ListingCache: Sendable {
 
     public let file: String?
     let context: String
-    /// The cache file as read.
-    private(set) var bytes: [UInt8] = []
+    /// The cache file as read (mapped: a listing of 30,000 entries keeps ~15 MB of previews).
+    let storage: MappedBytes
+    var bytes: UnsafeBufferPointer<UInt8> { storage.buffer }
     private var read: [Entry] = []
     /// Inode → the first entry with it; `next` chains the others.
     private var firstByInode: [UInt64: Int32] = [:]
@@ -61,9 +62,8 @@ public struct ListingCache: Sendable {
     ) {
         self.context = context
         file = ListingCache.path(root: root, kind: kind, environment: environment)
-        guard let file, let data = try? FileIO.read(file), let entries = ListingCache.parse(data, context: context)
-        else { return }
-        bytes = data
+        storage = file.flatMap(MappedBytes.init(file:)) ?? MappedBytes()
+        guard let entries = ListingCache.parse(storage.buffer, context: context) else { return }
         read = entries
         next = [Int32](repeating: -1, count: entries.count)
         firstByInode.reserveCapacity(entries.count)
@@ -117,8 +117,8 @@ public struct ListingCache: Sendable {
     /// The entries read whose path is not one of `paths`: kept as they are when only those paths
     /// were looked at (`vault check FILE…`), so the rest of the cache is not lost.
     public func entries(notIn paths: [String]) -> [Entry] {
-        let named = Set(paths.map { ArraySlice($0.utf8) })
-        return read.filter { !named.contains(bytes[$0.path]) }
+        let named = Set(paths.map { Array($0.utf8) })
+        return read.filter { !named.contains(Array(bytes[$0.path])) }
     }
 
     /// The fields of an entry (`entry(of:stamp:)`), as they were kept.
@@ -188,8 +188,9 @@ public struct ListingCache: Sendable {
         return out
     }
 
-    static func unescape(_ b: ArraySlice<UInt8>) -> String {
+    static func unescape<Bytes: Collection<UInt8>>(_ b: Bytes) -> String {
         guard b.contains(92) else { return String(decoding: b, as: UTF8.self) }
+        let b = Array(b)
         var out: [UInt8] = []
         out.reserveCapacity(b.count)
         var i = b.startIndex
@@ -207,7 +208,7 @@ public struct ListingCache: Sendable {
     }
 
     /// The unsigned decimal number `digits` hold (nil: not one, or too large).
-    static func number(_ digits: ArraySlice<UInt8>) -> UInt64? {
+    static func number<Digits: Collection<UInt8>>(_ digits: Digits) -> UInt64? {
         guard !digits.isEmpty, digits.count <= 19 else { return nil }
         var n: UInt64 = 0
         for d in digits {
@@ -219,14 +220,15 @@ public struct ListingCache: Sendable {
 
     /// The entries of a cache file, as ranges of `bytes` (nil: not a cache of this version and
     /// context, or damaged).
-    static func parse(_ bytes: [UInt8], context: String) -> [Entry]? {
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, context: String) -> [Entry]? {
         guard let firstEnd = bytes.firstIndex(of: 10),
             bytes[..<firstEnd].elementsEqual(Array("vault-listing \(version) ".utf8) + escape(context))
         else { return nil }
         var entries: [Entry] = []
         entries.reserveCapacity(bytes.count / 160)
         var start = firstEnd + 1
-        return bytes.withUnsafeBufferPointer { b -> [Entry]? in
+        let b = bytes
+        do {
             while start < b.count {
                 // Nine tab-ended columns, then the fields up to the line feed.
                 var columns: [Range<Int>] = []
@@ -241,9 +243,10 @@ public struct ListingCache: Sendable {
                     if b[end] == 10 { break }
                 }
                 guard columns.count == 9 else { return nil }
-                var lineEnd = columns[8].upperBound
-                while lineEnd < b.count, b[lineEnd] != 10 { lineEnd += 1 }
-                guard lineEnd < b.count else { return nil }
+                // The fields, up to 16,384 characters of preview: the line's end found by `memchr`.
+                let after = columns[8].upperBound
+                guard let found = memchr(b.baseAddress! + after, 10, b.count - after) else { return nil }
+                let lineEnd = b.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
                 func n(_ k: Int) -> UInt64? { number(bytes[columns[k]]) }
                 guard let dev = n(0), let ino = n(1), let size = n(2), let ms = n(3), let mns = n(4), let cs = n(5),
                     let cns = n(6), let settled = n(7)
@@ -258,5 +261,29 @@ public struct ListingCache: Sendable {
             }
             return entries
         }
+    }
+}
+
+/// A file's bytes, mapped read-only (or none). The listing cache is replaced by renaming a new
+/// file over it, never written in place, so the mapped version stays whole while it is read.
+final class MappedBytes: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<UInt8>
+
+    init() { buffer = UnsafeBufferPointer(start: nil, count: 0) }
+
+    /// The file at `file`, nil when it cannot be opened or mapped, or is empty.
+    init?(file: String) {
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_size > 0, let map = mmap(nil, Int(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0),
+            map != MAP_FAILED
+        else { return nil }
+        buffer = UnsafeBufferPointer(start: map.assumingMemoryBound(to: UInt8.self), count: Int(st.st_size))
+    }
+
+    deinit {
+        if let start = buffer.baseAddress { munmap(UnsafeMutableRawPointer(mutating: start), buffer.count) }
     }
 }

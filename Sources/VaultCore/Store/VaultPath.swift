@@ -12,15 +12,17 @@ public enum VaultPath {
     /// Whether `a` comes before `b` by their UTF-8 bytes (code point order): the order of
     /// listings, much faster than `String`'s, which compares canonical forms.
     public static func precedes(_ a: String, _ b: String) -> Bool {
-        var a = a
-        var b = b
-        return a.withUTF8 { x in
-            b.withUTF8 { y in
+        // In place (a sort of 30,000 paths asks 450,000 times): no copy of either string, and so
+        // no reference counting, unless one is not stored as UTF-8.
+        let answer = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in
                 let n = min(x.count, y.count)
                 let c = n == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, n)
                 return c != 0 ? c < 0 : x.count < y.count
             }
         }
+        if let answer = answer ?? nil { return answer }
+        return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     /// Whether the file name `name` is a Markdown file a listing reads: `*.md`, not hidden
