@@ -116,9 +116,11 @@ extension GitHistory {
         let group = DispatchGroup()
         let (indexPath, workdir) = (lock.indexPath, root)
         DispatchQueue.global().async(group: group) {
-            if let old = try? FileIO.read(indexPath) {
+            // Mapped, not read: git and vault replace the index by renaming, never in place.
+            if let old = MappedBytes(file: indexPath, populate: true) {
                 pending.written = IndexPatcher.patch(
-                    updates, old: old, workdir: workdir, reserve: lock.reserve, emit: lock.write)
+                    updates, old: UnsafeRawBufferPointer(old.buffer), workdir: workdir, reserve: lock.reserve,
+                    emit: lock.write)
                 Trace.mark("commit: index written (other core)")
             }
         }
@@ -219,16 +221,19 @@ extension GitHistory {
         }
         try GitFailure.check(code, "create the commit")
         // The branch is locked, compared with `parent` and its new id written into the lock before
-        // anything is flushed: the lock file then reaches the disk with the objects (one wait on
-        // the disk's journal for both instead of one after the other), and a branch another
-        // program moved meanwhile stops the commit before any object is flushed.
+        // anything is flushed: the lock file then reaches the disk together with the objects
+        // (flushed at once, one wait on the disk for all of them), and a branch another program
+        // moved meanwhile stops the commit before any object is flushed.
         let branch = try currentBranch()
         let move = try lockBranch(
             branch, from: parent.map { git_commit_id($0).pointee }, to: commitID, message: "vault: " + message,
             by: signature!.pointee)
-        try move.lock.flush(target: move.refPath)
         // Every object the commit names is on disk before the branch names it.
-        try GitFailure.check(cvault_odb_writer_flush_batch(objects.writer), "write the new objects to disk")
+        var lockFile = [move.lock.fd]
+        let flushed = withCStrings([move.lock.lockPath]) { names in
+            cvault_odb_writer_flush_batch_with(objects.writer, &lockFile, names.baseAddress, 1)
+        }
+        try GitFailure.check(flushed, "write the new objects to disk")
         // With no descriptor left (`ulimit -n`), `git_commit_create` was seen to succeed after
         // every write of the commit's object failed: the branch then named a missing commit.
         // The branch never moves to an object that is not there.
@@ -310,17 +315,16 @@ extension GitHistory {
     }
 
     /// Moves the branch: the lock (flushed by the caller) renamed over the ref, the line
-    /// appended to both logs, then the ref's folder and the logs flushed together (three
-    /// flushes at once, so the disk's journal is waited for once, not three times).
+    /// appended to both logs, then the ref's folder and the logs flushed at once
+    /// (`cvault_fsync_together`: one wait on the disk instead of three).
     func finish(_ move: BranchMove) throws(VaultError) {
         try move.lock.finish(renamingTo: move.refPath, durable: false)
         let logs = move.logs.map { GitHistory.append(move.logEntry, toLog: $0) }
         let folder = open(FileIO.parent(of: move.refPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        let flushed = logs + [folder]
-        DispatchQueue.concurrentPerform(iterations: flushed.count) { k in
-            if flushed[k] >= 0 { _ = fsync(flushed[k]) }
-        }
-        for fd in flushed where fd >= 0 { close(fd) }
+        let files = (logs + [folder]).filter { $0 >= 0 }
+        // A log that cannot be flushed loses only history of the ref's moves, as with git.
+        _ = cvault_fsync_together(files, files.count)
+        for fd in files { close(fd) }
     }
 
     /// Appends a line to a ref's log, not flushed yet: returns the open log for its flush, or

@@ -31,6 +31,16 @@ enum IndexPatcher {
         _ updates: [Update], old: [UInt8], workdir: String, reserve: (Int) -> Void = { _ in },
         emit: (UnsafeRawBufferPointer) -> Bool
     ) -> Bool {
+        old.withUnsafeBytes { patch(updates, old: $0, workdir: workdir, reserve: reserve, emit: emit) }
+    }
+
+    /// `patch(_:old:workdir:reserve:emit:)` of an index in memory, e.g. the index mapped
+    /// (`MappedBytes`: it is only ever replaced by rename, so the mapping stays whole), which
+    /// spares the copy of 5 MB into the process and its page faults.
+    static func patch(
+        _ updates: [Update], old: UnsafeRawBufferPointer, workdir: String, reserve: (Int) -> Void = { _ in },
+        emit: (UnsafeRawBufferPointer) -> Bool
+    ) -> Bool {
         guard old.count >= 32, old[0..<4].elementsEqual("DIRC".utf8) else { return false }
         let version = be32(old, 4)
         guard version == 2 || version == 3 else { return false }
@@ -107,7 +117,8 @@ enum IndexPatcher {
         var size = 12 + (p - 12) + kept.count + 20
         for edit in edits { size += edit.bytes.count - (edit.replaces ? entries[edit.at].entry.count : 0) }
         reserve(size)
-        return old.withUnsafeBytes { src -> Bool in
+        let src = old
+        do {
             var copied = 0  // entries before this index are emitted
             func sendEntries(upTo k: Int) -> Bool {
                 guard k > copied else { return true }
@@ -161,11 +172,11 @@ enum IndexPatcher {
         return e
     }
 
-    static func be32(_ b: [UInt8], _ i: Int) -> UInt32 {
+    static func be32(_ b: UnsafeRawBufferPointer, _ i: Int) -> UInt32 {
         UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
     }
 
-    static func be16(_ b: [UInt8], _ i: Int) -> UInt16 { UInt16(b[i]) << 8 | UInt16(b[i + 1]) }
+    static func be16(_ b: UnsafeRawBufferPointer, _ i: Int) -> UInt16 { UInt16(b[i]) << 8 | UInt16(b[i + 1]) }
 
     static func put32(_ b: inout [UInt8], _ i: Int, _ v: UInt32) {
         b[i] = UInt8(v >> 24)
