@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libdeflate.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -130,6 +132,54 @@ long cvault_fsync_together(const int *fds, size_t count) {
     return -1;
 }
 
+/// Writes the zlib stream of "<type> <size>\0" and `data` in stored blocks (zlib's level 0, what
+/// git writes with core.looseCompression=0) straight from `data`, with no copy: the 1.2 MB
+/// `rooms/` tree of a 50,000-file vault went through zlib's buffer, a fresh allocation and
+/// zlib's Adler-32 on every commit. The stream's size goes to `out_size`; -1 with errno set.
+static int write_stored(int fd, const char *header, size_t header_size, const void *data, size_t size,
+                        size_t *out_size) {
+    enum { most_block = 65535, batch = 256 };
+    const unsigned char *parts[2] = {(const unsigned char *)header, data};
+    size_t lengths[2] = {header_size, size};
+    size_t total = header_size + size;
+    uint32_t adler = libdeflate_adler32(1, header, header_size);
+    if (size) adler = libdeflate_adler32(adler, data, size);
+    static const unsigned char zlib_header[2] = {0x78, 0x01};
+    unsigned char block_headers[batch][5];
+    struct iovec io[3 * batch + 2];
+    size_t n = 0, blocks = 0, part = 0, offset = 0, left = total;
+    io[n++] = (struct iovec){(void *)zlib_header, 2};
+    do {
+        size_t length = left > most_block ? most_block : left;
+        left -= length;
+        unsigned char *h = block_headers[blocks++];
+        h[0] = left == 0 ? 1 : 0;  // BFINAL on the last block, BTYPE 00: stored
+        h[1] = length & 0xFF;
+        h[2] = length >> 8;
+        h[3] = ~length & 0xFF;
+        h[4] = (~length >> 8) & 0xFF;
+        io[n++] = (struct iovec){h, 5};
+        for (size_t need = length; need > 0;) {
+            while (offset == lengths[part]) part++, offset = 0;
+            size_t take = lengths[part] - offset < need ? lengths[part] - offset : need;
+            io[n++] = (struct iovec){(void *)(parts[part] + offset), take};
+            offset += take;
+            need -= take;
+        }
+        unsigned char trailer[4] = {adler >> 24, (adler >> 16) & 0xFF, (adler >> 8) & 0xFF, adler & 0xFF};
+        if (left == 0) io[n++] = (struct iovec){trailer, 4};
+        if (left == 0 || blocks == batch) {
+            // Each piece written whole (short writes go on where they stopped).
+            for (size_t i = 0; i < n; i++)
+                if (cvault_write_all(fd, io[i].iov_base, io[i].iov_len) != 0) return -1;
+            n = 0;
+            blocks = 0;
+        }
+    } while (left > 0);
+    *out_size = 2 + 5 * ((total + most_block - 1) / most_block + (total == 0)) + total + 4;
+    return 0;
+}
+
 static pending_object *find_pending(writer *w, const git_oid *oid) {
     for (size_t i = 0; i < w->pending_count; i++)
         if (git_oid_equal(&w->pending[i].oid, oid)) return &w->pending[i];
@@ -188,11 +238,13 @@ static int writer_write(git_odb_backend *backend, const git_oid *oid, const void
     char header[64];
     int header_size = snprintf(header, sizeof header, "%s %zu", git_object_type2string(type), size) + 1;
     size_t zipped_size = 0;
-    zipped = deflate_object(header, (size_t)header_size, data, size,
-                            type == GIT_OBJECT_TREE ? w->tree_level : w->other_level, &zipped_size);
-    if (!zipped) {
-        git_error_set_str(GIT_ERROR_ZLIB, "cannot compress an object");
-        goto done;
+    int level = type == GIT_OBJECT_TREE ? w->tree_level : w->other_level;
+    if (level != 0) {
+        zipped = deflate_object(header, (size_t)header_size, data, size, level, &zipped_size);
+        if (!zipped) {
+            git_error_set_str(GIT_ERROR_ZLIB, "cannot compress an object");
+            goto done;
+        }
     }
     sprintf(temp, "%s/tmp_obj_vault_XXXXXX", folder);
     fd = mkstemp(temp);
@@ -200,7 +252,9 @@ static int writer_write(git_odb_backend *backend, const git_oid *oid, const void
         fail("cannot create", temp);
         goto done;
     }
-    if (fchmod(fd, 0444) != 0 || cvault_write_all(fd, zipped, zipped_size) != 0) {
+    if (fchmod(fd, 0444) != 0 ||
+        (zipped ? cvault_write_all(fd, zipped, zipped_size)
+                : write_stored(fd, header, (size_t)header_size, data, size, &zipped_size)) != 0) {
         fail("cannot write", temp);
         unlink(temp);
         goto done;
