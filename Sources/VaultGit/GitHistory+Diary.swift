@@ -6,8 +6,8 @@ extension Vault {
     /// modification time) is dated by the commit that added it when the vault has its own
     /// history (`dateSource` "history"): a copy or a checkout changes a file's time, not its
     /// first commit.
-    public func diarySummariesDatedByHistory() -> [DiarySummary] {
-        var all = diarySummaries()
+    public func diarySummariesDatedByHistory(watcher: (any WorkTreeWatcher)? = nil) -> [DiarySummary] {
+        var all = diarySummaries(watcher: watcher)
         guard all.contains(where: { $0.dateSource == "modified" }), (try? GitHistory.locate(root)) == .own,
             let history = try? GitHistory(vault: root, config: config)
         else { return all }

@@ -152,4 +152,34 @@ import VaultTestSupport
         let piped = try runVault(["show", "trip-to-busan"], in: vault.path, environment: pager)
         #expect(!piped.stdout.contains("PAGER-STARTED"))
     }
+
+    /// A listing longer than the screen starts the pager as soon as its first screen is printed
+    /// (its trace says so before the last row is written), and the pager gets every row, as
+    /// `--no-pager` prints them. A pager that quits early is no error; one that cannot be found
+    /// gets nothing: the listing is printed directly, whole.
+    @Test func aLongListingStartsThePagerWithItsFirstScreen() throws {
+        let vault = try freshVault()
+        for n in 0..<150 {
+            let time = String(format: "2026-11-%02dT%02d:%02d:00+09:00", 1 + n % 28, n % 24, n % 60)
+            try vault.write(
+                String(format: "rooms/room-%03d.md", n),
+                "---\ntitle: Room \(n)\ncreated: \(time)\n---\n\n## 🧑 user · x <!-- \(time) m-TEST\(String(format: "%07d", n)) -->\n\n질문 \(n)\n")
+        }
+        let pager = ["VAULT_PAGER": "echo PAGER-STARTED; cat", "VAULT_TRACE": "1"]
+        let direct = try onTerminal(["rooms", "--no-pager"], in: vault, rows: 20)
+        #expect(direct.status == 0 && direct.output.contains("Room 149"))
+        let paged = try onTerminal(["rooms"], in: vault, rows: 20, environment: pager)
+        #expect(paged.status == 0)
+        let lines = paged.output.split(separator: "\n").map(String.init)
+        let started = try #require(lines.firstIndex { $0.contains("pager: started with the first screen") }, "\(lines)")
+        let written = try #require(lines.firstIndex { $0.contains("listing: rows written") }, "\(lines)")
+        #expect(started < written)
+        #expect(lines.contains("PAGER-STARTED"))
+        let rows = lines.filter { !$0.hasPrefix("vault trace:") && $0 != "PAGER-STARTED" }
+        #expect(rows == direct.output.split(separator: "\n").map(String.init), "\(rows.count)")
+        let quits = try onTerminal(["rooms"], in: vault, rows: 20, environment: ["VAULT_PAGER": "head -n 1"])
+        #expect(quits.status == 0 && !quits.output.contains("error"), "\(quits.output.debugDescription)")
+        let missing = try onTerminal(["rooms"], in: vault, rows: 20, environment: ["VAULT_PAGER": "no-such-pager-here"])
+        #expect(missing.status == 0 && missing.output.contains("Room 149"), "\(missing.output.suffix(300))")
+    }
 }

@@ -132,6 +132,10 @@ import VaultTestSupport
         try dir.write("rooms/pending.md", room("Pending", "", "답", below: "보낼 말\n"))
         try dir.write("rooms/markers.md", room("Markers", "", "<<<<<<< HEAD\na\n=======\nb\n>>>>>>> other"))
         try dir.write("rooms/plain.sync-conflict-20261121-093000-ABCDEFG.md", room("부산 여행", "", "사본"))
+        // More than a megabyte of rows: written in pieces (`Terminal.pipedChunk`), none lost or doubled.
+        for k in 0..<90 {
+            try dir.write("rooms/long-\(k).md", room("Long \(k)", "", String(repeating: "긴 줄 \(k) ", count: 1_600)))
+        }
         try dir.write(
             "diary/2026/2026-11-21-첫눈.md",
             "---\ntitle: 첫눈\ncreated: 2026-11-21T08:00:00+09:00\ntags: [겨울, 산책]\n---\n\n눈이 왔다\n")
@@ -154,6 +158,7 @@ import VaultTestSupport
         let first = (try same(["rooms"], rooms), try same(["diary", "list"], diary))
         #expect(first.0.contains("rooms/backslash.md\t2026-11-21T09:31:07+09:00\tC:\\Users\\나\t경로는 C:\\temp\\a.md 예요"), "\(first.0)")
         #expect(first.1.contains("diary/2026/2026-11-21-첫눈.md\t2026-11-21\t첫눈\t#겨울 #산책\t눈이 왔다"), "\(first.1)")
+        #expect(first.0.utf8.count > 1 << 20 && first.0.split(separator: "\n").count == 99)
         // Settled: kept lines from now on (the first listing after the window reads the unsettled again).
         Thread.sleep(forTimeInterval: 3.2)
         for _ in 0..<2 {
@@ -165,6 +170,63 @@ import VaultTestSupport
         // An entry with no date of its own: dated by its file's time, or the history's (the general path).
         try dir.write("diary/no-date.md", "---\ntitle: 날짜 없음\n---\n\n언제였지\n")
         #expect(try same(["diary", "list"], diary).contains("diary/no-date.md"))
+    }
+
+    /// With the search watcher (`WorkTreeWatcher`), a listing stamps only the files it names as
+    /// changed since the last listing (its trace says how many) and lists no folder: after every
+    /// kind of change it must print what a listing without it (`VAULT_NO_WATCH`) prints.
+    @Test func aWatchedListingSeesWhatAFullOneSees() throws {
+        let dir = try freshVault()
+        let cache = TemporaryDirectory("listing-cache")
+        let env = ["XDG_CACHE_HOME": cache.path, "VAULT_TRACE": "1", "VAULT_WATCH_IDLE": "60"]
+        for title in ["Alpha", "Beta", "Gamma", "Delta"] {
+            expectSuccess(try runVault(["room", "new", title], in: dir.path, environment: env))
+            expectSuccess(try runVault(["write", title, "--body", "\(title) 일기", "--date", "2026-11-0\(title.count)"], in: dir.path, environment: env))
+        }
+        var traces: [String] = []
+        func same(_ step: String) throws {
+            for args in [["rooms"], ["diary", "list"]] {
+                let watched = try runVault(args, in: dir.path, environment: env)
+                var plain = env
+                plain["VAULT_NO_WATCH"] = "1"
+                let full = try runVault(args, in: dir.path, environment: plain)
+                expectSuccess(watched)
+                #expect(watched.stdout == full.stdout, "\(step): \(args)\n\(watched.stdout)\n\(full.stdout)")
+                traces += watched.stderr.split(separator: "\n").filter { $0.contains(" listed") }.map { step + ": " + $0 }
+            }
+        }
+        try same("first")
+        Thread.sleep(forTimeInterval: 3.2)
+        try same("settled")
+        try same("again")
+        #expect(traces.contains { $0.hasPrefix("again") && $0.contains("rooms: 4 listed (watcher: 0 changed)") }, "\(traces)")
+        #expect(traces.contains { $0.hasPrefix("again") && $0.contains("diary: 4 listed (watcher: 0 changed)") }, "\(traces)")
+
+        // An edit in place of the same size, at once; an entry appended to; a room added by hand,
+        // one removed, one renamed; files the listings leave out (hidden, a link, a deeper folder).
+        let alpha = try dir.readText("rooms/alpha.md")
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: dir.path + "/rooms/alpha.md"))
+        try handle.write(contentsOf: Data(alpha.replacingOccurrences(of: "title: Alpha", with: "title: Omega").utf8))
+        try handle.close()
+        let entry = try #require(FileManager.default.enumerator(atPath: dir.path + "/diary")?.allObjects
+            .compactMap { $0 as? String }.first { $0.hasSuffix(".md") })
+        try dir.write("diary/" + entry, try dir.readText("diary/" + entry) + "\n덧붙인 줄\n")
+        try dir.write("rooms/hand.md", "---\ntitle: By hand\ncreated: 2026-11-20T10:00:00+09:00\n---\n")
+        try FileManager.default.removeItem(atPath: dir.path + "/rooms/beta.md")
+        try FileManager.default.moveItem(atPath: dir.path + "/rooms/gamma.md", toPath: dir.path + "/rooms/gamma-2.md")
+        try dir.write("rooms/.hidden.md", "---\ntitle: Hidden\n---\n")
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/rooms/link.md", withDestinationPath: dir.path + "/rooms/delta.md")
+        try dir.write("rooms/deeper/x.md", "---\ntitle: Deeper\n---\n")
+        try same("changed")
+        #expect(traces.contains { $0.hasPrefix("changed") && $0.contains("rooms: 4 listed (watcher: ") }, "\(traces)")
+        // A new folder under diary/: the watcher cannot name its files, and says so.
+        try dir.write("diary/2027/2027-01-01-new.md", "---\ntitle: 새해\ncreated: 2027-01-01T09:00:00+09:00\n---\n\n새해\n")
+        try same("new folder")
+        #expect(traces.contains { $0.hasPrefix("new folder") && $0.contains("diary: 5 listed (watcher: everything)") }, "\(traces)")
+        Thread.sleep(forTimeInterval: 3.2)
+        try same("settled again")
+        try same("last")
+        #expect(traces.contains { $0.hasPrefix("last") && $0.contains("diary: 5 listed (watcher: 0 changed)") }, "\(traces)")
     }
 
     /// `vault check` reads again every file whose stamp changed: a clean room broken in place

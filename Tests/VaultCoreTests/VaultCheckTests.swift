@@ -26,6 +26,23 @@ import VaultTestSupport
 
     func text(_ s: String) -> [UInt8] { Array(s.utf8) }
 
+    /// The diary's paths come in the order of their bytes, at any depth, whatever the folders'
+    /// names next to the files' (`2026-x.md`, `2026.md` and `2026/` sort as `-` < `.` < `/`), with
+    /// hidden names and files that are not Markdown left out.
+    @Test func diaryPathsAreInTheOrderOfTheirBytes() throws {
+        let dir = try emptyVault()
+        let names = [
+            "diary/2026/11/2026-11-02-b.md", "diary/2026/2026-11-01-a.md", "diary/2026-x.md", "diary/2026.md",
+            "diary/2025/첫눈.md", "diary/2025/Zebra.md", "diary/2025/zebra.md", "diary/a-b.md", "diary/a/b.md",
+            "diary/e\u{301}.md", "diary/é.md",
+        ]
+        for name in names + ["diary/.hidden.md", "diary/.git/x.md", "diary/notes.txt", "diary/2026/.draft.md"] {
+            try dir.write(name, text("---\ntitle: x\n---\n"))
+        }
+        let paths = try withExtendedLifetime(dir) { try Vault(root: dir.path).diaryPaths() }
+        #expect(paths == names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+    }
+
     @Test func theSampleVaultHasNoProblem() throws {
         let dir = try Project.copyOfSampleVault()
         let vault = try Vault(root: dir.path)

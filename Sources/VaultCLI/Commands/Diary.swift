@@ -36,43 +36,60 @@ extension VaultCommand {
                 let (locale, _) = try reading.resolve(for: vault)
                 let style = try output.style()
                 let query = try dates.query(tag: tag, in: vault.config.timeZone)
-                if let template, format.format == nil, !format.json, query.isEmpty {
-                    // Into a pipe, every entry: one that did not change is printed from its kept line
-                    // (unless an entry with no date of its own waits to be dated by the history).
-                    let listing = vault.diaryListing()
-                    if !listing.hasEntryDatedByFileTime {
-                        let count = min(listing.count, try limit.count(default: listing.count))
-                        Trace.mark("diary list: chosen")
-                        return DiaryRow.writePiped(
-                            listing, count: count, template: template, locale: locale, words: ListingWords.of(locale))
-                    }
-                }
-                let entries = try limit.apply(try query.entries(in: vault, cancellation: Termination.cancellation))
-                if format.json { return try Terminal.json(Array(entries)) }
-                Trace.mark("diary list: chosen")
+                // Asked which entries changed since the last listing, instead of stamping every one.
+                let watcher = SearchWatcherCommand.watcher(forVaultAt: vault.root)
                 let words = ListingWords.of(locale)
-                let rows = entries.map { DiaryRow($0, locale: locale, words: words) }
-                defer { Terminal.keepUntilExit(rows) }
-                Trace.mark("diary list: rows made")
-                if let template { return template.write(rows) }
-                if rows.isEmpty {
-                    print(ListingWords.of(locale).noEntries)
-                    return
-                }
                 let columns = Terminal.columns
-                for row in rows {
+                func show(_ row: DiaryRow) {
                     // The preview and tags take what the two columns leave of the terminal's width.
                     let day = row.day
                     let fixed = "\(Terminal.fit(day, 18)) \(Terminal.fit(row.entry.title, 24)) "
                     let tags = row.tags.isEmpty ? "" : "  " + row.tags
                     if let columns, Terminal.width(fixed) >= columns {
                         print(Terminal.clip(fixed + row.preview + tags, columns))
-                        continue
+                        return
                     }
                     let rest = Terminal.clip(row.preview + tags, columns.map { $0 - Terminal.width(fixed) })
                     let title = style.title(Terminal.fit(row.entry.title, 24))
                     Terminal.line("\(style.date(Terminal.fit(day, 18))) \(title) \(rest)")
                 }
+                if format.format == nil, !format.json, query.isEmpty {
+                    // Every entry, in the listing's order (unless an entry with no date of its own waits
+                    // to be dated by the history): each made into a row only as it is printed.
+                    let listing = vault.diaryListing(watcher: watcher)
+                    if !listing.hasEntryDatedByFileTime {
+                        let count = min(listing.count, try limit.count(default: listing.count))
+                        Trace.mark("diary list: chosen")
+                        if let template {
+                            // Into a pipe: an entry that did not change is printed from its kept line.
+                            return DiaryRow.writePiped(listing, count: count, template: template, locale: locale, words: words)
+                        }
+                        if count == 0 {
+                            print(words.noEntries)
+                            return
+                        }
+                        // The first screen goes to the pager (when there is one) as soon as it is printed.
+                        for i in 0..<count {
+                            show(DiaryRow(listing.summary(at: i), locale: locale, words: words))
+                            Pager.pageIfScreenIsFull()
+                        }
+                        Trace.mark("listing: rows written")
+                        return Terminal.keepUntilExit(listing)
+                    }
+                }
+                let entries = try limit.apply(
+                    try query.entries(in: vault, watcher: watcher, cancellation: Termination.cancellation))
+                if format.json { return try Terminal.json(Array(entries)) }
+                Trace.mark("diary list: chosen")
+                let rows = entries.map { DiaryRow($0, locale: locale, words: words) }
+                defer { Terminal.keepUntilExit(rows) }
+                Trace.mark("diary list: rows made")
+                if let template { return template.write(rows) }
+                if rows.isEmpty {
+                    print(words.noEntries)
+                    return
+                }
+                rows.forEach(show)
             }
         }
 
@@ -144,7 +161,7 @@ struct DiaryRow {
 
     static let piped = "%(path)%09%(date)%09%(title)%09%(tags)%09%(preview)"
 
-    /// Writes the first `count` entries of `listing` as `template` (`piped`) says, in one write,
+    /// Writes the first `count` entries of `listing` as `template` (`piped`) says, a megabyte at a time,
     /// as `RoomRow.writePiped` does: an entry that did not change, could be read, is no conflict
     /// copy and holds no control character is written from its kept line's bytes.
     static func writePiped(
@@ -153,7 +170,7 @@ struct DiaryRow {
         typealias F = DiaryListing.Field
         var made = 0
         var out: [UInt8] = []
-        out.reserveCapacity(count * 256)
+        out.reserveCapacity(Terminal.pipedChunk + 65_536)
         func plain(_ row: KeptRow) -> Bool {
             guard row.field(F.problem.rawValue) == nil, KeptRow.appendPlain(row.path, to: &out) else { return false }
             out.append(9)
@@ -175,12 +192,16 @@ struct DiaryRow {
         for i in 0..<count {
             let start = out.count
             if let row = listing.kept(at: i) {
-                if plain(row) { continue }
+                if plain(row) {
+                    Terminal.writeChunk(&out)
+                    continue
+                }
                 out.removeSubrange(start...)
             }
             out += Array(template.line(for: DiaryRow(listing.summary(at: i), locale: locale, words: words)).utf8)
             made += 1
             out.append(10)
+            Terminal.writeChunk(&out)
         }
         Trace.mark("listing: rows formatted (\(made) from summaries)")
         _ = Terminal.write(bytes: out, to: 1)

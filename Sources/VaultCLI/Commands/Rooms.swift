@@ -30,29 +30,10 @@ extension VaultCommand {
             let style = try output.style()
             // A room's day is its last activity's, in the vault's zone.
             let (from, to) = try dates.days(in: vault.config.timeZone)
-            if let template, format.format == nil, !format.json, from == nil, to == nil {
-                // Into a pipe, every room: a room that did not change is printed from its kept line.
-                let listing = vault.roomListing()
-                let count = min(listing.count, try limit.count(default: listing.count))
-                Trace.mark("rooms: summaries ready")
-                return RoomRow.writePiped(
-                    listing, count: count, template: template, now: Date(), locale: locale, zone: zone,
-                    words: ListingWords.of(locale))
-            }
-            let active = try RoomQuery(from: from, to: to).rooms(in: vault, cancellation: Termination.cancellation)
-            let rooms = try limit.apply(active)
-            Trace.mark("rooms: summaries ready")
-            if format.json { return try Terminal.json(Array(rooms)) }
+            // Asked which rooms changed since the last listing, instead of stamping every one.
+            let watcher = SearchWatcherCommand.watcher(forVaultAt: vault.root)
             let now = Date()
             let words = ListingWords.of(locale)
-            let rows = rooms.map { RoomRow($0, now: now, locale: locale, zone: zone, words: words) }
-            Trace.mark("rooms: rows made")
-            defer { Terminal.keepUntilExit(rows) }
-            if let template { return template.write(rows) }
-            if rows.isEmpty {
-                print(ListingWords.of(locale).noRooms)
-                return
-            }
             let columns = Terminal.columns
             /// In a shared vault's list, a direct room is named by the other person first, as a
             /// messenger names a conversation: `박보검 · Just us`.
@@ -79,6 +60,46 @@ extension VaultCommand {
                     let shown = style.date(Terminal.fit(when, 14))
                     Terminal.line("\(mark) \(shown) \(style.title(Terminal.fit(title(of: room), 24))) \(icon) \(rest)")
                 }
+            }
+            let rooms: ArraySlice<RoomSummary>
+            if !format.json, format.format == nil, from == nil, to == nil {
+                // Every room, in the listing's order: each made into a row only as it is printed.
+                let listing = vault.roomListing(watcher: watcher)
+                let count = min(listing.count, try limit.count(default: listing.count))
+                Trace.mark("rooms: summaries ready")
+                if let template {
+                    // Into a pipe: a room that did not change is printed from its kept line.
+                    return RoomRow.writePiped(
+                        listing, count: count, template: template, now: now, locale: locale, zone: zone, words: words)
+                }
+                if count == 0 {
+                    print(words.noRooms)
+                    return
+                }
+                if !listing.hasSharedRooms {
+                    // The first screen goes to the pager (when there is one) as soon as it is printed.
+                    for i in 0..<count {
+                        show(RoomRow(listing.summary(at: i), now: now, locale: locale, zone: zone, words: words))
+                        Pager.pageIfScreenIsFull()
+                    }
+                    Trace.mark("listing: rows written")
+                    return Terminal.keepUntilExit(listing)
+                }
+                rooms = (0..<count).map { listing.summary(at: $0) }[...]
+            } else {
+                let active = try RoomQuery(from: from, to: to).rooms(
+                    in: vault, watcher: watcher, cancellation: Termination.cancellation)
+                rooms = try limit.apply(active)
+                Trace.mark("rooms: summaries ready")
+            }
+            if format.json { return try Terminal.json(Array(rooms)) }
+            let rows = rooms.map { RoomRow($0, now: now, locale: locale, zone: zone, words: words) }
+            Trace.mark("rooms: rows made")
+            defer { Terminal.keepUntilExit(rows) }
+            if let template { return template.write(rows) }
+            if rows.isEmpty {
+                print(words.noRooms)
+                return
             }
             // A shared vault: rooms in groups, like a messenger's home screen (`RoomSections`).
             guard rows.contains(where: { !$0.room.members.isEmpty }) else { return rows.forEach(show) }
@@ -247,7 +268,7 @@ struct RoomRow {
 
     static let piped = "%(path)%09%(last_activity)%09%(title)%09%(preview)"
 
-    /// Writes the first `count` rooms of `listing` as `template` (`piped`) says, in one write. A
+    /// Writes the first `count` rooms of `listing` as `template` (`piped`) says, a megabyte at a time. A
     /// room that did not change, whose preview the listing adds nothing to (no problem, author,
     /// interruption, unread count or copy) and whose fields hold no control character, is written
     /// from its kept line's bytes: no summary, row or string is made for it (a listing of 20,000
@@ -259,7 +280,7 @@ struct RoomRow {
         typealias F = RoomListing.Field
         var made = 0
         var out: [UInt8] = []
-        out.reserveCapacity(count * 256)
+        out.reserveCapacity(Terminal.pipedChunk + 65_536)
         for i in 0..<count {
             if let row = listing.kept(at: i), row.field(F.problem.rawValue) == nil, row.field(F.lastAuthor.rawValue) == nil,
                 !row.field(F.lastStatus.rawValue, is: "interrupted")
@@ -273,6 +294,7 @@ struct RoomRow {
                             out.append(9)
                             if KeptRow.appendPlain(row.field(F.preview.rawValue), to: &out) {
                                 out.append(10)
+                                Terminal.writeChunk(&out)
                                 continue
                             }
                         }
@@ -284,6 +306,7 @@ struct RoomRow {
             made += 1
             out += Array(template.line(for: row).utf8)
             out.append(10)
+            Terminal.writeChunk(&out)
         }
         Trace.mark("listing: rows formatted (\(made) from summaries)")
         _ = Terminal.write(bytes: out, to: 1)

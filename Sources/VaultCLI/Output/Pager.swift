@@ -19,10 +19,22 @@ protocol PagedCommand: VaultRunnable {
 /// means none. Only when standard output is a terminal and `--no-pager` is not given; a pager
 /// that cannot start (or is not found: status 127) leaves the output printed directly. The
 /// pager quitting before reading it all (`q` in less) is no error: paged commands only read.
-struct Pager {
+final class Pager {
     let command: String
     let terminal: Int32
     let held: Int32
+    /// The pager already running, fed as the command prints (`pageIfScreenIsFull`), and the
+    /// SIGINT disposition to restore when it ends.
+    private var streaming: (pid: pid_t, interrupt: sighandler_t?)?
+
+    /// The pager of the command running now, while it holds the output.
+    nonisolated(unsafe) private(set) static var active: Pager?
+
+    init(command: String, terminal: Int32, held: Int32) {
+        self.command = command
+        self.terminal = terminal
+        self.held = held
+    }
 
     /// The pager command, nil for none.
     static func command(environment: [String: String]) -> String? {
@@ -50,13 +62,59 @@ struct Pager {
             return nil
         }
         Terminal.terminalOutput.store(terminal, ordering: .relaxed)
-        return Pager(command: command, terminal: terminal, held: held)
+        active = Pager(command: command, terminal: terminal, held: held)
+        return active
     }
+
+    /// Starts the pager at once, fed what was held, once that fills the screen: what the command
+    /// prints after goes straight to it, so the first screen shows while a long listing is still
+    /// being written (as git starts its pager). A listing calls it after each row it prints.
+    static func pageIfScreenIsFull() {
+        guard let pager = active, pager.streaming == nil, pager.runnable, let rows = rows(of: pager.terminal) else { return }
+        fflush(nil)
+        let text = pager.readHeld()
+        guard lines(text, columns: Terminal.columns ?? 80, atLeast: rows) >= rows,
+            let (pid, writeEnd) = pager.spawn(output: pager.terminal)
+        else { return }
+        // Ctrl-C is the pager's (less stops a search with it): vault waits for it to end.
+        pager.streaming = (pid, signal(SIGINT, SIG_IGN))
+        pager.write(text, to: writeEnd)
+        // From now on standard output is the pager's input; the terminal stays `terminalOutput`.
+        dup2(writeEnd, 1)
+        close(writeEnd)
+        Trace.mark("pager: started with the first screen")
+    }
+
+    /// Whether the pager's first word is a program that can run (a name found on `PATH`, or a
+    /// path): one that is not is found out only when it has ended (status 127), too late for
+    /// output already sent to it, so such a pager gets the output when the command is done.
+    private lazy var runnable: Bool = {
+        guard let first = command.split(whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) else {
+            return false
+        }
+        if first.contains("/") { return access(first, X_OK) == 0 }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let builtins: Set<String> = ["echo", "exec", "command", "printf", "test", "["]
+        return builtins.contains(first)
+            || path.split(separator: ":").contains { access(String($0) + "/" + first, X_OK) == 0 }
+    }()
 
     /// Gives standard output back to the terminal and shows what was held: directly when it
     /// fits the screen, else through the pager.
     func finish() {
+        Pager.active = nil
         fflush(nil)
+        if let (pid, interrupt) = streaming {
+            // The pager's input ends here (its last copy was standard output); it is waited for.
+            dup2(terminal, 1)
+            close(terminal)
+            close(held)
+            Terminal.terminalOutput.store(1, ordering: .relaxed)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            signal(SIGINT, interrupt)
+            return
+        }
         dup2(terminal, 1)
         close(terminal)
         Terminal.terminalOutput.store(1, ordering: .relaxed)
@@ -64,7 +122,7 @@ struct Pager {
         close(held)
         guard !text.isEmpty else { return }
         // What was written while held: an error there (a full disk) is the file's, not the terminal's.
-        if let rows = Pager.rows(), Pager.lines(text, columns: Terminal.columns ?? 80, atLeast: rows) >= rows,
+        if let rows = Pager.rows(of: 1), Pager.lines(text, columns: Terminal.columns ?? 80, atLeast: rows) >= rows,
             show(text)
         {
             return
@@ -86,9 +144,9 @@ struct Pager {
     }
 
     /// The terminal's height in rows, nil when unknown.
-    static func rows() -> Int? {
+    static func rows(of fd: Int32) -> Int? {
         var size = winsize()
-        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
+        guard ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return nil }
         return Int(size.ws_row)
     }
 
@@ -124,13 +182,43 @@ struct Pager {
     /// Runs the pager with `text` on its standard input and waits for it; false when it did
     /// not start or its command was not found (the text is then to be printed directly).
     private func show(_ text: [UInt8]) -> Bool {
+        guard let (pid, writeEnd) = spawn(output: 1) else { return false }
+        // Ctrl-C is the pager's (less stops a search with it): vault waits for it to end.
+        let previous = signal(SIGINT, SIG_IGN)
+        defer { signal(SIGINT, previous) }
+        write(text, to: writeEnd)
+        close(writeEnd)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exited = status & 0x7F == 0
+        let code = (status >> 8) & 0xFF
+        return !(exited && (code == 127 || code == 126))
+    }
+
+    /// Writes `text` to the pager; stops when it quit early (EPIPE: what it did not read is not wanted).
+    private func write(_ text: [UInt8], to writeEnd: Int32) {
+        var done = 0
+        while done < text.count {
+            let n = text.withUnsafeBytes { Glibc.write(writeEnd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            done += n
+        }
+    }
+
+    /// Starts the pager (`/bin/sh -c COMMAND`, `LESS=FRX` and `LV=-c` when not set) reading a pipe
+    /// and writing to `output` (the terminal): its process and the pipe's end to write, nil when
+    /// it could not start.
+    private func spawn(output: Int32) -> (pid: pid_t, writeEnd: Int32)? {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return false }
+        guard pipe(&fds) == 0 else { return nil }
         let (readEnd, writeEnd) = (fds[0], fds[1])
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, readEnd, 0)
+        // The pager writes to the terminal, not to what standard output is now.
+        if output != 1 { posix_spawn_file_actions_adddup2(&actions, output, 1) }
         posix_spawn_file_actions_addclose(&actions, readEnd)
         posix_spawn_file_actions_addclose(&actions, writeEnd)
         var environment = ProcessInfo.processInfo.environment
@@ -148,23 +236,8 @@ struct Pager {
         close(readEnd)
         guard spawned == 0 else {
             close(writeEnd)
-            return false
+            return nil
         }
-        // Ctrl-C is the pager's (less stops a search with it): vault waits for it to end.
-        let previous = signal(SIGINT, SIG_IGN)
-        defer { signal(SIGINT, previous) }
-        var done = 0
-        while done < text.count {
-            let n = text.withUnsafeBytes { Glibc.write(writeEnd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }  // EPIPE: the pager quit early; what it did not read is not wanted
-            done += n
-        }
-        close(writeEnd)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exited = status & 0x7F == 0
-        let code = (status >> 8) & 0xFF
-        return !(exited && (code == 127 || code == 126))
+        return (pid, writeEnd)
     }
 }

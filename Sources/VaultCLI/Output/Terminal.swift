@@ -155,6 +155,17 @@ enum Terminal {
     /// Keeps `value` alive until the process ends: a command's last large values (20,000 rows)
     /// are not freed one by one just before `_exit` takes all the memory back at once.
     /// Called on the command's own thread only.
+    /// How much output a listing into a pipe gathers before writing it (`writeChunk`): its memory
+    /// does not grow with the vault, and a reader (`head`) has its first rows at once.
+    static let pipedChunk = 1 << 20
+
+    /// Writes `out` to standard output and empties it, once it holds `pipedChunk` bytes or more.
+    static func writeChunk(_ out: inout [UInt8]) {
+        guard out.count >= pipedChunk else { return }
+        _ = write(bytes: out, to: 1)
+        out.removeAll(keepingCapacity: true)
+    }
+
     static func keepUntilExit(_ value: Any) {
         kept.append(value)
     }

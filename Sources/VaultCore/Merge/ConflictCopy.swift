@@ -71,15 +71,21 @@ public enum ConflictCopy {
 
     /// `NAME.sync-conflict-yyyymmdd-hhmmss-DEVICE[.ext]` → `NAME[.ext]`.
     private static func mentionsConflict(_ path: String) -> Bool {
-        let word = Array("conflict".utf8)
-        var path = path
-        return path.withUTF8 { b in
-            guard b.count >= word.count else { return false }
-            for i in 0...(b.count - word.count) where b[i] == word[0] {
-                if (1..<word.count).allSatisfy({ b[i + $0] == word[$0] }) { return true }
+        // In place: a listing asks about every file (no copy, no array made per path).
+        let word: StaticString = "conflict"
+        let found = path.utf8.withContiguousStorageIfAvailable { b in
+            word.withUTF8Buffer { w in
+                guard b.count >= w.count else { return false }
+                var at = 0
+                while at + w.count <= b.count, let c = memchr(b.baseAddress! + at, Int32(w[0]), b.count - w.count + 1 - at) {
+                    at = b.baseAddress!.distance(to: c.assumingMemoryBound(to: UInt8.self))
+                    if memcmp(b.baseAddress! + at, w.baseAddress!, w.count) == 0 { return true }
+                    at += 1
+                }
+                return false
             }
-            return false
         }
+        return found ?? path.contains("conflict")
     }
 
     private static func syncthing(_ name: String) -> String? {

@@ -158,6 +158,16 @@ public struct RoomListing: Sendable {
         return row
     }
 
+    /// Whether a room is shared (has `members:`): the listing then groups the rooms.
+    public var hasSharedRooms: Bool {
+        items.contains { item in
+            switch item {
+            case .kept(let row): row.lastField() != nil  // `members`, the last field
+            case .read(let summary): !summary.members.isEmpty
+            }
+        }
+    }
+
     /// The fields of a room's kept line.
     public enum Field: Int {
         case sortKey, title, lastActivity, lastRole, lastStatus, preview, pendingPrompt, problem, lastAuthor, members

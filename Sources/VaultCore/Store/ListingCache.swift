@@ -40,7 +40,7 @@ public struct ListingCache: Sendable {
         var made: (path: String, fields: [String?])?
     }
 
-    public static let version = 4
+    public static let version = 5
     static let racyWindow = 2
 
     public let file: String?
@@ -54,6 +54,10 @@ public struct ListingCache: Sendable {
     private var next: [Int32] = []
     /// How many entries were read.
     public var count: Int { read.count }
+    /// The watcher's point (`WorkTreeWatcher`) the entries were last brought up to date against:
+    /// every file a watcher does not name as changed since then still has its entry's stamp.
+    /// Nil: none (the entries were checked by their stamps alone).
+    public private(set) var point: WatchPoint?
 
     /// The cache of `kind` (`rooms`, `diary`, `check`) for the vault at `root`, as last saved
     /// (empty when there is none, or it is not of this version and context).
@@ -63,8 +67,9 @@ public struct ListingCache: Sendable {
         self.context = context
         file = ListingCache.path(root: root, kind: kind, environment: environment)
         storage = file.flatMap { MappedBytes(file: $0) } ?? MappedBytes()
-        guard let entries = ListingCache.parse(storage.buffer, context: context) else { return }
+        guard let (entries, point) = ListingCache.parse(storage.buffer, context: context) else { return }
         read = entries
+        self.point = point
         next = [Int32](repeating: -1, count: entries.count)
         firstByInode.reserveCapacity(entries.count)
         for (i, entry) in entries.enumerated().reversed() {
@@ -114,6 +119,11 @@ public struct ListingCache: Sendable {
         }
     }
 
+    /// The entries read, in the cache's order, each with its path.
+    var entriesWithPaths: [(entry: Entry, path: String)] {
+        read.map { ($0, String(decoding: bytes[$0.path], as: UTF8.self)) }
+    }
+
     /// The entries read whose path is not one of `paths`: kept as they are when only those paths
     /// were looked at (`vault check FILE…`), so the rest of the cache is not lost.
     public func entries(notIn paths: [String]) -> [Entry] {
@@ -140,11 +150,12 @@ public struct ListingCache: Sendable {
 
     /// Writes `entries` (read ones and new ones) as the cache (atomically; a failure only costs
     /// the next listing time).
-    public func save(_ entries: [Entry]) {
+    public func save(_ entries: [Entry], point: WatchPoint? = nil) {
         guard let file else { return }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 4096)
         out += Array("vault-listing \(ListingCache.version) ".utf8) + ListingCache.escape(context) + [10]
+        out += Array("watch \(point?.epoch ?? 0) \(point?.generation ?? 0)\n".utf8)
         for e in entries {
             let s = e.stamp
             let head = "\(s.device)\t\(s.inode)\t\(s.size)\t\(s.modified.tv_sec)\t\(s.modified.tv_nsec)\t"
@@ -209,24 +220,34 @@ public struct ListingCache: Sendable {
 
     /// The unsigned decimal number `digits` hold (nil: not one, or too large).
     static func number<Digits: Collection<UInt8>>(_ digits: Digits) -> UInt64? {
-        guard !digits.isEmpty, digits.count <= 19 else { return nil }
+        guard !digits.isEmpty, digits.count <= 20 else { return nil }
         var n: UInt64 = 0
         for d in digits {
             guard d >= 48, d <= 57 else { return nil }
-            n = n * 10 + UInt64(d - 48)
+            let (times, overflow) = n.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(d - 48))
+            guard !overflow, !carry else { return nil }
+            n = sum
         }
         return n
     }
 
     /// The entries of a cache file, as ranges of `bytes` (nil: not a cache of this version and
     /// context, or damaged).
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, context: String) -> [Entry]? {
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, context: String) -> ([Entry], WatchPoint?)? {
         guard let firstEnd = bytes.firstIndex(of: 10),
-            bytes[..<firstEnd].elementsEqual(Array("vault-listing \(version) ".utf8) + escape(context))
+            bytes[..<firstEnd].elementsEqual(Array("vault-listing \(version) ".utf8) + escape(context)),
+            let secondEnd = bytes[(firstEnd + 1)...].firstIndex(of: 10)
         else { return nil }
+        // `watch EPOCH GENERATION` (0 0: none).
+        let words = bytes[(firstEnd + 1)..<secondEnd].split(separator: 32)
+        guard words.count == 3, words[0].elementsEqual("watch".utf8), let epoch = number(words[1]),
+            let generation = number(words[2])
+        else { return nil }
+        let point = epoch == 0 ? nil : WatchPoint(epoch: epoch, generation: generation)
         var entries: [Entry] = []
         entries.reserveCapacity(bytes.count / 160)
-        var start = firstEnd + 1
+        var start = secondEnd + 1
         let b = bytes
         do {
             while start < b.count {
@@ -259,7 +280,7 @@ public struct ListingCache: Sendable {
                     Entry(stamp: stamp, settled: settled == 1, path: columns[8], fieldBytes: fieldStart..<lineEnd, made: nil))
                 start = lineEnd + 1
             }
-            return entries
+            return (entries, point)
         }
     }
 }

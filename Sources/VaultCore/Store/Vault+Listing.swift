@@ -73,20 +73,21 @@ extension Vault {
     /// last header is found by reading backwards), never the whole history.
     /// A room whose file has not changed since the last listing (`ListingCache`) is not read
     /// again: its summary is taken from the cache.
-    public func roomSummaries() -> [RoomSummary] {
-        let listing = roomListing()
+    public func roomSummaries(watcher: (any WorkTreeWatcher)? = nil) -> [RoomSummary] {
+        let listing = roomListing(watcher: watcher)
         return (0..<listing.count).map { listing.summary(at: $0) }
     }
 
     /// Every room, most recent activity first, as `roomSummaries()`, each kept room's summary made
     /// only when asked for (`RoomListing`).
-    public func roomListing() -> RoomListing {
-        // Ordered below by last activity (ties by path): the folder's order is enough here.
-        let paths = roomPaths(sorted: false)
-        Trace.mark("rooms: \(paths.count) listed")
+    public func roomListing(watcher: (any WorkTreeWatcher)? = nil) -> RoomListing {
         var cache = ListingCache(root: root, kind: "rooms", context: "")
         Trace.mark("rooms: cache read (\(cache.count))")
-        var items = summarized(paths, cache: &cache) { path, kept, entry -> (RoomListing.Item, Double)? in
+        // Ordered below by last activity (ties by path): the folder's order is enough here.
+        let listed = listedFiles(VaultPath.rooms, cache: cache, watcher: watcher) { roomPaths(sorted: false) }
+        let paths = listed.paths
+        Trace.mark("rooms: \(paths.count) listed\(listed.trace)")
+        var items = summarized(paths, known: listed.known, cache: &cache, point: listed.point) { path, kept, entry -> (RoomListing.Item, Double)? in
             let row = kept.row(of: entry)
             guard row.fieldCount == RoomSummary.keptFields, let key = row.number(0), row.field(1) != nil,
                 row.field(5) != nil
@@ -103,18 +104,18 @@ extension Vault {
         }
         Trace.mark("rooms: sorted")
         let listing = RoomListing(
-            items: Vault.moved(from: &items, in: order).map(\.0), unread: UnreadMarks.load(root: root),
+            items: Vault.moved(from: &items, in: order) { $0.0 }, unread: UnreadMarks.load(root: root),
             copies: Vault.conflictCopies(among: paths))
         Trace.mark("rooms: marks added")
         return listing
     }
 
-    /// The values at `order` of `slots`, moved out (no copy of their strings: a listing's summaries
+    /// `part` of the values at `order` of `slots`, moved out (no copy of their strings: a listing's summaries
     /// each hold ten), leaving nil behind.
-    static func moved<T>(from slots: inout [T?], in order: [Int]) -> [T] {
-        var out: [T] = []
+    static func moved<T, U>(from slots: inout [T?], in order: [Int], _ part: (consuming T) -> U) -> [U] {
+        var out: [U] = []
         out.reserveCapacity(order.count)
-        for i in order { out.append(slots[i].take()!) }
+        for i in order { out.append(part(slots[i].take()!)) }
         return out
     }
 
@@ -147,21 +148,22 @@ extension Vault {
     }
 
     /// Every diary entry, newest first.
-    public func diarySummaries() -> [DiarySummary] {
-        let listing = diaryListing()
+    public func diarySummaries(watcher: (any WorkTreeWatcher)? = nil) -> [DiarySummary] {
+        let listing = diaryListing(watcher: watcher)
         return (0..<listing.count).map { listing.summary(at: $0) }
     }
 
     /// Every diary entry, newest first, as `diarySummaries()`, each kept entry's summary made only
     /// when asked for (`DiaryListing`).
-    public func diaryListing() -> DiaryListing {
-        let paths = diaryPaths()
-        Trace.mark("diary: \(paths.count) listed")
+    public func diaryListing(watcher: (any WorkTreeWatcher)? = nil) -> DiaryListing {
         // The zone dates an entry without one by its file's time: another zone, another cache.
         var cache = ListingCache(root: root, kind: "diary", context: config.timeZone.identifier)
         Trace.mark("diary: cache read (\(cache.count))")
+        let listed = listedFiles(VaultPath.diary, cache: cache, watcher: watcher) { diaryPaths() }
+        let paths = listed.paths
+        Trace.mark("diary: \(paths.count) listed\(listed.trace)")
         let none = LocalDate(year: 0, month: 1, day: 1)
-        var items = summarized(paths, cache: &cache) { path, kept, entry -> (DiaryListing.Item, Double, LocalDate)? in
+        var items = summarized(paths, known: listed.known, cache: &cache, point: listed.point) { path, kept, entry -> (DiaryListing.Item, Double, LocalDate)? in
             let row = kept.row(of: entry)
             guard row.fieldCount == DiarySummary.keptFields, let key = row.number(0), row.field(4) != nil,
                 row.field(5) != nil
@@ -187,7 +189,42 @@ extension Vault {
         Trace.mark("diary: sorted")
         defer { Trace.mark("diary: copies marked") }
         return DiaryListing(
-            items: Vault.moved(from: &items, in: order).map(\.0), copies: Vault.conflictCopies(among: paths))
+            items: Vault.moved(from: &items, in: order) { $0.0 }, copies: Vault.conflictCopies(among: paths))
+    }
+
+    /// The files of a listing of `folder` (`rooms` or `diary`): `list()`'s, each stamped by
+    /// `summarized`; or, when `watcher` answers what changed since the point `cache` was saved at
+    /// (the same watcher: its epoch), the cache's files with the ones it names added or dropped,
+    /// and the others taken as kept (`known`) without reading the folders or stamping them. Files
+    /// kept unsettled (changed within the racy window) are stamped every time. The watcher is
+    /// asked before anything is listed or stamped, so a change made later is in its next answer;
+    /// why its answers are enough is argued in `VaultSearch/Index/README.md`, "The watcher".
+    func listedFiles(
+        _ folder: String, cache: ListingCache, watcher: (any WorkTreeWatcher)?, list: () -> [String]
+    ) -> (paths: [String], known: [ListingCache.Entry?]?, point: WatchPoint?, trace: String) {
+        let answer = watcher?.changes(since: cache.point)
+        // A folder that is a symbolic link is not listed (`roomPaths`, `diaryPaths`), but watched.
+        guard let answer, let changed = answer.changed, let kept = cache.point, kept.epoch == answer.point.epoch,
+            cache.count > 0, FileIO.kind(of: absolute(folder)) == .directory
+        else {
+            return (list(), nil, answer?.point, answer == nil ? "" : " (watcher: everything)")
+        }
+        let named = Set(changed)
+        var paths: [String] = []
+        var known: [ListingCache.Entry?] = []
+        paths.reserveCapacity(cache.count + named.count)
+        known.reserveCapacity(cache.count + named.count)
+        for (entry, path) in cache.entriesWithPaths where !named.contains(path) {
+            paths.append(path)
+            known.append(entry.settled ? entry : nil)
+        }
+        // A named file that is here now, a regular file as `list()` would list it.
+        for path in named.sorted(by: VaultPath.precedes)
+        where path.hasPrefix(folder + "/") && WorkTreeWatching.watches(path) && FileIO.kind(of: absolute(path)) == .file {
+            paths.append(path)
+            known.append(nil)
+        }
+        return (paths, known, answer.point, " (watcher: \(changed.count) changed)")
     }
 
     /// Each of `paths` summarized, from `cache` while its file has the stamp kept there (`cached`
@@ -195,8 +232,15 @@ extension Vault {
     /// the file), else by `read` (on every core; nil fields: not
     /// kept); the cache is brought up to date and saved. `paths` is every file of its kind, or
     /// with `onlyThese` a few of them: the cache's other entries are then kept as they are.
+    ///
+    /// - Parameters:
+    ///   - known: for each path, its entry when a watcher vouches that the file still has its
+    ///     stamp (`listedFiles`): taken without a `stat`.
+    ///   - point: the watcher's point to save with the cache (`ListingCache.point`): every entry
+    ///     is as of that point.
     func summarized<T>(
-        _ paths: [String], onlyThese: Bool = false, cache: inout ListingCache, cached: (String, ListingCache, ListingCache.Entry) -> T?,
+        _ paths: [String], known: [ListingCache.Entry?]? = nil, onlyThese: Bool = false, cache: inout ListingCache,
+        point: WatchPoint? = nil, cached: (String, ListingCache, ListingCache.Entry) -> T?,
         read: (String) -> (T, [String?]?)
     ) -> [T?] {
         var results = [T?](repeating: nil, count: paths.count)
@@ -223,8 +267,9 @@ extension Vault {
                         var stamper = FileIO.FolderStamper(root: root)
                         while i < end {
                             // The stamp before the read: a change during the read is seen next time.
-                            let stamp = stamper.stamp(of: paths[i])
-                            let hit = kept.entry(of: paths[i], stamp: stamp)
+                            let vouched = known?[i]
+                            let stamp = vouched?.stamp ?? stamper.stamp(of: paths[i])
+                            let hit = vouched ?? kept.entry(of: paths[i], stamp: stamp)
                             if let hit, let summary = cached(paths[i], kept, hit) {
                                 slots[i] = summary
                                 entrySlots[i] = hit
@@ -249,8 +294,12 @@ extension Vault {
             if reads.contains(true) || fresh.count != paths.count { cache.save(cache.entries(notIn: paths) + fresh) }
             return results
         }
-        // Saved when a file was read, or one was removed since.
-        if reads.contains(true) || fresh.count != cache.count { cache.save(fresh) }
+        // Saved when a file was read, one was removed since, or every file was stamped against a
+        // new point of the watcher's (else an unchanged cache's older point is still true: what
+        // changed since it is in the next answer too).
+        if reads.contains(true) || fresh.count != cache.count || (known == nil && point != nil && point != cache.point) {
+            cache.save(fresh, point: point)
+        }
         return results
     }
 

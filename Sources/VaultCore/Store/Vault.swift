@@ -212,22 +212,32 @@ public final class Vault: Sendable {
     /// the walk endless; a folder reached twice (a bind mount) is walked once.
     public func diaryPaths() -> [String] {
         var out: [String] = []
-        var stack = [VaultPath.diary]
         var seen = Set<FolderIdentity>()
-        while let dir = stack.popLast() {
+        // Each folder's names sorted by their bytes, a folder's as `name/`, and walked in that order:
+        // the paths come out in the order of their bytes (code points) without a sort of them all.
+        func walk(_ dir: String) {
             guard FileIO.kind(of: absolute(dir)) == .directory, seen.insert(FolderIdentity(absolute(dir))).inserted
-            else { continue }
-            for entry in FileIO.list(absolute(dir)) where !entry.name.hasPrefix(".") {
-                let rel = dir + "/" + entry.name
+            else { return }
+            var names: [String] = []
+            // Names tested by their bytes (`String`'s prefix and suffix tests compare characters).
+            for entry in FileIO.list(absolute(dir)) where entry.name.utf8.first != UInt8(ascii: ".") {
                 if entry.kind == .directory {
-                    stack.append(rel)
-                } else if entry.kind == .file && entry.name.hasSuffix(".md") {
-                    out.append(rel)
+                    names.append(entry.name + "/")
+                } else if entry.kind == .file && VaultPath.isListedName(entry.name) {
+                    names.append(entry.name)
+                }
+            }
+            names.sort(by: VaultPath.precedes)
+            for name in names {
+                if name.utf8.last == UInt8(ascii: "/") {
+                    walk(dir + "/" + name.dropLast())
+                } else {
+                    out.append(dir + "/" + name)
                 }
             }
         }
-        // By bytes (code points), as `roomPaths`: String's order compares canonical forms, slow on many Korean names.
-        return out.sorted(by: VaultPath.precedes)
+        walk(VaultPath.diary)
+        return out
     }
 
     public func readRoom(_ relative: String) throws(VaultError) -> RoomFile {

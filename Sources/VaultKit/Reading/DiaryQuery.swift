@@ -60,9 +60,13 @@ public struct DiaryQuery: Sendable, Equatable {
     /// The matching entries, newest first (the listing's order).
     ///
     /// - Throws: `VaultError.cancelled` when `cancellation` is cancelled before the entries are read.
-    public func entries(in vault: Vault, cancellation: Cancellation = .never) throws(VaultError) -> [DiarySummary] {
+    ///
+    /// `watcher`, when given, says which entries changed since the last listing (`Vault.diaryListing`).
+    public func entries(in vault: Vault, watcher: (any WorkTreeWatcher)? = nil, cancellation: Cancellation = .never)
+        throws(VaultError) -> [DiarySummary]
+    {
         try cancellation.check("listing the diary")
-        let all = vault.diarySummariesDatedByHistory()
+        let all = vault.diarySummariesDatedByHistory(watcher: watcher)
         return isEmpty ? all : all.filter(matches)
     }
 

@@ -39,10 +39,14 @@ public struct RoomQuery: Sendable, Equatable {
     /// The matching rooms, in the listing's order (`Vault.roomSummaries`: most recent first).
     ///
     /// - Throws: `VaultError.cancelled` when `cancellation` is cancelled before the rooms are read.
-    public func rooms(in vault: Vault, cancellation: Cancellation = .never) throws(VaultError) -> [RoomSummary] {
+    ///
+    /// `watcher`, when given, says which rooms changed since the last listing (`Vault.roomListing`).
+    public func rooms(in vault: Vault, watcher: (any WorkTreeWatcher)? = nil, cancellation: Cancellation = .never)
+        throws(VaultError) -> [RoomSummary]
+    {
         try cancellation.check("listing the rooms")
         let zone = vault.config.timeZone
-        let all = vault.roomSummaries()
+        let all = vault.roomSummaries(watcher: watcher)
         // No filter: the list itself (a filter copies every summary's strings).
         return from == nil && to == nil ? all : all.filter { matches($0, zone: zone) }
     }
