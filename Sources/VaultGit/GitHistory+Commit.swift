@@ -250,7 +250,9 @@ extension GitHistory {
     /// git does: under its lock (`refs/heads/main.lock`, taken as a `HeldLock` so that a vault
     /// killed while holding it leaves a lock the next vault can prove stale and remove), the
     /// branch compared with `old` (compare-and-swap), the new id written and flushed, renamed
-    /// into place, its folder flushed; then a line appended to its log and to HEAD's.
+    /// into place, a line appended to its log and to HEAD's, then its folder and both logs
+    /// flushed at once. A commit does the same in two parts (`lockBranch`, `finish`), the
+    /// lock flushed with its objects.
     ///
     /// A lock held by another git program is waited for up to a second (git's own ref locks
     /// last milliseconds). `whenMoved` ends the error when the branch is no longer at `old`.
