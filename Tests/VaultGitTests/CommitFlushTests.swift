@@ -51,9 +51,8 @@ import Glibc
         defer { cvault_odb_writer_abandon_batch(history.objects.writer) }
         let text = Array("a file no commit names\n".utf8)
         let blob = try history.writeBlob(text)
-        let tree = try #require(
-            try history.trees.apply([(path: "rooms/new.md", oid: blob, isLink: false)], to: git_tree_id(head.tree).pointee)
-        )
+        let root = git_tree_id(head.tree).pointee
+        let tree = try #require(try history.trees.apply([(path: "rooms/new.md", oid: blob, isLink: false)], to: root))
         var refused: VaultError?
         do throws(VaultError) {
             try history.makeCommit(tree: tree, parent: head.commit, message: "chat: never made")

@@ -301,7 +301,8 @@ public final class MappedBytes: @unchecked Sendable {
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0, st.st_size > 0, let map = mmap(nil, Int(st.st_size), PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0),
+        let flags = MAP_PRIVATE | (populate ? MAP_POPULATE : 0)
+        guard fstat(fd, &st) == 0, st.st_size > 0, let map = mmap(nil, Int(st.st_size), PROT_READ, flags, fd, 0),
             map != MAP_FAILED
         else { return nil }
         buffer = UnsafeBufferPointer(start: map.assumingMemoryBound(to: UInt8.self), count: Int(st.st_size))
