@@ -26,6 +26,8 @@ final class Pager {
     /// The pager already running, fed as the command prints (`pageIfScreenIsFull`), and the
     /// SIGINT disposition to restore when it ends.
     private var streaming: (pid: pid_t, interrupt: sighandler_t?)?
+    /// How much of the held output `pageIfScreenIsFull` has counted, and the rows it takes.
+    private var counted = (bytes: 0, rows: 0)
 
     /// The pager of the command running now, while it holds the output.
     nonisolated(unsafe) private(set) static var active: Pager?
@@ -72,10 +74,14 @@ final class Pager {
     static func pageIfScreenIsFull() {
         guard let pager = active, pager.streaming == nil, pager.runnable, let rows = rows(of: pager.terminal) else { return }
         fflush(nil)
+        // Only what was printed since the last call is counted (whole lines).
+        var piece = [UInt8](repeating: 0, count: 1 << 16)
+        let n = piece.withUnsafeMutableBytes { pread(pager.held, $0.baseAddress, $0.count, off_t(pager.counted.bytes)) }
+        guard n > 0, let end = piece[..<n].lastIndex(of: 0x0A) else { return }
+        pager.counted.bytes += end + 1
+        pager.counted.rows += lines(Array(piece[...end]), columns: Terminal.columns ?? 80, atLeast: rows)
+        guard pager.counted.rows >= rows, let (pid, writeEnd) = pager.spawn(output: pager.terminal) else { return }
         let text = pager.readHeld()
-        guard lines(text, columns: Terminal.columns ?? 80, atLeast: rows) >= rows,
-            let (pid, writeEnd) = pager.spawn(output: pager.terminal)
-        else { return }
         // Ctrl-C is the pager's (less stops a search with it): vault waits for it to end.
         pager.streaming = (pid, signal(SIGINT, SIG_IGN))
         pager.write(text, to: writeEnd)
