@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 find_swift
-VAULT_APT_PACKAGES+=(hyperfine ripgrep python3)
+VAULT_APT_PACKAGES+=(hyperfine ripgrep python3 time)
 install_missing_packages
 
 runs=10
@@ -49,18 +49,24 @@ for size in 5000 20000 50000; do
         -n "rg diary" "rg --no-ignore -m1 ^title: $data/diary" \
         -n "check" "$vault check $data" \
         -n "rg check" "rg --no-ignore -c '^## .* <!-- ' $data" >/dev/null
+    # Peak memory (resident, KB) of one listing after a listing, into a pipe.
+    for command in rooms "diary list"; do
+        /usr/bin/time -f "%M" -o "$out/$size-${command// /-}.rss" $vault $command --vault "$data" >/dev/null
+    done
     rows+=("$size")
 done
 
 python3 - "$out" "${rows[@]}" <<'PY'
 import json, sys
 folder, sizes = sys.argv[1], sys.argv[2:]
-print("| files | `vault rooms` / rg | `vault diary list` / rg | `vault check` / rg |")
-print("| --- | --- | --- | --- |")
+print("| files | `vault rooms` / rg | `vault diary list` / rg | `vault check` / rg | peak memory: rooms, diary list |")
+print("| --- | --- | --- | --- | --- |")
 for size in sizes:
     m = {r["command"]: r["median"] * 1000 for r in json.load(open(f"{folder}/{size}.json"))["results"]}
     cells = []
     for mine, theirs in (("rooms", "rg rooms"), ("diary list", "rg diary"), ("check", "rg check")):
         cells.append(f"{m[mine]:.0f} / {m[theirs]:.0f} ms ({m[mine] / m[theirs]:.2f})")
+    rss = [int(open(f"{folder}/{size}-{c}.rss").read().split()[-1]) / 1024 for c in ("rooms", "diary-list")]
+    cells.append(f"{rss[0]:.0f} MB, {rss[1]:.0f} MB")
     print(f"| {int(size):,} | " + " | ".join(cells) + " |")
 PY

@@ -116,9 +116,11 @@ extension GitHistory {
         let group = DispatchGroup()
         let (indexPath, workdir) = (lock.indexPath, root)
         DispatchQueue.global().async(group: group) {
-            if let old = try? FileIO.read(indexPath) {
+            // Mapped, not read: git and vault replace the index by renaming, never in place.
+            if let old = MappedBytes(file: indexPath, populate: true) {
                 pending.written = IndexPatcher.patch(
-                    updates, old: old, workdir: workdir, reserve: lock.reserve, emit: lock.write)
+                    updates, old: UnsafeRawBufferPointer(old.buffer), workdir: workdir, reserve: lock.reserve,
+                    emit: lock.write)
                 Trace.mark("commit: index written (other core)")
             }
         }
@@ -218,8 +220,20 @@ extension GitHistory {
                 p.baseAddress)
         }
         try GitFailure.check(code, "create the commit")
+        // The branch is locked, compared with `parent` and its new id written into the lock before
+        // anything is flushed: the lock file then reaches the disk together with the objects
+        // (flushed at once, one wait on the disk for all of them), and a branch another program
+        // moved meanwhile stops the commit before any object is flushed.
+        let branch = try currentBranch()
+        let move = try lockBranch(
+            branch, from: parent.map { git_commit_id($0).pointee }, to: commitID, message: "vault: " + message,
+            by: signature!.pointee)
         // Every object the commit names is on disk before the branch names it.
-        try GitFailure.check(cvault_odb_writer_flush_batch(objects.writer), "write the new objects to disk")
+        var lockFile = [move.lock.fd]
+        let flushed = withCStrings([move.lock.lockPath]) { names in
+            cvault_odb_writer_flush_batch_with(objects.writer, &lockFile, names.baseAddress, 1)
+        }
+        try GitFailure.check(flushed, "write the new objects to disk")
         // With no descriptor left (`ulimit -n`), `git_commit_create` was seen to succeed after
         // every write of the commit's object failed: the branch then named a missing commit.
         // The branch never moves to an object that is not there.
@@ -228,11 +242,7 @@ extension GitHistory {
         }
         Trace.mark("commit: objects flushed")
         if !recovering { CrashPoint.reach("objects-written") }
-        // Move the branch only if it is still where we read it (another git program may have moved it).
-        let branch = try currentBranch()
-        try moveBranch(
-            branch, from: parent.map { git_commit_id($0).pointee }, to: commitID, message: "vault: " + message,
-            by: signature!.pointee)
+        try finish(move)
         if !recovering { CrashPoint.reach("branch-moved") }
     }
 
@@ -240,7 +250,9 @@ extension GitHistory {
     /// git does: under its lock (`refs/heads/main.lock`, taken as a `HeldLock` so that a vault
     /// killed while holding it leaves a lock the next vault can prove stale and remove), the
     /// branch compared with `old` (compare-and-swap), the new id written and flushed, renamed
-    /// into place, its folder flushed; then a line appended to its log and to HEAD's.
+    /// into place, a line appended to its log and to HEAD's, then its folder and both logs
+    /// flushed at once. A commit does the same in two parts (`lockBranch`, `finish`), the
+    /// lock flushed with its objects.
     ///
     /// A lock held by another git program is waited for up to a second (git's own ref locks
     /// last milliseconds). `whenMoved` ends the error when the branch is no longer at `old`.
@@ -248,6 +260,28 @@ extension GitHistory {
         _ branch: String, from old: git_oid?, to new: git_oid, message: String, by who: git_signature,
         whenMoved: String = "your files are saved, run the command again to commit them"
     ) throws(VaultError) {
+        let move = try lockBranch(branch, from: old, to: new, message: message, by: who, whenMoved: whenMoved)
+        try move.lock.flush(target: move.refPath)
+        try finish(move)
+    }
+
+    /// A branch about to move: its lock held, holding the new id (not flushed yet), and the line
+    /// its logs get.
+    struct BranchMove {
+        let lock: HeldLock
+        /// The ref's file, e.g. `.git/refs/heads/main`.
+        let refPath: String
+        /// "<old> <new> <name> <<email>> <time> <zone>\t<message>\n"
+        let logEntry: String
+        let logs: [String]
+    }
+
+    /// Takes `branch`'s lock, checks that the branch is still at `old` (compare-and-swap) and
+    /// writes `new` into the lock. Nothing is flushed nor renamed yet: `finish` does that.
+    func lockBranch(
+        _ branch: String, from old: git_oid?, to new: git_oid, message: String, by who: git_signature,
+        whenMoved: String = "your files are saved, run the command again to commit them"
+    ) throws(VaultError) -> BranchMove {
         let refPath = gitDirectory + "/" + branch
         try FileIO.makeDirectory(FileIO.parent(of: refPath))
         let lock = try HeldLock(
@@ -270,7 +304,6 @@ extension GitHistory {
             lock.release()
             throw VaultError.repository(.cannotWrite(path: refPath, reason: reason))
         }
-        try lock.finish(renamingTo: refPath, durable: true)
         // The logs: "<old> <new> <name> <<email>> <time> <zone>\t<message>".
         let minutes = Int(who.when.offset)
         let zone = String(format: "%@%02d%02d", minutes < 0 ? "-" : "+", abs(minutes) / 60, abs(minutes) % 60)
@@ -278,21 +311,33 @@ extension GitHistory {
         let summary = message.map { $0 == "\n" || $0 == "\r" ? " " : $0 }
         let person = "\(String(cString: who.name)) <\(String(cString: who.email))>"
         let entry = "\(oldHex) \(GitHistory.hex(new)) \(person) \(who.when.time) \(zone)\t\(String(summary))\n"
-        for log in [gitDirectory + "/logs/" + branch, gitDirectory + "/logs/HEAD"] {
-            GitHistory.append(entry, toLog: log)
-        }
+        return BranchMove(
+            lock: lock, refPath: refPath, logEntry: entry,
+            logs: [gitDirectory + "/logs/" + branch, gitDirectory + "/logs/HEAD"])
     }
 
-    /// Appends a line to a ref's log, flushed (a log that cannot be written loses only history
-    /// of the ref's moves, as with git).
-    static func append(_ line: String, toLog path: String) {
+    /// Moves the branch: the lock (flushed by the caller) renamed over the ref, the line
+    /// appended to both logs, then the ref's folder and the logs flushed at once
+    /// (`cvault_fsync_together`: one wait on the disk instead of three).
+    func finish(_ move: BranchMove) throws(VaultError) {
+        try move.lock.finish(renamingTo: move.refPath, durable: false)
+        let logs = move.logs.map { GitHistory.append(move.logEntry, toLog: $0) }
+        let folder = open(FileIO.parent(of: move.refPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let files = (logs + [folder]).filter { $0 >= 0 }
+        // A log that cannot be flushed loses only history of the ref's moves, as with git.
+        _ = cvault_fsync_together(files, files.count)
+        for fd in files { close(fd) }
+    }
+
+    /// Appends a line to a ref's log, not flushed yet: returns the open log for its flush, or
+    /// -1 (a log that cannot be written loses only history of the ref's moves, as with git).
+    static func append(_ line: String, toLog path: String) -> Int32 {
         try? FileIO.makeDirectory(FileIO.parent(of: path))
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
+        guard fd >= 0 else { return -1 }
         let bytes = Array(line.utf8)
         _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        _ = fdatasync(fd)
+        return fd
     }
 
     /// The branch HEAD points at, e.g. `refs/heads/main`.

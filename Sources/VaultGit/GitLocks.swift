@@ -99,6 +99,16 @@ final class HeldLock: @unchecked Sendable {
         return true
     }
 
+    /// Flushes what was written into the lock to disk (before `finish(renamingTo: target,
+    /// durable: false)`, when the flush should share the disk's wait with other files).
+    /// On failure the lock is given up and the error names `target`.
+    func flush(target: String) throws(VaultError) {
+        guard fsync(fd) != 0 else { return }
+        let reason = String(cString: strerror(errno))
+        release()
+        throw VaultError.repository(.cannotWrite(path: target, reason: reason))
+    }
+
     /// Closes the lock file (flushed first with `durable`) and renames it over `target`: the
     /// change git's lock protocol makes. The holder goes last: killed before, it names a file
     /// that is no longer the lock, which a later vault only cleans away.

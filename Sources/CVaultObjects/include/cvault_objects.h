@@ -30,6 +30,18 @@ int cvault_odb_writer_new(git_odb_backend **out, const char *objects_dir, int tr
 void cvault_odb_writer_begin_batch(git_odb_backend *backend);
 int cvault_odb_writer_flush_batch(git_odb_backend *backend);
 void cvault_odb_writer_abandon_batch(git_odb_backend *backend);
+/// cvault_odb_writer_flush_batch that also flushes `extra_count` more open files (`extra_fds`,
+/// named `extra_paths` in errors) at the same time as the batch's files: a ref's lock holding
+/// the commit's id reaches the disk with the commit's objects (nothing is renamed but the
+/// batch's objects). With no backend only the extra files are flushed.
+int cvault_odb_writer_flush_batch_with(git_odb_backend *backend, const int *extra_fds,
+                                       const char *const *extra_paths, size_t extra_count);
+
+/// Flushes (`fsync`) `count` open files or folders at once, one thread each (at most 16 at a
+/// time): the disk then writes them and empties its cache once for all of them, where flushing
+/// them one after the other waits for it once per file, which on a busy disk is most of a
+/// commit's time. Returns the index of the first that failed (errno set), or -1.
+long cvault_fsync_together(const int *fds, size_t count);
 /// A batch for a commit of many new files (an import): its objects are written into one new
 /// pack (`objects/pack/pack-<checksum>.{pack,idx}`, git's version 2 formats, no deltas) instead
 /// of a loose file each, and cvault_odb_writer_flush_batch writes and flushes the pack and its

@@ -168,16 +168,12 @@ struct DiaryRow {
         _ listing: DiaryListing, count: Int, template: ListingTemplate<DiaryRow>, locale: String, words: ListingWords
     ) {
         typealias F = DiaryListing.Field
-        var made = 0
-        var out: [UInt8] = []
-        out.reserveCapacity(Terminal.pipedChunk + 65_536)
-        func plain(_ row: KeptRow) -> Bool {
-            guard row.field(F.problem.rawValue) == nil, KeptRow.appendPlain(row.path, to: &out) else { return false }
-            out.append(9)
-            guard KeptRow.appendPlain(row.field(F.date.rawValue), to: &out) else { return false }
-            out.append(9)
-            guard KeptRow.appendPlain(row.field(F.title.rawValue), to: &out) else { return false }
-            out.append(9)
+        template.write(count: count) { i, out in
+            guard let row = listing.kept(at: i), row.field(F.problem.rawValue) == nil,
+                KeptRow.appendPlain(row.path, to: &out), out.appending(9),
+                KeptRow.appendPlain(row.field(F.date.rawValue), to: &out), out.appending(9),
+                KeptRow.appendPlain(row.field(F.title.rawValue), to: &out), out.appending(9)
+            else { return false }
             // `#tag #other`: kept separated by U+001F.
             for (k, tag) in (row.field(F.tags.rawValue)?.split(separator: 0x1F) ?? []).enumerated() {
                 if k > 0 { out.append(32) }
@@ -185,27 +181,10 @@ struct DiaryRow {
                 guard KeptRow.appendPlain(tag, to: &out) else { return false }
             }
             out.append(9)
-            guard KeptRow.appendPlain(row.field(F.preview.rawValue), to: &out) else { return false }
-            out.append(10)
-            return true
+            return KeptRow.appendPlain(row.field(F.preview.rawValue), to: &out)
+        } row: { i in
+            DiaryRow(listing.summary(at: i), locale: locale, words: words)
         }
-        for i in 0..<count {
-            let start = out.count
-            if let row = listing.kept(at: i) {
-                if plain(row) {
-                    Terminal.writeChunk(&out)
-                    continue
-                }
-                out.removeSubrange(start...)
-            }
-            out += Array(template.line(for: DiaryRow(listing.summary(at: i), locale: locale, words: words)).utf8)
-            made += 1
-            out.append(10)
-            Terminal.writeChunk(&out)
-        }
-        Trace.mark("listing: rows formatted (\(made) from summaries)")
-        _ = Terminal.write(bytes: out, to: 1)
-        Trace.mark("listing: rows written")
         Terminal.keepUntilExit(listing)
     }
 

@@ -278,39 +278,17 @@ struct RoomRow {
         zone: TimeZone, words: ListingWords
     ) {
         typealias F = RoomListing.Field
-        var made = 0
-        var out: [UInt8] = []
-        out.reserveCapacity(Terminal.pipedChunk + 65_536)
-        for i in 0..<count {
-            if let row = listing.kept(at: i), row.field(F.problem.rawValue) == nil, row.field(F.lastAuthor.rawValue) == nil,
-                !row.field(F.lastStatus.rawValue, is: "interrupted")
-            {
-                let start = out.count
-                if KeptRow.appendPlain(row.path, to: &out) {
-                    out.append(9)
-                    if KeptRow.appendPlain(row.field(F.lastActivity.rawValue), to: &out) {
-                        out.append(9)
-                        if KeptRow.appendPlain(row.field(F.title.rawValue), to: &out) {
-                            out.append(9)
-                            if KeptRow.appendPlain(row.field(F.preview.rawValue), to: &out) {
-                                out.append(10)
-                                Terminal.writeChunk(&out)
-                                continue
-                            }
-                        }
-                    }
-                }
-                out.removeSubrange(start...)
-            }
-            let row = RoomRow(listing.summary(at: i), now: now, locale: locale, zone: zone, words: words)
-            made += 1
-            out += Array(template.line(for: row).utf8)
-            out.append(10)
-            Terminal.writeChunk(&out)
+        template.write(count: count) { i, out in
+            guard let row = listing.kept(at: i), row.field(F.problem.rawValue) == nil,
+                row.field(F.lastAuthor.rawValue) == nil, !row.field(F.lastStatus.rawValue, is: "interrupted")
+            else { return false }
+            return KeptRow.appendPlain(row.path, to: &out) && out.appending(9)
+                && KeptRow.appendPlain(row.field(F.lastActivity.rawValue), to: &out) && out.appending(9)
+                && KeptRow.appendPlain(row.field(F.title.rawValue), to: &out) && out.appending(9)
+                && KeptRow.appendPlain(row.field(F.preview.rawValue), to: &out)
+        } row: { i in
+            RoomRow(listing.summary(at: i), now: now, locale: locale, zone: zone, words: words)
         }
-        Trace.mark("listing: rows formatted (\(made) from summaries)")
-        _ = Terminal.write(bytes: out, to: 1)
-        Trace.mark("listing: rows written")
         Terminal.keepUntilExit(listing)
     }
 

@@ -66,7 +66,7 @@ public struct ListingCache: Sendable {
     ) {
         self.context = context
         file = ListingCache.path(root: root, kind: kind, environment: environment)
-        storage = file.flatMap(MappedBytes.init(file:)) ?? MappedBytes()
+        storage = file.flatMap { MappedBytes(file: $0) } ?? MappedBytes()
         guard let (entries, point) = ListingCache.parse(storage.buffer, context: context) else { return }
         read = entries
         self.point = point
@@ -251,60 +251,41 @@ public struct ListingCache: Sendable {
         let b = bytes
         do {
             while start < b.count {
-                // Nine tab-ended columns, then the fields up to the line feed.
-                var columns: [Range<Int>] = []
-                columns.reserveCapacity(9)
+                // Eight numbers, each ended by a tab, read as they come (no array made per line);
+                // then the path, ended by a tab or the line feed; then the fields up to the line feed.
                 var at = start
-                while columns.count < 9 {
-                    var end = at
-                    while end < b.count, b[end] != 9, b[end] != 10 { end += 1 }
-                    guard end < b.count else { return nil }
-                    columns.append(at..<end)
-                    at = end + 1
-                    if b[end] == 10 { break }
+                var numbers: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+                for k in 0..<8 {
+                    var n: UInt64 = 0
+                    let first = at
+                    while at < b.count, b[at] != 9 {
+                        let d = b[at]
+                        guard d >= 48, d <= 57, at - first < 19 else { return nil }
+                        n = n * 10 + UInt64(d - 48)
+                        at += 1
+                    }
+                    guard at < b.count, at > first else { return nil }
+                    withUnsafeMutableBytes(of: &numbers) { $0.storeBytes(of: n, toByteOffset: k * 8, as: UInt64.self) }
+                    at += 1
                 }
-                guard columns.count == 9 else { return nil }
+                let pathStart = at
+                while at < b.count, b[at] != 9, b[at] != 10 { at += 1 }
+                guard at < b.count else { return nil }
+                let path = pathStart..<at
                 // The fields, up to 16,384 characters of preview: the line's end found by `memchr`.
-                let after = columns[8].upperBound
+                let after = at
                 guard let found = memchr(b.baseAddress! + after, 10, b.count - after) else { return nil }
                 let lineEnd = b.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                func n(_ k: Int) -> UInt64? { number(bytes[columns[k]]) }
-                guard let dev = n(0), let ino = n(1), let size = n(2), let ms = n(3), let mns = n(4), let cs = n(5),
-                    let cns = n(6), let settled = n(7)
-                else { return nil }
+                let (dev, ino, size, ms, mns, cs, cns, settled) = numbers
                 let stamp = FileIO.Stamp(
                     device: dev, inode: ino, size: Int64(size), modified: timespec(tv_sec: Int(ms), tv_nsec: Int(mns)),
                     changed: timespec(tv_sec: Int(cs), tv_nsec: Int(cns)))
-                let fieldStart = min(columns[8].upperBound + 1, lineEnd)
+                let fieldStart = min(path.upperBound + 1, lineEnd)
                 entries.append(
-                    Entry(stamp: stamp, settled: settled == 1, path: columns[8], fieldBytes: fieldStart..<lineEnd, made: nil))
+                    Entry(stamp: stamp, settled: settled == 1, path: path, fieldBytes: fieldStart..<lineEnd, made: nil))
                 start = lineEnd + 1
             }
             return (entries, point)
         }
-    }
-}
-
-/// A file's bytes, mapped read-only (or none). The listing cache is replaced by renaming a new
-/// file over it, never written in place, so the mapped version stays whole while it is read.
-final class MappedBytes: @unchecked Sendable {
-    let buffer: UnsafeBufferPointer<UInt8>
-
-    init() { buffer = UnsafeBufferPointer(start: nil, count: 0) }
-
-    /// The file at `file`, nil when it cannot be opened or mapped, or is empty.
-    init?(file: String) {
-        let fd = open(file, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_size > 0, let map = mmap(nil, Int(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0),
-            map != MAP_FAILED
-        else { return nil }
-        buffer = UnsafeBufferPointer(start: map.assumingMemoryBound(to: UInt8.self), count: Int(st.st_size))
-    }
-
-    deinit {
-        if let start = buffer.baseAddress { munmap(UnsafeMutableRawPointer(mutating: start), buffer.count) }
     }
 }
