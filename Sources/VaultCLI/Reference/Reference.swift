@@ -67,7 +67,7 @@ enum Reference {
             meaning: "seconds between the background syncs of the chat prompt in a shared room (`vault watch` takes `--interval`)"),
         Variable(
             name: "VAULT_NO_WATCH", fallback: "",
-            meaning: "set and not empty: an indexed search starts no background watcher (`--no-watch`)"),
+            meaning: "set and not empty: an indexed search, a sync or a listing starts and asks no background watcher (`--no-watch`)"),
         Variable(name: "VAULT_WATCH_IDLE", fallback: "1800", meaning: "seconds without a search before the watcher ends"),
         Variable(
             name: "VAULT_WATCH_MAX_PATHS", fallback: "10000",
