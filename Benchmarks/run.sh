@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The vault benchmarks, side by side with the tools people would use otherwise.
 #
-#   Benchmarks/run.sh [--rooms N] [--entries N] [--vault DIR]
+#   Benchmarks/run.sh [--rooms N] [--entries N] [--vault DIR] [--all]
 #
 # --vault measures an existing vault (e.g. commit-bench's Benchmarks/.data/git-50k) instead.
+# --all then runs the benchmark of each of #25's other goals: growth.sh (listings and check at
+# 5,000, 20,000 and 50,000 files, with memory), commit-bench.sh and commit-trace.sh (a chat
+# turn's commit), search-bench.sh (the index's size, build and queries).
 #
 # Builds vault in release mode, generates the synthetic vault once (seeded; kept in
 # Benchmarks/.data/, which git ignores), then measures:
@@ -12,23 +15,27 @@
 #      time with hyperfine, next to ripgrep doing the nearest equivalent (reading
 #      every room's or entry's title; scanning every file, or the one room, for
 #      message headers). The listing cache (outside the vault) is warm after the
-#      warm-up runs: these are the times of a listing after a listing.
+#      warm-up runs: these are the times of a listing after a listing;
+#   3. the time to the first screen of `vault rooms` and `vault diary list` on a terminal
+#      (first-screen.py: a pseudo-terminal, the default pager), next to rg's.
 # Medians are what to quote: the machines are shared and noisy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 find_swift
-VAULT_APT_PACKAGES+=(hyperfine ripgrep python3)
+VAULT_APT_PACKAGES+=(hyperfine ripgrep python3 less)
 install_missing_packages
 
 rooms=20000
 entries=30000
+all=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --rooms) rooms="$2"; shift 2 ;;
         --entries) entries="$2"; shift 2 ;;
         --vault) data="$2"; shift 2 ;;
-        *) echo "usage: Benchmarks/run.sh [--rooms N] [--entries N] [--vault DIR]" >&2; exit 2 ;;
+        --all) all=1; shift ;;
+        *) echo "usage: Benchmarks/run.sh [--rooms N] [--entries N] [--vault DIR] [--all]" >&2; exit 2 ;;
     esac
 done
 
@@ -74,3 +81,20 @@ for mine, theirs in (("vault rooms", "rg: every room's title"), ("vault diary li
                      ("vault check", "rg: every message header"), ("vault check ROOM", "rg: one room's headers")):
     print(f"median {mine}: {runs[mine]:.0f} ms; {theirs}: {runs[theirs]:.0f} ms; ratio {runs[mine] / runs[theirs]:.1f}")
 PY
+
+echo
+echo "== 3. the first screen on a terminal, through the pager"
+python3 Benchmarks/first-screen.py "$vault" "$data" --runs 15
+
+if [ "$all" = 1 ]; then
+    echo
+    echo "== 4. listings and check as the vault grows"
+    Benchmarks/growth.sh
+    echo
+    echo "== 5. a chat turn's commit"
+    Benchmarks/commit-bench.sh
+    Benchmarks/commit-trace.sh
+    echo
+    echo "== 6. search, and the index's size and build"
+    Benchmarks/search-bench.sh
+fi
