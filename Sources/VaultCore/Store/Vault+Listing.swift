@@ -170,7 +170,7 @@ extension Vault {
             else { return nil }
             var day = none
             if let date = row.field(2) {
-                guard let parsed = LocalDate(iso: String(decoding: date, as: UTF8.self)) else { return nil }
+                guard let parsed = LocalDate(isoBytes: UnsafeBufferPointer(rebasing: date)) else { return nil }
                 day = parsed
             }
             return (.kept(row), key, day)
