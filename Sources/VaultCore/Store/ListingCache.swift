@@ -70,9 +70,15 @@ public struct ListingCache: Sendable {
         guard let (entries, point) = ListingCache.parse(storage.buffer, context: context) else { return }
         read = entries
         self.point = point
-        next = [Int32](repeating: -1, count: entries.count)
-        firstByInode.reserveCapacity(entries.count)
-        for (i, entry) in entries.enumerated().reversed() {
+    }
+
+    /// Makes the entries findable by their file's inode (`entry(of:stamp:)`): done only when a
+    /// file is to be looked up by its stamp (a listing the watcher answered for may look up none).
+    public mutating func indexByInode() {
+        guard next.count != read.count else { return }
+        next = [Int32](repeating: -1, count: read.count)
+        firstByInode.reserveCapacity(read.count)
+        for (i, entry) in read.enumerated().reversed() {
             if let first = firstByInode[entry.stamp.inode] { next[i] = first }
             firstByInode[entry.stamp.inode] = Int32(i)
         }
@@ -105,7 +111,8 @@ public struct ListingCache: Sendable {
         return cache + "/vault/listing/" + SHA256.hex(Array(real.utf8)).prefix(16) + "." + kind
     }
 
-    /// The entry kept for `path` while the file still has `stamp` (nil: read it).
+    /// The entry kept for `path` while the file still has `stamp` (nil: read it). Needs
+    /// `indexByInode()` first.
     public func entry(of path: String, stamp: FileIO.Stamp?) -> Entry? {
         guard let stamp, var i = firstByInode[stamp.inode] else { return nil }
         var path = path
@@ -119,9 +126,9 @@ public struct ListingCache: Sendable {
         }
     }
 
-    /// The entries read, in the cache's order, each with its path.
-    var entriesWithPaths: [(entry: Entry, path: String)] {
-        read.map { ($0, String(decoding: bytes[$0.path], as: UTF8.self)) }
+    /// Each entry read, in the cache's order, with its path.
+    func forEachEntry(_ body: (Entry, String) -> Void) {
+        for entry in read { body(entry, String(decoding: bytes[entry.path], as: UTF8.self)) }
     }
 
     /// The entries read whose path is not one of `paths`: kept as they are when only those paths

@@ -214,7 +214,8 @@ extension Vault {
         var known: [ListingCache.Entry?] = []
         paths.reserveCapacity(cache.count + named.count)
         known.reserveCapacity(cache.count + named.count)
-        for (entry, path) in cache.entriesWithPaths where !named.contains(path) {
+        cache.forEachEntry { entry, path in
+            guard named.isEmpty || !named.contains(path) else { return }
             paths.append(path)
             known.append(entry.settled ? entry : nil)
         }
@@ -246,6 +247,8 @@ extension Vault {
         var results = [T?](repeating: nil, count: paths.count)
         var entries = [ListingCache.Entry?](repeating: nil, count: paths.count)
         var reads = [Bool](repeating: false, count: paths.count)
+        // Files to look up by their stamp: all of them, or those the watcher did not vouch for.
+        if known?.contains(where: { $0 == nil }) ?? true { cache.indexByInode() }
         let kept = cache
         let now = Int(Date().timeIntervalSince1970)
         // Called from every worker: they read files and make values, sharing no state.
