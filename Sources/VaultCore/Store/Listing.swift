@@ -212,14 +212,7 @@ public struct DiaryListing: Sendable {
 
     /// Whether an entry is dated by its file's time (it has no date of its own): the history
     /// may date it instead (`diarySummariesDatedByHistory`).
-    public var hasEntryDatedByFileTime: Bool {
-        items.contains { item in
-            switch item {
-            case .kept(let row): row.lastField().map { $0.elementsEqual("modified".utf8) } ?? false
-            case .read(let summary): summary.dateSource == "modified"
-            }
-        }
-    }
+    public let hasEntryDatedByFileTime: Bool
 
     /// The fields of an entry's kept line.
     public enum Field: Int {

@@ -163,7 +163,9 @@ extension Vault {
         let paths = listed.paths
         Trace.mark("diary: \(paths.count) listed\(listed.trace)")
         let none = LocalDate(year: 0, month: 1, day: 1)
-        var items = summarized(paths, known: listed.known, cache: &cache, point: listed.point) { path, kept, entry -> (DiaryListing.Item, Double, LocalDate)? in
+        // Each entry with its keys, and whether it is dated by its file's time (found here, on the
+        // workers, while its line is at hand).
+        var items = summarized(paths, known: listed.known, cache: &cache, point: listed.point) { path, kept, entry -> (DiaryListing.Item, Double, LocalDate, Bool)? in
             let row = kept.row(of: entry)
             guard row.fieldCount == DiarySummary.keptFields, let key = row.number(0), row.field(4) != nil,
                 row.field(5) != nil
@@ -173,11 +175,14 @@ extension Vault {
                 guard let parsed = LocalDate(isoBytes: UnsafeBufferPointer(rebasing: date)) else { return nil }
                 day = parsed
             }
-            return (.kept(row), key, day)
+            let byFileTime = row.field(DiaryListing.Field.dateSource.rawValue, is: "modified")
+            return (.kept(row), key, day, byFileTime)
         } read: { path in
             let (summary, key) = summarizeEntry(path)
-            return ((.read(summary), key, summary.date ?? none), DiarySummary.fields(summary, key: key))
+            return ((.read(summary), key, summary.date ?? none, summary.dateSource == "modified"),
+                DiarySummary.fields(summary, key: key))
         }
+        let byFileTime = items.contains { $0?.3 == true }
         // The keys apart from the summaries: a compare then moves no strings.
         let keys = items.map { $0?.1 ?? 0 }
         let dates = items.map { $0?.2 ?? none }
@@ -189,7 +194,8 @@ extension Vault {
         Trace.mark("diary: sorted")
         defer { Trace.mark("diary: copies marked") }
         return DiaryListing(
-            items: Vault.moved(from: &items, in: order) { $0.0 }, copies: Vault.conflictCopies(among: paths))
+            items: Vault.moved(from: &items, in: order) { $0.0 }, copies: Vault.conflictCopies(among: paths),
+            hasEntryDatedByFileTime: byFileTime)
     }
 
     /// The files of a listing of `folder` (`rooms` or `diary`): `list()`'s, each stamped by
