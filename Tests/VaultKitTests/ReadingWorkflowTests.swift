@@ -10,23 +10,6 @@ import VaultTestSupport
 // The reading workflows every front end shares, through the library alone: what they return
 // (pages, entries, notes), that they print nothing, and that a cancelled handle stops them.
 
-private let conflictRoom = """
-    ---
-    title: Conflict
-    created: 2026-09-08T22:40:12+09:00
-    ---
-
-    ## 🧑 user · 2026-09-08 22:41 <!-- 2026-09-08T22:41:30+09:00 m-57YHMDWECGV6 -->
-
-    hello
-    <<<<<<< HEAD
-    ours line
-    =======
-    theirs line
-    >>>>>>> origin/main
-
-    """
-
 @Suite struct RoomReadingTests {
     @Test func pagesAreCutByMessages() throws {
         let dir = try Project.copyOfSampleVault()
@@ -73,7 +56,7 @@ private let conflictRoom = """
 
     @Test func aFileWithConflictMarkersIsReadAsThisMachinesSideWithAWarning() throws {
         let dir = try newVault()
-        try dir.write("rooms/conflict.md", conflictRoom)
+        try dir.write("rooms/conflict.md", Fixtures.roomWithConflictMarkers(title: "Conflict"))
         let before = try dir.snapshot()
         let session = try VaultSession(root: dir.path, access: .readOnly)
         let page = try RoomReading(vault: session.vault).read("rooms/conflict.md")

@@ -53,11 +53,15 @@ extension VaultCommand {
                     let title = style.title(Terminal.fit(row.entry.title, 24))
                     Terminal.line("\(style.date(Terminal.fit(day, 18))) \(title) \(rest)")
                 }
+                var listed: [DiarySummary]?
                 if format.format == nil, !format.json, query.isEmpty {
                     // Every entry, in the listing's order (unless an entry with no date of its own waits
                     // to be dated by the history): each made into a row only as it is printed.
                     let listing = vault.diaryListing(watcher: watcher)
-                    if !listing.hasEntryDatedByFileTime {
+                    if listing.hasEntryDatedByFileTime {
+                        // Dated by the history: from this listing, not a second one.
+                        listed = vault.datedByHistory((0..<listing.count).map { listing.summary(at: $0) })
+                    } else {
                         let count = min(listing.count, try limit.count(default: listing.count))
                         Trace.mark("diary list: chosen")
                         if let template {
@@ -78,7 +82,7 @@ extension VaultCommand {
                     }
                 }
                 let entries = try limit.apply(
-                    try query.entries(in: vault, watcher: watcher, cancellation: Termination.cancellation))
+                    try listed ?? query.entries(in: vault, watcher: watcher, cancellation: Termination.cancellation))
                 if format.json { return try Terminal.json(Array(entries)) }
                 Trace.mark("diary list: chosen")
                 let rows = entries.map { DiaryRow($0, locale: locale, words: words) }

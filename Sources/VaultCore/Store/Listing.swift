@@ -43,6 +43,14 @@ public struct KeptRow: @unchecked Sendable {
         return fields[(start + 1)...]
     }
 
+    /// Every field as text (unescaped), in one pass; nil for one that is absent.
+    var texts: [String?] {
+        guard !fields.isEmpty else { return [] }
+        return fields.split(separator: 9, omittingEmptySubsequences: false).map { f in
+            f.first == UInt8(ascii: "+") ? ListingCache.unescape(f.dropFirst()) : nil
+        }
+    }
+
     /// Field `k` read as a number (nil: absent or not one).
     func number(_ k: Int) -> Double? { field(k).flatMap { Double(String(decoding: $0, as: UTF8.self)) } }
 
@@ -139,9 +147,8 @@ public struct RoomListing: Sendable {
         switch items[position] {
         case .kept(let row):
             let path = String(decoding: row.path, as: UTF8.self)
-            let fields = (0..<row.fieldCount).map { k in row.field(k).map(ListingCache.unescape) }
             // Checked when it was found (its field count, key, title and preview).
-            summary = RoomSummary(path: path, fields: fields)!
+            summary = RoomSummary(path: path, fields: row.texts)!
         case .read(let read): summary = read
         }
         guard marked.contains(position) else { return summary }
@@ -194,8 +201,7 @@ public struct DiaryListing: Sendable {
         switch items[position] {
         case .kept(let row):
             let path = String(decoding: row.path, as: UTF8.self)
-            let fields = (0..<row.fieldCount).map { k in row.field(k).map(ListingCache.unescape) }
-            summary = DiarySummary.withKey(path: path, fields: fields)!.0
+            summary = DiarySummary.withKey(path: path, fields: row.texts)!.0
         case .read(let read): summary = read
         }
         if !copies.isEmpty { summary.conflictCopyOf = copies[summary.path] }

@@ -138,15 +138,6 @@ public struct ListingCache: Sendable {
         return read.filter { !named.contains(Array(bytes[$0.path])) }
     }
 
-    /// The fields of an entry (`entry(of:stamp:)`), as they were kept.
-    public func fields(of entry: Entry) -> [String?] {
-        if let made = entry.made { return made.fields }
-        guard !entry.fieldBytes.isEmpty else { return [] }
-        return bytes[entry.fieldBytes].split(separator: 9, omittingEmptySubsequences: false).map { f in
-            f.first == UInt8(ascii: "+") ? ListingCache.unescape(f.dropFirst()) : nil
-        }
-    }
-
     /// An entry for `fields` of `path`, read while the file had `stamp` (taken before the read;
     /// nil: no file there now).
     public static func entry(_ path: String, stamp: FileIO.Stamp?, fields: [String?], now: Int) -> Entry? {

@@ -235,7 +235,7 @@ extension Vault {
     }
 
     /// Each of `paths` summarized, from `cache` while its file has the stamp kept there (`cached`
-    /// makes the summary from the kept entry: `ListingCache.fields(of:)`, or its bytes; nil: read
+    /// makes the summary from the kept entry's line, `ListingCache.row(of:)`; nil: read
     /// the file), else by `read` (on every core; nil fields: not
     /// kept); the cache is brought up to date and saved. `paths` is every file of its kind, or
     /// with `onlyThese` a few of them: the cache's other entries are then kept as they are.
