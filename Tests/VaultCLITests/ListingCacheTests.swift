@@ -192,15 +192,15 @@ import VaultTestSupport
                 let full = try runVault(args, in: dir.path, environment: plain)
                 expectSuccess(watched)
                 #expect(watched.stdout == full.stdout, "\(step): \(args)\n\(watched.stdout)\n\(full.stdout)")
-                traces += watched.stderr.split(separator: "\n").filter { $0.contains(" listed") }.map { step + ": " + $0 }
+                traces += watched.stderr.split(separator: "\n").filter { $0.contains(" listed") || $0.contains(" kept, ") }.map { step + ": " + $0 }
             }
         }
         try same("first")
         Thread.sleep(forTimeInterval: 3.2)
         try same("settled")
         try same("again")
-        #expect(traces.contains { $0.hasPrefix("again") && $0.contains("rooms: 4 listed (watcher: 0 changed)") }, "\(traces)")
-        #expect(traces.contains { $0.hasPrefix("again") && $0.contains("diary: 4 listed (watcher: 0 changed)") }, "\(traces)")
+        #expect(traces.contains { $0.hasPrefix("again") && $0.contains("rooms: 4 kept, 0 read (watcher: 0 changed)") }, "\(traces)")
+        #expect(traces.contains { $0.hasPrefix("again") && $0.contains("diary: 4 kept, 0 read (watcher: 0 changed)") }, "\(traces)")
 
         // An edit in place of the same size, at once; an entry appended to; a room added by hand,
         // one removed, one renamed; files the listings leave out (hidden, a link, a deeper folder).
@@ -218,7 +218,7 @@ import VaultTestSupport
         try FileManager.default.createSymbolicLink(atPath: dir.path + "/rooms/link.md", withDestinationPath: dir.path + "/rooms/delta.md")
         try dir.write("rooms/deeper/x.md", "---\ntitle: Deeper\n---\n")
         try same("changed")
-        #expect(traces.contains { $0.hasPrefix("changed") && $0.contains("rooms: 4 listed (watcher: ") }, "\(traces)")
+        #expect(traces.contains { $0.hasPrefix("changed") && $0.contains("rooms: 1 kept, 3 read (watcher: ") }, "\(traces)")
         // A new folder under diary/: the watcher cannot name its files, and says so.
         try dir.write("diary/2027/2027-01-01-new.md", "---\ntitle: 새해\ncreated: 2027-01-01T09:00:00+09:00\n---\n\n새해\n")
         try same("new folder")
@@ -226,7 +226,28 @@ import VaultTestSupport
         Thread.sleep(forTimeInterval: 3.2)
         try same("settled again")
         try same("last")
-        #expect(traces.contains { $0.hasPrefix("last") && $0.contains("diary: 5 listed (watcher: 0 changed)") }, "\(traces)")
+        #expect(traces.contains { $0.hasPrefix("last") && $0.contains("diary: 5 kept, 0 read (watcher: 0 changed)") }, "\(traces)")
+        // Conflict copies (marked with their original when it is here), among kept lines and files read now.
+        Thread.sleep(forTimeInterval: 1.1)
+        try dir.write(
+            "rooms/delta.sync-conflict-20261121-093000-ABCDEFG.md", try dir.readText("rooms/delta.md"))
+        try dir.write("diary/" + (entry as NSString).deletingPathExtension + " (conflicted copy 2026-11-21).md", "---\ntitle: 사본\n---\n\n사본\n")
+        try same("copies")
+        Thread.sleep(forTimeInterval: 3.2)
+        try same("copies settled")
+        try same("copies kept")
+        #expect(traces.contains { $0.hasPrefix("copies kept") && $0.contains("rooms: 5 kept, 0 read") }, "\(traces)")
+        // A damaged line in a cache: the listing reads every file again, as without one.
+        for kind in ["rooms", "diary"] {
+            let folder = cache.path + "/vault/listing"
+            let file = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix("." + kind) })
+            var lines = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            lines[3] = "12x" + lines[3].dropFirst(3)
+            try lines.joined(separator: "\n").write(toFile: folder + "/" + file, atomically: true, encoding: .utf8)
+        }
+        try same("damaged")
+        #expect(traces.contains { $0.hasPrefix("damaged") && $0.contains("rooms: 5 listed") }, "\(traces)")
+        #expect(traces.contains { $0.hasPrefix("damaged") && $0.contains("diary: 6 listed") }, "\(traces)")
     }
 
     /// `vault check` reads again every file whose stamp changed: a clean room broken in place

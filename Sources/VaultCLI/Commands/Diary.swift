@@ -58,9 +58,11 @@ extension VaultCommand {
                     // Every entry, in the listing's order (unless an entry with no date of its own waits
                     // to be dated by the history): each made into a row only as it is printed.
                     let listing = vault.diaryListing(watcher: watcher)
+                    // What this listing read goes into the cache once its rows are out.
+                    defer { listing.saveCache() }
                     if listing.hasEntryDatedByFileTime {
                         // Dated by the history: from this listing, not a second one.
-                        listed = vault.datedByHistory((0..<listing.count).map { listing.summary(at: $0) })
+                        listed = vault.datedByHistory(listing.map { $0.summary() })
                     } else {
                         let count = min(listing.count, try limit.count(default: listing.count))
                         Trace.mark("diary list: chosen")
@@ -73,8 +75,8 @@ extension VaultCommand {
                             return
                         }
                         // The first screen goes to the pager (when there is one) as soon as it is printed.
-                        for i in 0..<count {
-                            show(DiaryRow(listing.summary(at: i), locale: locale, words: words))
+                        for row in listing.prefix(count) {
+                            show(DiaryRow(row.summary(), locale: locale, words: words))
                             Pager.pageIfScreenIsFull()
                         }
                         Trace.mark("listing: rows written")
@@ -172,8 +174,8 @@ struct DiaryRow {
         _ listing: DiaryListing, count: Int, template: ListingTemplate<DiaryRow>, locale: String, words: ListingWords
     ) {
         typealias F = DiaryListing.Field
-        template.write(count: count) { i, out in
-            guard let row = listing.kept(at: i), row.field(F.problem.rawValue) == nil,
+        template.write(listing.prefix(count)) { listed, out in
+            guard let row = listed.kept, row.field(F.problem.rawValue) == nil,
                 KeptRow.appendPlain(row.path, to: &out), out.appending(9),
                 KeptRow.appendPlain(row.field(F.date.rawValue), to: &out), out.appending(9),
                 KeptRow.appendPlain(row.field(F.title.rawValue), to: &out), out.appending(9)
@@ -186,8 +188,8 @@ struct DiaryRow {
             }
             out.append(9)
             return KeptRow.appendPlain(row.field(F.preview.rawValue), to: &out)
-        } row: { i in
-            DiaryRow(listing.summary(at: i), locale: locale, words: words)
+        } row: { listed in
+            DiaryRow(listed.summary(), locale: locale, words: words)
         }
         Terminal.keepUntilExit(listing)
     }

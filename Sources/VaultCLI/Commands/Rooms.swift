@@ -65,6 +65,8 @@ extension VaultCommand {
             if !format.json, format.format == nil, from == nil, to == nil {
                 // Every room, in the listing's order: each made into a row only as it is printed.
                 let listing = vault.roomListing(watcher: watcher)
+                // What this listing read goes into the cache once its rows are out.
+                defer { listing.saveCache() }
                 let count = min(listing.count, try limit.count(default: listing.count))
                 Trace.mark("rooms: summaries ready")
                 if let template {
@@ -78,14 +80,14 @@ extension VaultCommand {
                 }
                 if !listing.hasSharedRooms {
                     // The first screen goes to the pager (when there is one) as soon as it is printed.
-                    for i in 0..<count {
-                        show(RoomRow(listing.summary(at: i), now: now, locale: locale, zone: zone, words: words))
+                    for row in listing.prefix(count) {
+                        show(RoomRow(row.summary(), now: now, locale: locale, zone: zone, words: words))
                         Pager.pageIfScreenIsFull()
                     }
                     Trace.mark("listing: rows written")
                     return Terminal.keepUntilExit(listing)
                 }
-                rooms = (0..<count).map { listing.summary(at: $0) }[...]
+                rooms = listing.prefix(count).map { $0.summary() }[...]
             } else {
                 let active = try RoomQuery(from: from, to: to).rooms(
                     in: vault, watcher: watcher, cancellation: Termination.cancellation)
@@ -278,16 +280,16 @@ struct RoomRow {
         zone: TimeZone, words: ListingWords
     ) {
         typealias F = RoomListing.Field
-        template.write(count: count) { i, out in
-            guard let row = listing.kept(at: i), row.field(F.problem.rawValue) == nil,
+        template.write(listing.prefix(count)) { listed, out in
+            guard let row = listed.kept, row.field(F.problem.rawValue) == nil,
                 row.field(F.lastAuthor.rawValue) == nil, !row.field(F.lastStatus.rawValue, is: "interrupted")
             else { return false }
             return KeptRow.appendPlain(row.path, to: &out) && out.appending(9)
                 && KeptRow.appendPlain(row.field(F.lastActivity.rawValue), to: &out) && out.appending(9)
                 && KeptRow.appendPlain(row.field(F.title.rawValue), to: &out) && out.appending(9)
                 && KeptRow.appendPlain(row.field(F.preview.rawValue), to: &out)
-        } row: { i in
-            RoomRow(listing.summary(at: i), now: now, locale: locale, zone: zone, words: words)
+        } row: { listed in
+            RoomRow(listed.summary(), now: now, locale: locale, zone: zone, words: words)
         }
         Terminal.keepUntilExit(listing)
     }

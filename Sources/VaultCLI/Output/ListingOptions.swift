@@ -152,18 +152,20 @@ struct ListingTemplate<Row> {
         Trace.mark("listing: rows written")
     }
 
-    /// Writes `count` rows, a megabyte at a time (`Terminal.writeChunk`): row `i` by `plain`
-    /// when it can (it appends the row's bytes, without its line feed, and returns true), else as
-    /// the template says of `row(i)` (whatever `plain` appended is taken back first).
-    func write(count: Int, plain: (Int, inout [UInt8]) -> Bool, row: (Int) -> Row) {
+    /// Writes `items`, a megabyte at a time (`Terminal.writeChunk`): each by `plain` when it can
+    /// (it appends the row's bytes, without its line feed, and returns true), else as the
+    /// template says of `row(item)` (whatever `plain` appended is taken back first).
+    func write<Items: Sequence>(
+        _ items: Items, plain: (Items.Element, inout [UInt8]) -> Bool, row: (Items.Element) -> Row
+    ) {
         var out: [UInt8] = []
         out.reserveCapacity(Terminal.pipedChunk + 65_536)
         var made = 0
-        for i in 0..<count {
+        for item in items {
             let start = out.count
-            if !plain(i, &out) {
+            if !plain(item, &out) {
                 out.removeSubrange(start...)
-                out += Array(line(for: row(i)).utf8)
+                out += Array(line(for: row(item)).utf8)
                 made += 1
             }
             out.append(10)

@@ -69,25 +69,28 @@ public enum ConflictCopy {
         String(SHA256.hex(bytes).prefix(7))
     }
 
-    /// `NAME.sync-conflict-yyyymmdd-hhmmss-DEVICE[.ext]` → `NAME[.ext]`.
     private static func mentionsConflict(_ path: String) -> Bool {
         // In place: a listing asks about every file (no copy, no array made per path).
-        let word: StaticString = "conflict"
-        let found = path.utf8.withContiguousStorageIfAvailable { b in
-            word.withUTF8Buffer { w in
-                guard b.count >= w.count else { return false }
-                var at = 0
-                while at + w.count <= b.count, let c = memchr(b.baseAddress! + at, Int32(w[0]), b.count - w.count + 1 - at) {
-                    at = b.baseAddress!.distance(to: c.assumingMemoryBound(to: UInt8.self))
-                    if memcmp(b.baseAddress! + at, w.baseAddress!, w.count) == 0 { return true }
-                    at += 1
-                }
-                return false
-            }
-        }
-        return found ?? path.contains("conflict")
+        path.utf8.withContiguousStorageIfAvailable { mentionsConflict($0) } ?? path.contains("conflict")
     }
 
+    /// Whether the bytes of a path hold "conflict", as every conflict copy's name does: the
+    /// paths for which `original(of:)` is worth asking.
+    static func mentionsConflict(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let word: StaticString = "conflict"
+        return word.withUTF8Buffer { w in
+            guard b.count >= w.count else { return false }
+            var at = 0
+            while at + w.count <= b.count, let c = memchr(b.baseAddress! + at, Int32(w[0]), b.count - w.count + 1 - at) {
+                at = b.baseAddress!.distance(to: c.assumingMemoryBound(to: UInt8.self))
+                if memcmp(b.baseAddress! + at, w.baseAddress!, w.count) == 0 { return true }
+                at += 1
+            }
+            return false
+        }
+    }
+
+    /// `NAME.sync-conflict-yyyymmdd-hhmmss-DEVICE[.ext]` → `NAME[.ext]`.
     private static func syncthing(_ name: String) -> String? {
         guard let r = name.range(of: ".sync-conflict-", options: .backwards), r.lowerBound != name.startIndex
         else { return nil }

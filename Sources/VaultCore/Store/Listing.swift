@@ -52,7 +52,20 @@ public struct KeptRow: @unchecked Sendable {
     }
 
     /// Field `k` read as a number (nil: absent or not one).
-    func number(_ k: Int) -> Double? { field(k).flatMap { Double(String(decoding: $0, as: UTF8.self)) } }
+    func number(_ k: Int) -> Double? {
+        // `strtod` in place: a field always ends before a tab or line feed, which ends its number
+        // (a listing asks this of every line it merges with a file read now).
+        guard let f = field(k), let start = f.base.baseAddress.map({ $0 + f.startIndex }), f.count < 64 else { return nil }
+        let first = start.pointee
+        guard first == UInt8(ascii: "-") || (first >= 48 && first <= 57) else { return nil }
+        let (value, used) = start.withMemoryRebound(to: CChar.self, capacity: f.count) { p -> (Double, Int) in
+            var end: UnsafeMutablePointer<CChar>?
+            let value = strtod(p, &end)
+            return (value, end.map { p.distance(to: UnsafePointer($0)) } ?? 0)
+        }
+        guard used == f.count, value.isFinite else { return nil }
+        return value
+    }
 
     /// Whether field `k` is exactly `text`.
     public func field(_ k: Int, is text: StaticString) -> Bool {
@@ -105,75 +118,120 @@ extension ListingCache {
     }
 }
 
+/// Paths whose rows a listing changes (an unread count, a conflict copy's original), found
+/// by their bytes; the rows' paths are made into text only when one may be among them.
+struct RowMarks: Sendable {
+    /// Messages not shown yet, by path (`UnreadMarks`), and conflict copies, copy → original.
+    let unread: [String: [String]]
+    let copies: [String: String]
+    private let marked: PathSet
+
+    init(unread: [String: [String]], copies: [String: String]) {
+        self.unread = unread
+        self.copies = copies
+        marked = PathSet(Array(unread.keys) + Array(copies.keys))
+    }
+
+    /// The path of `row` when the listing changes its row.
+    func marks(_ row: KeptRow) -> String? {
+        marked.contains(row.path) ? String(decoding: row.path, as: UTF8.self) : nil
+    }
+
+    func marks(_ path: String) -> Bool { !marked.isEmpty && (unread[path] != nil || copies[path] != nil) }
+}
+
 /// `vault rooms`'s list, most recent activity first: each room either kept (its `ListingCache`
-/// line, made into a summary only when asked for) or read now.
-public struct RoomListing: Sendable {
+/// line, made into a summary only when asked for) or read now. Walked once, in order
+/// (`for row in listing`); a listing the watcher answered for walks the cache's lines in place
+/// (`KeptLines`).
+public struct RoomListing: Sendable, Sequence {
     enum Item: Sendable {
         case kept(KeptRow)
         case read(RoomSummary)
     }
 
-    let items: [Item]
-    /// Messages not shown yet, by path (`UnreadMarks`), and conflict copies, copy → original.
-    let unread: [String: [String]]
-    let copies: [String: String]
-    /// Positions whose summary the listing changes (an unread count, a copy's original): never printed from their kept line.
-    private let marked: Set<Int>
-
-    init(items: [Item], unread: [String: [String]], copies: [String: String]) {
-        self.items = items
-        self.unread = unread
-        self.copies = copies
-        var marked = Set<Int>()
-        // Marks and copies are few: paths are made into strings only when there are any.
-        if !unread.isEmpty || !copies.isEmpty {
-            for (i, item) in items.enumerated() {
-                let path: String
-                switch item {
-                case .kept(let row): path = String(decoding: row.path, as: UTF8.self)
-                case .read(let summary): path = summary.path
-                }
-                if unread[path] != nil || copies[path] != nil { marked.insert(i) }
-            }
-        }
-        self.marked = marked
+    enum Source: Sendable {
+        case items([Item])
+        case kept(KeptLines<RoomSummary>)
     }
 
-    public var count: Int { items.count }
-
-    /// The room at `position`, with its unread count and the original it is a copy of.
-    public func summary(at position: Int) -> RoomSummary {
-        var summary: RoomSummary
-        switch items[position] {
-        case .kept(let row):
-            let path = String(decoding: row.path, as: UTF8.self)
-            // Checked when it was found (its field count, key, title and preview).
-            summary = RoomSummary(path: path, fields: row.texts)!
-        case .read(let read): summary = read
-        }
-        guard marked.contains(position) else { return summary }
-        summary.unread = unread[summary.path]?.count ?? 0
-        summary.conflictCopyOf = copies[summary.path]
-        return summary
-    }
-
-    /// The kept line of the room at `position`, when it was not read now and the listing adds
-    /// nothing to it (no unread messages, not a conflict copy). Its fields are numbered as
-    /// `RoomListing.Field`.
-    public func kept(at position: Int) -> KeptRow? {
-        guard case .kept(let row) = items[position], !marked.contains(position) else { return nil }
-        return row
-    }
-
+    let source: Source
+    let marks: RowMarks
+    /// How many rooms there are.
+    public let count: Int
     /// Whether a room is shared (has `members:`): the listing then groups the rooms.
-    public var hasSharedRooms: Bool {
-        items.contains { item in
+    public let hasSharedRooms: Bool
+    let pendingSave: CacheSave?
+
+    /// A room of the listing.
+    public struct Row {
+        let item: Item
+        let marked: String?
+        let marks: RowMarks
+
+        /// The room, with its unread count and the original it is a copy of.
+        public func summary() -> RoomSummary {
+            var summary: RoomSummary
             switch item {
-            case .kept(let row): row.lastField() != nil  // `members`, the last field
-            case .read(let summary): !summary.members.isEmpty
+            case .kept(let row):
+                // Checked when it was found (its field count, key, title and preview).
+                summary = RoomSummary(path: String(decoding: row.path, as: UTF8.self), fields: row.texts)!
+            case .read(let read): summary = read
             }
+            guard marks.marks(summary.path) else { return summary }
+            summary.unread = marks.unread[summary.path]?.count ?? 0
+            summary.conflictCopyOf = marks.copies[summary.path]
+            return summary
+        }
+
+        /// The room's kept line, when it was not read now and the listing adds nothing to it (no
+        /// unread messages, not a conflict copy). Its fields are numbered as `RoomListing.Field`.
+        public var kept: KeptRow? {
+            guard case .kept(let row) = item, marked == nil else { return nil }
+            return row
         }
     }
+
+    public struct Iterator: IteratorProtocol {
+        let listing: RoomListing
+        var position = 0
+        var cursor: KeptLines<RoomSummary>.Cursor?
+
+        public mutating func next() -> Row? {
+            let item: Item
+            switch listing.source {
+            case .items(let items):
+                guard position < items.count else { return nil }
+                item = items[position]
+                position += 1
+            case .kept(let lines):
+                guard var c = cursor else { return nil }
+                defer { cursor = c }
+                switch lines.next(&c) {
+                case nil: return nil
+                case .kept(let row, _)?: item = .kept(row)
+                case .fresh(let summary)?: item = .read(summary)
+                }
+            }
+            let marked: String? =
+                switch item {
+                case .kept(let row): listing.marks.marks(row)
+                case .read(let summary): listing.marks.marks(summary.path) ? summary.path : nil
+                }
+            return Row(item: item, marked: marked, marks: listing.marks)
+        }
+    }
+
+    public func makeIterator() -> Iterator {
+        var iterator = Iterator(listing: self)
+        if case .kept(let lines) = source { iterator.cursor = lines.cursor() }
+        return iterator
+    }
+
+    /// Brings the listing cache up to date with the files this listing read (a listing the
+    /// watcher answered for writes it only now, once its rows are out): without it the next
+    /// listing reads them again.
+    public func saveCache() { pendingSave?.run() }
 
     /// The fields of a room's kept line.
     public enum Field: Int {
@@ -182,46 +240,111 @@ public struct RoomListing: Sendable {
 }
 
 /// `vault diary list`'s list, newest first: each entry either kept (its `ListingCache` line,
-/// made into a summary only when asked for) or read now.
-public struct DiaryListing: Sendable {
+/// made into a summary only when asked for) or read now; walked as `RoomListing` is.
+public struct DiaryListing: Sendable, Sequence {
     enum Item: Sendable {
         case kept(KeptRow)
         case read(DiarySummary)
     }
 
-    let items: [Item]
-    /// Conflict copies, copy → original.
-    let copies: [String: String]
+    enum Source: Sendable {
+        case items([Item])
+        case kept(KeptLines<DiaryListing.Fresh>)
+    }
 
-    public var count: Int { items.count }
-
-    /// The entry at `position`, with the original it is a copy of.
-    public func summary(at position: Int) -> DiarySummary {
+    /// An entry read now, with its keys.
+    struct Fresh: Sendable {
         var summary: DiarySummary
-        switch items[position] {
-        case .kept(let row):
-            let path = String(decoding: row.path, as: UTF8.self)
-            summary = DiarySummary.withKey(path: path, fields: row.texts)!.0
-        case .read(let read): summary = read
-        }
-        if !copies.isEmpty { summary.conflictCopyOf = copies[summary.path] }
-        return summary
+        var key: Double
     }
 
-    /// The kept line of the entry at `position`, when it was not read now and is no conflict
-    /// copy. Its fields are numbered as `DiaryListing.Field`.
-    public func kept(at position: Int) -> KeptRow? {
-        guard case .kept(let row) = items[position] else { return nil }
-        if !copies.isEmpty, copies[String(decoding: row.path, as: UTF8.self)] != nil { return nil }
-        return row
-    }
-
+    let source: Source
+    let marks: RowMarks
+    public let count: Int
     /// Whether an entry is dated by its file's time (it has no date of its own): the history
-    /// may date it instead (`diarySummariesDatedByHistory`).
+    /// may date it instead (`Vault.datedByHistory`).
     public let hasEntryDatedByFileTime: Bool
+    let pendingSave: CacheSave?
+
+    /// An entry of the listing.
+    public struct Row {
+        let item: Item
+        let marked: String?
+        let marks: RowMarks
+
+        /// The entry, with the original it is a copy of.
+        public func summary() -> DiarySummary {
+            var summary: DiarySummary
+            switch item {
+            case .kept(let row):
+                summary = DiarySummary.withKey(path: String(decoding: row.path, as: UTF8.self), fields: row.texts)!.0
+            case .read(let read): summary = read
+            }
+            if marks.marks(summary.path) { summary.conflictCopyOf = marks.copies[summary.path] }
+            return summary
+        }
+
+        /// The entry's kept line, when it was not read now and is no conflict copy. Its fields are
+        /// numbered as `DiaryListing.Field`.
+        public var kept: KeptRow? {
+            guard case .kept(let row) = item, marked == nil else { return nil }
+            return row
+        }
+    }
+
+    public struct Iterator: IteratorProtocol {
+        let listing: DiaryListing
+        var position = 0
+        var cursor: KeptLines<Fresh>.Cursor?
+
+        public mutating func next() -> Row? {
+            let item: Item
+            switch listing.source {
+            case .items(let items):
+                guard position < items.count else { return nil }
+                item = items[position]
+                position += 1
+            case .kept(let lines):
+                guard var c = cursor else { return nil }
+                defer { cursor = c }
+                switch lines.next(&c) {
+                case nil: return nil
+                case .kept(let row, _)?: item = .kept(row)
+                case .fresh(let fresh)?: item = .read(fresh.summary)
+                }
+            }
+            let marked: String? =
+                switch item {
+                case .kept(let row): listing.marks.marks(row)
+                case .read(let summary): listing.marks.marks(summary.path) ? summary.path : nil
+                }
+            return Row(item: item, marked: marked, marks: listing.marks)
+        }
+    }
+
+    public func makeIterator() -> Iterator {
+        var iterator = Iterator(listing: self)
+        if case .kept(let lines) = source { iterator.cursor = lines.cursor() }
+        return iterator
+    }
+
+    /// As `RoomListing.saveCache()`.
+    public func saveCache() { pendingSave?.run() }
 
     /// The fields of an entry's kept line.
     public enum Field: Int {
         case sortKey, id, date, created, title, preview, tags, problem, dateSource
+    }
+}
+
+/// A listing cache to write once the listing's rows are out (once, however often it is asked).
+final class CacheSave: @unchecked Sendable {
+    private var work: (() -> Void)?
+
+    init(_ work: @escaping () -> Void) { self.work = work }
+
+    func run() {
+        work?()
+        work = nil
     }
 }

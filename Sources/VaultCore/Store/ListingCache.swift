@@ -40,7 +40,7 @@ public struct ListingCache: Sendable {
         var made: (path: String, fields: [String?])?
     }
 
-    public static let version = 5
+    public static let version = 6
     static let racyWindow = 2
 
     public let file: String?
@@ -49,6 +49,10 @@ public struct ListingCache: Sendable {
     let storage: MappedBytes
     var bytes: UnsafeBufferPointer<UInt8> { storage.buffer }
     private var read: [Entry] = []
+    /// Whether `read` holds the lines (`loadEntries()`).
+    private var loaded = false
+    /// Where the first line after the two of the head begins (the end of `bytes`: none).
+    var linesStart = 0
     /// Inode → the first entry with it; `next` chains the others.
     private var firstByInode: [UInt64: Int32] = [:]
     private var next: [Int32] = []
@@ -61,15 +65,35 @@ public struct ListingCache: Sendable {
 
     /// The cache of `kind` (`rooms`, `diary`, `check`) for the vault at `root`, as last saved
     /// (empty when there is none, or it is not of this version and context).
+    ///
+    /// `lazily`: only its first lines are read (its point, and where its lines start); a listing
+    /// then either walks its lines in place (`KeptLines`) or reads them all (`loadEntries()`).
     public init(
-        root: String, kind: String, context: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        root: String, kind: String, context: String, lazily: Bool = false,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
         self.context = context
         file = ListingCache.path(root: root, kind: kind, environment: environment)
         storage = file.flatMap { MappedBytes(file: $0) } ?? MappedBytes()
-        guard let (entries, point) = ListingCache.parse(storage.buffer, context: context) else { return }
-        read = entries
+        guard let (point, start) = ListingCache.header(storage.buffer, context: context) else {
+            loaded = true
+            return
+        }
         self.point = point
+        linesStart = start
+        if !lazily { loadEntries() }
+    }
+
+    /// Reads every line (once): the entries `count`, `entry(of:stamp:)` and `forEachEntry` see.
+    /// A damaged line voids the cache (no entries, no point).
+    public mutating func loadEntries() {
+        guard !loaded else { return }
+        loaded = true
+        guard let entries = ListingCache.lines(storage.buffer, from: linesStart) else {
+            point = nil
+            return
+        }
+        read = entries
     }
 
     /// Makes the entries findable by their file's inode (`entry(of:stamp:)`): done only when a
@@ -147,40 +171,74 @@ public struct ListingCache: Sendable {
     }
 
     /// Writes `entries` (read ones and new ones) as the cache (atomically; a failure only costs
-    /// the next listing time).
+    /// the next listing time): those that are not settled first, then the others in the order
+    /// given (a listing gives its own order: the next one walks the lines as they are,
+    /// `KeptLines`).
     public func save(_ entries: [Entry], point: WatchPoint? = nil) {
+        save(point: point) { write in
+            for e in entries where !e.settled { write(.entry(e)) }
+            for e in entries where e.settled { write(.entry(e)) }
+        }
+    }
+
+    /// A line of a cache being written: an entry, or a line of this cache's file copied as it is.
+    enum Line {
+        case entry(Entry)
+        case kept(Range<Int>)
+    }
+
+    /// Writes the cache from the lines `lines` gives, a megabyte at a time, to a temporary file
+    /// renamed over the cache (not flushed: a cache).
+    func save(point: WatchPoint?, lines: ((Line) -> Void) -> Void) {
         guard let file else { return }
+        try? FileIO.makeDirectory(FileIO.parent(of: file))
+        let temp = file + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return }
+        var failed = false
         var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 4096)
+        out.reserveCapacity(1 << 20 + 65_536)
+        func flush() {
+            guard !failed, !out.isEmpty else { return }
+            failed = !ListingCache.write(out, to: fd)
+            out.removeAll(keepingCapacity: true)
+        }
         out += Array("vault-listing \(ListingCache.version) ".utf8) + ListingCache.escape(context) + [10]
         out += Array("watch \(point?.epoch ?? 0) \(point?.generation ?? 0)\n".utf8)
-        for e in entries {
-            let s = e.stamp
-            let head = "\(s.device)\t\(s.inode)\t\(s.size)\t\(s.modified.tv_sec)\t\(s.modified.tv_nsec)\t"
-                + "\(s.changed.tv_sec)\t\(s.changed.tv_nsec)\t\(e.settled ? 1 : 0)\t"
-            out += Array(head.utf8)
-            if let made = e.made {
-                out += ListingCache.escape(made.path)
-                for field in made.fields {
-                    out.append(9)
-                    if let field {
-                        out.append(UInt8(ascii: "+"))
-                        out += ListingCache.escape(field)
-                    } else {
-                        out.append(UInt8(ascii: "-"))
+        lines { line in
+            switch line {
+            case .kept(let range):
+                out += bytes[range]
+            case .entry(let e):
+                let s = e.stamp
+                let head = "\(s.device)\t\(s.inode)\t\(s.size)\t\(s.modified.tv_sec)\t\(s.modified.tv_nsec)\t"
+                    + "\(s.changed.tv_sec)\t\(s.changed.tv_nsec)\t\(e.settled ? 1 : 0)\t"
+                out += Array(head.utf8)
+                if let made = e.made {
+                    out += ListingCache.escape(made.path)
+                    for field in made.fields {
+                        out.append(9)
+                        if let field {
+                            out.append(UInt8(ascii: "+"))
+                            out += ListingCache.escape(field)
+                        } else {
+                            out.append(UInt8(ascii: "-"))
+                        }
                     }
-                }
-            } else {
-                out += bytes[e.path]
-                if !e.fieldBytes.isEmpty {
-                    out.append(9)
-                    out += bytes[e.fieldBytes]
+                } else {
+                    out += bytes[e.path]
+                    if !e.fieldBytes.isEmpty {
+                        out.append(9)
+                        out += bytes[e.fieldBytes]
+                    }
                 }
             }
             out.append(10)
+            if out.count >= 1 << 20 { flush() }
         }
-        try? FileIO.makeDirectory(FileIO.parent(of: file))
-        try? FileIO.write(out, to: file, durable: false)
+        flush()
+        if close(fd) != 0 { failed = true }
+        if failed || rename(temp, file) != 0 { unlink(temp) }
     }
 
     static func escape(_ text: String) -> [UInt8] {
@@ -230,9 +288,23 @@ public struct ListingCache: Sendable {
         return n
     }
 
-    /// The entries of a cache file, as ranges of `bytes` (nil: not a cache of this version and
-    /// context, or damaged).
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, context: String) -> ([Entry], WatchPoint?)? {
+    /// Writes all of `bytes` to `fd` (false: it could not).
+    static func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        bytes.withUnsafeBytes { buf in
+            var done = 0
+            while done < buf.count {
+                let n = Glibc.write(fd, buf.baseAddress! + done, buf.count - done)
+                if n < 0, errno == EINTR { continue }
+                guard n > 0 else { return false }
+                done += n
+            }
+            return true
+        }
+    }
+
+    /// The point of a cache file's head and where its lines start (nil: not a cache of this
+    /// version and context, or damaged).
+    static func header(_ bytes: UnsafeBufferPointer<UInt8>, context: String) -> (WatchPoint?, Int)? {
         guard let firstEnd = bytes.firstIndex(of: 10),
             bytes[..<firstEnd].elementsEqual(Array("vault-listing \(version) ".utf8) + escape(context)),
             let secondEnd = bytes[(firstEnd + 1)...].firstIndex(of: 10)
@@ -242,48 +314,54 @@ public struct ListingCache: Sendable {
         guard words.count == 3, words[0].elementsEqual("watch".utf8), let epoch = number(words[1]),
             let generation = number(words[2])
         else { return nil }
-        let point = epoch == 0 ? nil : WatchPoint(epoch: epoch, generation: generation)
+        return (epoch == 0 ? nil : WatchPoint(epoch: epoch, generation: generation), secondEnd + 1)
+    }
+
+    /// Every line of a cache file from `start`, as ranges of `bytes` (nil: one is damaged).
+    static func lines(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> [Entry]? {
         var entries: [Entry] = []
         entries.reserveCapacity(bytes.count / 160)
-        var start = secondEnd + 1
-        let b = bytes
-        do {
-            while start < b.count {
-                // Eight numbers, each ended by a tab, read as they come (no array made per line);
-                // then the path, ended by a tab or the line feed; then the fields up to the line feed.
-                var at = start
-                var numbers: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-                for k in 0..<8 {
-                    var n: UInt64 = 0
-                    let first = at
-                    while at < b.count, b[at] != 9 {
-                        let d = b[at]
-                        guard d >= 48, d <= 57, at - first < 19 else { return nil }
-                        n = n * 10 + UInt64(d - 48)
-                        at += 1
-                    }
-                    guard at < b.count, at > first else { return nil }
-                    withUnsafeMutableBytes(of: &numbers) { $0.storeBytes(of: n, toByteOffset: k * 8, as: UInt64.self) }
-                    at += 1
-                }
-                let pathStart = at
-                while at < b.count, b[at] != 9, b[at] != 10 { at += 1 }
-                guard at < b.count else { return nil }
-                let path = pathStart..<at
-                // The fields, up to 16,384 characters of preview: the line's end found by `memchr`.
-                let after = at
-                guard let found = memchr(b.baseAddress! + after, 10, b.count - after) else { return nil }
-                let lineEnd = b.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                let (dev, ino, size, ms, mns, cs, cns, settled) = numbers
-                let stamp = FileIO.Stamp(
-                    device: dev, inode: ino, size: Int64(size), modified: timespec(tv_sec: Int(ms), tv_nsec: Int(mns)),
-                    changed: timespec(tv_sec: Int(cs), tv_nsec: Int(cns)))
-                let fieldStart = min(path.upperBound + 1, lineEnd)
-                entries.append(
-                    Entry(stamp: stamp, settled: settled == 1, path: path, fieldBytes: fieldStart..<lineEnd, made: nil))
-                start = lineEnd + 1
-            }
-            return (entries, point)
+        var at = start
+        while at < bytes.count {
+            guard let (entry, next) = line(bytes, at: at) else { return nil }
+            entries.append(entry)
+            at = next
         }
+        return entries
+    }
+
+    /// The line of a cache file that starts at `start`, and where the next one starts (nil: damaged).
+    static func line(_ b: UnsafeBufferPointer<UInt8>, at start: Int) -> (Entry, next: Int)? {
+        // Eight numbers, each ended by a tab, read as they come (no array made per line); then
+        // the path, ended by a tab or the line feed; then the fields up to the line feed.
+        var at = start
+        var numbers: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+        for k in 0..<8 {
+            var n: UInt64 = 0
+            let first = at
+            while at < b.count, b[at] != 9 {
+                let d = b[at]
+                guard d >= 48, d <= 57, at - first < 19 else { return nil }
+                n = n * 10 + UInt64(d - 48)
+                at += 1
+            }
+            guard at < b.count, at > first else { return nil }
+            withUnsafeMutableBytes(of: &numbers) { $0.storeBytes(of: n, toByteOffset: k * 8, as: UInt64.self) }
+            at += 1
+        }
+        let pathStart = at
+        while at < b.count, b[at] != 9, b[at] != 10 { at += 1 }
+        guard at < b.count else { return nil }
+        let path = pathStart..<at
+        // The fields, up to 16,384 characters of preview: the line's end found by `memchr`.
+        guard let found = memchr(b.baseAddress! + at, 10, b.count - at) else { return nil }
+        let lineEnd = b.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        let (dev, ino, size, ms, mns, cs, cns, settled) = numbers
+        let stamp = FileIO.Stamp(
+            device: dev, inode: ino, size: Int64(size), modified: timespec(tv_sec: Int(ms), tv_nsec: Int(mns)),
+            changed: timespec(tv_sec: Int(cs), tv_nsec: Int(cns)))
+        let fieldStart = min(path.upperBound + 1, lineEnd)
+        let entry = Entry(stamp: stamp, settled: settled == 1, path: path, fieldBytes: fieldStart..<lineEnd, made: nil)
+        return (entry, lineEnd + 1)
     }
 }

@@ -25,6 +25,21 @@ public final class MappedBytes: @unchecked Sendable {
         buffer = UnsafeBufferPointer(start: map.assumingMemoryBound(to: UInt8.self), count: Int(st.st_size))
     }
 
+    /// How many bytes a walk through a mapped file reads between two `release`s.
+    static let releaseStep = 1 << 20
+
+    /// Gives the whole pages of `range` back to the system (`MADV_DONTNEED`): a walk through a
+    /// long file then keeps only the pages it is at. Read again, they are mapped again from the
+    /// file (it is only ever replaced by a rename, never written in place), so nothing is lost.
+    func release(_ range: Range<Int>) {
+        guard let base = buffer.baseAddress, !range.isEmpty else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let first = (range.lowerBound + page - 1) / page * page
+        let end = range.upperBound / page * page
+        guard end > first else { return }
+        madvise(UnsafeMutableRawPointer(mutating: base + first), end - first, MADV_DONTNEED)
+    }
+
     deinit {
         if let start = buffer.baseAddress { munmap(UnsafeMutableRawPointer(mutating: start), buffer.count) }
     }

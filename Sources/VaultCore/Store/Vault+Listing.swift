@@ -75,39 +75,181 @@ extension Vault {
     /// again: its summary is taken from the cache.
     public func roomSummaries(watcher: (any WorkTreeWatcher)? = nil) -> [RoomSummary] {
         let listing = roomListing(watcher: watcher)
-        return (0..<listing.count).map { listing.summary(at: $0) }
+        defer { listing.saveCache() }
+        return listing.map { $0.summary() }
     }
 
     /// Every room, most recent activity first, as `roomSummaries()`, each kept room's summary made
-    /// only when asked for (`RoomListing`).
+    /// only when asked for (`RoomListing`). Call `saveCache()` once its rows are out.
+    ///
+    /// When `watcher` answers what changed since the point the cache was saved at (the same
+    /// watcher: its epoch), only the files it names and those kept unsettled are read, and the
+    /// rest are the cache's lines as they are, in the order they were saved in (`KeptLines`):
+    /// no folder is listed, no file stamped, nothing sorted. Else every file is stamped and
+    /// those whose stamp changed are read. The watcher is asked before anything is read, so a
+    /// change made later is in its next answer; why its answers are enough is argued in
+    /// `VaultSearch/Index/README.md`, "The watcher".
     public func roomListing(watcher: (any WorkTreeWatcher)? = nil) -> RoomListing {
-        var cache = ListingCache(root: root, kind: "rooms", context: "")
+        var cache = ListingCache(root: root, kind: "rooms", context: "", lazily: true)
+        let answer = watcher?.changes(since: cache.point)
+        Trace.mark("rooms: cache opened, watcher asked")
+        if let listing = keptRoomListing(cache: cache, answer: answer) { return listing }
+        cache.loadEntries()
         Trace.mark("rooms: cache read (\(cache.count))")
         // Ordered below by last activity (ties by path): the folder's order is enough here.
-        let listed = listedFiles(VaultPath.rooms, cache: cache, watcher: watcher) { roomPaths(sorted: false) }
-        let paths = listed.paths
-        Trace.mark("rooms: \(paths.count) listed\(listed.trace)")
-        var items = summarized(paths, known: listed.known, cache: &cache, point: listed.point) { path, kept, entry -> (RoomListing.Item, Double)? in
+        let paths = roomPaths(sorted: false)
+        Trace.mark("rooms: \(paths.count) listed\(Vault.traced(answer))")
+        let (found, entries, reads) = summarizedFiles(paths, cache: &cache) { path, kept, entry -> (RoomListing.Item, Double)? in
             let row = kept.row(of: entry)
-            guard row.fieldCount == RoomSummary.keptFields, let key = row.number(0), row.field(1) != nil,
-                row.field(5) != nil
-            else { return nil }
+            guard RoomSummary.isKept(row), let key = row.number(0) else { return nil }
             return (.kept(row), key)
         } read: { path in
             let summary = summarizeRoom(path)
             return ((.read(summary), summary.sortKey), summary.fields)
         }
+        var items = found
         // Sorted as indices: moving 20,000 summaries of many strings costs more than the compares.
         let keys = items.map { $0?.1 ?? 0 }
         let order = paths.indices.filter { items[$0] != nil }.sorted { a, b in
             keys[a] != keys[b] ? keys[a] > keys[b] : VaultPath.precedes(paths[a], paths[b])
         }
         Trace.mark("rooms: sorted")
-        let listing = RoomListing(
-            items: Vault.moved(from: &items, in: order) { $0.0 }, unread: UnreadMarks.load(root: root),
-            copies: Vault.conflictCopies(among: paths))
+        saveInOrder(&cache, entries: entries, order: order, reads: reads, point: answer?.point)
+        let shared = items.contains { item in
+            switch item?.0 {
+            case .kept(let row)?: row.lastField() != nil  // `members`, the last field
+            case .read(let summary)?: !summary.members.isEmpty
+            case nil: false
+            }
+        }
+        let marks = RowMarks(unread: UnreadMarks.load(root: root), copies: Vault.conflictCopies(among: paths))
         Trace.mark("rooms: marks added")
-        return listing
+        return RoomListing(
+            source: .items(Vault.moved(from: &items, in: order) { $0.0 }), marks: marks, count: order.count,
+            hasSharedRooms: shared, pendingSave: nil)
+    }
+
+    /// The listing of rooms the watcher answered for (`roomListing`), nil when it cannot be
+    /// made (no answer, another watcher, a damaged cache).
+    private func keptRoomListing(cache: ListingCache, answer: WatchAnswer?) -> RoomListing? {
+        guard let kept = keptFiles(VaultPath.rooms, cache: cache, answer: answer) else { return nil }
+        var none = ListingCache.none(context: "")
+        let (read, entries, _) = summarizedFiles(kept.read, cache: &none) { _, _, _ -> RoomSummary? in nil } read: { path in
+            let summary = summarizeRoom(path)
+            return (summary, summary.fields)
+        }
+        // Most recent activity first, ties by path: the order the cache's lines were saved in.
+        let fresh = zip(read, entries).compactMap { r, e in r.map { ($0, e) } }.sorted { a, b in
+            a.0.sortKey != b.0.sortKey ? a.0.sortKey > b.0.sortKey : VaultPath.precedes(a.0.path, b.0.path)
+        }
+        func freshFirst(_ f: RoomSummary, _ row: KeptRow) -> Bool {
+            let key = row.number(0) ?? 0
+            return f.sortKey != key ? f.sortKey > key : Vault.precedes(f.path, row.path)
+        }
+        let lines = KeptLines(storage: cache.storage, start: kept.start, skipped: kept.skipped, fresh: fresh.map(\.0), freshFirst: freshFirst)
+        var shared = fresh.contains { !$0.0.members.isEmpty }
+        var named = fresh.map(\.0.path)
+        let counted = lines.check(valid: RoomSummary.isKept) { row in
+            if !shared, row.lastField() != nil { shared = true }
+            if ConflictCopy.mentionsConflict(UnsafeBufferPointer(rebasing: row.path)) {
+                named.append(String(decoding: row.path, as: UTF8.self))
+            }
+        }
+        guard let keptCount = counted else { return nil }
+        Trace.mark("rooms: \(keptCount) kept, \(fresh.count) read (watcher: \(kept.named) changed)")
+        let marks = RowMarks(unread: UnreadMarks.load(root: root), copies: conflictCopies(named))
+        let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: answer?.point, freshFirst: freshFirst) : nil
+        return RoomListing(source: .kept(lines), marks: marks, count: keptCount + fresh.count, hasSharedRooms: shared, pendingSave: save)
+    }
+
+    /// The files a listing the watcher answered for reads (those it names that are here now,
+    /// and those kept unsettled), the paths whose kept lines are out of date, and where the
+    /// settled lines start; nil when the watcher did not answer for the cache's point.
+    private func keptFiles(_ folder: String, cache: ListingCache, answer: WatchAnswer?)
+        -> (read: [String], skipped: PathSet, start: Int, named: Int, changed: Bool)?
+    {
+        // A folder that is a symbolic link is not listed (`roomPaths`, `diaryPaths`), but watched.
+        guard let answer, let changed = answer.changed, let point = cache.point, point.epoch == answer.point.epoch,
+            FileIO.kind(of: absolute(folder)) == .directory
+        else { return nil }
+        // Lines not settled are the first ones (`ListingCache.save`): read again every time.
+        let bytes = cache.storage.buffer
+        var at = cache.linesStart
+        var unsettled: [String] = []
+        while at < bytes.count, let (entry, next) = ListingCache.line(bytes, at: at), !entry.settled {
+            unsettled.append(String(decoding: bytes[entry.path], as: UTF8.self))
+            at = next
+        }
+        let named = changed.filter { $0.hasPrefix(folder + "/") }
+        var seen = Set<String>()
+        // A named file that is here now, a regular file as the folder's listing would list it.
+        let read = (named + unsettled).filter {
+            seen.insert($0).inserted && WorkTreeWatching.watches($0) && FileIO.kind(of: absolute($0)) == .file
+        }.sorted(by: VaultPath.precedes)
+        return (read, PathSet(named), at, named.count, !named.isEmpty || !unsettled.isEmpty)
+    }
+
+    /// Writes the cache of a listing the watcher answered for: the files read now that are not
+    /// settled first, then the kept lines with the settled ones among them, in the listing's order.
+    private func keptSave<Fresh>(
+        _ cache: ListingCache, lines: KeptLines<Fresh>, fresh: [(Fresh, ListingCache.Entry?)], point: WatchPoint?,
+        freshFirst: @escaping (Fresh, KeptRow) -> Bool
+    ) -> CacheSave {
+        CacheSave {
+            // Walked again, with each file read now carrying its entry.
+            let all = KeptLines(storage: lines.storage, start: lines.start, skipped: lines.skipped, fresh: fresh) { f, row in
+                freshFirst(f.0, row)
+            }
+            cache.save(point: point) { write in
+                for (_, entry) in fresh { if let entry, !entry.settled { write(.entry(entry)) } }
+                var c = all.cursor()
+                while let row = all.next(&c) {
+                    switch row {
+                    case .kept(_, let line): write(.kept(line))
+                    case .fresh(let f): if let entry = f.1, entry.settled { write(.entry(entry)) }
+                    }
+                }
+            }
+            Trace.mark("listing: cache saved")
+        }
+    }
+
+    /// What a full listing's trace says of the watcher's answer.
+    static func traced(_ answer: WatchAnswer?) -> String {
+        answer == nil ? "" : answer?.changed == nil ? " (watcher: everything)" : " (watcher: not used)"
+    }
+
+    /// Whether `path` comes before the path `bytes` by their UTF-8 bytes (`VaultPath.precedes`).
+    static func precedes(_ path: String, _ bytes: KeptRow.Bytes) -> Bool {
+        var path = path
+        return path.withUTF8 { a in
+            let b = UnsafeBufferPointer(rebasing: bytes)
+            let n = min(a.count, b.count)
+            let c = n == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, n)
+            return c != 0 ? c < 0 : a.count < b.count
+        }
+    }
+
+    /// Copy → original, for the conflict copies among `paths` whose original is a file here.
+    private func conflictCopies(_ paths: [String]) -> [String: String] {
+        var found: [String: String] = [:]
+        for path in paths {
+            guard let original = ConflictCopy.original(of: path), FileIO.kind(of: absolute(original)) == .file else { continue }
+            found[path] = original
+        }
+        return found
+    }
+
+    /// Saves what a full listing found, in its order, when a file was read, one was removed
+    /// since, or every file was stamped against a new point of the watcher's (else an unchanged
+    /// cache's older point is still true: what changed since it is in the next answer too).
+    private func saveInOrder(
+        _ cache: inout ListingCache, entries: [ListingCache.Entry?], order: [Int], reads: Int, point: WatchPoint?
+    ) {
+        let ordered = order.compactMap { entries[$0] }
+        if reads > 0 || ordered.count != cache.count || (point != nil && point != cache.point) {
+            cache.save(ordered, point: point)
+        }
     }
 
     /// `part` of the values at `order` of `slots`, moved out (no copy of their strings: a listing's summaries
@@ -150,38 +292,36 @@ extension Vault {
     /// Every diary entry, newest first.
     public func diarySummaries(watcher: (any WorkTreeWatcher)? = nil) -> [DiarySummary] {
         let listing = diaryListing(watcher: watcher)
-        return (0..<listing.count).map { listing.summary(at: $0) }
+        defer { listing.saveCache() }
+        return listing.map { $0.summary() }
     }
 
     /// Every diary entry, newest first, as `diarySummaries()`, each kept entry's summary made only
-    /// when asked for (`DiaryListing`).
+    /// when asked for (`DiaryListing`), as `roomListing` does. Call `saveCache()` once its rows are out.
     public func diaryListing(watcher: (any WorkTreeWatcher)? = nil) -> DiaryListing {
         // The zone dates an entry without one by its file's time: another zone, another cache.
-        var cache = ListingCache(root: root, kind: "diary", context: config.timeZone.identifier)
+        var cache = ListingCache(root: root, kind: "diary", context: config.timeZone.identifier, lazily: true)
+        let answer = watcher?.changes(since: cache.point)
+        Trace.mark("diary: cache opened, watcher asked")
+        if let listing = keptDiaryListing(cache: cache, answer: answer) { return listing }
+        cache.loadEntries()
         Trace.mark("diary: cache read (\(cache.count))")
-        let listed = listedFiles(VaultPath.diary, cache: cache, watcher: watcher) { diaryPaths() }
-        let paths = listed.paths
-        Trace.mark("diary: \(paths.count) listed\(listed.trace)")
+        let paths = diaryPaths()
+        Trace.mark("diary: \(paths.count) listed\(Vault.traced(answer))")
         let none = LocalDate(year: 0, month: 1, day: 1)
         // Each entry with its keys, and whether it is dated by its file's time (found here, on the
         // workers, while its line is at hand).
-        var items = summarized(paths, known: listed.known, cache: &cache, point: listed.point) { path, kept, entry -> (DiaryListing.Item, Double, LocalDate, Bool)? in
+        let (found, entries, reads) = summarizedFiles(paths, cache: &cache) { path, kept, entry -> (DiaryListing.Item, Double, LocalDate, Bool)? in
             let row = kept.row(of: entry)
-            guard row.fieldCount == DiarySummary.keptFields, let key = row.number(0), row.field(4) != nil,
-                row.field(5) != nil
-            else { return nil }
-            var day = none
-            if let date = row.field(2) {
-                guard let parsed = LocalDate(isoBytes: UnsafeBufferPointer(rebasing: date)) else { return nil }
-                day = parsed
-            }
+            guard DiarySummary.isKept(row), let key = row.number(0) else { return nil }
             let byFileTime = row.field(DiaryListing.Field.dateSource.rawValue, is: "modified")
-            return (.kept(row), key, day, byFileTime)
+            return (.kept(row), key, DiarySummary.day(of: row) ?? none, byFileTime)
         } read: { path in
             let (summary, key) = summarizeEntry(path)
             return ((.read(summary), key, summary.date ?? none, summary.dateSource == "modified"),
                 DiarySummary.fields(summary, key: key))
         }
+        var items = found
         let byFileTime = items.contains { $0?.3 == true }
         // The keys apart from the summaries: a compare then moves no strings.
         let keys = items.map { $0?.1 ?? 0 }
@@ -192,69 +332,84 @@ extension Vault {
             return VaultPath.precedes(paths[$1], paths[$0])
         }
         Trace.mark("diary: sorted")
+        saveInOrder(&cache, entries: entries, order: order, reads: reads, point: answer?.point)
         defer { Trace.mark("diary: copies marked") }
         return DiaryListing(
-            items: Vault.moved(from: &items, in: order) { $0.0 }, copies: Vault.conflictCopies(among: paths),
-            hasEntryDatedByFileTime: byFileTime)
+            source: .items(Vault.moved(from: &items, in: order) { $0.0 }),
+            marks: RowMarks(unread: [:], copies: Vault.conflictCopies(among: paths)), count: order.count,
+            hasEntryDatedByFileTime: byFileTime, pendingSave: nil)
     }
 
-    /// The files of a listing of `folder` (`rooms` or `diary`): `list()`'s, each stamped by
-    /// `summarized`; or, when `watcher` answers what changed since the point `cache` was saved at
-    /// (the same watcher: its epoch), the cache's files with the ones it names added or dropped,
-    /// and the others taken as kept (`known`) without reading the folders or stamping them. Files
-    /// kept unsettled (changed within the racy window) are stamped every time. The watcher is
-    /// asked before anything is listed or stamped, so a change made later is in its next answer;
-    /// why its answers are enough is argued in `VaultSearch/Index/README.md`, "The watcher".
-    func listedFiles(
-        _ folder: String, cache: ListingCache, watcher: (any WorkTreeWatcher)?, list: () -> [String]
-    ) -> (paths: [String], known: [ListingCache.Entry?]?, point: WatchPoint?, trace: String) {
-        let answer = watcher?.changes(since: cache.point)
-        // A folder that is a symbolic link is not listed (`roomPaths`, `diaryPaths`), but watched.
-        guard let answer, let changed = answer.changed, let kept = cache.point, kept.epoch == answer.point.epoch,
-            cache.count > 0, FileIO.kind(of: absolute(folder)) == .directory
-        else {
-            return (list(), nil, answer?.point, answer == nil ? "" : " (watcher: everything)")
+    /// The listing of entries the watcher answered for (`diaryListing`), as `keptRoomListing`.
+    private func keptDiaryListing(cache: ListingCache, answer: WatchAnswer?) -> DiaryListing? {
+        guard let kept = keptFiles(VaultPath.diary, cache: cache, answer: answer) else { return nil }
+        var noCache = ListingCache.none(context: "")
+        let (read, entries, _) = summarizedFiles(kept.read, cache: &noCache) { _, _, _ -> DiaryListing.Fresh? in nil } read: { path in
+            let (summary, key) = summarizeEntry(path)
+            return (DiaryListing.Fresh(summary: summary, key: key), DiarySummary.fields(summary, key: key))
         }
-        let named = Set(changed)
-        var paths: [String] = []
-        var known: [ListingCache.Entry?] = []
-        paths.reserveCapacity(cache.count + named.count)
-        known.reserveCapacity(cache.count + named.count)
-        cache.forEachEntry { entry, path in
-            guard named.isEmpty || !named.contains(path) else { return }
-            paths.append(path)
-            known.append(entry.settled ? entry : nil)
+        let none = LocalDate(year: 0, month: 1, day: 1)
+        // Newest day first, then the latest created, then the path backwards: the cache's order.
+        let fresh = zip(read, entries).compactMap { r, e in r.map { ($0, e) } }.sorted { a, b in
+            let (x, y) = (a.0, b.0)
+            if (x.summary.date ?? none) != (y.summary.date ?? none) { return (x.summary.date ?? none) > (y.summary.date ?? none) }
+            if x.key != y.key { return x.key > y.key }
+            return VaultPath.precedes(y.summary.path, x.summary.path)
         }
-        // A named file that is here now, a regular file as `list()` would list it.
-        for path in named.sorted(by: VaultPath.precedes)
-        where path.hasPrefix(folder + "/") && WorkTreeWatching.watches(path) && FileIO.kind(of: absolute(path)) == .file {
-            paths.append(path)
-            known.append(nil)
+        func freshFirst(_ f: DiaryListing.Fresh, _ row: KeptRow) -> Bool {
+            let (day, rowDay) = (f.summary.date ?? none, DiarySummary.day(of: row) ?? none)
+            if day != rowDay { return day > rowDay }
+            let key = row.number(0) ?? 0
+            if f.key != key { return f.key > key }
+            return !Vault.precedes(f.summary.path, row.path)
         }
-        return (paths, known, answer.point, " (watcher: \(changed.count) changed)")
+        let lines = KeptLines(storage: cache.storage, start: kept.start, skipped: kept.skipped, fresh: fresh.map(\.0), freshFirst: freshFirst)
+        var byFileTime = fresh.contains { $0.0.summary.dateSource == "modified" }
+        var named = fresh.map(\.0.summary.path)
+        let counted = lines.check(valid: DiarySummary.isKept) { row in
+            if !byFileTime, row.field(DiaryListing.Field.dateSource.rawValue, is: "modified") { byFileTime = true }
+            if ConflictCopy.mentionsConflict(UnsafeBufferPointer(rebasing: row.path)) {
+                named.append(String(decoding: row.path, as: UTF8.self))
+            }
+        }
+        guard let keptCount = counted else { return nil }
+        Trace.mark("diary: \(keptCount) kept, \(fresh.count) read (watcher: \(kept.named) changed)")
+        let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: answer?.point, freshFirst: freshFirst) : nil
+        return DiaryListing(
+            source: .kept(lines), marks: RowMarks(unread: [:], copies: conflictCopies(named)), count: keptCount + fresh.count,
+            hasEntryDatedByFileTime: byFileTime, pendingSave: save)
+    }
+
+    /// Each of `paths` summarized, as `summarizedFiles` does, and the cache brought up to date and
+    /// saved. `paths` is every file of its kind, or with `onlyThese` a few of them: the cache's
+    /// other entries are then kept as they are.
+    func summarized<T>(
+        _ paths: [String], onlyThese: Bool = false, cache: inout ListingCache,
+        cached: (String, ListingCache, ListingCache.Entry) -> T?, read: (String) -> (T, [String?]?)
+    ) -> [T?] {
+        let (results, entries, reads) = summarizedFiles(paths, cache: &cache, cached: cached, read: read)
+        let fresh = entries.compactMap { $0 }
+        if onlyThese {
+            // Saved when one of them was read or has gone; the others' entries kept.
+            if reads > 0 || fresh.count != paths.count { cache.save(cache.entries(notIn: paths) + fresh) }
+        } else if reads > 0 || fresh.count != cache.count {
+            cache.save(fresh)
+        }
+        return results
     }
 
     /// Each of `paths` summarized, from `cache` while its file has the stamp kept there (`cached`
     /// makes the summary from the kept entry's line, `ListingCache.row(of:)`; nil: read
-    /// the file), else by `read` (on every core; nil fields: not
-    /// kept); the cache is brought up to date and saved. `paths` is every file of its kind, or
-    /// with `onlyThese` a few of them: the cache's other entries are then kept as they are.
-    ///
-    /// - Parameters:
-    ///   - known: for each path, its entry when a watcher vouches that the file still has its
-    ///     stamp (`listedFiles`): taken without a `stat`.
-    ///   - point: the watcher's point to save with the cache (`ListingCache.point`): every entry
-    ///     is as of that point.
-    func summarized<T>(
-        _ paths: [String], known: [ListingCache.Entry?]? = nil, onlyThese: Bool = false, cache: inout ListingCache,
-        point: WatchPoint? = nil, cached: (String, ListingCache, ListingCache.Entry) -> T?,
+    /// the file), else by `read` (on every core; nil fields: not kept); with each file's
+    /// entry for the cache (nil: not kept, or no file there now) and how many were read.
+    func summarizedFiles<T>(
+        _ paths: [String], cache: inout ListingCache, cached: (String, ListingCache, ListingCache.Entry) -> T?,
         read: (String) -> (T, [String?]?)
-    ) -> [T?] {
+    ) -> (results: [T?], entries: [ListingCache.Entry?], reads: Int) {
         var results = [T?](repeating: nil, count: paths.count)
         var entries = [ListingCache.Entry?](repeating: nil, count: paths.count)
         var reads = [Bool](repeating: false, count: paths.count)
-        // Files to look up by their stamp: all of them, or those the watcher did not vouch for.
-        if known?.contains(where: { $0 == nil }) ?? true { cache.indexByInode() }
+        cache.indexByInode()
         let kept = cache
         let now = Int(Date().timeIntervalSince1970)
         // Called from every worker: they read files and make values, sharing no state.
@@ -276,10 +431,8 @@ extension Vault {
                         var stamper = FileIO.FolderStamper(root: root)
                         while i < end {
                             // The stamp before the read: a change during the read is seen next time.
-                            let vouched = known?[i]
-                            let stamp = vouched?.stamp ?? stamper.stamp(of: paths[i])
-                            let hit = vouched ?? kept.entry(of: paths[i], stamp: stamp)
-                            if let hit, let summary = cached(paths[i], kept, hit) {
+                            let stamp = stamper.stamp(of: paths[i])
+                            if let hit = kept.entry(of: paths[i], stamp: stamp), let summary = cached(paths[i], kept, hit) {
                                 slots[i] = summary
                                 entrySlots[i] = hit
                             } else {
@@ -296,20 +449,9 @@ extension Vault {
                 }
             }
         }
-        Trace.mark("listing: stamped and summarized (\(reads.filter { $0 }.count) read)")
-        let fresh = entries.compactMap { $0 }
-        if onlyThese {
-            // Saved when one of them was read or has gone; the others' entries kept.
-            if reads.contains(true) || fresh.count != paths.count { cache.save(cache.entries(notIn: paths) + fresh) }
-            return results
-        }
-        // Saved when a file was read, one was removed since, or every file was stamped against a
-        // new point of the watcher's (else an unchanged cache's older point is still true: what
-        // changed since it is in the next answer too).
-        if reads.contains(true) || fresh.count != cache.count || (known == nil && point != nil && point != cache.point) {
-            cache.save(fresh, point: point)
-        }
-        return results
+        let readCount = reads.filter { $0 }.count
+        Trace.mark("listing: stamped and summarized (\(readCount) read)")
+        return (results, entries, readCount)
     }
 
     /// Copy path → original path, for the conflict copies among `paths` whose original is among them too.
@@ -549,6 +691,11 @@ extension RoomSummary {
     /// How many fields `ListingCache` keeps of a room.
     static let keptFields = 10
 
+    /// Whether a kept line holds a room's summary (`init(path:fields:)` makes one of it).
+    static func isKept(_ row: KeptRow) -> Bool {
+        row.fieldCount == keptFields && row.number(0) != nil && row.field(1) != nil && row.field(5) != nil
+    }
+
     init?(path: String, fields f: [String?]) {
         guard f.count == RoomSummary.keptFields, let key = f[0].flatMap(Double.init), let title = f[1], let preview = f[5] else { return nil }
         self.init(
@@ -564,6 +711,17 @@ extension RoomSummary {
 extension DiarySummary {
     /// How many fields `ListingCache` keeps of an entry.
     static let keptFields = 9
+
+    /// Whether a kept line holds an entry's summary (`withKey(path:fields:)` makes one of it).
+    static func isKept(_ row: KeptRow) -> Bool {
+        guard row.fieldCount == keptFields, row.number(0) != nil, row.field(4) != nil, row.field(5) != nil else { return false }
+        return row.field(2) == nil || day(of: row) != nil
+    }
+
+    /// The day of a kept line (nil: none, or not a date).
+    static func day(of row: KeptRow) -> LocalDate? {
+        row.field(DiaryListing.Field.date.rawValue).flatMap { LocalDate(isoBytes: UnsafeBufferPointer(rebasing: $0)) }
+    }
 
     static func fields(_ s: DiarySummary, key: Double) -> [String?] {
         [String(key), s.id, s.date?.description, s.created, s.title, s.preview, s.tags.joined(separator: "\u{1F}"),
