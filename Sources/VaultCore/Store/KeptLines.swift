@@ -22,7 +22,8 @@ struct KeptLines<Fresh>: @unchecked Sendable {
     let freshFirst: (Fresh, KeptRow) -> Bool
 
     enum Row {
-        /// A kept line: the row, and the line's bytes (for a cache written from this one).
+        /// A kept line: the row, and the line's bytes without its line feed (for a cache written
+        /// from this one).
         case kept(KeptRow, line: Range<Int>)
         case fresh(Fresh)
     }
@@ -47,7 +48,7 @@ struct KeptLines<Fresh>: @unchecked Sendable {
                     c.at = bytes.count
                     break
                 }
-                let line = c.at..<next
+                let line = c.at..<(next - 1)  // without its line feed
                 c.at = next
                 if c.at - c.released >= MappedBytes.releaseStep {
                     storage.release(c.released..<c.at)
