@@ -22,12 +22,12 @@ import Glibc
 /// vault's real path>.<kind>`, so sync tools never carry it to another machine. One line a
 /// file: its stamp, whether it is settled, its path and the summary's fields, tab-separated,
 /// with `\`, tab and line feed escaped; a field that is absent is `-`, present ones begin with
-/// `+`. A cache: lost, damaged or of another version, the listing reads every file and writes
-/// a new one.
+/// `+`. The lines not settled come first, then the others in the listing's order (`save`), so
+/// a listing the watcher answered for prints them as they are (`KeptLines`). A cache: lost,
+/// damaged or of another version, the listing reads every file and writes a new one.
 ///
-/// The file is held as read, one buffer: an entry is a range of it, its fields made into
-/// strings only when used, so 20,000 entries cost no more allocations than the summaries made
-/// from them.
+/// The file is mapped, not read: an entry is a range of it, its fields made into strings only
+/// when used, so 20,000 entries cost no more allocations than the summaries made from them.
 public struct ListingCache: Sendable {
     /// One file's line.
     public struct Entry: Sendable {
