@@ -249,6 +249,14 @@ import VaultTestSupport
         try same("copies settled")
         try same("copies kept")
         #expect(traces.contains { $0.hasPrefix("copies kept") && $0.contains("rooms: 5 kept, 0 read") }, "\(traces)")
+        // Messages marked unread by a sync, in a room whose line is kept: the row is made from its
+        // summary, with the count.
+        let before = try runVault(["rooms"], in: dir.path, environment: env).stdout
+        UnreadMarks.add([(path: "rooms/delta.md", ids: ["m-AAAAAAAA0001", "m-AAAAAAAA0002"])], root: try Vault(root: dir.path).root)
+        try same("unread")
+        let marked = try runVault(["rooms"], in: dir.path, environment: env).stdout
+        #expect(marked != before && marked.split(separator: "\n").count == before.split(separator: "\n").count, "\(marked)")
+        #expect(traces.contains { $0.hasPrefix("unread") && $0.contains("rooms: 5 kept, 0 read") }, "\(traces)")
         // A damaged line in a cache: the listing reads every file again, as without one.
         for kind in ["rooms", "diary"] {
             let folder = cache.path + "/vault/listing"
