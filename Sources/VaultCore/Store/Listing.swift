@@ -140,32 +140,97 @@ struct RowMarks: Sendable {
     func marks(_ path: String) -> Bool { !marked.isEmpty && (unread[path] != nil || copies[path] != nil) }
 }
 
+/// A file a listing read now, as `KeptLines` merges it: the summary it lists, and its keys.
+protocol ListedNow: Sendable {
+    associatedtype Summary: Sendable
+    var listed: Summary { get }
+}
+
+extension RoomSummary: ListedNow {
+    var listed: RoomSummary { self }
+}
+
+/// The rows of a listing in its order, walked once: each a kept line (`KeptRow`) or a summary
+/// read now, from an array (a full listing, sorted) or from the cache's lines in place
+/// (`KeptLines`: a listing the watcher answered for), with the path of each row the listing
+/// marks (`RowMarks`).
+struct ListingWalk<Fresh: ListedNow>: Sendable {
+    enum Item: Sendable {
+        case kept(KeptRow)
+        case read(Fresh.Summary)
+    }
+
+    enum Source: Sendable {
+        case items([Item])
+        case kept(KeptLines<Fresh>)
+    }
+
+    let source: Source
+    let marks: RowMarks
+    /// The path of a summary read now.
+    let path: @Sendable (Fresh.Summary) -> String
+
+    struct Iterator {
+        let walk: ListingWalk
+        var position = 0
+        var cursor: KeptLines<Fresh>.Cursor?
+
+        init(_ walk: ListingWalk) {
+            self.walk = walk
+            if case .kept(let lines) = walk.source { cursor = lines.cursor() }
+        }
+
+        /// The next row, and its path when the listing marks it.
+        mutating func next() -> (Item, marked: String?)? {
+            let item: Item
+            switch walk.source {
+            case .items(let items):
+                guard position < items.count else { return nil }
+                item = items[position]
+                position += 1
+            case .kept(let lines):
+                guard var c = cursor else { return nil }
+                defer { cursor = c }
+                switch lines.next(&c) {
+                case nil: return nil
+                case .kept(let row, _)?: item = .kept(row)
+                case .fresh(let fresh)?: item = .read(fresh.listed)
+                }
+            }
+            switch item {
+            case .kept(let row): return (item, walk.marks.marks(row))
+            case .read(let summary):
+                let path = walk.path(summary)
+                return (item, walk.marks.marks(path) ? path : nil)
+            }
+        }
+    }
+}
+
 /// `vault rooms`'s list, most recent activity first: each room either kept (its `ListingCache`
 /// line, made into a summary only when asked for) or read now. Walked once, in order
 /// (`for row in listing`); a listing the watcher answered for walks the cache's lines in place
 /// (`KeptLines`).
 public struct RoomListing: Sendable, Sequence {
-    enum Item: Sendable {
-        case kept(KeptRow)
-        case read(RoomSummary)
-    }
-
-    enum Source: Sendable {
-        case items([Item])
-        case kept(KeptLines<RoomSummary>)
-    }
-
-    let source: Source
-    let marks: RowMarks
+    let walk: ListingWalk<RoomSummary>
     /// How many rooms there are.
     public let count: Int
     /// Whether a room is shared (has `members:`): the listing then groups the rooms.
     public let hasSharedRooms: Bool
     let pendingSave: CacheSave?
 
+    init(
+        _ source: ListingWalk<RoomSummary>.Source, marks: RowMarks, count: Int, hasSharedRooms: Bool, pendingSave: CacheSave?
+    ) {
+        walk = ListingWalk(source: source, marks: marks) { $0.path }
+        self.count = count
+        self.hasSharedRooms = hasSharedRooms
+        self.pendingSave = pendingSave
+    }
+
     /// A room of the listing.
     public struct Row {
-        let item: Item
+        let item: ListingWalk<RoomSummary>.Item
         let marked: String?
         let marks: RowMarks
 
@@ -178,9 +243,9 @@ public struct RoomListing: Sendable, Sequence {
                 summary = RoomSummary(path: String(decoding: row.path, as: UTF8.self), fields: row.texts)!
             case .read(let read): summary = read
             }
-            guard marks.marks(summary.path) else { return summary }
-            summary.unread = marks.unread[summary.path]?.count ?? 0
-            summary.conflictCopyOf = marks.copies[summary.path]
+            guard let marked else { return summary }
+            summary.unread = marks.unread[marked]?.count ?? 0
+            summary.conflictCopyOf = marks.copies[marked]
             return summary
         }
 
@@ -193,40 +258,14 @@ public struct RoomListing: Sendable, Sequence {
     }
 
     public struct Iterator: IteratorProtocol {
-        let listing: RoomListing
-        var position = 0
-        var cursor: KeptLines<RoomSummary>.Cursor?
+        var walk: ListingWalk<RoomSummary>.Iterator
 
         public mutating func next() -> Row? {
-            let item: Item
-            switch listing.source {
-            case .items(let items):
-                guard position < items.count else { return nil }
-                item = items[position]
-                position += 1
-            case .kept(let lines):
-                guard var c = cursor else { return nil }
-                defer { cursor = c }
-                switch lines.next(&c) {
-                case nil: return nil
-                case .kept(let row, _)?: item = .kept(row)
-                case .fresh(let summary)?: item = .read(summary)
-                }
-            }
-            let marked: String? =
-                switch item {
-                case .kept(let row): listing.marks.marks(row)
-                case .read(let summary): listing.marks.marks(summary.path) ? summary.path : nil
-                }
-            return Row(item: item, marked: marked, marks: listing.marks)
+            walk.next().map { Row(item: $0.0, marked: $0.marked, marks: walk.walk.marks) }
         }
     }
 
-    public func makeIterator() -> Iterator {
-        var iterator = Iterator(listing: self)
-        if case .kept(let lines) = source { iterator.cursor = lines.cursor() }
-        return iterator
-    }
+    public func makeIterator() -> Iterator { Iterator(walk: .init(walk)) }
 
     /// Brings the listing cache up to date with the files this listing read (a listing the
     /// watcher answered for writes it only now, once its rows are out): without it the next
@@ -242,33 +281,33 @@ public struct RoomListing: Sendable, Sequence {
 /// `vault diary list`'s list, newest first: each entry either kept (its `ListingCache` line,
 /// made into a summary only when asked for) or read now; walked as `RoomListing` is.
 public struct DiaryListing: Sendable, Sequence {
-    enum Item: Sendable {
-        case kept(KeptRow)
-        case read(DiarySummary)
-    }
-
-    enum Source: Sendable {
-        case items([Item])
-        case kept(KeptLines<DiaryListing.Fresh>)
-    }
-
-    /// An entry read now, with its keys.
-    struct Fresh: Sendable {
+    /// An entry read now, with its key.
+    struct Fresh: ListedNow {
         var summary: DiarySummary
         var key: Double
+        var listed: DiarySummary { summary }
     }
 
-    let source: Source
-    let marks: RowMarks
+    let walk: ListingWalk<Fresh>
     public let count: Int
     /// Whether an entry is dated by its file's time (it has no date of its own): the history
     /// may date it instead (`Vault.datedByHistory`).
     public let hasEntryDatedByFileTime: Bool
     let pendingSave: CacheSave?
 
+    init(
+        _ source: ListingWalk<Fresh>.Source, copies: [String: String], count: Int, hasEntryDatedByFileTime: Bool,
+        pendingSave: CacheSave?
+    ) {
+        walk = ListingWalk(source: source, marks: RowMarks(unread: [:], copies: copies)) { $0.path }
+        self.count = count
+        self.hasEntryDatedByFileTime = hasEntryDatedByFileTime
+        self.pendingSave = pendingSave
+    }
+
     /// An entry of the listing.
     public struct Row {
-        let item: Item
+        let item: ListingWalk<Fresh>.Item
         let marked: String?
         let marks: RowMarks
 
@@ -280,7 +319,7 @@ public struct DiaryListing: Sendable, Sequence {
                 summary = DiarySummary.withKey(path: String(decoding: row.path, as: UTF8.self), fields: row.texts)!.0
             case .read(let read): summary = read
             }
-            if marks.marks(summary.path) { summary.conflictCopyOf = marks.copies[summary.path] }
+            if let marked { summary.conflictCopyOf = marks.copies[marked] }
             return summary
         }
 
@@ -293,40 +332,14 @@ public struct DiaryListing: Sendable, Sequence {
     }
 
     public struct Iterator: IteratorProtocol {
-        let listing: DiaryListing
-        var position = 0
-        var cursor: KeptLines<Fresh>.Cursor?
+        var walk: ListingWalk<Fresh>.Iterator
 
         public mutating func next() -> Row? {
-            let item: Item
-            switch listing.source {
-            case .items(let items):
-                guard position < items.count else { return nil }
-                item = items[position]
-                position += 1
-            case .kept(let lines):
-                guard var c = cursor else { return nil }
-                defer { cursor = c }
-                switch lines.next(&c) {
-                case nil: return nil
-                case .kept(let row, _)?: item = .kept(row)
-                case .fresh(let fresh)?: item = .read(fresh.summary)
-                }
-            }
-            let marked: String? =
-                switch item {
-                case .kept(let row): listing.marks.marks(row)
-                case .read(let summary): listing.marks.marks(summary.path) ? summary.path : nil
-                }
-            return Row(item: item, marked: marked, marks: listing.marks)
+            walk.next().map { Row(item: $0.0, marked: $0.marked, marks: walk.walk.marks) }
         }
     }
 
-    public func makeIterator() -> Iterator {
-        var iterator = Iterator(listing: self)
-        if case .kept(let lines) = source { iterator.cursor = lines.cursor() }
-        return iterator
-    }
+    public func makeIterator() -> Iterator { Iterator(walk: .init(walk)) }
 
     /// As `RoomListing.saveCache()`.
     public func saveCache() { pendingSave?.run() }

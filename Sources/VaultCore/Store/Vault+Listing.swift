@@ -99,7 +99,7 @@ extension Vault {
         // Ordered below by last activity (ties by path): the folder's order is enough here.
         let paths = roomPaths(sorted: false)
         Trace.mark("rooms: \(paths.count) listed\(Vault.traced(answer))")
-        let (found, entries, reads) = summarizedFiles(paths, cache: &cache) { path, kept, entry -> (RoomListing.Item, Double)? in
+        let (found, entries, reads) = summarizedFiles(paths, cache: &cache) { path, kept, entry -> (ListingWalk<RoomSummary>.Item, Double)? in
             let row = kept.row(of: entry)
             guard RoomSummary.isKept(row), let key = row.number(0) else { return nil }
             return (.kept(row), key)
@@ -125,7 +125,7 @@ extension Vault {
         let marks = RowMarks(unread: UnreadMarks.load(root: root), copies: Vault.conflictCopies(among: paths))
         Trace.mark("rooms: marks added")
         return RoomListing(
-            source: .items(Vault.moved(from: &items, in: order) { $0.0 }), marks: marks, count: order.count,
+            .items(Vault.moved(from: &items, in: order) { $0.0 }), marks: marks, count: order.count,
             hasSharedRooms: shared, pendingSave: nil)
     }
 
@@ -159,7 +159,7 @@ extension Vault {
         Trace.mark("rooms: \(keptCount) kept, \(fresh.count) read (watcher: \(kept.named) changed)")
         let marks = RowMarks(unread: UnreadMarks.load(root: root), copies: conflictCopies(named))
         let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: answer?.point, freshFirst: freshFirst) : nil
-        return RoomListing(source: .kept(lines), marks: marks, count: keptCount + fresh.count, hasSharedRooms: shared, pendingSave: save)
+        return RoomListing(.kept(lines), marks: marks, count: keptCount + fresh.count, hasSharedRooms: shared, pendingSave: save)
     }
 
     /// The files a listing the watcher answered for reads (those it names that are here now,
@@ -311,7 +311,7 @@ extension Vault {
         let none = LocalDate(year: 0, month: 1, day: 1)
         // Each entry with its keys, and whether it is dated by its file's time (found here, on the
         // workers, while its line is at hand).
-        let (found, entries, reads) = summarizedFiles(paths, cache: &cache) { path, kept, entry -> (DiaryListing.Item, Double, LocalDate, Bool)? in
+        let (found, entries, reads) = summarizedFiles(paths, cache: &cache) { path, kept, entry -> (ListingWalk<DiaryListing.Fresh>.Item, Double, LocalDate, Bool)? in
             let row = kept.row(of: entry)
             guard DiarySummary.isKept(row), let key = row.number(0) else { return nil }
             let byFileTime = row.field(DiaryListing.Field.dateSource.rawValue, is: "modified")
@@ -335,8 +335,8 @@ extension Vault {
         saveInOrder(&cache, entries: entries, order: order, reads: reads, point: answer?.point)
         defer { Trace.mark("diary: copies marked") }
         return DiaryListing(
-            source: .items(Vault.moved(from: &items, in: order) { $0.0 }),
-            marks: RowMarks(unread: [:], copies: Vault.conflictCopies(among: paths)), count: order.count,
+            .items(Vault.moved(from: &items, in: order) { $0.0 }), copies: Vault.conflictCopies(among: paths),
+            count: order.count,
             hasEntryDatedByFileTime: byFileTime, pendingSave: nil)
     }
 
@@ -376,7 +376,7 @@ extension Vault {
         Trace.mark("diary: \(keptCount) kept, \(fresh.count) read (watcher: \(kept.named) changed)")
         let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: answer?.point, freshFirst: freshFirst) : nil
         return DiaryListing(
-            source: .kept(lines), marks: RowMarks(unread: [:], copies: conflictCopies(named)), count: keptCount + fresh.count,
+            .kept(lines), copies: conflictCopies(named), count: keptCount + fresh.count,
             hasEntryDatedByFileTime: byFileTime, pendingSave: save)
     }
 
