@@ -272,6 +272,47 @@ import VaultTestSupport
         #expect(traces.filter { $0.contains("(watcher: not used)") }.allSatisfy { $0.hasPrefix("damaged") }, "\(traces)")
     }
 
+    /// A file name with a backslash or a tab is kept escaped in the cache: a listing the watcher
+    /// answered for still knows the file by its name (one row for it after it changed, with its
+    /// name as it is), as a full listing does.
+    @Test func aNameWithABackslashOrATabIsKeptByItsName() throws {
+        let dir = try freshVault()
+        let cache = TemporaryDirectory("listing-cache")
+        let unwatchedCache = TemporaryDirectory("listing-cache-unwatched")
+        let env = ["XDG_CACHE_HOME": cache.path, "VAULT_TRACE": "1", "VAULT_WATCH_IDLE": "60"]
+        let names = ["rooms/back\\slash.md", "rooms/tab\tname.md"]
+        for (i, name) in names.enumerated() {
+            try dir.write(name, "---\ntitle: 이름 \(i)\ncreated: 2026-11-2\(i)T10:00:00+09:00\n---\n")
+        }
+        try dir.write("diary/2026/a\\b.md", "---\ntitle: 일기\ncreated: 2026-11-20T10:00:00+09:00\n---\n\n첫 줄\n")
+        func same(_ step: String) throws -> (rooms: String, traces: [String]) {
+            var out = ""
+            var traces: [String] = []
+            for args in [["rooms", "--format", "%(path)|%(title)"], ["diary", "list", "--format", "%(path)|%(preview)"]] {
+                let watched = try runVault(args, in: dir.path, environment: env)
+                var plain = env
+                plain["VAULT_NO_WATCH"] = "1"
+                plain["XDG_CACHE_HOME"] = unwatchedCache.path
+                let full = try runVault(args, in: dir.path, environment: plain)
+                expectSuccess(watched)
+                #expect(watched.stdout == full.stdout, "\(step): \(args)\n\(watched.stdout)\n\(full.stdout)")
+                if args[0] == "rooms" { out = watched.stdout }
+                traces += watched.stderr.split(separator: "\n").filter { $0.contains(" kept, ") }.map(String.init)
+            }
+            return (out, traces)
+        }
+        _ = try same("first")
+        Thread.sleep(forTimeInterval: 3.2)
+        _ = try same("settled")
+        #expect(try same("kept").traces.count == 2)
+        try dir.write(names[0], "---\ntitle: 고친 이름\ncreated: 2026-11-20T10:00:00+09:00\n---\n")
+        try dir.write("diary/2026/a\\b.md", "---\ntitle: 일기\ncreated: 2026-11-20T10:00:00+09:00\n---\n\n고친 줄\n")
+        let changed = try same("changed")
+        #expect(changed.rooms.components(separatedBy: "slash.md").count == 2, "\(changed.rooms)")
+        #expect(changed.rooms.contains("고친 이름") && changed.traces.contains { $0.contains("rooms: 1 kept, 1 read (watcher: 1 changed)") }, "\(changed)")
+        #expect(changed.traces.contains { $0.contains("diary: 0 kept, 1 read (watcher: 1 changed)") }, "\(changed)")
+    }
+
     /// `vault check` reads again every file whose stamp changed: a clean room broken in place
     /// (same size, at once) is reported by the next check.
     @Test func checkSeesAFileBrokenInPlace() throws {

@@ -96,16 +96,17 @@ struct KeptLines<Fresh>: @unchecked Sendable {
     }
 }
 
-/// A few paths, asked about by their bytes: most paths are ruled out by their length alone,
-/// without making an array of their bytes to hash.
+/// A few paths, asked about by the bytes of a kept line's path (escaped as the cache keeps it):
+/// most paths are ruled out by their length alone, without making an array of their bytes to hash.
 struct PathSet: Sendable {
     private var paths: Set<[UInt8]> = []
     private var lengths: Set<Int> = []
 
     init<S: Sequence<String>>(_ paths: S) {
         for path in paths {
-            self.paths.insert(Array(path.utf8))
-            lengths.insert(path.utf8.count)
+            let kept = ListingCache.escape(path)
+            self.paths.insert(kept)
+            lengths.insert(kept.count)
         }
     }
 

@@ -7,12 +7,16 @@ import CVaultScan
 /// them (escaped), so a listing can print a file that did not change without making its summary.
 public struct KeptRow: @unchecked Sendable {
     public typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
-    /// The path, relative to the vault, as bytes.
+    /// The path, relative to the vault, as bytes, escaped as the cache keeps it (`ListingCache.escape`:
+    /// a backslash, tab or line feed in a file's name).
     public let path: Bytes
     /// The fields, tab-separated: `+text` for one that is present, `-` for one that is absent.
     let fields: Bytes
     /// What holds the bytes (the mapped cache file), kept alive with the row.
     let owner: MappedBytes
+
+    /// The path as text (unescaped).
+    var pathText: String { ListingCache.unescape(path) }
 
     /// How many fields the line has.
     var fieldCount: Int {
@@ -134,7 +138,7 @@ struct RowMarks: Sendable {
 
     /// The path of `row` when the listing changes its row.
     func marks(_ row: KeptRow) -> String? {
-        marked.contains(row.path) ? String(decoding: row.path, as: UTF8.self) : nil
+        marked.contains(row.path) ? row.pathText : nil
     }
 
     func marks(_ path: String) -> Bool { !marked.isEmpty && (unread[path] != nil || copies[path] != nil) }
@@ -240,7 +244,7 @@ public struct RoomListing: Sendable, Sequence {
             switch item {
             case .kept(let row):
                 // Checked when it was found (its field count, key, title and preview).
-                summary = RoomSummary(path: String(decoding: row.path, as: UTF8.self), fields: row.texts)!
+                summary = RoomSummary(path: row.pathText, fields: row.texts)!
             case .read(let read): summary = read
             }
             guard let marked else { return summary }
@@ -316,7 +320,7 @@ public struct DiaryListing: Sendable, Sequence {
             var summary: DiarySummary
             switch item {
             case .kept(let row):
-                summary = DiarySummary.withKey(path: String(decoding: row.path, as: UTF8.self), fields: row.texts)!.0
+                summary = DiarySummary.withKey(path: row.pathText, fields: row.texts)!.0
             case .read(let read): summary = read
             }
             if let marked { summary.conflictCopyOf = marks.copies[marked] }

@@ -84,7 +84,7 @@ public struct ListingCache: Sendable {
         if !lazily { loadEntries() }
     }
 
-    /// Reads every line (once): the entries `count`, `entry(of:stamp:)` and `forEachEntry` see.
+    /// Reads every line (once): the entries `count` and `entry(of:stamp:)` see.
     /// A damaged line voids the cache (no entries, no point).
     public mutating func loadEntries() {
         guard !loaded else { return }
@@ -139,7 +139,8 @@ public struct ListingCache: Sendable {
     /// `indexByInode()` first.
     public func entry(of path: String, stamp: FileIO.Stamp?) -> Entry? {
         guard let stamp, var i = firstByInode[stamp.inode] else { return nil }
-        var path = path
+        // Compared as kept: escaped (only a name with a backslash, tab or line feed changes).
+        var path = path.utf8.contains { $0 == 92 || $0 == 9 || $0 == 10 } ? String(decoding: ListingCache.escape(path), as: UTF8.self) : path
         return path.withUTF8 { wanted in
             while i >= 0 {
                 let entry = read[Int(i)]
@@ -150,15 +151,10 @@ public struct ListingCache: Sendable {
         }
     }
 
-    /// Each entry read, in the cache's order, with its path.
-    func forEachEntry(_ body: (Entry, String) -> Void) {
-        for entry in read { body(entry, String(decoding: bytes[entry.path], as: UTF8.self)) }
-    }
-
     /// The entries read whose path is not one of `paths`: kept as they are when only those paths
     /// were looked at (`vault check FILE…`), so the rest of the cache is not lost.
     public func entries(notIn paths: [String]) -> [Entry] {
-        let named = Set(paths.map { Array($0.utf8) })
+        let named = Set(paths.map { ListingCache.escape($0) })
         return read.filter { !named.contains(Array(bytes[$0.path])) }
     }
 

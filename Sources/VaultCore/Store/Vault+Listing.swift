@@ -152,7 +152,7 @@ extension Vault {
         let counted = lines.check(valid: RoomSummary.isKept) { row in
             if !shared, row.lastField() != nil { shared = true }
             if ConflictCopy.mentionsConflict(UnsafeBufferPointer(rebasing: row.path)) {
-                named.append(String(decoding: row.path, as: UTF8.self))
+                named.append(row.pathText)
             }
         }
         guard let keptCount = counted else { return nil }
@@ -177,7 +177,7 @@ extension Vault {
         var at = cache.linesStart
         var unsettled: [String] = []
         while at < bytes.count, let (entry, next) = ListingCache.line(bytes, at: at), !entry.settled {
-            unsettled.append(String(decoding: bytes[entry.path], as: UTF8.self))
+            unsettled.append(ListingCache.unescape(bytes[entry.path]))
             at = next
         }
         let named = changed.filter { $0.hasPrefix(folder + "/") }
@@ -221,6 +221,8 @@ extension Vault {
 
     /// Whether `path` comes before the path `bytes` by their UTF-8 bytes (`VaultPath.precedes`).
     static func precedes(_ path: String, _ bytes: KeptRow.Bytes) -> Bool {
+        // Kept escaped: a name with a backslash, tab or line feed is compared as it is.
+        if bytes.contains(92) { return VaultPath.precedes(path, ListingCache.unescape(bytes)) }
         var path = path
         return path.withUTF8 { a in
             let b = UnsafeBufferPointer(rebasing: bytes)
@@ -369,7 +371,7 @@ extension Vault {
         let counted = lines.check(valid: DiarySummary.isKept) { row in
             if !byFileTime, row.field(DiaryListing.Field.dateSource.rawValue, is: "modified") { byFileTime = true }
             if ConflictCopy.mentionsConflict(UnsafeBufferPointer(rebasing: row.path)) {
-                named.append(String(decoding: row.path, as: UTF8.self))
+                named.append(row.pathText)
             }
         }
         guard let keptCount = counted else { return nil }
