@@ -200,8 +200,13 @@ import VaultTestSupport
                 // A cache of its own: the watched listings' cache is only ever written by them.
                 plain["XDG_CACHE_HOME"] = unwatchedCache.path
                 let full = try runVault(args, in: dir.path, environment: plain)
+                // And with no cache at all: every file read.
+                let none = TemporaryDirectory("listing-cache-none")
+                plain["XDG_CACHE_HOME"] = none.path
+                let read = try runVault(args, in: dir.path, environment: plain)
                 expectSuccess(watched)
                 #expect(watched.stdout == full.stdout, "\(step): \(args)\n\(watched.stdout)\n\(full.stdout)")
+                #expect(read.stdout == full.stdout, "\(step): \(args)\n\(read.stdout)\n\(full.stdout)")
                 traces += watched.stderr.split(separator: "\n").filter { $0.contains(" listed") || $0.contains(" kept, ") }.map { step + ": " + $0 }
             }
         }
@@ -294,8 +299,12 @@ import VaultTestSupport
                 plain["VAULT_NO_WATCH"] = "1"
                 plain["XDG_CACHE_HOME"] = unwatchedCache.path
                 let full = try runVault(args, in: dir.path, environment: plain)
+                let none = TemporaryDirectory("listing-cache-none")
+                plain["XDG_CACHE_HOME"] = none.path
+                let read = try runVault(args, in: dir.path, environment: plain)
                 expectSuccess(watched)
                 #expect(watched.stdout == full.stdout, "\(step): \(args)\n\(watched.stdout)\n\(full.stdout)")
+                #expect(read.stdout == full.stdout, "\(step): \(args)\n\(read.stdout)\n\(full.stdout)")
                 if args[0] == "rooms" { out = watched.stdout }
                 traces += watched.stderr.split(separator: "\n").filter { $0.contains(" kept, ") }.map(String.init)
             }
