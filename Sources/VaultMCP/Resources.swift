@@ -103,7 +103,7 @@ final class ResourceWatch: @unchecked Sendable {
 
     private func watch() {
         var point = watcher?.changes(since: nil)?.point
-        var known = Set(vault.roomPaths(sorted: false) + vault.diaryPaths())
+        var known = Set(vault.roomPaths(sorted: false) + vault.diaryPaths(sorted: false))
         while !stopped.load(ordering: .sequentiallyConsistent) {
             usleep(UInt32(interval * 1_000_000))
             // The paths the watcher names; nil: it cannot say (the stamps are compared).

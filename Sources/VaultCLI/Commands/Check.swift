@@ -39,7 +39,7 @@ extension VaultCommand {
             let files: Int
             if names.isEmpty {
                 problems = vault.check()
-                files = vault.roomPaths().count + vault.diaryPaths().count
+                files = vault.roomPaths(sorted: false).count + vault.diaryPaths(sorted: false).count
             } else {
                 let here = FileManager.default.currentDirectoryPath
                 var chosen: [VaultItem] = []

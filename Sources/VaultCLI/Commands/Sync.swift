@@ -96,7 +96,7 @@ extension VaultCommand {
                     url: url, into: root, interactive: Terminal.stdinIsTerminal, onProgress: progress.handler)
             }()
             let rooms = vault.roomPaths().count
-            let entries = vault.diaryPaths().count
+            let entries = vault.diaryPaths(sorted: false).count
             print(
                 "Cloned \(url) into \(root): \(rooms) room\(rooms == 1 ? "" : "s"),"
                     + " \(entries) diary entr\(entries == 1 ? "y" : "ies")."

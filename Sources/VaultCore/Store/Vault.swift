@@ -206,11 +206,12 @@ public final class Vault: Sendable {
         return sorted ? paths.sorted(by: VaultPath.precedes) : paths
     }
 
-    /// Paths (relative to the vault) of every diary entry, at any depth, sorted.
+    /// Paths (relative to the vault) of every diary entry, at any depth, sorted (`sorted: false`:
+    /// in the folders' order, each folder's files together, for a caller that sorts them its own way).
     ///
     /// Symbolic links, to files or folders, are not followed, so a link that loops cannot make
     /// the walk endless; a folder reached twice (a bind mount) is walked once.
-    public func diaryPaths() -> [String] {
+    public func diaryPaths(sorted: Bool = true) -> [String] {
         var out: [String] = []
         var seen = Set<FolderIdentity>()
         // Each folder's names sorted by their bytes, a folder's as `name/`, and walked in that order:
@@ -227,7 +228,7 @@ public final class Vault: Sendable {
                     names.append(entry.name)
                 }
             }
-            names.sort(by: VaultPath.precedes)
+            if sorted { names.sort(by: VaultPath.precedes) }
             for name in names {
                 if name.utf8.last == UInt8(ascii: "/") {
                     walk(dir + "/" + name.dropLast())
