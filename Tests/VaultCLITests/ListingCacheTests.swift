@@ -179,6 +179,28 @@ import VaultTestSupport
         #expect(try same(["diary", "list"], diary).contains("diary/no-date.md"))
     }
 
+    /// Runs the listing `args` with the watcher (`env`), and checks that it prints what one without
+    /// it prints, with a cache of its own (`unwatchedCache`: the watched listings' cache is then
+    /// only ever written by them), and what one with no cache at all (every file read) prints.
+    /// Returns the watched run.
+    func listedAlike(
+        _ args: [String], _ dir: TemporaryDirectory, _ env: [String: String], unwatchedCache: TemporaryDirectory,
+        step: String
+    ) throws -> RunResult {
+        let watched = try runVault(args, in: dir.path, environment: env)
+        var plain = env
+        plain["VAULT_NO_WATCH"] = "1"
+        plain["XDG_CACHE_HOME"] = unwatchedCache.path
+        let full = try runVault(args, in: dir.path, environment: plain)
+        let none = TemporaryDirectory("listing-cache-none")
+        plain["XDG_CACHE_HOME"] = none.path
+        let read = try runVault(args, in: dir.path, environment: plain)
+        expectSuccess(watched)
+        #expect(watched.stdout == full.stdout, "\(step): \(args)\n\(watched.stdout)\n\(full.stdout)")
+        #expect(read.stdout == full.stdout, "\(step): \(args)\n\(read.stdout)\n\(full.stdout)")
+        return watched
+    }
+
     /// With the search watcher (`WorkTreeWatcher`), a listing stamps only the files it names as
     /// changed since the last listing (its trace says how many) and lists no folder: after every
     /// kind of change it must print what a listing without it (`VAULT_NO_WATCH`) prints.
@@ -194,19 +216,7 @@ import VaultTestSupport
         var traces: [String] = []
         func same(_ step: String) throws {
             for args in [["rooms"], ["diary", "list"]] {
-                let watched = try runVault(args, in: dir.path, environment: env)
-                var plain = env
-                plain["VAULT_NO_WATCH"] = "1"
-                // A cache of its own: the watched listings' cache is only ever written by them.
-                plain["XDG_CACHE_HOME"] = unwatchedCache.path
-                let full = try runVault(args, in: dir.path, environment: plain)
-                // And with no cache at all: every file read.
-                let none = TemporaryDirectory("listing-cache-none")
-                plain["XDG_CACHE_HOME"] = none.path
-                let read = try runVault(args, in: dir.path, environment: plain)
-                expectSuccess(watched)
-                #expect(watched.stdout == full.stdout, "\(step): \(args)\n\(watched.stdout)\n\(full.stdout)")
-                #expect(read.stdout == full.stdout, "\(step): \(args)\n\(read.stdout)\n\(full.stdout)")
+                let watched = try listedAlike(args, dir, env, unwatchedCache: unwatchedCache, step: step)
                 traces += watched.stderr.split(separator: "\n").filter { $0.contains(" listed") || $0.contains(" kept, ") }.map { step + ": " + $0 }
             }
         }
@@ -294,17 +304,7 @@ import VaultTestSupport
             var out = ""
             var traces: [String] = []
             for args in [["rooms", "--format", "%(path)|%(title)"], ["diary", "list", "--format", "%(path)|%(preview)"]] {
-                let watched = try runVault(args, in: dir.path, environment: env)
-                var plain = env
-                plain["VAULT_NO_WATCH"] = "1"
-                plain["XDG_CACHE_HOME"] = unwatchedCache.path
-                let full = try runVault(args, in: dir.path, environment: plain)
-                let none = TemporaryDirectory("listing-cache-none")
-                plain["XDG_CACHE_HOME"] = none.path
-                let read = try runVault(args, in: dir.path, environment: plain)
-                expectSuccess(watched)
-                #expect(watched.stdout == full.stdout, "\(step): \(args)\n\(watched.stdout)\n\(full.stdout)")
-                #expect(read.stdout == full.stdout, "\(step): \(args)\n\(read.stdout)\n\(full.stdout)")
+                let watched = try listedAlike(args, dir, env, unwatchedCache: unwatchedCache, step: step)
                 if args[0] == "rooms" { out = watched.stdout }
                 traces += watched.stderr.split(separator: "\n").filter { $0.contains(" kept, ") }.map(String.init)
             }
