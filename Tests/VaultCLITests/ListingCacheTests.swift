@@ -272,6 +272,19 @@ import VaultTestSupport
         let marked = try runVault(["rooms"], in: dir.path, environment: env).stdout
         #expect(marked != before && marked.split(separator: "\n").count == before.split(separator: "\n").count, "\(marked)")
         #expect(traces.contains { $0.hasPrefix("unread") && $0.contains("rooms: 5 kept, 0 read") }, "\(traces)")
+        // A cache changed in place, its lines whole (a title's letter): its checksum differs, so the
+        // listing reads every file again and shows what they say.
+        for (kind, title) in [("rooms", "Delta"), ("diary", "Gamma")] {
+            let folder = cache.path + "/vault/listing"
+            let file = try #require(try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix("." + kind) })
+            let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
+            #expect(text.contains("\t+" + title + "\t"), "\(kind)")
+            let changed = text.replacingOccurrences(of: "\t+" + title + "\t", with: "\t+" + title.dropLast() + "o\t")
+            try changed.write(toFile: folder + "/" + file, atomically: true, encoding: .utf8)
+        }
+        try same("damaged in place")
+        #expect(traces.contains { $0.hasPrefix("damaged in place") && $0.contains("rooms: 5 listed") }, "\(traces)")
+        #expect(traces.contains { $0.hasPrefix("damaged in place") && $0.contains("diary: 6 listed") }, "\(traces)")
         // A damaged line in a cache: the listing reads every file again, as without one.
         for kind in ["rooms", "diary"] {
             let folder = cache.path + "/vault/listing"

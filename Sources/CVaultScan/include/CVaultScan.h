@@ -179,6 +179,10 @@ size_t vs_count_byte(const unsigned char *p, size_t n, unsigned char byte);
 /// backslash, or 0xC2 (the lead byte of U+0080–U+009F, and of other characters); `n` when none.
 size_t vs_next_unplain(const unsigned char *p, size_t i, size_t n);
 
+/// The CRC-32C (Castagnoli) of `p[0..<n]`, continuing from `crc` (0 to start): the listing
+/// cache's checksum.
+uint32_t vs_crc32c(uint32_t crc, const unsigned char *p, size_t n);
+
 /// A search key's index terms (grams.c): `count` words of six characters `[0-9a-v]`, each
 /// followed by a space, in `text[0..<length]` (malloc'ed; `vs_terms_free` frees it).
 typedef struct {

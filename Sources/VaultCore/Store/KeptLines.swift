@@ -14,8 +14,10 @@ import Glibc
 /// stays the same however long the cache is.
 struct KeptLines<Fresh>: @unchecked Sendable {
     let storage: MappedBytes
-    /// Where the first kept line starts (after the head and the unsettled lines).
+    /// Where the first kept line starts (after the head and the unsettled lines), and where the
+    /// last one ends (the checksum's line starts).
     let start: Int
+    let end: Int
     let skipped: PathSet
     let fresh: [Fresh]
     /// Whether a file read now comes before a kept line (checked by `check`).
@@ -42,10 +44,10 @@ struct KeptLines<Fresh>: @unchecked Sendable {
     func next(_ c: inout Cursor) -> Row? {
         let bytes = storage.buffer
         if c.pending == nil {
-            while c.at < bytes.count {
+            while c.at < end {
                 // Lines were checked by `check`: a line that does not parse now ends the walk.
                 guard let (entry, next) = ListingCache.line(bytes, at: c.at) else {
-                    c.at = bytes.count
+                    c.at = end
                     break
                 }
                 let line = c.at..<(next - 1)  // without its line feed
@@ -79,7 +81,7 @@ struct KeptLines<Fresh>: @unchecked Sendable {
         var released = start
         var count = 0
         defer { storage.release(released..<at) }
-        while at < bytes.count {
+        while at < end {
             guard let (entry, next) = ListingCache.line(bytes, at: at), entry.settled else { return nil }
             at = next
             if at - released >= MappedBytes.releaseStep {

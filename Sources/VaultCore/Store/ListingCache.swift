@@ -1,3 +1,4 @@
+import CVaultScan
 import Foundation
 
 #if canImport(Glibc)
@@ -23,8 +24,9 @@ import Glibc
 /// file: its stamp, whether it is settled, its path and the summary's fields, tab-separated,
 /// with `\`, tab and line feed escaped; a field that is absent is `-`, present ones begin with
 /// `+`. The lines not settled come first, then the others in the listing's order (`save`), so
-/// a listing the watcher answered for prints them as they are (`KeptLines`). A cache: lost,
-/// damaged or of another version, the listing reads every file and writes a new one.
+/// a listing the watcher answered for prints them as they are (`KeptLines`). The last line is
+/// `end` and the CRC-32C of every byte before it. A cache: lost, damaged (its checksum differs)
+/// or of another version, the listing reads every file and writes a new one.
 ///
 /// The file is mapped, not read: an entry is a range of it, its fields made into strings only
 /// when used, so 20,000 entries cost no more allocations than the summaries made from them.
@@ -51,8 +53,10 @@ public struct ListingCache: Sendable {
     private var read: [Entry] = []
     /// Whether `read` holds the lines (`loadEntries()`).
     private var loaded = false
-    /// Where the first line after the two of the head begins (the end of `bytes`: none).
+    /// Where the first line after the two of the head begins, and where the last one ends (the
+    /// checksum's line begins): 0 and 0 without a cache.
     var linesStart = 0
+    var linesEnd = 0
     /// Inode → the first entry with it; `next` chains the others.
     private var firstByInode: [UInt64: Int32] = [:]
     private var next: [Int32] = []
@@ -75,12 +79,15 @@ public struct ListingCache: Sendable {
         self.context = context
         file = ListingCache.path(root: root, kind: kind, environment: environment)
         storage = file.flatMap { MappedBytes(file: $0) } ?? MappedBytes()
-        guard let (point, start) = ListingCache.header(storage.buffer, context: context) else {
+        guard let (point, start) = ListingCache.header(storage.buffer, context: context),
+            let end = ListingCache.checkedEnd(storage)
+        else {
             loaded = true
             return
         }
         self.point = point
         linesStart = start
+        linesEnd = end
         if !lazily { loadEntries() }
     }
 
@@ -89,7 +96,7 @@ public struct ListingCache: Sendable {
     public mutating func loadEntries() {
         guard !loaded else { return }
         loaded = true
-        guard let entries = ListingCache.lines(storage.buffer, from: linesStart) else {
+        guard let entries = ListingCache.lines(storage.buffer, from: linesStart, to: linesEnd) else {
             point = nil
             return
         }
@@ -194,8 +201,10 @@ public struct ListingCache: Sendable {
         var failed = false
         var out: [UInt8] = []
         out.reserveCapacity(1 << 20 + 65_536)
+        var crc: UInt32 = 0
         func flush() {
             guard !failed, !out.isEmpty else { return }
+            crc = out.withUnsafeBufferPointer { vs_crc32c(crc, $0.baseAddress, $0.count) }
             failed = !ListingCache.write(out, to: fd)
             out.removeAll(keepingCapacity: true)
         }
@@ -233,6 +242,9 @@ public struct ListingCache: Sendable {
             if out.count >= 1 << 20 { flush() }
         }
         flush()
+        // The checksum of everything before it: a cache damaged anywhere is read as none.
+        out += Array("end \(ListingCache.hex(crc))\n".utf8)
+        if !failed { failed = !ListingCache.write(out, to: fd) }
         if close(fd) != 0 { failed = true }
         if failed || rename(temp, file) != 0 { unlink(temp) }
     }
@@ -284,6 +296,33 @@ public struct ListingCache: Sendable {
         return n
     }
 
+    /// `crc` as eight lower-case hex digits.
+    static func hex(_ crc: UInt32) -> String {
+        let digits = String(crc, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
+    /// Where the lines of the cache file `storage` end: the start of its last line, `end`
+    /// and the CRC-32C of every byte before it, checked here a megabyte at a time (the pages
+    /// given back as it goes); nil when that line is missing or the checksum differs.
+    static func checkedEnd(_ storage: MappedBytes) -> Int? {
+        let b = storage.buffer
+        guard b.count >= 13, b[b.count - 1] == 10 else { return nil }
+        let start = b.count - 13  // "end " + 8 hex digits + "\n"
+        guard start == 0 || b[start - 1] == 10, b[start..<(start + 4)].elementsEqual("end ".utf8),
+            let kept = UInt32(String(decoding: b[(start + 4)..<(start + 12)], as: UTF8.self), radix: 16)
+        else { return nil }
+        var crc: UInt32 = 0
+        var at = 0
+        while at < start {
+            let n = min(MappedBytes.releaseStep, start - at)
+            crc = vs_crc32c(crc, b.baseAddress! + at, n)
+            storage.release(at..<(at + n))
+            at += n
+        }
+        return crc == kept ? start : nil
+    }
+
     /// Writes all of `bytes` to `fd` (false: it could not).
     static func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
         bytes.withUnsafeBytes { buf in
@@ -313,12 +352,12 @@ public struct ListingCache: Sendable {
         return (epoch == 0 ? nil : WatchPoint(epoch: epoch, generation: generation), secondEnd + 1)
     }
 
-    /// Every line of a cache file from `start`, as ranges of `bytes` (nil: one is damaged).
-    static func lines(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> [Entry]? {
+    /// Every line of a cache file from `start` to `end`, as ranges of `bytes` (nil: one is damaged).
+    static func lines(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> [Entry]? {
         var entries: [Entry] = []
         entries.reserveCapacity(bytes.count / 160)
         var at = start
-        while at < bytes.count {
+        while at < end {
             guard let (entry, next) = line(bytes, at: at) else { return nil }
             entries.append(entry)
             at = next

@@ -146,7 +146,7 @@ extension Vault {
             let key = row.number(0) ?? 0
             return f.sortKey != key ? f.sortKey > key : Vault.precedes(f.path, row.path)
         }
-        let lines = KeptLines(storage: cache.storage, start: kept.start, skipped: kept.skipped, fresh: fresh.map(\.0), freshFirst: freshFirst)
+        let lines = KeptLines(storage: cache.storage, start: kept.start, end: cache.linesEnd, skipped: kept.skipped, fresh: fresh.map(\.0), freshFirst: freshFirst)
         var shared = fresh.contains { !$0.0.members.isEmpty }
         var named = fresh.map(\.0.path)
         let counted = lines.check(valid: RoomSummary.isKept) { row in
@@ -176,7 +176,7 @@ extension Vault {
         let bytes = cache.storage.buffer
         var at = cache.linesStart
         var unsettled: [String] = []
-        while at < bytes.count, let (entry, next) = ListingCache.line(bytes, at: at), !entry.settled {
+        while at < cache.linesEnd, let (entry, next) = ListingCache.line(bytes, at: at), !entry.settled {
             unsettled.append(ListingCache.unescape(bytes[entry.path]))
             at = next
         }
@@ -197,7 +197,7 @@ extension Vault {
     ) -> CacheSave {
         CacheSave {
             // Walked again, with each file read now carrying its entry.
-            let all = KeptLines(storage: lines.storage, start: lines.start, skipped: lines.skipped, fresh: fresh) { f, row in
+            let all = KeptLines(storage: lines.storage, start: lines.start, end: lines.end, skipped: lines.skipped, fresh: fresh) { f, row in
                 freshFirst(f.0, row)
             }
             cache.save(point: point) { write in
@@ -366,7 +366,7 @@ extension Vault {
             if f.key != key { return f.key > key }
             return !Vault.precedes(f.summary.path, row.path)
         }
-        let lines = KeptLines(storage: cache.storage, start: kept.start, skipped: kept.skipped, fresh: fresh.map(\.0), freshFirst: freshFirst)
+        let lines = KeptLines(storage: cache.storage, start: kept.start, end: cache.linesEnd, skipped: kept.skipped, fresh: fresh.map(\.0), freshFirst: freshFirst)
         var byFileTime = fresh.contains { $0.0.summary.dateSource == "modified" }
         var named = fresh.map(\.0.summary.path)
         let counted = lines.check(valid: DiarySummary.isKept) { row in
