@@ -118,7 +118,13 @@ def change(step):
                 lines = f.read().split(b"\n")
             if len(lines) > 3:
                 k = rng.randrange(2, len(lines) - 1)
-                lines[k] = lines[k][: rng.randrange(0, len(lines[k]) + 1)]
+                letters = [i for i, c in enumerate(lines[k]) if 97 <= c <= 122]
+                if rng.random() < 0.5 and letters:
+                    # A letter changed in place: the line stays whole, only its text is wrong.
+                    at = rng.choice(letters)
+                    lines[k] = lines[k][:at] + bytes([97 + (lines[k][at] - 96) % 26]) + lines[k][at + 1:]
+                else:
+                    lines[k] = lines[k][: rng.randrange(0, len(lines[k]) + 1)]
                 with open(path + ".new", "wb") as f:
                     f.write(b"\n".join(lines))
                 os.replace(path + ".new", path)

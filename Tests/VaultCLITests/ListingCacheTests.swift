@@ -335,6 +335,30 @@ import VaultTestSupport
         #expect(changed.traces.contains { $0.contains("diary: 0 kept, 1 read (watcher: 1 changed)") }, "\(changed)")
     }
 
+    /// The short seeded run of `scripts/listing-soak.py` (which runs for as long as asked): a vault
+    /// changed at random (edits in place, appends, saves by rename, files added, removed and renamed,
+    /// conflict copies, odd names, damaged cache lines, pauses around the racy window), and after
+    /// each change both listings, made with the watcher and the cache, print what they print when
+    /// every file is read.
+    @Test func aVaultChangedAtRandomListsAsItsFilesSay() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", Project.root + "/scripts/listing-soak.py", Project.vaultExecutable, "--seconds", "15", "--seed", "1",
+            "--files", "30",
+        ]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(message)")
+        #expect(printed.contains("every listing as read from the files"), "\(printed)\n\(message)")
+    }
+
     /// `vault check` reads again every file whose stamp changed: a clean room broken in place
     /// (same size, at once) is reported by the next check.
     @Test func checkSeesAFileBrokenInPlace() throws {
