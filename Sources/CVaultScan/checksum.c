@@ -10,15 +10,7 @@
 #if defined(__x86_64__)
 #include <nmmintrin.h>
 
-static int vs_has_sse42(void) {
-    static int known = -1;
-    int sse42 = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (sse42 < 0) {
-        sse42 = __builtin_cpu_supports("sse4.2") ? 1 : 0;
-        __atomic_store_n(&known, sse42, __ATOMIC_RELAXED);
-    }
-    return sse42;
-}
+#include "cpu.h"
 
 __attribute__((target("sse4.2")))
 static uint32_t crc32c_sse42(uint32_t crc, const unsigned char *p, size_t n) {
