@@ -6,9 +6,11 @@ list` print what a listing with no cache at all prints (every file read).
 
 The listings run as a person runs them: with the search watcher (started by the first one) and
 their cache outside the vault, so they take whatever path the cache and the watcher allow (the
-cache's lines walked in place, a full listing, a damaged cache). The changes: an edit in place of
-the same size, an append, a save by rename, a room or entry added or removed, a rename, a
-conflict copy, a name with a backslash or a tab, a damaged cache line, and pauses around the
+cache's lines walked in place, a full listing, a damaged cache); and without the watcher
+(`VAULT_NO_WATCH`), with a cache of their own, which they bring up to date by the files' stamps.
+The changes: an edit in place of the same size, an append, a save by rename, a room or entry
+added or removed, a rename, a conflict copy, a name with a backslash or a tab, an entry in a new
+or deeper folder, a folder removed, a damaged cache line or saved folder listing, and pauses around the
 2-second racy window. Seeded: a failure prints the seed and the step. The test suite runs
 the fixed cases of this (`ListingCacheTests`); this script runs many more, for as long as asked.
 """
@@ -32,6 +34,7 @@ rng = random.Random(args.seed)
 work = tempfile.mkdtemp(prefix="listing-soak-")
 root = os.path.join(work, "vault")
 cache = os.path.join(work, "cache")
+unwatched_cache = os.path.join(work, "cache-unwatched")
 base_env = {k: v for k, v in os.environ.items() if not k.startswith("VAULT_")}
 base_env.update({"XDG_CACHE_HOME": cache, "VAULT_WATCH_IDLE": "120", "HOME": work})
 
@@ -74,7 +77,7 @@ def write(path, text, by_rename=False):
 def change(step):
     rooms, entries = files("rooms"), files("diary")
     kind = rng.choice(["edit", "append", "rename-save", "add", "remove", "move", "copy", "odd-name",
-                       "damage", "pause", "pause"])
+                       "remove-folder", "damage", "pause", "pause"])
     word = rng.choice(["바다", "산책", "docker", "기차", "note"]) + str(step)
     if kind == "edit" and rooms + entries:
         path = rng.choice(rooms + entries)
@@ -97,7 +100,13 @@ def change(step):
         if rng.random() < 0.5:
             write(os.path.join(root, "rooms", f"r-{word}.md"), room_text(f"방 {word}", day, word))
         else:
-            write(os.path.join(root, "diary", "2026", f"2026-10-{day:02d}-{word}.md"), entry_text(f"일기 {word}", day, word))
+            # Mostly the year's folder; now and then a new year's, or a folder inside it.
+            folder = rng.choice(["2026", "2026", "2026", str(rng.randrange(2020, 2030)), "2026/여행"])
+            write(os.path.join(root, "diary", folder, f"2026-10-{day:02d}-{word}.md"), entry_text(f"일기 {word}", day, word))
+    elif kind == "remove-folder":
+        folders = [d for d in os.listdir(os.path.join(root, "diary")) if d != "2026"] if os.path.isdir(os.path.join(root, "diary")) else []
+        if folders:
+            shutil.rmtree(os.path.join(root, "diary", rng.choice(folders)))
     elif kind == "remove" and rooms + entries:
         os.remove(rng.choice(rooms + entries))
     elif kind == "move" and rooms:
@@ -111,7 +120,7 @@ def change(step):
         name = rng.choice(["back\\slash", "tab\tname", "공백 이름"]) + f"-{step}"
         write(os.path.join(root, "rooms", name + ".md"), room_text(f"이상한 {word}", rng.randrange(1, 29), word))
     elif kind == "damage":
-        listing = os.path.join(cache, "vault", "listing")
+        listing = os.path.join(rng.choice([cache, unwatched_cache]), "vault", "listing")
         for name in os.listdir(listing) if os.path.isdir(listing) else []:
             path = os.path.join(listing, name)
             with open(path, "rb") as f:
@@ -140,14 +149,19 @@ def compare(step, kind):
         if os.path.isdir(os.path.join(cache, "vault", "listing")):
             shutil.copytree(os.path.join(cache, "vault", "listing"), os.path.join(work, "cache-before"), dirs_exist_ok=True)
         listed = run(argv)
+        unwatched = run(argv, env=dict(base_env, XDG_CACHE_HOME=unwatched_cache, VAULT_NO_WATCH="1", VAULT_TRACE="1"))
+        # Which way the listing without the watcher went: by stamps, or reading every file.
+        way = "by stamps" if b"(stamps: " in unwatched.stderr else "full"
+        ways[way] = ways.get(way, 0) + 1
         none_env = dict(base_env, XDG_CACHE_HOME=tempfile.mkdtemp(dir=work), VAULT_NO_WATCH="1")
         truth = run(argv, env=none_env)
-        if listed.stdout != truth.stdout:
-            print(f"seed {args.seed}, step {step} (after {kind}): `vault {' '.join(argv)}` differs", file=sys.stderr)
-            print("listed:\n" + listed.stdout.decode(errors="replace"), file=sys.stderr)
-            print("read:\n" + truth.stdout.decode(errors="replace"), file=sys.stderr)
-            print(f"the vault and cache are kept in {work} (the cache before the listing: cache-before)", file=sys.stderr)
-            sys.exit(1)
+        for how, got in (("with the watcher", listed), ("without it", unwatched)):
+            if got.stdout != truth.stdout:
+                print(f"seed {args.seed}, step {step} (after {kind}): `vault {' '.join(argv)}` {how} differs", file=sys.stderr)
+                print("listed:\n" + got.stdout.decode(errors="replace"), file=sys.stderr)
+                print("read:\n" + truth.stdout.decode(errors="replace"), file=sys.stderr)
+                print(f"the vault and caches are kept in {work} (the watched cache before the listing: cache-before)", file=sys.stderr)
+                sys.exit(1)
 
 
 os.makedirs(root)
@@ -161,6 +175,7 @@ for i in range(args.files):
 end = time.monotonic() + args.seconds
 step = 0
 kinds = {}
+ways = {}
 while time.monotonic() < end:
     step += 1
     kind = change(step)
@@ -168,4 +183,5 @@ while time.monotonic() < end:
     compare(step, kind)
 subprocess.run(["pkill", "-f", f"search-watcher --root {root}"], check=False)
 shutil.rmtree(work, ignore_errors=True)
-print(f"seed {args.seed}: {step} changes, every listing as read from the files ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
+print(f"seed {args.seed}: {step} changes, every listing as read from the files ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}); "
+      f"listings without the watcher: {', '.join(f'{k} {v}' for k, v in sorted(ways.items()))}")

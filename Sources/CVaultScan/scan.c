@@ -793,6 +793,31 @@ int32_t vs_files_find(const vs_files *f, const char *path) {
     return -1;
 }
 
+/// strcmp's order of the NUL-ended `s` against the `n` bytes at `p` (which hold no NUL).
+static int compare_bytes(const char *s, const unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c != p[i]) return c == 0 || c < p[i] ? -1 : 1;
+    }
+    return s[n] == 0 ? 0 : 1;
+}
+
+int32_t vs_files_find_bytes(const vs_files *f, const unsigned char *path, size_t n) {
+    for (int32_t from = 0; from < f->count;) {
+        int32_t end = top_folder_end(f, from);
+        int32_t low = from, high = end;
+        while (low < high) {
+            int32_t mid = low + (high - low) / 2;
+            int c = compare_bytes(f->bytes + f->starts[mid], path, n);
+            if (c == 0) return mid;
+            if (c < 0) low = mid + 1;
+            else high = mid;
+        }
+        from = end;
+    }
+    return -1;
+}
+
 void vs_files_stamp_some(const vs_files *f, const int32_t *positions, int32_t n, vs_stamp *out) {
     for (int32_t i = 0; i < n; i++) stamp_range(f, positions[i], positions[i] + 1, out + i);
 }

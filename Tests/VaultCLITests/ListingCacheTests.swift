@@ -181,12 +181,12 @@ import VaultTestSupport
 
     /// Runs the listing `args` with the watcher (`env`), and checks that it prints what one without
     /// it prints, with a cache of its own (`unwatchedCache`: the watched listings' cache is then
-    /// only ever written by them), and what one with no cache at all (every file read) prints.
-    /// Returns the watched run.
+    /// only ever written by them; brought up to date by the files' stamps), and what one with no
+    /// cache at all (every file read) prints. Returns the watched run and the one without it.
     func listedAlike(
         _ args: [String], _ dir: TemporaryDirectory, _ env: [String: String], unwatchedCache: TemporaryDirectory,
         step: String
-    ) throws -> RunResult {
+    ) throws -> (watched: RunResult, unwatched: RunResult) {
         let watched = try runVault(args, in: dir.path, environment: env)
         var plain = env
         plain["VAULT_NO_WATCH"] = "1"
@@ -198,12 +198,15 @@ import VaultTestSupport
         expectSuccess(watched)
         #expect(watched.stdout == full.stdout, "\(step): \(args)\n\(watched.stdout)\n\(full.stdout)")
         #expect(read.stdout == full.stdout, "\(step): \(args)\n\(read.stdout)\n\(full.stdout)")
-        return watched
+        expectSuccess(full)
+        return (watched, full)
     }
 
     /// With the search watcher (`WorkTreeWatcher`), a listing stamps only the files it names as
-    /// changed since the last listing (its trace says how many) and lists no folder: after every
-    /// kind of change it must print what a listing without it (`VAULT_NO_WATCH`) prints.
+    /// changed since the last listing (its trace says how many) and lists no folder; without it,
+    /// a listing finds them by every file's stamp (`StampedChanges`). After every kind of change
+    /// both must print what a listing with no cache prints, and their traces say which files
+    /// each found changed.
     @Test func aWatchedListingSeesWhatAFullOneSees() throws {
         let dir = try freshVault()
         let cache = TemporaryDirectory("listing-cache")
@@ -214,10 +217,16 @@ import VaultTestSupport
             expectSuccess(try runVault(["write", title, "--body", "\(title) 일기", "--date", "2026-11-0\(title.count)"], in: dir.path, environment: env))
         }
         var traces: [String] = []
+        var unwatchedTraces: [String] = []
         func same(_ step: String) throws {
             for args in [["rooms"], ["diary", "list"]] {
-                let watched = try listedAlike(args, dir, env, unwatchedCache: unwatchedCache, step: step)
-                traces += watched.stderr.split(separator: "\n").filter { $0.contains(" listed") || $0.contains(" kept, ") }.map { step + ": " + $0 }
+                let (watched, unwatched) = try listedAlike(args, dir, env, unwatchedCache: unwatchedCache, step: step)
+                // A full listing's trace says how many it listed; one made from the cache, how many it kept.
+                func kept(_ r: RunResult) -> [String] {
+                    r.stderr.split(separator: "\n").filter { $0.contains(" listed") || $0.contains(" kept, ") }.map { step + ": " + $0 }
+                }
+                traces += kept(watched)
+                unwatchedTraces += kept(unwatched)
             }
         }
         try same("first")
@@ -226,6 +235,8 @@ import VaultTestSupport
         try same("again")
         #expect(traces.contains { $0.hasPrefix("again") && $0.contains("rooms: 4 kept, 0 read (watcher: 0 changed)") }, "\(traces)")
         #expect(traces.contains { $0.hasPrefix("again") && $0.contains("diary: 4 kept, 0 read (watcher: 0 changed)") }, "\(traces)")
+        #expect(unwatchedTraces.contains { $0.hasPrefix("again") && $0.contains("rooms: 4 kept, 0 read (stamps: 0 changed)") }, "\(unwatchedTraces)")
+        #expect(unwatchedTraces.contains { $0.hasPrefix("again") && $0.contains("diary: 4 kept, 0 read (stamps: 0 changed)") }, "\(unwatchedTraces)")
 
         // An edit in place of the same size, at once; an entry appended to; a room added by hand,
         // one removed, one renamed; files the listings leave out (hidden, a link, a deeper folder).
@@ -246,10 +257,15 @@ import VaultTestSupport
         // Unsettled still: read again, from the cache the last listing wrote.
         try same("changed, again")
         #expect(traces.contains { $0.hasPrefix("changed") && $0.contains("rooms: 1 kept, 3 read (watcher: 6 changed)") }, "\(traces)")
-        // A new folder under diary/: the watcher cannot name its files, and says so.
+        // By stamps: alpha changed, beta and gamma gone, hand and gamma-2 new (the link, the hidden
+        // file and the deeper one are not listed); the appended entry changed.
+        #expect(unwatchedTraces.contains { $0.hasPrefix("changed: ") && $0.contains("rooms: 1 kept, 3 read (stamps: 5 changed)") }, "\(unwatchedTraces)")
+        #expect(unwatchedTraces.contains { $0.hasPrefix("changed: ") && $0.contains("diary: 3 kept, 1 read (stamps: 1 changed)") }, "\(unwatchedTraces)")
+        // A new folder under diary/: the watcher cannot name its files, and says so; every file's
+        // stamp then finds the new one (the appended entry is read again: not settled yet).
         try dir.write("diary/2027/2027-01-01-new.md", "---\ntitle: 새해\ncreated: 2027-01-01T09:00:00+09:00\n---\n\n새해\n")
         try same("new folder")
-        #expect(traces.contains { $0.hasPrefix("new folder") && $0.contains("diary: 5 listed (watcher: everything)") }, "\(traces)")
+        #expect(traces.contains { $0.hasPrefix("new folder") && $0.contains("diary: 3 kept, 2 read (stamps: 2 changed)") }, "\(traces)")
         Thread.sleep(forTimeInterval: 3.2)
         try same("settled again")
         try same("last")
@@ -296,8 +312,10 @@ import VaultTestSupport
         try same("damaged")
         #expect(traces.contains { $0.hasPrefix("damaged") && $0.contains("rooms: 5 listed") }, "\(traces)")
         #expect(traces.contains { $0.hasPrefix("damaged") && $0.contains("diary: 6 listed") }, "\(traces)")
-        // Only the damaged cache made a listing the watcher answered for list every file.
+        // Only the damaged cache made a listing the watcher answered for list every file, and only
+        // the first one (no cache yet) made one without it do so.
         #expect(traces.filter { $0.contains("(watcher: not used)") }.allSatisfy { $0.hasPrefix("damaged") }, "\(traces)")
+        #expect(unwatchedTraces.filter { $0.contains(" listed") }.allSatisfy { $0.hasPrefix("first") }, "\(unwatchedTraces)")
     }
 
     /// A file name with a backslash or a tab is kept escaped in the cache: a listing the watcher
@@ -317,7 +335,7 @@ import VaultTestSupport
             var out = ""
             var traces: [String] = []
             for args in [["rooms", "--format", "%(path)|%(title)"], ["diary", "list", "--format", "%(path)|%(preview)"]] {
-                let watched = try listedAlike(args, dir, env, unwatchedCache: unwatchedCache, step: step)
+                let watched = try listedAlike(args, dir, env, unwatchedCache: unwatchedCache, step: step).watched
                 if args[0] == "rooms" { out = watched.stdout }
                 traces += watched.stderr.split(separator: "\n").filter { $0.contains(" kept, ") }.map(String.init)
             }

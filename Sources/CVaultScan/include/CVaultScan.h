@@ -3,6 +3,7 @@
 #ifndef CVAULTSCAN_H
 #define CVAULTSCAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /// Files listed under a vault's root: paths relative to the root, each file named by a folder
@@ -97,6 +98,19 @@ void vs_files_stamps(const vs_files *files, int32_t from, int32_t to, vs_stamp *
 /// the path is not listed.
 int32_t vs_files_find(const vs_files *files, const char *path);
 
+/// `vs_files_find` of the `n` bytes at `path` (no NUL among them, none after them needed).
+int32_t vs_files_find_bytes(const vs_files *files, const unsigned char *path, size_t n);
+
+/// Checks the lines of a listing cache (VaultCore's `ListingCache`) from `start` to `end` of
+/// `bytes` against the listed files, on two threads: a line holds when its path (kept escaped:
+/// `\\`, `\t`, `\n`) is listed, by no earlier line, its settled flag is 1, and the file is a
+/// regular file with the line's stamp (device, inode, size, modification and change times).
+/// Sets `seen[k]` for each listed file a line names, and `*changed` to the offsets of the lines
+/// that do not hold, in order (to be freed). Returns how many, or -1 (and no offsets) when a
+/// line is damaged or memory ran out.
+int64_t vs_files_check_lines(const vs_files *files, const unsigned char *bytes, size_t start, size_t end,
+                             uint8_t *seen, int64_t **changed);
+
 /// The stamps of the files at `positions[0..<n]` into `out[0..<n]`.
 void vs_files_stamp_some(const vs_files *files, const int32_t *positions, int32_t n, vs_stamp *out);
 
@@ -140,7 +154,6 @@ int vs_watch_spawn(char *const argv[], int *ready_fd);
 /// 0 when the watcher ended without it (another one holds the vault) or the time ran out.
 int vs_watch_wait_ready(int ready_fd, int timeout_ms);
 
-#include <stddef.h>
 
 /// The first offset `at` in `i..<n` where `p[at]` may start a code point `TextScan.survey` must
 /// look at: a lead byte `C3`–`E3` or `EF`–`FF`, or `EA` not followed by `B0`–`BF` (Hangul

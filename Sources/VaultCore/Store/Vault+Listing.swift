@@ -65,6 +65,15 @@ public struct DiarySummary: Sendable, Codable, Hashable {
     }
 }
 
+/// What changed in a folder since its listing cache was saved (`Vault.listingChanges`).
+struct ListingChanges {
+    var paths: [String]
+    /// The watcher's point the cache is to be saved at (nil: none).
+    var point: WatchPoint?
+    /// Who named them, for the trace: `watcher` or `stamps`.
+    var source: String
+}
+
 extension Vault {
     /// Every room, most recent activity first.
     ///
@@ -93,7 +102,11 @@ extension Vault {
         var cache = ListingCache(root: root, kind: "rooms", context: "", lazily: true)
         let answer = watcher?.changes(since: cache.point)
         Trace.mark("rooms: cache opened, watcher asked")
-        if let listing = keptRoomListing(cache: cache, answer: answer) { return listing }
+        if let changes = listingChanges(VaultPath.rooms, recursive: false, cache: cache, answer: answer),
+            let listing = keptRoomListing(cache: cache, changes: changes)
+        {
+            return listing
+        }
         cache.loadEntries()
         Trace.mark("rooms: cache read (\(cache.count))")
         // Ordered below by last activity (ties by path): the folder's order is enough here.
@@ -129,10 +142,10 @@ extension Vault {
             hasSharedRooms: shared, pendingSave: nil)
     }
 
-    /// The listing of rooms the watcher answered for (`roomListing`), nil when it cannot be
-    /// made (no answer, another watcher, a damaged cache).
-    private func keptRoomListing(cache: ListingCache, answer: WatchAnswer?) -> RoomListing? {
-        guard let kept = keptFiles(VaultPath.rooms, cache: cache, answer: answer) else { return nil }
+    /// The listing of rooms made from the cache's lines and the files that changed since it was
+    /// saved (`roomListing`), nil when it cannot be made (a damaged cache).
+    private func keptRoomListing(cache: ListingCache, changes: ListingChanges) -> RoomListing? {
+        let kept = keptFiles(VaultPath.rooms, cache: cache, changes: changes)
         var none = ListingCache.none(context: "")
         let (read, entries, _) = summarizedFiles(kept.read, cache: &none) { _, _, _ -> RoomSummary? in nil } read: { path in
             let summary = summarizeRoom(path)
@@ -156,22 +169,36 @@ extension Vault {
             }
         }
         guard let keptCount = counted else { return nil }
-        Trace.mark("rooms: \(keptCount) kept, \(fresh.count) read (watcher: \(kept.named) changed)")
+        Trace.mark("rooms: \(keptCount) kept, \(fresh.count) read (\(changes.source): \(kept.named) changed)")
         let marks = RowMarks(unread: UnreadMarks.load(root: root), copies: conflictCopies(named))
-        let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: answer?.point, freshFirst: freshFirst) : nil
+        let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: changes.point, freshFirst: freshFirst) : nil
         return RoomListing(.kept(lines), marks: marks, count: keptCount + fresh.count, hasSharedRooms: shared, pendingSave: save)
     }
 
-    /// The files a listing the watcher answered for reads (those it names that are here now,
-    /// and those kept unsettled), the paths whose kept lines are out of date, and where the
-    /// settled lines start; nil when the watcher did not answer for the cache's point.
-    private func keptFiles(_ folder: String, cache: ListingCache, answer: WatchAnswer?)
-        -> (read: [String], skipped: PathSet, start: Int, named: Int, changed: Bool)?
+    /// The files of `folder` that changed since `cache` was saved: those the watcher names when
+    /// it answered for the cache's point, else those whose stamps say so (`StampedChanges`);
+    /// nil when neither can tell (no cache, a damaged one, a folder that is not one).
+    private func listingChanges(_ folder: String, recursive: Bool, cache: ListingCache, answer: WatchAnswer?)
+        -> ListingChanges?
     {
         // A folder that is a symbolic link is not listed (`roomPaths`, `diaryPaths`), but watched.
-        guard let answer, let changed = answer.changed, let point = cache.point, point.epoch == answer.point.epoch,
-            FileIO.kind(of: absolute(folder)) == .directory
-        else { return nil }
+        guard FileIO.kind(of: absolute(folder)) == .directory else { return nil }
+        if let answer, let changed = answer.changed, let point = cache.point, point.epoch == answer.point.epoch {
+            return ListingChanges(paths: changed, point: answer.point, source: "watcher")
+        }
+        // Every file is stamped after the watcher was asked: what changes later is in its next
+        // answer, so the cache is saved at the point it gave now.
+        guard let paths = StampedChanges.of(folder, recursive: recursive, root: root, cache: cache) else { return nil }
+        return ListingChanges(paths: paths, point: answer?.point, source: "stamps")
+    }
+
+    /// The files a listing made from the cache reads (those `changes` names that are here now,
+    /// and those kept unsettled), the paths whose kept lines are out of date, where the settled
+    /// lines start, and whether the cache is to be saved again.
+    private func keptFiles(_ folder: String, cache: ListingCache, changes: ListingChanges)
+        -> (read: [String], skipped: PathSet, start: Int, named: Int, changed: Bool)
+    {
+        let changed = changes.paths
         // Lines not settled are the first ones (`ListingCache.save`): read again every time.
         let bytes = cache.storage.buffer
         var at = cache.linesStart
@@ -186,7 +213,9 @@ extension Vault {
         let read = (named + unsettled).filter {
             seen.insert($0).inserted && WorkTreeWatching.watches($0) && FileIO.kind(of: absolute($0)) == .file
         }.sorted(by: VaultPath.precedes)
-        return (read, PathSet(named), at, named.count, !named.isEmpty || !unsettled.isEmpty)
+        // Saved at a new point too, so the next listing can take the watcher's answer.
+        let moved = changes.point != nil && changes.point != cache.point
+        return (read, PathSet(named), at, named.count, !named.isEmpty || !unsettled.isEmpty || moved)
     }
 
     /// Writes the cache of a listing the watcher answered for: the files read now that are not
@@ -305,7 +334,11 @@ extension Vault {
         var cache = ListingCache(root: root, kind: "diary", context: config.timeZone.identifier, lazily: true)
         let answer = watcher?.changes(since: cache.point)
         Trace.mark("diary: cache opened, watcher asked")
-        if let listing = keptDiaryListing(cache: cache, answer: answer) { return listing }
+        if let changes = listingChanges(VaultPath.diary, recursive: true, cache: cache, answer: answer),
+            let listing = keptDiaryListing(cache: cache, changes: changes)
+        {
+            return listing
+        }
         cache.loadEntries()
         Trace.mark("diary: cache read (\(cache.count))")
         // Ordered below by day (ties by path): the folders' order is enough here.
@@ -343,9 +376,10 @@ extension Vault {
             hasEntryDatedByFileTime: byFileTime, pendingSave: nil)
     }
 
-    /// The listing of entries the watcher answered for (`diaryListing`), as `keptRoomListing`.
-    private func keptDiaryListing(cache: ListingCache, answer: WatchAnswer?) -> DiaryListing? {
-        guard let kept = keptFiles(VaultPath.diary, cache: cache, answer: answer) else { return nil }
+    /// The listing of entries made from the cache's lines and the files that changed since it
+    /// was saved (`diaryListing`), as `keptRoomListing`.
+    private func keptDiaryListing(cache: ListingCache, changes: ListingChanges) -> DiaryListing? {
+        let kept = keptFiles(VaultPath.diary, cache: cache, changes: changes)
         var noCache = ListingCache.none(context: "")
         let (read, entries, _) = summarizedFiles(kept.read, cache: &noCache) { _, _, _ -> DiaryListing.Fresh? in nil } read: { path in
             let (summary, key) = summarizeEntry(path)
@@ -376,8 +410,8 @@ extension Vault {
             }
         }
         guard let keptCount = counted else { return nil }
-        Trace.mark("diary: \(keptCount) kept, \(fresh.count) read (watcher: \(kept.named) changed)")
-        let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: answer?.point, freshFirst: freshFirst) : nil
+        Trace.mark("diary: \(keptCount) kept, \(fresh.count) read (\(changes.source): \(kept.named) changed)")
+        let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: changes.point, freshFirst: freshFirst) : nil
         return DiaryListing(
             .kept(lines), copies: conflictCopies(named), count: keptCount + fresh.count,
             hasEntryDatedByFileTime: byFileTime, pendingSave: save)
