@@ -15,9 +15,13 @@
 #      time with hyperfine, next to ripgrep doing the nearest equivalent (reading
 #      every room's or entry's title; scanning every file, or the one room, for
 #      message headers). The listing cache (outside the vault) is warm after the
-#      warm-up runs: these are the times of a listing after a listing;
+#      warm-up runs: these are the times of a listing after a listing. The listings
+#      run twice: as a person runs them (the search watcher answers what changed), and
+#      with VAULT_NO_WATCH=1 (every file stamped: a vault on a network file system, or
+#      the first listing after the watcher ended), through `env`;
 #   3. the time to the first screen of `vault rooms` and `vault diary list` on a terminal
-#      (first-screen.py: a pseudo-terminal, the default pager), next to rg's.
+#      (first-screen.py: a pseudo-terminal, the default pager), next to rg's; again
+#      without the watcher.
 # Medians are what to quote: the machines are shared and noisy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,6 +71,8 @@ hyperfine -N --warmup 3 --runs 15 --style basic --export-markdown Benchmarks/.da
     -n "rg: every room's title" "rg --no-ignore -m1 ^title: $data/rooms" \
     -n "vault diary list" "$vault diary list --vault $data" \
     -n "rg: every entry's title" "rg --no-ignore -m1 ^title: $data/diary" \
+    -n "vault rooms, no watcher" "env VAULT_NO_WATCH=1 $vault rooms --vault $data" \
+    -n "vault diary list, no watcher" "env VAULT_NO_WATCH=1 $vault diary list --vault $data" \
     -n "vault check" "$vault check $data" \
     -n "rg: every message header" "rg --no-ignore -c '^## .* <!-- ' $data" \
     -n "vault check ROOM" "$vault check --vault $data $room" \
@@ -78,6 +84,8 @@ import json, sys
 runs = {r["command"]: r["median"] * 1000 for r in json.load(open(sys.argv[1]))["results"]}
 print()
 for mine, theirs in (("vault rooms", "rg: every room's title"), ("vault diary list", "rg: every entry's title"),
+                     ("vault rooms, no watcher", "rg: every room's title"),
+                     ("vault diary list, no watcher", "rg: every entry's title"),
                      ("vault check", "rg: every message header"), ("vault check ROOM", "rg: one room's headers")):
     print(f"median {mine}: {runs[mine]:.0f} ms; {theirs}: {runs[theirs]:.0f} ms; ratio {runs[mine] / runs[theirs]:.1f}")
 PY
@@ -85,6 +93,8 @@ PY
 echo
 echo "== 3. the first screen on a terminal, through the pager"
 python3 Benchmarks/first-screen.py "$vault" "$data" --runs 15
+echo "-- without the watcher (VAULT_NO_WATCH=1)"
+VAULT_NO_WATCH=1 python3 Benchmarks/first-screen.py "$vault" "$data" --runs 15
 
 if [ "$all" = 1 ]; then
     echo

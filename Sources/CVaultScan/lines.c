@@ -5,7 +5,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 // The lines of a listing cache (`ListingCache` in VaultCore) checked against the files listed
 // now: each line's file found in the listing by its path and stamped, on two threads.
@@ -57,12 +59,24 @@ static int same_stamp(const vs_files *f, int32_t k, const int64_t s[7]) {
            (int64_t)st.st_ctim.tv_sec == s[5] && (int64_t)st.st_ctim.tv_nsec == s[6];
 }
 
+/// Gives the whole pages of `from..<to` of the mapping at `b` back to the system.
+static void release(const unsigned char *b, size_t from, size_t to) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t first = (from + page - 1) / page * page, end = to / page * page;
+    if (end > first) madvise((void *)(b + first), end - first, MADV_DONTNEED);
+}
+
 static void *check_part(void *p) {
     line_job *j = p;
     const unsigned char *b = j->bytes;
     unsigned char *plain = NULL;
     size_t plain_capacity = 0;
+    size_t released = j->from;
     for (size_t at = j->from; at < j->to;) {
+        if (at - released >= (1 << 20)) {
+            release(b, released, at);
+            released = at;
+        }
         const unsigned char *end = memchr(b + at, '\n', j->to - at);
         if (!end) {
             j->damaged = 1;
@@ -117,6 +131,7 @@ static void *check_part(void *p) {
         }
         at = line_end + 1;
     }
+    release(b, released, j->to);
     free(plain);
     return NULL;
 }

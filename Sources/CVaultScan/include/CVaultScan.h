@@ -107,7 +107,8 @@ int32_t vs_files_find_bytes(const vs_files *files, const unsigned char *path, si
 /// regular file with the line's stamp (device, inode, size, modification and change times).
 /// Sets `seen[k]` for each listed file a line names, and `*changed` to the offsets of the lines
 /// that do not hold, in order (to be freed). Returns how many, or -1 (and no offsets) when a
-/// line is damaged or memory ran out.
+/// line is damaged or memory ran out. `bytes` is a file's mapping (it starts a page): the pages
+/// walked past are given back to the system as the walk goes (`MADV_DONTNEED`).
 int64_t vs_files_check_lines(const vs_files *files, const unsigned char *bytes, size_t start, size_t end,
                              uint8_t *seen, int64_t **changed);
 

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,16 +73,48 @@ struct KeptLines<Fresh>: @unchecked Sendable {
     }
 
     /// Walks the kept lines once, before any row is given: each must parse, be settled and
-    /// pass `valid` (its fields as the listing keeps them), and `look` sees each one the walk
-    /// gives. Returns how many there are, nil when one is damaged (the listing then reads
-    /// every file, as without a cache).
-    func check(valid: (KeptRow) -> Bool, look: (KeptRow) -> Void) -> Int? {
+    /// pass `valid` (its fields as the listing keeps them), and `look` notes what it needs of
+    /// each one the walk gives into a `Noted` of its own part. The lines are walked in two parts,
+    /// on two cores (a part starts at a line's first byte); returns how many lines there are and
+    /// each part's notes in order, nil when one is damaged (the listing then reads every file,
+    /// as without a cache).
+    func check<Noted>(
+        valid: @escaping (KeptRow) -> Bool, noted: Noted, look: @escaping (inout Noted, KeptRow) -> Void
+    ) -> (count: Int, notes: [Noted])? {
         let bytes = storage.buffer
-        var at = start
-        var released = start
+        // Cut at the line feed nearest the middle; a short cache is one part.
+        var cut = end
+        if end - start > 1 << 16, let feed = memchr(bytes.baseAddress! + (start + end) / 2, 10, end - (start + end) / 2) {
+            cut = bytes.baseAddress!.distance(to: feed.assumingMemoryBound(to: UInt8.self)) + 1
+        }
+        let parts = [start..<cut, cut..<end]
+        var results: [(count: Int, noted: Noted)?] = [nil, (0, noted)]
+        if cut < end {
+            nonisolated(unsafe) let (valid, look, noted) = (valid, look, noted)
+            // Each part writes only its own slot.
+            results.withUnsafeMutableBufferPointer { slots in
+                nonisolated(unsafe) let slots = slots
+                DispatchQueue.concurrentPerform(iterations: 2) { k in
+                    slots[k] = self.checkPart(parts[k], valid: valid, noted: noted, look: look)
+                }
+            }
+        } else {
+            results[0] = checkPart(parts[0], valid: valid, noted: noted, look: look)
+        }
+        guard let first = results[0], let second = results[1] else { return nil }
+        return (first.count + second.count, [first.noted, second.noted])
+    }
+
+    private func checkPart<Noted>(
+        _ part: Range<Int>, valid: (KeptRow) -> Bool, noted: Noted, look: (inout Noted, KeptRow) -> Void
+    ) -> (count: Int, noted: Noted)? {
+        let bytes = storage.buffer
+        var noted = noted
+        var at = part.lowerBound
+        var released = at
         var count = 0
         defer { storage.release(released..<at) }
-        while at < end {
+        while at < part.upperBound {
             guard let (entry, next) = ListingCache.line(bytes, at: at), entry.settled else { return nil }
             at = next
             if at - released >= MappedBytes.releaseStep {
@@ -91,10 +124,10 @@ struct KeptLines<Fresh>: @unchecked Sendable {
             let row = KeptRow(path: bytes[entry.path], fields: bytes[entry.fieldBytes], owner: storage)
             if skipped.contains(row.path) { continue }
             guard valid(row) else { return nil }
-            look(row)
+            look(&noted, row)
             count += 1
         }
-        return count
+        return (count, noted)
     }
 }
 

@@ -59,7 +59,6 @@ enum StampedChanges {
         for k in 0..<count where seen[k] == 0 {
             changed.append(String(cString: files.bytes + Int(files.starts[k])))
         }
-        cache.storage.release(cache.linesStart..<cache.linesEnd)
         Trace.mark("\(folder): \(changed.count) changed by their stamps")
         return changed
     }

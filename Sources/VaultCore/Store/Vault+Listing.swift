@@ -162,13 +162,18 @@ extension Vault {
         let lines = KeptLines(storage: cache.storage, start: kept.start, end: cache.linesEnd, skipped: kept.skipped, fresh: fresh.map(\.0), freshFirst: freshFirst)
         var shared = fresh.contains { !$0.0.members.isEmpty }
         var named = fresh.map(\.0.path)
-        let counted = lines.check(valid: RoomSummary.isKept) { row in
-            if !shared, row.lastField() != nil { shared = true }
+        // Whether a kept room is shared, and the kept paths that may be conflict copies.
+        let counted = lines.check(valid: RoomSummary.isKept, noted: (false, [String]())) { noted, row in
+            if !noted.0, row.lastField() != nil { noted.0 = true }
             if ConflictCopy.mentionsConflict(UnsafeBufferPointer(rebasing: row.path)) {
-                named.append(row.pathText)
+                noted.1.append(row.pathText)
             }
         }
-        guard let keptCount = counted else { return nil }
+        guard let (keptCount, notes) = counted else { return nil }
+        for (isShared, paths) in notes {
+            shared = shared || isShared
+            named += paths
+        }
         Trace.mark("rooms: \(keptCount) kept, \(fresh.count) read (\(changes.source): \(kept.named) changed)")
         let marks = RowMarks(unread: UnreadMarks.load(root: root), copies: conflictCopies(named))
         let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: changes.point, freshFirst: freshFirst) : nil
@@ -403,13 +408,18 @@ extension Vault {
         let lines = KeptLines(storage: cache.storage, start: kept.start, end: cache.linesEnd, skipped: kept.skipped, fresh: fresh.map(\.0), freshFirst: freshFirst)
         var byFileTime = fresh.contains { $0.0.summary.dateSource == "modified" }
         var named = fresh.map(\.0.summary.path)
-        let counted = lines.check(valid: DiarySummary.isKept) { row in
-            if !byFileTime, row.field(DiaryListing.Field.dateSource.rawValue, is: "modified") { byFileTime = true }
+        // Whether a kept entry is dated by its file's time, and the kept paths that may be conflict copies.
+        let counted = lines.check(valid: DiarySummary.isKept, noted: (false, [String]())) { noted, row in
+            if !noted.0, row.field(DiaryListing.Field.dateSource.rawValue, is: "modified") { noted.0 = true }
             if ConflictCopy.mentionsConflict(UnsafeBufferPointer(rebasing: row.path)) {
-                named.append(row.pathText)
+                noted.1.append(row.pathText)
             }
         }
-        guard let keptCount = counted else { return nil }
+        guard let (keptCount, notes) = counted else { return nil }
+        for (dated, paths) in notes {
+            byFileTime = byFileTime || dated
+            named += paths
+        }
         Trace.mark("diary: \(keptCount) kept, \(fresh.count) read (\(changes.source): \(kept.named) changed)")
         let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: changes.point, freshFirst: freshFirst) : nil
         return DiaryListing(
