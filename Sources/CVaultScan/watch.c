@@ -204,7 +204,7 @@ static int walk_all(watcher *w) {
                                                              IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR);
     if (root_wd < 0) return -1;
     w->root_wd = root_wd;
-    if (walk(w, "rooms", 0, 1) != 0 || walk(w, "diary", 1, 1) != 0) return -1;
+    if (walk(w, "rooms", 1, 1) != 0 || walk(w, "diary", 1, 1) != 0) return -1;
     for (int i = 0; i < w->watch_count; i++) {
         if (w->watches[i].path && !w->watches[i].seen) {
             inotify_rm_watch(w->inotify, w->watches[i].wd);
@@ -251,8 +251,8 @@ static void handle(watcher *w, const struct inotify_event *e) {
     }
     if (!e->len) return;  // the folder's own attributes: nothing the listing reads
     if (e->mask & IN_ISDIR) {
-        // A subfolder made, removed or renamed under diary/ (rooms/ is not read recursively).
-        if (strncmp(at->path, "diary", 5) == 0 && e->name[0] != '.') w->structural = 1;
+        // A subfolder made, removed or renamed under rooms/ or diary/ (both are read at any depth).
+        if (e->name[0] != '.') w->structural = 1;
         return;
     }
     if (!listed_name(e->name)) return;

@@ -18,7 +18,7 @@ public struct VaultCommand: ParsableCommand {
             Init.self, Rooms.self, RoomCommand.self, Chat.self, Diary.self, Show.self, Check.self, Log.self,
             Diff.self, Restore.self, Remove.self, Unlock.self, Write.self, Today.self, Edit.self, Tag.self,
             Retry.self, Say.self, People.self, Watch.self, Export.self, Import.self, Search.self, Sync.self, Clone.self, Remote.self, Status.self,
-            Resolve.self, MergeDriverCommand.self, SearchWatcherCommand.self, ReferenceCommand.self, MCP.self,
+            Resolve.self, Migrate.self, MergeDriverCommand.self, SearchWatcherCommand.self, ReferenceCommand.self, MCP.self,
 
         ])
 

@@ -131,6 +131,8 @@ struct ImportPlan {
     var known: [String: String]
     /// Paths taken by this import (new files), so two conversations with one title get two.
     var taken: Set<String> = []
+    /// The names (stems, NFC) of every room in the vault and made by this import, once read.
+    var roomNames: Set<String>?
     /// Attachments stored by this import (paths), so one file is staged once.
     var storedAttachments: Set<String> = []
     struct Staged {
@@ -188,6 +190,26 @@ struct ImportPlan {
         }
         staged.append(Staged(path: path, offset: stagedBytes, count: bytes.count, replacing: replacing))
         stagedBytes += bytes.count
+    }
+
+    /// A free path for a new room made at `created`, in its folder (`Vault.roomFolder`): a name no
+    /// room under `rooms/` has (read once), nor one this import made (as `Vault.newRoomPath`).
+    mutating func freeRoomPath(stem: String, created: Timestamp) -> String {
+        if roomNames == nil {
+            roomNames = Set(vault.roomPaths(sorted: false).map { VaultPath.stem(of: $0).precomposedStringWithCanonicalMapping })
+        }
+        let folder = vault.roomFolder(created: created)
+        var name = stem
+        var n = 2
+        while roomNames!.contains(name.precomposedStringWithCanonicalMapping)
+            || FileIO.entryExists(vault.absolute("\(folder)/\(name).md"))
+        {
+            name = "\(stem)-\(n)"
+            n += 1
+        }
+        roomNames!.insert(name.precomposedStringWithCanonicalMapping)
+        taken.insert("\(folder)/\(name).md")
+        return "\(folder)/\(name).md"
     }
 
     /// A free path for a new file: not on disk, not taken by this import.
@@ -267,7 +289,7 @@ struct ImportPlan {
             report.messagesAdded += new.count
             return
         }
-        let path = freePath(folder: VaultPath.rooms, stem: VaultPath.slug(title.isEmpty ? "untitled" : title))
+        let path = freeRoomPath(stem: VaultPath.slug(title.isEmpty ? "untitled" : title), created: created)
         var front: [(String, FrontMatterValue)] = [
             ("source", .string(source.rawValue)), ("source_id", .string(sourceID)),
         ]
@@ -404,9 +426,7 @@ struct ImportPlan {
     /// front-matter (its first lines only).
     static func importedRooms(in vault: Vault, source: ImportSource) -> [String: String] {
         var out: [String: String] = [:]
-        for entry in FileIO.list(vault.absolute(VaultPath.rooms))
-        where entry.kind == .file && entry.name.hasSuffix(".md") && !entry.name.hasPrefix(".") {
-            let path = VaultPath.rooms + "/" + entry.name
+        for path in vault.roomPaths(sorted: false) {
             guard let head = head(vault.absolute(path)), head.hasPrefix("---"),
                 let end = head.range(of: "\n---", range: head.index(head.startIndex, offsetBy: 3)..<head.endIndex)
             else { continue }

@@ -6,7 +6,7 @@ import VaultCore
 import Glibc
 #endif
 
-/// The files a search reads: `rooms/*.md`, `diary/**/*.md`, as `Vault.roomPaths` and
+/// The files a search reads: `rooms/**/*.md`, `diary/**/*.md`, as `Vault.roomPaths` and
 /// `diaryPaths` list them (no hidden names, no symbolic links), but by `readdir`'s file types,
 /// sorted by their bytes, and listed in C (`CVaultScan`) with their folders kept open: each file
 /// is then opened (`openat`) and stamped (`fstatat`) relative to its folder, not walked from the
@@ -75,7 +75,7 @@ final class FileList: @unchecked Sendable {
     static func everything(root: String, cache: String? = nil, racyMargin: Int64 = 2_000_000_000) -> FileList {
         if let cache, let saved = saved(root: root, cache: cache, racyMargin: racyMargin) { return saved }
         let diary = DiaryListing(root: root, cache: cache, racyMargin: racyMargin)
-        let rooms = FileList(root: root, folders: [("rooms", false)])
+        let rooms = FileList(root: root, folders: [("rooms", true)])
         guard rooms.append(diary.list) else { fatalError("out of memory listing files") }
         if let cache { rooms.save(to: cache) }
         return rooms

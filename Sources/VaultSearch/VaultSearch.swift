@@ -119,7 +119,7 @@ public struct VaultSearch: Sendable {
     func fileList(for query: SearchQuery) -> FileList {
         switch query.scope {
         case .everything: return FileList.everything(root: vault.root, cache: listingCache, racyMargin: racyMargin)
-        case .rooms: return FileList(root: vault.root, folders: [("rooms", false)])
+        case .rooms: return FileList(root: vault.root, folders: [("rooms", true)])
         case .diary: return FileList(root: vault.root, folders: [("diary", true)])
         case .item(let path): return FileList(root: vault.root, paths: [path])
         }
@@ -147,7 +147,7 @@ public struct VaultSearch: Sendable {
     /// listing is saved while the diary is scanned.
     func runOverlappingTheListing(_ query: SearchQuery) throws(VaultError) -> SearchResults {
         let diary = FileList.DiaryListing(root: vault.root, cache: listingCache, racyMargin: racyMargin)
-        let rooms = FileList(root: vault.root, folders: [("rooms", false)])
+        let rooms = FileList(root: vault.root, folders: [("rooms", true)])
         Trace.mark("search: \(rooms.count) rooms listed")
         if diary.fromSavedListing, let listingCache {
             guard rooms.append(diary.list) else { fatalError("out of memory listing files") }

@@ -239,7 +239,7 @@ import VaultTestSupport
         #expect(unwatchedTraces.contains { $0.hasPrefix("again") && $0.contains("diary: 4 kept, 0 read (stamps: 0 changed)") }, "\(unwatchedTraces)")
 
         // An edit in place of the same size, at once; an entry appended to; a room added by hand,
-        // one removed, one renamed; files the listings leave out (hidden, a link, a deeper folder).
+        // one removed, one renamed; files the listings leave out (hidden, a link, a hidden folder).
         let alpha = try dir.readText("rooms/alpha.md")
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: dir.path + "/rooms/alpha.md"))
         try handle.write(contentsOf: Data(alpha.replacingOccurrences(of: "title: Alpha", with: "title: Omega").utf8))
@@ -252,13 +252,13 @@ import VaultTestSupport
         try FileManager.default.moveItem(atPath: dir.path + "/rooms/gamma.md", toPath: dir.path + "/rooms/gamma-2.md")
         try dir.write("rooms/.hidden.md", "---\ntitle: Hidden\n---\n")
         try FileManager.default.createSymbolicLink(atPath: dir.path + "/rooms/link.md", withDestinationPath: dir.path + "/rooms/delta.md")
-        try dir.write("rooms/deeper/x.md", "---\ntitle: Deeper\n---\n")
+        try dir.write("rooms/.deeper/x.md", "---\ntitle: Deeper\n---\n")
         try same("changed")
         // Unsettled still: read again, from the cache the last listing wrote.
         try same("changed, again")
         #expect(traces.contains { $0.hasPrefix("changed") && $0.contains("rooms: 1 kept, 3 read (watcher: 6 changed)") }, "\(traces)")
         // By stamps: alpha changed, beta and gamma gone, hand and gamma-2 new (the link, the hidden
-        // file and the deeper one are not listed); the appended entry changed.
+        // file and the one in a hidden folder are not listed); the appended entry changed.
         #expect(unwatchedTraces.contains { $0.hasPrefix("changed: ") && $0.contains("rooms: 1 kept, 3 read (stamps: 5 changed)") }, "\(unwatchedTraces)")
         #expect(unwatchedTraces.contains { $0.hasPrefix("changed: ") && $0.contains("diary: 3 kept, 1 read (stamps: 1 changed)") }, "\(unwatchedTraces)")
         // A new folder under diary/: the watcher cannot name its files, and says so; every file's

@@ -18,7 +18,8 @@ import Glibc
         let nfd = "diary/2024/2024-03-02-제주.md".decomposedStringWithCanonicalMapping
         for path in [
             "rooms/b.md", "rooms/a.md", "rooms/Z.md", "rooms/한국.md", "rooms/.hidden.md", "rooms/notes.txt",
-            "rooms/.md", "rooms/sub/deep.md", "diary/2024/2024-03-01-a.md", nfd, "diary/2023/x/y/2023-01-01.md",
+            "rooms/.md", "rooms/sub/deep.md", "rooms/.trash/gone.md", "diary/2024/2024-03-01-a.md", nfd,
+            "diary/2023/x/y/2023-01-01.md",
             "diary/.git/z.md", "diary/top.md", "other/c.md",
         ] {
             try dir.write(path, "text\n")
@@ -27,7 +28,8 @@ import Glibc
         #expect(mkdir(dir.path + "/rooms/folder.md", 0o755) == 0)
         let list = FileList.everything(root: dir.path)
         let expected = [
-            ["rooms/Z.md", "rooms/a.md", "rooms/b.md", "rooms/한국.md"],
+            // Rooms at any depth (format 2 files them in `rooms/<yyyy>/`), none in a hidden folder.
+            ["rooms/Z.md", "rooms/a.md", "rooms/b.md", "rooms/sub/deep.md", "rooms/한국.md"],
             ["diary/2023/x/y/2023-01-01.md", "diary/2024/2024-03-01-a.md", nfd, "diary/top.md"],
         ].map { $0.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) } }.joined()
         #expect(list.paths.map { Array($0.utf8) } == expected.map { Array($0.utf8) })

@@ -179,8 +179,9 @@ extension VaultCommand {
                 let members = try vault.sharedMembers(with: people, environment: ProcessInfo.processInfo.environment)
                 let path = try RoomCreation(vault: vault).create(
                     title: title, model: model, system: system, unique: unique, members: members)
-                let named = RoomCreation.namedPath(title: title)
-                let taken = path == named ? "" : " (\(named) has that title's name already; --unique refuses instead)"
+                let taken = RoomCreation.taken(title: title, in: vault, free: path).map {
+                    " (\($0) has that title's name already; --unique refuses instead)"
+                } ?? ""
                 print("Made \(path)\(taken). Talk in it with `vault chat \(VaultPath.stem(of: path)) \"…\"`.")
             }
         }

@@ -370,7 +370,7 @@ public struct ChatTurn {
                 .warning("\(deleted) was deleted while the reply was awaited; no reply came, so nothing more is kept"))
             return false
         }
-        let kept = vault.freePath(folder: FileIO.parent(of: deleted), stem: VaultPath.stem(of: deleted) + "-reply")
+        let kept = vault.freeRoomPath(stem: VaultPath.stem(of: deleted) + "-reply", in: FileIO.parent(of: deleted))
         let fresh = RoomFile.newRoom(title: "\(title) (reply kept after the room was deleted)", created: vault.now())
         let room = try RoomFile(parsing: fresh, path: kept)
         let question = MessageDraft(

@@ -4,11 +4,18 @@ import Glibc
 
 extension Vault {
     /// The room `name` stands for without listing the vault, as a command with almost no file
-    /// descriptors can find it: a path (from `workingDirectory`) or a slug of a file in `rooms/`.
-    /// Its path in the vault, or nil (a title, or no such room).
+    /// descriptors can find it: a path (from `workingDirectory`) or a slug of a file in `rooms/`
+    /// or a folder right under it (format 2's years; one folder open at a time). Its path in the
+    /// vault, or nil (a title, no such room, or a name two rooms have).
     public func roomWithoutListing(_ name: String, from workingDirectory: String) -> String? {
         let rooms = root + "/" + VaultPath.rooms + "/"
-        let named = [Vault.absolute(name, from: workingDirectory), rooms + name + ".md"]
+        var named = [Vault.absolute(name, from: workingDirectory), rooms + name + ".md"]
+        if !name.contains("/"), !FileIO.exists(rooms + name + ".md") {
+            let inFolders = FileIO.list(rooms + ".").filter { $0.kind == .directory && !$0.name.hasPrefix(".") }
+                .map { rooms + $0.name + "/" + name + ".md" }.filter(FileIO.exists)
+            guard inFolders.count <= 1 else { return nil }
+            named += inFolders
+        }
         guard let full = named.first(where: { FileIO.exists($0) && !FileIO.isDirectory($0) }), full.hasPrefix(rooms)
         else { return nil }
         return String(full.dropFirst(root.count + 1))

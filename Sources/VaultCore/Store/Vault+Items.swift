@@ -52,15 +52,21 @@ extension Vault {
         }
         let key = trimmed.precomposedStringWithCanonicalMapping
         let lowered = key.lowercased()
-        // 2a. A room's slug, without listing the folder (the common case on a large vault).
-        if !key.contains("/"), FileIO.entryExists(absolute(VaultPath.rooms + "/" + key + ".md")) {
-            return .room(VaultPath.rooms + "/" + key + ".md")
+        // 2a. A room's slug, without listing every room (the common case on a large vault): in
+        // `rooms/`, then in each folder under it (format 2 files rooms by year).
+        if !key.contains("/"), !key.hasPrefix(".") {
+            if FileIO.entryExists(absolute(VaultPath.rooms + "/" + key + ".md")) {
+                return .room(VaultPath.rooms + "/" + key + ".md")
+            }
+            let named = rooms(named: key)
+            if named.count == 1 { return .room(named[0]) }
+            if named.count > 1 { throw VaultError.ambiguousItem(name, candidates: named) }
         }
         let rooms = roomPaths()
         // 2. A room's slug.
-        if let hit = rooms.first(where: { VaultPath.stem(of: $0).precomposedStringWithCanonicalMapping == key }) {
-            return .room(hit)
-        }
+        let slugged = rooms.filter { VaultPath.stem(of: $0).precomposedStringWithCanonicalMapping == key }
+        if slugged.count == 1 { return .room(slugged[0]) }
+        if slugged.count > 1 { throw VaultError.ambiguousItem(name, candidates: slugged) }
         let entries = diaryPaths()
         // 2b. A file name with its `.md`, as `ls` shows it.
         if !key.contains("/"), key.lowercased().hasSuffix(".md"), key.count > 3 {

@@ -77,8 +77,8 @@ extension Vault {
         public var link: FormatProblem.Link
     }
 
-    /// Every symbolic link in `rooms/` (its `.md` names) and anywhere below `diary/`, and those
-    /// folders themselves when they are links. Links are read, never followed.
+    /// Every symbolic link anywhere below `rooms/` and `diary/`, and those folders themselves when
+    /// they are links. Links are read, never followed.
     public func symbolicLinks() -> [SymbolicLinkFound] {
         linksAndSpecialFiles().links
     }
@@ -105,11 +105,11 @@ extension Vault {
                 for entry in FileIO.list(absolute(dir)) where !entry.name.hasPrefix(".") {
                     let rel = dir + "/" + entry.name
                     switch entry.kind {
-                    case .symbolicLink where folder == VaultPath.diary || entry.name.hasSuffix(".md"):
+                    case .symbolicLink:
                         out.append(describeLink(rel))
-                    case .directory where folder == VaultPath.diary:
+                    case .directory:
                         stack.append(rel)
-                    case .other where folder == VaultPath.diary || entry.name.hasSuffix(".md"):
+                    case .other:
                         var st = stat()
                         let kind = lstat(absolute(rel), &st) == 0 ? FileIO.kindName(st.st_mode) : "a special file"
                         special.append((rel, kind))

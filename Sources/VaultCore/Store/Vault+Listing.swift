@@ -102,7 +102,7 @@ extension Vault {
         var cache = ListingCache(root: root, kind: "rooms", context: "", lazily: true)
         let answer = watcher?.changes(since: cache.point)
         Trace.mark("rooms: cache opened, watcher asked")
-        if let changes = listingChanges(VaultPath.rooms, recursive: false, cache: cache, answer: answer),
+        if let changes = listingChanges(VaultPath.rooms, recursive: true, cache: cache, answer: answer),
             let listing = keptRoomListing(cache: cache, changes: changes)
         {
             return listing

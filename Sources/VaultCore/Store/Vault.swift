@@ -192,26 +192,22 @@ public final class Vault: Sendable {
     /// `rooms/x.md` → `/abs/vault/rooms/x.md`.
     public func absolute(_ relative: String) -> String { root + "/" + relative }
 
-    /// Paths (relative to the vault) of every room file, sorted by their bytes (unless
-    /// `sorted` is false: the folder's order, for a caller that orders them its own way).
+    /// Paths (relative to the vault) of every room file, at any depth under `rooms/` (format 2
+    /// files them in `rooms/<yyyy>/`), sorted by their bytes (unless `sorted` is false: the
+    /// folders' order, for a caller that orders them its own way).
     ///
     /// Symbolic links are not rooms: vault never reads or writes through one (`vault check`
     /// reports them, `symbolicLinks()`); nor is anything when `rooms` itself is a link.
-    public func roomPaths(sorted: Bool = true) -> [String] {
-        guard FileIO.kind(of: absolute(VaultPath.rooms)) == .directory else { return [] }
-        let paths = FileIO.list(absolute(VaultPath.rooms))
-            .filter { $0.kind == .file && VaultPath.isListedName($0.name) }
-            .map { VaultPath.rooms + "/" + $0.name }
-        // By bytes (code points): String's order compares canonical forms, slow on many Korean names.
-        return sorted ? paths.sorted(by: VaultPath.precedes) : paths
-    }
+    public func roomPaths(sorted: Bool = true) -> [String] { markdownFiles(under: VaultPath.rooms, sorted: sorted) }
 
     /// Paths (relative to the vault) of every diary entry, at any depth, sorted (`sorted: false`:
     /// in the folders' order, each folder's files together, for a caller that sorts them its own way).
-    ///
-    /// Symbolic links, to files or folders, are not followed, so a link that loops cannot make
-    /// the walk endless; a folder reached twice (a bind mount) is walked once.
-    public func diaryPaths(sorted: Bool = true) -> [String] {
+    public func diaryPaths(sorted: Bool = true) -> [String] { markdownFiles(under: VaultPath.diary, sorted: sorted) }
+
+    /// The `*.md` files under `top`, at any depth, as `roomPaths` and `diaryPaths` give them:
+    /// no hidden name, no symbolic link to a file or a folder (so a link that loops cannot make
+    /// the walk endless), and a folder reached twice (a bind mount) walked once.
+    func markdownFiles(under top: String, sorted: Bool) -> [String] {
         var out: [String] = []
         var seen = Set<FolderIdentity>()
         // Each folder's names sorted by their bytes, a folder's as `name/`, and walked in that order:
@@ -237,7 +233,7 @@ public final class Vault: Sendable {
                 }
             }
         }
-        walk(VaultPath.diary)
+        walk(top)
         return out
     }
 
@@ -372,6 +368,22 @@ public final class Vault: Sendable {
         }
     }
 
+    /// Moves a vault file to `to` by a rename (its bytes as they are; call inside `changing`),
+    /// never over a file there: the history notes both paths first, so a process killed before
+    /// it commits leaves them for the next command to commit, and both folders are flushed.
+    public func move(_ from: String, to: String) throws(VaultError) {
+        history?.willChange([from, to])
+        try FileIO.makeDirectory(FileIO.parent(of: absolute(to)))
+        guard !FileIO.entryExists(absolute(to)) else {
+            throw VaultError.io(path: to, operation: "move \(from) to", reason: "a file is there already")
+        }
+        guard rename(absolute(from), absolute(to)) == 0 else {
+            throw VaultError.io(path: from, operation: "move to \(to)", reason: FileIO.errorText())
+        }
+        FileIO.syncDirectory(FileIO.parent(of: absolute(to)))
+        FileIO.syncDirectory(FileIO.parent(of: absolute(from)))
+    }
+
     /// Notes that `paths` may change outside vault's own writes (an editor is about to open
     /// them) and will be committed by this process; if it ends first, the next command commits
     /// them (`VaultHistory.willChange`). Call it inside `changing`.
@@ -398,9 +410,71 @@ public final class Vault: Sendable {
         FileFacts(stamp: stamp, lines: lineFeeds).save(root: root, relative: relative)
     }
 
-    /// A free `rooms/<slug>.md` path for a title.
-    public func newRoomPath(title: String) -> String {
-        freePath(folder: VaultPath.rooms, stem: VaultPath.slug(title))
+    /// A free path for a new room titled `title`, made at `created` (now when nil): named by
+    /// the title's slug (`-2`, `-3`, … when a room anywhere under `rooms/` has that name, in any
+    /// normalization: a room's name finds one room), in `roomFolder(created:)`.
+    public func newRoomPath(title: String, created: Timestamp? = nil) -> String {
+        freeRoomPath(stem: VaultPath.slug(title), in: roomFolder(created: created ?? now()))
+    }
+
+    /// The folder a room made at `created` is filed in: `rooms/`, or in a vault of format 2
+    /// `rooms/<yyyy>/`, its year as the timestamp writes it.
+    public func roomFolder(created: Timestamp) -> String { Vault.roomFolder(created: created, format: config.format) }
+
+    /// The folder a room made at `created` is filed in, in a vault of `format`.
+    static func roomFolder(created: Timestamp, format: Int) -> String {
+        guard format >= 2 else { return VaultPath.rooms }
+        return VaultPath.rooms + "/" + String(format: "%04d", created.localDate.year)
+    }
+
+    /// `rooms/` and every folder under it (not hidden, no symbolic link): where rooms are.
+    public func roomFolders() -> [String] {
+        var out: [String] = []
+        var seen = Set<FolderIdentity>()
+        func walk(_ dir: String) {
+            guard FileIO.kind(of: absolute(dir)) == .directory, seen.insert(FolderIdentity(absolute(dir))).inserted
+            else { return }
+            out.append(dir)
+            for entry in FileIO.list(absolute(dir)) where entry.kind == .directory && !entry.name.hasPrefix(".") {
+                walk(dir + "/" + entry.name)
+            }
+        }
+        walk(VaultPath.rooms)
+        return out.isEmpty ? [VaultPath.rooms] : out
+    }
+
+    /// The rooms named `stem` (a file `<stem>.md` in any room folder, in any normalization).
+    public func rooms(named stem: String) -> [String] {
+        let wanted = (stem + ".md").precomposedStringWithCanonicalMapping
+        var out: [String] = []
+        for folder in roomFolders() {
+            if stem.utf8.allSatisfy({ $0 < 0x80 }) {
+                if FileIO.kind(of: absolute(folder + "/" + stem + ".md")) == .file { out.append(folder + "/" + stem + ".md") }
+                continue
+            }
+            for entry in FileIO.list(absolute(folder)) where entry.kind == .file && entry.name.precomposedStringWithCanonicalMapping == wanted {
+                out.append(folder + "/" + entry.name)
+            }
+        }
+        return out
+    }
+
+    /// `<folder>/<stem>.md`, else `<stem>-2.md`, `-3`, …: the first name no room folder has (in
+    /// any normalization: Swift's strings are equal when canonically equivalent).
+    func freeRoomPath(stem: String, in folder: String) -> String {
+        let folders = Set(roomFolders() + [folder])
+        // An ASCII name has one spelling: no need to list the folders (20,000 rooms).
+        var taken = Set<String>()
+        if !stem.utf8.allSatisfy({ $0 < 0x80 }) {
+            for f in folders { for entry in FileIO.list(absolute(f)) { taken.insert(entry.name) } }
+        }
+        var name = stem + ".md"
+        var n = 2
+        while taken.contains(name) || folders.contains(where: { FileIO.entryExists(absolute($0 + "/" + name)) }) {
+            name = "\(stem)-\(n).md"
+            n += 1
+        }
+        return folder + "/" + name
     }
 
     /// Where the room that was at `relative` is now, after a rename or a move into another

@@ -20,6 +20,12 @@ public struct VaultConfig: Sendable {
     public var limits = IncomingLimits()
     /// `people:` — the people of a vault several people share (`Person`), in the order written.
     public var people: [Person] = []
+    /// `format:` — the version of the vault's layout (FORMAT.md): 1, rooms made in `rooms/`; 2,
+    /// rooms made in `rooms/<yyyy>/` (`vault migrate`). Both are read alike.
+    public var format = 1
+
+    /// The newest format this build of vault knows: a vault of a later one is refused, not misread.
+    public static let newestFormat = 2
 
     public static let fileName = VaultPath.config
 
@@ -84,6 +90,26 @@ public struct VaultConfig: Sendable {
                             reason: "unknown time zone \"\(raw)\" (write an IANA name like Asia/Seoul)")))
             }
         }
+        var format = 1
+        if let raw = values["format"] {
+            if case .string(let text) = raw, let n = Int(text), n >= 1 {
+                if n > VaultConfig.newestFormat {
+                    problems.append(
+                        FormatProblem(
+                            path: path, line: line(of: "format"),
+                            kind: .invalidSetting(
+                                key: "format",
+                                reason: "this vault is in format \(n), and this vault program knows formats 1 to "
+                                    + "\(VaultConfig.newestFormat): update vault (\(VaultVersion.current)) to open it")))
+                }
+                format = n
+            } else {
+                problems.append(
+                    FormatProblem(
+                        path: path, line: line(of: "format"),
+                        kind: .invalidSetting(key: "format", reason: "write a whole number: 1 or 2")))
+            }
+        }
         var limits = IncomingLimits()
         if let list = pairs.first(where: { $0.key == "limits" })?.value.mapping {
             for (k, v) in list {
@@ -129,6 +155,7 @@ public struct VaultConfig: Sendable {
         }
         if !problems.isEmpty { throw VaultError.malformed(problems) }
         self.people = people
+        self.format = format
         self.limits = limits
         self.locale = locale
         self.timeZone = zone

@@ -89,11 +89,11 @@ extension VaultPath {
 extension VaultPath {
     public enum Kind: Sendable, Equatable { case room, diaryEntry, config, other }
 
-    /// `rooms/x.md` → room; `diary/…/x.md` → diary entry; `vault.yml` → config; anything else → other.
+    /// `rooms/…/x.md` → room; `diary/…/x.md` → diary entry; `vault.yml` → config; anything else → other.
     public static func kind(of path: String) -> Kind {
         if path == config { return .config }
         guard path.hasSuffix(".md") else { return .other }
-        if path.hasPrefix(rooms + "/"), !path.dropFirst(rooms.count + 1).contains("/") { return .room }
+        if path.hasPrefix(rooms + "/") { return .room }
         if path.hasPrefix(diary + "/") { return .diaryEntry }
         return .other
     }

@@ -52,19 +52,20 @@ extension WorkTreeWatcher {
 
 /// The rule of what a `WorkTreeWatcher` watches, and the same rule as git pathspecs.
 public enum WorkTreeWatching {
-    /// `rooms/NAME.md` (no deeper), or `diary/…/NAME.md`; no name beginning with a dot.
+    /// `rooms/…/NAME.md` or `diary/…/NAME.md` (at any depth: format 2 files rooms by year); no
+    /// name beginning with a dot.
     public static func watches(_ path: String) -> Bool {
         guard path.hasSuffix(".md") else { return false }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") }), let first = parts.first else { return false }
-        return (first == "rooms" && parts.count == 2) || (first == "diary" && parts.count >= 2)
+        return (first == "rooms" || first == "diary") && parts.count >= 2
     }
 
     /// git pathspecs for the whole vault but what a watcher watches, for `git status` (the
     /// second one also leaves out files in folders whose names begin with a dot, which the
     /// watcher does not watch: those are seen by the next full scan).
     public static let unwatchedPathspecs = [
-        ".", ":(exclude,glob)rooms/[!.]*.md", ":(exclude,glob)diary/**/[!.]*.md",
+        ".", ":(exclude,glob)rooms/**/[!.]*.md", ":(exclude,glob)diary/**/[!.]*.md",
     ]
 }
 

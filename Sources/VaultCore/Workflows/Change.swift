@@ -127,6 +127,15 @@ public final class Change {
         try vault.remove(path)
     }
 
+    /// Moves a vault file by a rename (`Vault.move`), after the hand edits are committed: both
+    /// paths are the change's.
+    public func move(_ from: String, to: String) throws(VaultError) {
+        try willWrite(from)
+        include([to])
+        known[from] = nil
+        try vault.move(from, to: to)
+    }
+
     /// Replaces a room's end in place (`Vault.replaceTail`), after the hand edits are committed.
     ///
     /// - Returns: the file's stamp after the write.

@@ -6,9 +6,10 @@ public struct RoomCreation {
         self.vault = vault
     }
 
-    /// Makes a room titled `title` at a free `rooms/<slug>.md`, with `model`, `system` and
-    /// `members` set when given. When that name is taken (a room with the same title, or one whose title
-    /// gives the same name), the room is made at `rooms/<slug>-2.md` (`-3`, …), unless `unique`.
+    /// Makes a room titled `title` at a free `rooms/<slug>.md` (format 2: `rooms/<yyyy>/<slug>.md`),
+    /// with `model`, `system` and `members` set when given. When that name is taken (a room with
+    /// the same title, or one whose title gives the same name, in any room folder), the room is
+    /// made as `<slug>-2.md` (`-3`, …), unless `unique`.
     ///
     /// - Returns: the new room's path.
     /// - Throws: `VaultError.input(.emptyTitle)` for a blank title, `.roomNameTaken` when
@@ -22,8 +23,9 @@ public struct RoomCreation {
         guard !title.isEmpty else { throw VaultError.input(.emptyTitle) }
         return try vault.change { change throws(VaultError) -> String in
             let path = vault.newRoomPath(title: title)
-            let named = RoomCreation.namedPath(title: title)
-            if unique, path != named { throw VaultError.input(.roomNameTaken(taken: named, free: path)) }
+            if unique, let named = RoomCreation.taken(title: title, in: vault, free: path) {
+                throw VaultError.input(.roomNameTaken(taken: named, free: path))
+            }
             change.include([path])
             var settings: [(String, FrontMatterValue)] = []
             if let model { settings.append(("model", .string(model))) }
@@ -36,8 +38,11 @@ public struct RoomCreation {
         }
     }
 
-    /// The path a room titled `title` is made at when the name is free: `rooms/<slug>.md`.
-    public static func namedPath(title: String) -> String {
-        "\(VaultPath.rooms)/\(VaultPath.slug(title.trimmingCharacters(in: .whitespacesAndNewlines))).md"
+    /// The room that has the name a room titled `title` would take, when the room made at `free`
+    /// could not take it (it got `-2`, …); nil when it did.
+    public static func taken(title: String, in vault: Vault, free: String) -> String? {
+        let slug = VaultPath.slug(title.trimmingCharacters(in: .whitespacesAndNewlines))
+        guard VaultPath.stem(of: free) != slug else { return nil }
+        return vault.rooms(named: slug).first ?? "\(VaultPath.rooms)/\(slug).md"
     }
 }

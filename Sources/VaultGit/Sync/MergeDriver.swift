@@ -11,12 +11,14 @@ import VaultCore
 /// plain git, `vault` not on the PATH), git leaves conflict markers, which every command
 /// detects and `vault sync` or `vault resolve` repairs.
 public enum MergeDriver {
-    /// The lines `.gitattributes` needs.
-    public static let attributes = [
-        "rooms/*.md merge=vault",
-        "diary/**/*.md merge=vault",
-        "vault.yml merge=vault",
-    ]
+    /// The lines `.gitattributes` needs in a vault of `format` (2 files rooms in folders:
+    /// `rooms/**/*.md` matches them at any depth, `rooms/*.md` only right in `rooms/`).
+    public static func attributes(format: Int) -> [String] {
+        [format >= 2 ? roomsAttribute : flatRoomsAttribute, "diary/**/*.md merge=vault", "vault.yml merge=vault"]
+    }
+
+    public static let flatRoomsAttribute = MergeDriverPatterns.flatRooms
+    public static let roomsAttribute = MergeDriverPatterns.rooms
 
     /// The command git runs, from the repository's config.
     public static let command = "vault merge-driver %O %A %B %P"
@@ -209,7 +211,8 @@ extension GitHistory {
         let path = root + "/.gitattributes"
         let text = FileIO.exists(path) ? String(decoding: try FileIO.read(path), as: UTF8.self) : ""
         let lines = Set(text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) })
-        let missing = MergeDriver.attributes.filter { !lines.contains($0) }
+        let format = (try? VaultConfig(parsing: FileIO.read(root + "/" + VaultPath.config)))?.format ?? 1
+        let missing = MergeDriver.attributes(format: format).filter { !lines.contains($0) }
         guard !missing.isEmpty else { return }
         var updated = text
         if !updated.isEmpty && !updated.hasSuffix("\n") { updated += "\n" }

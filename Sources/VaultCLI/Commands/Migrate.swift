@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+
+/// `vault migrate`: the vault brought to the newest format (`Migration`), as one commit.
+struct Migrate: VaultRunnable {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Bring the vault to format 2: each room in rooms/YYYY/, the year it was made (one commit).",
+        discussion: """
+            Format 2 keeps each room in a folder of its year (rooms/2026/busan.md) instead of all \
+            of them in rooms/, so a chat turn's commit rewrites one year's folder, not a list of \
+            every room: for vaults of thousands of rooms (an import brings them). Rooms are moved \
+            by a rename, their bytes as they are; vault.yml gets format: 2 (that line only) and \
+            .gitattributes the merge driver's pattern for rooms in folders. Names stay what they \
+            were: `vault chat busan` finds rooms/2026/busan.md. Run it on one machine and sync: \
+            every machine that syncs the vault needs a vault that knows format 2 (older ones \
+            refuse nothing but do not see the moved rooms). A room an older clone makes in \
+            rooms/ is filed when you migrate again; an edit it makes to a room moved meanwhile \
+            lands in the moved file at the next sync.
+            """)
+
+    @OptionGroup var location: VaultLocation
+    @Flag(name: .customLong("dry-run"), help: "Say what would move; change nothing.") var dryRun = false
+
+    func execute() throws {
+        let vault = try location.openForChange()
+        let migration = Migration(vault: vault)
+        let plan = dryRun ? migration.plan() : try migration.migrate()
+        for (path, reason) in plan.kept { Terminal.warning("left \(path) in rooms/: \(reason)") }
+        guard !plan.isEmpty else {
+            print("Nothing to migrate: the vault is in format \(vault.config.format), every room filed.")
+            return
+        }
+        let years = Dictionary(grouping: plan.moves) { FileIO.parent(of: $0.to) }
+        let counts = years.keys.sorted().map { "\($0)/ \(years[$0]!.count)" }.joined(separator: ", ")
+        let rooms = "\(plan.moves.count) room\(plan.moves.count == 1 ? "" : "s")"
+        if dryRun {
+            for move in plan.moves { print("\(move.from) -> \(move.to)") }
+            print("Would move \(rooms)\(counts.isEmpty ? "" : " (\(counts))") and write format: 2 in vault.yml.")
+        } else {
+            print("Moved \(rooms)\(counts.isEmpty ? "" : " (\(counts))"); the vault is in format 2, in one commit.")
+            print("Sync it; every machine that syncs this vault needs vault \(VaultVersion.current) or later.")
+        }
+    }
+}
