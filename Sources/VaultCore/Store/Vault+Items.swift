@@ -55,10 +55,10 @@ extension Vault {
         // 2a. A room's slug, without listing every room (the common case on a large vault): in
         // `rooms/`, then in each folder under it (format 2 files rooms by year).
         if !key.contains("/"), !key.hasPrefix(".") {
-            if FileIO.entryExists(absolute(VaultPath.rooms + "/" + key + ".md")) {
-                return .room(VaultPath.rooms + "/" + key + ".md")
-            }
+            let flat = VaultPath.rooms + "/" + key + ".md"
+            // In `rooms/` itself, and no folder under it with a room of that name (format 2).
             let named = rooms(named: key)
+            if named.isEmpty, FileIO.entryExists(absolute(flat)) { return .room(flat) }
             if named.count == 1 { return .room(named[0]) }
             if named.count > 1 { throw VaultError.ambiguousItem(name, candidates: named) }
         }
