@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A chat turn's commit in-process: `commit: start` → `index updated` from VAULT_TRACE, and its
 # steps (blobs, trees, objects flushed, branch moved, index), on commit-bench.sh's committed
-# 50,000- and 10,000-file vaults (generated there if missing) and on a one-room vault whose
+# 50,000- and 10,000-file vaults (generated there if missing), on the 50,000-file one in format 2
+# (`vault migrate`: each room in rooms/<yyyy>/, ~2,000 a year), and on a one-room vault whose
 # room is ~50 MB (97,000 messages, seeded; made once in Benchmarks/.data/room-52mb).
 #
 #   Benchmarks/commit-trace.sh                         # ROUNDS=6 rounds of 3 turns each
@@ -22,6 +23,14 @@ for size in 50k:20000:30000 10k:4000:6000; do
     d=Benchmarks/.data/git-$name
     [ -d "$d/.git" ] || python3 Benchmarks/generate-vault.py "$d" --seed 42 --rooms "$rooms" --entries "$entries" --commit
 done
+# The 50,000-file vault in format 2 (each room in rooms/<yyyy>/): a copy of git-50k, migrated once.
+fanned=Benchmarks/.data/git-50k-format2
+if [ ! -d "$fanned/.git" ]; then
+    rm -rf "$fanned"
+    cp -a Benchmarks/.data/git-50k "$fanned"
+    git -C "$fanned" reset -q --hard && git -C "$fanned" clean -qfd
+    "$vault" migrate --vault "$fanned" > /dev/null
+fi
 long=Benchmarks/.data/room-52mb
 if [ ! -d "$long/.git" ]; then
     rm -rf "$long"
@@ -36,8 +45,9 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 turns() {  # BINARY VAULT ROOM-INDEX FILE
     local room
-    room=$(ls "$2/rooms" | sed -n "$3p")
-    [ -n "$room" ] || room=$(ls "$2/rooms" | sed -n 1p)  # the one-room vault: both binaries on it
+    room=$(cd "$2" && find rooms -name '*.md' | sort | sed -n "$3p")
+    [ -n "$room" ] || room=$(cd "$2" && find rooms -name '*.md' | sort | sed -n 1p)  # the one-room vault: both binaries on it
+    room=$(basename "$room")
     for _ in 1 2 3; do
         VAULT_TRACE=1 "$1" chat --vault "$2" "${room%.md}" "one more message" --provider offline 2>&1 >/dev/null |
             awk '/commit: start/{s=$3} /blobs written/{b=$3} /trees written/{t=$3} /objects flushed/{o=$3}
@@ -45,7 +55,7 @@ turns() {  # BINARY VAULT ROOM-INDEX FILE
                  END{printf "%.2f %.2f %.2f %.2f %.2f %.2f\n", b-s, t-b, o-t, m-o, i-m, i-s}' >> "$4"
     done
 }
-for d in Benchmarks/.data/git-50k Benchmarks/.data/git-10k "$long"; do
+for d in Benchmarks/.data/git-50k "$fanned" Benchmarks/.data/git-10k "$long"; do
     git -C "$d" config gc.auto 0
     for _ in $(seq "$rounds"); do
         turns "$vault" "$d" 1 "$out/$(basename "$d").this"

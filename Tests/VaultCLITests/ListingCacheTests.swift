@@ -318,6 +318,46 @@ import VaultTestSupport
         #expect(unwatchedTraces.filter { $0.contains(" listed") }.allSatisfy { $0.hasPrefix("first") }, "\(unwatchedTraces)")
     }
 
+    /// Rooms in folders (format 2: `rooms/<yyyy>/`): a room edited in its folder, one made in
+    /// a new folder, one moved from one folder to another, and one made in `rooms/` itself (as
+    /// an older clone does) are listed with the watcher, without it, and with no cache alike.
+    @Test func roomsInFoldersAreListedAlikeEveryWay() throws {
+        let dir = try freshVault()
+        let cache = TemporaryDirectory("listing-cache")
+        let unwatchedCache = TemporaryDirectory("listing-cache-unwatched")
+        let env = ["XDG_CACHE_HOME": cache.path, "VAULT_TRACE": "1", "VAULT_WATCH_IDLE": "60"]
+        try dir.write("vault.yml", try dir.readText("vault.yml").replacingOccurrences(of: "format: 1\n", with: "format: 2\n"))
+        for title in ["Alpha", "Beta", "Gamma"] {
+            expectSuccess(try runVault(["room", "new", title], in: dir.path, environment: env))
+        }
+        let year = try #require(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/rooms").first)
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/rooms/\(year)/alpha.md"))
+        var traces: [String] = []
+        func same(_ step: String) throws {
+            let (watched, unwatched) = try listedAlike(["rooms"], dir, env, unwatchedCache: unwatchedCache, step: step)
+            traces += (watched.stderr + unwatched.stderr).split(separator: "\n").filter { $0.contains(" kept, ") }.map { step + ": " + $0 }
+        }
+        try same("first")
+        Thread.sleep(forTimeInterval: 3.2)
+        try same("settled")
+        try same("again")
+        #expect(traces.filter { $0.hasPrefix("again") && $0.contains("rooms: 3 kept, 0 read") }.count == 2, "\(traces)")
+        let alpha = "rooms/\(year)/alpha.md"
+        try dir.write(alpha, try dir.readText(alpha).replacingOccurrences(of: "title: Alpha", with: "title: Omega"))
+        try same("edited in its folder")
+        try dir.write("rooms/2019/old.md", "---\ntitle: Old\ncreated: 2019-02-02T10:00:00+09:00\n---\n")
+        try same("a new folder")
+        try FileManager.default.createDirectory(atPath: dir.path + "/rooms/2020", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: dir.path + "/rooms/\(year)/beta.md", toPath: dir.path + "/rooms/2020/beta.md")
+        try same("moved between folders")
+        try dir.write("rooms/flat.md", "---\ntitle: Flat\ncreated: 2026-01-02T10:00:00+09:00\n---\n")
+        try same("made in rooms/")
+        Thread.sleep(forTimeInterval: 3.2)
+        try same("settled again")
+        let listed = try runVault(["rooms", "--format", "%(path)"], in: dir.path, environment: env).stdout
+        #expect(Set(listed.split(separator: "\n").map(String.init)) == ["rooms/\(year)/alpha.md", "rooms/2020/beta.md", "rooms/\(year)/gamma.md", "rooms/2019/old.md", "rooms/flat.md"], "\(listed)")
+    }
+
     /// A file name with a backslash or a tab is kept escaped in the cache: a listing the watcher
     /// answered for still knows the file by its name (one row for it after it changed, with its
     /// name as it is), as a full listing does.
