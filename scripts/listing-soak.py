@@ -9,7 +9,8 @@ their cache outside the vault, so they take whatever path the cache and the watc
 cache's lines walked in place, a full listing, a damaged cache); and without the watcher
 (`VAULT_NO_WATCH`), with a cache of their own, which they bring up to date by the files' stamps.
 The changes: an edit in place of the same size, an append, a save by rename, a room or entry
-added or removed, a rename, a conflict copy, a name with a backslash or a tab, an entry in a new
+added or removed (right in rooms/ or in a year's folder, as format 2 files them), a rename
+(also from one folder to another), a conflict copy, a name with a backslash or a tab, an entry in a new
 or deeper folder, a folder removed, a damaged cache line or saved folder listing, and pauses around the
 2-second racy window. Seeded: a failure prints the seed and the step. The test suite runs
 the fixed cases of this (`ListingCacheTests`); this script runs many more, for as long as asked.
@@ -98,7 +99,9 @@ def change(step):
     elif kind == "add":
         day = rng.randrange(1, 29)
         if rng.random() < 0.5:
-            write(os.path.join(root, "rooms", f"r-{word}.md"), room_text(f"방 {word}", day, word))
+            # Right in rooms/, or in a year's folder (format 2).
+            folder = rng.choice(["rooms", "rooms", "rooms/2026", "rooms/2025"])
+            write(os.path.join(root, folder, f"r-{word}.md"), room_text(f"방 {word}", day, word))
         else:
             # Mostly the year's folder; now and then a new year's, or a folder inside it.
             folder = rng.choice(["2026", "2026", "2026", str(rng.randrange(2020, 2030)), "2026/여행"])
@@ -111,7 +114,9 @@ def change(step):
         os.remove(rng.choice(rooms + entries))
     elif kind == "move" and rooms:
         path = rng.choice(rooms)
-        os.replace(path, os.path.join(root, "rooms", f"moved-{word}.md"))
+        folder = os.path.join(root, rng.choice(["rooms", "rooms/2026", "rooms/2024"]))
+        os.makedirs(folder, exist_ok=True)
+        os.replace(path, os.path.join(folder, f"moved-{word}.md"))
     elif kind == "copy" and rooms + entries:
         path = rng.choice(rooms + entries)
         stem = path[:-3]

@@ -126,6 +126,46 @@ import VaultTestSupport
         #expect(try git(["status", "--porcelain"], in: dir.path) == "")
     }
 
+    /// An import that leaves a thousand rooms or more right in `rooms/` suggests `vault migrate`;
+    /// after it, imported conversations go to the year they were made in.
+    @Test func anImportOfThousandsOfRoomsSuggestsMigratingAndThenFilesByYear() throws {
+        let dir = try freshVault(locale: "ko_KR", timeZone: "Asia/Seoul")
+        let export = TemporaryDirectory("migrate-export")
+        let made = Process()
+        made.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        made.arguments = [
+            "python3", Project.root + "/Benchmarks/generate-chatgpt-export.py", export.path + "/export",
+            "--conversations", "860", "--seed", "5",
+        ]
+        made.standardOutput = FileHandle.nullDevice
+        try made.run()
+        made.waitUntilExit()
+        #expect(made.terminationStatus == 0)
+        try FileManager.default.removeItem(atPath: export.path + "/export/chat.html")
+        let imported = try runVault(["import", "chatgpt", export.path + "/export"], in: dir.path)
+        expectSuccess(imported)
+        let rooms = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/rooms").count
+        #expect(rooms >= 1_000, "\(rooms) rooms")
+        #expect(imported.stdout.contains("The vault has \(rooms) rooms: `vault migrate` files them by year"), "\(imported.stdout)")
+        expectSuccess(try runVault(["migrate"], in: dir.path))
+        #expect(try git(["status", "--porcelain"], in: dir.path) == "")
+        // Right in rooms/: only year folders now. A conversation made in 2026 goes to rooms/2026/.
+        let folders = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/rooms")
+        #expect(folders.allSatisfy { $0.count == 4 && Int($0) != nil }, "\(folders)")
+        let logs = TemporaryDirectory("claude-logs")
+        let session = "7a0c2a1e-0000-4000-8000-00000000000a"
+        let line = { (o: [String: Any]) in String(decoding: try! JSONSerialization.data(withJSONObject: o), as: UTF8.self) }
+        try logs.write("p/\(session).jsonl", [
+            line(["type": "user", "uuid": "u1", "parentUuid": NSNull(), "sessionId": session, "timestamp": "2026-03-01T09:00:00.000Z",
+                  "cwd": "/p", "isSidechain": false, "message": ["role": "user", "content": "질문"]]),
+        ].joined(separator: "\n") + "\n")
+        let more = try runVault(["import", "claude-code", logs.path + "/p/\(session).jsonl"], in: dir.path)
+        expectSuccess(more)
+        #expect(!more.stdout.contains("vault migrate"), "\(more.stdout)")
+        let added = try git(["-c", "core.quotePath=false", "show", "--name-status", "--format=", "HEAD"], in: dir.path)
+        #expect(added.hasPrefix("A\trooms/2026/"), "\(added)")
+    }
+
     /// Every file of the vault but `.git/` and `.vault/`.
     func snapshot(_ root: String) throws -> [String: [UInt8]] {
         var out: [String: [UInt8]] = [:]

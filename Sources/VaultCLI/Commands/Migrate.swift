@@ -20,6 +20,10 @@ struct Migrate: VaultRunnable {
             lands in the moved file at the next sync.
             """)
 
+    /// From how many rooms right in `rooms/` `vault import` suggests migrating (their tree is
+    /// then 60 KB or more, written on every chat turn).
+    static let suggestedFrom = 1_000
+
     @OptionGroup var location: VaultLocation
     @Flag(name: .customLong("dry-run"), help: "Say what would move; change nothing.") var dryRun = false
 
