@@ -6,7 +6,8 @@
 # Generates two committed synthetic vaults once (seeded; in Benchmarks/.data/):
 #   - 50,000 files (20,000 rooms, 30,000 diary entries, ~300 MB)
 #   - 10,000 files (4,000 rooms, 6,000 diary entries)
-# and times, with hyperfine, in each:
+# and the 50,000-file one in format 2 (`vault migrate`: each room in rooms/<yyyy>/; a copy
+# made once, as commit-trace.sh makes it), and times, with hyperfine, in each:
 #   - git:   append a line to a room by hand, then `git add ROOM && git commit`
 #   - vault: `vault chat ROOM "…"` (the offline provider answers at once): reads the
 #            room, checks it for hand edits, appends two messages, writes the file
@@ -36,19 +37,28 @@ make_vault() {  # DIR ROOMS ENTRIES
 }
 make_vault Benchmarks/.data/git-50k 20000 30000
 make_vault Benchmarks/.data/git-10k 4000 6000
+fanned=Benchmarks/.data/git-50k-format2
+if [ ! -d "$fanned/.git" ]; then
+    cp -a Benchmarks/.data/git-50k "$fanned"
+    git -C "$fanned" reset -q --hard "$(git -C "$fanned" rev-list --max-parents=0 HEAD)" && git -C "$fanned" clean -qfd
+    "$vault" migrate --vault "$fanned" > /dev/null
+fi
 
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
 args=()
-for size in 50k 10k; do
+for size in 50k 50k-format2 10k; do
     d="$PWD/Benchmarks/.data/git-$size"
-    # Every run starts from the generated state (`git reset --hard` to the first commit, not
-    # timed), so the rooms keep their generated size (10–40 messages) however often this runs.
-    base=$(git -C "$d" rev-list --max-parents=0 HEAD)
+    # Every run starts from the generated state (`git reset --hard` to the first commit, or
+    # the migration's; not timed), so the rooms keep their generated size (10–40 messages)
+    # however often this runs.
+    base=$(git -C "$d" log --format=%H --grep='^migrate: format 2' -1)
+    [ -n "$base" ] || base=$(git -C "$d" rev-list --max-parents=0 HEAD)
     # One room for git, another for vault, so neither sees the other's changes.
-    git_room=$(ls "$d/rooms" | sed -n 1p)
-    vault_room=$(ls "$d/rooms" | sed -n 2p)
-    baseline_room=$(ls "$d/rooms" | sed -n 3p)
+    rooms=$(cd "$d" && find rooms -name '*.md' | sort | sed -n 1,3p)
+    git_room=$(sed -n 1p <<< "$rooms" | sed 's|^rooms/||')
+    vault_room=$(basename "$(sed -n 2p <<< "$rooms")")
+    baseline_room=$(basename "$(sed -n 3p <<< "$rooms")")
     git -C "$d" reset -q --hard "$base"
     # Packing (`git gc --auto`, which both git commit and vault start past gc.auto loose
     # objects) is maintenance, not the commit being measured: off for both.
@@ -71,7 +81,7 @@ python3 - Benchmarks/.data/commit-bench.json <<'PY'
 import json, sys
 runs = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 print()
-for size in ("50k", "10k"):
+for size in ("50k", "50k-format2", "10k"):
     git = runs[f"git add + commit ({size} files)"]["median"] * 1000
     vault = runs[f"vault chat ({size} files)"]["median"] * 1000
     print(f"{size} files: median git add + commit {git:.1f} ms, vault chat {vault:.1f} ms, vault/git = {vault / git:.2f}")
@@ -80,7 +90,7 @@ for size in ("50k", "10k"):
         before = base["median"] * 1000
         print(f"{size} files: baseline vault chat {before:.1f} ms, this build {vault:.1f} ms, this/baseline = {vault / before:.2f}")
 PY
-for size in 50k 10k; do
+for size in 50k 50k-format2 10k; do
     d="Benchmarks/.data/git-$size"
     echo "$size: git status --porcelain: '$(git -C "$d" status --porcelain | head -3)'; git fsck: $(git -C "$d" fsck --strict 2>&1 | wc -l) lines"
 done

@@ -447,17 +447,17 @@ public final class Vault: Sendable {
         return out.isEmpty ? [VaultPath.rooms] : out
     }
 
-    /// The rooms named `stem` (a file `<stem>.md` in any room folder, in any normalization).
+    /// The rooms named `stem`: a file `<stem>.md` in any room folder, spelled as typed, composed
+    /// (NFC, as Linux writes Hangul) or decomposed (NFD, as macOS does). Found by their names,
+    /// without listing a folder: a name in another mix of forms is left to a listing
+    /// (`resolve` lists every room when this finds none).
     public func rooms(named stem: String) -> [String] {
-        let wanted = (stem + ".md").precomposedStringWithCanonicalMapping
+        let spellings = Set([stem, stem.precomposedStringWithCanonicalMapping, stem.decomposedStringWithCanonicalMapping])
+            .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
         var out: [String] = []
         for folder in roomFolders() {
-            if stem.utf8.allSatisfy({ $0 < 0x80 }) {
-                if FileIO.kind(of: absolute(folder + "/" + stem + ".md")) == .file { out.append(folder + "/" + stem + ".md") }
-                continue
-            }
-            for entry in FileIO.list(absolute(folder)) where entry.kind == .file && entry.name.precomposedStringWithCanonicalMapping == wanted {
-                out.append(folder + "/" + entry.name)
+            for spelling in spellings where FileIO.kind(of: absolute(folder + "/" + spelling + ".md")) == .file {
+                out.append(folder + "/" + spelling + ".md")
             }
         }
         return out
