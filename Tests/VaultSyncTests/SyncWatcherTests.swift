@@ -67,6 +67,38 @@ import VaultTestSupport
         try w.expectHealthy("desktop")
     }
 
+    /// In format 2 (rooms in `rooms/<yyyy>/`) the watcher watches the year folders too: an edit
+    /// in place of a room there, which no folder's times show, is synced through it; a file in a
+    /// hidden folder under `rooms/`, which it does not watch, is found by its stamp.
+    @Test func roomsInYearFoldersAreSyncedThroughTheWatcher() throws {
+        let w = try SyncWorld()
+        let laptop = w.path("laptop")
+        try w.expectOK(w.vault("laptop", ["migrate"]))
+        let moved = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: laptop + "/rooms").map { "rooms/\($0)/김치찌개-레시피.md" }
+                .first { FileManager.default.fileExists(atPath: laptop + "/" + $0) })
+        _ = try sync(w)
+        Thread.sleep(forTimeInterval: 3.2)
+        _ = try sync(w)
+        let quiet = try sync(w)
+        #expect(scan(quiet).contains("0 changed"), "\(scan(quiet))")
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: laptop + "/" + moved))
+        handle.seekToEndOfFile()
+        handle.write(Data("연도 폴더에서 덧붙인 줄\n".utf8))
+        try handle.close()
+        let edited = try sync(w)
+        #expect(scan(edited).contains("1 changed"), "\(scan(edited))")
+        #expect(edited.stdout.contains(moved), "\(edited.stdout)")
+        #expect(try git(["status", "--porcelain"], in: laptop) == "")
+        try w.write("laptop", "rooms/.drafts/note.md", "숨긴 폴더\n")
+        try w.expectOK(w.vault("laptop", ["sync"], environment: ["VAULT_TRACE": "1"]))
+        #expect(try git(["ls-files", "rooms/.drafts"], in: laptop).contains("note.md"))
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        #expect(try w.read("desktop", moved).hasSuffix("연도 폴더에서 덧붙인 줄\n"))
+        try w.expectHealthy("laptop")
+        try w.expectHealthy("desktop")
+    }
+
     @Test func anIgnoredFileTheWatcherNamesIsNotCommitted() throws {
         let w = try SyncWorld(clones: [])
         let laptop = w.path("laptop")

@@ -431,7 +431,7 @@ extension GitHistory {
     }
 
     /// Where a tree is, for what a watcher watches (`WorkTreeWatching.watches`).
-    enum WatchZone { case top, rooms, roomsBelow, diary, unwatched }
+    enum WatchZone { case top, rooms, diary, unwatched }
 
     /// Every file of `tree` a watcher does not watch, without making a string of those it does.
     func unwatchedFiles(in tree: git_oid, prefix: String, zone: WatchZone, _ body: (String) -> Void) throws(VaultError) {
@@ -444,7 +444,8 @@ extension GitHistory {
                 let inner: WatchZone
                 switch zone {
                 case .top: inner = text == "rooms" ? .rooms : text == "diary" ? .diary : .unwatched
-                case .rooms, .roomsBelow: inner = .roomsBelow
+                // Both at any depth (format 2 files rooms in `rooms/<yyyy>/`), no hidden folder.
+                case .rooms: inner = hidden ? .unwatched : .rooms
                 case .diary: inner = hidden ? .unwatched : .diary
                 case .unwatched: inner = .unwatched
                 }
