@@ -160,20 +160,11 @@ extension Vault {
             return f.sortKey != key ? f.sortKey > key : Vault.precedes(f.path, row.path)
         }
         let lines = KeptLines(storage: cache.storage, start: kept.start, end: cache.linesEnd, skipped: kept.skipped, fresh: fresh.map(\.0), freshFirst: freshFirst)
-        var shared = fresh.contains { !$0.0.members.isEmpty }
-        var named = fresh.map(\.0.path)
-        // Whether a kept room is shared, and the kept paths that may be conflict copies.
-        let counted = lines.check(valid: RoomSummary.isKept, noted: (false, [String]())) { noted, row in
-            if !noted.0, row.lastField() != nil { noted.0 = true }
-            if ConflictCopy.mentionsConflict(UnsafeBufferPointer(rebasing: row.path)) {
-                noted.1.append(row.pathText)
-            }
-        }
-        guard let (keptCount, notes) = counted else { return nil }
-        for (isShared, paths) in notes {
-            shared = shared || isShared
-            named += paths
-        }
+        // Whether a kept room is shared (`members`, the last field).
+        guard let (keptCount, keptShared, keptCopies) = Vault.checked(lines, valid: RoomSummary.isKept, flag: { $0.lastField() != nil })
+        else { return nil }
+        let shared = keptShared || fresh.contains { !$0.0.members.isEmpty }
+        let named = fresh.map(\.0.path) + keptCopies
         Trace.mark("rooms: \(keptCount) kept, \(fresh.count) read (\(changes.source): \(kept.named) changed)")
         let marks = RowMarks(unread: UnreadMarks.load(root: root), copies: conflictCopies(named))
         let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: changes.point, freshFirst: freshFirst) : nil
@@ -246,6 +237,20 @@ extension Vault {
             }
             Trace.mark("listing: cache saved")
         }
+    }
+
+    /// The kept lines of a listing checked once (`KeptLines.check`): how many there are, whether
+    /// `flag` holds for one of them, and the kept paths that may be conflict copies; nil when a
+    /// line is damaged.
+    static func checked<Fresh>(
+        _ lines: KeptLines<Fresh>, valid: @escaping (KeptRow) -> Bool, flag: @escaping (KeptRow) -> Bool
+    ) -> (count: Int, flagged: Bool, copies: [String])? {
+        let counted = lines.check(valid: valid, noted: (false, [String]())) { noted, row in
+            if !noted.0, flag(row) { noted.0 = true }
+            if ConflictCopy.mentionsConflict(UnsafeBufferPointer(rebasing: row.path)) { noted.1.append(row.pathText) }
+        }
+        guard let (count, notes) = counted else { return nil }
+        return (count, notes.contains { $0.0 }, notes.flatMap(\.1))
     }
 
     /// What a full listing's trace says of the watcher's answer.
@@ -406,20 +411,12 @@ extension Vault {
             return !Vault.precedes(f.summary.path, row.path)
         }
         let lines = KeptLines(storage: cache.storage, start: kept.start, end: cache.linesEnd, skipped: kept.skipped, fresh: fresh.map(\.0), freshFirst: freshFirst)
-        var byFileTime = fresh.contains { $0.0.summary.dateSource == "modified" }
-        var named = fresh.map(\.0.summary.path)
-        // Whether a kept entry is dated by its file's time, and the kept paths that may be conflict copies.
-        let counted = lines.check(valid: DiarySummary.isKept, noted: (false, [String]())) { noted, row in
-            if !noted.0, row.field(DiaryListing.Field.dateSource.rawValue, is: "modified") { noted.0 = true }
-            if ConflictCopy.mentionsConflict(UnsafeBufferPointer(rebasing: row.path)) {
-                noted.1.append(row.pathText)
-            }
-        }
-        guard let (keptCount, notes) = counted else { return nil }
-        for (dated, paths) in notes {
-            byFileTime = byFileTime || dated
-            named += paths
-        }
+        // Whether a kept entry is dated by its file's time.
+        guard let (keptCount, keptByFileTime, keptCopies) = Vault.checked(
+            lines, valid: DiarySummary.isKept, flag: { $0.field(DiaryListing.Field.dateSource.rawValue, is: "modified") })
+        else { return nil }
+        let byFileTime = keptByFileTime || fresh.contains { $0.0.summary.dateSource == "modified" }
+        let named = fresh.map(\.0.summary.path) + keptCopies
         Trace.mark("diary: \(keptCount) kept, \(fresh.count) read (\(changes.source): \(kept.named) changed)")
         let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: changes.point, freshFirst: freshFirst) : nil
         return DiaryListing(
