@@ -50,6 +50,9 @@ extension GitHistory {
 
     /// Commits from HEAD backwards, newest first, as `filter` narrows them. The walk stops at the
     /// first commit older than `since` (commits are walked by time, as `git log --since` does).
+    /// A path is followed across a commit that renamed it with its bytes unchanged (`vault
+    /// migrate` moving a room into its year's folder), as `git log --follow` does: the commits
+    /// before it are those that changed its former name.
     public func log(_ filter: LogFilter) throws(VaultError) -> [HistoryEntry] {
         guard filter.limit > 0, let head = try headCommit() else { return [] }
         git_commit_free(head.commit)
@@ -61,20 +64,78 @@ extension GitHistory {
         try GitFailure.check(git_revwalk_push_head(walk), "walk the history")
         var out: [HistoryEntry] = []
         var oid = git_oid()
+        var path = filter.path
         while out.count < filter.limit, git_revwalk_next(&oid, walk) == 0 {
             var commit: OpaquePointer?
             try GitFailure.check(git_commit_lookup(&commit, repo, &oid), "read a commit")
             defer { git_commit_free(commit) }
+            var changed = true
+            if let followed = path {
+                changed = try changes(commit!, followed)
+                // Renamed here: older commits hold it under its former name.
+                if changed, let former = try renamedFrom(commit!, followed) { path = former }
+            }
             if filter.since != nil || filter.until != nil {
                 let seconds = Double(git_commit_time(commit))
                 let day = Timestamp(date: Date(timeIntervalSince1970: seconds), timeZone: filter.zone).localDate
                 if let since = filter.since, day < since { break }
                 if let until = filter.until, day > until { continue }
             }
-            if let path = filter.path, try !changes(commit!, path) { continue }
-            out.append(try entry(commit!))
+            if changed { out.append(try entry(commit!)) }
         }
         return out
+    }
+
+    /// The path `path` had in `commit`'s first parent when `commit` added it by an exact rename
+    /// (a path of the parent removed by `commit`, with the same bytes; one with the same file
+    /// name first); nil when `commit` did not add it, or made it anew.
+    func renamedFrom(_ commit: OpaquePointer, _ path: String) throws(VaultError) -> String? {
+        guard let blob = try blobID(in: commit, path), git_commit_parentcount(commit) > 0 else { return nil }
+        var parent: OpaquePointer?
+        guard git_commit_parent(&parent, commit, 0) == 0 else { return nil }
+        defer { git_commit_free(parent) }
+        guard try blobID(in: parent!, path) == nil else { return nil }
+        var tree: OpaquePointer?
+        var parentTree: OpaquePointer?
+        try GitFailure.check(git_commit_tree(&tree, commit), "read a commit's tree")
+        defer { git_tree_free(tree) }
+        try GitFailure.check(git_commit_tree(&parentTree, parent), "read a commit's tree")
+        defer { git_tree_free(parentTree) }
+        var options = git_diff_options()
+        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
+        var diff: OpaquePointer?
+        try GitFailure.check(
+            git_diff_tree_to_tree(&diff, repo, parentTree, tree, &options), "compare a commit with its parent")
+        defer { git_diff_free(diff) }
+        let name = VaultPath.stem(of: path)
+        var found: [String] = []
+        for i in 0..<git_diff_num_deltas(diff) {
+            guard var delta = git_diff_get_delta(diff, i)?.pointee, delta.status == GIT_DELTA_DELETED,
+                oidString(&delta.old_file.id) == blob
+            else { continue }
+            found.append(String(cString: delta.old_file.path))
+        }
+        return found.first { VaultPath.stem(of: $0) == name } ?? found.first
+    }
+
+    /// The name the file at `path` in HEAD had in `target`, followed back along first parents
+    /// across exact renames (`renamedFrom`); nil when it had no other name there, or `target`
+    /// is not on that line of commits.
+    func formerPath(of path: String, at target: OpaquePointer) throws(VaultError) -> String? {
+        guard let head = try headCommit() else { return nil }
+        git_tree_free(head.tree)
+        var current: OpaquePointer? = head.commit
+        defer { git_commit_free(current) }
+        var name = path
+        let targetID = oidString(git_commit_id(target))
+        while let c = current, oidString(git_commit_id(c)) != targetID {
+            if let former = try renamedFrom(c, name) { name = former }
+            var parent: OpaquePointer?
+            guard git_commit_parentcount(c) > 0, git_commit_parent(&parent, c, 0) == 0 else { return nil }
+            git_commit_free(c)
+            current = parent
+        }
+        return name == path ? nil : name
     }
 
     func entry(_ commit: OpaquePointer) throws(VaultError) -> HistoryEntry {
@@ -154,10 +215,15 @@ extension GitHistory {
     }
 
     /// The bytes of `path` as of `revision`, or `nil` when it did not exist then.
+    /// The bytes of `path` at `revision`, under the name it had there when it was renamed since
+    /// with its bytes unchanged (`formerPath`: a room `vault migrate` moved); nil when it was
+    /// not there.
     public func contents(of path: String, at revision: String) throws(VaultError) -> [UInt8]? {
         let c = try commit(revision)
         defer { git_commit_free(c) }
-        return try contents(of: path, in: c)
+        if let bytes = try contents(of: path, in: c) { return bytes }
+        guard let former = try formerPath(of: path, at: c) else { return nil }
+        return try contents(of: former, in: c)
     }
 
     /// The bytes of `path` in HEAD (`VaultHistory`): nil when HEAD has no such file, or the

@@ -61,8 +61,20 @@ import VaultTestSupport
         #expect(try runVault(["rooms", "--format", "%(title)|%(preview)"], in: dir.path, environment: env).stdout == before)
         try expectCheckClean(dir.path)
         // Names find the moved rooms; a chat turn and a new room go to their year's folder.
+        let original = try dir.readText("rooms/2024/busan.md")
         expectSuccess(try runVault(["chat", "busan", "다시", "--provider", "offline"], in: dir.path, environment: env))
         #expect(try dir.readText("rooms/2024/busan.md").contains("다시"))
+        // Its history goes on past the move (the commits of its former name), and a version from
+        // before the move comes back under its new name.
+        let log = try runVault(["log", "busan"], in: dir.path, environment: env)
+        expectSuccess(log)
+        for summary in ["chat: 부산 여행", "migrate: format 2", "rooms by hand"] {
+            #expect(log.stdout.contains(summary), "\(log.stdout)")
+        }
+        let restored = try runVault(["restore", "busan", "--at", head.trimmingCharacters(in: .whitespacesAndNewlines)], in: dir.path, environment: env)
+        expectSuccess(restored)
+        #expect(try dir.readText("rooms/2024/busan.md") == original)
+        #expect(try git(["log", "-1", "--format=%s"], in: dir.path).hasPrefix("restore: rooms/2024/busan.md"))
         let made = try runVault(["room", "new", "Busan"], in: dir.path, environment: env)
         expectSuccess(made)
         let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "Asia/Seoul")!, from: Date()).year!
