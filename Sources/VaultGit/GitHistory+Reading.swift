@@ -95,17 +95,7 @@ extension GitHistory {
         guard git_commit_parent(&parent, commit, 0) == 0 else { return nil }
         defer { git_commit_free(parent) }
         guard try blobID(in: parent!, path) == nil else { return nil }
-        var tree: OpaquePointer?
-        var parentTree: OpaquePointer?
-        try GitFailure.check(git_commit_tree(&tree, commit), "read a commit's tree")
-        defer { git_tree_free(tree) }
-        try GitFailure.check(git_commit_tree(&parentTree, parent), "read a commit's tree")
-        defer { git_tree_free(parentTree) }
-        var options = git_diff_options()
-        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
-        var diff: OpaquePointer?
-        try GitFailure.check(
-            git_diff_tree_to_tree(&diff, repo, parentTree, tree, &options), "compare a commit with its parent")
+        let diff = try diffWithFirstParent(commit)
         defer { git_diff_free(diff) }
         let name = VaultPath.stem(of: path)
         var found: [String] = []
@@ -153,6 +143,20 @@ extension GitHistory {
     /// The paths `commit` changed compared with its first parent (with none: every path), in
     /// the tree's order. Folders that did not change are skipped by their ids.
     func changedPaths(_ commit: OpaquePointer) throws(VaultError) -> [String] {
+        let diff = try diffWithFirstParent(commit)
+        defer { git_diff_free(diff) }
+        var out: [String] = []
+        for i in 0..<git_diff_num_deltas(diff) {
+            guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+            let file = delta.status == GIT_DELTA_DELETED ? delta.old_file : delta.new_file
+            out.append(String(cString: file.path))
+        }
+        return out
+    }
+
+    /// The diff of `commit`'s tree from its first parent's (from no tree for a first commit);
+    /// the caller frees it with `git_diff_free`. Folders that did not change are skipped by their ids.
+    func diffWithFirstParent(_ commit: OpaquePointer) throws(VaultError) -> OpaquePointer? {
         var tree: OpaquePointer?
         try GitFailure.check(git_commit_tree(&tree, commit), "read a commit's tree")
         defer { git_tree_free(tree) }
@@ -170,14 +174,7 @@ extension GitHistory {
         var diff: OpaquePointer?
         try GitFailure.check(
             git_diff_tree_to_tree(&diff, repo, parentTree, tree, &options), "compare a commit with its parent")
-        defer { git_diff_free(diff) }
-        var out: [String] = []
-        for i in 0..<git_diff_num_deltas(diff) {
-            guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
-            let file = delta.status == GIT_DELTA_DELETED ? delta.old_file : delta.new_file
-            out.append(String(cString: file.path))
-        }
-        return out
+        return diff
     }
 
     /// True when `commit` changed `path` compared with its first parent.
