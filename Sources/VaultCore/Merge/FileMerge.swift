@@ -61,7 +61,7 @@ public enum Merge {
         throws(VaultError) -> FileMerge
     {
         switch VaultPath.kind(of: path) {
-        case .room: return try room(base: base, ours: ours, theirs: theirs, path: path, newer: newer)
+        case .room, .volume: return try room(base: base, ours: ours, theirs: theirs, path: path, newer: newer)
         case .diaryEntry: return try diaryEntry(base: base, ours: ours, theirs: theirs, path: path, newer: newer)
         case .config: return try config(base: base, ours: ours, theirs: theirs, newer: newer)
         case .other: return text(base: base, ours: ours, theirs: theirs)
@@ -82,7 +82,7 @@ public enum Merge {
         let kind = VaultPath.kind(of: path)
         let base = base.flatMap { kind != .other && !ConflictMarkers.lines(in: $0).isEmpty ? nil : $0 }
         switch kind {
-        case .room, .config:
+        case .room, .volume, .config:
             return try file(path: path, base: base, ours: ours, theirs: theirs, newer: newer)
         case .diaryEntry, .other:
             guard newer == .theirs else { return try file(path: path, base: base, ours: ours, theirs: theirs, newer: .ours) }

@@ -6,6 +6,8 @@ public enum VaultPath {
     public static let rooms = "rooms"
     public static let diary = "diary"
     public static let attachments = "attachments"
+    /// Where a long room's older messages are kept in format 3 (FORMAT.md, "Room volumes").
+    public static let volumes = "volumes"
     public static let state = ".vault"
 
     /// `rooms/부산-여행.md` → `부산-여행`.
@@ -87,14 +89,43 @@ extension VaultPath {
 
 /// The kinds of files the merge treats differently.
 extension VaultPath {
-    public enum Kind: Sendable, Equatable { case room, diaryEntry, config, other }
+    public enum Kind: Sendable, Equatable { case room, diaryEntry, config, volume, other }
 
-    /// `rooms/…/x.md` → room; `diary/…/x.md` → diary entry; `vault.yml` → config; anything else → other.
+    /// `rooms/…/x.md` → room; `diary/…/x.md` → diary entry; `vault.yml` → config;
+    /// `volumes/…/x/0001.md` → a room's volume; anything else → other.
     public static func kind(of path: String) -> Kind {
         if path == config { return .config }
         guard path.hasSuffix(".md") else { return .other }
         if path.hasPrefix(rooms + "/") { return .room }
         if path.hasPrefix(diary + "/") { return .diaryEntry }
+        if path.hasPrefix(volumes + "/"), room(ofVolume: path) != nil { return .volume }
         return .other
+    }
+}
+
+/// A long room's volumes (FORMAT.md, "Room volumes"): the room `rooms/<p>.md` keeps its older
+/// messages in `volumes/<p>/0001.md`, `0002.md`, … oldest first.
+extension VaultPath {
+    /// `rooms/2026/busan.md` → `volumes/2026/busan`: the folder of the room's volumes.
+    public static func volumeFolder(ofRoom room: String) -> String {
+        var inner = room.dropFirst(rooms.count + 1)
+        if inner.hasSuffix(".md") { inner = inner.dropLast(3) }
+        return volumes + "/" + inner
+    }
+
+    /// `volumes/2026/busan/0001.md` → `rooms/2026/busan.md`; nil for a path that is not a volume
+    /// (a volume's name is its number: digits, then `.md`).
+    public static func room(ofVolume path: String) -> String? {
+        guard path.hasPrefix(volumes + "/"), path.hasSuffix(".md"), let slash = path.lastIndex(of: "/") else { return nil }
+        let name = path[path.index(after: slash)...].dropLast(3)
+        let folder = path[path.index(path.startIndex, offsetBy: volumes.count + 1)..<slash]
+        guard !name.isEmpty, name.allSatisfy({ $0.isASCII && $0.isNumber }), !folder.isEmpty else { return nil }
+        return rooms + "/" + folder + ".md"
+    }
+
+    /// The name of the `number`th volume (1 is the oldest): `0001.md`.
+    public static func volumeName(_ number: Int) -> String {
+        let digits = String(number)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits + ".md"
     }
 }

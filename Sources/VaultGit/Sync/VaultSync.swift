@@ -330,7 +330,7 @@ public final class VaultSync {
         func read(_ blob: git_oid??, _ path: String, into map: inout [String: [UInt8]]) throws(VaultError) {
             if case .some(.some(let id)) = blob { map[path] = try history.blobBytes(id) }
         }
-        for path in paths where VaultPath.kind(of: path) == .room || VaultPath.kind(of: path) == .diaryEntry {
+        for path in paths where [.room, .volume, .diaryEntry].contains(VaultPath.kind(of: path)) {
             let oursBlob = history.blob(at: path, in: ours.tree)
             try read(oursBlob, path, into: &versions.ours)
             try read(history.blob(at: path, in: theirsTree), path, into: &versions.theirs)
@@ -505,7 +505,7 @@ enum Integrity {
     /// item of its whole bytes.
     private static func items(in bytes: [UInt8], path: String) -> [Item] {
         switch VaultPath.kind(of: path) {
-        case .room:
+        case .room, .volume:
             guard let room = try? RoomFile(parsing: bytes, path: path) else { return [whole(bytes, path)] }
             return room.messages.map { Item(key: $0.id, hash: hash(trimmed($0.body)), label: "message \($0.id)") }
         case .diaryEntry:
