@@ -223,6 +223,21 @@ extension GitHistory {
         return try contents(of: former, in: c)
     }
 
+    /// Every file below `folder` at `revision` (a room's volumes), with its bytes, sorted by
+    /// path; none when the folder was not there.
+    public func files(under folder: String, at revision: String) throws(VaultError) -> [(path: String, bytes: [UInt8])] {
+        let c = try commit(revision)
+        defer { git_commit_free(c) }
+        guard let tree = try subtree(folder, of: git_commit_tree_id(c).pointee) else { return [] }
+        var paths: [String] = []
+        try allFiles(in: tree, prefix: folder + "/") { paths.append($0) }
+        var out: [(String, [UInt8])] = []
+        for path in paths.sorted(by: VaultPath.precedes) {
+            if let bytes = try contents(of: path, in: c) { out.append((path, bytes)) }
+        }
+        return out
+    }
+
     /// The bytes of `path` in HEAD (`VaultHistory`): nil when HEAD has no such file, or the
     /// repository no commit yet.
     public func committedVersion(of path: String) throws(VaultError) -> [UInt8]? {

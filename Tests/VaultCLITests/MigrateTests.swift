@@ -42,7 +42,7 @@ import VaultTestSupport
         // One commit on the last one, of renames only (the bytes of each room as they were).
         #expect(try git(["rev-parse", "HEAD~1"], in: dir.path) == head)
         let moved = try git(["show", "-M", "--name-status", "--format=%s", "HEAD"], in: dir.path)
-        #expect(moved.hasPrefix("migrate: format 2, 4 rooms filed by year (2023, 2024, 2025, 2026)"), "\(moved)")
+        #expect(moved.hasPrefix("migrate: format 3, 4 rooms filed by year (2023, 2024, 2025, 2026)"), "\(moved)")
         for (from, to) in [
             ("busan", "rooms/2024/busan.md"), ("jeju", "rooms/2025/jeju.md"), ("seoul", "rooms/2026/seoul.md"),
             ("undated", "rooms/2023/undated.md"),
@@ -52,10 +52,10 @@ import VaultTestSupport
         }
         #expect(try git(["status", "--porcelain"], in: dir.path) == "")
         _ = try git(["fsck", "--strict", "--no-progress"], in: dir.path)
-        // vault.yml: only the format line changed; .gitattributes gives rooms at any depth to the driver.
+        // vault.yml: only the format line changed; .gitattributes gives rooms at any depth and volumes to the driver.
         let migrated = try dir.readText("vault.yml")
-        #expect(migrated == config.replacingOccurrences(of: "format: 1\n", with: "format: 2\n"), "\(migrated)")
-        #expect(try dir.readText(".gitattributes").contains("\nrooms/**/*.md merge=vault\n"))
+        #expect(migrated == config.replacingOccurrences(of: "format: 1\n", with: "format: 3\n"), "\(migrated)")
+        #expect(try dir.readText(".gitattributes").contains("\nrooms/**/*.md merge=vault\nvolumes/**/*.md merge=vault\n"))
         #expect(!(try dir.readText(".gitattributes").contains("\nrooms/*.md merge=vault\n")))
         // Listed as before (the listing cache, made before, knows the moved files by their new paths).
         #expect(try runVault(["rooms", "--format", "%(title)|%(preview)"], in: dir.path, environment: env).stdout == before)
@@ -68,7 +68,7 @@ import VaultTestSupport
         // before the move comes back under its new name.
         let log = try runVault(["log", "busan"], in: dir.path, environment: env)
         expectSuccess(log)
-        for summary in ["chat: 부산 여행", "migrate: format 2", "rooms by hand"] {
+        for summary in ["chat: 부산 여행", "migrate: format 3", "rooms by hand"] {
             #expect(log.stdout.contains(summary), "\(log.stdout)")
         }
         let restored = try runVault(["restore", "busan", "--at", head.trimmingCharacters(in: .whitespacesAndNewlines)], in: dir.path, environment: env)
@@ -113,7 +113,7 @@ import VaultTestSupport
         expectSuccess(r)
         #expect(r.stderr.contains("left rooms/busan.md in rooms/: rooms/2024/busan.md is there already"), "\(r.stderr)")
         let log = try git(["log", "--format=%s", "-3"], in: dir.path).split(separator: "\n")
-        #expect(log.first?.hasPrefix("migrate: format 2, 3 rooms") == true, "\(log)")
+        #expect(log.first?.hasPrefix("migrate: format 3, 3 rooms") == true, "\(log)")
         #expect(log.dropFirst().first?.hasPrefix("edit:") == true, "\(log)")
         #expect(try dir.readText("rooms/2025/jeju.md").hasSuffix("손으로 쓴 줄\n"))
         #expect(try dir.readText("rooms/busan.md") == busan)
@@ -126,13 +126,13 @@ import VaultTestSupport
     /// A vault of a format this build does not know is refused before anything is read or written.
     @Test func aLaterFormatIsRefused() throws {
         let dir = try flatVault()
-        let config = try dir.readText("vault.yml").replacingOccurrences(of: "format: 1\n", with: "format: 3\n")
+        let config = try dir.readText("vault.yml").replacingOccurrences(of: "format: 1\n", with: "format: 4\n")
         try dir.write("vault.yml", config)
-        _ = try git(["commit", "-qam", "format 3"], in: dir.path)
+        _ = try git(["commit", "-qam", "format 4"], in: dir.path)
         let files = try snapshot(dir.path)
         for args in [["rooms"], ["migrate"], ["chat", "busan", "hi", "--provider", "offline"]] {
             let r = try runVault(args, in: dir.path)
-            expectUserError(r, ["vault.yml", "format 3", "knows formats 1 to 2", "update vault"])
+            expectUserError(r, ["vault.yml", "format 4", "knows formats 1 to 3", "update vault"])
         }
         expectUnchanged(files, try snapshot(dir.path))
         #expect(try git(["status", "--porcelain"], in: dir.path) == "")

@@ -33,7 +33,7 @@ import VaultTestSupport
         #expect(text.contains("오프라인에서 한 말") && text.contains("손으로 덧붙인 줄"), "\(text)")
         #expect(Set(ids).isSubset(of: Set(try world.ids("desktop", moved))))
         #expect(FileManager.default.fileExists(atPath: desktop + "/rooms/새-방.md"))
-        #expect(try world.read("desktop", "vault.yml").contains("format: 2"))
+        #expect(try world.read("desktop", "vault.yml").contains("format: 3"))
         let listed = try world.vault("desktop", ["rooms", "--format", "%(path)"]).stdout
         #expect(listed.split(separator: "\n").filter { $0.hasSuffix("/부산-여행.md") }.count == 1, "\(listed)")
         try world.expectHealthy("desktop")

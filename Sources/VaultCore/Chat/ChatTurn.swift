@@ -93,7 +93,10 @@ public struct ChatTurn {
         let lock = try TurnLock(vault: vault, room: roomPath, report: { [vault] in vault.report(.note($0)) })
         defer { withExtendedLifetime(lock) {} }
         return try Termination.deferring { () throws(VaultError) -> Outcome in
-            try send(message: message, attachments: attachments, onText: onText)
+            // A long room gives its older messages to volumes first, so the turn's commit hashes
+            // a file of bounded size (format 3; `RoomVolumes`).
+            try vault.rollOverIfLong(roomPath)
+            return try send(message: message, attachments: attachments, onText: onText)
         }
     }
 
@@ -177,6 +180,7 @@ public struct ChatTurn {
         let lock = try TurnLock(vault: vault, room: roomPath, report: { [vault] in vault.report(.note($0)) })
         defer { withExtendedLifetime(lock) {} }
         return try Termination.deferring { () throws(VaultError) -> Outcome in
+            try vault.rollOverIfLong(roomPath)
             let (request, written, last) = try vault.change([roomPath]) {
                 change throws(VaultError) -> (ChatRequest, Written, Message) in
                 let (room, stamp) = try readRoom()
@@ -424,7 +428,16 @@ public struct ChatTurn {
     func makeRequest(room: RoomFile, upTo messages: [Message], sampling: ChatRequest.Sampling) -> ChatRequest {
         var turns: [ChatRequest.Turn] = []
         let budget = ChatTurn.budget(of: room)
-        let picked = ChatTurn.pick(messages, maxMessages: budget.messages, maxTokens: budget.tokens).picked
+        var (picked, full) = ChatTurn.pick(messages, maxMessages: budget.messages, maxTokens: budget.tokens)
+        // A context that reaches back past the room's file goes on in its volumes.
+        if !full, room.elision == nil {
+            let earlier = RoomVolumes.earlierMessages(ofRoom: roomPath, root: vault.root) { found in
+                ChatTurn.pick(found + messages, maxMessages: budget.messages, maxTokens: budget.tokens).full
+            }
+            if !earlier.isEmpty {
+                (picked, full) = ChatTurn.pick(earlier + messages, maxMessages: budget.messages, maxTokens: budget.tokens)
+            }
+        }
         if let system = room.frontMatter?.string("system"), !system.isEmpty {
             turns.append(.init(role: .system, content: system))
         }

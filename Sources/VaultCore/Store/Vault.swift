@@ -242,9 +242,11 @@ public final class Vault: Sendable {
     }
 
     /// The room as far as it can be read, to show or export (`RoomFile.readingWhatCan`): a
-    /// message header with a bad timestamp is kept as text and listed in `unreadHeaders`.
+    /// message header with a bad timestamp is kept as text and listed in `unreadHeaders`. The
+    /// messages of the room's volumes come first (`RoomVolumes.wholeBytes`).
     public func readRoomWhatCan(_ relative: String) throws(VaultError) -> RoomFile {
-        try RoomFile.readingWhatCan(try FileIO.read(absolute(relative)), path: relative)
+        let bytes = try RoomVolumes.wholeBytes(ofRoom: relative, bytes: try FileIO.read(absolute(relative)), root: root)
+        return try RoomFile.readingWhatCan(bytes, path: relative)
     }
 
     /// The room's front-matter and its end (a long room is not read whole; `RoomFile.readEnd`).

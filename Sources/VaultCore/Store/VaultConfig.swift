@@ -21,11 +21,12 @@ public struct VaultConfig: Sendable {
     /// `people:` — the people of a vault several people share (`Person`), in the order written.
     public var people: [Person] = []
     /// `format:` — the version of the vault's layout (FORMAT.md): 1, rooms made in `rooms/`; 2,
-    /// rooms made in `rooms/<yyyy>/` (`vault migrate`). Both are read alike.
+    /// rooms made in `rooms/<yyyy>/` (`vault migrate`); 3, as 2, and a long room's older messages
+    /// kept in volumes (`RoomVolumes`). Every one is read alike.
     public var format = 1
 
     /// The newest format this build of vault knows: a vault of a later one is refused, not misread.
-    public static let newestFormat = 2
+    public static let newestFormat = 3
 
     public static let fileName = VaultPath.config
 

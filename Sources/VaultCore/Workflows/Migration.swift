@@ -13,8 +13,9 @@ import Glibc
 /// (1.2 MB at 20,000 rooms). Migrating moves every room right in `rooms/` to its year's folder
 /// by a rename (its bytes stay as they are, so git sees each move as a rename, and a sync
 /// with a clone that edited the room meanwhile gives the edit under the new name), writes
-/// `format: 2` in `vault.yml` (that line only) and the merge driver's pattern for rooms in
-/// folders in `.gitattributes`. Both formats are read alike, so a vault stopped halfway (a
+/// `format: 3` in `vault.yml` (that line only) and the merge driver's patterns for rooms in
+/// folders and for volumes in `.gitattributes`. Format 3 also gives a long room's older
+/// messages to volumes as it grows (`RoomVolumes`), at its next message, not here. Both formats are read alike, so a vault stopped halfway (a
 /// crash) is whole, and migrating again finishes it. A room that an older clone makes in
 /// `rooms/` after the migration is filed the next time.
 public struct Migration {
@@ -29,7 +30,7 @@ public struct Migration {
         public var moves: [Move] = []
         /// Rooms left in `rooms/`, each with why (a room of that name in its year's folder).
         public var kept: [(path: String, reason: String)] = []
-        /// Whether `vault.yml` is to say format 2 (it says 1, or nothing).
+        /// Whether `vault.yml` is to say the newest format (it says an older one, or nothing).
         public var setsFormat = false
         /// Whether `.gitattributes` is to get the merge driver's pattern for rooms in folders.
         public var setsAttributes = false
@@ -50,7 +51,7 @@ public struct Migration {
     /// What `migrate` would do now.
     public func plan() -> Plan {
         var plan = Plan()
-        plan.setsFormat = vault.config.format < 2
+        plan.setsFormat = vault.config.format < VaultConfig.newestFormat
         plan.setsAttributes = Migration.attributesNeedingRooms(read(".gitattributes")) != nil
         var targets = Set<String>()
         for entry in FileIO.list(vault.absolute(VaultPath.rooms)).sorted(by: { VaultPath.precedes($0.name, $1.name) })
@@ -80,10 +81,13 @@ public struct Migration {
                 try change.write(Array(text.utf8), to: ".gitattributes")
             }
             if plan.setsFormat {
-                try change.write(Array(Migration.settingFormat(2, in: read(VaultPath.config)).utf8), to: VaultPath.config)
+                try change.write(
+                    Array(Migration.settingFormat(VaultConfig.newestFormat, in: read(VaultPath.config)).utf8),
+                    to: VaultPath.config)
             }
             let years = Dictionary(grouping: plan.moves) { FileIO.parent(of: $0.to) }.keys.sorted()
-            var message = "migrate: format 2, \(plan.moves.count) room\(plan.moves.count == 1 ? "" : "s") filed by year"
+            var message = "migrate: format \(VaultConfig.newestFormat)"
+            if !plan.moves.isEmpty { message += ", \(plan.moves.count) room\(plan.moves.count == 1 ? "" : "s") filed by year" }
             if !years.isEmpty { message += " (" + years.map { String($0.dropFirst(VaultPath.rooms.count + 1)) }.joined(separator: ", ") + ")" }
             try change.commit(message: message)
             return plan
@@ -105,16 +109,19 @@ public struct Migration {
         (try? FileIO.read(vault.absolute(relative))).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
-    /// `.gitattributes` with the merge driver's pattern for rooms in folders, nil when it has it
-    /// (or has no line for rooms at all: a vault made before sync, which `vault sync` gives the
-    /// lines it needs). The line for rooms right in `rooms/` becomes the one for any depth.
+    /// `.gitattributes` with the merge driver's patterns for rooms in folders and for volumes,
+    /// nil when it has them (or has no line for rooms at all: a vault made before sync, which
+    /// `vault sync` gives the lines it needs). The line for rooms right in `rooms/` becomes the
+    /// one for any depth; the one for volumes follows it.
     static func attributesNeedingRooms(_ text: String) -> String? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let trimmed = lines.map { $0.trimmingCharacters(in: .whitespaces) }
-        guard !trimmed.contains(MergeDriverPatterns.rooms), let flat = trimmed.firstIndex(of: MergeDriverPatterns.flatRooms)
+        guard let at = trimmed.firstIndex(where: { $0 == MergeDriverPatterns.flatRooms || $0 == MergeDriverPatterns.rooms })
         else { return nil }
         var out = lines.map(String.init)
-        out[flat] = MergeDriverPatterns.rooms
+        guard trimmed[at] == MergeDriverPatterns.flatRooms || !trimmed.contains(MergeDriverPatterns.volumes) else { return nil }
+        out[at] = MergeDriverPatterns.rooms
+        if !trimmed.contains(MergeDriverPatterns.volumes) { out.insert(MergeDriverPatterns.volumes, at: at + 1) }
         return out.joined(separator: "\n")
     }
 
@@ -139,4 +146,6 @@ public struct Migration {
 public enum MergeDriverPatterns {
     public static let flatRooms = "rooms/*.md merge=vault"
     public static let rooms = "rooms/**/*.md merge=vault"
+    /// Format 3: a long room's volumes, merged as rooms are (by message id).
+    public static let volumes = "volumes/**/*.md merge=vault"
 }

@@ -59,6 +59,7 @@ public struct Posting {
         }()
         let lock = try TurnLock(vault: vault, room: roomPath, report: { [vault] in vault.report(.note($0)) })
         defer { withExtendedLifetime(lock) {} }
+        try vault.rollOverIfLong(roomPath)
         return try ChatTurn.retryingIfChangedOnDisk { () throws(VaultError) -> Outcome in
             try vault.change([roomPath]) { change throws(VaultError) -> Outcome in
                 // The end of the room, back to the replied message when there is one.
@@ -71,7 +72,10 @@ public struct Posting {
                 var attributes = [author.attribute]
                 var body = text
                 if let id = replyingTo {
-                    guard let replied = room.messages.first(where: { $0.id == id }) else {
+                    // A message the room's file gave to its volumes is answered as well.
+                    let earlier = room.elision != nil || room.messages.contains { $0.id == id } ? [] :
+                        RoomVolumes.earlierMessages(ofRoom: roomPath, root: vault.root) { $0.contains { $0.id == id } }
+                    guard let replied = (room.messages + earlier).first(where: { $0.id == id }) else {
                         throw VaultError.input(.noSuchMessage(id: id, room: roomPath))
                     }
                     attributes.append(.init(Posting.replyToKey, replied.id))

@@ -42,8 +42,13 @@ public struct Removal {
         switch target {
         case .item(let path, let title):
             try vault.change([path]) { change throws(VaultError) in
+                // A long room's volumes go with it (`RoomVolumes`); `vault restore` brings them back too.
+                let volumes = VaultPath.kind(of: path) == .room ? RoomVolumes.paths(ofRoom: path, root: vault.root) : []
+                change.include(volumes)
                 try change.remove(path)
-                try change.commit(message: "rm: \(path) (\(title))")
+                for volume in volumes { try change.remove(volume) }
+                let also = volumes.isEmpty ? "" : ", and its " + Merge.counted(volumes.count, "volume", "volumes")
+                try change.commit(message: "rm: \(path) (\(title))\(also)")
             }
         case .link(let path, _):
             // The link, made by hand or not, is what the change takes away.

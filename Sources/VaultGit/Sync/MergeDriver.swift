@@ -14,7 +14,9 @@ public enum MergeDriver {
     /// The lines `.gitattributes` needs in a vault of `format` (2 files rooms in folders:
     /// `rooms/**/*.md` matches them at any depth, `rooms/*.md` only right in `rooms/`).
     public static func attributes(format: Int) -> [String] {
-        [format >= 2 ? roomsAttribute : flatRoomsAttribute, "diary/**/*.md merge=vault", "vault.yml merge=vault"]
+        [format >= 2 ? roomsAttribute : flatRoomsAttribute]
+            + (format >= RoomVolumes.format ? [MergeDriverPatterns.volumes] : [])
+            + ["diary/**/*.md merge=vault", "vault.yml merge=vault"]
     }
 
     public static let flatRoomsAttribute = MergeDriverPatterns.flatRooms

@@ -67,14 +67,39 @@ public struct Restore {
                 .fileTooLarge(
                     commit: short, path: path, size: source.bytes.count, limit: vault.config.limits.maxFileSize))
         }
+        // A room's volumes come back as they were with it (`RoomVolumes`): those it had then
+        // written, those it has now and did not have then removed (their messages are in the
+        // room's file as it was then).
+        let isRoom = VaultPath.kind(of: path) == .room
+        let volumesThen = !isRoom ? [] : try history.files(under: VaultPath.volumeFolder(ofRoom: path), at: source.revision)
+            .filter { VaultPath.room(ofVolume: $0.path) == path }
+        for volume in volumesThen {
+            if let problem = IncomingPath.problem(with: volume.path) {
+                throw VaultError.untrusted(.refusedPath(commit: short, path: volume.path, problem: problem))
+            }
+            if volume.bytes.count > vault.config.limits.maxFileSize {
+                throw VaultError.untrusted(
+                    .fileTooLarge(
+                        commit: short, path: volume.path, size: volume.bytes.count,
+                        limit: vault.config.limits.maxFileSize))
+            }
+        }
         let handEdit = try vault.change([path]) { change throws(VaultError) -> String? in
+            let volumesNow = isRoom ? RoomVolumes.paths(ofRoom: path, root: vault.root) : []
+            change.include(volumesNow + volumesThen.map(\.path))
             let edited = try change.commitHandEdits().contains(path)
-            if exists, try FileIO.read(vault.absolute(path)) == source.bytes {
+            let thenPaths = Set(volumesThen.map(\.path))
+            let changedVolumes = volumesThen.filter { (try? FileIO.read(vault.absolute($0.path))) != $0.bytes }
+            let goneVolumes = volumesNow.filter { !thenPaths.contains($0) }
+            if exists, try FileIO.read(vault.absolute(path)) == source.bytes, changedVolumes.isEmpty, goneVolumes.isEmpty {
                 throw VaultError.input(.alreadyAsAt(path: path, revision: short))
             }
             let kept = edited ? String(try history.commitID("HEAD").prefix(7)) : nil
+            for volume in changedVolumes { try change.write(volume.bytes, to: volume.path) }
+            for volume in goneVolumes { try change.remove(volume) }
             try change.write(source.bytes, to: path)
-            try change.commit(message: "restore: \(path) (as of \(short))")
+            let also = volumesThen.isEmpty ? "" : ", and its " + Merge.counted(volumesThen.count, "volume", "volumes")
+            try change.commit(message: "restore: \(path) (as of \(short))\(also)")
             return kept
         }
         return Restored(revision: short, handEdit: handEdit)

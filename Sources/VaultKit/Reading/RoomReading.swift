@@ -34,7 +34,8 @@ public struct RoomReading: Sendable {
     public struct Page: Sendable {
         /// The room's path, relative to the vault.
         public var path: String
-        /// The whole room as read (title, front-matter, preamble, pending prompt, its messages);
+        /// The whole room as read (title, front-matter, preamble, pending prompt, its messages,
+        /// those of its volumes first: `RoomVolumes`);
         /// of a long room asked for its last messages, the front-matter and the end only
         /// (`room.elision` says what was left out).
         public var room: RoomFile
@@ -64,8 +65,10 @@ public struct RoomReading: Sendable {
         }
         var notes: [Note] = []
         // What can be read: a message header with a bad timestamp stays as text, marked.
+        // A long room's older messages in its volumes come first (`RoomVolumes`).
         let (room, oneSide) = try OneSideReading.read(path, vault: vault, notes: &notes) {
-            bytes throws(VaultError) in try RoomFile.readingWhatCan(bytes, path: path)
+            bytes throws(VaultError) in
+            try RoomFile.readingWhatCan(RoomVolumes.wholeBytes(ofRoom: path, bytes: bytes, root: vault.root), path: path)
         }
         for problem in room.unreadHeaders {
             notes.append(.warning("\(problem); shown as text, marked ⚠️ (the rest of the room is read as usual)"))
@@ -99,6 +102,8 @@ public struct RoomReading: Sendable {
         } catch .malformedEnd {
             return nil
         }
+        // Read to its start, the file may have volumes before it: the room is read whole.
+        if room.elision == nil, !RoomVolumes.paths(ofRoom: path, root: vault.root).isEmpty { return nil }
         let all = room.messages
         return Page(
             path: path, room: room, messages: all[max(all.count - wanted, 0)..<all.count], shownFromOneSide: false,
