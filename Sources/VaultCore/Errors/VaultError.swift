@@ -56,6 +56,10 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         /// Two files whose names differ only in Unicode normalization (`부산.md` typed on a Mac
         /// and on Linux): they look like one file. The other's path.
         case lookAlikeName(of: String)
+        /// A file in `volumes/` whose room (named) is not there, or a file there whose name is
+        /// not a volume's (`0001.md`): nothing reads it as part of a room.
+        case volumeWithoutRoom(String)
+        case notAVolume
     }
 
     /// Where a symbolic link leads.
@@ -124,6 +128,11 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
             return
                 "a conflict copy of \(original) (both sides changed the same lines, or another sync tool kept both);"
                 + " keep what you want of it, then `vault resolve` merges it into \(original) and removes it"
+        case .volumeWithoutRoom(let room):
+            return "a volume of \(room), which is not there (renamed or removed by hand?):"
+                + " no room shows its messages; move the folder to the room's new name, or remove it"
+        case .notAVolume:
+            return "not a volume (a volume's name is its number: 0001.md): no room shows it; move it out of volumes/"
         case .unfinishedMerge:
             return
                 "the repository is in the middle of a git merge;"

@@ -30,8 +30,15 @@ public enum RoomVolumes {
     public static let volumeSize = 2 * 1024 * 1024
 
     /// The volumes of `room`, oldest first; none when it has no volume folder (one failed open).
+    /// A folder on the way that is a symbolic link is not followed: such a room has no volumes
+    /// (`vault check` reports the link).
     public static func paths(ofRoom room: String, root: String) -> [String] {
         let folder = VaultPath.volumeFolder(ofRoom: room)
+        var walked = root
+        for part in folder.split(separator: "/") {
+            walked += "/" + part
+            guard FileIO.kind(of: walked) == .directory else { return [] }
+        }
         var numbered: [(Int, String)] = []
         for entry in FileIO.list(root + "/" + folder) where entry.kind == .file {
             let path = folder + "/" + entry.name
@@ -137,11 +144,21 @@ public enum RoomVolumes {
             number += 1
             chunk = []
         }
-        for k in 0..<keep {
-            let message = Array(bytes[starts[k]..<starts[k + 1]])
-            if alreadyInVolumes.contains(RoomVolumes.content(message)) { continue }
-            if !chunk.isEmpty, chunk.count + message.count > volumeSize { flush() }
+        let moving = (0..<keep).map { bytes[starts[$0]..<starts[$0 + 1]] }.filter {
+            alreadyInVolumes.isEmpty || !alreadyInVolumes.contains(RoomVolumes.content(Array($0)))
+        }
+        // Volumes of about equal size, none much over `volumeSize` (but for one message larger):
+        // each message in the volume where its first byte falls.
+        let total = moving.reduce(0) { $0 + $1.count }
+        let count = max(1, (total + volumeSize - 1) / volumeSize)
+        var offset = 0
+        var current = 0
+        for message in moving {
+            let index = min(count - 1, offset * count / max(total, 1))
+            if index != current, !chunk.isEmpty { flush() }
+            current = index
             chunk += message
+            offset += message.count
         }
         flush()
         let kept = Array(bytes[..<starts[0]]) + Array(bytes[starts[keep]...])

@@ -68,6 +68,7 @@ extension Vault {
             return problems.sorted { ($0.path, $0.line) < ($1.path, $1.line) }
         }
         Trace.mark("check: files read")
+        problems += checkVolumes()
         let (links, special) = linksAndSpecialFiles()
         for found in links {
             problems.append(FormatProblem(path: found.path, line: 1, kind: .symbolicLink(to: found.target, found.link)))
@@ -92,6 +93,27 @@ extension Vault {
 }
 
 extension Vault {
+    /// The problems of the files in `volumes/` (`RoomVolumes`): each read as a room, each with
+    /// its room there and a volume's name. None, and one failed open, in a vault without volumes.
+    func checkVolumes() -> [FormatProblem] {
+        var problems: [FormatProblem] = []
+        for path in markdownFiles(under: VaultPath.volumes, sorted: true) {
+            guard let room = VaultPath.room(ofVolume: path) else {
+                problems.append(FormatProblem(path: path, line: 1, kind: .notAVolume))
+                continue
+            }
+            if !FileIO.exists(absolute(room)) {
+                problems.append(FormatProblem(path: path, line: 1, kind: .volumeWithoutRoom(room)))
+            }
+            do {
+                problems += RoomFile.problems(in: try FileIO.read(absolute(path)), path: path)
+            } catch {
+                problems.append(FormatProblem(path: path, line: 1, kind: .invalidSetting(key: "file", reason: "\(error)")))
+            }
+        }
+        return problems
+    }
+
     /// Conflict copies in `rooms/` and `diary/` (Syncthing's, Dropbox's, vault's own) whose
     /// original exists, as (copy, original) paths.
     public func conflictCopies() -> [(copy: String, original: String)] {

@@ -84,11 +84,11 @@ extension Vault {
     }
 
     /// The symbolic links (`symbolicLinks()`) and the special files (FIFOs, devices, sockets:
-    /// path and what it is) in `rooms/` and `diary/`, from one walk that follows no link.
+    /// path and what it is) in `rooms/`, `diary/` and `volumes/`, from one walk that follows no link.
     public func linksAndSpecialFiles() -> (links: [SymbolicLinkFound], special: [(path: String, kind: String)]) {
         var out: [SymbolicLinkFound] = []
         var special: [(path: String, kind: String)] = []
-        for folder in [VaultPath.rooms, VaultPath.diary] {
+        for folder in [VaultPath.rooms, VaultPath.diary, VaultPath.volumes] {
             switch FileIO.kind(of: absolute(folder)) {
             case .symbolicLink?:
                 out.append(describeLink(folder))

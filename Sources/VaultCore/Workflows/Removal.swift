@@ -1,3 +1,9 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `vault rm`: a room or diary entry removed, as one change (`rm: rooms/busan.md (부산 여행)`);
 /// `vault restore` brings it back.
 ///
@@ -47,6 +53,10 @@ public struct Removal {
                 change.include(volumes)
                 try change.remove(path)
                 for volume in volumes { try change.remove(volume) }
+                // Their folder, and folders above it in `volumes/` left empty (as git keeps none).
+                var folder = volumes.isEmpty ? VaultPath.volumes : FileIO.parent(of: volumes[0])
+                while folder != VaultPath.volumes, rmdir(vault.absolute(folder)) == 0 { folder = FileIO.parent(of: folder) }
+                if !volumes.isEmpty { _ = rmdir(vault.absolute(VaultPath.volumes)) }
                 let also = volumes.isEmpty ? "" : ", and its " + Merge.counted(volumes.count, "volume", "volumes")
                 try change.commit(message: "rm: \(path) (\(title))\(also)")
             }
