@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+import VaultTestSupport
+
+/// Format 3: a room's file past 2 MiB gives its older messages to volumes
+/// (`volumes/<room>/0001.md`, …) before its next message, so a turn's commit hashes a small file;
+/// every reader of the whole room (show, export, check, rm, restore, a reply to an old message)
+/// reads the volumes as part of it. Checked with real repositories and the `git` command line.
+@Suite struct VolumeTests {
+    static let room = "rooms/long.md"
+
+    /// The text of a room's `count` messages (about 450 bytes each), ids `m-000000000000`, ….
+    static func messages(_ count: Int, from first: Int = 0) -> String {
+        var text = ""
+        for i in first..<(first + count) {
+            let role = i % 2 == 0 ? "user" : "assistant"
+            text +=
+                "## \(role == "user" ? "🧑" : "🤖") \(role) · then "
+                + "<!-- 2026-01-01T10:\(String(format: "%02d", i % 60)):00+09:00 m-\(String(format: "%012d", i)) -->\n\n"
+            text += "메시지 \(i): 부산 여행 일정과 숙소 낱말\(i)끝\n"
+            text += String(repeating: "line of an answer with some words in it \(i)\n", count: 8) + "\n"
+        }
+        return text
+    }
+
+    static let head = "---\ntitle: 긴 대화\ncreated: 2026-01-01T09:00:00+09:00\n---\n\n서문: 손으로 쓴 메모\n\n"
+
+    /// A vault of `format` whose room `long` has `count` messages, committed.
+    func vault(format: Int = 3, count: Int = 6000) throws -> TemporaryDirectory {
+        let dir = try freshVault()
+        let config = try dir.readText("vault.yml")
+        #expect(config.contains("format: 1\n"))
+        try dir.write("vault.yml", config.replacingOccurrences(of: "format: 1\n", with: "format: \(format)\n"))
+        try dir.write(VolumeTests.room, VolumeTests.head + VolumeTests.messages(count) + promptMarker + "\n")
+        try git(["add", "-A"], in: dir.path)
+        try git(["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "long room"], in: dir.path)
+        return dir
+    }
+
+    /// The messages' ids in the room's volumes and its file, in order (FORMAT.md's header rule).
+    func ids(_ dir: TemporaryDirectory) throws -> [String] {
+        var out: [String] = []
+        for path in try volumes(dir) + [VolumeTests.room] {
+            out += parseRoom(try dir.readText(path)).messages.map(\.header.id)
+        }
+        return out
+    }
+
+    func volumes(_ dir: TemporaryDirectory) throws -> [String] {
+        let folder = dir.path + "/volumes/long"
+        guard FileManager.default.fileExists(atPath: folder) else { return [] }
+        return try FileManager.default.contentsOfDirectory(atPath: folder).sorted().map { "volumes/long/" + $0 }
+    }
+
+    /// The bytes from a file's first message header up to its prompt marker (or end).
+    func messagePart(_ bytes: [UInt8]) -> [UInt8] {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let start = text.range(of: "\n## ")?.lowerBound else { return [] }
+        let from = text.utf8.distance(from: text.startIndex, to: start) + 1
+        let end = bytes.lastPromptMarkerOffset() ?? bytes.count
+        return Array(bytes[from..<end])
+    }
+
+    @Test func aLongRoomGivesItsOlderMessagesToVolumesAndReadsAsOne() throws {
+        let dir = try vault()
+        let before = try dir.read(VolumeTests.room)
+        #expect(before.count > 2 * 1024 * 1024)
+        let shownBefore = try runVault(["show", "long", "--no-pager"], in: dir.path)
+        expectSuccess(shownBefore)
+
+        expectSuccess(try runVault(["chat", "long", "첫 질문"], in: dir.path))
+        let log = try git(["log", "-3", "--format=%s"], in: dir.path).split(separator: "\n")
+        #expect(log.count == 3 && log[0] == "chat: 긴 대화 (+2 messages)", "\(log)")
+        #expect(log[1].hasPrefix("volumes: rooms/long.md, ") && log[1].hasSuffix(" to volumes/long/0001.md–0002.md"), "\(log)")
+        // One commit of the move: the volumes added, the room's file made shorter; nothing else.
+        let moved = try git(["show", "--name-status", "--format=", "HEAD~1"], in: dir.path)
+        #expect(moved == "M\trooms/long.md\nA\tvolumes/long/0001.md\nA\tvolumes/long/0002.md\n", "\(moved)")
+        let volumes = try volumes(dir)
+        #expect(volumes == ["volumes/long/0001.md", "volumes/long/0002.md"])
+        for path in volumes {
+            let text = try dir.readText(path)
+            #expect(text.hasPrefix("---\ntitle: 긴 대화\nroom: rooms/long.md\nvolume: \(path.hasSuffix("1.md") ? 1 : 2)\n---\n\n## "), "\(text.prefix(120))")
+            #expect(try dir.read(path).count < 2 * 1024 * 1024)
+        }
+        // The messages moved byte for byte: the volumes' messages, then the file's, are the room's
+        // messages as they were, followed by the turn's two.
+        let file = try dir.read(VolumeTests.room)
+        #expect(file.count < 300 * 1024, "the room's file keeps its newest messages: \(file.count) bytes")
+        #expect(String(decoding: file, as: UTF8.self).hasPrefix(VolumeTests.head + "## "), "front-matter and preamble stay")
+        var joined: [UInt8] = []
+        for path in volumes { joined += messagePart(try dir.read(path)) }
+        let original = messagePart(before)
+        let now = joined + messagePart(file)
+        #expect(Array(now.prefix(original.count)) == original, "the messages are those of before, byte for byte")
+        #expect(String(decoding: now.dropFirst(original.count), as: UTF8.self).contains("첫 질문"))
+        let ids = try ids(dir)
+        #expect(ids.count == 6002 && Set(ids).count == 6002, "each message once: \(ids.count)")
+
+        // Read as one room: show (the same text as before, and the turn), export, a reply to a
+        // message in a volume.
+        let shown = try runVault(["show", "long", "--no-pager"], in: dir.path)
+        expectSuccess(shown)
+        #expect(shown.stdout.hasPrefix(shownBefore.stdout.replacingOccurrences(of: promptMarker, with: "").prefix(4000)))
+        for i in [0, 1, 2999, 5999] { #expect(shown.stdout.contains("메시지 \(i): "), "message \(i) shown") }
+        #expect(shown.stdout.contains("첫 질문"))
+        let exported = try runVault(["export", "long", "--format", "json"], in: dir.path)
+        expectSuccess(exported)
+        let json = try JSONSerialization.jsonObject(with: Data(exported.stdout.utf8)) as? [String: Any]
+        let items = try #require(json?["items"] as? [[String: Any]])
+        #expect((items.first?["messages"] as? [Any])?.count == 6002)
+        let replied = try runVault(["say", "long", "그 말에 답해요", "--reply-to", "m-000000000003"], in: dir.path)
+        expectSuccess(replied)
+        #expect(try dir.readText(VolumeTests.room).contains("메시지 3: 부산 여행"), "the quoted message from the volume")
+
+        // The next turn changes only the room's file: no volume is written or rehashed.
+        expectSuccess(try runVault(["chat", "long", "두 번째 질문"], in: dir.path))
+        #expect(try git(["show", "--name-only", "--format=", "HEAD"], in: dir.path) == "rooms/long.md\n")
+        #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
+        #expect(try git(["fsck", "--strict", "--no-dangling"], in: dir.path).isEmpty)
+        try expectCheckClean(dir.path)
+    }
+
+    @Test func removingAndRestoringARoomTakesItsVolumesWithIt() throws {
+        let dir = try vault()
+        expectSuccess(try runVault(["chat", "long", "질문"], in: dir.path))
+        let shown = try runVault(["show", "long", "--no-pager"], in: dir.path).stdout
+        let files = try snapshotFiles(dir.path)
+        expectSuccess(try runVault(["rm", "long", "--yes"], in: dir.path))
+        #expect(try git(["log", "-1", "--format=%s"], in: dir.path) == "rm: rooms/long.md (긴 대화), and its 2 volumes\n")
+        #expect(try git(["ls-files", "volumes", "rooms"], in: dir.path).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/volumes"), "no empty folder is left")
+        let restored = try runVault(["restore", "long"], in: dir.path)
+        expectSuccess(restored)
+        #expect(try git(["log", "-1", "--format=%s"], in: dir.path).hasSuffix(", and its 2 volumes\n"))
+        #expect(try snapshotFiles(dir.path) == files)
+        #expect(try runVault(["show", "long", "--no-pager"], in: dir.path).stdout == shown)
+        // Restored to a revision from before the volumes: the file as it was, the volumes gone.
+        let first = try git(["rev-list", "--max-parents=0", "HEAD"], in: dir.path)
+        let beforeVolumes = try git(["log", "--format=%h", "--grep=^long room$"], in: dir.path)
+        #expect(!first.isEmpty && !beforeVolumes.isEmpty)
+        let back = beforeVolumes.trimmingCharacters(in: .whitespacesAndNewlines)
+        expectSuccess(try runVault(["restore", "long", "--at", back], in: dir.path))
+        #expect(try volumes(dir).isEmpty)
+        #expect(try ids(dir).count == 6000)
+        #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
+        try expectCheckClean(dir.path)
+    }
+
+    /// Killed after writing the volumes and before rewriting the file: the messages are in both
+    /// (none lost); the next message's rollover removes them from the file, writing no volume again.
+    @Test func aRolloverKilledHalfwayIsFinishedWithoutDoubles() throws {
+        let dir = try vault()
+        // What the rollover writes first, by hand: the oldest 3,000 messages in volume 1.
+        let volume = "---\ntitle: 긴 대화\nroom: rooms/long.md\nvolume: 1\n---\n\n" + VolumeTests.messages(3000)
+        try dir.write("volumes/long/0001.md", volume)
+        expectSuccess(try runVault(["chat", "long", "다음"], in: dir.path))
+        let ids = try ids(dir)
+        #expect(ids.count == 6002 && Set(ids).count == 6002, "\(ids.count) messages, \(Set(ids).count) different")
+        #expect(try dir.readText("volumes/long/0001.md") == volume, "the volume written is kept as it is")
+        let subjects = try git(["log", "-3", "--format=%s"], in: dir.path)
+        #expect(subjects.contains("volumes: rooms/long.md, "), "\(subjects)")
+        #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
+        try expectCheckClean(dir.path)
+    }
+
+    @Test func formatsBefore3KeepALongRoomInOneFile() throws {
+        let dir = try vault(format: 2)
+        expectSuccess(try runVault(["chat", "long", "질문"], in: dir.path))
+        #expect(try volumes(dir).isEmpty)
+        #expect(try git(["show", "--name-only", "--format=", "HEAD"], in: dir.path) == "rooms/long.md\n")
+        #expect(try git(["rev-list", "--count", "HEAD"], in: dir.path) == "3\n", "init, the room, the turn")
+    }
+
+    /// A short room, or one long for its pending text alone, writes no volume.
+    @Test func aFileLongForItsPendingTextAloneWritesNoVolume() throws {
+        let dir = try vault(count: 4)
+        let pending = String(repeating: "다음에 보낼 긴 초안 한 줄\n", count: 80_000)
+        try dir.write(VolumeTests.room, try dir.readText(VolumeTests.room) + pending)
+        #expect(try dir.read(VolumeTests.room).count > 2 * 1024 * 1024)
+        expectSuccess(try runVault(["say", "long", "짧은 말"], in: dir.path))
+        #expect(try volumes(dir).isEmpty)
+        #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
+    }
+
+    @Test func checkReportsAVolumeWhoseRoomIsGoneAndAFileThatIsNoVolume() throws {
+        let dir = try vault()
+        expectSuccess(try runVault(["chat", "long", "질문"], in: dir.path))
+        try FileManager.default.moveItem(atPath: dir.path + "/rooms/long.md", toPath: dir.path + "/rooms/renamed.md")
+        try dir.write("volumes/long/notes.md", "# mine\n")
+        let files = try snapshotFiles(dir.path)
+        let check = try runVault(["check"], in: dir.path)
+        #expect(check.status != 0)
+        #expect(check.stdout.contains("volumes/long/0001.md:1: a volume of rooms/long.md, which is not there"), "\(check.stdout)")
+        #expect(check.stdout.contains("volumes/long/notes.md:1: not a volume"), "\(check.stdout)")
+        #expect(try snapshotFiles(dir.path) == files, "check changes nothing")
+    }
+
+    /// Every file of the vault but `.git/` and `.vault/`.
+    func snapshotFiles(_ root: String) throws -> [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        let e = FileManager.default.enumerator(atPath: root)
+        while let p = e?.nextObject() as? String {
+            if p.hasPrefix(".git") || p.hasPrefix(".vault") { continue }
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + p, isDirectory: &isDir), !isDir.boolValue {
+                out[p] = Array(try Data(contentsOf: URL(fileURLWithPath: root + "/" + p)))
+            }
+        }
+        return out
+    }
+}
