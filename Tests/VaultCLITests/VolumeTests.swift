@@ -80,7 +80,7 @@ import VaultTestSupport
         for path in volumes {
             let text = try dir.readText(path)
             #expect(text.hasPrefix("---\ntitle: 긴 대화\nroom: rooms/long.md\nvolume: \(path.hasSuffix("1.md") ? 1 : 2)\n---\n\n## "), "\(text.prefix(120))")
-            #expect(try dir.read(path).count < 2 * 1024 * 1024)
+            #expect(try dir.read(path).count < 2 * 1024 * 1024 + 4096, "a volume ends at the first message past 2 MiB")
         }
         // The messages moved byte for byte: the volumes' messages, then the file's, are the room's
         // messages as they were, followed by the turn's two.
@@ -147,7 +147,7 @@ import VaultTestSupport
     }
 
     /// Killed after writing the volumes and before rewriting the file: the messages are in both
-    /// (none lost); the next message's rollover removes them from the file, writing no volume again.
+    /// (none lost); the next message's rollover removes them from the file and writes none twice.
     @Test func aRolloverKilledHalfwayIsFinishedWithoutDoubles() throws {
         let dir = try vault()
         // What the rollover writes first, by hand: the oldest 3,000 messages in volume 1.
@@ -156,7 +156,7 @@ import VaultTestSupport
         expectSuccess(try runVault(["chat", "long", "다음"], in: dir.path))
         let ids = try ids(dir)
         #expect(ids.count == 6002 && Set(ids).count == 6002, "\(ids.count) messages, \(Set(ids).count) different")
-        #expect(try dir.readText("volumes/long/0001.md") == volume, "the volume written is kept as it is")
+        #expect(try dir.readText("volumes/long/0001.md").hasPrefix(volume), "the volume written is kept, then filled")
         let subjects = try git(["log", "-3", "--format=%s"], in: dir.path)
         #expect(subjects.contains("volumes: rooms/long.md, "), "\(subjects)")
         #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)

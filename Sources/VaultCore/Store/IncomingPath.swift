@@ -25,7 +25,7 @@ public enum IncomingPath {
         case invalidUTF8
         /// A name a file system may take for `.git` or `.vault` (the name it stands for).
         case reserved(String)
-        /// Outside the places a vault keeps files (`rooms/`, `diary/`, `attachments/`, its
+        /// Outside the places a vault keeps files (`rooms/`, `diary/`, `volumes/`, `attachments/`, its
         /// top-level files).
         case outsideLayout
         /// A symbolic link (mode 120000).
@@ -45,7 +45,7 @@ public enum IncomingPath {
             case .invalidUTF8: return "its name is not UTF-8"
             case .reserved(let name): return "a file system may take a part of it for \(name)"
             case .outsideLayout:
-                return "it is outside rooms/, diary/ and attachments/"
+                return "it is outside rooms/, diary/, volumes/ and attachments/"
                     + " (`git config vault.acceptPaths PREFIX,…` accepts other places)"
             case .symbolicLink: return "it is a symbolic link, which vault never takes from outside"
             case .submodule: return "it is a submodule, which vault never takes from outside"
@@ -58,7 +58,7 @@ public enum IncomingPath {
     /// Top-level files a vault keeps beside its folders.
     public static let topLevelFiles: Set<String> = [VaultPath.config, ".gitattributes", ".gitignore"]
     /// Folders whose whole contents belong to the vault.
-    public static let folders: [String] = [VaultPath.rooms, VaultPath.diary, VaultPath.attachments]
+    public static let folders: [String] = [VaultPath.rooms, VaultPath.diary, VaultPath.volumes, VaultPath.attachments]
 
     /// What is wrong with one component of a path (a tree entry's name), or nil.
     public static func problem(withName name: some Collection<UInt8>) -> Problem? {
@@ -79,7 +79,7 @@ public enum IncomingPath {
         return nil
     }
 
-    /// Whether a file at `path` is in a place a vault keeps files: `rooms/`, `diary/`,
+    /// Whether a file at `path` is in a place a vault keeps files: `rooms/`, `diary/`, `volumes/`,
     /// `attachments/` and `topLevelFiles`, and the places `accepted` names (prefixes, from this
     /// machine's own git config, never from what came in).
     public static func isInVaultLayout(_ path: String, accepted: [String] = []) -> Bool {

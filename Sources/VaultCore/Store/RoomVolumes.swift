@@ -110,15 +110,33 @@ public enum RoomVolumes {
         return found
     }
 
-    /// A room's file split for rolling over: the volumes to write (numbered from `first`) and
-    /// what the file keeps. nil when there is less than `keptSize` to move (the file keeps at least
-    /// one message).
+    /// The newest volume of a room as a rollover finds it: its number and bytes, and how many
+    /// of them are messages (its front-matter left out).
+    public struct LastVolume: Sendable {
+        public var number: Int
+        public var bytes: [UInt8]
+        public var messageBytes: Int
+
+        public init(number: Int, bytes: [UInt8], path: String) {
+            self.number = number
+            self.bytes = bytes
+            messageBytes = RoomVolumes.messagesPart(of: bytes, path: path).count
+        }
+    }
+
+    /// A room's file split for rolling over: the volumes to write and what the file keeps. nil
+    /// when there is less than `keptSize` to move (the file keeps at least one message).
     ///
     /// Messages are moved byte for byte; the file keeps its front-matter, preamble, newest
-    /// messages and everything from the prompt marker on. Messages already in a volume byte
-    /// for byte (a rollover killed after writing its volumes) are only removed from the file.
+    /// messages and everything from the prompt marker on. Volumes are filled in order: the
+    /// newest (`last`) takes messages until its messages reach `volumeSize`, then a new one
+    /// starts. So where a volume ends depends only on the room's messages before it, never on
+    /// when a machine rolled over: two clones that rolled the same room over at different
+    /// points hold volumes of which one is the start of the other, and their union (the merge)
+    /// holds each message once. Messages already in a volume byte for byte (a rollover killed
+    /// after writing its volumes) are only removed from the file.
     public static func split(
-        _ room: RoomFile, path: String, first: Int, alreadyInVolumes: Set<[UInt8]> = [], title: String
+        _ room: RoomFile, path: String, last: LastVolume?, alreadyInVolumes: Set<[UInt8]> = [], title: String
     ) -> (volumes: [(path: String, bytes: [UInt8])], kept: [UInt8], moved: Int)? {
         let bytes = room.bytes
         let (starts, end) = messageStarts(room)
@@ -131,34 +149,36 @@ public enum RoomVolumes {
         guard starts[keep] - starts[0] >= keptSize else { return nil }
         let eol = room.lineEnding == .crlf ? "\r\n" : "\n"
         var volumes: [(String, [UInt8])] = []
-        var number = first
-        var chunk: [UInt8] = []
+        let folder = VaultPath.volumeFolder(ofRoom: path)
+        // The volume being filled: its number, bytes and message bytes.
+        var number = last?.number ?? 0
+        var volume: [UInt8] = []
+        var filled = volumeSize
+        if let last, last.messageBytes < volumeSize {
+            volume = last.bytes
+            if let end = volume.last, end != 10 { volume += Array(eol.utf8) }
+            filled = last.messageBytes
+        }
+        let unchanged = volume.count
         func flush() {
-            guard !chunk.isEmpty else { return }
-            var head = ["---"]
-            head += FrontMatterEditor.render(key: "title", value: .string(title))
-            head += FrontMatterEditor.render(key: "room", value: .string(path))
-            head += ["volume: \(number)", "---", ""]
-            let volume = Array((head.joined(separator: eol) + eol).utf8) + chunk
-            volumes.append((VaultPath.volumeFolder(ofRoom: path) + "/" + VaultPath.volumeName(number), volume))
-            number += 1
-            chunk = []
+            guard volume.count > unchanged || (number != last?.number && !volume.isEmpty) else { return }
+            volumes.append((folder + "/" + VaultPath.volumeName(number), volume))
         }
-        let moving = (0..<keep).map { bytes[starts[$0]..<starts[$0 + 1]] }.filter {
-            alreadyInVolumes.isEmpty || !alreadyInVolumes.contains(RoomVolumes.content(Array($0)))
-        }
-        // Volumes of about equal size, none much over `volumeSize` (but for one message larger):
-        // each message in the volume where its first byte falls.
-        let total = moving.reduce(0) { $0 + $1.count }
-        let count = max(1, (total + volumeSize - 1) / volumeSize)
-        var offset = 0
-        var current = 0
-        for message in moving {
-            let index = min(count - 1, offset * count / max(total, 1))
-            if index != current, !chunk.isEmpty { flush() }
-            current = index
-            chunk += message
-            offset += message.count
+        for k in 0..<keep {
+            let message = bytes[starts[k]..<starts[k + 1]]
+            if !alreadyInVolumes.isEmpty, alreadyInVolumes.contains(RoomVolumes.content(Array(message))) { continue }
+            if filled >= volumeSize {
+                flush()
+                number += 1
+                var head = ["---"]
+                head += FrontMatterEditor.render(key: "title", value: .string(title))
+                head += FrontMatterEditor.render(key: "room", value: .string(path))
+                head += ["volume: \(number)", "---", ""]
+                volume = Array((head.joined(separator: eol) + eol).utf8)
+                filled = 0
+            }
+            volume += message
+            filled += message.count
         }
         flush()
         let kept = Array(bytes[..<starts[0]]) + Array(bytes[starts[keep]...])
@@ -212,11 +232,19 @@ extension Vault {
             guard bytes.count >= RoomVolumes.rollOverSize, let room = try? RoomFile(parsing: bytes, path: path) else {
                 return []
             }
-            let next = (existing.last.flatMap { Int(VaultPath.stem(of: $0)) } ?? 0) + 1
+            var last: (RoomVolumes.LastVolume, FileIO.Stamp)?
+            if let newest = existing.last, let number = Int(VaultPath.stem(of: newest)) {
+                let (bytes, stamp) = try FileIO.readStamped(absolute(newest))
+                last = (RoomVolumes.LastVolume(number: number, bytes: bytes, path: newest), stamp)
+            }
             let contents = existing.isEmpty ? [] : RoomVolumes.volumeContents(ofRoom: path, root: root)
-            guard let plan = RoomVolumes.split(room, path: path, first: next, alreadyInVolumes: contents, title: room.title)
+            guard let plan = RoomVolumes.split(room, path: path, last: last?.0, alreadyInVolumes: contents, title: room.title)
             else { return [] }
-            for volume in plan.volumes { try change.write(volume.bytes, to: volume.path, expecting: .absent) }
+            for volume in plan.volumes {
+                // The newest volume topped up over the version read; a new one where none is.
+                let topped = last.map { existing.last == volume.path ? $0.1 : nil } ?? nil
+                try change.write(volume.bytes, to: volume.path, expecting: topped.map { .unchanged($0) } ?? .absent)
+            }
             try change.write(plan.kept, to: path, expecting: .unchanged(stamp))
             let written = plan.volumes.map(\.path)
             var message = "volumes: \(path), \(Merge.counted(plan.moved, "older message", "older messages"))"

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultTestSupport
+
+/// Format 3 between machines: two clones of a long room roll it over into volumes at different
+/// points while both talk in it, offline. The volumes merge as rooms do (by message id: two
+/// volumes of one number are one union), the room's file three-way: no word lost, none doubled.
+@Suite(.serialized) struct VolumeSyncTests {
+    static let room = "rooms/long.md"
+
+    static func messages(_ range: Range<Int>, tag: String = "") -> String {
+        var text = ""
+        for i in range {
+            let role = i % 2 == 0 ? "user" : "assistant"
+            text +=
+                "## \(role == "user" ? "🧑" : "🤖") \(role) · then "
+                + "<!-- 2026-01-01T10:\(String(format: "%02d", i % 60)):00+09:00 m-\(tag)\(String(format: "%012d", i)) -->\n\n"
+            text += "메시지 \(i)\(tag): 부산 여행 일정\n" + String(repeating: "line of an answer with some words \(i)\n", count: 8) + "\n"
+        }
+        return text
+    }
+
+    /// Every message id of the room, its volumes' first, and every volume's path.
+    func ids(_ world: SyncWorld, _ machine: String) throws -> (ids: [String], volumes: [String]) {
+        let folder = world.path(machine) + "/volumes/long"
+        let volumes = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted().map { "volumes/long/" + $0 }
+        var ids: [String] = []
+        for path in volumes + [VolumeSyncTests.room] {
+            ids += try RoomFile(parsing: Array(world.read(machine, path).utf8), path: path).messages.map(\.id)
+        }
+        return (ids, volumes)
+    }
+
+    /// Merged by `vault sync`, or by a plain `git pull` (vault's merge driver, from `.gitattributes`).
+    @Test(arguments: [false, true]) func rolloversAtDifferentPointsAndTurnsOnBothMachinesLoseNothing(byGitPull: Bool) throws {
+        let world = try SyncWorld("laptop", clones: [], sample: false)
+        try world.expectOK(world.vault("laptop", ["migrate"]))
+        #expect(try world.read("laptop", ".gitattributes").contains("volumes/**/*.md merge=vault"))
+        let head = "---\ntitle: 긴 대화\ncreated: 2026-01-01T09:00:00+09:00\n---\n\n"
+        try world.write("laptop", VolumeSyncTests.room, head + VolumeSyncTests.messages(0..<5200) + promptMarkerText + "\n")
+        try world.expectOK(world.vault("laptop", ["sync"]))
+        try world.clone("desktop")
+        #expect(try ids(world, "desktop").ids.count == 5200)
+
+        // Offline: the desktop adds 600 messages by hand and says something (its rollover cuts
+        // later); the laptop talks (its rollover cuts at the first 5,200's point).
+        let path = world.path("desktop") + "/" + VolumeSyncTests.room
+        var text = try world.read("desktop", VolumeSyncTests.room)
+        text = text.replacingOccurrences(
+            of: promptMarkerText, with: VolumeSyncTests.messages(5200..<5800, tag: "d") + promptMarkerText)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try world.expectOK(world.vault("desktop", ["say", "long", "데스크톱에서 한 말"]))
+        try world.chat("laptop", "long", "노트북에서 한 질문")
+        let laptop = try ids(world, "laptop")
+        let desktop = try ids(world, "desktop")
+        #expect(laptop.volumes == ["volumes/long/0001.md"], "\(laptop.volumes)")
+        #expect(desktop.volumes == ["volumes/long/0001.md", "volumes/long/0002.md"], "\(desktop.volumes)")
+        #expect(
+            try world.read("laptop", laptop.volumes[0]) != (try world.read("desktop", desktop.volumes[0])),
+            "the two machines cut at different points")
+
+        try world.expectOK(world.vault("laptop", ["sync"]))
+        if byGitPull {
+            let desktopPath = world.path("desktop")
+            let branch = try git(["rev-parse", "--abbrev-ref", "HEAD"], in: desktopPath)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let pull = Process()
+            pull.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            pull.arguments = [
+                "git", "-c", "user.name=T", "-c", "user.email=t@example.com", "pull", "--no-rebase", "--no-edit",
+                "origin", branch,
+            ]
+            pull.currentDirectoryURL = URL(fileURLWithPath: desktopPath)
+            var env = ProcessInfo.processInfo.environment
+            env["PATH"] = SyncWorld.pathWithVault
+            pull.environment = env
+            let pulled = try run(pull)
+            #expect(pulled.status == 0, "\(pulled.stdout) \(pulled.stderr)")
+            #expect(try git(["status", "--porcelain"], in: desktopPath) == "", "the pull merged every file")
+        }
+        let synced = try world.vault("desktop", ["sync"])
+        try world.expectOK(synced)
+        try world.expectOK(world.vault("laptop", ["sync"]))
+        #expect(try world.files("laptop") == (try world.files("desktop")))
+        let after = try ids(world, "desktop")
+        let expected = Set(laptop.ids).union(desktop.ids)
+        #expect(expected.count == 5200 + 600 + 1 + 2)
+        #expect(Set(after.ids) == expected, "lost: \(expected.subtracting(after.ids).sorted().prefix(5))")
+        #expect(after.ids.count == expected.count, "doubled: \(after.ids.count - expected.count) messages")
+        let all = try world.vault("desktop", ["show", "long", "--no-pager"]).stdout
+        for words in ["메시지 0: ", "메시지 5799d: ", "데스크톱에서 한 말", "노트북에서 한 질문"] {
+            #expect(all.contains(words), "\(words) shown")
+        }
+        try world.expectHealthy("laptop")
+        try world.expectHealthy("desktop")
+    }
+}
+
+private let promptMarkerText = "<!-- vault:prompt · write your next message below this line, then run `vault chat` -->"
