@@ -52,7 +52,7 @@ for size in 50k 50k-format2 10k; do
     # Every run starts from the generated state (`git reset --hard` to the first commit, or
     # the migration's; not timed), so the rooms keep their generated size (10–40 messages)
     # however often this runs.
-    base=$(git -C "$d" log --format=%H --grep='^migrate: format 2' -1)
+    base=$(git -C "$d" log --format=%H --grep='^migrate: format [23]' -1)
     [ -n "$base" ] || base=$(git -C "$d" rev-list --max-parents=0 HEAD)
     # One room for git, another for vault, so neither sees the other's changes.
     rooms=$(cd "$d" && find rooms -name '*.md' | sort | sed -n 1,3p)

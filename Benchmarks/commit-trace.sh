@@ -3,7 +3,8 @@
 # steps (blobs, trees, objects flushed, branch moved, index), on commit-bench.sh's committed
 # 50,000- and 10,000-file vaults (generated there if missing), on the 50,000-file one in format 2
 # (`vault migrate`: each room in rooms/<yyyy>/, ~2,000 a year), and on a one-room vault whose
-# room is ~50 MB (97,000 messages, seeded; made once in Benchmarks/.data/room-52mb).
+# room is ~50 MB (97,000 messages, seeded; made once in Benchmarks/.data/room-52mb), as one file
+# and in format 3 (its older messages in volumes; room-52mb-format3).
 #
 #   Benchmarks/commit-trace.sh                         # ROUNDS=6 rounds of 3 turns each
 #   BASELINE=/path/to/older/vault Benchmarks/commit-trace.sh
@@ -41,6 +42,20 @@ if [ ! -d "$long/.git" ]; then
     git -C "$long" -c user.name=bench -c user.email=bench@example.invalid commit -q -m setup
 fi
 
+# The same room in format 3 (`vault migrate`): before its first turn it gives its older messages
+# to volumes (volumes/<yyyy>/<room>/0001.md, …: 2 MiB each), keeping ~256 KiB, so a turn hashes
+# a file of at most 2 MiB. The first turn's rollover is timed on its own (ROLLOVER below).
+volumes=Benchmarks/.data/room-52mb-format3
+if [ ! -d "$volumes/.git" ]; then
+    rm -rf "$volumes"
+    cp -a "$long" "$volumes"
+    "$vault" migrate --vault "$volumes" > /dev/null
+    start=$(date +%s%N)
+    "$vault" chat --vault "$volumes" "$(basename "$(cd "$volumes" && find rooms -name '*.md' | head -1)" .md)" \
+        "the first turn in format 3" --provider offline > /dev/null 2>&1
+    echo "ROLLOVER: the first turn in format 3 (volumes written, whole process): $(( ($(date +%s%N) - start) / 1000000 )) ms"
+fi
+
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 turns() {  # BINARY VAULT ROOM-INDEX FILE
@@ -55,7 +70,7 @@ turns() {  # BINARY VAULT ROOM-INDEX FILE
                  END{printf "%.2f %.2f %.2f %.2f %.2f %.2f\n", b-s, t-b, o-t, m-o, i-m, i-s}' >> "$4"
     done
 }
-for d in Benchmarks/.data/git-50k "$fanned" Benchmarks/.data/git-10k "$long"; do
+for d in Benchmarks/.data/git-50k "$fanned" Benchmarks/.data/git-10k "$long" "$volumes"; do
     git -C "$d" config gc.auto 0
     for _ in $(seq "$rounds"); do
         turns "$vault" "$d" 1 "$out/$(basename "$d").this"
