@@ -818,6 +818,21 @@ int32_t vs_files_find_bytes(const vs_files *f, const unsigned char *path, size_t
     return -1;
 }
 
+void vs_files_top_range(const vs_files *f, const char *top, int32_t *from, int32_t *to) {
+    size_t n = strlen(top);
+    *from = *to = 0;
+    for (int32_t at = 0; at < f->count;) {
+        int32_t end = top_folder_end(f, at);
+        const char *first = f->bytes + f->starts[at];
+        if (strncmp(first, top, n) == 0 && first[n] == '/') {
+            *from = at;
+            *to = end;
+            return;
+        }
+        at = end;
+    }
+}
+
 void vs_files_stamp_some(const vs_files *f, const int32_t *positions, int32_t n, vs_stamp *out) {
     for (int32_t i = 0; i < n; i++) stamp_range(f, positions[i], positions[i] + 1, out + i);
 }

@@ -383,13 +383,16 @@ static int local_file_system(const char *path) {
 }
 
 int vs_local_file_system(const char *root) {
-    size_t n = strlen(root) + 8;
+    size_t n = strlen(root) + 16;
     char *p = malloc(n);
     if (!p) return 0;
     int ok = local_file_system(root);
     snprintf(p, n, "%s/rooms", root);
     ok = ok && local_file_system(p);
     snprintf(p, n, "%s/diary", root);
+    ok = ok && local_file_system(p);
+    // Searched with the rooms (not watched: a search stamps its files every time).
+    snprintf(p, n, "%s/volumes", root);
     ok = ok && local_file_system(p);
     free(p);
     return ok;

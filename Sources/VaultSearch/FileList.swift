@@ -6,8 +6,9 @@ import VaultCore
 import Glibc
 #endif
 
-/// The files a search reads: `rooms/**/*.md`, `diary/**/*.md`, as `Vault.roomPaths` and
-/// `diaryPaths` list them (no hidden names, no symbolic links), but by `readdir`'s file types,
+/// The files a search reads: `rooms/**/*.md`, the rooms' volumes `volumes/**/*.md` (searched as
+/// part of their rooms), `diary/**/*.md`, as `Vault.roomPaths` and `diaryPaths` list them (no
+/// hidden names, no symbolic links), but by `readdir`'s file types,
 /// sorted by their bytes, and listed in C (`CVaultScan`) with their folders kept open: each file
 /// is then opened (`openat`) and stamped (`fstatat`) relative to its folder, not walked from the
 /// vault's root, and no `String` is made for a file without hits.
@@ -17,10 +18,15 @@ final class FileList: @unchecked Sendable {
     /// The vault's root folder, open (the list's folders that are not kept open are relative to it).
     private let root: Int32
 
-    /// The kind of a path this list gave (`VaultPath.kind` checks far more, for any path).
+    /// The kind of a path this list gave (`VaultPath.kind` checks far more, for any path): a
+    /// room's volume is searched as a room (its hits are room hits).
     static func kind(of path: String) -> VaultPath.Kind {
-        path.utf8.starts(with: "rooms/".utf8) ? .room : .diaryEntry
+        path.utf8.starts(with: "rooms/".utf8) || path.utf8.starts(with: "volumes/".utf8) ? .room : .diaryEntry
     }
+
+    /// The folders of the rooms scope: `rooms/`, then the rooms' volumes (`volumes/`, which
+    /// most vaults lack: one failed open, and in a saved listing one failed open to check it).
+    static let roomFolders: [(String, Bool)] = [("rooms", true), (VaultPath.volumes, true)]
 
     /// Whether the listing came from the saved one (`cache`), not from reading the folders.
     private(set) var fromCache = false
@@ -68,14 +74,15 @@ final class FileList: @unchecked Sendable {
         }
     }
 
-    /// Every room and diary entry: the listing saved in `cache` while it holds (see
-    /// `init(root:folders:cache:racyMargin:)`), else `rooms/` read again while another thread
-    /// takes the diary's saved files (when none of its folders changed) or reads `diary/` (each
-    /// of tens of thousands of names takes about as long), joined, and saved there.
+    /// Every room (with its volumes) and diary entry: the listing saved in `cache` while it
+    /// holds (see `init(root:folders:cache:racyMargin:)`), else `rooms/` and `volumes/` read
+    /// again while another thread takes the diary's saved files (when none of its folders
+    /// changed) or reads `diary/` (each of tens of thousands of names takes about as long),
+    /// joined, and saved there.
     static func everything(root: String, cache: String? = nil, racyMargin: Int64 = 2_000_000_000) -> FileList {
         if let cache, let saved = saved(root: root, cache: cache, racyMargin: racyMargin) { return saved }
         let diary = DiaryListing(root: root, cache: cache, racyMargin: racyMargin)
-        let rooms = FileList(root: root, folders: [("rooms", true)])
+        let rooms = FileList(root: root, folders: roomFolders)
         guard rooms.append(diary.list) else { fatalError("out of memory listing files") }
         if let cache { rooms.save(to: cache) }
         return rooms
@@ -167,6 +174,15 @@ final class FileList: @unchecked Sendable {
     func position(of path: String) -> Int? {
         let k = vs_files_find(files, path)
         return k >= 0 ? Int(k) : nil
+    }
+
+    /// The positions of the files under the top folder `top` (`volumes`), in a listing by folders
+    /// (each top folder's files together): empty when there are none.
+    func positions(under top: String) -> Range<Int> {
+        var from: Int32 = 0
+        var to: Int32 = 0
+        vs_files_top_range(files, top, &from, &to)
+        return Int(from)..<Int(to)
     }
 
     /// The stamps of the files at `positions`, in that order.

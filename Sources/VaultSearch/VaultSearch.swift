@@ -113,15 +113,19 @@ public struct VaultSearch: Sendable {
         self.vault = vault
     }
 
-    /// The files a query looks at: every room and diary entry, or those of its scope.
+    /// The files a query looks at: every room (with its volumes) and diary entry, or those of
+    /// its scope. A room's volumes (`volumes/<room>/0001.md`, …: its older messages) are
+    /// searched as part of it: with the rooms, and with the room when the scope is one room.
     public func files(for query: SearchQuery) -> [String] { fileList(for: query).paths }
 
     func fileList(for query: SearchQuery) -> FileList {
         switch query.scope {
         case .everything: return FileList.everything(root: vault.root, cache: listingCache, racyMargin: racyMargin)
-        case .rooms: return FileList(root: vault.root, folders: [("rooms", true)])
+        case .rooms: return FileList(root: vault.root, folders: FileList.roomFolders)
         case .diary: return FileList(root: vault.root, folders: [("diary", true)])
-        case .item(let path): return FileList(root: vault.root, paths: [path])
+        case .item(let path):
+            let volumes = VaultPath.kind(of: path) == .room ? RoomVolumes.paths(ofRoom: path, root: vault.root) : []
+            return FileList(root: vault.root, paths: [path] + volumes)
         }
     }
 
@@ -139,15 +143,16 @@ public struct VaultSearch: Sendable {
         return try run(query, list, nil, usedIndex: false)
     }
 
-    /// Every room, then every diary entry, when no saved listing holds. The rooms are read
-    /// again; the diary's saved files are taken when none of its folders changed (a chat turn
-    /// changes `rooms/` only), and all is scanned at once while the joined listing is saved
+    /// Every room (its volumes after the rooms), then every diary entry, when no saved listing
+    /// holds. The rooms and volumes are read again; the diary's saved files are taken when none
+    /// of its folders changed (a chat turn changes `rooms/` only), and all is scanned at once
+    /// while the joined listing is saved
     /// (`listingCache`). Otherwise the rooms are scanned while another thread lists the diary's
     /// folders (as long as the rooms' listing, about a tenth of the scan), and the joined
     /// listing is saved while the diary is scanned.
     func runOverlappingTheListing(_ query: SearchQuery) throws(VaultError) -> SearchResults {
         let diary = FileList.DiaryListing(root: vault.root, cache: listingCache, racyMargin: racyMargin)
-        let rooms = FileList(root: vault.root, folders: [("rooms", true)])
+        let rooms = FileList(root: vault.root, folders: FileList.roomFolders)
         Trace.mark("search: \(rooms.count) rooms listed")
         if diary.fromSavedListing, let listingCache {
             guard rooms.append(diary.list) else { fatalError("out of memory listing files") }
@@ -303,8 +308,10 @@ public struct VaultSearch: Sendable {
     func item(_ path: String, _ scan: FileScan, _ query: SearchQuery) -> SearchItem? {
         let kind = FileList.kind(of: path)
         guard let meta = scan.metadata else { return nil }
-        if let tag = query.tag, !meta.tags.contains(where: { $0.caseInsensitiveCompare(tag) == .orderedSame }) {
-            return nil
+        if let tag = query.tag {
+            // A volume's front-matter has no tags: its room's are read (only for a volume with hits).
+            let tags = path.utf8.starts(with: "volumes/".utf8) ? roomTags(ofVolume: path) : meta.tags
+            if !tags.contains(where: { $0.caseInsensitiveCompare(tag) == .orderedSame }) { return nil }
         }
         let zone = vault.config.timeZone
         var hits = scan.hits
@@ -326,6 +333,18 @@ public struct VaultSearch: Sendable {
         guard !hits.isEmpty else { return nil }
         return SearchItem(
             path: path, kind: kind, title: meta.title, day: meta.day, hits: hits, continued: scan.continued)
+    }
+}
+
+extension VaultSearch {
+    /// The tags of the room whose volume is at `path` (none when it has no room, or it cannot be
+    /// read).
+    func roomTags(ofVolume path: String) -> [String] {
+        guard let room = VaultPath.room(ofVolume: path),
+            let bytes = try? FileIO.read(vault.root + "/" + room),
+            let file = try? RoomFile.readingWhatCan(bytes, path: room)
+        else { return [] }
+        return file.frontMatter?.strings("tags") ?? []
     }
 }
 

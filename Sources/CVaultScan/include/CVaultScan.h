@@ -93,13 +93,18 @@ typedef struct vs_stamp {
 /// The stamps of files `from..<to` into `out[0..<to-from]`, on up to `threads` threads.
 void vs_files_stamps(const vs_files *files, int32_t from, int32_t to, vs_stamp *out, int threads);
 
-/// The position of `path` in a listing of `rooms` then `diary` (`vs_files_list`, or one loaded):
+/// The position of `path` in a listing of `rooms`, `volumes` then `diary` (`vs_files_list`, or one loaded):
 /// each top folder's files are sorted by their bytes, so each is searched by halves. -1 when
 /// the path is not listed.
 int32_t vs_files_find(const vs_files *files, const char *path);
 
 /// `vs_files_find` of the `n` bytes at `path` (no NUL among them, none after them needed).
 int32_t vs_files_find_bytes(const vs_files *files, const unsigned char *path, size_t n);
+
+/// The positions `*from..<*to` of the files under the top folder `top` (`volumes`) in a listing
+/// by folders (`vs_files_list`, `vs_files_append`, or one loaded), whose top folders' files are
+/// together: found by halves, a few comparisons a top folder. Empty (0..<0) when none is listed.
+void vs_files_top_range(const vs_files *files, const char *top, int32_t *from, int32_t *to);
 
 /// Checks the lines of a listing cache (VaultCore's `ListingCache`) from `start` to `end` of
 /// `bytes` against the listed files, on two threads: a line holds when its path (kept escaped:
@@ -127,7 +132,7 @@ typedef struct vs_watch_answer {
     char *paths;
 } vs_watch_answer;
 
-/// Whether the vault at `root` (and its `rooms`, `diary`) is on a local file system (ext4, xfs,
+/// Whether the vault at `root` (and its `rooms`, `diary`, `volumes`) is on a local file system (ext4, xfs,
 /// btrfs, tmpfs, f2fs, overlayfs, zfs): inotify sees every change there, and a read of a
 /// regular file comes back short only at its end.
 int vs_local_file_system(const char *root);

@@ -148,8 +148,9 @@ public final class SearchIndex {
     /// printed here.
     public var onProgress: ProgressHandler?
 
-    /// Brings the index up to date with `files` (paths relative to the root: every `rooms/*.md`
-    /// and `diary/**/*.md` the scan would read, given by the caller).
+    /// Brings the index up to date with `files` (paths relative to the root: every
+    /// `rooms/**/*.md`, `volumes/**/*.md` and `diary/**/*.md` the scan would read, given by the
+    /// caller).
     ///
     /// Files whose stamp (device, inode, size, modification and change times in nanoseconds)
     /// is as recorded are not read. A changed file is read and its git blob id (SHA-1 of
@@ -653,9 +654,10 @@ public final class SearchIndex {
 
     /// The stamps of `files` (`list`'s paths) for a refresh after the watcher's answer: with a
     /// list of changed paths and the record it is relative to (same files in the same order),
-    /// the recorded stamps with fresh ones for the changed files and for those recorded
-    /// unsettled or unreadable; else fresh stamps of every file. Returns the record the stamps
-    /// are relative to, for `refresh(_:stamps:vouched:)`.
+    /// the recorded stamps with fresh ones for the changed files, for those recorded unsettled
+    /// or unreadable, and for the rooms' volumes (`volumes/`: the watcher does not watch them;
+    /// they are few, each up to a few megabytes); else fresh stamps of every file. Returns the
+    /// record the stamps are relative to, for `refresh(_:stamps:vouched:)`.
     func stamps(of list: FileList, _ files: ListedFiles, _ vouched: Vouched?) -> ([FileStamp], StampRecord?) {
         if let vouched, let side = vouched.side, let changed = vouched.answer.changed,
             side.stamps.count == files.count, side.listHash == list.listHash
@@ -666,6 +668,7 @@ public final class SearchIndex {
             for path in changed {
                 if let k = list.position(of: path) { positions.append(Int32(k)) }
             }
+            for k in list.positions(under: VaultPath.volumes) { positions.append(Int32(k)) }
             for (k, stamp) in zip(positions, list.stamps(at: positions)) { stamps[Int(k)] = stamp }
             Trace.mark("search: \(positions.count) files stamped")
             return (stamps, side)

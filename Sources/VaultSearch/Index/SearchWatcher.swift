@@ -7,7 +7,8 @@ import Glibc
 
 /// The search index's watcher: a background process per vault that watches `rooms/` and
 /// `diary/**` with inotify and tells a search which files changed since the index was last
-/// brought up to date, so a repeated search stamps those instead of every file.
+/// brought up to date, so a repeated search stamps those instead of every file (and the rooms'
+/// volumes, `volumes/**`, which it does not watch).
 ///
 /// The library never assumes its own executable: the CLI gives the command that runs the
 /// watcher (`vault search-watcher`, through `/proc/self/exe`), and `serve` is its body. Why
