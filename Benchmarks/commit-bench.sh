@@ -12,6 +12,8 @@
 #   - vault: `vault chat ROOM "…"` (the offline provider answers at once): reads the
 #            room, checks it for hand edits, appends two messages, writes the file
 #            atomically, commits, updates the index.
+# And on a room of ~50 MB (Benchmarks/long-room-vaults.sh): git on it as one file, vault on it
+# in format 3 (its older messages in volumes).
 # Quote the medians and their ratio; the machines are shared and noisy. Each run starts from
 # the vault as generated (reset before it, untimed).
 #
@@ -44,6 +46,8 @@ if [ ! -d "$fanned/.git" ]; then
     "$vault" migrate --vault "$fanned" > /dev/null
 fi
 
+bash Benchmarks/long-room-vaults.sh "$vault"
+
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
 args=()
@@ -73,6 +77,21 @@ for size in 50k 50k-format2 10k; do
             "'$BASELINE' chat --vault '$d' '${baseline_room%.md}' 'one more message'")
     fi
 done
+# The ~50 MB room: git adds and commits it as one file; vault, in format 3, commits its file of
+# newest messages (its older ones in volumes since the first turn). Each run from the same commit.
+long="$PWD/Benchmarks/.data/room-52mb"
+volumes="$PWD/Benchmarks/.data/room-52mb-format3"
+for d in "$long" "$volumes"; do git -C "$d" config gc.auto 0; done
+long_room=$(cd "$long" && find rooms -name '*.md' | head -1)
+volumes_room=$(cd "$volumes" && find rooms -name '*.md' | head -1)
+long_base=$(git -C "$long" rev-list --max-parents=0 HEAD)
+volumes_base=$(git -C "$volumes" log --format=%H --grep='^chat: ' | tail -1)  # the first turn's
+args+=(-n "git add + commit (52 MB room)"
+    --prepare "git -C '$long' reset -q --hard $long_base && printf 'one more line\n' >> '$long/$long_room'"
+    "git -C '$long' add '$long_room' && git -C '$long' commit -q -m 'edit'")
+args+=(-n "vault chat (52 MB room, format 3)" --prepare "git -C '$volumes' reset -q --hard $volumes_base"
+    "'$vault' chat --vault '$volumes' '$(basename "$volumes_room" .md)' 'one more message' --provider offline")
+
 hyperfine --warmup 3 --runs 30 --style basic --export-markdown Benchmarks/.data/commit-bench.md \
     --export-json Benchmarks/.data/commit-bench.json "${args[@]}"
 echo
@@ -89,6 +108,9 @@ for size in ("50k", "50k-format2", "10k"):
     if base:
         before = base["median"] * 1000
         print(f"{size} files: baseline vault chat {before:.1f} ms, this build {vault:.1f} ms, this/baseline = {vault / before:.2f}")
+git = runs["git add + commit (52 MB room)"]["median"] * 1000
+vault = runs["vault chat (52 MB room, format 3)"]["median"] * 1000
+print(f"52 MB room: median git add + commit {git:.1f} ms, vault chat (format 3) {vault:.1f} ms, vault/git = {vault / git:.2f}")
 PY
 for size in 50k 50k-format2 10k; do
     d="Benchmarks/.data/git-$size"

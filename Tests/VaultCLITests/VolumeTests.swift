@@ -115,6 +115,12 @@ import VaultTestSupport
         // The next turn changes only the room's file: no volume is written or rehashed.
         expectSuccess(try runVault(["chat", "long", "두 번째 질문"], in: dir.path))
         #expect(try git(["show", "--name-only", "--format=", "HEAD"], in: dir.path) == "rooms/long.md\n")
+        // A volume edited by hand is committed first, on its own, by the room's next turn.
+        let volume = try dir.readText(volumes[0])
+        try dir.write(volumes[0], volume.replacingOccurrences(of: "메시지 7: ", with: "메시지 7 (고침): "))
+        expectSuccess(try runVault(["chat", "long", "세 번째 질문"], in: dir.path))
+        #expect(try git(["log", "-2", "--format=%s"], in: dir.path).hasSuffix("edit: \(volumes[0])\n"))
+        #expect(try git(["show", "--name-only", "--format=", "HEAD"], in: dir.path) == "rooms/long.md\n")
         #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
         #expect(try git(["fsck", "--strict", "--no-dangling"], in: dir.path).isEmpty)
         try expectCheckClean(dir.path)

@@ -118,7 +118,9 @@ public struct ChatTurn {
                 // The header's date formatter (ICU's start-up, about a millisecond) is made while
                 // the repository is still being opened on the other core.
                 _ = vault.headerDisplay(vault.now())
-                // Commit what the person changed by hand first (the file itself is not touched).
+                // Commit what the person changed by hand first (the file itself is not touched),
+                // in the room's volumes too.
+                change.include(RoomVolumes.paths(ofRoom: roomPath, root: vault.root))
                 try change.commitHandEdits()
                 var attached: [String] = []
                 for file in attachments {
@@ -186,6 +188,7 @@ public struct ChatTurn {
                 let (room, stamp) = try readRoom()
                 if room.elision == nil { change.know(room.bytes, of: roomPath, stamp: stamp) }
                 let sampling = try ChatRequest.Sampling.of(room.frontMatter, path: roomPath)
+                change.include(RoomVolumes.paths(ofRoom: roomPath, root: vault.root))
                 try change.commitHandEdits()
                 let answered = room.messages.filter { $0.status == nil }
                 // An unanswered message is sent again; a reply the server cut short is sent as it

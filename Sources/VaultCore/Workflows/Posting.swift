@@ -81,6 +81,8 @@ public struct Posting {
                     attributes.append(.init(Posting.replyToKey, replied.id))
                     body = Posting.quote(replied) + (body.isEmpty ? "" : "\n\n" + body)
                 }
+                // What the person changed by hand is committed first, in the room's volumes too.
+                change.include(RoomVolumes.paths(ofRoom: roomPath, root: vault.root))
                 try change.commitHandEdits()
                 for file in attachments {
                     let stored = try Attachments.store(file, in: change)
