@@ -85,7 +85,8 @@ for d in "$long" "$volumes"; do git -C "$d" config gc.auto 0; done
 long_room=$(cd "$long" && find rooms -name '*.md' | head -1)
 volumes_room=$(cd "$volumes" && find rooms -name '*.md' | head -1)
 long_base=$(git -C "$long" rev-list --max-parents=0 HEAD)
-volumes_base=$(git -C "$volumes" log --format=%H --grep='^chat: ' | tail -1)  # the first turn's
+rolled=$(git -C "$volumes" log --format=%H --grep='^volumes: ' | tail -1)
+volumes_base=$(git -C "$volumes" rev-list --reverse --ancestry-path "$rolled..HEAD" | head -1)  # the first turn's
 args+=(-n "git add + commit (52 MB room)"
     --prepare "git -C '$long' reset -q --hard $long_base && printf 'one more line\n' >> '$long/$long_room'"
     "git -C '$long' add '$long_room' && git -C '$long' commit -q -m 'edit'")
