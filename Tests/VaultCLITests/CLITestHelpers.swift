@@ -78,6 +78,20 @@ func freshVault(locale: String = "en_US", timeZone: String = "Asia/Tokyo") throw
     return dir
 }
 
+/// Every file of the vault at `root` but those in `.git/` and `.vault/`, path → bytes.
+func vaultFiles(_ root: String) throws -> [String: [UInt8]] {
+    var out: [String: [UInt8]] = [:]
+    let e = FileManager.default.enumerator(atPath: root)
+    while let p = e?.nextObject() as? String {
+        if p.hasPrefix(".git") || p.hasPrefix(".vault") { continue }
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: root + "/" + p, isDirectory: &isDir), !isDir.boolValue {
+            out[p] = Array(try Data(contentsOf: URL(fileURLWithPath: root + "/" + p)))
+        }
+    }
+    return out
+}
+
 struct HelperError: Error, CustomStringConvertible {
     var description: String
     init(_ d: String) { description = d }

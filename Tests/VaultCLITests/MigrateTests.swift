@@ -90,13 +90,13 @@ import VaultTestSupport
 
     @Test func aDryRunSaysWhatWouldMoveAndChangesNothing() throws {
         let dir = try flatVault()
-        let files = try snapshot(dir.path)
+        let files = try vaultFiles(dir.path)
         let head = try git(["rev-parse", "HEAD"], in: dir.path)
         let r = try runVault(["migrate", "--dry-run"], in: dir.path)
         expectSuccess(r)
         #expect(r.stdout.contains("rooms/busan.md -> rooms/2024/busan.md"), "\(r.stdout)")
         #expect(r.stdout.contains("Would move 4 rooms"), "\(r.stdout)")
-        expectUnchanged(files, try snapshot(dir.path))
+        expectUnchanged(files, try vaultFiles(dir.path))
         #expect(try git(["rev-parse", "HEAD"], in: dir.path) == head)
     }
 
@@ -129,12 +129,12 @@ import VaultTestSupport
         let config = try dir.readText("vault.yml").replacingOccurrences(of: "format: 1\n", with: "format: 4\n")
         try dir.write("vault.yml", config)
         _ = try git(["commit", "-qam", "format 4"], in: dir.path)
-        let files = try snapshot(dir.path)
+        let files = try vaultFiles(dir.path)
         for args in [["rooms"], ["migrate"], ["chat", "busan", "hi", "--provider", "offline"]] {
             let r = try runVault(args, in: dir.path)
             expectUserError(r, ["vault.yml", "format 4", "knows formats 1 to 3", "update vault"])
         }
-        expectUnchanged(files, try snapshot(dir.path))
+        expectUnchanged(files, try vaultFiles(dir.path))
         #expect(try git(["status", "--porcelain"], in: dir.path) == "")
     }
 
@@ -176,19 +176,5 @@ import VaultTestSupport
         #expect(!more.stdout.contains("vault migrate"), "\(more.stdout)")
         let added = try git(["-c", "core.quotePath=false", "show", "--name-status", "--format=", "HEAD"], in: dir.path)
         #expect(added.hasPrefix("A\trooms/2026/"), "\(added)")
-    }
-
-    /// Every file of the vault but `.git/` and `.vault/`.
-    func snapshot(_ root: String) throws -> [String: [UInt8]] {
-        var out: [String: [UInt8]] = [:]
-        let e = FileManager.default.enumerator(atPath: root)
-        while let p = e?.nextObject() as? String {
-            if p.hasPrefix(".git") || p.hasPrefix(".vault") { continue }
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: root + "/" + p, isDirectory: &isDir), !isDir.boolValue {
-                out[p] = Array(try Data(contentsOf: URL(fileURLWithPath: root + "/" + p)))
-            }
-        }
-        return out
     }
 }

@@ -130,7 +130,7 @@ import VaultTestSupport
         let dir = try vault()
         expectSuccess(try runVault(["chat", "long", "질문"], in: dir.path))
         let shown = try runVault(["show", "long", "--no-pager"], in: dir.path).stdout
-        let files = try snapshotFiles(dir.path)
+        let files = try vaultFiles(dir.path)
         expectSuccess(try runVault(["rm", "long", "--yes"], in: dir.path))
         #expect(try git(["log", "-1", "--format=%s"], in: dir.path) == "rm: rooms/long.md (긴 대화), and its 2 volumes\n")
         #expect(try git(["ls-files", "volumes", "rooms"], in: dir.path).isEmpty)
@@ -138,7 +138,7 @@ import VaultTestSupport
         let restored = try runVault(["restore", "long"], in: dir.path)
         expectSuccess(restored)
         #expect(try git(["log", "-1", "--format=%s"], in: dir.path).hasSuffix(", and its 2 volumes\n"))
-        #expect(try snapshotFiles(dir.path) == files)
+        #expect(try vaultFiles(dir.path) == files)
         #expect(try runVault(["show", "long", "--no-pager"], in: dir.path).stdout == shown)
         // Restored to a revision from before the volumes: the file as it was, the volumes gone.
         let first = try git(["rev-list", "--max-parents=0", "HEAD"], in: dir.path)
@@ -193,25 +193,11 @@ import VaultTestSupport
         expectSuccess(try runVault(["chat", "long", "질문"], in: dir.path))
         try FileManager.default.moveItem(atPath: dir.path + "/rooms/long.md", toPath: dir.path + "/rooms/renamed.md")
         try dir.write("volumes/long/notes.md", "# mine\n")
-        let files = try snapshotFiles(dir.path)
+        let files = try vaultFiles(dir.path)
         let check = try runVault(["check"], in: dir.path)
         #expect(check.status != 0)
         #expect(check.stdout.contains("volumes/long/0001.md:1: a volume of rooms/long.md, which is not there"), "\(check.stdout)")
         #expect(check.stdout.contains("volumes/long/notes.md:1: not a volume"), "\(check.stdout)")
-        #expect(try snapshotFiles(dir.path) == files, "check changes nothing")
-    }
-
-    /// Every file of the vault but `.git/` and `.vault/`.
-    func snapshotFiles(_ root: String) throws -> [String: [UInt8]] {
-        var out: [String: [UInt8]] = [:]
-        let e = FileManager.default.enumerator(atPath: root)
-        while let p = e?.nextObject() as? String {
-            if p.hasPrefix(".git") || p.hasPrefix(".vault") { continue }
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: root + "/" + p, isDirectory: &isDir), !isDir.boolValue {
-                out[p] = Array(try Data(contentsOf: URL(fileURLWithPath: root + "/" + p)))
-            }
-        }
-        return out
+        #expect(try vaultFiles(dir.path) == files, "check changes nothing")
     }
 }

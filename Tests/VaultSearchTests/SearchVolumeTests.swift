@@ -165,26 +165,6 @@ import Glibc
         #expect(list.position(of: Self.volume) == volumes.upperBound - 1)
     }
 
-    /// Overwrites `relative`'s bytes in place (same size), then puts its modification time back.
-    func overwriteInPlace(_ dir: TemporaryDirectory, _ relative: String, replacing old: String, with new: String) throws
-    {
-        let path = dir.path + "/" + relative
-        let text = try dir.read(relative)
-        let (needle, replacement) = (Array(old.utf8), Array(new.utf8))
-        precondition(needle.count == replacement.count)
-        let offset = try #require(
-            (0...(text.count - needle.count)).first { Array(text[$0..<$0 + needle.count]) == needle })
-        var st = stat()
-        #expect(stat(path, &st) == 0)
-        let fd = open(path, O_WRONLY)
-        #expect(fd >= 0)
-        let written = replacement.withUnsafeBytes { pwrite(fd, $0.baseAddress, replacement.count, off_t(offset)) }
-        #expect(written == replacement.count)
-        var times = [st.st_atim, st.st_mtim]
-        #expect(futimens(fd, &times) == 0)
-        close(fd)
-    }
-
     /// Ends the watchers started for `cache` (their command lines name its index).
     func stopWatchers(of cache: TemporaryDirectory) {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
