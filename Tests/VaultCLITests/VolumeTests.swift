@@ -169,6 +169,26 @@ import VaultTestSupport
         try expectCheckClean(dir.path)
     }
 
+    /// A flat vault given `format: 3` by hand rolls its rooms over in place; `vault migrate` then
+    /// files each room by year with its volumes, in the same commit of renames.
+    @Test func migratingMovesARoomsVolumesWithIt() throws {
+        let dir = try vault()
+        expectSuccess(try runVault(["chat", "long", "질문"], in: dir.path))
+        let shown = try runVault(["show", "long", "--no-pager"], in: dir.path).stdout
+        #expect(try volumes(dir).count == 2)
+        expectSuccess(try runVault(["migrate"], in: dir.path))
+        let moved = try git(["-c", "core.quotePath=false", "show", "-M", "--name-status", "--format=", "HEAD"], in: dir.path)
+        #expect(moved.contains("R100\trooms/long.md\trooms/2026/long.md\n"), "\(moved)")
+        for n in ["0001", "0002"] {
+            #expect(moved.contains("R100\tvolumes/long/\(n).md\tvolumes/2026/long/\(n).md\n"), "\(moved)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/volumes/long"), "no empty folder is left")
+        let after = try runVault(["show", "long", "--no-pager"], in: dir.path).stdout
+        #expect(after == shown.replacingOccurrences(of: "rooms/long.md", with: "rooms/2026/long.md"), "the same room, at its new path")
+        #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
+        try expectCheckClean(dir.path)
+    }
+
     @Test func formatsBefore3KeepALongRoomInOneFile() throws {
         let dir = try vault(format: 2)
         expectSuccess(try runVault(["chat", "long", "질문"], in: dir.path))

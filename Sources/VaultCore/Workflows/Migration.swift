@@ -28,6 +28,8 @@ public struct Migration {
     /// What a migration does (or did): the rooms moved, and those left where they are.
     public struct Plan: Sendable, Equatable {
         public var moves: [Move] = []
+        /// The volumes of the rooms moved (format 3, `RoomVolumes`), each to its room's new folder.
+        public var volumeMoves: [Move] = []
         /// Rooms left in `rooms/`, each with why (a room of that name in its year's folder).
         public var kept: [(path: String, reason: String)] = []
         /// Whether `vault.yml` is to say the newest format (it says an older one, or nothing).
@@ -38,7 +40,8 @@ public struct Migration {
         public var isEmpty: Bool { moves.isEmpty && !setsFormat && !setsAttributes }
 
         public static func == (a: Plan, b: Plan) -> Bool {
-            a.moves == b.moves && a.kept.map(\.path) == b.kept.map(\.path) && a.setsFormat == b.setsFormat
+            a.moves == b.moves && a.volumeMoves == b.volumeMoves && a.kept.map(\.path) == b.kept.map(\.path)
+                && a.setsFormat == b.setsFormat
                 && a.setsAttributes == b.setsAttributes
         }
     }
@@ -63,6 +66,11 @@ public struct Migration {
                 continue
             }
             plan.moves.append(Move(from: path, to: to))
+            // A room that has volumes (`format: 3` set by hand on a flat vault) takes them along.
+            let folder = VaultPath.volumeFolder(ofRoom: to)
+            for volume in RoomVolumes.paths(ofRoom: path, root: vault.root) {
+                plan.volumeMoves.append(Move(from: volume, to: folder + "/" + VaultPath.stem(of: volume) + ".md"))
+            }
         }
         return plan
     }
@@ -74,9 +82,12 @@ public struct Migration {
         try vault.change { change throws(VaultError) -> Plan in
             let plan = plan()
             guard !plan.isEmpty else { return plan }
-            change.include(plan.moves.flatMap { [$0.from, $0.to] } + [VaultPath.config, ".gitattributes"])
+            let allMoves = plan.moves + plan.volumeMoves
+            change.include(allMoves.flatMap { [$0.from, $0.to] } + [VaultPath.config, ".gitattributes"])
             try change.commitHandEdits()
-            for move in plan.moves { try change.move(move.from, to: move.to) }
+            for move in allMoves { try change.move(move.from, to: move.to) }
+            // The volume folders left empty (git keeps none).
+            for folder in Set(plan.volumeMoves.map { FileIO.parent(of: $0.from) }) { _ = rmdir(vault.absolute(folder)) }
             if plan.setsAttributes, let text = Migration.attributesNeedingRooms(read(".gitattributes")) {
                 try change.write(Array(text.utf8), to: ".gitattributes")
             }
