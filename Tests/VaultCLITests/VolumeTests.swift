@@ -152,19 +152,42 @@ import VaultTestSupport
         try expectCheckClean(dir.path)
     }
 
-    /// Killed after writing the volumes and before rewriting the file: the messages are in both
-    /// (none lost); the next message's rollover removes them from the file and writes none twice.
+    /// Killed (SIGKILL) after writing the volumes and before rewriting the file: the messages are
+    /// in both (none lost); the next message's rollover removes them from the file and writes
+    /// none twice, and everything is committed.
     @Test func aRolloverKilledHalfwayIsFinishedWithoutDoubles() throws {
         let dir = try vault()
-        // What the rollover writes first, by hand: the oldest 3,000 messages in volume 1.
+        let before = try dir.read(VolumeTests.room)
+        let killed = try runVault(["chat", "long", "다음"], in: dir.path, environment: ["VAULT_CRASH_AT": "rollover-volumes-written"])
+        #expect(killed.status == SIGKILL, "not killed: \(killed.status) \(killed.stderr)")
+        #expect(try dir.read(VolumeTests.room) == before, "the room's file is as it was")
+        let written = try volumes(dir)
+        #expect(written == ["volumes/long/0001.md", "volumes/long/0002.md"])
+        #expect(try ids(dir).count > 6000, "the moved messages are in both, none lost")
+        let volume = try dir.readText(written[0])
+
+        expectSuccess(try runVault(["chat", "long", "다음"], in: dir.path))
+        let ids = try ids(dir)
+        #expect(ids.count == 6002 && Set(ids).count == 6002, "\(ids.count) messages, \(Set(ids).count) different")
+        #expect(try volumes(dir) == written, "no volume written twice")
+        #expect(try dir.readText(written[0]) == volume, "the volume written is kept as it is")
+        let subjects = try git(["log", "-4", "--format=%s"], in: dir.path)
+        #expect(subjects.contains("volumes: rooms/long.md, "), "\(subjects)")
+        #expect(try git(["status", "--porcelain", "--untracked-files=all"], in: dir.path).isEmpty)
+        #expect(try git(["fsck", "--strict", "--no-dangling"], in: dir.path).isEmpty)
+        try expectCheckClean(dir.path)
+    }
+
+    /// The same, the volumes written by hand as a killed rollover leaves them, of another size:
+    /// the next rollover fills the newest one on and removes what they hold from the file.
+    @Test func aRolloverFinishesWhatVolumesAlreadyHold() throws {
+        let dir = try vault()
         let volume = "---\ntitle: 긴 대화\nroom: rooms/long.md\nvolume: 1\n---\n\n" + VolumeTests.messages(3000)
         try dir.write("volumes/long/0001.md", volume)
         expectSuccess(try runVault(["chat", "long", "다음"], in: dir.path))
         let ids = try ids(dir)
         #expect(ids.count == 6002 && Set(ids).count == 6002, "\(ids.count) messages, \(Set(ids).count) different")
         #expect(try dir.readText("volumes/long/0001.md").hasPrefix(volume), "the volume written is kept, then filled")
-        let subjects = try git(["log", "-3", "--format=%s"], in: dir.path)
-        #expect(subjects.contains("volumes: rooms/long.md, "), "\(subjects)")
         #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
         try expectCheckClean(dir.path)
     }

@@ -245,6 +245,7 @@ extension Vault {
                 let topped = last.map { existing.last == volume.path ? $0.1 : nil } ?? nil
                 try change.write(volume.bytes, to: volume.path, expecting: topped.map { .unchanged($0) } ?? .absent)
             }
+            CrashPoint.reach("rollover-volumes-written")
             try change.write(plan.kept, to: path, expecting: .unchanged(stamp))
             let written = plan.volumes.map(\.path)
             var message = "volumes: \(path), \(Merge.counted(plan.moved, "older message", "older messages"))"
