@@ -124,6 +124,7 @@ import VaultTestSupport
         #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
         #expect(try git(["fsck", "--strict", "--no-dangling"], in: dir.path).isEmpty)
         try expectCheckClean(dir.path)
+        #expect(try runVault(["check"], in: dir.path).stdout == "3 files checked, no problems.\n", "the volumes are checked too")
     }
 
     @Test func removingAndRestoringARoomTakesItsVolumesWithIt() throws {

@@ -40,6 +40,7 @@ extension VaultCommand {
             if names.isEmpty {
                 problems = vault.check()
                 files = vault.roomPaths(sorted: false).count + vault.diaryPaths(sorted: false).count
+                    + vault.volumePaths().count
             } else {
                 let here = FileManager.default.currentDirectoryPath
                 var chosen: [VaultItem] = []

@@ -93,11 +93,15 @@ extension Vault {
 }
 
 extension Vault {
+    /// Every `*.md` file in `volumes/` (format 3: `RoomVolumes`), as `roomPaths` gives rooms:
+    /// none, after one failed open, in a vault without volumes.
+    public func volumePaths() -> [String] { markdownFiles(under: VaultPath.volumes, sorted: true) }
+
     /// The problems of the files in `volumes/` (`RoomVolumes`): each read as a room, each with
     /// its room there and a volume's name. None, and one failed open, in a vault without volumes.
     func checkVolumes() -> [FormatProblem] {
         var problems: [FormatProblem] = []
-        for path in markdownFiles(under: VaultPath.volumes, sorted: true) {
+        for path in volumePaths() {
             guard let room = VaultPath.room(ofVolume: path) else {
                 problems.append(FormatProblem(path: path, line: 1, kind: .notAVolume))
                 continue
