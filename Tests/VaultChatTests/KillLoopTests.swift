@@ -75,6 +75,8 @@ final class KillLoop {
         var recoverCommits = 0
         var staleGitLocks = 0
         var uncleanRightAfter = 0
+        /// Volumes the rooms had at the end (rolled over during the loop).
+        var volumes = 0
         var byKind: [String: Int] = [:]
         var description: String {
             let kinds = byKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
@@ -82,7 +84,8 @@ final class KillLoop {
                 + "\(finishedThenExited) finished their change then exited 128+n, \(done) reported done, "
                 + "\(recoverCommits) recover: commits, "
                 + "\(staleGitLocks) stale git locks removed with vault unlock --force, "
-                + "\(uncleanRightAfter) times git status unclean right after a signalled operation"
+                + "\(uncleanRightAfter) times git status unclean right after a signalled operation, "
+                + "\(volumes) volumes at the end"
         }
     }
     var figures = Figures()
@@ -104,6 +107,30 @@ final class KillLoop {
             rooms.append("rooms/" + title.replacingOccurrences(of: " ", with: "-") + ".md")
         }
         self.rooms = rooms
+        // Format 3, with volumes of a few kilobytes: a room rolls its older messages over to
+        // volumes every few turns, so kills land in rollovers too.
+        let config = try vault.dir.readText("vault.yml")
+        try vault.dir.write("vault.yml", config.replacingOccurrences(of: "format: 1\n", with: "format: 3\n"))
+        try git(
+            ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "format 3", "vault.yml"],
+            in: vault.dir.path)
+    }
+
+    /// Volumes of a few kilobytes (`RoomVolumes`, tests only), for every process of the loop.
+    static let volumeSizes = ["VAULT_TEST_VOLUME_SIZES": "2048,512,1024"]
+
+    /// A room's messages as a person reads them: its volumes' (oldest first), then its file's.
+    func messages(of room: String) throws -> [RoomMessage] {
+        var out: [RoomMessage] = []
+        for path in volumes(of: room) { out += roomMessages(try vault.dir.read(path)) }
+        return out + roomMessages(try vault.dir.read(room))
+    }
+
+    /// The paths of a room's volumes, oldest first.
+    func volumes(of room: String) -> [String] {
+        let folder = "volumes/" + room.dropFirst("rooms/".count).dropLast(".md".count)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: vault.path + "/" + folder)) ?? []
+        return names.filter { $0.hasSuffix(".md") }.sorted().map { folder + "/" + $0 }
     }
 
     deinit { server.stop() }
@@ -159,7 +186,7 @@ final class KillLoop {
         // KILL_LOOP_OPERATION names this operation of this loop: its processes, and nobody else's.
         let environment = vault.environment.merging([
             "EDITOR": editor, "VISUAL": "", "KILL_LOOP_LINE": line, "KILL_LOOP_OPERATION": "\(tools.path)/\(step)",
-        ]) { $1 }
+        ].merging(KillLoop.volumeSizes) { $1 }) { $1 }
         var outcome = try LoopProcess.run(
             arguments, in: vault.path, environment: environment, signalAfter: delay, signal: signal)
         if outcome.stderr.contains("the repository is locked") {
@@ -219,13 +246,24 @@ final class KillLoop {
 
     func finalChecks() throws {
         // The next command: any command that changes the vault finishes what the killed ones left.
-        var next = try vault.vault(["write", "마지막", "--body", "마지막 일기", "--date", "2026-12-31"])
+        let last = ["write", "마지막", "--body", "마지막 일기", "--date", "2026-12-31"]
+        var next = try vault.vault(last, environment: KillLoop.volumeSizes)
         if next.stderr.contains("the repository is locked") {
             figures.staleGitLocks += 1
             _ = try vault.vault(["unlock", "--force"])
-            next = try vault.vault(["write", "마지막", "--body", "마지막 일기", "--date", "2026-12-31"])
+            next = try vault.vault(last, environment: KillLoop.volumeSizes)
         }
         #expect(next.status == 0, "the next command failed: \(next.stderr)")
+        // A turn in each room: a rollover killed between its volumes and the room's file is
+        // finished by the room's next one (its messages were in both until then).
+        for room in rooms {
+            let turn = try vault.vault(
+                ["chat", room, "마지막 질문", "--provider", "local", "--model", "ok"], environment: KillLoop.volumeSizes)
+            #expect(turn.status == 0, "the last turn in \(room) failed: \(turn.stderr)")
+            let ids = try messages(of: room).map(\.header.id)
+            #expect(Set(ids).count == ids.count, "\(room): \(ids.count - Set(ids).count) messages twice")
+            figures.volumes += volumes(of: room).count
+        }
         #expect(try vault.porcelain() == "", "git status is not clean after the next command")
         let fsck = try git(["fsck", "--strict", "--no-progress"], in: vault.path)
         #expect(!fsck.contains("error") && !fsck.contains("missing") && !fsck.contains("broken"), "git fsck: \(fsck)")
@@ -233,7 +271,7 @@ final class KillLoop {
         #expect(check.status == 0, "vault check: \(check.stdout) \(check.stderr)")
         // Everything reported as done is there.
         for (room, question) in answered {
-            let messages = roomMessages(try vault.dir.read(room))
+            let messages = try messages(of: room)
             let at = messages.firstIndex { $0.header.role == "user" && $0.body == question }
             guard let at else {
                 Issue.record("\(room): the answered question \(question) is missing")
@@ -246,7 +284,8 @@ final class KillLoop {
             #expect(messages[at + 1].body == ServerText.reply && messages[at + 1].header.attributes["status"] == nil)
         }
         for (room, line) in roomEdits {
-            #expect(try vault.dir.readText(room).contains(line + "\n"), "\(room): the edit \(line) is missing")
+            let text = try (volumes(of: room) + [room]).map { try vault.dir.readText($0) }.joined()
+            #expect(text.contains(line + "\n"), "\(room): the edit \(line) is missing")
         }
         for (path, entry) in entries.sorted(by: { $0.key < $1.key }) {
             let exists = FileManager.default.fileExists(atPath: vault.path + "/" + path)

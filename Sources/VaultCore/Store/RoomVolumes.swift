@@ -22,12 +22,22 @@ public enum RoomVolumes {
     /// The first format that rolls long rooms over.
     public static let format = 3
     /// A room's file this large rolls over before the next message is added.
-    public static let rollOverSize = 2 * 1024 * 1024
+    public static var rollOverSize: Int { sizes.rollOver }
     /// The newest messages a room's file keeps when it rolls over: at least this many bytes
     /// of them (whole messages), at least one message.
-    public static let keptSize = 256 * 1024
+    public static var keptSize: Int { sizes.kept }
     /// A volume holds messages up to about this many bytes (one message larger is alone).
-    public static let volumeSize = 2 * 1024 * 1024
+    public static var volumeSize: Int { sizes.volume }
+
+    /// 2 MiB, 256 KiB and 2 MiB; tests only: `VAULT_TEST_VOLUME_SIZES=ROLLOVER,KEPT,VOLUME` (bytes),
+    /// so a kill loop rolls rooms over every few turns (`KillLoopTests`).
+    private static let sizes: (rollOver: Int, kept: Int, volume: Int) = {
+        let standard = (2 * 1024 * 1024, 256 * 1024, 2 * 1024 * 1024)
+        guard let text = getenv("VAULT_TEST_VOLUME_SIZES").map({ String(cString: $0) }) else { return standard }
+        let n = text.split(separator: ",").compactMap { Int($0) }
+        guard n.count == 3, n.allSatisfy({ $0 > 0 }), n[1] < n[0] else { return standard }
+        return (n[0], n[1], n[2])
+    }()
 
     /// The volumes of `room`, oldest first; none when it has no volume folder (one failed open).
     /// A folder on the way that is a symbolic link is not followed: such a room has no volumes
