@@ -6,7 +6,8 @@
 # - VaultChatTests' KillLoopTests: chat turns (a reply streaming from the loopback test
 #   server), diary writes, rm, restore and edit, killed with SIGKILL (vault and its editor) and
 #   with SIGTERM (vault alone); after one more command every file parses, `git fsck` and `git
-#   status` are clean, and everything reported as done is there. VAULT_KILL_TARGET SIGKILLs and
+#   status` are clean, and everything reported as done is there. Its vault is in format 3 with
+#   volumes of a few kilobytes, so rooms roll over to volumes every few turns. VAULT_KILL_TARGET SIGKILLs and
 #   VAULT_TERM_TARGET SIGTERMs (default 500 each; the suite runs 30 of each).
 # For each seed given (default 1), it prints the figures of both.
 #
