@@ -213,6 +213,39 @@ import VaultTestSupport
         try expectCheckClean(dir.path)
     }
 
+    /// An import that brings a room of megabytes into a vault of an older format suggests format 3;
+    /// after `vault migrate`, the room's first turn gives its older messages to volumes.
+    @Test func importingALongConversationSuggestsFormat3() throws {
+        let dir = try freshVault()
+        let logs = TemporaryDirectory("claude-logs")
+        let session = "7a0c2a1e-0000-4000-8000-00000000000b"
+        let line = { (o: [String: Any]) in String(decoding: try! JSONSerialization.data(withJSONObject: o), as: UTF8.self) }
+        var lines: [String] = []
+        var parent: Any = NSNull()
+        for i in 0..<2400 {
+            let user = i % 2 == 0
+            let text = "메시지 \(i): " + String(repeating: "부산 여행 이야기 \(i) ", count: 40)
+            lines.append(line([
+                "type": user ? "user" : "assistant", "uuid": "u\(i)", "parentUuid": parent, "sessionId": session,
+                "timestamp": String(format: "2026-03-01T09:%02d:%02d.000Z", i / 60 % 60, i % 60), "cwd": "/p", "isSidechain": false,
+                "message": user ? ["role": "user", "content": text] as [String: Any]
+                    : ["role": "assistant", "content": [["type": "text", "text": text]]] as [String: Any],
+            ]))
+            parent = "u\(i)"
+        }
+        try logs.write("p/\(session).jsonl", lines.joined(separator: "\n") + "\n")
+        let imported = try runVault(["import", "claude-code", logs.path + "/p/\(session).jsonl"], in: dir.path)
+        expectSuccess(imported)
+        #expect(imported.stdout.contains("1 room is 2 MiB or more (rooms/"), "\(imported.stdout)")
+        #expect(imported.stdout.contains("`vault migrate` (format 3)"), "\(imported.stdout)")
+        expectSuccess(try runVault(["migrate"], in: dir.path))
+        let room = try #require(try FileManager.default.subpathsOfDirectory(atPath: dir.path + "/rooms").first { $0.hasSuffix(".md") })
+        let name = String((room as NSString).lastPathComponent.dropLast(3))
+        expectSuccess(try runVault(["say", name, "이어서"], in: dir.path))
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/volumes"), "the room rolled over")
+        try expectCheckClean(dir.path)
+    }
+
     @Test func formatsBefore3KeepALongRoomInOneFile() throws {
         let dir = try vault(format: 2)
         expectSuccess(try runVault(["chat", "long", "질문"], in: dir.path))

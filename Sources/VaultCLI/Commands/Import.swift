@@ -81,6 +81,16 @@ extension VaultCommand {
                     print("The vault has \(rooms) rooms: `vault migrate` files them by year, so each chat turn stays quick to commit.")
                 }
             }
+            // Rooms of megabytes: in format 3 a turn commits their newest messages only.
+            if report.committed, vault.config.format < RoomVolumes.format {
+                let long = report.paths.filter {
+                    VaultPath.kind(of: $0) == .room && (FileIO.size(of: vault.absolute($0)) ?? 0) >= RoomVolumes.rollOverSize
+                }
+                if !long.isEmpty {
+                    let rooms = long.count == 1 ? "1 room is" : "\(long.count) rooms are"
+                    print("\(rooms) 2 MiB or more (\(long[0])): `vault migrate` (format 3) gives a long room's older messages to volumes, so each chat turn in it stays quick to commit.")
+                }
+            }
         }
     }
 }
