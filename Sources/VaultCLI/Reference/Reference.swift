@@ -37,7 +37,7 @@ enum Reference {
     }
 
     /// Every environment variable vault reads, in the order README.md's "Environment" table
-    /// lists them. (`VAULT_CRASH_AT`, read by the tests' crash points, is not for people.)
+    /// lists them. (`VAULT_CRASH_AT`, read by the tests' crash points, and `VAULT_TEST_VOLUME_SIZES`, their small volumes, are not for people.)
     static let environment: [Variable] = [
         Variable(name: "VAULT_DIR", fallback: "", meaning: "the vault, when `--vault` is not given"),
         Variable(
