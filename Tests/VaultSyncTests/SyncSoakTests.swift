@@ -10,17 +10,25 @@ import VaultTestSupport
 /// The suite runs a short seeded version; `scripts/soak-sync.sh` runs 500 operations and more
 /// seeds (`VAULT_SOAK_OPS`, `VAULT_SOAK_SEED`).
 @Suite struct SyncSoakTests {
-    @Test func randomWorkOnThreeMachinesLosesNothing() throws {
+    /// In the vault's own format, and in format 3 with volumes of a few kilobytes
+    /// (`VAULT_TEST_VOLUME_SIZES`, tests only): rooms roll over to volumes every few turns on
+    /// each machine, at different points, and the volumes merge.
+    @Test(arguments: [false, true]) func randomWorkOnThreeMachinesLosesNothing(volumes: Bool) throws {
         let env = ProcessInfo.processInfo.environment
-        let operations = env["VAULT_SOAK_OPS"].flatMap(Int.init) ?? 60
+        let operations = env["VAULT_SOAK_OPS"].flatMap(Int.init) ?? (volumes ? 40 : 60)
         let seed = env["VAULT_SOAK_SEED"].flatMap(UInt64.init) ?? 20261123
-        try soak(operations: operations, seed: seed)
+        try soak(operations: operations, seed: seed, volumes: volumes)
     }
 
-    func soak(operations: Int, seed: UInt64) throws {
+    func soak(operations: Int, seed: UInt64, volumes: Bool) throws {
         var random = SeededRandom(seed: seed)
         let machines = ["laptop", "desktop", "server"]
         let w = try SyncWorld(machines[0], clones: Array(machines.dropFirst()))
+        if volumes {
+            w.environment = ["VAULT_TEST_VOLUME_SIZES": "2048,512,1024"]
+            try w.expectOK(w.vault(machines[0], ["migrate"]))
+            for m in machines { try w.expectOK(w.vault(m, ["sync"])) }
+        }
         var seenMessages = Set<String>()
         var seenEntries = Set<String>()
         var deletedEntries = Set<String>()
@@ -29,7 +37,7 @@ import VaultTestSupport
         func record(_ m: String) throws {
             for (path, bytes) in try w.files(m) {
                 switch VaultPath.kind(of: path) {
-                case .room:
+                case .room, .volume:
                     if let room = try? RoomFile(parsing: bytes, path: path) {
                         seenMessages.formUnion(room.messages.map(\.id))
                     }
@@ -96,6 +104,11 @@ import VaultTestSupport
                 let to = "rooms/renamed-\(step).md"
                 log.append("\(step) \(m) mv \(room) \(to)")
                 try FileManager.default.moveItem(atPath: w.path(m) + "/" + room, toPath: w.path(m) + "/" + to)
+                // Its volumes too, as `vault check` asks of a person who renames a room.
+                let folder = w.path(m) + "/" + VaultPath.volumeFolder(ofRoom: room)
+                if FileManager.default.fileExists(atPath: folder) {
+                    try FileManager.default.moveItem(atPath: folder, toPath: w.path(m) + "/" + VaultPath.volumeFolder(ofRoom: to))
+                }
             default:
                 log.append("\(step) \(m) sync")
                 let r = try w.vault(m, ["sync"])
@@ -128,7 +141,7 @@ import VaultTestSupport
         var entries = Set<String>()
         for (path, bytes) in final {
             switch VaultPath.kind(of: path) {
-            case .room: messages.formUnion(try RoomFile(parsing: bytes, path: path).messages.map(\.id))
+            case .room, .volume: messages.formUnion(try RoomFile(parsing: bytes, path: path).messages.map(\.id))
             case .diaryEntry: if let id = try DiaryFile(parsing: bytes, path: path).id { entries.insert(id) }
             default: break
             }
@@ -141,6 +154,7 @@ import VaultTestSupport
         // What the run went through, for the soak script's log.
         let merges = try git(["rev-list", "--merges", "--count", "HEAD"], in: w.path("laptop"))
         let copies = final.keys.filter { $0.contains(".conflict-") }.count
+        let volumeFiles = final.keys.filter { VaultPath.kind(of: $0) == .volume }.count
         let versions = final.values.reduce(0) {
             $0 + String(decoding: $1, as: UTF8.self).components(separatedBy: " conflict=m-").count - 1
         }
@@ -148,7 +162,7 @@ import VaultTestSupport
             "soak seed \(seed): \(operations) operations, "
                 + "\(merges.trimmingCharacters(in: .whitespacesAndNewlines)) merge commits, "
                 + "\(messages.count) messages, \(entries.count) entries, \(copies) conflict copies, "
-                + "\(versions) conflicting message versions; nothing lost"
+                + "\(versions) conflicting message versions, \(volumeFiles) volumes; nothing lost"
         )
     }
 }

@@ -11,6 +11,8 @@ final class SyncWorld {
     var remote: String { folder.path + "/remote.git" }
     /// Machine name → its vault folder.
     private(set) var machines: [String: String] = [:]
+    /// Variables every `vault` of this world runs with, besides its own.
+    var environment: [String: String] = [:]
 
     /// Machine `first` holds a copy of sample-vault, pushed to the remote; the others are clones.
     init(_ first: String = "laptop", clones: [String] = ["desktop"], sample: Bool = true) throws {
@@ -45,6 +47,7 @@ final class SyncWorld {
         throws -> RunResult
     {
         var env = ["VAULT_MACHINE": machine, "PATH": SyncWorld.pathWithVault, "VAULT_LOCK_TIMEOUT": "60"]
+        for (k, v) in self.environment { env[k] = v }
         for (k, v) in environment { env[k] = v }
         return try runVault(arguments, in: directory ?? path(machine), environment: env)
     }
