@@ -43,6 +43,37 @@ import VaultTestSupport
         try w.expectHealthy("desktop")
     }
 
+    /// One room renamed differently on both machines, and an old message edited on one: the
+    /// later name is kept, with the edit. (The no-loss check once compared the unedited side's
+    /// message with no base version, because the base name was neither side's, and stopped
+    /// the sync: found by `scripts/soak-sync.sh`, seed 1, 300 operations.)
+    @Test func aRoomRenamedDifferentlyOnBothSidesKeepsTheEdit() throws {
+        let w = try SyncWorld()
+        let busan = "rooms/부산-여행.md"
+        let ids = try w.ids("laptop", busan)
+        #expect(ids.count >= 2)
+        var text = try w.read("desktop", busan)
+        let lines = text.components(separatedBy: "\n")
+        let firstHeader = try #require(lines.firstIndex { $0.hasPrefix("## ") })
+        let body = try #require(lines[firstHeader...].first { !$0.isEmpty && !$0.hasPrefix("#") && !$0.hasPrefix("<") })
+        text = text.replacingOccurrences(of: body + "\n", with: body + " (고친 말)\n")
+        try FileManager.default.removeItem(atPath: w.path("desktop") + "/" + busan)
+        try w.write("desktop", "rooms/데스크톱-이름.md", text)
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        try FileManager.default.moveItem(atPath: w.path("laptop") + "/" + busan, toPath: w.path("laptop") + "/rooms/노트북-이름.md")
+        let synced = try w.vault("laptop", ["sync"])
+        try w.expectOK(synced)
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        #expect(try w.files("laptop") == (try w.files("desktop")))
+        let rooms = try w.files("laptop").keys.filter { $0.hasSuffix("이름.md") }
+        #expect(rooms.count == 1, "one room, under the later commit's name: \(rooms)")
+        let kept = try #require(rooms.first)
+        #expect(try w.read("laptop", kept).contains(body + " (고친 말)\n"), "the edit is kept")
+        #expect(Set(try w.ids("laptop", kept)) == Set(ids))
+        try w.expectHealthy("laptop")
+        try w.expectHealthy("desktop")
+    }
+
     @Test func bothEditTheSameOldMessageKeepsBothVersions() throws {
         let w = try SyncWorld()
         let room = "rooms/김치찌개-레시피.md"

@@ -113,8 +113,12 @@ import VaultTestSupport
                 log.append("\(step) \(m) sync")
                 let r = try w.vault(m, ["sync"])
                 if r.status != 0 {
+                    if let keep = ProcessInfo.processInfo.environment["VAULT_SOAK_KEEP"] {
+                        _ = try? FileManager.default.removeItem(atPath: keep)
+                        try? FileManager.default.copyItem(atPath: w.folder.path, toPath: keep)
+                    }
                     Issue.record(
-                        "sync failed at step \(step) on \(m): \(r.stderr)\n\(log.suffix(15).joined(separator: "\n"))")
+                        "sync failed at step \(step) on \(m): \(r.stderr)\n\(log.suffix(ProcessInfo.processInfo.environment["VAULT_SOAK_LOG"].flatMap(Int.init) ?? 15).joined(separator: "\n"))")
                     return
                 }
             }
@@ -150,7 +154,13 @@ import VaultTestSupport
         #expect(lostMessages.isEmpty, "lost messages: \(lostMessages.sorted().prefix(10)) (seed \(seed))")
         let lostEntries = seenEntries.subtracting(deletedEntries).subtracting(entries)
         #expect(lostEntries.isEmpty, "lost entries: \(lostEntries.sorted()) (seed \(seed))")
-        for m in machines { try w.expectHealthy(m) }
+        // A room renamed by hand on one machine while another rolled it over leaves the volumes
+        // rolled meanwhile under the old name: nothing is lost (their messages are counted above),
+        // and `vault check` says where to move them (FORMAT.md, *Room volumes*).
+        let orphaned = try w.vault("laptop", ["check"]).stdout.split(separator: "\n").filter {
+            $0.contains(", which is not there (renamed or removed by hand?)")
+        }.count
+        for m in machines { try w.expectHealthy(m, tolerating: volumes ? ", which is not there (renamed or removed by hand?)" : nil) }
         // What the run went through, for the soak script's log.
         let merges = try git(["rev-list", "--merges", "--count", "HEAD"], in: w.path("laptop"))
         let copies = final.keys.filter { $0.contains(".conflict-") }.count
@@ -162,7 +172,7 @@ import VaultTestSupport
             "soak seed \(seed): \(operations) operations, "
                 + "\(merges.trimmingCharacters(in: .whitespacesAndNewlines)) merge commits, "
                 + "\(messages.count) messages, \(entries.count) entries, \(copies) conflict copies, "
-                + "\(versions) conflicting message versions, \(volumeFiles) volumes; nothing lost"
+                + "\(versions) conflicting message versions, \(volumeFiles) volumes (\(orphaned) under a room's old name); nothing lost"
         )
     }
 }

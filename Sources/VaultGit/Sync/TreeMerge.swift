@@ -52,6 +52,9 @@ struct TreeMerge {
         var conflictCopies: [String] = []
         /// Paths deleted on one side whose edit on the other side was kept.
         var keptEdits: [String] = []
+        /// The base paths of files that live under another name now (renamed on one side or on
+        /// both), whose base version the no-loss check compares with.
+        var movedFromBase: [String] = []
     }
 
     let history: GitHistory
@@ -88,6 +91,7 @@ struct TreeMerge {
             if let p = path, p != basePath, o.path == basePath || t.path == basePath {
                 outcome.renamed.append((basePath, p))
             }
+            if o.path != basePath || t.path != basePath { outcome.movedFromBase.append(basePath) }
             // Its content.
             let content: git_oid?
             if GitHistory.same(o.oid, t.oid) {
@@ -108,6 +112,12 @@ struct TreeMerge {
                     theirsNewer: theirsNewer, outcome: &outcome)
             }
             if basePath != path { result[basePath] = .some(nil) }
+            // Renamed differently on both sides and the other side's name kept: our name goes
+            // (the file is one file, not two), unless another file's merge claims that path.
+            if let a = o.path, a != basePath, let p = path, a != p, claimed[a] == nil {
+                result[a] = .some(nil)
+                outcome.renamed.append((a, p))
+            }
             if let p = path, let c = content {
                 result[p] = c
                 claimed[p] = (c, basePath)

@@ -324,6 +324,8 @@ public final class VaultSync {
         for change in plan.changes { resultBlobs[change.path] = change.oid }
         var paths = Set(plan.changes.map(\.path))
         for (from, to) in plan.outcome.renamed { paths.insert(from); paths.insert(to) }
+        // A file renamed on both sides, differently: its base version is under the base's name.
+        for p in plan.outcome.movedFromBase { paths.insert(p) }
         for p in plan.outcome.keptEdits { paths.insert(p) }
         var versions = (base: [String: [UInt8]](), ours: [String: [UInt8]](), theirs: [String: [UInt8]](),
             result: [String: [UInt8]]())
