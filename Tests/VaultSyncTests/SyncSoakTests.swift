@@ -160,6 +160,10 @@ import VaultTestSupport
         let orphaned = try w.vault("laptop", ["check"]).stdout.split(separator: "\n").filter {
             $0.contains(", which is not there (renamed or removed by hand?)")
         }.count
+        if volumes, let keep = ProcessInfo.processInfo.environment["VAULT_SOAK_KEEP"] {
+            _ = try? FileManager.default.removeItem(atPath: keep)
+            try? FileManager.default.copyItem(atPath: w.folder.path, toPath: keep)
+        }
         for m in machines { try w.expectHealthy(m, tolerating: volumes ? ", which is not there (renamed or removed by hand?)" : nil) }
         // What the run went through, for the soak script's log.
         let merges = try git(["rev-list", "--merges", "--count", "HEAD"], in: w.path("laptop"))

@@ -95,6 +95,57 @@ import VaultTestSupport
         try world.expectHealthy("laptop")
         try world.expectHealthy("desktop")
     }
+
+    /// A room renamed by hand on one machine (its volumes' folder with it, as `vault check` asks)
+    /// while the other, offline, talked in it and rolled it over into new volumes: after the
+    /// syncs the new volumes are in the renamed room's folder, each message once.
+    @Test func volumesRolledOverElsewhereFollowARenamedRoom() throws {
+        let world = try SyncWorld("laptop", clones: ["desktop"])
+        world.environment = ["VAULT_TEST_VOLUME_SIZES": "2048,512,1024"]  // volumes of a few kilobytes
+        try world.expectOK(world.vault("laptop", ["migrate"]))
+        try world.expectOK(world.vault("laptop", ["sync"]))
+        try world.expectOK(world.vault("desktop", ["sync"]))
+        let year = try #require(
+            (try FileManager.default.contentsOfDirectory(atPath: world.path("laptop") + "/rooms")).first { year in
+                FileManager.default.fileExists(atPath: world.path("laptop") + "/rooms/\(year)/부산-여행.md")
+            })
+        let (room, renamed) = ("rooms/\(year)/부산-여행.md", "rooms/\(year)/부산-가을-여행.md")
+        try world.chat("laptop", "부산-여행", "첫 질문")
+        try world.expectOK(world.vault("laptop", ["sync"]))
+        try world.expectOK(world.vault("desktop", ["sync"]))
+        let folder = { (r: String) in VaultPath.volumeFolder(ofRoom: r) }
+        #expect(FileManager.default.fileExists(atPath: world.path("desktop") + "/" + folder(room)), "rolled over")
+        // The laptop renames the room and its volumes' folder, and syncs.
+        let laptop = world.path("laptop")
+        try FileManager.default.moveItem(atPath: laptop + "/" + room, toPath: laptop + "/" + renamed)
+        try FileManager.default.moveItem(atPath: laptop + "/" + folder(room), toPath: laptop + "/" + folder(renamed))
+        try world.expectOK(world.vault("laptop", ["sync"]))
+        // The desktop, offline, talks on under the old name: more volumes there.
+        let before = try FileManager.default.contentsOfDirectory(atPath: world.path("desktop") + "/" + folder(room)).count
+        for question in ["둘째 질문", "셋째 질문", "넷째 질문", "다섯째 질문"] { try world.chat("desktop", "부산-여행", question) }
+        let after = try FileManager.default.contentsOfDirectory(atPath: world.path("desktop") + "/" + folder(room)).count
+        #expect(after > before, "the desktop wrote new volumes: \(before) → \(after)")
+        var expected = Set<String>()
+        for m in ["laptop", "desktop"] {
+            for (path, bytes) in try world.files(m) where path.hasPrefix(folder(room) + "/") || path.hasPrefix(folder(renamed) + "/") || path == room || path == renamed {
+                expected.formUnion(try RoomFile(parsing: bytes, path: path).messages.map(\.id))
+            }
+        }
+        try world.expectOK(world.vault("desktop", ["sync"]))
+        try world.expectOK(world.vault("laptop", ["sync"]))
+        #expect(try world.files("laptop") == (try world.files("desktop")))
+        let files = try world.files("desktop")
+        #expect(!files.keys.contains { $0.hasPrefix(folder(room) + "/") || $0 == room }, "nothing under the old name")
+        var ids: [String] = []
+        for (path, bytes) in files.sorted(by: { $0.key < $1.key })
+        where path.hasPrefix(folder(renamed) + "/") || path == renamed {
+            ids += try RoomFile(parsing: bytes, path: path).messages.map(\.id)
+        }
+        #expect(Set(ids) == expected, "lost: \(expected.subtracting(ids).sorted().prefix(5))")
+        #expect(ids.count == Set(ids).count, "\(ids.count - Set(ids).count) messages twice")
+        try world.expectHealthy("laptop")
+        try world.expectHealthy("desktop")
+    }
 }
 
 private let promptMarkerText = "<!-- vault:prompt · write your next message below this line, then run `vault chat` -->"

@@ -70,6 +70,7 @@ struct TreeMerge {
         var outcome = Outcome()
         var result: [String: git_oid?] = [:]  // path → new blob (nil: absent), for paths that may differ from ours
         var claimed: [String: (oid: git_oid, fromBase: String?)] = [:]
+        var roomMoves: [(from: String, to: String)] = []
 
         // Paths of the base changed on either side.
         let touched = Set(oursEdits.byBase.keys).union(theirsEdits.byBase.keys).sorted()
@@ -118,6 +119,12 @@ struct TreeMerge {
                 result[a] = .some(nil)
                 outcome.renamed.append((a, p))
             }
+            // Every name a room had, on either side, that is not its name now: its volumes follow.
+            if let p = path, VaultPath.kind(of: p) == .room {
+                for name in Set([basePath, o.path, t.path].compactMap { $0 }) where name != p && VaultPath.kind(of: name) == .room {
+                    roomMoves.append((name, p))
+                }
+            }
             if let p = path, let c = content {
                 result[p] = c
                 claimed[p] = (c, basePath)
@@ -154,6 +161,7 @@ struct TreeMerge {
             result[path] = content
         }
         Trace.mark("tree merge: added paths merged")
+        try carryVolumes(roomMoves, ours: ours, theirsNewer: theirsNewer, outcome: &outcome, result: &result)
         // Only what differs from ours is a change.
         for (path, oid) in result.sorted(by: { $0.key < $1.key }) {
             let current = history.blob(at: path, in: ours.tree)
@@ -179,6 +187,52 @@ struct TreeMerge {
             outcome.changes.append(Change(path: copyPath, oid: try history.writeBlob(copy)))
         }
         return try history.writeBlob(merged.bytes)
+    }
+
+    /// A room's volumes follow it (FORMAT.md, *Room volumes*): a volume one side wrote (a
+    /// rollover) under the name the room has no more (renamed on the other side, or on both)
+    /// moves to the folder of the name it has now, and is merged with a volume of the same
+    /// number there as two volumes are (by message id: each message once).
+    private func carryVolumes(
+        _ moves: [(from: String, to: String)], ours: Side, theirsNewer: Bool, outcome: inout Outcome,
+        result: inout [String: git_oid?]
+    ) throws(VaultError) {
+        for (from, to) in moves {
+            let oldFolder = VaultPath.volumeFolder(ofRoom: from)
+            let newFolder = VaultPath.volumeFolder(ofRoom: to)
+            // The old folder's volumes in the result: ours, as the merge left them, and those it added.
+            var found: [String: git_oid] = [:]
+            if let tree = try history.subtree(oldFolder, of: git_tree_id(ours.tree).pointee) {
+                let raw = try history.trees.read(tree)
+                for e in GitHistory.entries(of: raw) where !e.isTree {
+                    let path = oldFolder + "/" + String(decoding: raw[e.name], as: UTF8.self)
+                    if case .some(let kept) = result[path] {
+                        if let kept { found[path] = kept }
+                    } else {
+                        found[path] = TreeEditor.oid(raw, at: e.oid)
+                    }
+                }
+            }
+            for (path, oid) in result where path.hasPrefix(oldFolder + "/") {
+                if let oid, !path.dropFirst(oldFolder.count + 1).contains("/") { found[path] = oid }
+            }
+            for (path, oid) in found.sorted(by: { $0.key < $1.key }) where VaultPath.room(ofVolume: path) == from {
+                let target = newFolder + "/" + String(path.dropFirst(oldFolder.count + 1))
+                let there: git_oid?
+                if case .some(let value) = result[target] { there = value } else { there = history.blob(at: target, in: ours.tree) }
+                if let there, !GitHistory.same(there, oid) {
+                    let merged = try Merge.committed(
+                        path: target, base: nil, ours: try history.blobBytes(there), theirs: try history.blobBytes(oid),
+                        newer: theirsNewer ? .theirs : .ours)
+                    outcome.notes += merged.notes.map { "\(target): \($0)" }
+                    result[target] = try history.writeBlob(merged.bytes)
+                } else if there == nil {
+                    result[target] = oid
+                }
+                result[path] = .some(nil)
+                outcome.renamed.append((path, target))
+            }
+        }
     }
 
     /// A path created on both sides with different contents.
