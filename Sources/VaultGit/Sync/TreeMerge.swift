@@ -320,6 +320,12 @@ extension GitHistory {
             case GIT_DELTA_MODIFIED, GIT_DELTA_TYPECHANGE:
                 changes.byBase[oldPath] = PathEdit(path: newPath, oid: delta.new_file.id)
                 changes.baseIDs[oldPath] = delta.old_file.id
+            case GIT_DELTA_RENAMED where VaultPath.kind(of: oldPath) != VaultPath.kind(of: newPath):
+                // Alike, but not one file renamed: a room's older messages moved to a new volume
+                // (format 3), say, are not the room moved there. A deletion and a new file.
+                changes.byBase[oldPath] = PathEdit(path: nil, oid: nil)
+                changes.baseIDs[oldPath] = delta.old_file.id
+                changes.added[newPath] = delta.new_file.id
             case GIT_DELTA_RENAMED:
                 changes.byBase[oldPath] = PathEdit(path: newPath, oid: delta.new_file.id)
                 changes.baseIDs[oldPath] = delta.old_file.id
