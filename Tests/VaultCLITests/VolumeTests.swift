@@ -193,6 +193,29 @@ import VaultTestSupport
         try expectCheckClean(dir.path)
     }
 
+    /// A message edited in the room's file while another version of it is in a volume (edited on
+    /// one machine while another moved it): the rollover moves it with an id of its own, marked
+    /// `conflict=` as a merge marks the second of two versions, so no volume holds one id twice.
+    @Test func aMessageWhoseOtherVersionIsInAVolumeGetsAnIdOfItsOwn() throws {
+        let dir = try freshVault()
+        let config = try dir.readText("vault.yml")
+        try dir.write("vault.yml", config.replacingOccurrences(of: "format: 1\n", with: "format: 3\n"))
+        let head = "---\ntitle: long\nroom: rooms/long.md\nvolume: 1\n---\n\n"
+        try dir.write("volumes/long/0001.md", head + VolumeTests.messages(6))
+        let edited = VolumeTests.messages(1, from: 5).replacingOccurrences(of: "끝\n", with: "끝 (고침)\n")
+        try dir.write(VolumeTests.room, VolumeTests.head + edited + VolumeTests.messages(34, from: 6) + promptMarker + "\n")
+        try git(["add", "-A"], in: dir.path)
+        try git(["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "setup"], in: dir.path)
+        let small = ["VAULT_TEST_VOLUME_SIZES": "4096,1024,8192"]
+        expectSuccess(try runVault(["say", "long", "다음"], in: dir.path, environment: small))
+        let volume = try dir.readText("volumes/long/0001.md")
+        #expect(volume.hasPrefix(head + VolumeTests.messages(6)), "the volume's own messages stay as they were")
+        #expect(volume.contains(" conflict=m-000000000005 -->\n\n메시지 5: 부산 여행 일정과 숙소 낱말5끝 (고침)\n"), "\(volume.suffix(600))")
+        let ids = try ids(dir)
+        #expect(ids.count == Set(ids).count && ids.count == 6 + 35 + 1, "\(ids.count) messages, \(Set(ids).count) ids")
+        try expectCheckClean(dir.path)
+    }
+
     /// A flat vault given `format: 3` by hand rolls its rooms over in place; `vault migrate` then
     /// files each room by year with its volumes, in the same commit of renames.
     @Test func migratingMovesARoomsVolumesWithIt() throws {

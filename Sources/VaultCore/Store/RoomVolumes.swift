@@ -146,7 +146,8 @@ public enum RoomVolumes {
     /// holds each message once. Messages already in a volume byte for byte (a rollover killed
     /// after writing its volumes) are only removed from the file.
     public static func split(
-        _ room: RoomFile, path: String, last: LastVolume?, alreadyInVolumes: Set<[UInt8]> = [], title: String
+        _ room: RoomFile, path: String, last: LastVolume?, alreadyInVolumes: Set<[UInt8]> = [],
+        idsInVolumes: Set<String> = [], title: String
     ) -> (volumes: [(path: String, bytes: [UInt8])], kept: [UInt8], moved: Int)? {
         let bytes = room.bytes
         let (starts, end) = messageStarts(room)
@@ -174,9 +175,21 @@ public enum RoomVolumes {
             guard volume.count > unchanged || (number != last?.number && !volume.isEmpty) else { return }
             volumes.append((folder + "/" + VaultPath.volumeName(number), volume))
         }
+        var taken = idsInVolumes
         for k in 0..<keep {
-            let message = bytes[starts[k]..<starts[k + 1]]
-            if !alreadyInVolumes.isEmpty, alreadyInVolumes.contains(RoomVolumes.content(Array(message))) { continue }
+            var message = Array(bytes[starts[k]..<starts[k + 1]])
+            if !alreadyInVolumes.isEmpty, alreadyInVolumes.contains(RoomVolumes.content(message)) { continue }
+            // Another version of this message is in a volume already (edited on one machine while
+            // another moved it): this one gets an id of its own, as a merge gives the second of
+            // two versions, so no volume holds one id twice.
+            let id = room.messages[k].id
+            if taken.contains(id) {
+                let own = Merge.derivedID(from: id, content: RoomVolumes.content(message)[...], taken: taken)
+                message = Merge.renamed(message, to: own, conflictOf: id)
+                taken.insert(own)
+            } else {
+                taken.insert(id)
+            }
             if filled >= volumeSize {
                 flush()
                 number += 1
@@ -202,9 +215,10 @@ public enum RoomVolumes {
         return Array(message[..<end])
     }
 
-    /// Every message of the room's volumes, as `content` compares them.
-    static func volumeContents(ofRoom room: String, root: String) -> Set<[UInt8]> {
+    /// Every message of the room's volumes, as `content` compares them, and their ids.
+    static func volumeContents(ofRoom room: String, root: String) -> (contents: Set<[UInt8]>, ids: Set<String>) {
         var out = Set<[UInt8]>()
+        var ids = Set<String>()
         for path in paths(ofRoom: room, root: root) {
             guard let bytes = try? FileIO.read(root + "/" + path), let volume = try? RoomFile(parsing: bytes, path: path)
             else { continue }
@@ -212,8 +226,9 @@ public enum RoomVolumes {
             for (k, start) in starts.enumerated() {
                 out.insert(content(Array(bytes[start..<(k + 1 < starts.count ? starts[k + 1] : end)])))
             }
+            ids.formUnion(volume.messages.map(\.id))
         }
-        return out
+        return (out, ids)
     }
 }
 
@@ -247,8 +262,12 @@ extension Vault {
                 let (bytes, stamp) = try FileIO.readStamped(absolute(newest))
                 last = (RoomVolumes.LastVolume(number: number, bytes: bytes, path: newest), stamp)
             }
-            let contents = existing.isEmpty ? [] : RoomVolumes.volumeContents(ofRoom: path, root: root)
-            guard let plan = RoomVolumes.split(room, path: path, last: last?.0, alreadyInVolumes: contents, title: room.title)
+            let known: (contents: Set<[UInt8]>, ids: Set<String>) =
+                existing.isEmpty ? ([], []) : RoomVolumes.volumeContents(ofRoom: path, root: root)
+            guard
+                let plan = RoomVolumes.split(
+                    room, path: path, last: last?.0, alreadyInVolumes: known.contents, idsInVolumes: known.ids,
+                    title: room.title)
             else { return [] }
             for volume in plan.volumes {
                 // The newest volume topped up over the version read; a new one where none is.
