@@ -25,7 +25,7 @@ final class Pager {
     let held: Int32
     /// The pager already running, fed as the command prints (`pageIfScreenIsFull`), and the
     /// SIGINT disposition to restore when it ends.
-    private var streaming: (pid: pid_t, interrupt: sighandler_t?)?
+    private var streaming: TerminalChild?
     /// How much of the held output `pageIfScreenIsFull` has counted, and the rows it takes.
     private var counted = (bytes: 0, rows: 0)
 
@@ -80,10 +80,9 @@ final class Pager {
         guard n > 0, let end = piece[..<n].lastIndex(of: 0x0A) else { return }
         pager.counted.bytes += end + 1
         pager.counted.rows += lines(Array(piece[...end]), columns: Terminal.columns ?? 80, atLeast: rows)
-        guard pager.counted.rows >= rows, let (pid, writeEnd) = pager.spawn(output: pager.terminal) else { return }
+        guard pager.counted.rows >= rows, let (child, writeEnd) = pager.start(output: pager.terminal) else { return }
         let text = pager.readHeld()
-        // Ctrl-C is the pager's (less stops a search with it): vault waits for it to end.
-        pager.streaming = (pid, signal(SIGINT, SIG_IGN))
+        pager.streaming = child
         pager.write(text, to: writeEnd)
         // From now on standard output is the pager's input; the terminal stays `terminalOutput`.
         dup2(writeEnd, 1)
@@ -110,15 +109,13 @@ final class Pager {
     func finish() {
         Pager.active = nil
         fflush(nil)
-        if let (pid, interrupt) = streaming {
+        if let child = streaming {
             // The pager's input ends here (its last copy was standard output); it is waited for.
             dup2(terminal, 1)
             close(terminal)
             close(held)
             Terminal.terminalOutput.store(1, ordering: .relaxed)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            signal(SIGINT, interrupt)
+            _ = child.wait()
             return
         }
         dup2(terminal, 1)
@@ -188,17 +185,33 @@ final class Pager {
     /// Runs the pager with `text` on its standard input and waits for it; false when it did
     /// not start or its command was not found (the text is then to be printed directly).
     private func show(_ text: [UInt8]) -> Bool {
-        guard let (pid, writeEnd) = spawn(output: 1) else { return false }
-        // Ctrl-C is the pager's (less stops a search with it): vault waits for it to end.
-        let previous = signal(SIGINT, SIG_IGN)
-        defer { signal(SIGINT, previous) }
+        guard let (child, writeEnd) = start(output: 1) else { return false }
         write(text, to: writeEnd)
         close(writeEnd)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exited = status & 0x7F == 0
-        let code = (status >> 8) & 0xFF
-        return !(exited && (code == 127 || code == 126))
+        switch child.wait() {
+        case .exited(126), .exited(127): return false
+        default: return true
+        }
+    }
+
+    /// Starts the pager (`/bin/sh -c COMMAND`, `LESS=FRX` and `LV=-c` when not set) reading a
+    /// pipe and writing to `output` (the terminal): the program and the pipe's end to write,
+    /// nil when it could not start. It gets the terminal as the editor does (`TerminalChild`):
+    /// in vault's process group, Ctrl-C its own (less stops a search with it) while vault waits.
+    private func start(output: Int32) -> (child: TerminalChild, writeEnd: Int32)? {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return nil }
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        var environment = ProcessInfo.processInfo.environment
+        if environment["LESS"] == nil { environment["LESS"] = "FRX" }
+        if environment["LV"] == nil { environment["LV"] = "-c" }
+        let child = try? TerminalChild.start(command, environment: environment, input: readEnd, output: output)
+        close(readEnd)
+        guard let child else {
+            close(writeEnd)
+            return nil
+        }
+        return (child, writeEnd)
     }
 
     /// Writes `text` to the pager; stops when it quit early (EPIPE: what it did not read is not wanted).
@@ -210,40 +223,5 @@ final class Pager {
             if n <= 0 { break }
             done += n
         }
-    }
-
-    /// Starts the pager (`/bin/sh -c COMMAND`, `LESS=FRX` and `LV=-c` when not set) reading a pipe
-    /// and writing to `output` (the terminal): its process and the pipe's end to write, nil when
-    /// it could not start.
-    private func spawn(output: Int32) -> (pid: pid_t, writeEnd: Int32)? {
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return nil }
-        let (readEnd, writeEnd) = (fds[0], fds[1])
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, readEnd, 0)
-        // The pager writes to the terminal, not to what standard output is now.
-        if output != 1 { posix_spawn_file_actions_adddup2(&actions, output, 1) }
-        posix_spawn_file_actions_addclose(&actions, readEnd)
-        posix_spawn_file_actions_addclose(&actions, writeEnd)
-        var environment = ProcessInfo.processInfo.environment
-        if environment["LESS"] == nil { environment["LESS"] = "FRX" }
-        if environment["LV"] == nil { environment["LV"] = "-c" }
-        let arguments = ["/bin/sh", "-c", command]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for p in argv { free(p) }
-            for p in envp { free(p) }
-        }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, &envp)
-        close(readEnd)
-        guard spawned == 0 else {
-            close(writeEnd)
-            return nil
-        }
-        return (pid, writeEnd)
     }
 }
