@@ -24,6 +24,7 @@ extension GitHistory {
         let editor = trees
         let rootID = head.map { git_tree_id($0.tree).pointee }
         var edited: [String] = []
+        var added: [String] = []
         for path in paths {
             // A symbolic link is compared as git does: its text and its kind, never its target.
             let onDisk = try blobEntry(ofFile: path, known: known[path])
@@ -31,18 +32,27 @@ extension GitHistory {
             switch (onDisk, committed) {
             case (nil, nil): continue
             case (let a?, let b?) where GitHistory.same(a.oid, b.oid) && a.isLink == b.isLink: continue
+            case (let a?, nil) where !a.isLink:
+                edited.append(path)
+                added.append(path)
             default: edited.append(path)
             }
         }
         Trace.mark("prepare: hand edits checked")
         if !edited.isEmpty {
+            // A file new to HEAD may be one renamed by hand: its old path goes in the same commit.
+            let renames = try head.map { h throws(VaultError) in try handRenames(of: added, head: h.commit) } ?? []
+            let renamed = Set(renames.map(\.to))
+            let others = edited.filter { !renamed.contains($0) }
+            edited += renames.flatMap { [$0.from] + $0.alongside }
             // A room saved from a buffer older than messages that arrived gets them back first.
             let kept = try head.map { h throws(VaultError) in try keepingWhatArrived(in: edited, head: h.commit) } ?? []
             for note in kept { report?(note) }
             // The hand-edit commit of the change path (`Change.commitHandEdits` calls this).
+            let named = renames.map { "\($0.from) renamed to \($0.to)" } + others
             try commit(
                 edited,
-                message: "edit: " + GitHistory.list(edited)
+                message: "edit: " + GitHistory.list(named)
                     + (kept.isEmpty ? "" : " (kept messages a stale save lacked)"))
         }
         return edited

@@ -68,6 +68,31 @@ public enum Merge {
         }
     }
 
+    /// Whether `a` at `oldPath` and `b` at `newPath` are one room, volume or diary entry under
+    /// two names: a file a person renamed (`mv`, `git mv`, Obsidian, VS Code) and perhaps
+    /// edited. Rooms and volumes by `isSameRoom` (a message id in common, or the same `created`
+    /// and title while one has no message); entries by the same `created` value, else the same
+    /// body; files of two kinds never.
+    ///
+    ///     Merge.isSameItem(old, new, oldPath: "rooms/errors.md", newPath: "rooms/errors2.md") // true
+    public static func isSameItem(_ a: [UInt8], _ b: [UInt8], oldPath: String, newPath: String) -> Bool {
+        let kind = VaultPath.kind(of: newPath)
+        guard VaultPath.kind(of: oldPath) == kind else { return false }
+        switch kind {
+        case .room, .volume: return isSameRoom(a, b, path: newPath)
+        case .diaryEntry:
+            if a == b { return true }
+            guard let x = try? DiaryFile(parsing: a, path: oldPath), let y = try? DiaryFile(parsing: b, path: newPath)
+            else { return false }
+            if let created = x.frontMatter?.string("created"), !created.isEmpty {
+                return y.frontMatter?.string("created") == created
+            }
+            let body = x.body.trimmingCharacters(in: .whitespacesAndNewlines)
+            return !body.isEmpty && body == y.body.trimmingCharacters(in: .whitespacesAndNewlines)
+        case .config, .other: return false
+        }
+    }
+
     /// The merge of one file from two commits, the rule `vault sync` and `vault merge-driver`
     /// (`git pull`) share so both write the same bytes: `file`, except that where a text merge's
     /// changes overlap the newer side's version is kept and the older side's is the conflict copy,
