@@ -61,13 +61,19 @@ extension VaultCommand {
             case .diaryEntry(let path):
                 let (entry, notes) = try EntryReading(vault: vault).read(path, cancellation: Termination.cancellation)
                 notes.forEach(Terminal.print)
-                let day = entry.day.map { DateText.heading($0, locale: locale) } ?? entry.heading ?? ""
-                Terminal.line(style.title("# \(day)"))
+                // An entry with no date anywhere (`vault check` says so) gets no empty heading.
+                if let day = entry.day.map({ DateText.heading($0, locale: locale) }) ?? entry.heading, !day.isEmpty {
+                    Terminal.line(style.title("# \(day)"))
+                }
                 var facts = [path]
                 if entry.frontMatter?.string("title") != nil { facts.append(entry.title) }
                 if !entry.tags.isEmpty { facts.append(entry.tags.map { "#" + $0 }.joined(separator: " ")) }
                 Terminal.line(style.date(facts.joined(separator: " · ")))
                 print("")
+                // The person's own heading (`# 2024 goals`) is shown as written, never replaced.
+                if let own = entry.heading, entry.day != nil, !entry.headingIsDate(locale: locale) {
+                    print("# " + own + "\n")
+                }
                 print(entry.body.trimmingCharacters(in: .newlines))
             }
         }

@@ -24,6 +24,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         /// The file starts with front-matter keys and a `---` line closes them, but the
         /// opening `---` line is missing (`FrontMatter.lacksOpening`).
         case noOpeningFrontMatter
+        /// A diary entry with no date: no `created`, and no date in its file name
+        /// (`DiaryFile.dateInName`); `diary list` dates it by its history meanwhile.
+        case noDate
         /// The front-matter is not valid YAML; the text is the YAML parser's.
         case invalidYAML(String)
         /// The front-matter is valid YAML but not a mapping of keys to values.
@@ -88,7 +91,7 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var severity: Severity {
         switch kind {
-        case .duplicateMessageID, .strayPromptMarker, .conflictCopy, .lookAlikeName: return .warning
+        case .duplicateMessageID, .strayPromptMarker, .conflictCopy, .lookAlikeName, .noDate: return .warning
         case .symbolicLink(_, let link): return link == .inside || link == .missing ? .warning : .error
         default: return .error
         }
@@ -103,6 +106,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
             return "the front-matter opened here with '---' is never closed (add a line '---' after the last key)"
         case .noOpeningFrontMatter:
             return "front-matter has no opening --- (add a line '---' above this one)"
+        case .noDate:
+            return "the entry has no date (diary list dates it by when it was first committed): give it one with"
+                + " 'created: 2024-05-01' in its front-matter, or a name that starts with its date (2024-05-01-….md)"
         case .invalidYAML(let detail):
             return "the front-matter is not valid YAML: \(detail)"
         case .frontMatterNotMapping:

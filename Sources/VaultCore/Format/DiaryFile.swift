@@ -56,8 +56,10 @@ public struct DiaryFile: Sendable {
         if let markers = ConflictMarkers.problem(in: bytes, path: path) { return [markers] }
         do {
             let entry = try parse(bytes, path: path)
-            return entry.frontMatter?.lacksOpening == true
-                ? [FormatProblem(path: path, line: 1, kind: .noOpeningFrontMatter)] : []
+            var found: [FormatProblem] = []
+            if entry.frontMatter?.lacksOpening == true { found.append(FormatProblem(path: path, line: 1, kind: .noOpeningFrontMatter)) }
+            if entry.day == nil { found.append(FormatProblem(path: path, line: 1, kind: .noDate)) }
+            return found
         } catch {
             return error.problems
         }
@@ -84,18 +86,53 @@ public struct DiaryFile: Sendable {
         return nil
     }
 
-    /// The day from `created`, else the first `yyyy-mm-dd` in the file name.
+    /// The day from `created`, else the date in the file's name (`dateInName`).
     public var day: LocalDate? {
         if let created { return created.localDate }
         return DiaryFile.dateInName(path)
     }
 
-    /// The first `yyyy-mm-dd` in the file's name.
+    /// Whether the heading is a date heading (display only: `show` writes the day in the vault's
+    /// locale in its place), not the person's own (`# 2024 goals`, `# Q3`): the day as
+    /// `yyyy-mm-dd`, or as vault writes it in one of the locales it writes (ICU: call it for one
+    /// entry, not a listing).
+    public func headingIsDate(locale: String) -> Bool {
+        guard let heading else { return false }
+        guard let day else { return heading.isEmpty }
+        if heading.isEmpty || heading == day.description { return true }
+        return ([locale] + DiaryFile.headingLocales).contains { DateText.heading(day, locale: $0) == heading }
+    }
+
+    /// The locales whose date headings vault writes and reads back as such.
+    static let headingLocales = ["ko_KR", "ja_JP", "en_US", "de_DE", "fr_FR", "es_ES", "zh_CN"]
+
+    /// The date in the file's name: `yyyy-mm-dd` anywhere in it, or a whole name (before `.md`
+    /// and any ` words` after a space) in another form daily-note apps use (Obsidian's date
+    /// formats): `yyyymmdd`, `yyyy.mm.dd`, `yyyy_mm_dd`; or `yyyy/mm/dd.md` as folders.
     public static func dateInName(_ path: String) -> LocalDate? {
-        let name = Array((path.split(separator: "/").last.map(String.init) ?? path).utf8)
-        guard name.count >= 10 else { return nil }
-        for i in 0...(name.count - 10) {
-            if let d = LocalDate(iso: String(decoding: name[i..<(i + 10)], as: UTF8.self)) { return d }
+        let parts = path.split(separator: "/")
+        let last = parts.last.map(String.init) ?? path
+        let name = Array(last.utf8)
+        if name.count >= 10 {
+            for i in 0...(name.count - 10) {
+                if let d = LocalDate(iso: String(decoding: name[i..<(i + 10)], as: UTF8.self)) { return d }
+            }
+        }
+        var stem = last.hasSuffix(".md") ? String(last.dropLast(3)) : last
+        if let space = stem.firstIndex(of: " ") { stem = String(stem[..<space]) }
+        let digits = stem.filter { $0 != "." && $0 != "_" }
+        let separated = stem.count == 10 && [4, 7].allSatisfy {
+            let c = stem[stem.index(stem.startIndex, offsetBy: $0)]
+            return c == "." || c == "_"
+        }
+        if digits.count == 8, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), stem.count == 8 || separated {
+            return LocalDate(iso: digits.prefix(4) + "-" + digits.dropFirst(4).prefix(2) + "-" + digits.suffix(2))
+        }
+        // `2024/05/01.md`: the year and month as folders.
+        if parts.count >= 3, stem.count == 2, let month = parts.dropLast().last, month.count == 2,
+            let year = parts.dropLast(2).last, year.count == 4
+        {
+            return LocalDate(iso: "\(year)-\(month)-\(stem)")
         }
         return nil
     }
@@ -146,8 +183,13 @@ public struct DiaryFile: Sendable {
             }
             if b.hasPrefix("# ", at: i, end: end) {
                 // "# " alone is an empty heading (its trailing space is trimmed away: fuzzing found it).
-                heading = b.string((i + 2)..<max(i + 2, b.trimmedEnd(i, end)))
-                bodyStart = next
+                let text = b.string((i + 2)..<max(i + 2, b.trimmedEnd(i, end)))
+                // Every date heading has digits (a year, a day); one without any is the person's
+                // own (`# To-Dos` of an Obsidian daily note): part of the body, shown as written.
+                if text.isEmpty || text.utf8.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) {
+                    heading = text
+                    bodyStart = next
+                }
             }
             break
         }

@@ -81,7 +81,10 @@ extension Vault {
         }
         // 3. A diary date or file name.
         if let day = LocalDate(iso: key) {
-            let hits = entries.filter { DiaryFile.dateInName($0) == day }
+            var hits = entries.filter { DiaryFile.dateInName($0) == day }
+            // An entry renamed by hand (`밤 늦게.md`) is found by its own date: `created`, as
+            // `diary list` dates it (the listing's cache keeps it).
+            if hits.isEmpty { hits = diarySummaries().filter { $0.date == day }.map(\.path) }
             if hits.count == 1 { return .diaryEntry(hits[0]) }
             if hits.count > 1 { throw VaultError.ambiguousItem(name, candidates: hits) }
         }

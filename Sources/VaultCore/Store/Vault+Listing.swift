@@ -340,8 +340,10 @@ extension Vault {
     /// Every diary entry, newest first, as `diarySummaries()`, each kept entry's summary made only
     /// when asked for (`DiaryListing`), as `roomListing` does. Call `saveCache()` once its rows are out.
     public func diaryListing(watcher: (any WorkTreeWatcher)? = nil) -> DiaryListing {
-        // The zone dates an entry without one by its file's time: another zone, another cache.
-        var cache = ListingCache(root: root, kind: "diary", context: config.timeZone.identifier, lazily: true)
+        // The zone dates an entry without one by its file's time: another zone, another cache;
+        // and rows summarized by older rules of reading an entry are not kept.
+        var cache = ListingCache(
+            root: root, kind: "diary", context: config.timeZone.identifier + " " + DiarySummary.rules, lazily: true)
         let answer = watcher?.changes(since: cache.point)
         Trace.mark("diary: cache opened, watcher asked")
         if let changes = listingChanges(VaultPath.diary, recursive: true, cache: cache, answer: answer),
@@ -753,6 +755,10 @@ extension RoomSummary {
 }
 
 extension DiarySummary {
+    /// The rules an entry's summary is made by, in its cache's context: bump it when they change
+    /// (2: a heading without digits is the person's, daily-note names are dated).
+    static let rules = "entries-2"
+
     /// How many fields `ListingCache` keeps of an entry.
     static let keptFields = 9
 
