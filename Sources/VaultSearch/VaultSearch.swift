@@ -311,7 +311,7 @@ public struct VaultSearch: Sendable {
         if let tag = query.tag {
             // A volume's front-matter has no tags: its room's are read (only for a volume with hits).
             let tags = path.utf8.starts(with: "volumes/".utf8) ? roomTags(ofVolume: path) : meta.tags
-            if !tags.contains(where: { $0.caseInsensitiveCompare(tag) == .orderedSame }) { return nil }
+            if !Tags.match(tags, tag) { return nil }
         }
         let zone = vault.config.timeZone
         var hits = scan.hits

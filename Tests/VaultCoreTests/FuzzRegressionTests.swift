@@ -14,7 +14,10 @@ import Testing
         let entry = try DiaryFile(parsing: Array("# \n\n본문.\n".utf8), path: "diary/2026/2026-11-21-x.md")
         #expect(entry.heading == "")
         #expect(entry.body == "\n본문.\n")
-        #expect(DiaryFile.problems(in: Array("#   \r\n".utf8), path: "diary/x.md").isEmpty)
+        // Read without an error; its only warning is that it has no date (neither `created` nor
+        // a date in its name).
+        #expect(DiaryFile.problems(in: Array("#   \r\n".utf8), path: "diary/x.md").map(\.kind) == [.noDate])
+        #expect(DiaryFile.problems(in: Array("#   \r\n".utf8), path: "diary/2026-11-21.md").isEmpty)
     }
 
     /// The fast front-matter reader took lone carriage returns, NEL and LS as text and a

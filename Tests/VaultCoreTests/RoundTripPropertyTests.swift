@@ -101,7 +101,7 @@ import VaultTestSupport
         let t = Timestamp(rfc3339: "2026-11-21T09:31:07+09:00")!
         for round in 0..<500 {
             let body = Self.randomBody(&rng)
-            let bytes = DiaryFile.newEntry(id: "d-01JPA3K8Z4QX", title: "t", created: t, tags: [], heading: "h", body: body)
+            let bytes = DiaryFile.newEntry(id: "d-01JPA3K8Z4QX", title: "t", created: t, tags: [], heading: "2026년 11월 21일 토요일", body: body)
             #expect(DiaryFile.problems(in: bytes, path: "diary/2026/x.md").isEmpty, "round \(round)")
             let entry = try DiaryFile(parsing: bytes, path: "diary/2026/x.md")
             // The writer ends the file with a line feed.

@@ -74,7 +74,7 @@ import VaultTestSupport
                     + "# Thursday, January 1, 2026\n\nlate night\n",
                 // Written early in Seoul: 2026-01-01 21:00 UTC (earlier!), but the second of January there.
                 "diary/2026/2026-01-02-morning.md":
-                    "---\ntitle: Morning\ncreated: 2026-01-02T06:00:00+09:00\n---\n\n# x\n\nearly\n",
+                    "---\ntitle: Morning\ncreated: 2026-01-02T06:00:00+09:00\n---\n\n# 2026年1月2日 金曜日\n\nearly\n",
                 // By hand, no front-matter, nested anywhere: the date from the file name.
                 "diary/old/stuff/2025-12-31 handmade.md": "New Year's Eve\n\nfireworks\n",
             ], timeZone: "Europe/Berlin")

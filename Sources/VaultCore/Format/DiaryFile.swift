@@ -184,9 +184,10 @@ public struct DiaryFile: Sendable {
             if b.hasPrefix("# ", at: i, end: end) {
                 // "# " alone is an empty heading (its trailing space is trimmed away: fuzzing found it).
                 let text = b.string((i + 2)..<max(i + 2, b.trimmedEnd(i, end)))
-                // Every date heading has digits (a year, a day); one without any is the person's
-                // own (`# To-Dos` of an Obsidian daily note): part of the body, shown as written.
-                if text.isEmpty || text.utf8.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) {
+                // Every date heading has numbers (a year, a day; in any script's digits); one
+                // without any is the person's own (`# To-Dos` of an Obsidian daily note): part of
+                // the body, shown as written.
+                if text.isEmpty || text.unicodeScalars.contains(where: { $0.properties.numericType != nil }) {
                     heading = text
                     bodyStart = next
                 }

@@ -37,6 +37,18 @@ public enum FrontMatterEditor {
         var out: [UInt8]
         if let fm = frontMatter {
             if let entry = fm.entries.first(where: { $0.key == key }) {
+                // A list changed by adding and removing items keeps its style (a block list a
+                // block list, each item's quotes and comments), when that reads back right.
+                if case .list(let new)? = value, case .list(let old)? = fm.values[key],
+                    let patched = patchingList(String(decoding: bytes[entry.range], as: UTF8.self), from: old, to: new, eol: eol)
+                {
+                    let candidate = Array(bytes[..<entry.range.lowerBound]) + Array(patched.utf8)
+                        + Array(bytes[entry.range.upperBound...])
+                    let reread = try? candidate.withUnsafeBufferPointer { b throws(FormatProblemList) in
+                        try FrontMatter.parse(b, from: candidate.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0, path: path)
+                    }
+                    if reread?.values[key] == value { return candidate }
+                }
                 out =
                     Array(bytes[..<entry.range.lowerBound]) + Array(rendered.utf8)
                     + Array(bytes[entry.range.upperBound...])
@@ -65,6 +77,71 @@ public enum FrontMatterEditor {
             throw VaultError.input(.valueNotWritable(path: path, key: key))
         }
         return out
+    }
+
+    /// A list key's lines (`text`, as written) changed from `old` to `new` in place, when `new`
+    /// is `old` less some items plus some at its end: a block list (`tags:` then `  - 출장`
+    /// lines) loses the removed items' lines and gets a line for each added one, indented as
+    /// its last item; a flow list on one line (`tags: [a, "b"]  # note`) keeps the kept items
+    /// as written. Anything else (a single string, a list over several flow lines, nothing left)
+    /// is nil: written anew by `render`.
+    static func patchingList(_ text: String, from old: [String], to new: [String], eol: String) -> String? {
+        let removed = Set(old).subtracting(new)
+        let kept = old.filter { !removed.contains($0) }
+        guard !new.isEmpty, Array(new.prefix(kept.count)) == kept else { return nil }
+        let added = new.dropFirst(kept.count)
+        var lines = text.components(separatedBy: eol)
+        if lines.last == "" { lines.removeLast() }
+        guard let first = lines.first, let colon = first.firstIndex(of: ":") else { return nil }
+        let rest = first[first.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        if rest.isEmpty || rest.hasPrefix("#") {
+            // A block list: every other line an item (`- x`), a comment or blank.
+            var out = [first]
+            var indent: String?
+            var lastItem = 0
+            for line in lines.dropFirst() {
+                let trimmed = line.drop { $0 == " " }
+                if trimmed.hasPrefix("- ") || trimmed == "-" {
+                    indent = String(line.prefix(line.count - trimmed.count))
+                    if let value = plainItem(trimmed.dropFirst(1)), removed.contains(value) { continue }
+                    out.append(line)
+                    lastItem = out.count
+                } else if trimmed.isEmpty || trimmed.hasPrefix("#") {
+                    out.append(line)
+                } else {
+                    return nil
+                }
+            }
+            guard let indent else { return nil }
+            if lastItem == 0 { lastItem = 1 }
+            out.insert(contentsOf: added.map { indent + "- " + scalar($0) }, at: lastItem)
+            return out.map { $0 + eol }.joined()
+        }
+        // A flow list on one line.
+        guard lines.count == 1, rest.hasPrefix("["), let close = rest.lastIndex(of: "]") else { return nil }
+        let after = rest[rest.index(after: close)...]
+        guard after.trimmingCharacters(in: .whitespaces).isEmpty || after.trimmingCharacters(in: .whitespaces).hasPrefix("#")
+        else { return nil }
+        let inside = rest[rest.index(after: rest.startIndex)..<close]
+        guard !inside.contains(where: { "[]{}".contains($0) }) else { return nil }
+        var items = inside.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        items.removeAll { item in plainItem(Substring(item)).map(removed.contains) ?? false }
+        items += added.map(scalar)
+        let key = first[..<colon]
+        return "\(key): [\(items.joined(separator: ", "))]\(after)" + eol
+    }
+
+    /// An item as written (after `- `, or between a flow list's commas) as its value: plain or
+    /// quoted, a comment after it left out; nil when it is more than that.
+    private static func plainItem(_ raw: Substring) -> String? {
+        var text = raw.trimmingCharacters(in: .whitespaces)
+        if let hash = text.range(of: " #") { text = String(text[..<hash.lowerBound]).trimmingCharacters(in: .whitespaces) }
+        if text.count >= 2, let q = text.first, q == "\"" || q == "'", text.last == q {
+            let inner = String(text.dropFirst().dropLast())
+            return q == "'" ? inner.replacingOccurrences(of: "''", with: "'") : (inner.contains("\\") ? nil : inner)
+        }
+        return text
     }
 
     /// The YAML lines (without line endings) that write `key: value`.

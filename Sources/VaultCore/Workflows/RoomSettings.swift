@@ -29,14 +29,19 @@ public struct RoomSettings {
             try RoomSetting.checked(key, v, timeZone: vault.config.timeZone)
         }
         return try vault.change([path]) { change throws(VaultError) -> Result in
-            let (file, stamp) = try vault.readRoomStamped(path)
+            var (file, stamp) = try vault.readRoomStamped(path)
             if value == nil, RoomSetting.named(key) == nil, file.frontMatter?.values[key] == nil {
                 throw VaultError.input(.unknownSetting(key, nearest: RoomSetting.nearest(to: key)))
             }
-            // Committed after the read: a hand edit is committed without touching the file.
-            try change.commitHandEdits()
             let typed = RoomSetting.named(key)?.isTyped ?? false
-            let bytes = try file.setting(key, to: value.map { .string($0) }, typed: typed)
+            // Worked out before the hand edits are committed: a room whose front-matter cannot
+            // take the change is refused with nothing committed.
+            var bytes = try file.setting(key, to: value.map { .string($0) }, typed: typed)
+            try change.commitHandEdits()
+            if change.handEditsRewrote.contains(path) {
+                (file, stamp) = try vault.readRoomStamped(path)
+                bytes = try file.setting(key, to: value.map { .string($0) }, typed: typed)
+            }
             guard bytes != file.bytes else { return .alreadySo }
             try change.write(bytes, to: path, expecting: .unchanged(stamp))
             let verb = value == nil ? "unset" : "set"

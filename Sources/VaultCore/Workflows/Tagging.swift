@@ -24,8 +24,13 @@ public struct Tagging {
             throw VaultError.input(.notADiaryEntry(item.path))
         }
         return try vault.change([path]) { change throws(VaultError) -> (path: String, tags: [String]) in
+            // Worked out before the person's hand edits are committed: an entry that cannot be
+            // tagged (its front-matter does not read) is refused with nothing written or committed.
+            var (bytes, tags, stamp) = try vault.retagging(path, adding: adding, removing: removing, now: now)
             try change.commitHandEdits()
-            let (bytes, tags, stamp) = try vault.retagging(path, adding: adding, removing: removing, now: now)
+            if change.handEditsRewrote.contains(path) {
+                (bytes, tags, stamp) = try vault.retagging(path, adding: adding, removing: removing, now: now)
+            }
             try change.write(bytes, to: path, expecting: .unchanged(stamp))
             let entry = try DiaryFile(parsing: bytes, path: path)
             let summary = (adding.map { "+" + $0 } + removing.map { "-" + $0 }).joined(separator: " ")

@@ -53,7 +53,7 @@ public struct DiaryQuery: Sendable, Equatable {
         let day = entry.date ?? DiaryQuery.undated
         if let from, day < from { return false }
         if let to, day > to { return false }
-        if let tag, !entry.tags.contains(tag) { return false }
+        if let tag, !Tags.match(entry.tags, tag) { return false }
         return true
     }
 
