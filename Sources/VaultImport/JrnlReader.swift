@@ -29,11 +29,14 @@ public struct JrnlReader: ImportReader {
     /// A file whose first line with text is a jrnl entry's date line, a jrnl JSON export
     /// (`entries` with `date` and `time`), or a folder journal (`YYYY/MM/DD.txt`).
     public static func recognizes(_ path: String) -> Bool {
+        let head: [UInt8]?
         if ExportFile.isFolder(path) {
-            guard let first = textFiles(in: path).first else { return false }
-            return recognizes(first)
+            guard let folder = try? ExportDirectory(path), let first = textFiles(in: folder).first else { return false }
+            head = (try? folder.open(first))?.prefix(65536)
+        } else {
+            head = ExportFile.head(path)
         }
-        guard let head = ExportFile.head(path) else { return false }
+        guard let head else { return false }
         let text = String(decoding: head, as: UTF8.self)
         let start = text.drop { $0.isWhitespace }
         if start.hasPrefix("{") {
@@ -46,11 +49,14 @@ public struct JrnlReader: ImportReader {
 
     public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
-            let files = ExportFile.isFolder(path) ? Self.textFiles(in: path) : [path]
+            // A folder journal's files are opened inside it, a link among them refused by name.
+            let folder = ExportFile.isFolder(path) ? try ExportDirectory(path) : nil
+            let files = folder.map(Self.textFiles) ?? [path]
             if files.isEmpty { throw ExportFile.problem(path, "holds no jrnl journal (.txt files)") }
             for file in files {
                 try sink.part { () throws(VaultError) in
-                    for entry in try entries(of: file) {
+                    let opened = if let folder { try folder.open(file) } else { try ExportInput.openNamed(path) }
+                    for entry in try entries(of: try opened.bytes(sink.limits, what: "journal"), file: opened.name) {
                         if let since, entry.time < since { continue }
                         try sink.emit(.entry(entry))
                     }
@@ -59,19 +65,13 @@ public struct JrnlReader: ImportReader {
         }
     }
 
-    /// A folder journal's day files, in order.
-    static func textFiles(in folder: String) -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
-        var files: [String] = []
-        while let name = walker.nextObject() as? String {
-            if name.hasSuffix(".txt") { files.append(folder + "/" + name) }
-        }
-        return files.sorted()
+    /// A folder journal's day files (their paths in it, links among them too), in order.
+    static func textFiles(in folder: ExportDirectory) -> [String] {
+        folder.files().map(\.path).filter { $0.hasSuffix(".txt") }
     }
 
-    /// The entries of one file, plain text or JSON.
-    func entries(of file: String) throws(VaultError) -> [ImportedEntry] {
-        let bytes = try ExportFile.bytes(file)
+    /// The entries of one file's bytes, plain text or JSON (`file` names it in problems).
+    func entries(of bytes: [UInt8], file: String) throws(VaultError) -> [ImportedEntry] {
         let first = bytes.first { ![32, 9, 10, 13].contains($0) }
         if first == UInt8(ascii: "{") { return try jsonEntries(bytes, file: file) }
         return try plainEntries(bytes, file: file)
