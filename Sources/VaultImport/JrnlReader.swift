@@ -118,18 +118,21 @@ public struct JrnlReader: ImportReader {
 
     private func plainEntries(_ bytes: [UInt8], file: String) throws(VaultError) -> [ImportedEntry] {
         var out: [ImportedEntry] = []
-        var current: (date: DateLine, starred: Bool, lines: [String])?
+        var current: (date: DateLine, starred: Bool, lines: [String], line: Int)?
         var number = 0
-        func finish() {
+        func finish() throws(VaultError) {
             guard let entry = current else { return }
-            out.append(makeEntry(entry.date, starred: entry.starred, following: entry.lines))
+            let time = try localTime(entry.date.day, entry.date.hour, entry.date.minute, entry.date.second) { text in
+                ExportFile.problem(file, at: "line \(entry.line)", text)
+            }
+            out.append(makeEntry(entry.date, time: time, starred: entry.starred, following: entry.lines))
         }
         for raw in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
             var line = try ExportFile.text(raw, file: file, place: "line \(number)")
             if line.hasSuffix("\r") { line.removeLast() }
             if let date = DateLine(line) {
-                finish()
+                try finish()
                 var starred = false
                 var rest = date.rest
                 while rest.last == " " { rest = rest.dropLast() }
@@ -143,7 +146,7 @@ public struct JrnlReader: ImportReader {
                 }
                 var withRest = date
                 withRest.rest = rest
-                current = (withRest, starred, [])
+                current = (withRest, starred, [], number)
             } else if current != nil {
                 current?.lines.append(line)
             } else if !line.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -151,14 +154,14 @@ public struct JrnlReader: ImportReader {
                     file, at: "line \(number)", "is not a jrnl entry (an entry begins with a line like \"[2024-05-01 09:30] Title\")")
             }
         }
-        finish()
+        try finish()
         if out.isEmpty {
             throw ExportFile.problem(file, "is not a jrnl journal: no line begins with a date like \"[2024-05-01 09:30]\"")
         }
         return out
     }
 
-    private func makeEntry(_ date: DateLine, starred: Bool, following: [String]) -> ImportedEntry {
+    private func makeEntry(_ date: DateLine, time: Timestamp, starred: Bool, following: [String]) -> ImportedEntry {
         let first = date.rest.trimmingCharacters(in: .whitespaces)
         var title = first
         var bodyLines = following
@@ -169,7 +172,6 @@ public struct JrnlReader: ImportReader {
         while bodyLines.first?.trimmingCharacters(in: .whitespaces).isEmpty == true { bodyLines.removeFirst() }
         while bodyLines.last?.trimmingCharacters(in: .whitespaces).isEmpty == true { bodyLines.removeLast() }
         let body = bodyLines.joined(separator: "\n")
-        let time = localTime(date.day, date.hour, date.minute, date.second)
         return ImportedEntry(
             source: .jrnl, sourceID: Self.id(date.day, date.hour, date.minute, title), title: title, time: time,
             tags: Self.tags(in: title + "\n" + body), starred: starred, body: body)
@@ -225,13 +227,21 @@ public struct JrnlReader: ImportReader {
         return "jrnl-" + ExportFile.shortHash("\(day) \(clock) \(title)")
     }
 
-    private func localTime(_ day: LocalDate, _ hour: Int, _ minute: Int, _ second: Int) -> Timestamp {
+    /// The time in `timeZone`; `problem` makes the error when it is outside the years 0 to 9999
+    /// (Foundation's calendar takes the year 0000 for 1 BC, which no timestamp spells).
+    private func localTime(
+        _ day: LocalDate, _ hour: Int, _ minute: Int, _ second: Int, problem: (String) -> VaultError
+    ) throws(VaultError) -> Timestamp {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let components = DateComponents(
             year: day.year, month: day.month, day: day.day, hour: hour, minute: minute, second: second)
         let date = calendar.date(from: components) ?? day.noonUTC
-        return Timestamp(date: date, timeZone: timeZone)
+        let time = Timestamp(date: date, timeZone: timeZone)
+        guard ExportFile.spellsFourDigitYear(time) else {
+            throw problem("is a time vault cannot hold in \(timeZone.identifier) (the years 0 to 9999 only)")
+        }
+        return time
     }
 
     // MARK: JSON export
@@ -265,7 +275,8 @@ public struct JrnlReader: ImportReader {
             out.append(
                 ImportedEntry(
                     source: .jrnl, sourceID: Self.id(day, hour, minute, title), title: title,
-                    time: localTime(day, hour, minute, second), tags: tags, starred: ExportFile.flag(entry["starred"]),
+                    time: try localTime(day, hour, minute, second) { ExportFile.problem(file, at: place + ".date", $0) },
+                    tags: tags, starred: ExportFile.flag(entry["starred"]),
                     body: body))
         }
         return out
