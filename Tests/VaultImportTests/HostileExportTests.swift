@@ -164,6 +164,9 @@ func jsonText(_ value: Any) -> String {
             content: "{\"content_type\": \"multimodal_text\", \"parts\": [{\"content_type\": \"image_asset_pointer\", \"asset_pointer\": \"file-service://file-Secret\"}, \"This?\"]}",
             time: "1700000001") + "}}]"
 
+    /// Where a problem with that image begins.
+    static let theImage = "EXPORT/conversations.json, at [0].mapping.u1.message.content.parts[0]: the image file-service://file-Secret"
+
     static let dayOneJournal = jsonText([
         "entries": [
             [
@@ -191,6 +194,14 @@ func jsonText(_ value: Any) -> String {
             #expect(symlink(target, export.path + "/" + name) == 0)
         }
         let secretLink = "is a symbolic link; vault reads no link or special file in an export, only its regular files"
+        /// `name` in the export made a link to a file outside it that holds `text`: the import
+        /// names the link and refuses it.
+        func refusesLink(_ name: String, to text: String, _ reader: some ImportReader) throws {
+            let target = "linked-" + (name as NSString).lastPathComponent
+            try outside.write(target, text)
+            try link(name, to: outside.path + "/" + target)
+            try world.expectRefused(reader, [export.path], "EXPORT/\(name): \(secretLink)")
+        }
         switch inside {
         case .chatgptImage, .chatgptImageFIFO:
             try export.write("conversations.json", Self.conversationWithImage)
@@ -202,37 +213,29 @@ func jsonText(_ value: Any) -> String {
             let kind = inside == .chatgptImage ? "a symbolic link" : "a FIFO"
             try world.expectRefused(
                 ChatGPTReader(), [export.path],
-                "EXPORT/conversations.json, at [0].mapping.u1.message.content.parts[0]: the image file-service://file-Secret is"
-                    + " EXPORT/file-Secret-photo.png, \(kind): vault reads no link or special file in an export")
+                Self.theImage + " is EXPORT/file-Secret-photo.png, \(kind): vault reads no link or special file in an export")
         case .chatgptConversations:
-            try outside.write("conversations.json", "[{\"title\": \"\(HostileWorld.secret)\", \"id\": \"c\", \"mapping\": {}}]")
-            try link("conversations.json", to: outside.path + "/conversations.json")
-            try world.expectRefused(ChatGPTReader(), [export.path], "EXPORT/conversations.json: \(secretLink)")
+            try refusesLink(
+                "conversations.json", to: "[{\"title\": \"\(HostileWorld.secret)\", \"id\": \"c\", \"mapping\": {}}]",
+                ChatGPTReader())
         case .chatgptImagesFolder:
             // A folder that is a link is not entered: the image in it is not in the export.
             try export.write("conversations.json", Self.conversationWithImage)
             try outside.write("images/file-Secret-photo.png", HostileWorld.secret)
             try link("images", to: outside.path + "/images")
             try world.expectRefused(
-                ChatGPTReader(), [export.path],
-                "EXPORT/conversations.json, at [0].mapping.u1.message.content.parts[0]: the image file-service://file-Secret"
-                    + " is not in the export (no file named file-Secret…)")
+                ChatGPTReader(), [export.path], Self.theImage + " is not in the export (no file named file-Secret…)")
         case .claudeConversations:
-            try outside.write(
-                "conversations.json", "[{\"uuid\": \"c\", \"name\": \"\(HostileWorld.secret)\", \"chat_messages\": []}]")
-            try link("conversations.json", to: outside.path + "/conversations.json")
-            try world.expectRefused(ClaudeReader(), [export.path], "EXPORT/conversations.json: \(secretLink)")
+            try refusesLink(
+                "conversations.json", to: "[{\"uuid\": \"c\", \"name\": \"\(HostileWorld.secret)\", \"chat_messages\": []}]",
+                ClaudeReader())
         case .claudeProjects:
             try export.write("conversations.json", "[{\"uuid\": \"c\", \"name\": \"x\", \"chat_messages\": []}]")
-            try outside.write("projects.json", "[{\"uuid\": \"p\", \"name\": \"\(HostileWorld.secret)\"}]")
-            try link("projects.json", to: outside.path + "/projects.json")
-            try world.expectRefused(ClaudeReader(), [export.path], "EXPORT/projects.json: \(secretLink)")
+            try refusesLink("projects.json", to: "[{\"uuid\": \"p\", \"name\": \"\(HostileWorld.secret)\"}]", ClaudeReader())
         case .claudeCodeLog, .claudeCodeLogFIFO:
             try export.write("-home-me-x/a.jsonl", Self.claudeCodeLog("hello"))
             if inside == .claudeCodeLog {
-                try outside.write("s.jsonl", Self.claudeCodeLog(HostileWorld.secret))
-                try link("-home-me-x/s.jsonl", to: outside.path + "/s.jsonl")
-                try world.expectRefused(ClaudeCodeReader(), [export.path], "EXPORT/-home-me-x/s.jsonl: \(secretLink)")
+                try refusesLink("-home-me-x/s.jsonl", to: Self.claudeCodeLog(HostileWorld.secret), ClaudeCodeReader())
             } else {
                 #expect(mkfifo(export.path + "/-home-me-x/s.jsonl", 0o644) == 0)
                 try world.expectRefused(
@@ -246,9 +249,7 @@ func jsonText(_ value: Any) -> String {
             try world.expectRefused(ClaudeCodeReader(), [export.path], "EXPORT/-home-me-y: \(secretLink)")
         case .jrnlDayFile:
             try export.write("2024/05/01.txt", "[2024-05-01 09:30] A day.\n")
-            try outside.write("02.txt", "[2024-05-02 09:30] \(HostileWorld.secret).\n")
-            try link("2024/05/02.txt", to: outside.path + "/02.txt")
-            try world.expectRefused(JrnlReader(), [export.path], "EXPORT/2024/05/02.txt: \(secretLink)")
+            try refusesLink("2024/05/02.txt", to: "[2024-05-02 09:30] \(HostileWorld.secret).\n", JrnlReader())
         case .dayOnePhoto, .dayOnePhotosFolder:
             try export.write("Journal.json", Self.dayOneJournal.replacingOccurrences(of: HostileWorld.secret, with: "x"))
             if inside == .dayOnePhoto {
@@ -262,9 +263,7 @@ func jsonText(_ value: Any) -> String {
                 "EXPORT/Journal.json, at entries[0].photos[0]: the photo photos/4f1e2d3c.jpeg is not read: EXPORT/"
                     + (inside == .dayOnePhoto ? "photos/4f1e2d3c.jpeg " : "photos ") + secretLink)
         case .dayOneJournal:
-            try outside.write("Journal.json", Self.dayOneJournal)
-            try link("Journal.json", to: outside.path + "/Journal.json")
-            try world.expectRefused(DayOneReader(), [export.path], "EXPORT/Journal.json: \(secretLink)")
+            try refusesLink("Journal.json", to: Self.dayOneJournal, DayOneReader())
         case .llmDatabase:
             try makeLLMDatabase(outside.path + "/logs.db", prompt: HostileWorld.secret)
             try link("logs.db", to: outside.path + "/logs.db")
