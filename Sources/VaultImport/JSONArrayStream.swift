@@ -20,7 +20,8 @@ import Glibc
 ///
 /// Errors are `VaultError.importing` naming `name`, the element (`[12]`) and the byte offset:
 /// a file that ends inside an element or before the array's `]`, an element that is not UTF-8
-/// or not JSON, a file that is not an array.
+/// or not JSON, a file that is not an array, an element past `limits` (checked as its bytes
+/// arrive, so an export cannot make one element fill the memory).
 public struct JSONArrayStream: Sendable {
     /// The file read.
     public let path: String

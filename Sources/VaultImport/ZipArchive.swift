@@ -11,8 +11,10 @@ import Glibc
 ///
 /// Only what exports use: no encryption, no multi-disk archives, methods 0 (stored) and 8
 /// (deflate). Opening refuses an archive with a member whose name climbs out of it (`..`) or
-/// is absolute, so a member's name can be used as a relative path. A member's bytes are
-/// checked against its size and CRC-32 as they are read, and never exceed `limit`.
+/// is absolute, so a member's name can be used as a relative path; only a regular file is
+/// opened (a FIFO is never waited on). A member's bytes are checked against its size and CRC-32
+/// as they are read, and never exceed `limit`; offsets and sizes past the file's end are "cut
+/// short", compared without a sum that could overflow.
 ///
 ///     let zip = try ZipArchive(path: "/tmp/export.zip")
 ///     for member in zip.members where member.name.hasSuffix(".json") { print(member.name, member.size) }
