@@ -20,10 +20,11 @@ import Glibc
 enum ImportTargets {
     static let limits = ImportLimits(maxItemSize: 64 << 10)
 
-    /// Where the exports are written: a folder of this process's own.
+    /// Where the exports are written: a folder of this process's own, removed when it exits.
     static let root: String = {
         let path = NSTemporaryDirectory() + "vault-fuzz-import-\(getpid())"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: ImportTargets.root) }
         return path
     }()
 
