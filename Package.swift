@@ -97,7 +97,7 @@ let package = Package(
             ]),
         // Fuzzing (Fuzz/README.md): the targets, a seeded fuzzer, and `vault-fuzz` (libFuzzer's
         // entry point when built by scripts/fuzz.sh).
-        .target(name: "VaultFuzzing", dependencies: ["VaultCore", "VaultChat"], path: "Fuzz/VaultFuzzing"),
+        .target(name: "VaultFuzzing", dependencies: ["VaultCore", "VaultChat", "VaultImport", "CSQLite"], path: "Fuzz/VaultFuzzing"),
         .target(name: "CVaultFuzzer", path: "Fuzz/CVaultFuzzer"),
         .executableTarget(name: "vault-fuzz", dependencies: ["VaultFuzzing", "CVaultFuzzer"], path: "Fuzz/vault-fuzz"),
         // Parse throughput on a generated vault (Benchmarks/README.md).

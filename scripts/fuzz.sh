@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# Fuzzes the front-matter and Markdown readers, the room writer's escaping and the SSE decoder
-# with libFuzzer (Fuzz/README.md). Builds `vault-fuzz` with -sanitize=fuzzer into .build/fuzz,
+# Fuzzes the front-matter and Markdown readers, the room writer's escaping, the SSE decoder and
+# the import readers (ChatGPT, Claude, Claude Code, Day One, jrnl, llm, zip archives) with
+# libFuzzer (Fuzz/README.md). Builds `vault-fuzz` with -sanitize=fuzzer into .build/fuzz,
 # then runs each target for SECONDS (default 300) on a working corpus in .build/fuzz/corpus,
 # seeded from Fuzz/corpus and Fuzz/regressions. A crash or broken property stops that target and
 # leaves the input in Fuzz/crashes/; add it to Fuzz/regressions/<target>/ (and a test) once fixed.
 #
 #     scripts/fuzz.sh                     # every target, 5 minutes each
 #     SECONDS_PER_TARGET=3600 scripts/fuzz.sh room writer
+#     SECONDS_PER_TARGET=600 scripts/fuzz.sh chatgpt claude claude-code dayone jrnl llm zip
 #
 # The test suite runs the same targets briefly without libFuzzer (FuzzTargetTests: the corpus,
-# the regressions and 3,000 seeded mutations each).
+# the regressions and 3,000 seeded mutations each, 1,000 for the import readers').
 source "$(dirname "$0")/common.sh"
 cd "$(dirname "$0")/.."
 find_swift
 seconds="${SECONDS_PER_TARGET:-300}"
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(room diary writer event-stream)
+[ ${#targets[@]} -eq 0 ] && targets=(room diary writer event-stream chatgpt claude claude-code dayone jrnl llm zip)
 swift build -c release --product vault-fuzz --scratch-path .build/fuzz \
     -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -DVAULT_LIBFUZZER >/dev/null
 fuzzer=.build/fuzz/release/vault-fuzz

@@ -53,7 +53,7 @@ public struct ChatGPTReader: ImportReader {
 
     public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
-            let export = try ExportFolder(path)
+            let export = try ExportFolder(path, limits: sink.limits)
             let files: [String]
             if export.isSingleFile {
                 files = [(path as NSString).lastPathComponent]
@@ -140,9 +140,9 @@ private struct ConversationReader {
         .importing(ImportProblem(file: file, place: "[\(index)]" + place, problem: text))
     }
 
-    static func time(_ value: Any?) -> Timestamp? {
-        guard let seconds = (value as? NSNumber)?.doubleValue, seconds.isFinite, seconds > 0 else { return nil }
-        return Timestamp(date: Date(timeIntervalSince1970: seconds), timeZone: utc)
+    /// Epoch seconds at `place` as a UTC timestamp (nil: none); a problem when out of range.
+    func time(_ value: Any?, at place: String) throws(VaultError) -> Timestamp? {
+        try ExportFile.epochTime(value, in: ConversationReader.utc) { problem(place, $0) }
     }
 
     mutating func read(_ object: Any, since: Timestamp?) throws(VaultError) -> ImportedConversation? {
@@ -155,7 +155,8 @@ private struct ConversationReader {
         guard let id = (conversation["conversation_id"] as? String) ?? (conversation["id"] as? String), !id.isEmpty else {
             throw problem("", "has no id (conversation_id)")
         }
-        let updated = ConversationReader.time(conversation["update_time"]) ?? ConversationReader.time(conversation["create_time"])
+        let created = try time(conversation["create_time"], at: ".create_time")
+        let updated = try time(conversation["update_time"], at: ".update_time") ?? created
         if let since, let updated, updated < since { return nil }
 
         var tree = MessageTree()
@@ -189,14 +190,14 @@ private struct ConversationReader {
                 throw problem(".mapping.\(error.node)", error.text)
             }
         }
-        let created = ConversationReader.time(conversation["create_time"]) ?? transcript.lazy.compactMap(\.time).first
+        let start = created ?? transcript.lazy.compactMap(\.time).first
             ?? Timestamp(date: Date(timeIntervalSince1970: 0), timeZone: ConversationReader.utc)
         var settings: [(String, FrontMatterValue)] = []
         if let model = conversation["default_model_slug"] as? String, !model.isEmpty { settings.append(("model", .string(model))) }
         if let gizmo = conversation["gizmo_id"] as? String, !gizmo.isEmpty { settings.append(("gizmo", .string(gizmo))) }
         let title = (conversation["title"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
         return ImportedConversation(
-            source: .chatgpt, sourceID: id, title: title, created: created, settings: settings,
+            source: .chatgpt, sourceID: id, title: title, created: start, settings: settings,
             messages: transcript, branches: branches)
     }
 
@@ -236,11 +237,23 @@ private struct ConversationReader {
                     if partType == "image_asset_pointer" {
                         let pointer = part["asset_pointer"] as? String ?? ""
                         let asset = pointer.components(separatedBy: "://").last ?? pointer
-                        if let found = images.file(for: asset) {
+                        let found = images.file(for: asset)
+                        // A link or a special file in the export's folder is never read: with
+                        // `.note` it is missing, with a note saying why.
+                        let refused = found.flatMap(export.refusal)
+                        if let found, refused == nil {
                             attachments.append(
                                 ImportedAttachment(
                                     name: (found as NSString).lastPathComponent,
                                     bytes: try export.bytes(found, limit: reader.imageLimit)))
+                        } else if let found, let refused {
+                            let file = export.displayName(found)
+                            if reader.missingImage == .fail {
+                                throw problem(
+                                    place + ".content.parts[\(k)]",
+                                    "the image \(pointer) is \(file), \(refused): vault reads no link or special file in an export")
+                            }
+                            texts.append("[image \(asset) is not in the export: \(found) is \(refused), which vault does not read]")
                         } else if reader.missingImage == .note {
                             texts.append("[image \(asset) is not in the export]")
                         } else {
@@ -308,7 +321,7 @@ private struct ConversationReader {
         if (metadata["is_visually_hidden_from_conversation"] as? Bool) == true { kind = .hidden }
         let model = (metadata["model_slug"] as? String).flatMap { $0.isEmpty ? nil : $0 }
         return ImportedMessage(
-            sourceID: id, role: role, time: ConversationReader.time(message["create_time"]),
+            sourceID: id, role: role, time: try time(message["create_time"], at: place + ".create_time"),
             model: role == .assistant ? model : nil, body: body, kind: kind, attachments: attachments)
     }
 

@@ -43,64 +43,88 @@ public struct ClaudeCodeReader: ImportReader {
     /// A `.jsonl` file whose first line is a Claude Code log line (it has a `sessionId`, or is
     /// a `summary`), or a folder holding such files (or folders of them).
     public static func recognizes(_ path: String) -> Bool {
-        if ExportFile.isFolder(path) {
-            if let files = ExportFile.files(in: path, endingIn: ".jsonl"), !files.isEmpty {
-                return files.prefix(3).contains { isLog($0) }
-            }
-            let folders = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
-            return folders.prefix(20).contains { name in
-                (ExportFile.files(in: path + "/" + name, endingIn: ".jsonl") ?? []).prefix(1).contains { isLog($0) }
+        guard ExportFile.isFolder(path) else { return path.hasSuffix(".jsonl") && ExportFile.head(path).map(isLog) ?? false }
+        guard let root = try? ExportDirectory(path) else { return false }
+        func holdsLogs(_ folder: String, first count: Int) -> Bool {
+            logNames(root.entries(in: folder)).filter { $0.entry == .file }.prefix(count).contains { log in
+                (try? root.open(folder.isEmpty ? log.name : folder + "/" + log.name)).map { isLog($0.prefix(65536)) } ?? false
             }
         }
-        return path.hasSuffix(".jsonl") && isLog(path)
+        if !logNames(root.entries()).isEmpty { return holdsLogs("", first: 3) }
+        return root.entries().filter { $0.entry == .folder }.prefix(20).contains { holdsLogs($0.name, first: 1) }
     }
 
-    private static func isLog(_ file: String) -> Bool {
-        guard let head = ExportFile.head(file) else { return false }
+    private static func isLog(_ head: [UInt8]) -> Bool {
         let firstLine = head.split(separator: UInt8(ascii: "\n")).first { !$0.allSatisfy { $0 == 32 || $0 == 13 } }
         guard let firstLine, let object = ExportFile.json(firstLine) as? [String: Any] else { return false }
         return object["sessionId"] is String || (object["type"] as? String == "summary" && object["summary"] != nil)
     }
 
+    /// The entries that are logs by their names: `*.jsonl`, not hidden.
+    private static func logNames(_ entries: [(name: String, entry: ExportDirectory.Entry)])
+        -> [(name: String, entry: ExportDirectory.Entry)]
+    {
+        entries.filter { $0.name.hasSuffix(".jsonl") && !$0.name.hasPrefix(".") }
+    }
+
+    /// A log to read: the file the person named, or one inside a folder of logs (opened there
+    /// without following a link: `ExportDirectory`).
+    private struct LogFile {
+        /// How problems name it.
+        var name: String
+        var open: () throws(VaultError) -> ExportFileHandle
+    }
+
     public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
-            if !ExportFile.isFolder(path) {
+            guard try ExportInput.kind(of: path) == .folder else {
                 let folder = (path as NSString).deletingLastPathComponent
+                let file = LogFile(name: path, open: { () throws(VaultError) in try ExportInput.openNamed(path) })
                 try readProject(
-                    files: [path], folderName: (folder as NSString).lastPathComponent, named: true, since: since, sink: sink)
+                    files: [file], folderName: (folder as NSString).lastPathComponent, named: true, since: since, sink: sink)
                 continue
             }
-            if let files = ExportFile.files(in: path, endingIn: ".jsonl"), !files.isEmpty {
-                try readProject(folder: path, since: since, sink: sink)
+            let root = try ExportDirectory(path)
+            let top = root.entries()
+            if !Self.logNames(top).isEmpty {
+                try readProject(root, "", folderName: (path as NSString).lastPathComponent, since: since, sink: sink)
                 continue
             }
-            let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted()
-            let projects = names.map { path + "/" + $0 }.filter {
-                ExportFile.isFolder($0) && !(ExportFile.files(in: $0, endingIn: ".jsonl") ?? []).isEmpty
+            // The projects folder: each folder of logs in it. A link in it is named, not followed.
+            let projects = top.filter { $0.entry == .folder && !Self.logNames(root.entries(in: $0.name)).isEmpty }
+            for case (_, .refused(let at, let kind)) in top {
+                try sink.part { () throws(VaultError) in throw root.refusal(at, kind) }
             }
             guard !projects.isEmpty else {
                 throw ExportFile.problem(path, "holds no Claude Code session logs (.jsonl files, or folders of them)")
             }
-            for project in projects { try readProject(folder: project, since: since, sink: sink) }
+            for project in projects { try readProject(root, project.name, folderName: project.name, since: since, sink: sink) }
         }
     }
 
-    /// A project folder: its sessions' logs, then its subagents' logs.
-    private func readProject(folder: String, since: Timestamp?, sink: ImportSink) throws(VaultError) {
-        let files = ExportFile.files(in: folder, endingIn: ".jsonl") ?? []
+    /// A project folder (`relative` in `root`): its sessions' logs, then its subagents' logs.
+    private func readProject(_ root: ExportDirectory, _ relative: String, folderName: String, since: Timestamp?, sink: ImportSink)
+        throws(VaultError)
+    {
+        func logs(in folder: String) -> [String] {
+            Self.logNames(root.entries(in: folder)).map { folder.isEmpty ? $0.name : folder + "/" + $0.name }
+        }
+        let files = logs(in: relative)
         var ordered = files.filter { !($0 as NSString).lastPathComponent.hasPrefix("agent-") }
         for file in ordered {
-            let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
-            ordered += ExportFile.files(in: folder + "/" + stem + "/subagents", endingIn: ".jsonl") ?? []
+            ordered += logs(in: (file as NSString).deletingPathExtension + "/subagents")
         }
         ordered += files.filter { ($0 as NSString).lastPathComponent.hasPrefix("agent-") }
-        try readProject(files: ordered, folderName: (folder as NSString).lastPathComponent, since: since, sink: sink)
+        let opened = ordered.map { file in
+            LogFile(name: root.displayName(file), open: { () throws(VaultError) in try root.open(file) })
+        }
+        try readProject(files: opened, folderName: folderName, since: since, sink: sink)
     }
 
     /// The sessions of `files`; a file the person `named` must be a log (a file found in a
     /// folder may hold only lines of other types: Claude Code writes such files).
     private func readProject(
-        files: [String], folderName: String, named: Bool = false, since: Timestamp?,
+        files: [LogFile], folderName: String, named: Bool = false, since: Timestamp?,
         sink: ImportSink
     ) throws(VaultError) {
         var sessions: [String: [LogLine]] = [:]
@@ -110,13 +134,13 @@ public struct ClaudeCodeReader: ImportReader {
             try sink.part { () throws(VaultError) in
                 let lines = try readLines(file, sink: sink)
                 if named && !lines.contains(where: { $0.sessionID != nil || $0.type == "summary" }) {
-                    throw ExportFile.problem(file, "is not a Claude Code session log: no line has a sessionId")
+                    throw ExportFile.problem(file.name, "is not a Claude Code session log: no line has a sessionId")
                 }
                 read = lines
             }
             guard let lines = read else { continue }
             let fileSession = lines.lazy.compactMap(\.sessionID).first
-                ?? ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+                ?? ((file.name as NSString).lastPathComponent as NSString).deletingPathExtension
             for line in lines {
                 let id = line.sessionID ?? fileSession
                 if sessions[id] == nil { order.append(id) }
@@ -157,38 +181,63 @@ public struct ClaudeCodeReader: ImportReader {
 
     private static let importedTypes: Set<String> = ["user", "assistant", "summary", "system"]
 
-    private func readLines(_ file: String, sink: ImportSink) throws(VaultError) -> [LogLine] {
-        let bytes = try ExportFile.bytes(file)
+    /// The lines of a log, streamed: each held to the cap, each a part of its own.
+    private func readLines(_ file: LogFile, sink: ImportSink) throws(VaultError) -> [LogLine] {
+        let handle = try file.open()
         var lines: [LogLine] = []
         var number = 0
-        for raw in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        var pending: [UInt8] = []
+        func take(_ raw: [UInt8]) throws(VaultError) {
             number += 1
-            if raw.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { continue }
+            if raw.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { return }
             let place = "line \(number)"
             // Each line a part: a line Claude Code was killed while writing is left out alone.
             try sink.part { () throws(VaultError) in
-                _ = try ExportFile.text(raw, file: file, place: place)
-                guard let value = ExportFile.json(raw) else {
-                    throw ExportFile.problem(file, at: place, "is not valid JSON")
-                }
-                guard let object = value as? [String: Any] else {
-                    throw ExportFile.problem(file, at: place, "is not a JSON object")
-                }
-                let type = object["type"] as? String ?? "(no type)"
-                guard Self.importedTypes.contains(type) else {
-                    skipped.add(type)
-                    return
-                }
-                lines.append(
-                    LogLine(
-                        type: type, uuid: object["uuid"] as? String, parentUUID: object["parentUuid"] as? String,
-                        sessionID: object["sessionId"] as? String, agentID: object["agentId"] as? String,
-                        time: ExportFile.time(object["timestamp"]), sidechain: ExportFile.flag(object["isSidechain"]),
-                        meta: ExportFile.flag(object["isMeta"]) || ExportFile.flag(object["isCompactSummary"]),
-                        cwd: object["cwd"] as? String, object: object))
+                if let line = try self.line(raw, file: file.name, place: place) { lines.append(line) }
             }
         }
+        func hold(_ piece: UnsafeBufferPointer<UInt8>.SubSequence) throws(VaultError) {
+            // Before it is held whole: a line past the cap ends the file's reading.
+            guard pending.count + piece.count <= sink.limits.maxItemSize else {
+                throw ExportFile.problem(file.name, at: "line \(number + 1)", sink.limits.tooLarge("line of a log"))
+            }
+            pending.append(contentsOf: piece)
+        }
+        try handle.forEachChunk { (chunk) throws(VaultError) in
+            var start = 0
+            while let end = chunk[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                try hold(chunk[start..<end])
+                try take(pending)
+                pending.removeAll(keepingCapacity: true)
+                start = end + 1
+            }
+            try hold(chunk[start...])
+            return true
+        }
+        try take(pending)
         return lines
+    }
+
+    /// One line's `LogLine`; nil for a line of a type not imported (counted in `skipped`).
+    private func line(_ raw: [UInt8], file: String, place: String) throws(VaultError) -> LogLine? {
+        _ = try ExportFile.text(raw, file: file, place: place)
+        guard let value = ExportFile.json(raw) else {
+            throw ExportFile.problem(file, at: place, "is not valid JSON")
+        }
+        guard let object = value as? [String: Any] else {
+            throw ExportFile.problem(file, at: place, "is not a JSON object")
+        }
+        let type = object["type"] as? String ?? "(no type)"
+        guard Self.importedTypes.contains(type) else {
+            skipped.add(type)
+            return nil
+        }
+        return LogLine(
+            type: type, uuid: object["uuid"] as? String, parentUUID: object["parentUuid"] as? String,
+            sessionID: object["sessionId"] as? String, agentID: object["agentId"] as? String,
+            time: ExportFile.time(object["timestamp"]), sidechain: ExportFile.flag(object["isSidechain"]),
+            meta: ExportFile.flag(object["isMeta"]) || ExportFile.flag(object["isCompactSummary"]),
+            cwd: object["cwd"] as? String, object: object)
     }
 
     /// The conversation of one session's lines, leaving out lines whose uuid is in `seen` (and

@@ -30,7 +30,7 @@ public struct ClaudeReader: ImportReader {
 
     public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
-            let export = try ExportFolder(path)
+            let export = try ExportFolder(path, limits: sink.limits)
             let file: String
             if export.isSingleFile {
                 file = (path as NSString).lastPathComponent
@@ -58,7 +58,7 @@ public struct ClaudeReader: ImportReader {
         let folder = (file as NSString).deletingLastPathComponent
         let wanted = folder.isEmpty ? "projects.json" : folder + "/projects.json"
         guard export.contains(wanted) else { return [:] }
-        let bytes = try export.bytes(wanted, limit: 1 << 30)
+        let bytes = try export.bytes(wanted)
         let name = export.displayName(wanted)
         if let bad = firstInvalidUTF8(bytes) {
             throw .importing(ImportProblem(file: name, place: "byte \(bad)", problem: "is not valid UTF-8"))

@@ -25,7 +25,7 @@ public struct DayOneReader: ImportReader {
     /// A Day One JSON file (`entries` with `creationDate`), a folder holding one, or a zip that
     /// names a `Journal.json` or a `photos/` folder beside JSON.
     public static func recognizes(_ path: String) -> Bool {
-        if ExportFile.isFolder(path) { return !journals(in: path).isEmpty }
+        if ExportFile.isFolder(path) { return (try? ExportFolder(path)).map { !journals(in: $0).isEmpty } ?? false }
         guard let head = ExportFile.head(path) else { return false }
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             let names = String(decoding: head, as: UTF8.self)
@@ -41,51 +41,41 @@ public struct DayOneReader: ImportReader {
             && text.contains("\"creationDate\"")
     }
 
-    /// The journals' JSON files of an export's folder.
-    static func journals(in folder: String) -> [String] {
-        (ExportFile.files(in: folder, endingIn: ".json") ?? []).filter { ExportFile.head($0).map(isJournal) ?? false }
+    /// The journals' JSON files of an export: in a folder, its own `.json` files (not hidden);
+    /// in a zip, those at any depth.
+    static func journals(in export: ExportFolder) -> [String] {
+        export.files.filter { file in
+            // A link or a special file named like a journal is listed, to be refused by name.
+            file.lowercased().hasSuffix(".json") && (export.isZip || !file.contains("/") && !file.hasPrefix("."))
+                && (export.refusal(file) != nil || isJournal(export.prefix(file, count: 65536)))
+        }
     }
 
     public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
-            if ExportFile.isFolder(path) {
-                let files = Self.journals(in: path)
-                if files.isEmpty { throw ExportFile.problem(path, "holds no Day One journal (Journal.json)") }
-                for file in files { try sink.part { () throws(VaultError) in try read(file, since: since, into: sink) } }
-            } else if path.lowercased().hasSuffix(".zip") || ExportFile.head(path, limit: 4) == [0x50, 0x4B, 0x03, 0x04] {
-                // The export's zip, read in place: its journals and their `photos/` beside them.
-                let export = try ExportFolder(path)
-                let journals = export.files.filter {
-                    $0.lowercased().hasSuffix(".json") && Self.isJournal(export.prefix($0, count: 4096))
+            // A folder, a zip (read in place) or one journal: its photos in `photos/` beside it,
+            // each opened inside the export without following a link.
+            let export = try ExportFolder(path, limits: sink.limits)
+            let journals = export.isSingleFile ? [(path as NSString).lastPathComponent] : Self.journals(in: export)
+            if journals.isEmpty { throw ExportFile.problem(path, "holds no Day One journal (Journal.json)") }
+            for journal in journals {
+                let folder = (journal as NSString).deletingLastPathComponent
+                let photos = (folder.isEmpty ? "" : folder + "/") + "photos/"
+                let readJournal = { () throws(VaultError) in
+                    try read(
+                        try export.bytes(journal), file: export.displayName(journal), since: since, into: sink,
+                        photo: { name throws(VaultError) in export.contains(photos + name) ? try export.bytes(photos + name) : nil })
                 }
-                if journals.isEmpty { throw ExportFile.problem(path, "holds no Day One journal (Journal.json)") }
-                for journal in journals {
-                    let folder = (journal as NSString).deletingLastPathComponent
-                    let photos = (folder.isEmpty ? "" : folder + "/") + "photos/"
-                    try sink.part { () throws(VaultError) in
-                        try read(
-                            try export.bytes(journal), file: export.displayName(journal), since: since, into: sink,
-                            photo: { name in export.contains(photos + name) ? try? export.bytes(photos + name) : nil })
-                    }
-                }
-            } else {
-                try read(path, since: since, into: sink)
+                if export.isSingleFile { try readJournal() } else { try sink.part(readJournal) }
             }
         }
-    }
-
-    /// The entries of a journal file, with the photos in `photos/` beside it.
-    private func read(_ file: String, since: Timestamp?, into sink: ImportSink) throws(VaultError) {
-        let photos = (file as NSString).deletingLastPathComponent + "/photos"
-        try read(
-            try ExportFile.bytes(file), file: file, since: since, into: sink,
-            photo: { name in FileManager.default.contents(atPath: photos + "/" + name).map { [UInt8]($0) } })
     }
 
     /// The entries of a journal's bytes (`file` names it in problems), each a part of its own;
     /// `photo` gives a photo's bytes by its file name in `photos/` (nil: not in the export).
     private func read(
-        _ bytes: [UInt8], file: String, since: Timestamp?, into sink: ImportSink, photo: (String) -> [UInt8]?
+        _ bytes: [UInt8], file: String, since: Timestamp?, into sink: ImportSink,
+        photo: (String) throws(VaultError) -> [UInt8]?
     ) throws(VaultError) {
         _ = try ExportFile.text(bytes, file: file)
         guard let value = ExportFile.json(bytes) else { throw ExportFile.problem(file, "is not valid JSON") }
@@ -103,7 +93,18 @@ public struct DayOneReader: ImportReader {
         }
     }
 
-    private func entry(_ entry: [String: Any], file: String, place: String, photo photoBytes: (String) -> [UInt8]?)
+    /// Whether `md5` and `type` make a photo's name as Day One writes it (`photos/<md5>.<type>`):
+    /// hex digits, and a short type of letters and digits (`jpeg`, `heic`). The export names its
+    /// photos, so nothing else (a `/`, a `..`) may reach the file system.
+    static func isPhotoName(md5: String, type: String) -> Bool {
+        let hex = md5.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) || ($0 >= 65 && $0 <= 70) }
+        let alphanumeric = type.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 122) || ($0 >= 65 && $0 <= 90) }
+        return (1...128).contains(md5.utf8.count) && hex && (1...10).contains(type.utf8.count) && alphanumeric
+    }
+
+    private func entry(
+        _ entry: [String: Any], file: String, place: String, photo photoBytes: (String) throws(VaultError) -> [UInt8]?
+    )
         throws(VaultError)
         -> ImportedEntry
     {
@@ -130,8 +131,24 @@ public struct DayOneReader: ImportReader {
             guard let photo = item as? [String: Any], let identifier = photo["identifier"] as? String,
                 let md5 = photo["md5"] as? String
             else { throw ExportFile.problem(file, at: photoPlace, "has no identifier or md5") }
-            let name = md5 + "." + (photo["type"] as? String ?? "jpeg")
-            guard let data = photoBytes(name) else {
+            let type = photo["type"] as? String ?? "jpeg"
+            guard Self.isPhotoName(md5: md5, type: type) else {
+                throw ExportFile.problem(
+                    file, at: photoPlace,
+                    "names the photo \(String(reflecting: md5 + "." + type)), which is not a Day One photo's name"
+                        + " (hex digits, a dot and a type like jpeg); vault reads only photos/<md5>.<type> inside the export")
+            }
+            let name = md5 + "." + type
+            let read: [UInt8]?
+            do {
+                read = try photoBytes(name)
+            } catch {
+                // A link, a special file, one past the cap: named with the entry that lists it.
+                guard case .importing(let why) = error else { throw error }
+                let what = why.place.isEmpty ? "\(why.file) \(why.problem)" : why.description
+                throw ExportFile.problem(file, at: photoPlace, "the photo photos/\(name) is not read: \(what)")
+            }
+            guard let data = read else {
                 throw ExportFile.problem(file, at: photoPlace, "the photo photos/\(name) is missing from the export")
             }
             names[identifier] = name
@@ -158,8 +175,14 @@ public struct DayOneReader: ImportReader {
         let body = lines.count > 1 ? String(lines[1]).trimmingCharacters(in: .newlines) : ""
         var tags: [String] = []
         for tag in entry["tags"] as? [String] ?? [] where !tags.contains(tag) { tags.append(tag) }
+        // A time near the year 0 or 9999 in UTC may be outside them in the entry's zone.
+        let time = Timestamp(date: created.date, timeZone: zone)
+        guard ExportFile.spellsFourDigitYear(time) else {
+            throw ExportFile.problem(
+                file, at: place + ".creationDate", "is a time vault cannot hold in its zone (the years 0 to 9999 only)")
+        }
         return ImportedEntry(
-            source: .dayone, sourceID: uuid, title: title, time: Timestamp(date: created.date, timeZone: zone),
+            source: .dayone, sourceID: uuid, title: title, time: time,
             tags: tags, starred: ExportFile.flag(entry["starred"]), body: body, attachments: attachments)
     }
 

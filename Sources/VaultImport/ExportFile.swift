@@ -10,24 +10,16 @@ enum ExportFile {
         .importing(ImportProblem(file: file, place: place, problem: text))
     }
 
-    /// The bytes of `path`; a problem naming it when it cannot be read.
-    static func bytes(_ path: String) throws(VaultError) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
-                throw problem(path, isFolder.boolValue ? "is a folder, not a file" : "cannot be read (permissions?)")
-            }
-            throw problem(path, "does not exist")
-        }
-        return [UInt8](data)
+    /// The bytes of `path`, a file the person named (`ExportInput.openNamed`: a regular file,
+    /// never waited on), at most the cap; a problem naming it when it cannot be read.
+    static func bytes(_ path: String, limits: ImportLimits, what: String) throws(VaultError) -> [UInt8] {
+        try ExportInput.openNamed(path).bytes(limits, what: what)
     }
 
-    /// The first `limit` bytes of `path` (nil when it cannot be read): enough to recognize a format.
+    /// The first `limit` bytes of `path` (nil when it is not a regular file or cannot be read):
+    /// enough to recognize a format.
     static func head(_ path: String, limit: Int = 65536) -> [UInt8]? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: limit) else { return nil }
-        return [UInt8](data)
+        (try? ExportInput.openNamed(path))?.prefix(limit)
     }
 
     /// The offset of the first byte that is not UTF-8 in `bytes`, or nil when all of it is.
@@ -103,15 +95,33 @@ enum ExportFile {
         return "\(fence)\(info)\n\(text)\n\(fence)"
     }
 
-    /// The files of `folder` whose names end in `suffix`, sorted by name (nil: not a folder).
-    static func files(in folder: String, endingIn suffix: String) -> [String]? {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
-        return names.filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") }.sorted().map { folder + "/" + $0 }
+    /// Whether `path` (named by the person) is a folder.
+    static func isFolder(_ path: String) -> Bool {
+        (try? ExportInput.kind(of: path)) == .folder
     }
 
-    static func isFolder(_ path: String) -> Bool {
-        var isFolder: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
+    /// A time given as seconds since 1970 (ChatGPT's `create_time`): nil for none (null, zero or
+    /// less: the export does not know), a problem at `place` for a number no timestamp can hold
+    /// (past the year 9999, not finite), which would otherwise end the import with a trap.
+    static func epochTime(_ value: Any?, in zone: TimeZone, problem: (String) -> VaultError) throws(VaultError)
+        -> Timestamp?
+    {
+        guard let number = value as? NSNumber else { return nil }
+        let seconds = number.doubleValue
+        guard seconds.isFinite, seconds <= lastSecond else {
+            throw problem("is \(number), not a time vault can hold (seconds since 1970, up to the year 9999)")
+        }
+        guard seconds > 0 else { return nil }
+        return Timestamp(date: Date(timeIntervalSince1970: seconds), timeZone: zone)
+    }
+
+    /// 9999-12-31T23:59:59Z: the last second a timestamp's four-digit year can spell.
+    static let lastSecond = 253_402_300_799.0
+
+    /// Whether `time` (within a day of the years 0 to 9999, as RFC 3339 times are) falls in them
+    /// in its own offset: its text spells the year with four digits.
+    static func spellsFourDigitYear(_ time: Timestamp) -> Bool {
+        (0...9999).contains(time.localDate.year)
     }
 
     /// Pretty JSON of a value (sorted keys, slashes unescaped), or its description.

@@ -4,34 +4,39 @@ import VaultCore
 /// An export as a person hands it over: a zip, a folder, or one of its files. Gives its files
 /// by their path inside the export, whichever it is, so a reader does not care.
 ///
-/// /// nothing is copied to disk: a zip's JSON is inflated as it is streamed.
+/// Nothing is copied to disk: a zip's JSON is inflated as it is streamed. Nothing outside the
+/// export is read: a folder's files are opened relative to it without following a link
+/// (`ExportDirectory`), a zip's members never climb out of it (`ZipArchive`), and what is held
+/// whole is held to the cap (`ImportLimits`).
 final class ExportFolder {
     /// The path as given.
     let path: String
     /// What problems name: the path as given.
     let name: String
     /// The files, relative to the export's root, `/`-separated (listed on first use: a single
-    /// file's folder may be a large Downloads folder).
+    /// file's folder may be a large Downloads folder); a folder's links and special files are
+    /// listed too, so that reading one refuses it by name.
     private(set) lazy var files: [String] = zip.map { $0.members.map(\.name).filter { !$0.hasPrefix("__MACOSX/") } }
-        ?? ExportFolder.list(root)
+        ?? ((try? folder())?.files().map(\.path) ?? [])
     /// The path is one file of the export (not its zip or its folder).
     let isSingleFile: Bool
+    /// The cap on what is held whole.
+    let limits: ImportLimits
     private let zip: ZipArchive?
     private let root: String
+    private var opened: ExportDirectory?
 
     /// Opens `path`: a zip, a folder, or a file (then its folder is the export, and `files` is
     /// its folder's files).
-    init(_ path: String) throws(VaultError) {
+    init(_ path: String, limits: ImportLimits = ImportLimits()) throws(VaultError) {
         self.path = path
         self.name = path
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw .importing(ImportProblem(file: path, problem: "does not exist"))
-        }
-        if isFolder.boolValue {
+        self.limits = limits
+        if try ExportInput.kind(of: path) == .folder {
             zip = nil
             root = path
             isSingleFile = false
+            opened = try ExportDirectory(path)
         } else if ZipArchive.looksLikeZip(path) || path.lowercased().hasSuffix(".zip") {
             let zip = try ZipArchive(path: path)
             self.zip = zip
@@ -47,6 +52,14 @@ final class ExportFolder {
 
     var isZip: Bool { zip != nil }
 
+    /// The folder the files are in (a single file's, opened when first needed).
+    private func folder() throws(VaultError) -> ExportDirectory {
+        if let opened { return opened }
+        let made = try ExportDirectory(root)
+        opened = made
+        return made
+    }
+
     /// How problems name `file`: `export.zip:conversations.json`, or its path in the folder.
     func displayName(_ file: String) -> String {
         zip != nil ? name + ":" + file : (root == "." && !path.contains("/") ? file : root + "/" + file)
@@ -58,66 +71,70 @@ final class ExportFolder {
             .sorted { ($0.split(separator: "/").count, $0) < ($1.split(separator: "/").count, $1) }
     }
 
-    /// Whether the export holds `file`.
+    /// Whether the export holds `file` (a link or a special file counts: reading it refuses it).
     func contains(_ file: String) -> Bool {
         if let zip { return zip.member(named: file) != nil }
-        return FileManager.default.fileExists(atPath: root + "/" + file)
+        return (try? folder())?.entry(file) != .missing
+    }
+
+    /// Why `file`, which the export holds, cannot be read when it is a link or a special file
+    /// (`a symbolic link`); nil when it is a regular file (or not there).
+    func refusal(_ file: String) -> String? {
+        guard zip == nil, !isNamedFile(file), case .refused(_, let kind)? = (try? folder())?.entry(file) else { return nil }
+        return kind
     }
 
     /// Calls `body` for each element of `file`, a JSON array, streamed (`JSONArrayStream`;
-    /// from a zip, inflated as it is read).
+    /// from a zip, inflated as it is read), each element held to the cap.
     func forEachElement(
         _ file: String, _ body: (_ index: Int, _ offset: Int, _ bytes: [UInt8]) throws(VaultError) -> Void
     ) throws(VaultError) {
-        let stream = JSONArrayStream(path: zip?.path ?? root + "/" + file, name: displayName(file))
+        let stream = JSONArrayStream(path: zip?.path ?? root + "/" + file, name: displayName(file), limits: limits)
         if let zip {
-            guard let member = zip.member(named: file) else {
-                throw .importing(ImportProblem(file: name, place: file, problem: "is not in the archive"))
-            }
-            try stream.forEachElement(of: member, in: zip, body)
+            try stream.forEachElement(of: try member(file, in: zip), in: zip, body)
         } else {
-            try stream.forEachElement(body)
+            try stream.forEachElement(in: try open(file), body)
         }
     }
 
-    /// The file's bytes, at most `limit`.
-    func bytes(_ file: String, limit: UInt64 = 1 << 30) throws(VaultError) -> [UInt8] {
+    /// The file's bytes, at most `limit` and at most the cap.
+    func bytes(_ file: String, limit: UInt64 = UInt64.max) throws(VaultError) -> [UInt8] {
+        let cap = ImportLimits(maxItemSize: Int(min(limit, UInt64(limits.maxItemSize))))
         if let zip {
-            guard let member = zip.member(named: file) else {
-                throw .importing(ImportProblem(file: name, place: file, problem: "is not in the archive"))
+            let member = try member(file, in: zip)
+            guard member.size <= UInt64(cap.maxItemSize) else {
+                throw .importing(ImportProblem(file: name, place: file, problem: cap.tooLarge("file of an export")))
             }
-            return try zip.bytes(of: member, limit: limit)
+            return try zip.bytes(of: member, limit: UInt64(cap.maxItemSize))
         }
-        guard let data = FileManager.default.contents(atPath: root + "/" + file) else {
-            throw .importing(ImportProblem(file: displayName(file), problem: "cannot be read"))
-        }
-        guard UInt64(data.count) <= limit else {
-            throw .importing(ImportProblem(file: displayName(file), problem: "is larger than \(limit) bytes"))
-        }
-        return [UInt8](data)
+        return try open(file).bytes(cap)
     }
 
-    /// The file's first `count` bytes.
+    /// The file's first `count` bytes (none when it cannot be read).
     func prefix(_ file: String, count: Int) -> [UInt8] {
         if let zip {
             guard let member = zip.member(named: file) else { return [] }
             return (try? zip.prefix(of: member, count: count)) ?? []
         }
-        guard let handle = FileHandle(forReadingAtPath: root + "/" + file) else { return [] }
-        defer { try? handle.close() }
-        return [UInt8]((try? handle.read(upToCount: count)) ?? Data())
+        return (try? open(file))?.prefix(count) ?? []
     }
 
-    private static func list(_ folder: String) -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
-        var out: [String] = []
-        while let next = walker.nextObject() as? String {
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: folder + "/" + next, isDirectory: &isFolder), !isFolder.boolValue {
-                out.append(next)
-            }
+    /// Whether `file` is the file the person named (read as named, a link followed).
+    private func isNamedFile(_ file: String) -> Bool {
+        isSingleFile && file == (path as NSString).lastPathComponent
+    }
+
+    /// Opens `file` of a folder: the named file as named, any other without following a link.
+    private func open(_ file: String) throws(VaultError) -> ExportFileHandle {
+        if isNamedFile(file) { return try ExportInput.openNamed(path, name: displayName(file)) }
+        return try folder().open(file)
+    }
+
+    private func member(_ file: String, in zip: ZipArchive) throws(VaultError) -> ZipArchive.Member {
+        guard let member = zip.member(named: file) else {
+            throw .importing(ImportProblem(file: name, place: file, problem: "is not in the archive"))
         }
-        return out.sorted()
+        return member
     }
 }
 

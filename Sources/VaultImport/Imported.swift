@@ -195,16 +195,21 @@ extension ImportReader {
 public struct ImportSink {
     private let emitItem: (ImportedItem) throws(VaultError) -> Void
     private let leftOut: ((ImportProblem) -> Void)?
+    /// The cap on what a reader holds whole (a conversation, a line, a file read whole).
+    public let limits: ImportLimits
 
     /// - Parameters:
     ///   - emit: takes each item read.
     ///   - leftOut: nil: a part not in the format stops the import; else it is told the problem
     ///     and reading goes on with the next part.
+    ///   - limits: the cap readers hold what they read to (`Importing` gives the vault's).
     public init(
-        emit: @escaping (ImportedItem) throws(VaultError) -> Void, leftOut: ((ImportProblem) -> Void)? = nil
+        emit: @escaping (ImportedItem) throws(VaultError) -> Void, leftOut: ((ImportProblem) -> Void)? = nil,
+        limits: ImportLimits = ImportLimits()
     ) {
         self.emitItem = emit
         self.leftOut = leftOut
+        self.limits = limits
     }
 
     public func emit(_ item: ImportedItem) throws(VaultError) { try emitItem(item) }

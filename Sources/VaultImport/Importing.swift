@@ -94,6 +94,10 @@ public struct Importing {
     ) throws(VaultError) -> Report {
         var report = Report(source: reader.source.rawValue)
         report.dryRun = dryRun
+        // Before the lock: a FIFO (or a device, a socket) given as the export is refused at
+        // once, never waited on while the vault is locked.
+        for path in paths { _ = try ExportInput.kind(of: path) }
+        let limits = ImportLimits(vault.config.limits)
         return try vault.change { change throws(VaultError) -> Report in
             try change.commitHandEdits()
             var plan = try ImportPlan(vault: vault, source: reader.source, dryRun: dryRun)
@@ -105,7 +109,8 @@ public struct Importing {
                 if read % 100 == 0 { progress?(ProgressEvent("importing", done: read, of: nil, unit: "items")) }
                 try plan.take(item, since: since, report: &report)
             }) { take throws(VaultError) in
-                let sink = ImportSink(emit: take, leftOut: keepGoing ? { leftOut.append($0.description) } : nil)
+                let sink = ImportSink(
+                    emit: take, leftOut: keepGoing ? { leftOut.append($0.description) } : nil, limits: limits)
                 try reader.read(paths, since: since, into: sink)
             }
             report.leftOut = leftOut

@@ -20,7 +20,8 @@ import Glibc
 ///
 /// Errors are `VaultError.importing` naming `name`, the element (`[12]`) and the byte offset:
 /// a file that ends inside an element or before the array's `]`, an element that is not UTF-8
-/// or not JSON, a file that is not an array.
+/// or not JSON, a file that is not an array, an element past `limits` (checked as its bytes
+/// arrive, so an export cannot make one element fill the memory).
 public struct JSONArrayStream: Sendable {
     /// The file read.
     public let path: String
@@ -28,37 +29,36 @@ public struct JSONArrayStream: Sendable {
     public let name: String
     /// How many bytes are read at a time.
     public let chunkSize: Int
+    /// The cap on one element (`ImportLimits.maxItemSize`), checked as its bytes arrive.
+    public let limits: ImportLimits
 
-    public init(path: String, name: String? = nil, chunkSize: Int = 1 << 20) {
+    public init(path: String, name: String? = nil, chunkSize: Int = 1 << 20, limits: ImportLimits = ImportLimits()) {
         self.path = path
         self.name = name ?? path
         self.chunkSize = max(1, chunkSize)
+        self.limits = limits
     }
 
     /// Calls `body` with each element's index, the byte offset it starts at, and its bytes
     /// (valid UTF-8; surrounding whitespace not included), in the file's order.
+    ///
+    /// `path` is opened as named (a link followed), only if it is a regular file.
     public func forEachElement(
         _ body: (_ index: Int, _ offset: Int, _ bytes: [UInt8]) throws(VaultError) -> Void
     ) throws(VaultError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw problem("", "cannot be opened (\(String(cString: strerror(errno))))")
-        }
-        defer { close(fd) }
-        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        try forEachElement(in: try ExportInput.openNamed(path, name: name), body)
+    }
+
+    /// The same, for a file already open.
+    func forEachElement(
+        in file: ExportFileHandle, _ body: (_ index: Int, _ offset: Int, _ bytes: [UInt8]) throws(VaultError) -> Void
+    ) throws(VaultError) {
         var scanner = Scanner()
         var fileOffset = 0
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, chunkSize) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw problem("byte \(fileOffset)", "cannot be read (\(String(cString: strerror(errno))))")
-            }
-            if count == 0 { break }
-            try chunk.withUnsafeBufferPointer { (buffer) throws(VaultError) in
-                try scanner.feed(UnsafeBufferPointer(rebasing: buffer[0..<count]), at: fileOffset, stream: self, body)
-            }
-            fileOffset += count
+        try file.forEachChunk(chunkSize) { (chunk) throws(VaultError) in
+            try scanner.feed(chunk, at: fileOffset, stream: self, body)
+            fileOffset += chunk.count
+            return true
         }
         try scanner.finish(at: fileOffset, stream: self)
     }
@@ -206,6 +206,10 @@ public struct JSONArrayStream: Sendable {
                     }
                     element.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<j]))
                     i = j
+                    // Before it is held whole: a 1 GiB conversation stops at the cap.
+                    if element.count > stream.limits.maxItemSize {
+                        throw stream.problem("[\(index)]", stream.limits.tooLarge("conversation"))
+                    }
                     if ended {
                         try emit(stream: stream, body)
                         state = .afterElement

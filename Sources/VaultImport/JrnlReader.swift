@@ -29,11 +29,14 @@ public struct JrnlReader: ImportReader {
     /// A file whose first line with text is a jrnl entry's date line, a jrnl JSON export
     /// (`entries` with `date` and `time`), or a folder journal (`YYYY/MM/DD.txt`).
     public static func recognizes(_ path: String) -> Bool {
+        let head: [UInt8]?
         if ExportFile.isFolder(path) {
-            guard let first = textFiles(in: path).first else { return false }
-            return recognizes(first)
+            guard let folder = try? ExportDirectory(path), let first = textFiles(in: folder).first else { return false }
+            head = (try? folder.open(first))?.prefix(65536)
+        } else {
+            head = ExportFile.head(path)
         }
-        guard let head = ExportFile.head(path) else { return false }
+        guard let head else { return false }
         let text = String(decoding: head, as: UTF8.self)
         let start = text.drop { $0.isWhitespace }
         if start.hasPrefix("{") {
@@ -46,11 +49,14 @@ public struct JrnlReader: ImportReader {
 
     public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
-            let files = ExportFile.isFolder(path) ? Self.textFiles(in: path) : [path]
+            // A folder journal's files are opened inside it, a link among them refused by name.
+            let folder = ExportFile.isFolder(path) ? try ExportDirectory(path) : nil
+            let files = folder.map(Self.textFiles) ?? [path]
             if files.isEmpty { throw ExportFile.problem(path, "holds no jrnl journal (.txt files)") }
             for file in files {
                 try sink.part { () throws(VaultError) in
-                    for entry in try entries(of: file) {
+                    let opened = if let folder { try folder.open(file) } else { try ExportInput.openNamed(path) }
+                    for entry in try entries(of: try opened.bytes(sink.limits, what: "journal"), file: opened.name) {
                         if let since, entry.time < since { continue }
                         try sink.emit(.entry(entry))
                     }
@@ -59,19 +65,13 @@ public struct JrnlReader: ImportReader {
         }
     }
 
-    /// A folder journal's day files, in order.
-    static func textFiles(in folder: String) -> [String] {
-        guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
-        var files: [String] = []
-        while let name = walker.nextObject() as? String {
-            if name.hasSuffix(".txt") { files.append(folder + "/" + name) }
-        }
-        return files.sorted()
+    /// A folder journal's day files (their paths in it, links among them too), in order.
+    static func textFiles(in folder: ExportDirectory) -> [String] {
+        folder.files().map(\.path).filter { $0.hasSuffix(".txt") }
     }
 
-    /// The entries of one file, plain text or JSON.
-    func entries(of file: String) throws(VaultError) -> [ImportedEntry] {
-        let bytes = try ExportFile.bytes(file)
+    /// The entries of one file's bytes, plain text or JSON (`file` names it in problems).
+    func entries(of bytes: [UInt8], file: String) throws(VaultError) -> [ImportedEntry] {
         let first = bytes.first { ![32, 9, 10, 13].contains($0) }
         if first == UInt8(ascii: "{") { return try jsonEntries(bytes, file: file) }
         return try plainEntries(bytes, file: file)
@@ -118,18 +118,21 @@ public struct JrnlReader: ImportReader {
 
     private func plainEntries(_ bytes: [UInt8], file: String) throws(VaultError) -> [ImportedEntry] {
         var out: [ImportedEntry] = []
-        var current: (date: DateLine, starred: Bool, lines: [String])?
+        var current: (date: DateLine, starred: Bool, lines: [String], line: Int)?
         var number = 0
-        func finish() {
+        func finish() throws(VaultError) {
             guard let entry = current else { return }
-            out.append(makeEntry(entry.date, starred: entry.starred, following: entry.lines))
+            let time = try localTime(entry.date.day, entry.date.hour, entry.date.minute, entry.date.second) { text in
+                ExportFile.problem(file, at: "line \(entry.line)", text)
+            }
+            out.append(makeEntry(entry.date, time: time, starred: entry.starred, following: entry.lines))
         }
         for raw in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
             var line = try ExportFile.text(raw, file: file, place: "line \(number)")
             if line.hasSuffix("\r") { line.removeLast() }
             if let date = DateLine(line) {
-                finish()
+                try finish()
                 var starred = false
                 var rest = date.rest
                 while rest.last == " " { rest = rest.dropLast() }
@@ -143,7 +146,7 @@ public struct JrnlReader: ImportReader {
                 }
                 var withRest = date
                 withRest.rest = rest
-                current = (withRest, starred, [])
+                current = (withRest, starred, [], number)
             } else if current != nil {
                 current?.lines.append(line)
             } else if !line.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -151,14 +154,14 @@ public struct JrnlReader: ImportReader {
                     file, at: "line \(number)", "is not a jrnl entry (an entry begins with a line like \"[2024-05-01 09:30] Title\")")
             }
         }
-        finish()
+        try finish()
         if out.isEmpty {
             throw ExportFile.problem(file, "is not a jrnl journal: no line begins with a date like \"[2024-05-01 09:30]\"")
         }
         return out
     }
 
-    private func makeEntry(_ date: DateLine, starred: Bool, following: [String]) -> ImportedEntry {
+    private func makeEntry(_ date: DateLine, time: Timestamp, starred: Bool, following: [String]) -> ImportedEntry {
         let first = date.rest.trimmingCharacters(in: .whitespaces)
         var title = first
         var bodyLines = following
@@ -169,7 +172,6 @@ public struct JrnlReader: ImportReader {
         while bodyLines.first?.trimmingCharacters(in: .whitespaces).isEmpty == true { bodyLines.removeFirst() }
         while bodyLines.last?.trimmingCharacters(in: .whitespaces).isEmpty == true { bodyLines.removeLast() }
         let body = bodyLines.joined(separator: "\n")
-        let time = localTime(date.day, date.hour, date.minute, date.second)
         return ImportedEntry(
             source: .jrnl, sourceID: Self.id(date.day, date.hour, date.minute, title), title: title, time: time,
             tags: Self.tags(in: title + "\n" + body), starred: starred, body: body)
@@ -225,13 +227,21 @@ public struct JrnlReader: ImportReader {
         return "jrnl-" + ExportFile.shortHash("\(day) \(clock) \(title)")
     }
 
-    private func localTime(_ day: LocalDate, _ hour: Int, _ minute: Int, _ second: Int) -> Timestamp {
+    /// The time in `timeZone`; `problem` makes the error when it is outside the years 0 to 9999
+    /// (Foundation's calendar takes the year 0000 for 1 BC, which no timestamp spells).
+    private func localTime(
+        _ day: LocalDate, _ hour: Int, _ minute: Int, _ second: Int, problem: (String) -> VaultError
+    ) throws(VaultError) -> Timestamp {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         let components = DateComponents(
             year: day.year, month: day.month, day: day.day, hour: hour, minute: minute, second: second)
         let date = calendar.date(from: components) ?? day.noonUTC
-        return Timestamp(date: date, timeZone: timeZone)
+        let time = Timestamp(date: date, timeZone: timeZone)
+        guard ExportFile.spellsFourDigitYear(time) else {
+            throw problem("is a time vault cannot hold in \(timeZone.identifier) (the years 0 to 9999 only)")
+        }
+        return time
     }
 
     // MARK: JSON export
@@ -265,7 +275,8 @@ public struct JrnlReader: ImportReader {
             out.append(
                 ImportedEntry(
                     source: .jrnl, sourceID: Self.id(day, hour, minute, title), title: title,
-                    time: localTime(day, hour, minute, second), tags: tags, starred: ExportFile.flag(entry["starred"]),
+                    time: try localTime(day, hour, minute, second) { ExportFile.problem(file, at: place + ".date", $0) },
+                    tags: tags, starred: ExportFile.flag(entry["starred"]),
                     body: body))
         }
         return out

@@ -9,13 +9,16 @@ final class LLMLogsDatabase {
     enum Value {
         case text(String)
         case bytes([UInt8])
-        case number(Double)
+        case integer(Int64)
+        case real(Double)
         case null
 
         var text: String? {
             switch self {
             case .text(let s): return s
-            case .number(let n): return n == n.rounded() ? String(Int64(n)) : String(n)
+            case .integer(let n): return String(n)
+            // A whole number as one (`2.0` → `2`) only where it converts: 1e300 stays as it is.
+            case .real(let n): return n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
             case .bytes(let b): return String(validating: b, as: UTF8.self)
             case .null: return nil
             }
@@ -27,11 +30,12 @@ final class LLMLogsDatabase {
     let path: String
     private let handle: OpaquePointer
 
-    /// Opens `path` read-only (no journal is made beside it, nothing is written).
-    init(path: String) throws(VaultError) {
+    /// Opens `path` read-only (no journal is made beside it, nothing is written); a link there
+    /// is refused unless `followingLinks` (a path the person named).
+    init(path: String, followingLinks: Bool = true) throws(VaultError) {
         self.path = path
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil)
+        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | (followingLinks ? 0 : SQLITE_OPEN_NOFOLLOW), nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(db)
@@ -74,7 +78,8 @@ final class LLMLogsDatabase {
                 let name = String(cString: sqlite3_column_name(statement, c))
                 switch sqlite3_column_type(statement, c) {
                 case SQLITE_NULL: row[name] = .null
-                case SQLITE_INTEGER, SQLITE_FLOAT: row[name] = .number(sqlite3_column_double(statement, c))
+                case SQLITE_INTEGER: row[name] = .integer(sqlite3_column_int64(statement, c))
+                case SQLITE_FLOAT: row[name] = .real(sqlite3_column_double(statement, c))
                 case SQLITE_BLOB:
                     let count = Int(sqlite3_column_bytes(statement, c))
                     if let base = sqlite3_column_blob(statement, c), count > 0 {

@@ -48,12 +48,15 @@ public struct LLMReader: ImportReader {
 
     public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
-            let file = ExportFile.isFolder(path) ? path + "/logs.db" : path
-            guard let head = ExportFile.head(file, limit: 16) else { _ = try ExportFile.bytes(file); continue }
-            guard head.starts(with: Array("SQLite format 3".utf8)) else {
+            // A regular file only, never waited on (a FIFO is refused before SQLite opens it);
+            // `logs.db` in a folder is not followed if it is a link.
+            let inFolder = try ExportInput.kind(of: path) == .folder
+            let file = inFolder ? path + "/logs.db" : path
+            let opened = inFolder ? try ExportDirectory(path).open("logs.db") : try ExportInput.openNamed(path)
+            guard opened.prefix(16).starts(with: Array("SQLite format 3".utf8)) else {
                 throw ExportFile.problem(file, "is not an SQLite database (llm's logs.db is one)")
             }
-            let db = try LLMLogsDatabase(path: file)
+            let db = try LLMLogsDatabase(path: file, followingLinks: !inFolder)
             try Reading(db: db, tables: try db.tables()).read(since: since, sink: sink)
         }
     }
@@ -216,16 +219,15 @@ public struct LLMReader: ImportReader {
             ).compactMap { $0["content"]?.text }
         }
 
-        /// An `attachments` row: its bytes (stored, or read from its path) as an attachment; a
-        /// URL, or a path whose file is gone, as a line naming it.
+        /// An `attachments` row: its bytes stored in the database as an attachment; a URL or a
+        /// path as a line naming it. A path is never read: the database may name any file on
+        /// this machine (`~/.ssh/id_ed25519`), and what an import reads stays inside the export.
         private func attachment(_ row: LLMLogsDatabase.Row, into attachments: inout [ImportedAttachment], notes: inout [String]) {
             let type = row["type"]?.text ?? ""
             let ext = type.split(separator: "/").last.map { $0 == "jpeg" ? "jpg" : String($0) } ?? "bin"
             let id = row["id"]?.text ?? "attachment"
             if case .bytes(let bytes) = row["content"] ?? .null, !bytes.isEmpty {
                 attachments.append(ImportedAttachment(name: "\(id.prefix(16)).\(ext)", bytes: bytes))
-            } else if let path = row["path"]?.text, let data = FileManager.default.contents(atPath: path) {
-                attachments.append(ImportedAttachment(name: (path as NSString).lastPathComponent, bytes: [UInt8](data)))
             } else if let where_ = row["url"]?.text ?? row["path"]?.text {
                 notes.append("Attachment (\(type.isEmpty ? "file" : type)): \(where_)")
             }

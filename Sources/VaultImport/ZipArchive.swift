@@ -11,8 +11,10 @@ import Glibc
 ///
 /// Only what exports use: no encryption, no multi-disk archives, methods 0 (stored) and 8
 /// (deflate). Opening refuses an archive with a member whose name climbs out of it (`..`) or
-/// is absolute, so a member's name can be used as a relative path. A member's bytes are
-/// checked against its size and CRC-32 as they are read, and never exceed `limit`.
+/// is absolute, so a member's name can be used as a relative path; only a regular file is
+/// opened (a FIFO is never waited on). A member's bytes are checked against its size and CRC-32
+/// as they are read, and never exceed `limit`; offsets and sizes past the file's end are "cut
+/// short", compared without a sum that could overflow.
 ///
 ///     let zip = try ZipArchive(path: "/tmp/export.zip")
 ///     for member in zip.members where member.name.hasSuffix(".json") { print(member.name, member.size) }
@@ -42,7 +44,9 @@ public final class ZipArchive {
     public let name: String
     /// The files, in the central directory's order.
     public private(set) var members: [Member] = []
-    private let fd: Int32
+    /// The archive, open (its one owner closes it).
+    private let file: ExportFileHandle
+    private var fd: Int32 { file.fd }
     private let fileSize: UInt64
 
     /// The default cap on a member's extracted size: 8 GiB.
@@ -55,30 +59,15 @@ public final class ZipArchive {
     public init(path: String, name: String? = nil) throws(VaultError) {
         self.path = path
         self.name = name ?? path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw .importing(
-                ImportProblem(file: name ?? path, problem: "cannot be opened (\(String(cString: strerror(errno))))"))
-        }
-        self.fd = fd
-        var st = stat()
-        fstat(fd, &st)
-        fileSize = UInt64(st.st_size)
-        do {
-            members = try readCentralDirectory()
-        } catch {
-            close(fd)
-            throw error
-        }
+        // A regular file only (a FIFO is not waited on: `ExportInput`).
+        file = try ExportInput.openNamed(path, name: name ?? path)
+        fileSize = UInt64(file.size)
+        members = try readCentralDirectory()
     }
-
-    deinit { close(fd) }
 
     /// Whether the file at `path` begins like a zip archive (`PK\3\4`, or an empty archive's `PK\5\6`).
     public static func looksLikeZip(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let head = [UInt8]((try? handle.read(upToCount: 4)) ?? Data())
+        let head = (try? ExportInput.openNamed(path))?.prefix(4) ?? []
         return head == [0x50, 0x4B, 3, 4] || head == [0x50, 0x4B, 5, 6]
     }
 
@@ -152,9 +141,10 @@ public final class ZipArchive {
         // The local header: its name and extra field lengths may differ from the central directory's.
         let local = try bytes(at: member.localHeaderOffset, count: 30, member: member.name)
         guard le32(local, 0) == 0x0403_4B50 else { throw problem(member.name, "has no local header where the directory says") }
+        // The header was read, so its offset is inside the file: these sums cannot overflow.
         var dataOffset = member.localHeaderOffset + 30 + UInt64(le16(local, 26)) + UInt64(le16(local, 28))
+        guard dataOffset <= fileSize, member.compressedSize <= fileSize - dataOffset else { throw cutShort(member.name) }
         let dataEnd = dataOffset + member.compressedSize
-        guard dataEnd <= fileSize else { throw cutShort(member.name) }
 
         var crc = crc32(0, nil, 0)
         var produced: UInt64 = 0
@@ -273,7 +263,7 @@ public final class ZipArchive {
             directorySize = le64(record, 40)
             directoryOffset = le64(record, 48)
         }
-        guard directoryOffset + directorySize <= fileSize else {
+        guard directoryOffset <= fileSize, directorySize <= fileSize - directoryOffset else {
             throw whole("is cut short: its central directory lies past the end of the file")
         }
         guard directorySize < 1 << 31 else { throw whole("has a central directory too large to read") }
@@ -342,7 +332,8 @@ public final class ZipArchive {
     }
 
     private func fill(_ buffer: inout [UInt8], count: Int, at offset: UInt64, member: String?) throws(VaultError) {
-        guard offset + UInt64(count) <= fileSize else { throw cutShort(member) }
+        // Offsets come from the archive: compared without a sum that could overflow.
+        guard offset <= fileSize, UInt64(count) <= fileSize - offset else { throw cutShort(member) }
         var done = 0
         while done < count {
             let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }

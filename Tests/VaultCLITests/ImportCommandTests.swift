@@ -3,6 +3,10 @@ import Testing
 import VaultCore
 import VaultTestSupport
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `vault import` through the built binary: a Claude Code session log imported into a fresh
 /// vault, imported again as it grows, and refused when broken; jrnl's plain text into the diary.
 @Suite struct ImportCommandTests {
@@ -137,5 +141,95 @@ import VaultTestSupport
         let again = try runVault(["import", "jrnl", other.path + "/journal.txt"], in: vault.path)
         #expect(again.stdout.contains("0 entries new, 2 unchanged"), "\(again.stdout)")
         try expectCheckClean(vault.path)
+    }
+
+    // MARK: Exports made to attack (issue #36)
+
+    /// The built `vault` with `arguments` in `vault`, under Tests/Fixtures/peak_rss.py and killed
+    /// (SIGKILL) after `deadline` seconds: what it printed, how long it ran, its peak resident
+    /// memory in bytes.
+    func runMeasured(_ arguments: [String], in vault: String, deadline: Int = 60) throws
+        -> (run: RunResult, seconds: Double, peakBytes: Int)
+    {
+        let report = TemporaryDirectory("peak-rss")
+        let process = vaultProcess(arguments, in: vault)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            Project.root + "/Tests/Fixtures/peak_rss.py", report.path + "/peak", "timeout", "-s", "KILL", "\(deadline)",
+            Project.vaultExecutable,
+        ] + arguments
+        let started = ContinuousClock.now
+        let result = try run(process)
+        let elapsed = ContinuousClock.now - started
+        let kib = Int(try report.readText("peak").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        return (result, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, kib * 1024)
+    }
+
+    /// No process holds the vault's `.vault/lock`.
+    func expectLockFree(_ vault: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let fd = open(vault + "/.vault/lock", O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX | LOCK_NB) == 0, "the vault's lock is held", sourceLocation: sourceLocation)
+    }
+
+    @Test func aFIFOGivenAsTheExportEndsAtOnceAndLeavesTheLockFree() throws {
+        let vault = try freshVault()
+        let other = TemporaryDirectory("fifo")
+        let fifo = other.path + "/logs.db"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let head = try git(["rev-parse", "HEAD"], in: vault.path)
+        let refused = "vault: error: \(fifo): is a FIFO, not a file or a folder; vault reads an export only from regular"
+            + " files and folders; nothing was imported\n"
+        for (arguments, stderr, status) in [
+            (["import", "llm", fifo], refused, Int32(1)), (["import", "jrnl", fifo, "--dry-run"], refused, 1),
+            (["import", fifo], "vault: error: cannot tell which tool made ", 64),
+        ] {
+            let r = try runMeasured(arguments, in: vault.path, deadline: 30)
+            #expect(r.seconds < 10, "vault \(arguments) waited \(r.seconds) s on the FIFO")
+            #expect(r.run.status == status, "vault \(arguments): \(r.run.status) \(r.run.stderr)")
+            #expect(r.run.stderr.hasPrefix(stderr), "vault \(arguments): \(r.run.stderr)")
+            expectLockFree(vault.path)
+        }
+        #expect(try git(["rev-parse", "HEAD"], in: vault.path) == head)
+        #expect(try git(["status", "--porcelain"], in: vault.path) == "")
+    }
+
+    /// A zip of about 1 MB whose one conversation inflates to 1 GiB: stopped at the cap as it is
+    /// inflated, dry run or not (it took 130 s and 5 GB before the cap).
+    @Test func aTinyZipHoldingAOneGibibyteConversationStopsAtTheCap() throws {
+        let vault = try freshVault()
+        let other = TemporaryDirectory("zip-bomb")
+        let zip = other.path + "/export.zip"
+        let script = """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+                with z.open('conversations.json', 'w') as w:
+                    w.write(b'[{"title": "')
+                    piece = b'a' * (1 << 20)
+                    for _ in range(1024):
+                        w.write(piece)
+                    w.write(b'", "id": "c1", "mapping": {}}]')
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, zip]
+        #expect(try run(process).status == 0)
+        let size = try FileManager.default.attributesOfItem(atPath: zip)[.size] as? Int ?? 0
+        #expect(size < 2 << 20, "the zip is \(size) bytes")
+        let head = try git(["rev-parse", "HEAD"], in: vault.path)
+        for dryRun in [true, false] {
+            let r = try runMeasured(["import", "chatgpt", zip] + (dryRun ? ["--dry-run"] : []), in: vault.path)
+            #expect(r.run.status == 1, "dry run \(dryRun): \(r.run.stderr)")
+            #expect(
+                r.run.stderr == "vault: error: \(zip):conversations.json, at [0]: is more than 64 MiB, the most vault holds"
+                    + " of one conversation (`limits: max_file_size:` in vault.yml raises the cap); nothing was imported\n",
+                "\(r.run.stderr)")
+            #expect(r.seconds < 30, "dry run \(dryRun): \(r.seconds) s")
+            #expect(r.peakBytes < 400 << 20, "dry run \(dryRun): a peak of \(r.peakBytes >> 20) MiB")
+            expectLockFree(vault.path)
+        }
+        #expect(try git(["rev-parse", "HEAD"], in: vault.path) == head)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: vault.path + "/rooms").isEmpty)
     }
 }

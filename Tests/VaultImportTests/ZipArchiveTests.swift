@@ -72,6 +72,36 @@ import VaultTestSupport
         #expect(problem.hasPrefix("a.zip, at b.dat: is not a valid deflate stream"), "\(problem)")
     }
 
+    /// A zip of one stored member `a.txt` whose central directory gives its size, compressed size
+    /// and local header's offset in a zip64 extra field (any 64-bit values).
+    static func craftedZip(size: UInt64, compressed: UInt64, offset: UInt64) -> [UInt8] {
+        func le(_ value: UInt64, _ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        let name = Array("a.txt".utf8)
+        let local = le(0x0403_4B50, 4) + le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(0, 4) + le(2, 4) + le(2, 4)
+            + le(UInt64(name.count), 2) + le(0, 2) + name + Array("hi".utf8)
+        let extra = le(1, 2) + le(24, 2) + le(size, 8) + le(compressed, 8) + le(offset, 8)
+        let central = le(0x0201_4B50, 4) + le(20, 2) + le(20, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(0, 4)
+            + le(0xFFFF_FFFF, 4) + le(0xFFFF_FFFF, 4) + le(UInt64(name.count), 2) + le(UInt64(extra.count), 2) + le(0, 2)
+            + le(0, 2) + le(0, 2) + le(0, 4) + le(0xFFFF_FFFF, 4) + name + extra
+        let end = le(0x0605_4B50, 4) + le(0, 2) + le(0, 2) + le(1, 2) + le(1, 2) + le(UInt64(central.count), 4)
+            + le(UInt64(local.count), 4) + le(0, 2)
+        return local + central + end
+    }
+
+    /// Sizes and offsets are the archive's own: ones near 2^64 once overflowed a sum and trapped.
+    @Test(arguments: [
+        (UInt64(2), UInt64(2), UInt64.max - 15, "is cut short: the file ends before this member's data"),
+        (2, UInt64.max - 15, 0, "is cut short: the file ends before this member's data"),
+        (UInt64.max, 2, 0, "is \(UInt64.max) bytes, more than the \(ZipArchive.defaultLimit) vault reads from one member"),
+    ])
+    func sizesAndOffsetsPastTheEndAreProblemsNotATrap(size: UInt64, compressed: UInt64, offset: UInt64, problem: String) throws {
+        let folder = TemporaryDirectory("vault-zip")
+        try folder.write("a.zip", Self.craftedZip(size: size, compressed: compressed, offset: offset))
+        let zip = try ZipArchive(path: folder.path + "/a.zip", name: "a.zip")
+        #expect(zip.members.map(\.name) == ["a.txt"])
+        #expect(importProblem { () throws(VaultError) in _ = try zip.bytes(of: zip.members[0]) } == "a.zip, at a.txt: \(problem)")
+    }
+
     @Test(arguments: ["../evil.txt", "/etc/passwd", "a/../../b", "C:/x"])
     func namesThatLeaveTheArchiveAreRefused(name: String) throws {
         let folder = TemporaryDirectory("vault-zip")

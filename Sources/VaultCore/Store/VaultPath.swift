@@ -60,21 +60,55 @@ public enum VaultPath {
 
     /// A file-name slug for a title (FORMAT.md, "Layout"): NFC, letters and digits of any
     /// script, ASCII lower-cased, other runs turned into one `-`, at most 60 characters.
+    ///
+    /// Made from a whitelist of Unicode scalars, not of characters: a character counts as a
+    /// letter or a digit by its first scalar, but only its scalars of a word are kept (letters,
+    /// digits, the marks on them, ZWJ and ZWNJ), so no title gives a `/` (U+0D4E, a "Prepend"
+    /// letter, makes one character of itself and the `/` after it), a `.`, a control
+    /// character, or a name a file system keeps for itself (`con`, `nul`, `com1`… get `-1`).
+    ///
+    ///     VaultPath.slug("부산 여행!") == "부산-여행"
+    ///     VaultPath.slug("\u{0D4E}/\u{0D4E}.") == "\u{0D4E}-\u{0D4E}"
+    ///     VaultPath.slug("CON") == "con-1"
     public static func slug(_ title: String) -> String {
         var out = ""
         var pendingDash = false
         for ch in title.precomposedStringWithCanonicalMapping {
             if ch.isLetter || ch.isNumber {
-                if pendingDash && !out.isEmpty { out.append("-") }
-                pendingDash = false
-                out += ch.isASCII ? ch.lowercased() : String(ch)
+                for scalar in ch.unicodeScalars {
+                    guard isWordScalar(scalar) else {
+                        pendingDash = true
+                        continue
+                    }
+                    if pendingDash && !out.isEmpty { out.append("-") }
+                    pendingDash = false
+                    let upper = ch.isASCII && scalar.value >= 0x41 && scalar.value <= 0x5A
+                    out.unicodeScalars.append(upper ? Unicode.Scalar(scalar.value + 0x20)! : scalar)
+                }
             } else {
                 pendingDash = true
             }
             if out.count >= 60 { break }
         }
-        return out.isEmpty ? "untitled" : out
+        if out.isEmpty { return "untitled" }
+        return reservedNames.contains(out) ? out + "-1" : out
     }
+
+    /// A scalar a slug keeps: a letter, a digit, a mark (combining, spacing, enclosing), ZWNJ or ZWJ.
+    static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        let p = scalar.properties
+        switch p.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
+        default: return p.isAlphabetic || p.numericType != nil || scalar == "\u{200C}" || scalar == "\u{200D}"
+        }
+    }
+
+    /// The names Windows keeps for devices, whatever follows a dot (`con.md` cannot be made),
+    /// as a slug spells them.
+    static let reservedNames: Set<String> = Set(
+        ["con", "prn", "aux", "nul"] + ["com", "lpt"].flatMap { name in
+            (Array("0123456789") + ["¹", "²", "³"]).map { name + String($0) }
+        })
 }
 
 extension VaultPath {
