@@ -42,6 +42,12 @@ extension VaultCommand {
                 }
                 let preamble = room.preamble.trimmingCharacters(in: .whitespacesAndNewlines)
                 if !preamble.isEmpty { print("\n\(preamble)") }
+                // Both versions of a message edited differently on two machines are marked.
+                var versions: [Int: Int] = [:]
+                for c in room.conflicts {
+                    versions[c.original.line] = 1
+                    versions[c.other.line] = 2
+                }
                 // A divider with the date wherever the day changes; each message with its time.
                 for item in RoomTranscript(Array(page.messages), locale: locale, timeZone: zone).items {
                     switch item {
@@ -50,7 +56,11 @@ extension VaultCommand {
                     case .message(let m):
                         let role = "\(m.message.role.icon) \(m.message.role.rawValue)"
                         let label = style.role(m.message.role, role)
-                        Terminal.line("\n" + ([label] + m.facts.map(style.date)).joined(separator: " · "))
+                        if let version = versions[m.message.line] {
+                            Terminal.line("\n" + style.warning(MessageConflict.mark(
+                                version: version, id: m.message.id, room: VaultPath.stem(of: path), locale: locale)))
+                        }
+                        Terminal.line((versions[m.message.line] == nil ? "\n" : "") + ([label] + m.facts.map(style.date)).joined(separator: " · "))
                         print(room.body(of: m.message) { line, problem in "⚠️ line \(problem.line): \(line)" })
                     }
                 }

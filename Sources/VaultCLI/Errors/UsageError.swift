@@ -28,6 +28,8 @@ enum UsageError: Error, CustomStringConvertible {
     case sinceAfterUntil(since: String, until: String)
     /// `vault sync --undo` with a remote or `--dry-run`.
     case undoWithOptions
+    /// `vault resolve ROOM` without `--keep ID` or `--keep-both`, both, or either without a room.
+    case settleHow
     /// `vault search --role` is not user, assistant or system.
     case unknownRole(String)
     /// More than one of `vault search`'s `--room`, `--rooms` and `--diary`.
@@ -91,6 +93,8 @@ enum UsageError: Error, CustomStringConvertible {
                 + " with spaces, \"like this\""
         case .noTagChanges:
             return "give tags to change: +tag adds, -tag removes"
+        case .settleHow:
+            return "name a room and one of --keep ID (the version to keep) or --keep-both: `vault resolve 부산 --keep m-01JPA3K8Z4QX`"
         case .notATagChange(let change):
             return "'\(change)' is not a tag (write +tag or -tag)"
         case .confirmationNeeded(let path):

@@ -53,6 +53,7 @@ struct Style: Sendable {
 
     func title(_ text: String) -> String { paint(text, "1") }
     func date(_ text: String) -> String { paint(text, "2") }
+    func warning(_ text: String) -> String { paint(text, "33") }
     func hit(_ text: String) -> String { paint(text, "1;31") }
     func commit(_ text: String) -> String { paint(text, "33") }
 

@@ -17,6 +17,10 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     case emptyName
     /// The name resolved to a diary entry (its path) where a room was expected.
     case notARoom(String)
+    /// `vault resolve ROOM --keep ID` of a room with no message in two versions.
+    case noConflictToSettle(path: String)
+    /// `--keep ID` names no version of a message in conflict; the versions there are.
+    case notAConflictVersion(String, path: String, versions: [String])
     /// A date that is not `2026-11-21`, `2026-11-21T09:30`, `today`, `yesterday` or `-N`.
     case unreadableDate(String)
     /// A month that is not `2026-11`, `11` (this year) or nothing (this month).
@@ -139,6 +143,11 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
             return "name a room or a diary entry"
         case .notARoom(let path):
             return "\(path) is a diary entry, not a room"
+        case .noConflictToSettle(let path):
+            return "\(path) has no message in two versions: there is nothing to settle"
+        case .notAConflictVersion(let id, let path, let versions):
+            return "'\(id)' is no version of a message in conflict in \(path); the versions are "
+                + versions.joined(separator: ", ") + " (`vault show` marks them)"
         case .unreadableDate(let text):
             return "cannot read the date '\(text)': write 2026-11-21, 2026-11-21T09:30, today, yesterday or -3"
                 + " (three days ago)"

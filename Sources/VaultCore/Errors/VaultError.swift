@@ -27,6 +27,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         /// A diary entry with no date: no `created`, and no date in its file name
         /// (`DiaryFile.dateInName`); `diary list` dates it by its history meanwhile.
         case noDate
+        /// Two versions of one message, from two machines that edited it differently: the
+        /// other version (this line) names the first (`conflict=`), and both are in the room.
+        case unsettledConflict(String, other: String, firstLine: Int)
         /// The front-matter is not valid YAML; the text is the YAML parser's.
         case invalidYAML(String)
         /// The front-matter is valid YAML but not a mapping of keys to values.
@@ -91,7 +94,7 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var severity: Severity {
         switch kind {
-        case .duplicateMessageID, .strayPromptMarker, .conflictCopy, .lookAlikeName, .noDate: return .warning
+        case .duplicateMessageID, .strayPromptMarker, .conflictCopy, .lookAlikeName, .noDate, .unsettledConflict: return .warning
         case .symbolicLink(_, let link): return link == .inside || link == .missing ? .warning : .error
         default: return .error
         }
@@ -106,6 +109,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
             return "the front-matter opened here with '---' is never closed (add a line '---' after the last key)"
         case .noOpeningFrontMatter:
             return "front-matter has no opening --- (add a line '---' above this one)"
+        case .unsettledConflict(let id, let other, let firstLine):
+            return "two versions of message \(id) (line \(firstLine) and this one, \(other)), edited differently on two"
+                + " machines: keep one with `vault resolve ROOM --keep ID` (or both with --keep-both)"
         case .noDate:
             return "the entry has no date (diary list dates it by when it was first committed): give it one with"
                 + " 'created: 2024-05-01' in its front-matter, or a name that starts with its date (2024-05-01-….md)"

@@ -69,6 +69,9 @@ public struct RoomFile: Sendable {
                 firstLineOfID[m.id] = m.line
             }
         }
+        for c in conflicts {
+            out.append(FormatProblem(path: path, line: c.other.line, kind: .unsettledConflict(c.original.id, other: c.other.id, firstLine: c.original.line)))
+        }
         return out.sorted { $0.line < $1.line }
     }
 

@@ -409,8 +409,9 @@ extension Merge {
     }
 
     /// A message's bytes with the header's id replaced by `id` and a `conflict=<original>` attribute
-    /// added (or its value replaced); the rest of the header line and the body as they were.
-    static func renamed(_ block: [UInt8], to id: String, conflictOf original: String) -> [UInt8] {
+    /// added (or its value replaced; nil: removed, the message settled); the rest of the header
+    /// line and the body as they were.
+    static func renamed(_ block: [UInt8], to id: String, conflictOf original: String?) -> [UInt8] {
         var lineEnd = 0
         while lineEnd < block.count, block[lineEnd] != 10 { lineEnd += 1 }
         var contentEnd = lineEnd
@@ -424,7 +425,7 @@ extension Merge {
         guard words.count >= 2 else { return block }
         words[1] = id
         words.removeAll { $0.hasPrefix("conflict=") }
-        words.append("conflict=" + original)
+        if let original { words.append("conflict=" + original) }
         let header = String(line[..<open.upperBound]) + words.joined(separator: " ") + " -->"
         return Array(header.utf8) + Array(block[contentEnd...])
     }
