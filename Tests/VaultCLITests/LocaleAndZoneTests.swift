@@ -139,22 +139,27 @@ import VaultTestSupport
         expectSuccess(try runVault(["room", "new", "제주"], in: vault.path))
         let cut = try runVault(["chat", "제주", "계획 알려줘", "--model", "drop"], in: vault.path)
         #expect(cut.status != 0, "the server cuts the reply off: \(cut.stderr)")
+        // Read back by its machine part (`status=interrupted`) behind the Korean word.
+        let listed = try runVault(["rooms", "--format", "%(slug) %(preview)"], in: vault.path)
+        #expect(listed.stdout.hasPrefix("제주 [중단됨] "), "\(listed.stdout)")
         expectSuccess(try runVault(["chat", "제주", "짧게", "--model", "length"], in: vault.path))
         let room = try vault.readText("rooms/제주.md")
         let headers = room.split(separator: "\n").filter { parseHeader($0) != nil }
         #expect(headers.count == 4, "\(room)")
         #expect(headers.contains { $0.contains("· 중단됨 <!-- ") && $0.contains(" status=interrupted") }, "\(headers)")
         #expect(headers.contains { $0.contains("· 잘림 <!-- ") && $0.contains(" truncated=length") }, "\(headers)")
-        // Read back by its machine part, whatever word the display part has.
-        let listed = try runVault(["rooms", "--format", "%(slug) %(preview)"], in: vault.path)
-        #expect(listed.stdout.split(separator: "\n").count == 1, "\(listed.stdout)")
+        // The built-in provider is named in the vault's language too.
+        expectSuccess(try runVault(["room", "new", "메모"], in: vault.path))
+        expectSuccess(try runVault(["chat", "메모", "안녕", "--provider", "offline"], in: vault.path))
+        let offline = try vault.readText("rooms/메모.md")
+        #expect(offline.contains(" · 오프라인, 모델 없음 <!-- ") && offline.contains(" provider=offline"), "\(offline)")
 
         let export = TemporaryDirectory("vault-chatgpt")
         try export.write("conversations.json", Self.untitledExport)
         expectSuccess(try runVault(["import", "chatgpt", export.path + "/conversations.json"], in: vault.path))
         let titles = try runVault(["rooms", "--format", "%(title)"], in: vault.path)
         #expect(
-            Set(titles.stdout.split(separator: "\n")) == ["제주", "제주도 여행 계획 세워줘", "제주도 여행 계획 세워줘 · 분기 2", "제목 없음"],
+            Set(titles.stdout.split(separator: "\n")) == ["제주", "메모", "제주도 여행 계획 세워줘", "제주도 여행 계획 세워줘 · 분기 2", "제목 없음"],
             "\(titles.stdout)")
 
         try vault.write(
@@ -176,7 +181,7 @@ import VaultTestSupport
         written.append(("show", show.stdout))
         written.append(("diary HTML", diaryHTML.stdout))
         written.append(("room HTML", roomHTML.stdout))
-        #expect(written.count == 7, "\(written.map(\.0))")
+        #expect(written.count == 8, "\(written.map(\.0))")
         let english = [
             "interrupted: incomplete reply", "cut off by the server", "· interrupted", "· truncated", "Untitled", "· branch",
             "Diary ·", "offline, no model",
