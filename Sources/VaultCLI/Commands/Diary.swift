@@ -41,8 +41,9 @@ extension VaultCommand {
                 let words = ListingWords.of(locale)
                 let columns = Terminal.columns
                 // The day (as wide as the locale's widest, never cut), the title, then the preview
-                // and the tags (whole) in what is left, a space between each.
-                let layout = ListingLayout(columns: columns, fixed: 2, date: ListingLayout.diaryDateWidth(locale: locale))
+                // and the tags (whole) in what is left, a space between each; made for the first row shown.
+                lazy var layout = ListingLayout(
+                    columns: columns, fixed: 2, date: ListingLayout.diaryDateWidth(locale: locale))
                 func show(_ row: DiaryRow) {
                     let day = Terminal.fit(row.day, layout.date)
                     let title = Terminal.fit(row.entry.title, layout.title)

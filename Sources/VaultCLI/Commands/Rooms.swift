@@ -36,8 +36,9 @@ extension VaultCommand {
             let words = ListingWords.of(locale)
             let columns = Terminal.columns
             // A mark, the date, the title, an icon and the preview, with a space between each:
-            // the date column as wide as the locale's widest, never cut; the title's grows with the width.
-            let layout = ListingLayout(
+            // the date column as wide as the locale's widest, never cut; the title's grows with the
+            // width. Made for the first row shown (a pipe's rows need no layout, nor its dates' ICU).
+            lazy var layout = ListingLayout(
                 columns: columns, fixed: 7, date: ListingLayout.roomDateWidth(locale: locale, timeZone: zone))
             /// In a shared vault's list, a direct room is named by the other person first, as a
             /// messenger names a conversation: `박보검 · Just us`.
