@@ -112,21 +112,24 @@ public struct Exporter: Sendable {
 
     /// `🧑 user · 2026년 11월 21일 토요일 오전 9:31`, with the author (`author=`, a shared room),
     /// else the model (or `offline, no model`) for a reply, and the status of a failed or interrupted message.
+    ///
+    /// Its words are the locale's (`ListingWords`): `🧑 사용자 · …`, `· 중단됨`.
     func messageHeading(_ message: Message) -> String {
+        let words = ListingWords.of(locale)
         var line =
-            "\(message.role.icon) \(message.role.rawValue) · "
+            "\(message.role.icon) \(words.role(message.role)) · "
             + DateText.header(message.timestamp, locale: locale, timeZone: timeZone)
         if let author = message.author {
             // A shared room: who wrote it (a person, or the model that answered).
             line += " · " + author.name
         } else if message.role == .assistant {
             if message.header.attribute("provider") == "offline" {
-                line += " · offline, no model"
+                line += " · " + words.offline
             } else if let model = message.header.attribute("model") {
                 line += " · " + model
             }
         }
-        if let status = message.status { line += " · " + status }
+        if let status = message.status { line += " · " + (status == "interrupted" ? words.interruptedMark : status) }
         // What an imported message is when it is not the conversation itself.
         if let kind = message.header.attribute("kind") { line += " · " + kind }
         return line

@@ -195,7 +195,7 @@ private struct ConversationReader {
         var settings: [(String, FrontMatterValue)] = []
         if let model = conversation["default_model_slug"] as? String, !model.isEmpty { settings.append(("model", .string(model))) }
         if let gizmo = conversation["gizmo_id"] as? String, !gizmo.isEmpty { settings.append(("gizmo", .string(gizmo))) }
-        let title = (conversation["title"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
+        let title = (conversation["title"] as? String) ?? ""  // none: `Importing` titles it
         return ImportedConversation(
             source: .chatgpt, sourceID: id, title: title, created: start, settings: settings,
             messages: transcript, branches: branches)

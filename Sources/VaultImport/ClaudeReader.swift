@@ -145,7 +145,7 @@ private struct ClaudeConversationReader {
         if let summary = conversation["summary"] as? String, !summary.isEmpty { settings.append(("summary", .string(summary))) }
         let created = Self.time(conversation["created_at"]) ?? transcript.lazy.compactMap(\.time).first
             ?? Timestamp(date: Date(timeIntervalSince1970: 0), timeZone: TimeZone(secondsFromGMT: 0)!)
-        let title = (conversation["name"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "Untitled"
+        let title = (conversation["name"] as? String) ?? ""  // none: `Importing` titles it
         return ImportedConversation(
             source: .claude, sourceID: id, title: title, created: created, settings: settings, messages: transcript,
             branches: branches)

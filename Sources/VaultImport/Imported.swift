@@ -33,6 +33,7 @@ public struct ImportedConversation: Sendable {
     /// The source's own id of the conversation (ChatGPT's `conversation_id`, Claude's `uuid`,
     /// Claude Code's session id, llm's conversation id): what makes a later import find it.
     public var sourceID: String
+    /// Empty when the source gives none: `Importing` titles the room by its first user line.
     public var title: String
     /// When it began, in the source's zone when it has one.
     public var created: Timestamp

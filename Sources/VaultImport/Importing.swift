@@ -250,12 +250,17 @@ struct ImportPlan {
     // MARK: Conversations
 
     mutating func take(_ c: ImportedConversation, report: inout Importing.Report) throws(VaultError) {
+        // A conversation the source gave no title is titled by its first line of the person's
+        // (else `Untitled`); the words are the vault's language (`ListingWords`).
+        let words = ListingWords.of(vault.config.locale)
+        let asked = c.messages.first { $0.role == .user && $0.kind == nil }.map { ExportFile.titleLine($0.body) } ?? ""
+        let title = !c.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? c.title : !asked.isEmpty ? asked : words.untitled
         try takeRoom(
-            sourceID: c.sourceID, title: c.title, created: c.created, settings: c.settings, messages: c.messages,
+            sourceID: c.sourceID, title: title, created: c.created, settings: c.settings, messages: c.messages,
             conversation: c, branch: nil, report: &report)
         for (n, branch) in c.branches.enumerated() where !branch.messages.isEmpty {
             try takeRoom(
-                sourceID: c.sourceID + "/" + branch.messages[0].sourceID, title: "\(c.title) · branch \(n + 2)",
+                sourceID: c.sourceID + "/" + branch.messages[0].sourceID, title: "\(title) · \(words.branch(n + 2))",
                 created: branch.messages[0].time ?? c.created, settings: c.settings, messages: branch.messages,
                 conversation: c, branch: branch, report: &report)
         }

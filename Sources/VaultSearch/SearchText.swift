@@ -1,4 +1,5 @@
 import Foundation
+import VaultCore
 
 /// Text as search compares it: Unicode NFC, and for a case-insensitive search, case folded
 /// (Unicode full case folding: `Straße` and `STRASSE` alike, `ς` as `σ`, `K` (Kelvin) as `k`).
@@ -11,14 +12,8 @@ public enum SearchText {
         return folding ? fold(nfc) : nfc
     }
 
-    /// `text` in NFC, by the standard library's normalizer, which streams through the text once.
-    /// (Foundation's `precomposedStringWithCanonicalMapping` composes in place, moving the rest
-    /// of the text at each composition: a line of 1.6 million decomposed characters took
-    /// seconds per piece.)
-    static func nfc(_ text: String) -> String {
-        if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }
-        return String(decoding: text._nfcCodeUnits, as: UTF8.self)
-    }
+    /// `text` in NFC (`String.nfc`, streamed through once).
+    static func nfc(_ text: String) -> String { text.nfc }
 
     /// Full case folding, code point by code point (context-free, as Unicode's CaseFolding.txt).
     public static func fold(_ text: String) -> String {

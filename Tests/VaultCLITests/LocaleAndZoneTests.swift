@@ -105,4 +105,93 @@ import VaultTestSupport
         #expect(json.stdout.contains("\"timestamp\":\"2026-11-21T23:45:10+09:00\""), "\(json.stdout)")
         expectUnchanged(before, try vault.snapshot())
     }
+
+    // MARK: Every word in the vault's language
+
+    /// A ChatGPT export of two conversations without titles: one whose answer was regenerated (a
+    /// branch), one with no line of the person's.
+    static let untitledExport = """
+        [{"title": "", "create_time": 1700000000, "id": "conv-jeju", "current_node": "a1b", "mapping": {
+          "u1": {"id": "u1", "parent": null, "children": ["a1", "a1b"], "message": {"id": "u1", "author": {"role": "user"},
+            "create_time": 1700000001, "content": {"content_type": "text", "parts": ["제주도 여행 계획 세워줘"]}, "metadata": {}}},
+          "a1": {"id": "a1", "parent": "u1", "children": [], "message": {"id": "a1", "author": {"role": "assistant"},
+            "create_time": 1700000002, "content": {"content_type": "text", "parts": ["한라산부터 가요."]}, "metadata": {}}},
+          "a1b": {"id": "a1b", "parent": "u1", "children": [], "message": {"id": "a1b", "author": {"role": "assistant"},
+            "create_time": 1700000003, "content": {"content_type": "text", "parts": ["우도부터 가요."]}, "metadata": {}}}}},
+         {"title": null, "create_time": 1700001000, "id": "conv-quiet", "current_node": "b1", "mapping": {
+          "b1": {"id": "b1", "parent": null, "children": [], "message": {"id": "b1", "author": {"role": "assistant"},
+            "create_time": 1700001001, "content": {"content_type": "text", "parts": ["안녕하세요"]}, "metadata": {}}}}}]
+        """
+
+    /// In a ko_KR vault no English word of vault's is written or shown: an interrupted and a
+    /// truncated reply (the loopback server cuts one off and ends the other at its length limit)
+    /// in `show` and in the room file's headers, an untitled import and its branch, the HTML
+    /// exports of the diary and of a room. The machine part (`status=interrupted`,
+    /// `truncated=length`) stays as FORMAT.md has it, and is still what `rooms` reads.
+    @Test func aKoreanVaultWritesAndShowsNoEnglishWord() throws {
+        let server = try FakeOpenAIServer(expectedKey: nil)
+        defer { server.stop() }
+        let vault = try freshVault(locale: "ko_KR", timeZone: "Asia/Seoul")
+        try vault.write(
+            "vault.yml",
+            try vault.readText("vault.yml") + "provider: local\nproviders:\n  local:\n    base_url: \(server.baseURL)\n")
+        _ = try git(["commit", "-qam", "the loopback server"], in: vault.path)
+        expectSuccess(try runVault(["room", "new", "제주"], in: vault.path))
+        let cut = try runVault(["chat", "제주", "계획 알려줘", "--model", "drop"], in: vault.path)
+        #expect(cut.status != 0, "the server cuts the reply off: \(cut.stderr)")
+        // Read back by its machine part (`status=interrupted`) behind the Korean word.
+        let listed = try runVault(["rooms", "--format", "%(slug) %(preview)"], in: vault.path)
+        #expect(listed.stdout.hasPrefix("제주 [중단됨] "), "\(listed.stdout)")
+        expectSuccess(try runVault(["chat", "제주", "짧게", "--model", "length"], in: vault.path))
+        let room = try vault.readText("rooms/제주.md")
+        let headers = room.split(separator: "\n").filter { parseHeader($0) != nil }
+        #expect(headers.count == 4, "\(room)")
+        #expect(headers.contains { $0.contains("· 중단됨 <!-- ") && $0.contains(" status=interrupted") }, "\(headers)")
+        #expect(headers.contains { $0.contains("· 잘림 <!-- ") && $0.contains(" truncated=length") }, "\(headers)")
+        // The built-in provider is named in the vault's language too.
+        expectSuccess(try runVault(["room", "new", "메모"], in: vault.path))
+        expectSuccess(try runVault(["chat", "메모", "안녕", "--provider", "offline"], in: vault.path))
+        let offline = try vault.readText("rooms/메모.md")
+        #expect(offline.contains(" · 오프라인, 모델 없음 <!-- ") && offline.contains(" provider=offline"), "\(offline)")
+
+        let export = TemporaryDirectory("vault-chatgpt")
+        try export.write("conversations.json", Self.untitledExport)
+        expectSuccess(try runVault(["import", "chatgpt", export.path + "/conversations.json"], in: vault.path))
+        let titles = try runVault(["rooms", "--format", "%(title)"], in: vault.path)
+        #expect(
+            Set(titles.stdout.split(separator: "\n")) == ["제주", "메모", "제주도 여행 계획 세워줘", "제주도 여행 계획 세워줘 · 분기 2", "제목 없음"],
+            "\(titles.stdout)")
+
+        try vault.write(
+            "diary/2026/2026-11-28-첫눈.md", "---\ntitle: 첫눈\ncreated: 2026-11-28T08:00:00+09:00\n---\n\n첫눈이 왔다.\n")
+        try vault.write(
+            "diary/2026/2026-12-02-산책.md", "---\ntitle: 산책\ncreated: 2026-12-02T19:00:00+09:00\n---\n\n걸었다.\n")
+        let show = try runVault(["show", "제주"], in: vault.path)
+        expectSuccess(show)
+        #expect(show.stdout.contains("⚠️ 중단됨: 완성되지 않은 답변"), "\(show.stdout)")
+        #expect(show.stdout.contains("⚠️ 서버가 답변을 끊었습니다 (length)"), "\(show.stdout)")
+        let diaryHTML = try runVault(["export", "--diary", "--format", "html"], in: vault.path)
+        expectSuccess(diaryHTML)
+        #expect(diaryHTML.stdout.contains("<title>일기 · 2026-11-28 – 2026-12-02</title>"), "\(diaryHTML.stdout.prefix(400))")
+        let roomHTML = try runVault(["export", "제주", "--format", "html"], in: vault.path)
+        expectSuccess(roomHTML)
+        #expect(roomHTML.stdout.contains("🧑 사용자 · ") && roomHTML.stdout.contains("🤖 어시스턴트 · "), "\(roomHTML.stdout)")
+
+        var written = try vaultFiles(vault.path).filter { $0.key.hasPrefix("rooms/") }.map { ($0.key, String(decoding: $0.value, as: UTF8.self)) }
+        written.append(("show", show.stdout))
+        written.append(("diary HTML", diaryHTML.stdout))
+        written.append(("room HTML", roomHTML.stdout))
+        #expect(written.count == 8, "\(written.map(\.0))")
+        let english = [
+            "interrupted: incomplete reply", "cut off by the server", "· interrupted", "· truncated", "Untitled", "· branch",
+            "Diary ·", "offline, no model",
+        ]
+        // The room files' `🧑 user` is their machine part (FORMAT.md: the role); an export has none.
+        let roles = ["🧑 user", "🤖 assistant", "⚙️ system"]
+        for (name, text) in written {
+            for word in english + (name.hasSuffix("HTML") ? roles : []) {
+                #expect(!text.contains(word), "\(name) holds \"\(word)\": \(text)")
+            }
+        }
+    }
 }

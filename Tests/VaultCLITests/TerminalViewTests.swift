@@ -55,7 +55,7 @@ import VaultTestSupport
                 🧑 user · 오전 9:00
                 태종대는?
 
-                🤖 assistant · 오전 9:00 · gpt-4o · ⚠️ interrupted: incomplete reply
+                🤖 assistant · 오전 9:00 · gpt-4o · ⚠️ 중단됨: 완성되지 않은 답변
                 태종대는 바다가
 
                 """, "\(r.stdout)")
@@ -114,8 +114,9 @@ import VaultTestSupport
             #expect(!line.contains("\u{FFFD}"))
         }
         #expect(english[1].hasSuffix("…"), "the long preview is cut: \(english[1])")
-        // The title column: 24 columns, cut between characters, the emoji whole.
-        #expect(english[1].contains(" 어제 대화 🧳 부산 여행 … 🧑 (1 new) "), "\(english[1])")
+        // The title column: 20 columns at 60 (beside a date column of 18), cut between characters,
+        // the emoji whole, padded where a wide character did not fit.
+        #expect(english[1].contains(" 어제 대화 🧳 부산 …  🧑 (1 new) "), "\(english[1])")
 
         // Shown: read, so the mark goes.
         expectSuccess(try runVault(["show", "old"], in: vault.path))

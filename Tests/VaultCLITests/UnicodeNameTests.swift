@@ -118,6 +118,55 @@ import Glibc
         try expectDiarySuccess(try vault.run(["log", "rooms/\(Self.composed).md"]), vault)
     }
 
+    /// Whether `text`'s UTF-8 holds `part`'s, byte for byte (Swift's `contains` compares
+    /// characters, and takes a decomposed `제주` for a composed one).
+    private func holdsBytes(_ text: String, _ part: String) -> Bool {
+        let a = Array(text.utf8), b = Array(part.utf8)
+        guard !b.isEmpty, a.count >= b.count else { return b.isEmpty }
+        return (0...(a.count - b.count)).contains { a[$0..<($0 + b.count)].elementsEqual(b) }
+    }
+
+    /// A title, tag and text written on a Mac (decomposed Hangul in the front-matter and the body)
+    /// are printed composed by `rooms` (aligned, piped, `--json`) and `diary list`, read now and from
+    /// the listing cache, so `vault rooms | grep 제주` finds the room; the files keep their bytes.
+    @Test func decomposedTitlesArePrintedComposed() throws {
+        let vault = try DiaryVault.fresh()
+        let nfd = { (s: String) in s.decomposedStringWithCanonicalMapping }
+        try vault.write(
+            "rooms/jeju.md",
+            "---\ntitle: \(nfd("제주 여행"))\ncreated: 2026-03-01T09:00:00+09:00\n---\n\n"
+                + "## 🧑 user · x <!-- 2026-03-01T09:00:00+09:00 m-AAAAAAAAAAAA -->\n\n\(nfd("한라산 등반"))\n\n" + promptMarker + "\n")
+        try vault.write(
+            "diary/2026/2026-03-01-jeju.md",
+            "---\ntitle: \(nfd("제주 첫날"))\ncreated: 2026-03-01T21:00:00+09:00\ntags: [\(nfd("여행"))]\n---\n\n\(nfd("바다를 봤다"))\n")
+        try vault.git(["add", "-A"])
+        try vault.git(["commit", "-q", "-m", "files from a Mac"])
+        let before = try vault.snapshot()
+        #expect(!holdsBytes(try vault.readText("rooms/jeju.md"), "제주"), "the premise: the file holds decomposed Hangul")
+        // Conjoining jamo (U+1100–U+11FF, `E1 84`–`E1 87`): what decomposed Hangul is made of.
+        let jamo = { (text: String) in
+            let b = Array(text.utf8)
+            return b.indices.dropLast().contains { b[$0] == 0xE1 && (0x84...0x87).contains(b[$0 + 1]) }
+        }
+        // Twice: read now, then from the listing cache.
+        for pass in 1...2 {
+            for (arguments, wanted) in [
+                (["rooms"], ["제주 여행", "한라산 등반"]), (["rooms", "--json"], ["제주 여행", "한라산 등반"]),
+                (["diary", "list"], ["제주 첫날", "#여행", "바다를 봤다"]), (["diary", "list", "--json"], ["제주 첫날", "여행"]),
+            ] {
+                for columns in [nil, "100"] {
+                    let r = try vault.run(arguments, extra: columns.map { ["COLUMNS": $0] } ?? [:])
+                    expectSuccess(r)
+                    for word in wanted {
+                        #expect(holdsBytes(r.stdout, word), "pass \(pass), \(arguments), COLUMNS \(columns ?? "-"): no composed \(word) in \(r.stdout)")
+                    }
+                    #expect(!jamo(r.stdout), "pass \(pass), \(arguments), COLUMNS \(columns ?? "-"): decomposed: \(r.stdout)")
+                }
+            }
+        }
+        expectUnchanged(before, try vault.snapshot())
+    }
+
     @Test func checkReportsLookAlikePairs() throws {
         let vault = try DiaryVault.fresh()
         try writeRaw(vault.root + "/rooms/\(Self.composed).md", room("리눅스"))

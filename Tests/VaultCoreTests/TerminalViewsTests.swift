@@ -66,6 +66,62 @@ import Testing
         #expect(RoomTranscript.Completion(m[0]) == .complete)
     }
 
+    /// Whether a reply was interrupted is read from its machine part (`status=interrupted`), never
+    /// from the word its display part shows: the English one of older files and every language's
+    /// read alike, and a word with no status is only text. The note is in the locale read in.
+    @Test func aReplyIsInterruptedByItsStatusWhateverWordItsHeaderShows() throws {
+        var text = "---\ntitle: t\n---\n\n"
+        let displays = ["x · gpt-4o · interrupted", "x · gpt-4o · 중단됨", "x · gpt-4o · 中断", "x · gpt-4o · abgebrochen",
+                        "x · gpt-4o · interrompu", "x · gpt-4o · interrumpido", "x · gpt-4o"]
+        for (i, display) in displays.enumerated() {
+            text += "## 🤖 assistant · \(display) <!-- 2026-11-23T20:00:0\(i)+09:00 m-\(String(format: "%012d", i)) model=gpt-4o status=interrupted -->\n\nm\n\n"
+        }
+        text += "## 🤖 assistant · x · interrupted <!-- 2026-11-23T20:00:09+09:00 m-000000000009 model=gpt-4o -->\n\nm\n"
+        let m = try RoomFile(parsing: Array(text.utf8), path: "rooms/t.md").messages
+        #expect(m.dropLast().allSatisfy { RoomTranscript.Completion($0) == .interrupted })
+        #expect(RoomTranscript.Completion(m.last!) == .complete)
+        let korean = shape(RoomTranscript(m, locale: "ko_KR", timeZone: seoul))
+        #expect(korean[1] == "m-000000000000 · 오후 8:00 · gpt-4o · ⚠️ 중단됨: 완성되지 않은 답변", "\(korean)")
+        #expect(korean.last == "m-000000000009 · 오후 8:00 · gpt-4o")
+    }
+
+    // MARK: Listing columns
+
+    @Test func theDateColumnIsTheLocalesWidestDate() {
+        // `2024년 12월 28일`, `September 28, 2024`: the longest day of the longest month.
+        #expect(ListingLayout.diaryDateWidth(locale: "ko_KR") == 16)
+        #expect(ListingLayout.diaryDateWidth(locale: "en_US") == 18)
+        #expect(ListingLayout.roomDateWidth(locale: "ko_KR", timeZone: seoul) == 16)
+        #expect(ListingLayout.roomDateWidth(locale: "en_US", timeZone: seoul) == 18)
+    }
+
+    @Test func theTitleTakesTheWidthThereIs() {
+        let narrow = ListingLayout(columns: 60, fixed: 7, date: 16)
+        #expect((narrow.title, narrow.rest) == (20, 17))
+        let wide = ListingLayout(columns: 160, fixed: 7, date: 16)
+        #expect((wide.title, wide.rest) == (54, 83))
+        // Too narrow for a preview: the title takes the rest.
+        let tiny = ListingLayout(columns: 50, fixed: 7, date: 16)
+        #expect((tiny.title, tiny.rest) == (27, 0))
+        #expect(ListingLayout(columns: nil, fixed: 7, date: 16).rest == nil)
+    }
+
+    @Test func aBranchKeepsItsTailWhenItsTitleIsCut() {
+        let title = "주말마다 가고 싶은 제주도 오름 · branch 2"
+        #expect(ListingLayout.fit(title, 20, keepingTail: true) == "주말마다… · branch 2")
+        #expect(ListingLayout.fit(title, 20) == "주말마다 가고 싶은 …")
+        #expect(ListingLayout.fit("짧은 방", 10, keepingTail: true) == "짧은 방   ")
+    }
+
+    @Test func tagsAreWholeOrLeftOut() {
+        let preview = "오늘은 친구들과 함께 바닷가를 따라 걸었다"
+        #expect(ListingLayout.previewAndTags(preview, tags: ["friends", "여행"], 30) == "오늘은 친구들…  #friends #여행")
+        #expect(ListingLayout.previewAndTags(preview, tags: ["friends", "여행"], 12) == "  #friends …")
+        #expect(ListingLayout.previewAndTags("", tags: ["friends"], 20) == "  #friends")
+        #expect(ListingLayout.previewAndTags(preview, tags: [], nil) == preview)
+        #expect(ListingLayout.previewAndTags("p", tags: ["a", "b"], nil) == "p  #a #b")
+    }
+
     // MARK: Relative times
 
     let now = Timestamp(rfc3339: "2026-11-25T15:00:00+09:00")!.date

@@ -119,7 +119,7 @@ struct ExportCommandTests {
         let forced = try runVault(["export", "부산", "-o", out.path + "/busan.md", "--force"], in: dir.path)
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(forced.stdout.isEmpty)
-        #expect(try out.readText("busan.md").hasPrefix("# 부산 여행\n\n### 🧑 user · "))
+        #expect(try out.readText("busan.md").hasPrefix("# 부산 여행\n\n### 🧑 사용자 · "))
         #expect(out.files() == ["busan.md"])  // no temporary file left behind
 
         // The extension chooses the format.

@@ -82,7 +82,7 @@ struct HTMLExportTests {
         let page = try ParsedHTML.parse(html)
         #expect(page.count("details") == 1 && page.count("summary") == 1)
         #expect(page.count("section") == 2, "the question and the answer stay open")
-        #expect(html.contains("<details class=\"message assistant tool-call\">\n<summary>🤖 assistant · "), "\(html)")
+        #expect(html.contains("<details class=\"message assistant tool-call\">\n<summary>🤖 어시스턴트 · "), "\(html)")
         #expect(html.contains("Read plan.py"))
         #expect(page.unclosed.isEmpty && page.mismatched.isEmpty)
         let markdown = Exporter(locale: "ko_KR", timeZone: seoul).markdown([.room(room)])

@@ -24,7 +24,8 @@ struct MarkdownExportTests {
                 #expect(occurrences(of: body, in: markdown) == 1, "\(path): body of \(message.id)")
                 commentsInBodies += occurrences(of: "<!--", in: message.body)
                 checkedBodies += 1
-                let heading = "### \(message.role.icon) \(message.role.rawValue) · "
+                // The role in the vault's language (`ListingWords`): `🧑 사용자`.
+                let heading = "### \(message.role.icon) \(ListingWords.of("ko_KR").role(message.role)) · "
                     + DateText.header(message.timestamp, locale: "ko_KR", timeZone: TimeZone(identifier: "Asia/Seoul")!)
                 #expect(markdown.contains(heading), "\(path): heading of \(message.id)")
                 // The machine part of the header (id, timestamp) is not in the export.
@@ -42,7 +43,7 @@ struct MarkdownExportTests {
         let markdown = exporter.markdown([.room(busan)])
         #expect(!markdown.contains("<!--"))
         #expect(!markdown.contains("vault:prompt"))
-        #expect(markdown.contains("### 🤖 assistant · 2026년 10월 28일 수요일 오후 9:12 · gpt-4o-mini\n"))
+        #expect(markdown.contains("### 🤖 어시스턴트 · 2026년 10월 28일 수요일 오후 9:12 · gpt-4o-mini\n"))
     }
 
     @Test("an escaped header line inside a body comes out as the person wrote it (unescaped, demoted)")

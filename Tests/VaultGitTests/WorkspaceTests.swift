@@ -183,6 +183,21 @@ private let people = [
         #expect(json.stdout.contains(#""preview" : "토요일 어때?""#), "\(json.stdout)")
     }
 
+    /// The hint `room new` prints names the command to talk in the room with: `vault say` in a
+    /// room shared with people (`vault chat` there would send each message to a model), `vault
+    /// chat` in one's own room.
+    @Test func aSharedRoomsHintIsVaultSay() throws {
+        let (dir, env) = try workspace()
+        let shared = try runVault(["room", "new", "주말 계획", "--with", "박보검"], in: dir.path, environment: env("Ada Kim"))
+        expectSucceeded(shared)
+        #expect(
+            shared.stdout == "Made rooms/주말-계획.md. Talk in it with `vault say 주말-계획 \"…\"`"
+                + " (`vault say 주말-계획 \"@assistant …\"` asks the model).\n", "\(shared.stdout)")
+        #expect(!shared.stdout.contains("vault chat"), "\(shared.stdout)")
+        let own = try runVault(["room", "new", "메모"], in: dir.path, environment: env("Ada Kim"))
+        #expect(own.stdout == "Made rooms/메모.md. Talk in it with `vault chat 메모 \"…\"`.\n", "\(own.stdout)")
+    }
+
     @Test func anUnknownPersonIsRefusedAndNothingIsMade() throws {
         let (dir, env) = try workspace()
         let before = try snapshotExcludingState(dir.path)

@@ -116,7 +116,7 @@ enum ChatGPTFixture {
         ])
         #expect(busan.messages[7].attachments.first?.bytes == ChatGPTFixture.image)
         let short = conversations[1]
-        #expect(short.title == "Untitled")
+        #expect(short.title == "", "no title of its own: `Importing` titles the room")
         #expect(short.created.text == "2023-11-14T22:30:00+00:00")
         #expect(lines(short.messages) == ["a user -: hi", "b assistant gpt-4o-mini 2023-11-14T22:30:05+00:00: hello"])
         #expect(short.branches.isEmpty)

@@ -89,7 +89,7 @@ enum ClaudeFixture {
             "m4 assistant 2024-05-01T09:01:05+00:00: Refs must not outlive data.",
         ]])
         let older = conversations[1]
-        #expect(older.title == "Untitled")
+        #expect(older.title == "", "no title of its own: `Importing` titles the room")
         #expect(older.created.text == "2023-12-31T23:59:59+09:00")
         #expect(lines(older.messages) == [
             "o1 user 2023-12-31T23:59:59+09:00: Happy new year", "o2 assistant 2024-01-01T00:00:10+09:00: And to you!",

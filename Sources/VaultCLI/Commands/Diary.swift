@@ -40,18 +40,21 @@ extension VaultCommand {
                 let watcher = SearchWatcherCommand.watcher(forVaultAt: vault.root)
                 let words = ListingWords.of(locale)
                 let columns = Terminal.columns
+                // The day (as wide as the locale's widest, never cut), the title, then the preview
+                // and the tags (whole) in what is left, a space between each; made for the first row shown.
+                lazy var layout = ListingLayout(
+                    columns: columns, fixed: 2, date: ListingLayout.diaryDateWidth(locale: locale))
                 func show(_ row: DiaryRow) {
-                    // The preview and tags take what the two columns leave of the terminal's width.
-                    let day = row.day
-                    let fixed = "\(Terminal.fit(day, 18)) \(Terminal.fit(row.entry.title, 24)) "
-                    let tags = row.tags.isEmpty ? "" : "  " + row.tags
-                    if let columns, Terminal.width(fixed) >= columns {
-                        print(Terminal.clip(fixed + row.preview + tags, columns))
+                    let day = Terminal.fit(row.day, layout.date)
+                    let title = Terminal.fit(row.entry.title, layout.title)
+                    let visible = { (text: String) in Terminal.visible(text, singleLine: true) }
+                    let rest = ListingLayout.previewAndTags(
+                        visible(row.preview), tags: row.entry.tags.map(visible), layout.rest)
+                    if let columns, 2 + layout.date >= columns {
+                        print(Terminal.clip("\(day) \(title) \(rest)", columns))
                         return
                     }
-                    let rest = Terminal.clip(row.preview + tags, columns.map { $0 - Terminal.width(fixed) })
-                    let title = style.title(Terminal.fit(row.entry.title, 24))
-                    Terminal.line("\(style.date(Terminal.fit(day, 18))) \(title) \(rest)")
+                    Terminal.line("\(style.date(day)) \(style.title(title)) \(rest)")
                 }
                 var listed: [DiarySummary]?
                 if format.format == nil, !format.json, query.isEmpty {

@@ -59,7 +59,8 @@ extension VaultCommand {
             case .json:
                 bytes = try exporter.json(selected)
             case .html:
-                let page = exporter.html(selected, title: diary ? diaryTitle(selected) : nil)
+                let page = exporter.html(
+                    selected, title: diary ? diaryTitle(selected, words: ListingWords.of(vault.config.locale)) : nil)
                 progress.finish()
                 for warning in page.warnings { Terminal.warning(warning.description) }
                 bytes = Data(page.html.utf8)
@@ -132,14 +133,14 @@ extension VaultCommand {
             return out
         }
 
-        /// `Diary · 2026-08-15 – 2026-11-21`.
-        func diaryTitle(_ items: [ExportItem]) -> String {
+        /// `Diary · 2026-08-15 – 2026-11-21` (`일기 · …`: the vault's language).
+        func diaryTitle(_ items: [ExportItem], words: ListingWords) -> String {
             let days = items.compactMap { item -> LocalDate? in
                 if case .diaryEntry(let entry, let day) = item { return entry.day ?? day }
                 return nil
             }
-            guard let first = days.min(), let last = days.max() else { return "Diary" }
-            return first == last ? "Diary · \(first)" : "Diary · \(first) – \(last)"
+            guard let first = days.min(), let last = days.max() else { return words.diary }
+            return words.diary + (first == last ? " · \(first)" : " · \(first) – \(last)")
         }
 
         /// The absolute path to write, after the checks that keep an export from doing harm:

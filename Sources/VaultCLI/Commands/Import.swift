@@ -9,15 +9,20 @@ extension VaultCommand {
             commandName: "import",
             abstract: "Bring in conversations and journals from ChatGPT, Claude, Claude Code, llm, jrnl or Day One.",
             discussion: """
-                SOURCE is chatgpt, claude, claude-code, llm, jrnl or dayone; without it, vault tells from the
-                files. Importing the same or a newer export again adds only what is new: rooms keep their
-                ids, and what you wrote since in vault stays. One commit for the whole import.
+                <source> is chatgpt, claude, claude-code, llm, jrnl or dayone; without it, vault tells from \
+                the files. Without <path>, claude-code and llm read where those tools keep their files. \
+                Importing the same or a newer export again adds only what is new: rooms keep their ids, and \
+                what you wrote since in vault stays. One commit for the whole import.
                 """)
 
         @OptionGroup var location: VaultLocation
 
-        @Argument(help: ArgumentHelp("The tool the files come from (optional), then the export's files or folders.", valueName: "SOURCE] [PATH"))
-        var arguments: [String] = []
+        // Parsed in order: a first word that is no tool's name is the first path (`execute`).
+        @Argument(help: ArgumentHelp("The tool the files come from (optional).", valueName: "source"))
+        var source: String?
+
+        @Argument(help: ArgumentHelp("The export's files or folders.", valueName: "path"))
+        var paths: [String] = []
 
         @Flag(name: .customLong("dry-run"), help: "Read everything and say what would come in; write nothing.")
         var dryRun = false
@@ -33,7 +38,7 @@ extension VaultCommand {
         @Flag(help: "Print the report as JSON.") var json = false
 
         func execute() throws {
-            var rest = arguments
+            var rest = (self.source.map { [$0] } ?? []) + paths
             var source: ImportSource?
             if let first = rest.first, let named = ImportSource(rawValue: first.lowercased()) {
                 source = named

@@ -35,6 +35,11 @@ extension VaultCommand {
             let now = Date()
             let words = ListingWords.of(locale)
             let columns = Terminal.columns
+            // A mark, the date, the title, an icon and the preview, with a space between each:
+            // the date column as wide as the locale's widest, never cut; the title's grows with the
+            // width. Made for the first row shown (a pipe's rows need no layout, nor its dates' ICU).
+            lazy var layout = ListingLayout(
+                columns: columns, fixed: 7, date: ListingLayout.roomDateWidth(locale: locale, timeZone: zone))
             /// In a shared vault's list, a direct room is named by the other person first, as a
             /// messenger names a conversation: `박보검 · Just us`.
             var me: String?
@@ -49,16 +54,19 @@ extension VaultCommand {
                     room.problem != nil ? "⚠️" : room.hasPendingPrompt ? "✍️" : room.lastRole?.icon ?? "  "
                 // Messages that came in by sync and were not shown yet: a dot in the first column, a count.
                 let mark = room.unread > 0 ? "●" : " "
-                // The preview takes what the fixed columns leave of the terminal's width.
-                let when = row.when
-                let fixed = "\(mark) \(Terminal.fit(when, 14)) \(Terminal.fit(title(of: room), 24)) \(icon) "
-                let left = columns.map { max(1, $0 - Terminal.width(fixed)) }
-                let rest = Terminal.clip(row.preview, left)
-                if let columns, Terminal.width(fixed) >= columns {
-                    print(Terminal.clip(fixed + row.preview, columns))
+                let when = Terminal.fit(row.when, layout.date)
+                // A branch keeps its `· branch 2` when its title is cut, and says where it branched.
+                let name = ListingLayout.fit(
+                    Terminal.visible(title(of: room), singleLine: true), layout.title, keepingTail: room.branchedAt != nil)
+                // (Once, when its first message is its last.)
+                let preview = room.branchedAt.map {
+                    "↳ " + ($0 == room.preview ? row.preview : DisplayWidth.clip($0, 24) + " · " + row.preview)
+                } ?? row.preview
+                if let columns, 7 + layout.date >= columns {
+                    print(Terminal.clip("\(mark) \(when) \(name) \(icon) \(preview)", columns))
                 } else {
-                    let shown = style.date(Terminal.fit(when, 14))
-                    Terminal.line("\(mark) \(shown) \(style.title(Terminal.fit(title(of: room), 24))) \(icon) \(rest)")
+                    let rest = Terminal.clip(preview, layout.rest)
+                    Terminal.line("\(mark) \(style.date(when)) \(style.title(name)) \(icon) \(rest)")
                 }
             }
             let rooms: ArraySlice<RoomSummary>
@@ -182,7 +190,14 @@ extension VaultCommand {
                 let taken = RoomCreation.taken(title: title, in: vault, free: path).map {
                     " (\($0) has that title's name already; --unique refuses instead)"
                 } ?? ""
-                print("Made \(path)\(taken). Talk in it with `vault chat \(VaultPath.stem(of: path)) \"…\"`.")
+                let name = VaultPath.stem(of: path)
+                // A room shared with people is talked in with `vault say`: `vault chat` would send
+                // every message to a model; `@assistant` asks it there.
+                let talk =
+                    members.isEmpty
+                    ? "`vault chat \(name) \"…\"`"
+                    : "`vault say \(name) \"…\"` (`vault say \(name) \"@assistant …\"` asks the model)"
+                print("Made \(path)\(taken). Talk in it with \(talk).")
             }
         }
 
@@ -306,10 +321,10 @@ struct RoomRow {
         ListingField(name: "role", meaning: "who wrote the last message (user, assistant, system)") {
             $0.room.lastRole?.rawValue ?? ""
         },
-        ListingField(name: "author", meaning: "the last message's author, when its header names one (a shared room)") {
+        ListingField(name: "author", meaning: "the last message's author (its header's author=: a shared room)") {
             $0.room.lastAuthor ?? ""
         },
-        ListingField(name: "kind", meaning: "own (no members), direct (two) or group (members: in front-matter)") {
+        ListingField(name: "kind", meaning: "own (no members:), direct (two) or group (three or more)") {
             $0.room.kind.rawValue
         },
         ListingField(name: "members", meaning: "the people the room is shared with, comma-separated") {
@@ -320,6 +335,9 @@ struct RoomRow {
         },
         ListingField(name: "preview", meaning: "the last message's first line, with the terminal's marks") {
             $0.preview
+        },
+        ListingField(name: "branched_at", meaning: "a branch room's (fork_of:) first line: where it branched") {
+            $0.room.branchedAt ?? ""
         },
     ]
 }

@@ -254,13 +254,16 @@ public struct ChatTurn {
         ]
         // In a shared room the reply names its writer: the model.
         if author != nil, let model = Author(name: request.model) { attributes.insert(model.attribute, at: 0) }
-        var label = provider.label(model: request.model)
+        // `status=` and `truncated=` say it for readers; the display part says it in the vault's
+        // language, as its date (never read back: FORMAT.md), and so names the built-in provider.
+        let words = ListingWords.of(vault.config.locale)
+        var label = provider is OfflineProvider ? words.offline : provider.label(model: request.model)
         if failure != nil {
             attributes.append(.init("status", "interrupted"))
-            label += " · interrupted"
+            label += " · " + words.interruptedMark
         } else if let truncation {
             attributes.append(.init("truncated", truncation))
-            label += " · truncated"
+            label += " · " + words.truncatedMark
         }
         let draft = MessageDraft(
             role: .assistant, body: "", timestamp: vault.now(), attributes: attributes, displaySuffix: label)

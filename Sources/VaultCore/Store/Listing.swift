@@ -278,7 +278,7 @@ public struct RoomListing: Sendable, Sequence {
 
     /// The fields of a room's kept line.
     public enum Field: Int {
-        case sortKey, title, lastActivity, lastRole, lastStatus, preview, pendingPrompt, problem, lastAuthor, members
+        case sortKey, title, lastActivity, lastRole, lastStatus, preview, pendingPrompt, problem, lastAuthor, branchedAt, members
     }
 }
 

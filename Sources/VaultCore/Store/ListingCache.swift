@@ -42,7 +42,8 @@ public struct ListingCache: Sendable {
         var made: (path: String, fields: [String?])?
     }
 
-    public static let version = 6
+    /// 7: titles, previews and names are kept in NFC (`String.nfc`).
+    public static let version = 7
     static let racyWindow = 2
 
     public let file: String?

@@ -28,6 +28,10 @@ public struct RoomSummary: Sendable, Codable, Hashable {
     /// The room this file is a conflict copy of (Syncthing's, Dropbox's or vault's), when that
     /// room exists: `vault resolve` merges the copy into it.
     public var conflictCopyOf: String?
+    /// A branch room's (an imported conversation's other branch, `fork_of:` in its front-matter)
+    /// first message's first line: where it branched (the edited question, the other answer), so
+    /// two branches of one conversation are told apart. Nil for any other room.
+    public var branchedAt: String?
 
     /// True when the last message is a reply that stopped before it was complete.
     public var lastIsInterrupted: Bool { lastStatus == "interrupted" }
@@ -40,6 +44,7 @@ public struct RoomSummary: Sendable, Codable, Hashable {
         case preview
         case hasPendingPrompt = "pending_prompt", problem, unread
         case conflictCopyOf = "conflict_copy_of"
+        case branchedAt = "branched_at"
     }
 }
 
@@ -310,6 +315,7 @@ extension Vault {
             let scan = try RoomTail.scan(absolute(relative), path: relative)
             if let t = scan.title { summary.title = t }
             summary.members = scan.members
+            summary.branchedAt = scan.branchedAt
             if let header = scan.lastHeader {
                 summary.lastActivity = header.timestamp.text
                 summary.lastRole = header.role
@@ -327,6 +333,7 @@ extension Vault {
         } catch {
             summary.problem = "\(error)"
         }
+        summary.composeNames()
         return summary
     }
 
@@ -537,6 +544,10 @@ extension Vault {
             summary.dateSource = "modified"
             key = mtime
         }
+        // Shown as typed on Linux whatever the file holds (a Mac's decomposed Hangul): `String.nfc`.
+        summary.title = summary.title.nfc
+        summary.preview = summary.preview.nfc
+        summary.tags = summary.tags.map(\.nfc)
         return (summary, key)
     }
 }
@@ -602,6 +613,8 @@ enum RoomTail {
         var preview: String
         var hasPendingPrompt: Bool
         var members: [String] = []
+        /// A branch room's (`fork_of:`) first message's first line: where it branched.
+        var branchedAt: String?
     }
 
     static let headSize = 16 * 1024
@@ -646,9 +659,13 @@ enum RoomTail {
             // A partial first line is skipped unless the window starts at the body.
             switch lastMessage(tail, skipFirstLine: offset > bodyStart) {
             case .found(let header, let preview, let pending):
+                // A branch's first message is near the head: the front-matter is short.
+                let branchedAt =
+                    frontMatter?.values["fork_of"] == nil
+                    ? nil : firstMessageLine(Array(head[min(bodyStart, head.count)...]))
                 return Scan(
                     title: title, created: created, lastHeader: header, preview: preview, hasPendingPrompt: pending,
-                    members: Workspace.members(of: frontMatter))
+                    members: Workspace.members(of: frontMatter), branchedAt: branchedAt)
             case .broken(let why):
                 throw VaultError.malformedEnd(path: path, .brokenHeader(why))
             case .needMore:
@@ -663,11 +680,39 @@ enum RoomTail {
         let preview =
             room.pendingPrompt.map { Preview.firstLine(of: $0) }
             ?? last.map { Preview.firstLine(of: $0.body, quoted: $0.header.attribute(Posting.replyToKey) != nil) } ?? ""
+        let branchedAt =
+            room.frontMatter?.values["fork_of"] == nil ? nil : room.messages.first.map { Preview.firstLine(of: $0.body) }
         return Scan(
             title: room.title == VaultPath.stem(of: path) ? nil : room.title,
             created: room.frontMatter?.string("created").flatMap { Timestamp(frontMatter: $0) },
             lastHeader: last?.header,
-            preview: preview, hasPendingPrompt: room.pendingPrompt != nil, members: Workspace.members(of: room.frontMatter))
+            preview: preview, hasPendingPrompt: room.pendingPrompt != nil, members: Workspace.members(of: room.frontMatter),
+            branchedAt: branchedAt)
+    }
+
+    /// The first line of the first message in `bytes` (a room's body, from its start: a line
+    /// start), nil when they hold no message header; up to the next header or the prompt marker.
+    static func firstMessageLine(_ bytes: [UInt8]) -> String? {
+        bytes.withUnsafeBufferPointer { b -> String? in
+            var bodyStart: Int?
+            var start = 0
+            while start < b.count {
+                var newline = start
+                while newline < b.count, b[newline] != 10 { newline += 1 }
+                let next = min(newline + 1, b.count)
+                if start < newline, b[start] == UInt8(ascii: "#") || b[start] == UInt8(ascii: "<") {
+                    let end = b.contentEnd(lineStart: start, newline: newline < b.count ? newline : nil)
+                    switch MessageHeader.classify(b, start, end, file: bytes) {
+                    case .header, .promptMarker:
+                        if let from = bodyStart { return Preview.firstLine(of: b.string(from..<start)) }
+                        bodyStart = next
+                    case .invalidHeader, .text: break
+                    }
+                }
+                start = next
+            }
+            return bodyStart.map { Preview.firstLine(of: b.string($0..<b.count)) }
+        }
     }
 
     enum Tail {
@@ -727,15 +772,29 @@ enum RoomTail {
     }
 }
 
+extension RoomSummary {
+    /// The title, slug, preview and names in NFC (`String.nfc`), as listings print them: a title
+    /// written on a Mac (decomposed Hangul) is found by `grep 제주`. The file keeps its bytes, and
+    /// the path stays the file's name as it is (it names the file).
+    mutating func composeNames() {
+        slug = slug.nfc
+        title = title.nfc
+        preview = preview.nfc
+        lastAuthor = lastAuthor?.nfc
+        branchedAt = branchedAt?.nfc
+        members = members.map(\.nfc)
+    }
+}
+
 /// A summary as `ListingCache` keeps it: its fields in a fixed order.
 extension RoomSummary {
     var fields: [String?] {
         [String(sortKey), title, lastActivity, lastRole?.rawValue, lastStatus, preview, hasPendingPrompt ? "1" : "0",
-         problem, lastAuthor, members.isEmpty ? nil : members.joined(separator: "\u{1F}")]
+         problem, lastAuthor, branchedAt, members.isEmpty ? nil : members.joined(separator: "\u{1F}")]
     }
 
     /// How many fields `ListingCache` keeps of a room.
-    static let keptFields = 10
+    static let keptFields = 11
 
     /// Whether a kept line holds a room's summary (`init(path:fields:)` makes one of it).
     static func isKept(_ row: KeptRow) -> Bool {
@@ -745,11 +804,12 @@ extension RoomSummary {
     init?(path: String, fields f: [String?]) {
         guard f.count == RoomSummary.keptFields, let key = f[0].flatMap(Double.init), let title = f[1], let preview = f[5] else { return nil }
         self.init(
-            path: path, slug: VaultPath.stem(of: path), title: title, lastActivity: f[2],
+            path: path, slug: VaultPath.stem(of: path).nfc, title: title, lastActivity: f[2],
             lastRole: f[3].flatMap(Role.init(rawValue:)), lastStatus: f[4], preview: preview,
             hasPendingPrompt: f[6] == "1", problem: f[7])
         lastAuthor = f[8]
-        members = (f[9] ?? "").utf8.split(separator: 0x1F, omittingEmptySubsequences: true).map { String(Substring($0)) }
+        branchedAt = f[9]
+        members = (f[10] ?? "").utf8.split(separator: 0x1F, omittingEmptySubsequences: true).map { String(Substring($0)) }
         sortKey = key
     }
 }

@@ -31,16 +31,19 @@ public struct RoomTranscript: Sendable {
         /// Its time of day in the locale and zone (`오후 3:12`, `3:12 PM`).
         public let time: String
         /// Who wrote it: the header's `author=` (a person in a shared room), else for a reply the
-        /// model, or `offline, no model` for the built-in provider.
+        /// model, or `offline, no model` (`ListingWords.offline`) for the built-in provider.
         public let author: String?
         /// Whether it is complete, stopped, or cut off by the server.
         public let completion: Completion
+        /// What the header line says of how it ended, in the locale (`ListingWords.note`); nil
+        /// for a complete message.
+        public let note: String?
 
         /// The header line's parts after the role: the time, the author, how it ended.
         public var facts: [String] {
             var parts = [time]
             if let author { parts.append(author) }
-            if let note = completion.note { parts.append(note) }
+            if let note { parts.append(note) }
             return parts
         }
     }
@@ -68,22 +71,15 @@ public struct RoomTranscript: Sendable {
             }
         }
 
-        /// What the header line says about it; nil for a complete message.
-        public var note: String? {
-            switch self {
-            case .complete: return nil
-            case .interrupted: return "⚠️ interrupted: incomplete reply"
-            case .truncated(let reason): return "⚠️ cut off by the server (\(reason))"
-            case .other(let status): return status
-            }
-        }
     }
 
     /// The dividers and messages, in the room's order.
     public let items: [Item]
 
-    /// The transcript of `messages` with days and times in `locale` and `timeZone`.
+    /// The transcript of `messages` with days, times and words (`ListingWords`) in `locale`, and
+    /// times in `timeZone`.
     public init(_ messages: [Message], locale: String, timeZone: TimeZone) {
+        let words = ListingWords.of(locale)
         var items: [Item] = []
         items.reserveCapacity(messages.count + 8)
         var current: LocalDate?
@@ -96,10 +92,14 @@ public struct RoomTranscript: Sendable {
             }
             var author = m.author?.name
             if author == nil, m.role == .assistant, let model = m.header.attribute("model") {
-                author = m.header.attribute("provider") == "offline" ? "offline, no model" : model
+                author = m.header.attribute("provider") == "offline" ? words.offline : model
             }
             let time = DateText.string(for: m.timestamp.date, style: .time, locale: locale, timeZone: timeZone)
-            items.append(.message(MessageView(message: m, time: time, author: author, completion: Completion(m))))
+            let completion = Completion(m)
+            items.append(
+                .message(
+                    MessageView(
+                        message: m, time: time, author: author, completion: completion, note: words.note(completion))))
         }
         self.items = items
     }
