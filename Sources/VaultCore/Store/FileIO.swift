@@ -373,7 +373,7 @@ public enum FileIO {
             }
         }
         if failure == nil, flush, fsync(fd) != 0 { failure = errno }
-        if failure == nil, startWriteback { FileIO.startWriteback?(fd, 0, 0, 2) }  // SYNC_FILE_RANGE_WRITE
+        if failure == nil, startWriteback { _ = FileIO.startWriteback?(fd, 0, 0, 2) }  // SYNC_FILE_RANGE_WRITE
         if close(fd) != 0, failure == nil { failure = errno }
         if let failure {
             unlink(temp)
