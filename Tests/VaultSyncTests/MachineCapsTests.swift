@@ -62,7 +62,7 @@ import VaultTestSupport
         let sync = try w.vault("laptop", ["sync"])
         #expect(sync.status == 1, "\(sync.stderr)")
         #expect(
-            sync.stderr.contains("the commit \(id.prefix(10)) holds rooms/big.md of 65 MiB, more than the 64 MiB a file may have"),
+            sync.stderr.contains("the commit \(id.prefix(10)) holds rooms/big.md of 65.0 MiB, more than the 64 MiB a file may have"),
             "\(sync.stderr)")
         // The message names where this machine's cap is raised, not vault.yml.
         #expect(sync.stderr.contains("`git config vault.maxFileSize SIZE`"), "\(sync.stderr)")
@@ -73,12 +73,12 @@ import VaultTestSupport
         let target = w.folder.path + "/victim"
         let clone = try w.vault("laptop", ["clone", w.remote, target], in: w.folder.path)
         #expect(clone.status == 1, "\(clone.stdout)\(clone.stderr)")
-        #expect(clone.stderr.contains("rooms/big.md of 65 MiB, more than the 64 MiB"), "\(clone.stderr)")
+        #expect(clone.stderr.contains("rooms/big.md of 65.0 MiB, more than the 64 MiB"), "\(clone.stderr)")
         #expect(!FileManager.default.fileExists(atPath: target), "the clone's folder was kept")
         // This machine raises its own caps: the same commit comes in.
         try Self.useUserConfig("limits:\n  max_file_size: 80M\n  max_line_length: 80M\n", in: w)
         try w.expectOK(w.vault("laptop", ["sync"]))
-        #expect(try git(["rev-parse", "HEAD"], in: w.path("laptop")) == id, "fast-forwarded to the big commit")
+        #expect(try git(["log", "--format=%H"], in: w.path("laptop")).contains(id), "the big commit came in")
         let size = try FileManager.default.attributesOfItem(atPath: w.path("laptop") + "/rooms/big.md")[.size] as? Int
         #expect(size == (65 << 20) + 21)
     }
