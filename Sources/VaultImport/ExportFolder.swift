@@ -99,7 +99,7 @@ final class ExportFolder {
 
     /// The file's bytes, at most `limit` and at most the cap.
     func bytes(_ file: String, limit: UInt64 = UInt64.max) throws(VaultError) -> [UInt8] {
-        let cap = ImportLimits(maxItemSize: Int(min(limit, UInt64(limits.maxItemSize))))
+        let cap = ImportLimits(maxItemSize: Int(min(limit, UInt64(limits.maxItemSize))), origin: limits.origin)
         if let zip {
             let member = try member(file, in: zip)
             guard member.size <= UInt64(cap.maxItemSize) else {

@@ -85,10 +85,12 @@ enum ExportInput {
 /// 1 MB whose one conversation inflates to 1 GiB is refused once the first 64 MiB of that
 /// conversation are read, whether the import is a dry run or not.
 ///
-/// The cap is vault.yml's `limits: max_file_size` (64 MiB by default), the largest file a sync
-/// takes in: an import would make no room another machine refuses. `Importing` takes it from the
+/// The cap is this machine's `max_file_size` (64 MiB by default; `IncomingLimits`), the largest
+/// file a sync takes in, which vault.yml may lower and never raise: whoever shares the vault
+/// cannot make this machine hold more. `Importing` takes it from its `machineLimits` and the
 /// vault; a reader used on its own gets it from its `ImportSink` (the default when none is given).
 ///
+///     # ~/.config/vault/config.yml, or `git config vault.maxFileSize 256M` in the vault
 ///     limits:
 ///       max_file_size: 256M     # a conversation, a journal, an image of up to 256 MiB
 public struct ImportLimits: Sendable, Hashable {
@@ -97,20 +99,23 @@ public struct ImportLimits: Sendable, Hashable {
     /// a file read whole (a Day One or jrnl journal, `projects.json`, an image or a photo, a
     /// zip's member read whole).
     public var maxItemSize: Int
+    /// Whether the cap is this machine's or vault.yml's lower one (what a refusal says to raise).
+    public var origin: IncomingLimits.Origin
 
-    public init(maxItemSize: Int = IncomingLimits().maxFileSize) {
+    public init(maxItemSize: Int = IncomingLimits().maxFileSize, origin: IncomingLimits.Origin = .machine) {
         self.maxItemSize = maxItemSize
+        self.origin = origin
     }
 
-    /// The caps of a vault's `limits:`.
+    /// The cap of `limits` (`maxFileSize`).
     public init(_ limits: IncomingLimits) {
-        self.init(maxItemSize: limits.maxFileSize)
+        self.init(maxItemSize: limits.maxFileSize, origin: limits.origin(of: "max_file_size"))
     }
 
     /// The problem's text for one `what` (`conversation`, `line`) past the cap.
     func tooLarge(_ what: String) -> String {
         "is more than \(ByteCount.text(maxItemSize)), the most vault holds of one \(what)"
-            + " (`limits: max_file_size:` in vault.yml raises the cap)"
+            + " (\(IncomingLimits.raising("max_file_size", origin: origin)))"
     }
 }
 

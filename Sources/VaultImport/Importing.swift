@@ -26,8 +26,14 @@ import Glibc
 public struct Importing {
     public let vault: Vault
 
-    public init(vault: Vault) {
+    /// This machine's caps (the front end's: the user configuration's `limits:`, the vault's git
+    /// config), which `vault.yml` may lower, never raise: an import holds no file larger than
+    /// `maxFileSize` whole (`ImportLimits`).
+    public var machineLimits = IncomingLimits()
+
+    public init(vault: Vault, machineLimits: IncomingLimits = IncomingLimits()) {
         self.vault = vault
+        self.machineLimits = machineLimits
     }
 
     /// What an import did (or, with `dryRun`, would do).
@@ -97,7 +103,7 @@ public struct Importing {
         // Before the lock: a FIFO (or a device, a socket) given as the export is refused at
         // once, never waited on while the vault is locked.
         for path in paths { _ = try ExportInput.kind(of: path) }
-        let limits = ImportLimits(vault.config.limits)
+        let limits = ImportLimits(machineLimits.lowered(by: vault.config.limits))
         return try vault.change { change throws(VaultError) -> Report in
             try change.commitHandEdits()
             var plan = try ImportPlan(vault: vault, source: reader.source, dryRun: dryRun)

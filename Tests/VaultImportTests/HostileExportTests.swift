@@ -71,12 +71,13 @@ struct HostileWorld {
     /// (the export's folder written `EXPORT`), the vault as it was, the secret nowhere, the
     /// lock free.
     func expectRefused(
-        _ reader: some ImportReader, _ paths: [String], _ expected: String, sourceLocation: SourceLocation = #_sourceLocation
+        _ reader: some ImportReader, _ paths: [String], _ expected: String, machineLimits: IncomingLimits = IncomingLimits(),
+        sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let before = try state()
         for dryRun in [true, false] {
             let problem = importProblem(in: exports.path) { () throws(VaultError) in
-                _ = try Importing(vault: vault).run(reader, paths: paths, dryRun: dryRun)
+                _ = try Importing(vault: vault, machineLimits: machineLimits).run(reader, paths: paths, dryRun: dryRun)
             }
             #expect(problem == expected, "dry run: \(dryRun)", sourceLocation: sourceLocation)
             #expect(try state() == before, "dry run: \(dryRun)", sourceLocation: sourceLocation)
@@ -349,10 +350,28 @@ func jsonText(_ value: Any) -> String {
         try world.expectRefused(
             ChatGPTReader(), [path],
             "\(file), at [1]: is more than 1 MiB, the most vault holds of one conversation"
-                + " (`limits: max_file_size:` in vault.yml raises the cap)")
-        // Raised, the same export comes in.
+                + " (vault.yml's `limits: max_file_size:` lowers the cap for every machine of the vault)")
+        // Lowered less, the same export comes in.
         let raised = try HostileWorld(maxFileSize: "4M")
         let report = try Importing(vault: raised.vault).run(ChatGPTReader(), paths: [path])
+        #expect(report.roomsNew == 2 && report.committed)
+    }
+
+    /// The import cap is this machine's (issue #36, item 7): a vault.yml that a collaborator
+    /// raised to 100G does not raise it, and the refusal names this machine's settings; this
+    /// machine's own cap, raised, lets the same export in.
+    @Test func aVaultYmlCannotRaiseTheImportCapAndThisMachineCan() throws {
+        let world = try HostileWorld(maxFileSize: "100G")
+        try world.exports.write("conversations.json", Array(Self.conversations(titleSize: 2 << 20).utf8))
+        let mine = IncomingLimits().setting(IncomingLimits.Setting(["max_file_size": 1 << 20]))
+        try world.expectRefused(
+            ChatGPTReader(), [world.exports.path],
+            "EXPORT/conversations.json, at [1]: is more than 1 MiB, the most vault holds of one conversation"
+                + " (this machine's cap: `git config vault.maxFileSize SIZE` in the vault, or"
+                + " `limits: max_file_size: SIZE` in ~/.config/vault/config.yml, raises it; vault.yml cannot)",
+            machineLimits: mine)
+        let raised = IncomingLimits().setting(IncomingLimits.Setting(["max_file_size": 4 << 20]))
+        let report = try Importing(vault: world.vault, machineLimits: raised).run(ChatGPTReader(), paths: [world.exports.path])
         #expect(report.roomsNew == 2 && report.committed)
     }
 
@@ -367,7 +386,7 @@ func jsonText(_ value: Any) -> String {
         let export = world.exports
         let big = String(repeating: "a", count: (1 << 20) + 1)
         let cap = "is more than 1 MiB, the most vault holds of one"
-        let raise = "(`limits: max_file_size:` in vault.yml raises the cap)"
+        let raise = "(vault.yml's `limits: max_file_size:` lowers the cap for every machine of the vault)"
         switch whole {
         case .dayOneJournal, .dayOneJournalInZip:
             let journal = jsonText(["entries": [["uuid": "E1", "creationDate": "2024-05-01T09:30:00Z", "text": big]]])

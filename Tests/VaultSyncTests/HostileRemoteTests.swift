@@ -173,7 +173,7 @@ import VaultTestSupport
         try scene.world.expectHealthy("laptop")
     }
 
-    @Test func filesPastTheCapsAreRefusedAndVaultYmlRaisesThem() throws {
+    @Test func filesPastTheCapsAreRefusedAndVaultYmlLowersThem() throws {
         let scene = try Scene()
         let w = scene.world
         // Small caps, so the test needs no large files.
@@ -196,7 +196,7 @@ import VaultTestSupport
         sync = try w.vault("laptop", ["sync"])
         #expect(sync.status == 1 && sync.stderr.contains("max_sync_size"), "\(sync.stderr)")
         #expect(try scene.state("laptop") == before)
-        // Raised in vault.yml, the same commit comes in.
+        // Lowered less in vault.yml (still under this machine's caps), the same commit comes in.
         try w.write("laptop", "vault.yml", config.replacingOccurrences(of: "10K", with: "1M"))
         sync = try w.vault("laptop", ["sync"])
         #expect(sync.status == 0, "\(sync.stderr)")

@@ -134,7 +134,9 @@ extension VaultCommand {
         func execute() throws {
             let (vault, history) = try location.session(.change).changingExistingRepository()
             let path = try resolveInHistory(item, vault: vault, history: history)
-            let restored = try VaultGit.Restore(vault: vault, history: history).restore(path, named: item, at: revision)
+            var restore = VaultGit.Restore(vault: vault, history: history)
+            restore.machineLimits = try IncomingLimits.ofThisMachine()
+            let restored = try restore.restore(path, named: item, at: revision)
             print("Restored \(path) as of \(restored.revision).")
             if let kept = restored.handEdit {
                 let name = VaultPath.commandName(of: path)

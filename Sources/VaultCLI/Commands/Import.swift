@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import VaultCore
+import VaultGit
 import VaultImport
+import VaultKit
 
 extension VaultCommand {
     struct Import: VaultRunnable {
@@ -58,7 +60,14 @@ extension VaultCommand {
             guard let kind = source ?? ImportReaders.detect(paths[0]) else {
                 throw UsageError.unknownImportSource(path: rest[0])
             }
-            let vault = try location.openForChange()
+            let session = try location.session(.change)
+            let vault = session.vault
+            // This machine's caps with the vault's git config (when it has a repository yet);
+            // vault.yml lowers them in `Importing`.
+            var limits = try IncomingLimits.ofThisMachine()
+            if let history = try? session.existingRepository() {
+                limits = try history.incomingLimits(machine: limits, vault: IncomingLimits.Setting())
+            }
             guard let reader = ImportReaders.reader(for: kind, timeZone: vault.config.timeZone) else {
                 throw VaultError.importing(ImportProblem(file: rest[0], problem: "vault cannot read \(kind.rawValue) exports yet"))
             }
@@ -71,7 +80,7 @@ extension VaultCommand {
             let progress = ProgressLine()
             let report = try {
                 defer { progress.finish() }
-                return try Importing(vault: vault).run(
+                return try Importing(vault: vault, machineLimits: limits).run(
                     reader, paths: paths, since: from, dryRun: dryRun, keepGoing: keepGoing,
                     progress: progress.handler)
             }()

@@ -39,6 +39,7 @@ extension VaultCommand {
             let sync = VaultSync(vault: session.vault.with(history: history), history: history)
             sync.interactive = Terminal.stdinIsTerminal
             sync.allowUnrelated = allowUnrelated
+            sync.machineLimits = try IncomingLimits.ofThisMachine()
             // The search's inotify watcher answers which rooms and entries changed since the last
             // sync, so a sync need not stamp every file (VAULT_NO_WATCH=1: it does).
             sync.watcher = SearchWatcherCommand.watcher(forVaultAt: session.vault.root)
@@ -89,11 +90,13 @@ extension VaultCommand {
             let cwd = FileManager.default.currentDirectoryPath
             let name = directory ?? VaultClone.defaultFolder(for: url)
             let root = Vault.absolute(name, from: cwd)
+            let limits = try IncomingLimits.ofThisMachine()
             let progress = ProgressLine()
             let vault = try {
                 defer { progress.finish() }
                 return try VaultClone.clone(
-                    url: url, into: root, interactive: Terminal.stdinIsTerminal, onProgress: progress.handler)
+                    url: url, into: root, interactive: Terminal.stdinIsTerminal, onProgress: progress.handler,
+                    limits: limits)
             }()
             let rooms = vault.roomPaths().count
             let entries = vault.diaryPaths(sorted: false).count
@@ -214,7 +217,9 @@ extension VaultCommand {
                 return
             }
             let (vault, history) = try location.session(.change).changingExistingRepository()
-            let done = try VaultResolve(vault: vault, history: history).run()
+            let resolve = VaultResolve(vault: vault, history: history)
+            resolve.machineLimits = try IncomingLimits.ofThisMachine()
+            let done = try resolve.run()
             if done.isEmpty {
                 print("Nothing to resolve: no unfinished merge, no conflict markers, no conflict copies.")
                 return
@@ -236,7 +241,9 @@ extension VaultCommand {
 
         func execute() throws {
             let root = FileManager.default.currentDirectoryPath
-            for note in try MergeDriver.run(ancestor: ancestor, current: current, other: other, path: path, root: root)
+            let limits = try IncomingLimits.ofThisMachine()
+            for note in try MergeDriver.run(
+                ancestor: ancestor, current: current, other: other, path: path, root: root, machineLimits: limits)
             {
                 Terminal.note(note)
             }

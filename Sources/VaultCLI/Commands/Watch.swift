@@ -41,6 +41,7 @@ extension VaultCommand {
             let live = LiveSync(
                 vault: vault, history: history, remote: remote, interval: interval, maxInterval: maxInterval)
             live.prepare = Watch.preparation(root: vault.root)
+            live.machineLimits = try IncomingLimits.ofThisMachine()
             Terminal.note(
                 "watching \(path ?? "every room"): a sync every \(Watch.seconds(live.interval)) s; Ctrl-C stops")
             // The wait last said while syncs fail (nil: they work): each longer wait is said once.

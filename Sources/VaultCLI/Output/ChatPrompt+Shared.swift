@@ -48,6 +48,9 @@ extension ChatPrompt {
         let interval = ProcessInfo.processInfo.environment["VAULT_WATCH_INTERVAL"].flatMap(Double.init) ?? 5
         let live = LiveSync(vault: vault, history: history, interval: interval)
         live.prepare = VaultCommand.Watch.preparation(root: vault.root)
+        // This machine's caps; a user configuration that cannot be read leaves the defaults (the
+        // prompt says nothing of it: the next `vault sync` names the problem).
+        live.machineLimits = (try? IncomingLimits.ofThisMachine()) ?? IncomingLimits()
         guard let feed = LiveFeed(live: live, room: path) else { return nil }
         editor.whileTyping(feed.readable) { feed.take() }
         feed.start()

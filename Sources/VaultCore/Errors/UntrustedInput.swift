@@ -6,12 +6,13 @@
 public enum UntrustedInput: Sendable, Hashable, CustomStringConvertible {
     /// A commit whose tree holds a path vault will not write (`IncomingPath`).
     case refusedPath(commit: String, path: String, problem: IncomingPath.Problem)
-    /// A commit whose tree holds a file larger than the cap (`limits.max_file_size`).
-    case fileTooLarge(commit: String, path: String, size: Int, limit: Int)
-    /// A commit whose tree holds a file with a line longer than the cap (`limits.max_line_length`).
-    case lineTooLong(commit: String, path: String, length: Int, limit: Int)
-    /// What a sync would bring in is more than the cap (`limits.max_sync_size`).
-    case syncTooLarge(commit: String, size: Int, limit: Int)
+    /// A commit whose tree holds a file larger than the cap (`max_file_size`), this machine's
+    /// or `vault.yml`'s lower one (`origin`).
+    case fileTooLarge(commit: String, path: String, size: Int, limit: Int, origin: IncomingLimits.Origin = .machine)
+    /// A commit whose tree holds a file with a line longer than the cap (`max_line_length`).
+    case lineTooLong(commit: String, path: String, length: Int, limit: Int, origin: IncomingLimits.Origin = .machine)
+    /// What a sync would bring in is more than the cap (`max_sync_size`).
+    case syncTooLarge(commit: String, size: Int, limit: Int, origin: IncomingLimits.Origin = .machine)
     /// `.vault` or `.git` is not a real folder of this user (a link, a file, someone else's).
     case stateNotAFolder(path: String, why: String)
     /// A file vault was asked to read is not a regular file (a FIFO, a device, a socket).
@@ -22,18 +23,18 @@ public enum UntrustedInput: Sendable, Hashable, CustomStringConvertible {
         case .refusedPath(let commit, let path, let problem):
             return "the commit \(commit) holds \(path), which vault will not write: \(problem);"
                 + " nothing was changed (the machine that made it can remove or rename it)"
-        case .fileTooLarge(let commit, let path, let size, let limit):
+        case .fileTooLarge(let commit, let path, let size, let limit, let origin):
             return "the commit \(commit) holds \(path) of \(ByteCount.text(size)), more than the"
                 + " \(ByteCount.text(limit)) a file may have; nothing was changed"
-                + " (`limits: max_file_size:` in vault.yml raises the cap)"
-        case .lineTooLong(let commit, let path, let length, let limit):
+                + " (\(IncomingLimits.raising("max_file_size", origin: origin)))"
+        case .lineTooLong(let commit, let path, let length, let limit, let origin):
             return "the commit \(commit) holds \(path) with a line of \(ByteCount.text(length)), longer than the"
                 + " \(ByteCount.text(limit)) a line may have; nothing was changed"
-                + " (`limits: max_line_length:` in vault.yml raises the cap)"
-        case .syncTooLarge(let commit, let size, let limit):
+                + " (\(IncomingLimits.raising("max_line_length", origin: origin)))"
+        case .syncTooLarge(let commit, let size, let limit, let origin):
             return "the commit \(commit) would bring in \(ByteCount.text(size)), more than the"
                 + " \(ByteCount.text(limit)) a sync may take; nothing was changed"
-                + " (`limits: max_sync_size:` in vault.yml raises the cap)"
+                + " (\(IncomingLimits.raising("max_sync_size", origin: origin)))"
         case .stateNotAFolder(let path, let why):
             return "\(path) \(why); vault keeps its own state there and never follows a link to it."
                 + " Remove it (`rm \(path)`) and run the command again"

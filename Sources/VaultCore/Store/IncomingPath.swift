@@ -131,12 +131,25 @@ public enum IncomingPath {
     }
 }
 
-/// The caps on what comes in from outside, each a default `vault.yml` can raise:
+/// The caps on what comes in from outside: this machine's, which a synced `vault.yml` may lower
+/// and never raise.
 ///
+/// Whoever shares a vault writes its `vault.yml` too, so the caps that stop a collaborator
+/// cannot come from there: they are the defaults, replaced by the user configuration's
+/// `limits:` (`UserConfig.limits`, never synced), replaced by this vault's own git config
+/// (`git config vault.maxFileSize 256M`, never synced), the front end passing the first two
+/// down (`setting(_:)`) and `GitHistory.incomingLimits(machine:vault:)` adding the third. Then
+/// `vault.yml`'s `limits:` lowers them (`lowered(by:)`), for every machine of the vault:
+///
+///     # ~/.config/vault/config.yml (this machine)
 ///     limits:
-///       max_file_size: 64M     # the largest file a sync or a clone takes
-///       max_sync_size: 256M    # the most new bytes one sync takes in
-///       max_line_length: 16M   # the longest line a file that comes in may hold
+///       max_file_size: 256M    # the largest file a sync or a clone takes (64M by default)
+///       max_sync_size: 1G      # the most new bytes one sync takes in (256M)
+///       max_line_length: 16M   # the longest line a file that comes in may hold (16M)
+///
+///     # vault.yml (every machine): at most 8M a file, whatever a machine allows
+///     limits:
+///       max_file_size: 8M
 public struct IncomingLimits: Sendable, Hashable {
     /// The largest file a sync or a clone takes (64 MiB).
     public var maxFileSize = 64 << 20
@@ -145,18 +158,107 @@ public struct IncomingLimits: Sendable, Hashable {
     /// The longest line, in bytes, a file that comes in may hold (16 MiB): a room of one
     /// endless line is no conversation, and every reader would hold it whole.
     public var maxLineLength = 16 << 20
+    /// The keys (`keys`) whose cap `vault.yml` lowered below this machine's: a refusal by one of
+    /// them names `vault.yml`, the others name this machine's settings.
+    public var loweredByVault: Set<String> = []
 
     public init() {}
 
-    /// The keys of `limits:` in `vault.yml`.
+    /// The keys of `limits:` (in `vault.yml` and in the user configuration).
     public static let keys = ["max_file_size", "max_sync_size", "max_line_length"]
 
-    mutating func set(_ key: String, _ bytes: Int) {
-        switch key {
-        case "max_file_size": maxFileSize = bytes
-        case "max_sync_size": maxSyncSize = bytes
-        case "max_line_length": maxLineLength = bytes
-        default: break
+    /// The git config key of each of `keys`, this vault's own on this machine.
+    public static let gitConfigKeys = [
+        "max_file_size": "vault.maxFileSize", "max_sync_size": "vault.maxSyncSize",
+        "max_line_length": "vault.maxLineLength",
+    ]
+
+    /// `limits:` as a file writes it: only the caps it names, in bytes, by key (`keys`).
+    public struct Setting: Sendable, Hashable {
+        public var bytes: [String: Int]
+
+        public init(_ bytes: [String: Int] = [:]) {
+            self.bytes = bytes
+        }
+
+        /// Reads the `limits:` mapping `pairs` (key, text) of a file; each key not one of
+        /// `keys` or value not a size is a reason (the key, why) in `problems`.
+        public static func parse(_ pairs: [(key: String, value: String)]) -> (setting: Setting, problems: [(String, String)]) {
+            var setting = Setting()
+            var problems: [(String, String)] = []
+            for (key, raw) in pairs {
+                guard IncomingLimits.keys.contains(key) else {
+                    problems.append((key, "unknown limit \"\(key)\" (known: \(IncomingLimits.keys.joined(separator: ", ")))"))
+                    continue
+                }
+                guard let bytes = ByteCount.parse(raw) else {
+                    problems.append((key, "\"\(raw)\" is not a size (write one like 64M, 512MiB, 2G)"))
+                    continue
+                }
+                setting.bytes[key] = bytes
+            }
+            return (setting, problems)
+        }
+    }
+
+    /// Why a cap stopped something: this machine's, or `vault.yml`'s lower one.
+    public enum Origin: Sendable, Hashable {
+        case machine
+        case vaultConfig
+    }
+
+    /// The cap of `key` (one of `keys`).
+    public subscript(key: String) -> Int {
+        get {
+            switch key {
+            case "max_file_size": return maxFileSize
+            case "max_sync_size": return maxSyncSize
+            default: return maxLineLength
+            }
+        }
+        set {
+            switch key {
+            case "max_file_size": maxFileSize = newValue
+            case "max_sync_size": maxSyncSize = newValue
+            case "max_line_length": maxLineLength = newValue
+            default: break
+            }
+        }
+    }
+
+    /// These caps with each one `setting` names replaced: this machine's own settings (the user
+    /// configuration, the vault's git config), which may raise a cap.
+    public func setting(_ setting: Setting) -> IncomingLimits {
+        var caps = self
+        for (key, bytes) in setting.bytes { caps[key] = bytes }
+        return caps
+    }
+
+    /// These caps, each one `shared` (`vault.yml`'s `limits:`) names lowered to it when it is
+    /// lower; a higher one is not taken.
+    public func lowered(by shared: Setting) -> IncomingLimits {
+        var caps = self
+        for (key, bytes) in shared.bytes where bytes < caps[key] {
+            caps[key] = bytes
+            caps.loweredByVault.insert(key)
+        }
+        return caps
+    }
+
+    /// Where a refusal by `key`'s cap came from.
+    public func origin(of key: String) -> Origin {
+        loweredByVault.contains(key) ? .vaultConfig : .machine
+    }
+
+    /// What a refusal by `key`'s cap says about raising it: the settings of this machine, or
+    /// `vault.yml` when it lowered the cap.
+    public static func raising(_ key: String, origin: Origin) -> String {
+        switch origin {
+        case .vaultConfig:
+            return "vault.yml's `limits: \(key):` lowers the cap for every machine of the vault"
+        case .machine:
+            return "this machine's cap: `git config \(gitConfigKeys[key] ?? key) SIZE` in the vault, or"
+                + " `limits: \(key): SIZE` in ~/.config/vault/config.yml, raises it; vault.yml cannot"
         }
     }
 }

@@ -15,6 +15,8 @@ import Yams
 /// `--locale` is not given (the vault's locale still writes them). `editor` is used when neither
 /// `$VISUAL` nor `$EDITOR` is set: those are set per session (an IDE's terminal sets its own),
 /// so they win. `pager` and `color` (`auto`, `always`, `never`) are kept for the terminal.
+/// `limits:` are this machine's caps on what a sync, a clone or an import takes in
+/// (`IncomingLimits`): a vault's `vault.yml` may lower them, never raise them.
 ///
 ///     # ~/.config/vault/config.yml
 ///     model: llama3.1:8b
@@ -29,6 +31,8 @@ import Yams
 ///       LAB_KEY:
 ///         - http://gpu-box:8000/v1
 ///         - https://backup.example.com/v1
+///     limits:
+///       max_file_size: 256M
 public struct UserConfig: Sendable {
     /// Where the file is (or would be).
     public let path: String
@@ -50,6 +54,9 @@ public struct UserConfig: Sendable {
     /// `me:`: who you are, `Name <email>` or `Name` (`Identity`): the author of your commits and
     /// of your messages in rooms you share, in every vault.
     public var me: String?
+    /// `limits:`: this machine's caps on what comes in (`IncomingLimits.setting(_:)`), the
+    /// keys of `IncomingLimits.keys`.
+    public var limits = IncomingLimits.Setting()
 
     /// `color:` in the user configuration.
     public enum Color: String, Sendable, CaseIterable {
@@ -60,7 +67,7 @@ public struct UserConfig: Sendable {
     }
 
     /// The keys the file may hold; another is refused with the nearest of these.
-    public static let keys = ["api_keys", "model", "provider", "locale", "editor", "pager", "color", "me"]
+    public static let keys = ["api_keys", "model", "provider", "locale", "editor", "pager", "color", "me", "limits"]
 
     public init(
         path: String, approvedKeys: [String: [String]] = [:], model: String? = nil, provider: String? = nil,
@@ -135,7 +142,29 @@ public struct UserConfig: Sendable {
             }
         }
         var config = UserConfig(path: path, approvedKeys: approved)
-        for (key, node) in pairs where key != "api_keys" {
+        if let node = pairs.first(where: { $0.key == "limits" })?.value {
+            let line = node.mark?.line ?? 1
+            let wrong = "write one cap a line below it: `max_file_size: 256M` (\(IncomingLimits.keys.joined(separator: ", ")))"
+            guard let mapping = node.mapping else {
+                throw VaultError.malformed([FormatProblem(path: path, line: line, kind: .invalidSetting(key: "limits", reason: wrong))])
+            }
+            var written: [(key: String, value: String)] = []
+            for (k, v) in mapping {
+                guard let key = k.scalar?.string, let value = v.scalar?.string else {
+                    throw VaultError.malformed([FormatProblem(path: path, line: line, kind: .invalidSetting(key: "limits", reason: wrong))])
+                }
+                written.append((key, value))
+            }
+            let parsed = IncomingLimits.Setting.parse(written)
+            if !parsed.problems.isEmpty {
+                throw VaultError.malformed(
+                    parsed.problems.map { key, reason in
+                        FormatProblem(path: path, line: line, kind: .invalidSetting(key: "limits." + key, reason: reason))
+                    })
+            }
+            config.limits = parsed.setting
+        }
+        for (key, node) in pairs where key != "api_keys" && key != "limits" {
             let line = node.mark?.line ?? 1
             func wrong(_ reason: String) -> VaultError {
                 let problem = FormatProblem(path: path, line: line, kind: .invalidSetting(key: key, reason: reason))

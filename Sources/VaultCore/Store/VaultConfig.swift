@@ -16,8 +16,9 @@ public struct VaultConfig: Sendable {
     public var values: [String: FrontMatterValue]
     /// `providers:` — name → settings (`base_url`, `model`, `api_key_env`), values as written.
     public var providers: [String: [String: String]]
-    /// `limits:` — the caps on what a sync or a clone takes in (`IncomingLimits`).
-    public var limits = IncomingLimits()
+    /// `limits:` — the caps it names on what a sync, a clone or an import takes in: each
+    /// lowers this machine's cap, never raises it (`IncomingLimits.lowered(by:)`).
+    public var limits = IncomingLimits.Setting()
     /// `people:` — the people of a vault several people share (`Person`), in the order written.
     public var people: [Person] = []
     /// `format:` — the version of the vault's layout (FORMAT.md): 1, rooms made in `rooms/`; 2,
@@ -111,23 +112,15 @@ public struct VaultConfig: Sendable {
                         kind: .invalidSetting(key: "format", reason: "write a whole number: 1 or 2")))
             }
         }
-        var limits = IncomingLimits()
+        var limits = IncomingLimits.Setting()
         if let list = pairs.first(where: { $0.key == "limits" })?.value.mapping {
-            for (k, v) in list {
-                guard let key = k.scalar?.string else { continue }
-                let raw = v.scalar?.string ?? ""
-                guard let bytes = ByteCount.parse(raw), IncomingLimits.keys.contains(key) else {
-                    let reason =
-                        IncomingLimits.keys.contains(key)
-                        ? "\"\(raw)\" is not a size (write one like 64M, 512MiB, 2G)"
-                        : "unknown limit \"\(key)\" (known: \(IncomingLimits.keys.joined(separator: ", ")))"
-                    problems.append(
-                        FormatProblem(
-                            path: path, line: line(of: "limits"),
-                            kind: .invalidSetting(key: "limits." + key, reason: reason)))
-                    continue
-                }
-                limits.set(key, bytes)
+            let written = list.compactMap { k, v in k.scalar.map { ($0.string, v.scalar?.string ?? "") } }
+            let parsed = IncomingLimits.Setting.parse(written)
+            limits = parsed.setting
+            for (key, reason) in parsed.problems {
+                problems.append(
+                    FormatProblem(
+                        path: path, line: line(of: "limits"), kind: .invalidSetting(key: "limits." + key, reason: reason)))
             }
         }
         var people: [Person] = []

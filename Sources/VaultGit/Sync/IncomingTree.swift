@@ -19,7 +19,7 @@ import Glibc
 /// objects, as they are, not as libgit2 normalizes them. Nothing is written; the first
 /// problem is thrown as `UntrustedInput`, naming the commit and the path.
 ///
-///     try IncomingTree(history: history, limits: vault.config.limits)
+///     try IncomingTree(history: history, limits: try history.incomingLimits(machine: caps, vault: vault.config.limits))
 ///         .check(theirsTree, against: oursTree, commit: "3f2a1c9")
 struct IncomingTree {
     let history: GitHistory
@@ -102,19 +102,25 @@ struct IncomingTree {
             let size = try history.objectSize(oid, path: path)
             if size > limits.maxFileSize {
                 throw VaultError.untrusted(
-                    .fileTooLarge(commit: commit, path: path, size: size, limit: limits.maxFileSize))
+                    .fileTooLarge(
+                        commit: commit, path: path, size: size, limit: limits.maxFileSize,
+                        origin: limits.origin(of: "max_file_size")))
             }
             // Only a file larger than the line cap can hold a longer line: the rest are not read.
             if size > limits.maxLineLength {
                 let longest = IncomingTree.longestLine(try history.blobBytes(oid))
                 if longest > limits.maxLineLength {
                     throw VaultError.untrusted(
-                        .lineTooLong(commit: commit, path: path, length: longest, limit: limits.maxLineLength))
+                        .lineTooLong(
+                            commit: commit, path: path, length: longest, limit: limits.maxLineLength,
+                            origin: limits.origin(of: "max_line_length")))
                 }
             }
             newBytes += size
             if capsTotal && newBytes > limits.maxSyncSize {
-                throw VaultError.untrusted(.syncTooLarge(commit: commit, size: newBytes, limit: limits.maxSyncSize))
+                throw VaultError.untrusted(
+                    .syncTooLarge(
+                        commit: commit, size: newBytes, limit: limits.maxSyncSize, origin: limits.origin(of: "max_sync_size")))
             }
         }
     }
@@ -139,6 +145,34 @@ extension IncomingTree {
 }
 
 extension GitHistory {
+    /// The caps on what comes into this vault: `machine` (the defaults with the user
+    /// configuration's `limits:`, from the front end), each replaced by this vault's own git config
+    /// (`vault.maxFileSize`, `vault.maxSyncSize`, `vault.maxLineLength`: this machine's, never
+    /// synced), then lowered by `shared` (`vault.yml`'s `limits:`, which never raises one).
+    ///
+    ///     git config vault.maxFileSize 256M      # this vault, on this machine
+    ///
+    /// - Throws: `VaultError.malformed` naming the git config key when its value is not a size.
+    public func incomingLimits(machine: IncomingLimits, vault shared: IncomingLimits.Setting) throws(VaultError)
+        -> IncomingLimits
+    {
+        var own = IncomingLimits.Setting()
+        for key in IncomingLimits.keys {
+            let name = IncomingLimits.gitConfigKeys[key] ?? key
+            guard let raw = try configString(name) else { continue }
+            guard let bytes = ByteCount.parse(raw) else {
+                throw VaultError.malformed([
+                    FormatProblem(
+                        path: gitDirectory + "/config", line: 1,
+                        kind: .invalidSetting(
+                            key: name, reason: "\"\(raw)\" is not a size (`git config \(name) 256M`; 64M, 512MiB, 2G)"))
+                ])
+            }
+            own.bytes[key] = bytes
+        }
+        return machine.setting(own).lowered(by: shared)
+    }
+
     /// The size of an object, read from its header (a packed object is not inflated).
     func objectSize(_ id: git_oid, path: String) throws(VaultError) -> Int {
         var oid = id

@@ -26,6 +26,8 @@ public final class LiveSync {
     public let maxInterval: Double
     /// Gives each sync what it needs besides the vault (the search watcher): set by the front end.
     public var prepare: ((VaultSync) -> Void)?
+    /// This machine's caps on what comes in (`VaultSync.machineLimits`).
+    public var machineLimits = IncomingLimits()
     /// The wait before the next sync.
     public private(set) var delay: Double
 
@@ -67,6 +69,7 @@ public final class LiveSync {
     /// never shown as arriving. `shown` takes an arrival's marks away.
     public func step(room: String? = nil) -> Step {
         let sync = VaultSync(vault: vault, history: history)
+        sync.machineLimits = machineLimits
         prepare?(sync)
         var report: SyncReport?
         var failure: VaultError?

@@ -38,9 +38,13 @@ public enum MergeDriver {
     /// (`stagingHook`). Without those two commits (a rebase, a cherry-pick, an octopus merge)
     /// the other side counts as newer, the current version is kept, and a copy is named
     /// `merge`, the time and the copy's hash.
+    ///
+    /// `machineLimits`: this machine's caps (`VaultSync.machineLimits`), which the vault's git
+    /// config may replace and its `vault.yml` lower.
     public static func run(
         ancestor: String, current: String, other: String, path: String, root: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        machineLimits: IncomingLimits = IncomingLimits()
     ) throws(VaultError) -> [String] {
         // git checked the path (`verify_path`); vault's rules are stricter (`.vault`, control
         // characters), and the other side's file is held to the vault's file cap.
@@ -48,10 +52,14 @@ public enum MergeDriver {
             throw VaultError.untrusted(.refusedPath(commit: "being merged", path: path, problem: problem))
         }
         let config = try? VaultConfig(parsing: try FileIO.read(root + "/" + VaultPath.config))
-        let limits = config?.limits ?? IncomingLimits()
+        let history = try? GitHistory(vault: root, config: config ?? VaultConfig(parsing: []))
+        let shared = config?.limits ?? IncomingLimits.Setting()
+        let limits = try history?.incomingLimits(machine: machineLimits, vault: shared) ?? machineLimits.lowered(by: shared)
         if let size = FileIO.size(of: other), size > limits.maxFileSize {
             throw VaultError.untrusted(
-                .fileTooLarge(commit: "being merged", path: path, size: size, limit: limits.maxFileSize))
+                .fileTooLarge(
+                    commit: "being merged", path: path, size: size, limit: limits.maxFileSize,
+                    origin: limits.origin(of: "max_file_size")))
         }
         // A file both sides made (git's add/add) comes with an empty ancestor: merged as `vault
         // sync` merges it, with none (an empty vault file has nothing to keep from either way).
@@ -59,7 +67,6 @@ public enum MergeDriver {
         let ancestorBytes = base?.isEmpty == true ? nil : base
         let ours = try FileIO.read(current)
         let theirs = try FileIO.read(other)
-        let history = try? GitHistory(vault: root, config: config ?? VaultConfig(parsing: []))
         let sides = history.flatMap { h in (try? MergeSides(history: h, environment: environment)) ?? nil }
         if ancestorBytes == nil, VaultPath.kind(of: path) == .room, !Merge.isSameRoom(ours, theirs, path: path),
             let history, let sides

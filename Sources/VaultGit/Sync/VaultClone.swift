@@ -22,10 +22,13 @@ public enum VaultClone {
     /// Through the `git` command when `environment`'s PATH has it, else libgit2 (a remote on
     /// this machine). `interactive`: git and ssh may ask on the terminal. `onProgress`: how far
     /// the transfer is (objects received, deltas resolved, files checked out), then
-    /// `ProgressEvent.ended`; nil asks git and libgit2 for no progress.
+    /// `ProgressEvent.ended`; nil asks git and libgit2 for no progress. `limits`: this machine's
+    /// caps on what is cloned (the defaults with the user configuration's `limits:`, and the
+    /// git config's `vault.maxFileSize`…): the remote's `vault.yml` may lower them, never raise them.
     public static func clone(
         url: String, into root: String, interactive: Bool = false,
-        environment: [String: String] = ProcessInfo.processInfo.environment, onProgress: ProgressHandler? = nil
+        environment: [String: String] = ProcessInfo.processInfo.environment, onProgress: ProgressHandler? = nil,
+        limits: IncomingLimits = IncomingLimits()
     ) throws(VaultError) -> Vault {
         let existed = FileIO.exists(root)
         if existed {
@@ -65,7 +68,7 @@ public enum VaultClone {
             }
         }
         do {
-            try checkOut(url: url, root: root, environment: environment)
+            try checkOut(url: url, root: root, environment: environment, limits: limits)
         } catch {
             cleanUp()
             throw error
@@ -90,7 +93,9 @@ public enum VaultClone {
     /// `master`, else the remote's only branch with `vault.yml`: a bare repository made by
     /// `git init --bare` keeps HEAD on git's default branch (often `master`, unborn) while
     /// vault pushed `main`.
-    static func checkOut(url: String, root: String, environment: [String: String]) throws(VaultError) {
+    static func checkOut(url: String, root: String, environment: [String: String], limits machine: IncomingLimits)
+        throws(VaultError)
+    {
         let history = try GitHistory(vault: root, config: try VaultConfig(parsing: Array("format: 1\n".utf8)))
         let prefix = "refs/remotes/origin/"
         let branches = try history.referenceNames(matching: prefix + "*").filter { !$0.hasSuffix("/HEAD") }
@@ -115,7 +120,9 @@ public enum VaultClone {
                 "\(url) is a git repository but not a vault"
                     + " (no branch of it has \(VaultPath.config) at its top); nothing was kept.")
         }
-        let limits = (try? VaultConfig(parsing: config))?.limits ?? IncomingLimits()
+        // The remote's vault.yml is the collaborators': it may lower this machine's caps, never raise them.
+        let limits = try history.incomingLimits(
+            machine: machine, vault: (try? VaultConfig(parsing: config))?.limits ?? IncomingLimits.Setting())
         guard let commit = try history.referenceCommit("refs/remotes/origin/" + branch) else {
             throw VaultError.repository(.noCommits)
         }

@@ -16,6 +16,8 @@ import VaultCore
 public final class VaultResolve {
     let vault: Vault
     let history: GitHistory
+    /// This machine's caps on what an unfinished merge brings in (`VaultSync.machineLimits`).
+    public var machineLimits = IncomingLimits()
 
     public init(vault: Vault, history: GitHistory) {
         self.vault = vault.history === history ? vault : vault.with(history: history)
@@ -40,7 +42,8 @@ public final class VaultResolve {
             // it (git checked its paths; vault's rules are stricter).
             if let theirs = try history.referenceCommit("MERGE_HEAD") {
                 defer { git_commit_free(theirs) }
-                try history.admit(commit: theirs, limits: vault.config.limits)
+                try history.admit(
+                    commit: theirs, limits: try history.incomingLimits(machine: machineLimits, vault: vault.config.limits))
             }
             // git's merge, finished with its own parents: the index and files are git's, so the
             // commit is made here (`Change.commit(by:)`), not by `VaultHistory.commit`.

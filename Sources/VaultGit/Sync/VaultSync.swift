@@ -43,6 +43,10 @@ public final class VaultSync {
     /// Asked which rooms and diary entries changed since the last sync, instead of stamping
     /// every file (`GitHistory.workTreeChanges(asking:)`); nil: every file is stamped.
     public var watcher: (any WorkTreeWatcher)?
+    /// This machine's caps on what comes in (the defaults with the user configuration's
+    /// `limits:`, given by the front end), before the vault's git config and `vault.yml`
+    /// (`GitHistory.incomingLimits(machine:vault:)`): a `vault.yml` that came in lowers them, never raises them.
+    public var machineLimits = IncomingLimits()
 
     static let beforeRef = "refs/vault/sync/before"
     static let afterRef = "refs/vault/sync/after"
@@ -90,7 +94,9 @@ public final class VaultSync {
                     let scan = try history.workTreeChanges(asking: watcher)
                     var edits = scan.paths
                     Trace.mark("sync: work tree read")
-                    let repaired = try VaultResolve(vault: vault, history: history).repair(
+                    let resolve = VaultResolve(vault: vault, history: history)
+                    resolve.machineLimits = machineLimits
+                    let repaired = try resolve.repair(
                         candidates: try history.locallyChangedPaths(since: theirsRef, workTree: edits), copies: false,
                         before: change)
                     report.notes += repaired
@@ -189,7 +195,7 @@ public final class VaultSync {
             defer { git_commit_free(head.commit); git_tree_free(head.tree) }
             if history.has(theirs, in: head.commit) { return }
         }
-        try history.admit(commit: theirs, limits: vault.config.limits)
+        try history.admit(commit: theirs, limits: try history.incomingLimits(machine: machineLimits, vault: vault.config.limits))
     }
 
     struct MergeStep {

@@ -8,6 +8,9 @@ public struct Restore {
     /// The vault, with `history` attached to commit into.
     public let vault: Vault
     let history: GitHistory
+    /// This machine's caps (`VaultSync.machineLimits`): a file the history holds is restored
+    /// only when a sync would take it in.
+    public var machineLimits = IncomingLimits()
 
     public init(vault: Vault, history: GitHistory) {
         self.vault = vault.history === history ? vault : vault.with(history: history)
@@ -62,11 +65,15 @@ public struct Restore {
         if let problem = IncomingPath.problem(with: path) {
             throw VaultError.untrusted(.refusedPath(commit: short, path: path, problem: problem))
         }
-        if source.bytes.count > vault.config.limits.maxFileSize {
+        let limits = try history.incomingLimits(machine: machineLimits, vault: vault.config.limits)
+        func refuseLarge(_ path: String, _ size: Int) throws(VaultError) {
+            guard size > limits.maxFileSize else { return }
             throw VaultError.untrusted(
                 .fileTooLarge(
-                    commit: short, path: path, size: source.bytes.count, limit: vault.config.limits.maxFileSize))
+                    commit: short, path: path, size: size, limit: limits.maxFileSize,
+                    origin: limits.origin(of: "max_file_size")))
         }
+        try refuseLarge(path, source.bytes.count)
         // A room's volumes come back as they were with it (`RoomVolumes`): those it had then
         // written, those it has now and did not have then removed (their messages are in the
         // room's file as it was then).
@@ -77,12 +84,7 @@ public struct Restore {
             if let problem = IncomingPath.problem(with: volume.path) {
                 throw VaultError.untrusted(.refusedPath(commit: short, path: volume.path, problem: problem))
             }
-            if volume.bytes.count > vault.config.limits.maxFileSize {
-                throw VaultError.untrusted(
-                    .fileTooLarge(
-                        commit: short, path: volume.path, size: volume.bytes.count,
-                        limit: vault.config.limits.maxFileSize))
-            }
+            try refuseLarge(volume.path, volume.bytes.count)
         }
         let handEdit = try vault.change([path]) { change throws(VaultError) -> String? in
             let volumesNow = isRoom ? RoomVolumes.paths(ofRoom: path, root: vault.root) : []
