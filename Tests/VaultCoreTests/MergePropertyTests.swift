@@ -99,7 +99,10 @@ import VaultTestSupport
             let newer: Merge.Newer = Bool.random(using: &rng) ? .ours : .theirs
             let merged = try Merge.room(base: noBase ? nil : b, ours: o, theirs: t, path: path, newer: newer)
             let room = try RoomFile(parsing: merged.bytes, path: path)
-            #expect(room.warnings.isEmpty, "round \(round): \(room.warnings)")
+            // Two versions of a message edited on both sides are the merge's own outcome (listed
+            // until settled); nothing else may be wrong.
+            let wrong = room.warnings.filter { if case .unsettledConflict = $0.kind { return false } else { return true } }
+            #expect(wrong.isEmpty, "round \(round): \(wrong)")
 
             // Every id of either side is there, unless one side deleted it and the other left it unchanged.
             let baseByID = Dictionary(uniqueKeysWithValues: (noBase ? [] : base.notes).map { ($0.id, $0) })

@@ -96,7 +96,9 @@ import VaultTestSupport
         #expect(copy.header.attribute("conflict") == "m-01JPA3K8Z4QX")
         #expect(copy.header.display == room.messages[0].header.display)
         #expect(room.messages[2].id == "m-01JPA3K9B2MD")
-        #expect(room.warnings.isEmpty)
+        // The pair is the one warning, until the person settles it.
+        #expect(room.warnings.map(\.kind) == [.unsettledConflict("m-01JPA3K8Z4QX", other: copy.id, firstLine: room.messages[0].line)])
+        #expect(room.conflicts.map(\.other.id) == [copy.id])
         #expect(merged.notes.contains { $0.contains("m-01JPA3K8Z4QX") && $0.contains("both") && $0.contains(copy.id) })
         // The second version's header line is the first one's with the new id and the attribute.
         let copyLine = R.header(copy.id, R.time(1), attributes: " conflict=m-01JPA3K8Z4QX")

@@ -64,6 +64,9 @@ extension VaultCommand {
                 } ?? row.preview
                 if let columns, 7 + layout.date >= columns {
                     print(Terminal.clip("\(mark) \(when) \(name) \(icon) \(preview)", columns))
+                } else if layout.rest == 0 {
+                    // No column left for a preview: not even its `…`.
+                    Terminal.line("\(mark) \(style.date(when)) \(style.title(name)) \(icon)")
                 } else {
                     let rest = Terminal.clip(preview, layout.rest)
                     Terminal.line("\(mark) \(style.date(when)) \(style.title(name)) \(icon) \(rest)")
