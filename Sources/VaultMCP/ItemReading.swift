@@ -41,10 +41,19 @@ enum ItemReading {
                     page.messages = page.room.messages[start..<min(page.room.messages.count, start + limit)]
                 }
                 let room = page.room
+                // Both versions of a message edited differently on two machines say so.
+                var versions: [String: (version: Int, other: String)] = [:]
+                for c in room.conflicts {
+                    versions[c.original.id] = (1, c.other.id)
+                    versions[c.other.id] = (2, c.original.id)
+                }
                 let messages = page.messages.map { m -> JSONValue in
                     [
                         "id": .string(m.id), "role": .string(m.role.rawValue), "time": .string(m.timestamp.text),
                         "author": .optional(m.author?.name), "status": .optional(m.status),
+                        "conflict": versions[m.id].map { v -> JSONValue in
+                            ["version": .int(v.version), "other_version": .string(v.other)]
+                        } ?? .null,
                         "text": .string(room.body(of: m) { line, problem in "⚠️ line \(problem.line): \(line)" }),
                     ]
                 }

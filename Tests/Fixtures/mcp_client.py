@@ -5,7 +5,7 @@
 
 Scenarios: tools, handedit, subscribe, cancel (EXTRA: the room whose model streams forever),
 handfirst (EXTRA: a diary entry edited by hand), secret (EXTRA: a room whose server refuses
-OPENAI_API_KEY), bad, readonly, raw. Each prints `ok: …` lines and exits 0, or prints what went wrong on
+OPENAI_API_KEY), bad, readonly, raw, conflict (EXTRA: a room and the ids of its two versions). Each prints `ok: …` lines and exits 0, or prints what went wrong on
 standard error and exits 1. Exit 3: the `mcp` package is not importable.
 Used by Tests/VaultMCPTests and Benchmarks/mcp-bench.sh.
 """
@@ -276,6 +276,18 @@ async def handfirst(binary, vault, entry):
         check("손으로 고친 줄" in body and body.rstrip().endswith("서버가 덧붙임."), "both the hand edit and the edit are kept")
 
 
+async def conflict(binary, vault, room, first, second):
+    """read of a room with a message kept in two versions: each says which it is and names the other."""
+    s = Session(binary, vault)
+    async with stdio_client(s.params) as (r, w), ClientSession(r, w, client_info=CLIENT) as session:
+        await session.initialize()
+        messages = structured(await session.call_tool("read", {"item": room}))["messages"]
+        marks = {m["id"]: m.get("conflict") for m in messages}
+        check(marks.get(first) == {"version": 1, "other_version": second}, f"the first version is marked: {marks.get(first)}")
+        check(marks.get(second) == {"version": 2, "other_version": first}, f"the second version is marked: {marks.get(second)}")
+        check(all(v is None for k, v in marks.items() if k not in (first, second)), "no other message is marked")
+
+
 async def secret(binary, vault, room):
     """A chat turn the server refuses for its key: the key is in no answer."""
     key = os.environ["OPENAI_API_KEY"]
@@ -397,7 +409,7 @@ def main():
         else:
             fn = {"tools": tools, "handedit": handedit, "subscribe": subscribe, "cancel": cancel,
                   "bad": bad, "readonly": readonly, "handfirst": handfirst, "secret": secret,
-                  "paging": paging}[scenario]
+                  "paging": paging, "conflict": conflict}[scenario]
             anyio.run(fn, binary, vault, *extra)
     except AssertionError as e:
         print(f"FAILED: {e}", file=sys.stderr)

@@ -83,7 +83,9 @@ struct GivenReader: ImportReader {
         #expect(room.messages[1].header.attribute("model") == "gpt-4o")
         #expect(room.messages[2].header.attribute("kind") == "thoughts")
         #expect(room.messages[0].body.contains("](../attachments/"))
-        let branch = try RoomFile(parsing: try dir.read("rooms/부산-여행-branch-2.md"), path: "rooms/부산-여행-branch-2.md")
+        // A ko_KR vault names the branch in its language (`· 분기 2`), and its file after it.
+        let branch = try RoomFile(parsing: try dir.read("rooms/부산-여행-분기-2.md"), path: "rooms/부산-여행-분기-2.md")
+        #expect(branch.title == "부산 여행 · 분기 2")
         #expect(branch.frontMatter?.string("fork_of") == "conv-1")
         #expect(branch.frontMatter?.string("forked_after") == ImportIdentity.messageID(.chatgpt, "conv-1", "a"))
         #expect(branch.messages.map(\.body) == ["밀면도 좋아요."])

@@ -38,9 +38,21 @@ import VaultTestSupport
         let checked = try w.vault("laptop", ["check"])
         #expect(checked.stdout.contains("\(Self.room):") && checked.stdout.contains("two versions of message \(original)"), "\(checked.stdout)")
         #expect(!checked.stdout.contains("no problems"))
-        // The MCP server reads the same room: both versions are there, the second names the first.
-        let read = try w.vault("desktop", ["show", "김치찌개-레시피", "--raw"])
-        #expect(read.stdout.contains("conflict=\(original)"))
+        let status = try w.vault("laptop", ["status"])
+        #expect(status.stdout.contains("two versions of a message: \(Self.room) \(original) and \(other)"), "\(status.stdout)")
+        let json = try w.vault("laptop", ["status", "--json"])
+        #expect(json.stdout.contains("\"unsettled\"") && json.stdout.contains(other), "\(json.stdout)")
+        // The MCP server's read marks both versions (the official SDK as the client).
+        let mcp = Process()
+        mcp.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        mcp.arguments = ["python3", Project.root + "/Tests/Fixtures/mcp_client.py", "conflict", Project.vaultExecutable,
+                         w.path("laptop"), "김치찌개-레시피", original, other]
+        var env = ProcessInfo.processInfo.environment
+        env["VAULT_DIR"] = nil
+        env["VAULT_MACHINE"] = "laptop"
+        mcp.environment = env
+        let read = try run(mcp)
+        #expect(read.status == 0, "\(read.stdout)\(read.stderr)")
     }
 
     @Test(arguments: ["first", "second", "both"])

@@ -345,6 +345,10 @@ enum SyncOutput {
         for c in s.conflictCopies {
             print("conflict copy: \(one(c.copy)) (of \(one(c.original)); `vault resolve` merges it in)")
         }
+        for u in s.unsettled {
+            print("two versions of a message: \(one(u.room)) \(u.message) and \(u.other)"
+                + " (`vault resolve \(VaultPath.stem(of: u.room)) --keep ID` keeps one)")
+        }
         if let last = s.lastSync { print("last sync: \(last) (`vault sync --undo` undoes it)") }
     }
 }

@@ -85,7 +85,7 @@ enum Reference {
         Variable(name: "VAULT_TRACE", fallback: "", meaning: "`1`: the timings of a command's steps, on standard error"),
         Variable(
             name: "XDG_CONFIG_HOME", fallback: "~/.config",
-            meaning: "where the user configuration is (`vault/config.yml`): API key approvals and defaults"),
+            meaning: "where the user configuration is (`vault/config.yml`): API key approvals, defaults and this machine's caps on what comes in (`limits:`)"),
         Variable(
             name: "XDG_CACHE_HOME", fallback: "~/.cache",
             meaning: "where search keeps its file list and index (`vault/search/`), and listings what they read (`vault/listing/`)"),

@@ -120,6 +120,19 @@ extension Vault {
 
     /// Conflict copies in `rooms/` and `diary/` (Syncthing's, Dropbox's, vault's own) whose
     /// original exists, as (copy, original) paths.
+    /// Every message kept in two versions that is still unsettled (`RoomFile.conflicts`), by room:
+    /// `vault status` lists them. Only rooms whose bytes hold `conflict=` are parsed.
+    public func unsettledConflicts() -> [(room: String, message: String, other: String)] {
+        let needle = Array("conflict=".utf8)
+        return roomPaths().flatMap { path -> [(room: String, message: String, other: String)] in
+            guard let bytes = try? FileIO.read(absolute(path)),
+                bytes.firstRange(of: needle) != nil,
+                let room = try? RoomFile(parsing: bytes, path: path)
+            else { return [] }
+            return room.conflicts.map { (path, $0.original.id, $0.other.id) }
+        }
+    }
+
     public func conflictCopies() -> [(copy: String, original: String)] {
         (roomPaths() + diaryPaths()).compactMap { path in
             guard let original = ConflictCopy.original(of: path), FileIO.exists(absolute(original)) else { return nil }

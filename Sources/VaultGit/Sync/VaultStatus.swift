@@ -16,8 +16,16 @@ public struct VaultStatus: Sendable, Codable {
     public var unfinishedMerge: String?
     public var conflicted: [String]
     public var conflictCopies: [Copy]
+    /// Messages kept in two versions by a merge, not settled yet (`vault resolve ROOM --keep ID`).
+    public var unsettled: [Unsettled] = []
     /// The commit the last sync made, while it can be undone.
     public var lastSync: String?
+
+    public struct Unsettled: Sendable, Codable {
+        public var room: String
+        public var message: String
+        public var other: String
+    }
 
     public struct Copy: Sendable, Codable {
         public var copy: String
@@ -50,6 +58,7 @@ public struct VaultStatus: Sendable, Codable {
             handEdits: try history.workTreeChanges(), unfinishedMerge: merging,
             conflicted: try history.conflictedPaths(),
             conflictCopies: vault.conflictCopies().map { Copy(copy: $0.copy, original: $0.original) },
+            unsettled: vault.unsettledConflicts().map { Unsettled(room: $0.room, message: $0.message, other: $0.other) },
             lastSync: after.map { String(oidString(git_commit_id($0)).prefix(7)) })
     }
 }
