@@ -100,6 +100,17 @@ public final class Change {
         return committed
     }
 
+    /// Works out the change to `path` with `compute` before the hand edits are committed, so a
+    /// change refused there (a file it cannot change) commits nothing; then commits them, and
+    /// works it out again when committing them rewrote `path` (a stale save merged).
+    ///
+    ///     let (bytes, stamp) = try change.workedOut(before: path) { try retagging(path) }
+    public func workedOut<T>(before path: String, _ compute: () throws(VaultError) -> T) throws(VaultError) -> T {
+        let first = try compute()
+        try commitHandEdits()
+        return handEditsRewrote.contains(path) ? try compute() : first
+    }
+
     /// Commits `paths` as they are now, with `message`, as a commit of its own before the
     /// change's: a hand edit found by the workflow's own rule (a room edited, renamed or
     /// deleted while a reply came).

@@ -25,12 +25,11 @@ public struct ConflictSettling {
     /// - Throws: `.input(.noConflictToSettle)`, `.input(.notAConflictVersion)`; nothing changes.
     public func settle(_ path: String, _ choice: Choice) throws(VaultError) -> [String] {
         try vault.change([path]) { change throws(VaultError) -> [String] in
-            var (file, stamp) = try vault.readRoomStamped(path)
-            var (bytes, done) = try settled(file, choice)
-            try change.commitHandEdits()
-            if change.handEditsRewrote.contains(path) {
-                (file, stamp) = try vault.readRoomStamped(path)
-                (bytes, done) = try settled(file, choice)
+            let (file, stamp, bytes, done) = try change.workedOut(before: path) {
+                () throws(VaultError) -> (RoomFile, FileIO.Stamp, [UInt8], [(message: String, note: String)]) in
+                let (file, stamp) = try vault.readRoomStamped(path)
+                let (bytes, done) = try settled(file, choice)
+                return (file, stamp, bytes, done)
             }
             try change.write(bytes, to: path, expecting: .unchanged(stamp))
             let what = choice == .keepBoth ? "kept both versions" : "kept one version"

@@ -42,20 +42,16 @@ public struct Membership {
     {
         guard VaultPath.kind(of: path) == .room else { throw VaultError.input(.notARoom(path)) }
         return try vault.change([path]) { change throws(VaultError) -> Result in
-            var (file, stamp) = try vault.readRoomStamped(path)
-            var before = Workspace.members(of: file.frontMatter)
-            guard var after = changing(before) else { return .alreadySo }
-            // The last member out leaves the key out: the room is nobody's shared room any more.
-            // Worked out before the hand edits are committed: refused, nothing is committed.
-            var bytes = try file.setting(Workspace.membersKey, to: after.isEmpty ? nil : .list(after))
-            try change.commitHandEdits()
-            if change.handEditsRewrote.contains(path) {
-                (file, stamp) = try vault.readRoomStamped(path)
-                before = Workspace.members(of: file.frontMatter)
-                guard let again = changing(before) else { return .alreadySo }
-                after = again
-                bytes = try file.setting(Workspace.membersKey, to: after.isEmpty ? nil : .list(after))
+            // Refused (a file it cannot change), nothing is committed.
+            let worked = try change.workedOut(before: path) {
+                () throws(VaultError) -> (RoomFile, FileIO.Stamp, [String], [String], [UInt8])? in
+                let (file, stamp) = try vault.readRoomStamped(path)
+                let before = Workspace.members(of: file.frontMatter)
+                guard let after = changing(before) else { return nil }
+                // The last member out leaves the key out: the room is nobody's shared room any more.
+                return (file, stamp, before, after, try file.setting(Workspace.membersKey, to: after.isEmpty ? nil : .list(after)))
             }
+            guard let (file, stamp, before, after, bytes) = worked else { return .alreadySo }
             try change.write(bytes, to: path, expecting: .unchanged(stamp))
             let who = Set(before.map(Workspace.key)).symmetricDifference(after.map(Workspace.key))
             let name = (before + after).first { who.contains(Workspace.key($0)) } ?? ""

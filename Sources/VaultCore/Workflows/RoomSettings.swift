@@ -29,18 +29,15 @@ public struct RoomSettings {
             try RoomSetting.checked(key, v, timeZone: vault.config.timeZone)
         }
         return try vault.change([path]) { change throws(VaultError) -> Result in
-            var (file, stamp) = try vault.readRoomStamped(path)
-            if value == nil, RoomSetting.named(key) == nil, file.frontMatter?.values[key] == nil {
-                throw VaultError.input(.unknownSetting(key, nearest: RoomSetting.nearest(to: key)))
-            }
             let typed = RoomSetting.named(key)?.isTyped ?? false
-            // Worked out before the hand edits are committed: a room whose front-matter cannot
-            // take the change is refused with nothing committed.
-            var bytes = try file.setting(key, to: value.map { .string($0) }, typed: typed)
-            try change.commitHandEdits()
-            if change.handEditsRewrote.contains(path) {
-                (file, stamp) = try vault.readRoomStamped(path)
-                bytes = try file.setting(key, to: value.map { .string($0) }, typed: typed)
+            // A room whose front-matter cannot take the change commits nothing.
+            let (file, stamp, bytes) = try change.workedOut(before: path) {
+                () throws(VaultError) -> (RoomFile, FileIO.Stamp, [UInt8]) in
+                let (file, stamp) = try vault.readRoomStamped(path)
+                if value == nil, RoomSetting.named(key) == nil, file.frontMatter?.values[key] == nil {
+                    throw VaultError.input(.unknownSetting(key, nearest: RoomSetting.nearest(to: key)))
+                }
+                return (file, stamp, try file.setting(key, to: value.map { .string($0) }, typed: typed))
             }
             guard bytes != file.bytes else { return .alreadySo }
             try change.write(bytes, to: path, expecting: .unchanged(stamp))

@@ -24,12 +24,9 @@ public struct Tagging {
             throw VaultError.input(.notADiaryEntry(item.path))
         }
         return try vault.change([path]) { change throws(VaultError) -> (path: String, tags: [String]) in
-            // Worked out before the person's hand edits are committed: an entry that cannot be
-            // tagged (its front-matter does not read) is refused with nothing written or committed.
-            var (bytes, tags, stamp) = try vault.retagging(path, adding: adding, removing: removing, now: now)
-            try change.commitHandEdits()
-            if change.handEditsRewrote.contains(path) {
-                (bytes, tags, stamp) = try vault.retagging(path, adding: adding, removing: removing, now: now)
+            // An entry that cannot be tagged (its front-matter does not read) commits nothing.
+            let (bytes, tags, stamp) = try change.workedOut(before: path) { () throws(VaultError) in
+                try vault.retagging(path, adding: adding, removing: removing, now: now)
             }
             try change.write(bytes, to: path, expecting: .unchanged(stamp))
             let entry = try DiaryFile(parsing: bytes, path: path)
