@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 147 functions; variadic, as a pointer only: git_libgit2_opts.
+// 150 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -59,9 +59,11 @@ static struct {
     __typeof__(git_index_add) *git_index_add;
     __typeof__(git_index_add_all) *git_index_add_all;
     __typeof__(git_index_add_bypath) *git_index_add_bypath;
+    __typeof__(git_index_conflict_cleanup) *git_index_conflict_cleanup;
     __typeof__(git_index_conflict_iterator_free) *git_index_conflict_iterator_free;
     __typeof__(git_index_conflict_iterator_new) *git_index_conflict_iterator_new;
     __typeof__(git_index_conflict_next) *git_index_conflict_next;
+    __typeof__(git_index_conflict_remove) *git_index_conflict_remove;
     __typeof__(git_index_free) *git_index_free;
     __typeof__(git_index_get_bypath) *git_index_get_bypath;
     __typeof__(git_index_has_conflicts) *git_index_has_conflicts;
@@ -136,6 +138,7 @@ static struct {
     __typeof__(git_repository_state_cleanup) *git_repository_state_cleanup;
     __typeof__(git_revparse_single) *git_revparse_single;
     __typeof__(git_revwalk_free) *git_revwalk_free;
+    __typeof__(git_revwalk_hide) *git_revwalk_hide;
     __typeof__(git_revwalk_hide_ref) *git_revwalk_hide_ref;
     __typeof__(git_revwalk_new) *git_revwalk_new;
     __typeof__(git_revwalk_next) *git_revwalk_next;
@@ -210,9 +213,11 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_index_add", (void **)&real.git_index_add},
     {"git_index_add_all", (void **)&real.git_index_add_all},
     {"git_index_add_bypath", (void **)&real.git_index_add_bypath},
+    {"git_index_conflict_cleanup", (void **)&real.git_index_conflict_cleanup},
     {"git_index_conflict_iterator_free", (void **)&real.git_index_conflict_iterator_free},
     {"git_index_conflict_iterator_new", (void **)&real.git_index_conflict_iterator_new},
     {"git_index_conflict_next", (void **)&real.git_index_conflict_next},
+    {"git_index_conflict_remove", (void **)&real.git_index_conflict_remove},
     {"git_index_free", (void **)&real.git_index_free},
     {"git_index_get_bypath", (void **)&real.git_index_get_bypath},
     {"git_index_has_conflicts", (void **)&real.git_index_has_conflicts},
@@ -287,6 +292,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_repository_state_cleanup", (void **)&real.git_repository_state_cleanup},
     {"git_revparse_single", (void **)&real.git_revparse_single},
     {"git_revwalk_free", (void **)&real.git_revwalk_free},
+    {"git_revwalk_hide", (void **)&real.git_revwalk_hide},
     {"git_revwalk_hide_ref", (void **)&real.git_revwalk_hide_ref},
     {"git_revwalk_new", (void **)&real.git_revwalk_new},
     {"git_revwalk_next", (void **)&real.git_revwalk_next},
@@ -553,6 +559,11 @@ int git_index_add_bypath(git_index *index, const char *path) {
     return real.git_index_add_bypath(index, path);
 }
 
+int git_index_conflict_cleanup(git_index *index) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_index_conflict_cleanup(index);
+}
+
 void git_index_conflict_iterator_free(git_index_conflict_iterator *iterator) {
     CVAULT_GIT2_REQUIRE();
     real.git_index_conflict_iterator_free(iterator);
@@ -566,6 +577,11 @@ int git_index_conflict_iterator_new(git_index_conflict_iterator **iterator_out, 
 int git_index_conflict_next(const git_index_entry **ancestor_out, const git_index_entry **our_out, const git_index_entry **their_out, git_index_conflict_iterator *iterator) {
     CVAULT_GIT2_REQUIRE();
     return real.git_index_conflict_next(ancestor_out, our_out, their_out, iterator);
+}
+
+int git_index_conflict_remove(git_index *index, const char *path) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_index_conflict_remove(index, path);
 }
 
 void git_index_free(git_index *index) {
@@ -931,6 +947,11 @@ int git_revparse_single(git_object **out, git_repository *repo, const char *spec
 void git_revwalk_free(git_revwalk *walk) {
     CVAULT_GIT2_REQUIRE();
     real.git_revwalk_free(walk);
+}
+
+int git_revwalk_hide(git_revwalk *walk, const git_oid *commit_id) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_revwalk_hide(walk, commit_id);
 }
 
 int git_revwalk_hide_ref(git_revwalk *walk, const char *refname) {

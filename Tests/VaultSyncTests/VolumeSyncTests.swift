@@ -146,6 +146,54 @@ import VaultTestSupport
         try world.expectHealthy("laptop")
         try world.expectHealthy("desktop")
     }
+
+    /// The case: the desktop renames a room by hand (`mv`) and talks on until it rolls
+    /// over (its older messages into the new name's volumes), while the laptop adds to it under
+    /// the old name. The sync pairs the two names as one room by its messages, not the old file
+    /// with the new volume: one room, each message once, no folder left under the old name.
+    @Test func aRoomRenamedAndRolledOverMeetsTurnsUnderItsOldName() throws {
+        let world = try SyncWorld("laptop", clones: ["desktop"])
+        world.environment = ["VAULT_TEST_VOLUME_SIZES": "2048,512,1024"]
+        try world.expectOK(world.vault("laptop", ["migrate"]))
+        try world.expectOK(world.vault("laptop", ["sync"]))
+        try world.expectOK(world.vault("desktop", ["sync"]))
+        let year = try #require(
+            (try FileManager.default.contentsOfDirectory(atPath: world.path("laptop") + "/rooms")).first { year in
+                FileManager.default.fileExists(atPath: world.path("laptop") + "/rooms/\(year)/김치찌개-레시피.md")
+            })
+        let (room, renamed) = ("rooms/\(year)/김치찌개-레시피.md", "rooms/\(year)/찌개-모음.md")
+        let folder = { (r: String) in VaultPath.volumeFolder(ofRoom: r) }
+        let desktop = world.path("desktop")
+        try FileManager.default.moveItem(atPath: desktop + "/" + room, toPath: desktop + "/" + renamed)
+        for question in ["새 이름의 첫 질문", "둘째 질문", "셋째 질문", "넷째 질문"] { try world.chat("desktop", "찌개-모음", question) }
+        #expect(FileManager.default.fileExists(atPath: desktop + "/" + folder(renamed)), "rolled over under the new name")
+        try world.chat("laptop", "김치찌개-레시피", "옛 이름으로 한 질문 OLD-NAME-TURN")
+        var expected = Set<String>()
+        for m in ["laptop", "desktop"] {
+            for (path, bytes) in try world.files(m)
+            where path.hasPrefix(folder(room) + "/") || path.hasPrefix(folder(renamed) + "/") || path == room || path == renamed {
+                expected.formUnion(try RoomFile(parsing: bytes, path: path).messages.map(\.id))
+            }
+        }
+        try world.expectOK(world.vault("laptop", ["sync"]))
+        try world.expectOK(world.vault("desktop", ["sync"]))
+        try world.expectOK(world.vault("laptop", ["sync"]))
+        #expect(try world.files("laptop") == (try world.files("desktop")))
+        let files = try world.files("desktop")
+        #expect(!files.keys.contains { $0.hasPrefix(folder(room) + "/") || $0 == room }, "nothing under the old name")
+        #expect(!FileManager.default.fileExists(atPath: desktop + "/" + folder(room)), "no empty folder left")
+        var ids: [String] = []
+        for (path, bytes) in files.sorted(by: { $0.key < $1.key })
+        where path.hasPrefix(folder(renamed) + "/") || path == renamed {
+            ids += try RoomFile(parsing: bytes, path: path).messages.map(\.id)
+        }
+        #expect(Set(ids) == expected, "lost: \(expected.subtracting(ids).sorted().prefix(5))")
+        #expect(ids.count == Set(ids).count, "\(ids.count - Set(ids).count) messages twice")
+        #expect(String(decoding: files[renamed] ?? [], as: UTF8.self).contains("OLD-NAME-TURN")
+            || files.contains { $0.key.hasPrefix(folder(renamed)) && String(decoding: $0.value, as: UTF8.self).contains("OLD-NAME-TURN") })
+        try world.expectHealthy("laptop")
+        try world.expectHealthy("desktop")
+    }
 }
 
 private let promptMarkerText = "<!-- vault:prompt · write your next message below this line, then run `vault chat` -->"

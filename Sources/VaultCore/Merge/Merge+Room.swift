@@ -149,7 +149,7 @@ extension Merge {
 }
 
 /// One room merge, step by step.
-private struct RoomMerge {
+struct RoomMerge {
     let base: RoomParts?
     let ours: RoomParts
     let theirs: RoomParts

@@ -452,6 +452,16 @@ public enum FileIO {
         return Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
     }
 
+    /// Removes the folders above `path` that are empty now, below the vault's own folders
+    /// (`rooms/`, `volumes/`, `diary/` stay), as git does when a checkout removes a folder's
+    /// last file: `rmdir` only, which never removes a folder that holds anything.
+    public static func removeEmptyFolders(above path: String, upTo root: String) {
+        var folder = parent(of: path)
+        while folder.hasPrefix(root + "/"), folder.dropFirst(root.count + 1).contains("/"), rmdir(folder) == 0 {
+            folder = parent(of: folder)
+        }
+    }
+
     public static func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])

@@ -256,10 +256,48 @@ extension GitHistory {
         CommitIntent.remove(paths, root: root)
     }
 
+    /// git's index with `paths` as `tree` has them and no conflict left (a merge finished): a
+    /// file as committed is added with its stat, one that differs (the person's edit, left for
+    /// the next commit) gets the committed blob and no stat, so `git status` reads it and shows
+    /// it changed; a path the tree has not is removed.
+    func indexAsCommitted(_ paths: [String], tree: OpaquePointer, index: OpaquePointer) throws(VaultError) {
+        for path in paths {
+            _ = git_index_conflict_remove(index, path)
+            var found: OpaquePointer?
+            guard git_tree_entry_bypath(&found, tree, path) == 0, git_tree_entry_type(found) == GIT_OBJECT_BLOB else {
+                git_tree_entry_free(found)
+                let code = git_index_remove_bypath(index, path)
+                if code != GIT_ENOTFOUND.rawValue { try GitFailure.check(code, "remove \(path) from the index") }
+                continue
+            }
+            defer { git_tree_entry_free(found) }
+            let id = git_tree_entry_id(found).pointee
+            if GitHistory.same(try blobID(ofFile: path), id) {
+                try GitFailure.check(git_index_add_bypath(index, path), "add \(path) to the index")
+                continue
+            }
+            var entry = git_index_entry()
+            entry.mode = git_tree_entry_filemode(found).rawValue
+            entry.id = id
+            let code = path.withCString { p -> Int32 in
+                entry.path = p
+                return git_index_add(index, &entry)
+            }
+            try GitFailure.check(code, "add \(path) to the index")
+        }
+        git_index_conflict_cleanup(index)
+        try GitFailure.check(git_index_write(index), "write the index")
+    }
+
     /// Writes the files of `changes` into the vault, each atomically and all durably; first checks that every
     /// one is still as in `tree` (the version just committed), so a save an editor made during
     /// the sync is never overwritten: then nothing is written and the sync stops.
     func checkout(_ changes: [TreeMerge.Change], replacing tree: OpaquePointer) throws(VaultError) {
+        try checkout(changes) { path in blob(at: path, in: tree) }
+    }
+
+    /// `checkout(_:replacing:)`, each file first checked to be as `expected` gives it (nil: absent).
+    func checkout(_ changes: [TreeMerge.Change], expected: (String) throws(VaultError) -> git_oid?) throws(VaultError) {
         for change in changes {
             // The incoming tree passed `IncomingTree`; this holds even for a tree that did not:
             // no path leaves its folder, and nothing is written through a link.
@@ -271,7 +309,7 @@ extension GitHistory {
             }
         }
         for change in changes {
-            let committed = blob(at: change.path, in: tree)
+            let committed = try expected(change.path)
             let onDisk = try blobID(ofFile: change.path)
             if !GitHistory.same(committed, onDisk) {
                 throw VaultError.changedOnDisk(path: change.path)
@@ -282,9 +320,12 @@ extension GitHistory {
         // place, each folder flushed once, all of it durable before the branch moves.
         let written = changes.compactMap { change in change.oid.map { (path: root + "/" + change.path, oid: $0) } }
         for file in written { try FileIO.makeDirectory(FileIO.parent(of: file.path)) }
-        try FileIO.writeAll(
-            written.map(\.path), removing: changes.filter { $0.oid == nil }.map { root + "/" + $0.path }
-        ) { i throws(VaultError) in try blobBytes(written[i].oid) }
+        let removed = changes.filter { $0.oid == nil }.map { root + "/" + $0.path }
+        try FileIO.writeAll(written.map(\.path), removing: removed) { i throws(VaultError) in
+            try blobBytes(written[i].oid)
+        }
+        // A renamed room's old volume folder, emptied, goes as git's checkout would remove it.
+        for path in removed { FileIO.removeEmptyFolders(above: path, upTo: root) }
     }
 
     // MARK: Remotes

@@ -327,13 +327,61 @@ extension GitHistory {
                 changes.baseIDs[oldPath] = delta.old_file.id
                 changes.added[newPath] = delta.new_file.id
             case GIT_DELTA_RENAMED:
-                changes.byBase[oldPath] = PathEdit(path: newPath, oid: delta.new_file.id)
                 changes.baseIDs[oldPath] = delta.old_file.id
+                if VaultPath.kind(of: oldPath) == .room,
+                    !Merge.isSameItem(
+                        try blobBytes(delta.old_file.id), try blobBytes(delta.new_file.id), oldPath: oldPath,
+                        newPath: newPath)
+                {
+                    // Two rooms alike in their bytes (one made from the other's text), not one room renamed.
+                    changes.byBase[oldPath] = PathEdit(path: nil, oid: nil)
+                    changes.added[newPath] = delta.new_file.id
+                } else {
+                    changes.byBase[oldPath] = PathEdit(path: newPath, oid: delta.new_file.id)
+                }
             default:
                 continue
             }
         }
+        try pairRoomsByIdentity(&changes)
         return changes
+    }
+
+    /// A room deleted and a room added that are one room (`Merge.isSameItem`: a message id in
+    /// common) are one room renamed, whatever their bytes: a room renamed and rolled over
+    /// (format 3) keeps only its newest messages in the file under its new name, which git's
+    /// similarity does not pair with the old file (it pairs the old file with the volume).
+    private func pairRoomsByIdentity(_ changes: inout TreeChanges) throws(VaultError) {
+        let deleted = changes.byBase.filter { $0.value.path == nil && VaultPath.kind(of: $0.key) == .room }.keys.sorted()
+        var added = changes.added.keys.filter { VaultPath.kind(of: $0) == .room }.sorted()
+        guard !deleted.isEmpty, !added.isEmpty, deleted.count * added.count <= 10_000 else { return }
+        // A new room's new volumes hold its older messages: those it shares with the old room.
+        var volumes: [String: [String]] = [:]
+        for path in changes.added.keys where VaultPath.kind(of: path) == .volume {
+            if let room = VaultPath.room(ofVolume: path) { volumes[room, default: []].append(path) }
+        }
+        var addedBytes: [String: [UInt8]] = [:]
+        func bytes(_ path: String) throws(VaultError) -> [UInt8] {
+            if let b = addedBytes[path] { return b }
+            let b = try blobBytes(changes.added[path]!)
+            addedBytes[path] = b
+            return b
+        }
+        for old in deleted {
+            guard let baseID = changes.baseIDs[old] else { continue }
+            let before = try blobBytes(baseID)
+            for new in added {
+                var same = Merge.isSameItem(before, try bytes(new), oldPath: old, newPath: new)
+                for volume in volumes[new] ?? [] where !same {
+                    same = Merge.isSameRoom(before, try bytes(volume), path: volume)
+                }
+                guard same else { continue }
+                changes.byBase[old] = PathEdit(path: new, oid: changes.added[new])
+                changes.added[new] = nil
+                added.removeAll { $0 == new }
+                break
+            }
+        }
     }
 
     /// The bytes of a blob.

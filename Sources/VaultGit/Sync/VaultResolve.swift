@@ -45,13 +45,23 @@ public final class VaultResolve {
                 try history.admit(
                     commit: theirs, limits: try history.incomingLimits(machine: machineLimits, vault: vault.config.limits))
             }
-            // git's merge, finished with its own parents: the index and files are git's, so the
-            // commit is made here (`Change.commit(by:)`), not by `VaultHistory.commit`.
+            // git's merge, finished with vault's merge and its own parents: the commit is made
+            // here (`Change.commit(by:)`), not by `VaultHistory.commit`.
+            var edited: [String] = []
             try change.preceding(handEdits: .partOfTheChange) { finishing throws(VaultError) in
                 try finishing.commit { () throws(VaultError) -> Bool in
-                    done += try finishMerge()
+                    let finished = try finishMerge()
+                    done += finished.done
+                    edited = finished.handEdited
                     return true
                 }
+            }
+            // What the person changed meanwhile: a commit of its own after the merge, as every hand edit.
+            if !edited.isEmpty {
+                let committed = try change.preceding(edited) { editing throws(VaultError) in
+                    try editing.commitHandEdits()
+                }
+                done += committed.map { "\($0): committed as your edit" }
             }
         }
         done += try change.preceding { resolving throws(VaultError) -> [String] in
@@ -87,71 +97,16 @@ public final class VaultResolve {
 
     // MARK: An unfinished git merge
 
-    private func finishMerge() throws(VaultError) -> [String] {
-        var index: OpaquePointer?
-        try GitFailure.check(git_repository_index(&index, history.repo), "open the index")
-        defer { git_index_free(index) }
-        try GitFailure.check(git_index_read(index, 1), "read the index")
-        struct Conflict { var path: String; var base: git_oid?; var ours: git_oid?; var theirs: git_oid? }
-        var conflicts: [Conflict] = []
-        if git_index_has_conflicts(index) == 1 {
-            var iterator: OpaquePointer?
-            try GitFailure.check(git_index_conflict_iterator_new(&iterator, index), "read the conflicts")
-            var a: UnsafePointer<git_index_entry>?
-            var o: UnsafePointer<git_index_entry>?
-            var t: UnsafePointer<git_index_entry>?
-            while git_index_conflict_next(&a, &o, &t, iterator) == 0 {
-                guard let any = o ?? t ?? a else { continue }
-                conflicts.append(
-                    Conflict(
-                        path: String(cString: any.pointee.path), base: a?.pointee.id, ours: o?.pointee.id,
-                        theirs: t?.pointee.id))
-            }
-            git_index_conflict_iterator_free(iterator)
-        }
-        var done: [String] = []
-        var written: [String] = []
-        for c in conflicts {
-            let full = vault.absolute(c.path)
-            let onDisk = FileIO.exists(full) ? try FileIO.read(full) : nil
-            let oursBytes = try c.ours.map { id throws(VaultError) in try history.blobBytes(id) }
-            if let onDisk, ConflictMarkers.lines(in: onDisk).isEmpty, onDisk != oursBytes, c.ours != nil,
-                c.theirs != nil
-            {
-                done.append("\(c.path): kept as you resolved it")
-                written.append(c.path)
-                continue
-            }
-            let theirsBytes = try c.theirs.map { id throws(VaultError) in try history.blobBytes(id) }
-            let baseBytes = try c.base.map { id throws(VaultError) in try history.blobBytes(id) }
-            switch (oursBytes, theirsBytes) {
-            case (let o?, let t?):
-                let m = try VaultResolve.merged(path: c.path, base: baseBytes, ours: o, theirs: t, union: false)
-                try FileIO.write(m.bytes, to: full)
-                written.append(c.path)
-                done += m.notes.map { "\(c.path): \($0)" }
-                if let copy = m.copy {
-                    try FileIO.write(copy.bytes, to: vault.absolute(copy.path))
-                    written.append(copy.path)
-                    done.append(
-                        "\(c.path): both sides changed the same lines; the other version is saved as \(copy.path)")
-                }
-                done.append("\(c.path): merged")
-            case (let only?, nil), (nil, let only?):
-                try FileIO.makeDirectory(FileIO.parent(of: full))
-                try FileIO.write(only, to: full)
-                written.append(c.path)
-                done.append("\(c.path): deleted on one side and changed on the other: the changed version is kept")
-            case (nil, nil):
-                continue
-            }
-        }
-        for path in written {
-            try GitFailure.check(git_index_add_bypath(index, path), "add \(path) to the index")
-        }
-        try GitFailure.check(git_index_write(index), "write the index")
-        var tree = git_oid()
-        try GitFailure.check(git_index_write_tree(&tree, index), "write the merged tree")
+    /// Finishes the merge a `git pull` (or `git merge`) left unfinished with vault's own merge of
+    /// the same two commits (`plannedMerge`), whatever git's index holds (rename/rename,
+    /// rename/delete, modify/delete, add/add, markers): the files `vault sync` alone makes of
+    /// those commits, checked to lose nothing (`verify`), committed with both parents as
+    /// `git commit` would have. What the person changed in the files meanwhile (a message typed
+    /// into the conflicted room, an entry edited) is put onto that result (`Merge.handEdits`) and
+    /// left for the next commit, `edit: …`, of its own: it is never part of the merge, and never lost.
+    ///
+    /// - Returns: the lines for the person, and the paths that hold the person's own changes.
+    private func finishMerge() throws(VaultError) -> (done: [String], handEdited: [String]) {
         guard let head = try history.headCommit() else {
             // `git merge` on a branch with no commit fast-forwards: MERGE_HEAD without HEAD is not git's doing.
             throw VaultError.internal(
@@ -160,23 +115,189 @@ public final class VaultResolve {
                     context: "MERGE_HEAD in \(history.gitDirectory)", changedNothing: false))
         }
         defer { git_commit_free(head.commit); git_tree_free(head.tree) }
-        var parents: [OpaquePointer] = [head.commit]
+        var others: [OpaquePointer] = []
+        defer { others.forEach { git_commit_free($0) } }
         let mergeHeads = String(decoding: try FileIO.read(history.gitDirectory + "/MERGE_HEAD"), as: UTF8.self)
         for line in mergeHeads.split(separator: "\n") {
             var oid = git_oid()
             guard git_oid_fromstr(&oid, String(line)) == 0 else { continue }
             var commit: OpaquePointer?
             try GitFailure.check(git_commit_lookup(&commit, history.repo, &oid), "read the commit being merged")
-            parents.append(commit!)
+            others.append(commit!)
         }
-        defer { parents.dropFirst().forEach { git_commit_free($0) } }
+        guard others.count == 1, let theirs = others.first else {
+            throw VaultError.internal(
+                InternalError(
+                    "git left a merge of \(others.count) commits at once; vault finishes a merge of two (run"
+                        + " `git merge --abort`, then `vault sync`)",
+                    context: "MERGE_HEAD in \(history.gitDirectory)"))
+        }
+        // Every version git's index holds of each path (stages 0 to 3), and the paths in conflict.
+        var index: OpaquePointer?
+        try GitFailure.check(git_repository_index(&index, history.repo), "open the index")
+        defer { git_index_free(index) }
+        try GitFailure.check(git_index_read(index, 1), "read the index")
+        var staged: [String: [git_oid]] = [:]
+        var paths = Set<String>()
+        if git_index_has_conflicts(index) == 1 {
+            var iterator: OpaquePointer?
+            try GitFailure.check(git_index_conflict_iterator_new(&iterator, index), "read the conflicts")
+            defer { git_index_conflict_iterator_free(iterator) }
+            var a: UnsafePointer<git_index_entry>?
+            var o: UnsafePointer<git_index_entry>?
+            var t: UnsafePointer<git_index_entry>?
+            while git_index_conflict_next(&a, &o, &t, iterator) == 0 {
+                for entry in [a, o, t] {
+                    guard let entry else { continue }
+                    let path = String(cString: entry.pointee.path)
+                    paths.insert(path)
+                    staged[path, default: []].append(entry.pointee.id)
+                }
+            }
+        }
+        paths.formUnion(try history.workTreeChanges())
+        for path in paths {
+            if let entry = git_index_get_bypath(index, path, 0) { staged[path, default: []].append(entry.pointee.id) }
+        }
+
+        // Vault's merge of the two commits, as `vault sync` makes it.
+        cvault_odb_writer_begin_batch(history.objects.writer)
+        defer { cvault_odb_writer_abandon_batch(history.objects.writer) }
+        let plan = try history.plannedMerge(ours: head, theirs: theirs)
+        var theirsTree: OpaquePointer?
+        try GitFailure.check(git_commit_tree(&theirsTree, theirs), "read the tree of the commit being merged")
+        defer { git_tree_free(theirsTree) }
+        var resultID: git_oid
+        if plan.fastForward {
+            resultID = git_tree_id(theirsTree).pointee
+        } else {
+            guard let tree = try history.trees.apply(
+                plan.changes.map { ($0.path, $0.oid) }, to: git_tree_id(head.tree).pointee)
+            else {
+                throw VaultError.internal(InternalError("the merge would leave the vault empty", context: "MERGE_HEAD"))
+            }
+            try history.verify(plan, ours: head, theirs: theirs, result: tree)
+            resultID = tree
+        }
+        var resultTree: OpaquePointer?
+        try GitFailure.check(git_tree_lookup(&resultTree, history.repo, &resultID), "read the merged tree")
+        defer { git_tree_free(resultTree) }
+        var baseTree: OpaquePointer?
+        if var baseID = plan.base {
+            var commit: OpaquePointer?
+            try GitFailure.check(git_commit_lookup(&commit, history.repo, &baseID), "read the common ancestor")
+            defer { git_commit_free(commit) }
+            try GitFailure.check(git_commit_tree(&baseTree, commit), "read the common ancestor's tree")
+        }
+        defer { git_tree_free(baseTree) }
+        paths.formUnion(plan.changes.map(\.path))
+
+        // Each file: the merge's version, unless the person changed it meanwhile.
+        var done = plan.outcome.notes
+        var writes: [String: git_oid?] = [:]
+        var onDisk: [String: git_oid?] = [:]
+        var edits: [(path: String, bytes: [UInt8], known: [[UInt8]])] = []
+        var ownNewFiles: [String] = []
+        for path in paths.sorted() {
+            guard IncomingPath.problem(with: path) == nil else { continue }
+            let disk = try history.blobID(ofFile: path)
+            onDisk[path] = disk
+            let merged = history.blob(at: path, in: resultTree)
+            if GitHistory.same(disk, merged) { continue }
+            var known = staged[path] ?? []
+            for tree in [head.tree, theirsTree, baseTree] {
+                if let id = history.blob(at: path, in: tree) { known.append(id) }
+            }
+            guard let disk, !known.contains(where: { GitHistory.same($0, disk) }) else {
+                writes[path] = merged  // only what git left there (or git moved it away): the merge decides
+                continue
+            }
+            if known.isEmpty && merged == nil {
+                ownNewFiles.append(path)  // a file the person made: theirs, committed as it is
+                continue
+            }
+            let bytes = try FileIO.read(vault.absolute(path))
+            edits.append((path, bytes, try known.map { id throws(VaultError) in try history.blobBytes(id) }))
+        }
+        var handEdited: [String] = []
+        var kept: [String: [UInt8]] = [:]
+        for edit in edits {
+            // Where the file lives after the merge: its path, or the name the merge moved it to.
+            var target = edit.path
+            if history.blob(at: edit.path, in: resultTree) == nil {
+                let sample = ConflictMarkers.split(edit.bytes)?.ours ?? edit.bytes
+                for change in plan.changes where change.oid != nil && change.path != edit.path {
+                    if Merge.isSameItem(
+                        sample, try history.blobBytes(change.oid!), oldPath: edit.path, newPath: change.path)
+                    {
+                        target = change.path
+                        break
+                    }
+                }
+            }
+            var onto = kept[target]
+            if onto == nil, let id = history.blob(at: target, in: resultTree) { onto = try history.blobBytes(id) }
+            let split = ConflictMarkers.split(edit.bytes)
+            let versions = split.map { [$0.ours, $0.theirs] } ?? [edit.bytes]
+            var changed = false
+            for version in versions where !edit.known.contains(version) {
+                guard let current = onto else {
+                    onto = version
+                    changed = true
+                    continue
+                }
+                do throws(VaultError) {
+                    let result = try Merge.handEdits(version, onto: current, known: edit.known, path: target)
+                    changed = changed || result.bytes != current
+                    onto = result.bytes
+                } catch {
+                    // A version that does not read as its kind: left as the person wrote it, for them to see.
+                    onto = nil
+                    break
+                }
+            }
+            guard let result = onto else {
+                writes[edit.path] = nil
+                ownNewFiles.append(edit.path)
+                done.append("\(edit.path): your changes do not read as a \(VaultPath.kind(of: edit.path)); left as they are")
+                continue
+            }
+            guard changed else {
+                writes[edit.path] = history.blob(at: edit.path, in: resultTree)
+                continue
+            }
+            kept[target] = result
+            handEdited.append(target)
+            if target != edit.path {
+                writes[edit.path] = .some(nil)
+                handEdited.append(edit.path)
+            }
+            done.append(
+                target == edit.path
+                    ? "\(edit.path): what you changed during the merge is kept"
+                    : "\(edit.path): what you changed during the merge is kept in \(target), its name after the merge")
+        }
+        for (path, bytes) in kept {
+            writes[path] = try history.writeBlob(bytes)
+            if onDisk[path] == nil { onDisk[path] = try history.blobID(ofFile: path) }
+        }
+        writes = writes.filter { !ownNewFiles.contains($0.key) }
+
+        // The merge commit, then the files, the branch and git's index, as a sync moves them.
         let subject = (try? FileIO.read(history.gitDirectory + "/MERGE_MSG"))
             .flatMap { String(decoding: $0, as: UTF8.self).split(separator: "\n").first.map(String.init) } ?? "Merge"
-        let commit = try history.writeCommit(tree: tree, parents: parents, message: "\(subject) (resolved by vault)")
+        let commit = try history.writeCommit(
+            tree: resultID, parents: [head.commit, theirs], message: "\(subject) (resolved by vault)")
+        let changes = writes.sorted { $0.key < $1.key }.map { TreeMerge.Change(path: $0.key, oid: $0.value) }
+        let touched = Array(Set(paths).union(writes.keys)).filter { !ownNewFiles.contains($0) }.sorted()
+        CommitIntent.add(touched, root: history.root)
+        try history.checkout(changes) { path in onDisk[path] ?? nil }
         try history.moveBranch(to: commit, from: head.commit, message: "vault: resolve")
         git_repository_state_cleanup(history.repo)
-        done.append("finished the merge (\(subject)) as \(oidString([commit]).prefix(7))")
-        return done
+        try history.indexAsCommitted(touched, tree: resultTree!, index: index!)
+        CommitIntent.remove(touched, root: history.root)
+        done.append("finished the merge (\(subject)) as \(oidString([commit]).prefix(7)), with vault's merge of the two commits")
+        return (done, Array(Set(handEdited + ownNewFiles)).sorted())
     }
 
     // MARK: Markers and conflict copies
