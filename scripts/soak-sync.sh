@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The sync soak: three machines, random chat turns, hand edits, diary writes, deletions,
 # renames and syncs, then a check that every machine is identical, `git fsck` is clean and
-# nothing written is missing. The test suite runs 60 operations with one seed; this runs
+# nothing written is missing or twice, also with one machine syncing by plain git (git commit,
+# git pull, git push). The test suite runs 40 to 60 operations with one seed; this runs
 # VAULT_SOAK_OPS (default 500) operations for each seed given (default 1 2 3 4 5).
 #
 #     scripts/soak-sync.sh            # 500 operations, seeds 1-5

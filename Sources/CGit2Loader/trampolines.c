@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 150 functions; variadic, as a pointer only: git_libgit2_opts.
+// 153 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -127,10 +127,13 @@ static struct {
     __typeof__(git_repository_discover) *git_repository_discover;
     __typeof__(git_repository_free) *git_repository_free;
     __typeof__(git_repository_head) *git_repository_head;
+    __typeof__(git_repository_head_unborn) *git_repository_head_unborn;
     __typeof__(git_repository_index) *git_repository_index;
     __typeof__(git_repository_init_ext) *git_repository_init_ext;
     __typeof__(git_repository_init_options_init) *git_repository_init_options_init;
+    __typeof__(git_repository_is_bare) *git_repository_is_bare;
     __typeof__(git_repository_odb) *git_repository_odb;
+    __typeof__(git_repository_open_bare) *git_repository_open_bare;
     __typeof__(git_repository_open_ext) *git_repository_open_ext;
     __typeof__(git_repository_path) *git_repository_path;
     __typeof__(git_repository_set_head) *git_repository_set_head;
@@ -281,10 +284,13 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_repository_discover", (void **)&real.git_repository_discover},
     {"git_repository_free", (void **)&real.git_repository_free},
     {"git_repository_head", (void **)&real.git_repository_head},
+    {"git_repository_head_unborn", (void **)&real.git_repository_head_unborn},
     {"git_repository_index", (void **)&real.git_repository_index},
     {"git_repository_init_ext", (void **)&real.git_repository_init_ext},
     {"git_repository_init_options_init", (void **)&real.git_repository_init_options_init},
+    {"git_repository_is_bare", (void **)&real.git_repository_is_bare},
     {"git_repository_odb", (void **)&real.git_repository_odb},
+    {"git_repository_open_bare", (void **)&real.git_repository_open_bare},
     {"git_repository_open_ext", (void **)&real.git_repository_open_ext},
     {"git_repository_path", (void **)&real.git_repository_path},
     {"git_repository_set_head", (void **)&real.git_repository_set_head},
@@ -894,6 +900,11 @@ int git_repository_head(git_reference **out, git_repository *repo) {
     return real.git_repository_head(out, repo);
 }
 
+int git_repository_head_unborn(git_repository *repo) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_repository_head_unborn(repo);
+}
+
 int git_repository_index(git_index **out, git_repository *repo) {
     CVAULT_GIT2_REQUIRE();
     return real.git_repository_index(out, repo);
@@ -909,9 +920,19 @@ int git_repository_init_options_init(git_repository_init_options *opts, unsigned
     return real.git_repository_init_options_init(opts, version);
 }
 
+int git_repository_is_bare(const git_repository *repo) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_repository_is_bare(repo);
+}
+
 int git_repository_odb(git_odb **out, git_repository *repo) {
     CVAULT_GIT2_REQUIRE();
     return real.git_repository_odb(out, repo);
+}
+
+int git_repository_open_bare(git_repository **out, const char *bare_path) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_repository_open_bare(out, bare_path);
 }
 
 int git_repository_open_ext(git_repository **out, const char *path, unsigned int flags, const char *ceiling_dirs) {

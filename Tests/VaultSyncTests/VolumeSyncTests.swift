@@ -194,6 +194,33 @@ import VaultTestSupport
         try world.expectHealthy("laptop")
         try world.expectHealthy("desktop")
     }
+
+    /// The report counts the messages that arrived in a volume (the other machine rolled the
+    /// room over while talking) as the new messages they are, and nothing this machine had.
+    @Test func messagesThatArriveInVolumesAreCountedAsNew() throws {
+        let world = try SyncWorld("laptop", clones: ["desktop"])
+        world.environment = ["VAULT_TEST_VOLUME_SIZES": "2048,512,1024"]
+        try world.expectOK(world.vault("laptop", ["migrate"]))
+        try world.expectOK(world.vault("laptop", ["sync"]))
+        try world.expectOK(world.vault("desktop", ["sync"]))
+        let room = try #require(
+            try world.files("desktop").keys.first { $0.hasPrefix("rooms/") && $0.hasSuffix("/김치찌개-레시피.md") })
+        let before = Set(try world.files("laptop").filter { $0.key.hasPrefix("volumes/") || $0.key == room }
+            .flatMap { try RoomFile(parsing: $0.value, path: $0.key).messages.map(\.id) })
+        for question in ["첫째 질문", "둘째 질문", "셋째 질문"] { try world.chat("desktop", "김치찌개-레시피", question) }
+        let after = Set(try world.files("desktop").filter { $0.key.hasPrefix("volumes/") || $0.key == room }
+            .flatMap { try RoomFile(parsing: $0.value, path: $0.key).messages.map(\.id) })
+        #expect(try world.files("desktop").keys.contains { $0.hasPrefix(VaultPath.volumeFolder(ofRoom: room) + "/") },
+            "the desktop rolled the room over")
+        try world.expectOK(world.vault("desktop", ["sync"]))
+        let r = try world.vault("laptop", ["sync", "--json"])
+        try world.expectOK(r)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let rooms = (json["rooms"] as? [[String: Any]]) ?? []
+        let reported = rooms.flatMap { ($0["newMessageIDs"] as? [String]) ?? [] }
+        #expect(Set(reported) == after.subtracting(before), "reported \(reported.count), new \(after.subtracting(before).count)")
+        #expect(reported.count == Set(reported).count, "each once")
+    }
 }
 
 private let promptMarkerText = "<!-- vault:prompt · write your next message below this line, then run `vault chat` -->"

@@ -130,13 +130,17 @@ extension VaultCommand {
         @Argument(help: "A room or diary entry (also a deleted one).", completion: .items) var item: String
         @Option(name: .customLong("at"), help: "The revision to restore from (see `vault log ITEM`).")
         var revision: String?
+        @Flag(
+            name: .customLong("anyway"),
+            help: "Bring back a deleted room even though it lives on under another name (every message in two rooms).")
+        var anyway = false
 
         func execute() throws {
             let (vault, history) = try location.session(.change).changingExistingRepository()
             let path = try resolveInHistory(item, vault: vault, history: history)
             var restore = VaultGit.Restore(vault: vault, history: history)
             restore.machineLimits = try IncomingLimits.ofThisMachine()
-            let restored = try restore.restore(path, named: item, at: revision)
+            let restored = try restore.restore(path, named: item, at: revision, anyway: anyway)
             print("Restored \(path) as of \(restored.revision).")
             if let kept = restored.handEdit {
                 let name = VaultPath.commandName(of: path)

@@ -71,6 +71,9 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
     case restoreNeedsRevision(path: String)
     /// The file is already as it was at the revision (its short id).
     case alreadyAsAt(path: String, revision: String)
+    /// A deleted room lives on under another name (renamed elsewhere, then removed here):
+    /// restoring it would put every message in two rooms.
+    case livesOnAs(path: String, other: String)
 
     // Front-matter.
 
@@ -200,6 +203,11 @@ public enum InputProblem: Sendable, Hashable, CustomStringConvertible {
             return "\(path) exists; say which version to bring back with --at REV (`vault log \(path)` lists them)"
         case .alreadyAsAt(let path, let revision):
             return "\(path) is already as it was at \(revision); nothing to restore"
+        case .livesOnAs(let path, let other):
+            return "\(path) lives on as \(other) (renamed elsewhere, with the same messages): `vault show"
+                + " \(VaultPath.commandName(of: other))` shows it; to bring \(path) back all the same, as a second"
+                + " room with every message of it twice, run `vault restore \(VaultPath.commandName(of: path))"
+                + " --anyway`"
         case .invalidKey(let key):
             return "'\(key)' cannot be a front-matter key"
         case .keyNotRewritable(let path, let key):

@@ -66,6 +66,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         /// not a volume's (`0001.md`): nothing reads it as part of a room.
         case volumeWithoutRoom(String)
         case notAVolume
+        /// A message (its id) that another file of the same room also holds (the room's file
+        /// or another volume, named): the room shows it twice.
+        case messageInTwoFiles(String, other: String)
     }
 
     /// Where a symbolic link leads.
@@ -94,7 +97,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var severity: Severity {
         switch kind {
-        case .duplicateMessageID, .strayPromptMarker, .conflictCopy, .lookAlikeName, .noDate, .unsettledConflict: return .warning
+        case .duplicateMessageID, .strayPromptMarker, .conflictCopy, .lookAlikeName, .noDate, .unsettledConflict,
+            .messageInTwoFiles:
+            return .warning
         case .symbolicLink(_, let link): return link == .inside || link == .missing ? .warning : .error
         default: return .error
         }
@@ -143,6 +148,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case .volumeWithoutRoom(let room):
             return "a volume of \(room), which is not there (renamed or removed by hand?):"
                 + " no room shows its messages; move the folder to the room's new name, or remove it"
+        case .messageInTwoFiles(let id, let other):
+            return "message \(id) is also in \(other), another file of the same room: the room shows it twice;"
+                + " remove one of the two (the one you do not want to keep)"
         case .notAVolume:
             return "not a volume (a volume's name is its number: 0001.md): no room shows it; move it out of volumes/"
         case .unfinishedMerge:

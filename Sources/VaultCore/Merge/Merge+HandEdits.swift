@@ -105,3 +105,27 @@ extension Merge {
         return best?.bytes
     }
 }
+
+extension Merge {
+    /// The messages of a room or volume as the merge compares them: each id (the first of a
+    /// hand-made copy) with its bytes, trailing blank lines left out.
+    ///
+    ///     Merge.messageContents(of: bytes, path: "volumes/busan/0001.md").map(\.id)  // ["m-…", …]
+    public static func messageContents(of bytes: [UInt8], path: String) throws(VaultError)
+        -> [(id: String, content: ArraySlice<UInt8>)]
+    {
+        RoomParts(try RoomFile(parsing: bytes, path: path)).messages.filter { $0.key == $0.id }.map { ($0.id, $0.content) }
+    }
+
+    /// `bytes` (a room or a volume) without the messages whose ids are `ids`, every other byte
+    /// as it was.
+    public static func removingMessages(_ ids: Set<String>, from bytes: [UInt8], path: String) throws(VaultError)
+        -> [UInt8]
+    {
+        let parts = RoomParts(try RoomFile(parsing: bytes, path: path))
+        var without = parts
+        without.messages.removeAll { ids.contains($0.id) }
+        var merge = RoomMerge(base: parts, ours: parts, theirs: without, newer: .theirs)
+        return merge.run().bytes
+    }
+}

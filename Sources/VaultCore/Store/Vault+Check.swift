@@ -101,6 +101,19 @@ extension Vault {
     /// its room there and a volume's name. None, and one failed open, in a vault without volumes.
     func checkVolumes() -> [FormatProblem] {
         var problems: [FormatProblem] = []
+        // Where each room's messages are, by id: one place each in the room and its volumes.
+        var placed: [String: [String: String]] = [:]
+        func place(_ bytes: [UInt8], path: String, room: String) {
+            guard let file = try? RoomFile(parsing: bytes, path: path) else { return }
+            if placed[room] == nil, room != path, let own = try? FileIO.read(absolute(room)) { place(own, path: room, room: room) }
+            for m in file.messages {
+                if let other = placed[room]?[m.id], other != path {
+                    problems.append(FormatProblem(path: path, line: m.line, kind: .messageInTwoFiles(m.id, other: other)))
+                } else {
+                    placed[room, default: [:]][m.id] = path
+                }
+            }
+        }
         for path in volumePaths() {
             guard let room = VaultPath.room(ofVolume: path) else {
                 problems.append(FormatProblem(path: path, line: 1, kind: .notAVolume))
@@ -110,7 +123,9 @@ extension Vault {
                 problems.append(FormatProblem(path: path, line: 1, kind: .volumeWithoutRoom(room)))
             }
             do {
-                problems += RoomFile.problems(in: try FileIO.read(absolute(path)), path: path)
+                let bytes = try FileIO.read(absolute(path))
+                problems += RoomFile.problems(in: bytes, path: path)
+                place(bytes, path: path, room: room)
             } catch {
                 problems.append(FormatProblem(path: path, line: 1, kind: .invalidSetting(key: "file", reason: "\(error)")))
             }

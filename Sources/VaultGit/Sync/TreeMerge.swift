@@ -162,6 +162,7 @@ struct TreeMerge {
         }
         Trace.mark("tree merge: added paths merged")
         try carryVolumes(roomMoves, ours: ours, theirsNewer: theirsNewer, outcome: &outcome, result: &result)
+        try oneFilePerMessage(base: base, ours: ours, outcome: &outcome, result: &result)
         // Only what differs from ours is a change.
         for (path, oid) in result.sorted(by: { $0.key < $1.key }) {
             let current = history.blob(at: path, in: ours.tree)
@@ -233,6 +234,103 @@ struct TreeMerge {
                 outcome.renamed.append((path, target))
             }
         }
+    }
+
+    /// A room's messages are one sequence over its file and its volumes (FORMAT.md, *Room
+    /// volumes*), though each file merges on its own: two clones that cut volumes at different
+    /// messages leave a message in two files (two volumes, or a volume and the room's file).
+    /// It stays in one: the version that changed from the ancestor's (an edit wins, as in a
+    /// room), else the earliest file's (volumes in order, the room's file last). Two different
+    /// edits are both kept where they are, as a room keeps two versions.
+    private func oneFilePerMessage(
+        base: OpaquePointer?, ours: Side, outcome: inout Outcome, result: inout [String: git_oid?]
+    ) throws(VaultError) {
+        // Only a merge that writes a volume can put a message in a second file.
+        var rooms = Set<String>()
+        for path in result.keys where VaultPath.kind(of: path) == .volume {
+            if let room = VaultPath.room(ofVolume: path) { rooms.insert(room) }
+        }
+        for room in rooms.sorted() {
+            let folder = VaultPath.volumeFolder(ofRoom: room)
+            // The room's files in the result: volumes in order, then its file.
+            var names = Set<String>()
+            if let tree = try history.subtree(folder, of: git_tree_id(ours.tree).pointee) {
+                let raw = try history.trees.read(tree)
+                for e in GitHistory.entries(of: raw) where !e.isTree {
+                    names.insert(folder + "/" + String(decoding: raw[e.name], as: UTF8.self))
+                }
+            }
+            for path in result.keys where path.hasPrefix(folder + "/") && !path.dropFirst(folder.count + 1).contains("/") {
+                names.insert(path)
+            }
+            func blob(_ path: String) -> git_oid? {
+                if case .some(let kept) = result[path] { return kept }
+                return history.blob(at: path, in: ours.tree)
+            }
+            let volumes = names.filter { VaultPath.room(ofVolume: $0) == room && blob($0) != nil }.sorted()
+            guard !volumes.isEmpty else { continue }
+            var files: [(path: String, messages: [(id: String, content: ArraySlice<UInt8>)])] = []
+            for path in volumes + [room] {
+                guard let id = blob(path), let messages = try? Merge.messageContents(of: try history.blobBytes(id), path: path)
+                else { continue }
+                files.append((path, messages))
+            }
+            var places: [String: [Int]] = [:]
+            for (k, file) in files.enumerated() {
+                for m in file.messages where places[m.id]?.last != k { places[m.id, default: []].append(k) }
+            }
+            let twice = places.filter { $0.value.count > 1 }
+            guard !twice.isEmpty else { continue }
+            let ancestor = try baseContents(of: room, in: base, ids: Set(twice.keys))
+            var removals: [Int: Set<String>] = [:]
+            for (id, where_) in twice {
+                let versions = where_.map { k in (k, files[k].messages.first { $0.id == id }!.content) }
+                let changed = versions.filter { $0.1 != ancestor[id] }
+                let keep: [Int]
+                if changed.isEmpty {
+                    keep = [where_[0]]
+                } else if Set(changed.map { Array($0.1) }).count == 1 {
+                    keep = [changed[0].0]
+                } else {
+                    continue  // two different edits: both stay, as two versions
+                }
+                for k in where_ where !keep.contains(k) { removals[k, default: []].insert(id) }
+            }
+            for (k, ids) in removals.sorted(by: { $0.key < $1.key }) {
+                let path = files[k].path
+                let bytes = try history.blobBytes(blob(path)!)
+                result[path] = try history.writeBlob(try Merge.removingMessages(ids, from: bytes, path: path))
+            }
+            if !removals.isEmpty {
+                let n = removals.values.reduce(0) { $0 + $1.count }
+                outcome.notes.append(
+                    "\(room): \(Merge.counted(n, "message", "messages")) that two machines had put in different"
+                        + " volumes kept in one")
+            }
+        }
+    }
+
+    /// The ancestor's version of the messages `ids` of `room`, from its file and its volumes.
+    private func baseContents(of room: String, in base: OpaquePointer?, ids: Set<String>) throws(VaultError)
+        -> [String: ArraySlice<UInt8>]
+    {
+        guard let base else { return [:] }
+        var paths = [room]
+        let folder = VaultPath.volumeFolder(ofRoom: room)
+        if let tree = try history.subtree(folder, of: git_tree_id(base).pointee) {
+            let raw = try history.trees.read(tree)
+            for e in GitHistory.entries(of: raw) where !e.isTree {
+                paths.append(folder + "/" + String(decoding: raw[e.name], as: UTF8.self))
+            }
+        }
+        var out: [String: ArraySlice<UInt8>] = [:]
+        for path in paths {
+            guard let id = history.blob(at: path, in: base),
+                let messages = try? Merge.messageContents(of: try history.blobBytes(id), path: path)
+            else { continue }
+            for m in messages where ids.contains(m.id) && out[m.id] == nil { out[m.id] = m.content }
+        }
+        return out
     }
 
     /// A path created on both sides with different contents.

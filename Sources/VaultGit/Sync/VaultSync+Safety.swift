@@ -56,6 +56,28 @@ extension VaultSync {
     /// After a push: makes `remote` the branch's upstream (what a plain `vault sync` and
     /// `git pull` use) when it has none yet and `remote` is the one a plain sync would choose.
     /// `vault sync OTHER` never moves it; `vault remote default NAME` does.
+    /// A remote on this machine (a path, `file://`) whose HEAD names a branch that does not
+    /// exist (`git init --bare` leaves it on git's default branch, `master`, while vault pushes
+    /// `main`) gets its HEAD pointed at the branch just pushed, as a hosting service's "default
+    /// branch": a plain `git clone` of it then checks the vault out. A HEAD that names a branch
+    /// the remote has is left alone; a remote reached over a network is not touched (its HEAD is
+    /// the server's to set).
+    func pointUnbornRemoteHead(_ remote: String, branch: String) {
+        guard let url = try? history.remotes().first(where: { $0.name == remote })?.url,
+            let path = GitHistory.localPath(ofRemoteURL: url, relativeTo: vault.root)
+        else { return }
+        var repo: OpaquePointer?
+        guard git_repository_open_bare(&repo, path) == 0 else { return }
+        defer { git_repository_free(repo) }
+        guard git_repository_is_bare(repo) == 1, git_repository_head_unborn(repo) == 1 else { return }
+        var pushed: OpaquePointer?
+        guard git_reference_lookup(&pushed, repo, "refs/heads/\(branch)") == 0 else { return }
+        git_reference_free(pushed)
+        if git_repository_set_head(repo, "refs/heads/\(branch)") == 0 {
+            Trace.mark("sync: the remote's HEAD points at \(branch) now")
+        }
+    }
+
     func rememberUpstream(_ remote: String, branch: String) throws(VaultError) {
         guard try history.configString("branch.\(branch).remote") == nil,
             try history.syncRemote(named: nil) == remote
@@ -85,5 +107,21 @@ extension GitHistory {
     func setUpstream(remote: String, branch: String) throws(VaultError) {
         try setConfig("branch.\(branch).remote", remote)
         try setConfig("branch.\(branch).merge", "refs/heads/\(branch)")
+    }
+}
+
+extension GitHistory {
+    /// The folder a remote URL names on this machine (a path, relative to `root` when it is
+    /// relative, or a `file://` URL), as git takes it; nil for a URL with a scheme or an
+    /// scp-like `host:path`.
+    static func localPath(ofRemoteURL url: String, relativeTo root: String) -> String? {
+        if url.hasPrefix("file://") {
+            let path = String(url.dropFirst(7))
+            return path.hasPrefix("/") ? (path.removingPercentEncoding ?? path) : nil
+        }
+        if url.contains("://") { return nil }
+        // `host:path` is ssh unless a slash comes before the colon (git's rule).
+        if let colon = url.firstIndex(of: ":"), !url[..<colon].contains("/") { return nil }
+        return url.hasPrefix("/") ? url : root + "/" + url
     }
 }

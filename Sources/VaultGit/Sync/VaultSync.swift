@@ -139,6 +139,7 @@ public final class VaultSync {
             case .pushed:
                 Trace.mark("sync: pushed")
                 try rememberUpstream(remote, branch: branch)
+                pointUnbornRemoteHead(remote, branch: branch)
                 report.pushed = true
                 return report
             case .rejected(let why):
@@ -304,6 +305,37 @@ public final class VaultSync {
         return step
     }
 
+    /// Those of `messages` (new in the room at `room`, once `former`) that this machine never
+    /// had: not in this side's or the common ancestor's version of the room, nor in a volume of
+    /// it here or in the ancestor (a rollover moved them there), looked for by id in the
+    /// volumes' bytes.
+    private func unknown(
+        _ messages: [Message], room: String, former: String?, ours: OpaquePointer, base: OpaquePointer?
+    ) throws(VaultError) -> [Message] {
+        guard !messages.isEmpty else { return [] }
+        var left = messages
+        let names = [room] + (former.map { [$0] } ?? [])
+        for tree in [base, ours] {
+            guard let tree else { continue }
+            for name in names {
+                if let id = history.blob(at: name, in: tree) {
+                    let ids = Set((try? RoomFile(parsing: try history.blobBytes(id), path: name))?.messages.map(\.id) ?? [])
+                    left.removeAll { ids.contains($0.id) }
+                }
+                guard !left.isEmpty else { return [] }
+                let folder = VaultPath.volumeFolder(ofRoom: name)
+                guard let sub = try history.subtree(folder, of: git_tree_id(tree).pointee) else { continue }
+                let raw = try history.trees.read(sub)
+                for e in GitHistory.entries(of: raw) where !e.isTree {
+                    let bytes = try history.blobBytes(TreeEditor.oid(raw, at: e.oid))
+                    left.removeAll { bytes.firstRange(of: Array($0.id.utf8)) != nil }
+                    if left.isEmpty { return [] }
+                }
+            }
+        }
+        return left
+    }
+
     /// The report of what a change of HEAD's tree brings in.
     ///
     /// A room's new messages are those this side never had: its messages are compared with this
@@ -324,6 +356,7 @@ public final class VaultSync {
             try GitFailure.check(git_commit_tree(&baseTree, commit), "read the common ancestor's tree")
         }
         defer { git_tree_free(baseTree) }
+        var volumeMessages: [String: [Message]] = [:]
         for change in changes {
             let oursBlob = history.blob(at: change.path, in: oursTree)
                 ?? formerPath[change.path].flatMap { history.blob(at: $0, in: oursTree) }
@@ -353,7 +386,10 @@ public final class VaultSync {
                 }
                 let old = known.flatMap { try? RoomFile(parsing: $0, path: change.path) }
                 let oldIDs = Set(old?.messages.map(\.id) ?? [])
-                let new = room.messages.filter { !oldIDs.contains($0.id) }
+                var new = room.messages.filter { !oldIDs.contains($0.id) }
+                // Had here all the same: in the ancestor's version, or in a volume of the room.
+                new = try unknown(
+                    new, room: change.path, former: formerPath[change.path], ours: oursTree, base: baseTree)
                 let me = Workspace.key(history.author.name)
                 if !new.isEmpty || before == nil {
                     let newest = new.max { $0.timestamp.date < $1.timestamp.date }
@@ -370,6 +406,18 @@ public final class VaultSync {
                 } else {
                     report.changed.append(change.path)
                 }
+            case (.volume, let bytes?):
+                // A volume's messages that this machine never had are new in its room.
+                guard let roomPath = VaultPath.room(ofVolume: change.path),
+                    let volume = try? RoomFile(parsing: bytes, path: change.path)
+                else { continue }
+                let before = try history.blob(at: change.path, in: oursTree).map { id throws(VaultError) in
+                    Set((try? RoomFile(parsing: try history.blobBytes(id), path: change.path))?.messages.map(\.id) ?? [])
+                } ?? []
+                let new = try unknown(
+                    volume.messages.filter { !before.contains($0.id) }, room: roomPath, former: formerPath[roomPath],
+                    ours: oursTree, base: baseTree)
+                if !new.isEmpty { volumeMessages[roomPath, default: []] += new }
             case (.diaryEntry, _):
                 if outcome.conflictCopies.contains(change.path) { continue }
                 if before == nil && !renamedTo.contains(change.path) {
@@ -380,6 +428,32 @@ public final class VaultSync {
             default:
                 if !outcome.conflictCopies.contains(change.path) { report.changed.append(change.path) }
             }
+        }
+        let me = Workspace.key(history.author.name)
+        for (roomPath, messages) in volumeMessages.sorted(by: { $0.key < $1.key }) {
+            let own = messages.filter { $0.author.map { Workspace.key($0.name) } == me }.map(\.id)
+            if let k = report.rooms.firstIndex(where: { $0.path == roomPath }) {
+                let listed = Set(report.rooms[k].newMessageIDs)
+                let more = messages.filter { !listed.contains($0.id) }
+                report.rooms[k].newMessageIDs += more.map(\.id)
+                report.rooms[k].ownMessageIDs += own.filter { id in more.contains { $0.id == id } }
+                for name in more.compactMap({ $0.author?.name }) where !report.rooms[k].authors.contains(name) {
+                    report.rooms[k].authors.append(name)
+                }
+                continue
+            }
+            let resultBlob = changes.first { $0.path == roomPath }?.oid ?? history.blob(at: roomPath, in: oursTree)
+            let title = try resultBlob.flatMap { id throws(VaultError) in
+                (try? RoomFile(parsing: try history.blobBytes(id), path: roomPath))?.title
+            } ?? VaultPath.commandName(of: roomPath)
+            let newest = messages.max { $0.timestamp.date < $1.timestamp.date }
+            var authors: [String] = []
+            for name in messages.compactMap({ $0.author?.name }) where !authors.contains(name) { authors.append(name) }
+            report.rooms.append(
+                SyncReport.Room(
+                    path: roomPath, title: title, newMessageIDs: messages.map(\.id),
+                    newest: newest.map { SyncReport.firstLine($0.body) }, isNew: false, authors: authors,
+                    ownMessageIDs: own))
         }
         report.renamed = outcome.renamed.map { SyncReport.Rename(from: $0.from, to: $0.to) }
         report.conflictCopies = outcome.conflictCopies + report.conflictCopies

@@ -37,8 +37,9 @@ public struct Restore {
     /// - Throws: `VaultError.input` when the file did not exist at `revision`, when
     ///   it exists as committed and no revision is given, or when it is already as it was;
     ///   nothing changes.
-    public func restore(_ path: String, named name: String? = nil, at revision: String?) throws(VaultError)
-        -> Restored
+    ///   - anyway: restore a deleted room even when it lives on under another name (`livesOnAs`).
+    public func restore(_ path: String, named name: String? = nil, at revision: String?, anyway: Bool = false)
+        throws(VaultError) -> Restored
     {
         let exists = FileIO.exists(vault.absolute(path))
         let source: (bytes: [UInt8], revision: String)
@@ -59,6 +60,9 @@ public struct Restore {
             source = (committed, try history.commitID("HEAD"))
         } else {
             throw VaultError.itemNotFound(name ?? path, hint: "No version of it is in the history.")
+        }
+        if !exists, !anyway, let other = try livingCopy(of: source.bytes, path: path) {
+            throw VaultError.input(.livesOnAs(path: path, other: other))
         }
         let short = String(source.revision.prefix(7))
         // The history may hold what a remote brought before vault checked it: the same rules.
@@ -105,5 +109,31 @@ public struct Restore {
             return kept
         }
         return Restored(revision: short, handEdit: handEdit)
+    }
+}
+
+extension Restore {
+    /// The room of the vault that is `bytes` (a deleted room's last version) under another
+    /// name: renamed on another machine, edited there, and removed here (`Merge.isSameItem`: a
+    /// message in common, or the same `created` and title while one has none). Found by its
+    /// messages' ids (or its `created` time) in the rooms' bytes, without parsing rooms that
+    /// hold none of them.
+    func livingCopy(of bytes: [UInt8], path: String) throws(VaultError) -> String? {
+        guard VaultPath.kind(of: path) == .room, let room = try? RoomFile(parsing: bytes, path: path) else { return nil }
+        // The newest message is the one most likely still in the room's own file, not in a
+        // volume; a room with no message yet is known by its `created` time (and title).
+        var needles = [room.messages.last, room.messages.first].compactMap { $0 }.map { Array($0.id.utf8) }
+        if needles.isEmpty, let created = room.frontMatter?.string("created"), !created.isEmpty {
+            needles = [Array(created.utf8)]
+        }
+        guard !needles.isEmpty else { return nil }
+        for other in vault.roomPaths() where other != path {
+            guard let candidate = try? FileIO.read(vault.absolute(other)),
+                needles.contains(where: { candidate.firstRange(of: $0) != nil }),
+                Merge.isSameItem(bytes, candidate, oldPath: path, newPath: other)
+            else { continue }
+            return other
+        }
+        return nil
     }
 }
