@@ -214,6 +214,37 @@ import VaultTestSupport
         try w.expectHealthy("desktop")
     }
 
+    /// A room and a diary entry made under one name on both machines, pulled by a clone
+    /// without vault's merge driver: git stops on add/add with markers in both; `vault sync`
+    /// makes the tree it makes alone of the same commits (two rooms kept apart, the entry merged or its
+    /// other version a conflict copy), every message once.
+    @Test func addAddWithoutTheDriverIsFinishedAsSyncAloneWould() throws {
+        let w = try SyncWorld()
+        let entry = "diary/2026/2026-11-22-같은-날.md"
+        for machine in ["laptop", "desktop"] {
+            try w.expectOK(w.vault(machine, ["room", "new", "같이 만든 방"]))
+            try w.chat(machine, "rooms/같이-만든-방.md", "\(machine)에서 만든 방의 질문")
+            try w.write(machine, entry, "---\ntitle: 같은 날\n---\n\n\(machine)에서 쓴 일기\n")
+        }
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        _ = try git(["config", "--remove-section", "merge.vault"], in: w.path("desktop"))
+        try gitCommitAll(w, "desktop", "made by hand")
+        let alone = try syncAloneOnACopy(w, "desktop")
+        let pulled = try gitPull(w, "desktop")
+        #expect(pulled.status != 0 && pulled.out.contains("CONFLICT (add/add)"), "\(pulled.out)")
+        // `vault resolve` would also fold the entry's conflict copy in (its own job); `vault sync`
+        // finishes the merge and stops there, as sync alone does.
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        #expect(try git(["rev-parse", "HEAD^{tree}"], in: w.path("desktop")) == alone.tree)
+        #expect(try w.files("desktop") == alone.files)
+        try expectOnce(w, "desktop", ["laptop에서 만든 방의 질문", "desktop에서 만든 방의 질문"])
+        let texts = try w.files("desktop").filter { $0.key.hasPrefix("diary/") }.values.map { String(decoding: $0, as: UTF8.self) }
+        for machine in ["laptop", "desktop"] {
+            #expect(texts.contains { $0.contains("\(machine)에서 쓴 일기") }, "\(machine)'s entry text kept")
+        }
+        try w.expectHealthy("desktop")
+    }
+
     /// `git pull` without vault on the PATH: git stops, leaving the desktop's version of the
     /// room with no markers; the person commits it with `git commit -a`, dropping the laptop's
     /// message, and pushes with plain git (or runs `vault sync`). The laptop's next sync finds the
