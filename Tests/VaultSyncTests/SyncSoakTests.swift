@@ -59,6 +59,7 @@ import VaultTestSupport
         var seenEntries = Set<String>()
         var deletedEntries = Set<String>()
         var log: [String] = []
+        var falselyNew = 0
 
         func record(_ m: String) throws {
             for (path, bytes) in try w.files(m) {
@@ -154,7 +155,18 @@ import VaultTestSupport
                 }
             default:
                 log.append("\(step) \(m) sync")
-                let r = try w.vault(m, ["sync"])
+                // What this machine has before: the report may call none of it new.
+                var had = Set<String>()
+                for (path, bytes) in files where [.room, .volume].contains(VaultPath.kind(of: path)) {
+                    had.formUnion((try? RoomFile(parsing: bytes, path: path))?.messages.map(\.id) ?? [])
+                }
+                let r = try w.vault(m, ["sync", "--json"])
+                if r.status == 0, let report = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any] {
+                    let reported = ((report["rooms"] as? [[String: Any]]) ?? []).flatMap { ($0["newMessageIDs"] as? [String]) ?? [] }
+                    let known = reported.filter(had.contains)
+                    #expect(known.isEmpty, "step \(step) on \(m): \(known.count) messages reported new that it had (seed \(seed))")
+                    falselyNew += known.count
+                }
                 if r.status != 0 {
                     if let keep = ProcessInfo.processInfo.environment["VAULT_SOAK_KEEP"] {
                         _ = try? FileManager.default.removeItem(atPath: keep)
@@ -228,7 +240,8 @@ import VaultTestSupport
             "soak seed \(seed): \(operations) operations, "
                 + "\(merges.trimmingCharacters(in: .whitespacesAndNewlines)) merge commits, "
                 + "\(messages.count) messages, \(entries.count) entries, \(copies) conflict copies, "
-                + "\(versions) conflicting message versions, \(volumeFiles) volumes (\(orphaned) under a room's old name); nothing lost"
+                + "\(versions) conflicting message versions, \(volumeFiles) volumes (\(orphaned) under a room's old name), "
+                + "\(falselyNew) messages reported new that the machine had; nothing lost"
         )
     }
 }
