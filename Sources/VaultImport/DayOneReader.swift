@@ -12,9 +12,10 @@ import VaultCore
 /// `![](<md5>.<type>)`, naming the attachment read from `photos/<md5>.<type>` for the photo
 /// `ID` of the entry's `photos`; every photo the entry lists is attached, referenced or not.
 ///
-/// A missing photo is an `ImportProblem` naming the entry and the file, not a placeholder: the
-/// issue's rule is that nothing is lost silently, and `--keep-going` lets the person import the
-/// rest. A zip is read in place (`ExportFolder`): its journals and the `photos/` beside them.
+/// A photo the export does not hold (never synced), or one the text refers to that the entry's
+/// `photos` do not list, is kept as a placeholder (`ImportedAttachment.missing`) where it was:
+/// the entry's text is all imported, and the report counts the photos. A photo that is a link
+/// or a special file is refused by name, never read. A zip is read in place (`ExportFolder`): its journals and the `photos/` beside them.
 ///
 ///     try DayOneReader().read(["~/Downloads/Journal"], since: nil) { item in … }
 public struct DayOneReader: ImportReader {
@@ -126,6 +127,7 @@ public struct DayOneReader: ImportReader {
         // The photos, in the order the entry lists them; references made to name them.
         var attachments: [ImportedAttachment] = []
         var names: [String: String] = [:]
+        let scheme = "dayone-moment://"
         for (k, item) in (entry["photos"] as? [Any] ?? []).enumerated() {
             let photoPlace = "\(place).photos[\(k)]"
             guard let photo = item as? [String: Any], let identifier = photo["identifier"] as? String,
@@ -148,24 +150,27 @@ public struct DayOneReader: ImportReader {
                 let what = why.place.isEmpty ? "\(why.file) \(why.problem)" : why.description
                 throw ExportFile.problem(file, at: photoPlace, "the photo photos/\(name) is not read: \(what)")
             }
-            guard let data = read else {
-                throw ExportFile.problem(file, at: photoPlace, "the photo photos/\(name) is missing from the export")
-            }
             names[identifier] = name
-            attachments.append(ImportedAttachment(name: name, bytes: data))
+            // Not in the export (a photo never synced): a placeholder where it was, the text kept.
+            attachments.append(
+                read.map { ImportedAttachment(name: name, bytes: $0) }
+                    ?? .missing(name: name, kind: "photo", pointer: scheme + identifier))
         }
-        let scheme = "dayone-moment://"
         var rewritten = ""
         var rest = Substring(text)
         while let start = rest.range(of: "](" + scheme) {
             rewritten += rest[..<start.lowerBound] + "]("
             let after = rest[start.upperBound...]
             let identifier = after.prefix { $0 != ")" && !$0.isWhitespace }
-            guard let name = names[String(identifier)] else {
-                throw ExportFile.problem(
-                    file, at: place + ".text", "refers to the photo \(identifier), which the entry's photos do not list")
+            if let name = names[String(identifier)] {
+                rewritten += name
+            } else {
+                // A photo the entry's `photos` do not list: not in the export either.
+                rewritten += scheme + identifier
+                if !attachments.contains(where: { $0.name == identifier }) {
+                    attachments.append(.missing(name: String(identifier), kind: "photo", pointer: scheme + identifier))
+                }
             }
-            rewritten += name
             rest = after[identifier.endIndex...]
         }
         text = rewritten + rest

@@ -51,6 +51,12 @@ public struct Importing {
         public var entriesNew = 0
         public var entriesUnchanged = 0
         public var attachments = 0
+        /// Files the export names but does not hold, by kind (`photo`: 6): each left a
+        /// placeholder in its message or entry, whose text is all there.
+        public var missingFiles: [String: Int] = [:]
+        /// Blocks of types vault does not know, by type (`token_budget`: 2): each kept in its
+        /// message as its JSON.
+        public var unknownBlocks: [String: Int] = [:]
         /// Items older than `--since`, not imported.
         public var skippedOlder = 0
         /// The parts of the export left out with `keepGoing` (a conversation, an entry, a file
@@ -82,6 +88,14 @@ public struct Importing {
                 parts.append("\(Merge.counted(messagesDiffering, "message", "messages")) \(verb) from the export (the vault's text kept)")
             }
             if attachments > 0 { parts.append(Merge.counted(attachments, "attachment", "attachments")) }
+            for (kind, n) in missingFiles.sorted(by: { $0.key < $1.key }) {
+                parts.append("\(Merge.counted(n, kind, kind + "s")) \(n == 1 ? "was" : "were") not in the export (a placeholder kept)")
+            }
+            if !unknownBlocks.isEmpty {
+                let n = unknownBlocks.values.reduce(0, +)
+                let types = unknownBlocks.keys.sorted().joined(separator: ", ")
+                parts.append("\(Merge.counted(n, "block", "blocks")) of a type vault does not know kept as JSON (\(types))")
+            }
             if skippedOlder > 0 { parts.append("\(skippedOlder) older than --since left out") }
             return parts.isEmpty ? "nothing found" : parts.joined(separator: "; ")
         }
@@ -243,14 +257,25 @@ struct ImportPlan {
                 report.skippedOlder += 1
                 return
             }
+            for message in conversation.messages + conversation.branches.flatMap(\.messages) {
+                ImportPlan.count(message.attachments, message.unknownBlocks, in: &report)
+            }
             try take(conversation, report: &report)
         case .entry(let entry):
             if let since, entry.time.date < since.date {
                 report.skippedOlder += 1
                 return
             }
+            ImportPlan.count(entry.attachments, [], in: &report)
             try take(entry, report: &report)
         }
+    }
+
+    /// What the export names and does not hold, and what vault does not know, counted for every
+    /// item read (imported now or before): the report says what the export is missing.
+    static func count(_ attachments: [ImportedAttachment], _ unknown: [String], in report: inout Importing.Report) {
+        for missing in attachments.compactMap(\.missing) { report.missingFiles[missing.kind, default: 0] += 1 }
+        for type in unknown { report.unknownBlocks[type, default: 0] += 1 }
     }
 
     // MARK: Conversations
@@ -336,7 +361,12 @@ struct ImportPlan {
         if let kind = m.kind { attributes.append(.init("kind", kind.rawValue)) }
         var body = m.body
         for attachment in m.attachments {
-            let link = try store(attachment, report: &report).markdown(from: "..")
+            var link: String
+            if let placeholder = attachment.placeholder {
+                link = placeholder
+            } else {
+                link = try store(attachment, report: &report).markdown(from: "..")
+            }
             body += (body.isEmpty || body.hasSuffix("\n") ? "" : "\n\n") + link
         }
         return MessageDraft(
@@ -383,6 +413,16 @@ struct ImportPlan {
         }
         var body = e.body
         for attachment in e.attachments {
+            if let placeholder = attachment.placeholder {
+                // Not in the export: the placeholder stands where the source referred to it.
+                let references = ["![](dayone-moment://\(attachment.name))", "![](\(attachment.name))"]
+                if let reference = references.first(where: body.contains) {
+                    body = body.replacingOccurrences(of: reference, with: placeholder)
+                } else {
+                    body += (body.isEmpty || body.hasSuffix("\n") ? "" : "\n\n") + placeholder
+                }
+                continue
+            }
             // An entry is two folders down; a reference the source left in the text (Day One's
             // `![](dayone-moment://ID)`, the attachment named by its ID) becomes the link.
             let stored = try store(attachment, report: &report)

@@ -151,14 +151,15 @@ enum ChatGPTFixture {
         #expect(try readAll(ChatGPTReader(), [folder.path], since: since).map(\.sourceID) == ["conv-short"])
     }
 
-    @Test func aMissingImageIsAProblemOrANote() throws {
+    @Test func aMissingImageIsAPlaceholderWithTheMessagesText() throws {
         let folder = try ChatGPTFixture.folder(withImage: false)
-        #expect(
-            importProblem(in: folder.path) { () throws(VaultError) in _ = try readAll(ChatGPTReader(), [folder.path]) }
-                == "EXPORT/conversations.json, at [0].mapping.h1.message.content.parts[0]: the image file-service://file-ABC123 is not in the export (no file named file-ABC123…)"
-        )
-        let noted = try readAll(ChatGPTReader(missingImage: .note), [folder.path])
-        #expect(lines(noted[0].messages)[7] == "h1 user 2023-11-14T22:13:31+00:00: [image file-ABC123 is not in the export]\n\nThis one?")
+        for reader in [ChatGPTReader(), ChatGPTReader(missingImage: .note)] {
+            let read = try readAll(reader, [folder.path])
+            #expect(lines(read[0].messages)[7]
+                == "h1 user 2023-11-14T22:13:31+00:00: This one? [image file-ABC123 missing file-service://file-ABC123]")
+            #expect(read[0].messages[7].attachments[0].placeholder
+                == "[image file-ABC123 is not in the export: file-service://file-ABC123]")
+        }
     }
 
     @Test func recognizesByContent() throws {

@@ -28,14 +28,16 @@ func readAll(_ reader: some ImportReader, _ paths: [String], since: Timestamp? =
     return out
 }
 
-/// One line per message: `id role[/kind] [model] time: body [attachments]`, for exact comparisons.
+/// One line per message: `id role[/kind] [model] time: body [attachments] {unknown blocks}`, for exact
+/// comparisons (a missing file: `[kind name missing pointer]`).
 func lines(_ messages: [ImportedMessage]) -> [String] {
     messages.map { m in
         var line = m.sourceID + " " + m.role.rawValue
         if let kind = m.kind { line += "/" + kind.rawValue }
         if let model = m.model { line += " " + model }
         line += " " + (m.time?.text ?? "-") + ": " + m.body
-        for a in m.attachments { line += " [\(a.name) \(a.bytes.count)]" }
+        for a in m.attachments { line += a.missing.map { " [\($0.kind) \(a.name) missing \($0.pointer)]" } ?? " [\(a.name) \(a.bytes.count)]" }
+        for type in m.unknownBlocks { line += " {unknown \(type)}" }
         return line
     }
 }
