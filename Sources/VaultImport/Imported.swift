@@ -233,6 +233,7 @@ extension ImportReader {
 public struct ImportSink {
     private let emitItem: (ImportedItem) throws(VaultError) -> Void
     private let leftOut: ((ImportProblem) -> Void)?
+    private let skippedLine: ((String) -> Void)?
     /// The cap on what a reader holds whole (a conversation, a line, a file read whole).
     public let limits: ImportLimits
 
@@ -241,14 +242,21 @@ public struct ImportSink {
     ///   - leftOut: nil: a part not in the format stops the import; else it is told the problem
     ///     and reading goes on with the next part.
     ///   - limits: the cap readers hold what they read to (`Importing` gives the vault's).
+    ///   - skipped: told the type of each line a reader read and does not import by design (a
+    ///     Claude Code `file-history-snapshot`), so the report says what was there.
     public init(
         emit: @escaping (ImportedItem) throws(VaultError) -> Void, leftOut: ((ImportProblem) -> Void)? = nil,
-        limits: ImportLimits = ImportLimits()
+        limits: ImportLimits = ImportLimits(), skipped: ((String) -> Void)? = nil
     ) {
         self.emitItem = emit
         self.leftOut = leftOut
         self.limits = limits
+        self.skippedLine = skipped
     }
+
+    /// Tells the report that a line of `type` was read and is not imported (its type is not
+    /// a conversation's).
+    public func skipped(_ type: String) { skippedLine?(type) }
 
     public func emit(_ item: ImportedItem) throws(VaultError) { try emitItem(item) }
 

@@ -59,6 +59,9 @@ public struct Importing {
         public var unknownBlocks: [String: Int] = [:]
         /// Items older than `--since`, not imported.
         public var skippedOlder = 0
+        /// Lines read and not imported by design, by type (Claude Code's `file-history-snapshot`):
+        /// "nothing found" is said only when the export held nothing at all.
+        public var skippedLines: [String: Int] = [:]
         /// The parts of the export left out with `keepGoing` (a conversation, an entry, a file
         /// of a split export), each with its file, place and problem; empty: nothing was.
         public var leftOut: [String] = []
@@ -97,6 +100,11 @@ public struct Importing {
                 parts.append("\(Merge.counted(n, "block", "blocks")) of a type vault does not know kept as JSON (\(types))")
             }
             if skippedOlder > 0 { parts.append("\(skippedOlder) older than --since left out") }
+            if !skippedLines.isEmpty {
+                let n = skippedLines.values.reduce(0, +)
+                let types = skippedLines.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                parts.append("\(Merge.counted(n, "line", "lines")) of types vault does not import (\(types))")
+            }
             return parts.isEmpty ? "nothing found" : parts.joined(separator: "; ")
         }
     }
@@ -124,16 +132,19 @@ public struct Importing {
             defer { plan.discard() }
             var read = 0
             var leftOut: [String] = []
+            var skippedLines: [String: Int] = [:]
             try withoutActuallyEscaping({ (item: ImportedItem) throws(VaultError) in
                 read += 1
                 if read % 100 == 0 { progress?(ProgressEvent("importing", done: read, of: nil, unit: "items")) }
                 try plan.take(item, since: since, report: &report)
             }) { take throws(VaultError) in
                 let sink = ImportSink(
-                    emit: take, leftOut: keepGoing ? { leftOut.append($0.description) } : nil, limits: limits)
+                    emit: take, leftOut: keepGoing ? { leftOut.append($0.description) } : nil, limits: limits,
+                    skipped: { skippedLines[$0, default: 0] += 1 })
                 try reader.read(paths, since: since, into: sink)
             }
             report.leftOut = leftOut
+            report.skippedLines = skippedLines
             progress?(ProgressEvent("importing", done: read, of: nil, unit: "items"))
             report.paths = plan.staged.map(\.path)
             guard !dryRun, !plan.staged.isEmpty else { return report }
@@ -286,9 +297,14 @@ struct ImportPlan {
         let words = ListingWords.of(vault.config.locale)
         let asked = c.messages.first { $0.role == .user && $0.kind == nil }.map { ExportFile.titleLine($0.body) } ?? ""
         let title = !c.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? c.title : !asked.isEmpty ? asked : words.untitled
-        try takeRoom(
-            sourceID: c.sourceID, title: title, created: c.created, settings: c.settings, messages: c.messages,
-            conversation: c, branch: nil, report: &report)
+        // Branches without their transcript (a Claude Code session whose own log is gone, its
+        // subagents' logs left): only the branch rooms, known by the ids they would have beside
+        // it, so the transcript found later joins them instead of writing them twice.
+        if !c.messages.isEmpty || c.branches.isEmpty {
+            try takeRoom(
+                sourceID: c.sourceID, title: title, created: c.created, settings: c.settings, messages: c.messages,
+                conversation: c, branch: nil, report: &report)
+        }
         for (n, branch) in c.branches.enumerated() where !branch.messages.isEmpty {
             try takeRoom(
                 sourceID: c.sourceID + "/" + branch.messages[0].sourceID, title: "\(title) · \(words.branch(n + 2))",

@@ -188,11 +188,10 @@ enum ChatGPTFixture {
         #expect(cutProblem == "EXPORT/conversations.json, at [1]: is cut short: the file ends at byte \(cut.utf8.count) inside this element")
         #expect(try problem("[{\"title\": \"x\", \"id\": \"c\", \"messages\": []}]")
             == "EXPORT/conversations.json, at [0]: has no mapping: this is not a ChatGPT conversation vault knows")
-        let hologram = #"{"content_type": "hologram", "depth": 3}"#
-        let unknown = """
-            [{"title": "x", "id": "c", "current_node": "n", "mapping": {\(ChatGPTFixture.node("n", parent: nil, children: [], role: "assistant", content: hologram))}}]
+        let noContent = """
+            [{"title": "x", "id": "c", "current_node": "n", "mapping": {"n": {"id": "n", "message": {"id": "n", "author": {"role": "user"}}, "parent": null, "children": []}}}]
             """
-        #expect(try problem(unknown) == "EXPORT/conversations.json, at [0].mapping.n.message.content: has the content type \"hologram\", which vault does not know")
+        #expect(try problem(noContent) == "EXPORT/conversations.json, at [0].mapping.n.message: has no content")
         let role = """
             [{"title": "x", "id": "c", "mapping": {\(ChatGPTFixture.node("n", parent: nil, children: [], role: "critic", content: ChatGPTFixture.text("hm")))}}]
             """
@@ -218,9 +217,8 @@ enum ChatGPTFixture {
 
     @Test func leavingOutABrokenConversationReadsTheOnesAfterIt() throws {
         let folder = TemporaryDirectory("vault-chatgpt")
-        let hologram = #"{"content_type": "hologram", "depth": 3}"#
         let broken = """
-            {"title": "x", "id": "c", "current_node": "n", "mapping": {\(ChatGPTFixture.node("n", parent: nil, children: [], role: "assistant", content: hologram))}}
+            {"title": "x", "id": "c", "current_node": "n", "mapping": {\(ChatGPTFixture.node("n", parent: nil, children: [], role: "critic", content: ChatGPTFixture.text("hm")))}}
             """
         try folder.write("conversations.json", "[\(ChatGPTFixture.busan),\n\(broken),\n{\"title\": \"cut\" \"x\"},\n\(ChatGPTFixture.short)]")
         try folder.write("file-ABC123.png", ChatGPTFixture.image)
@@ -233,7 +231,7 @@ enum ChatGPTFixture {
                 leftOut: { leftOut.append($0.description.replacingOccurrences(of: folder.path, with: "EXPORT")) }))
         #expect(read.count == 2, "\(read)")
         #expect(leftOut.count == 2, "\(leftOut)")
-        #expect(leftOut.first == "EXPORT/conversations.json, at [1].mapping.n.message.content: has the content type \"hologram\", which vault does not know")
+        #expect(leftOut.first == "EXPORT/conversations.json, at [1].mapping.n.message.author.role: is \"critic\", a role vault does not know")
         #expect(leftOut.last?.hasPrefix("EXPORT/conversations.json, at [2]: is not valid JSON (the element at byte ") == true)
         // Without a leftOut handler the first broken part stops the reading.
         #expect(throws: VaultError.self) { try readAll(ChatGPTReader(), [folder.path]) }

@@ -90,7 +90,7 @@ import VaultTestSupport
         #expect(problem([]) == "c.json: is empty, not a JSON array or object")
         #expect(problem(Array("x[]".utf8)) == "c.json: is not a JSON array or object (it begins with \"x\")")
         #expect(problem(Array("{\"a\": 1} {}".utf8)) == "c.json, at byte 9: has more after the object's closing }")
-        #expect(problem(Array("{\"a\": [1,".utf8)) == "c.json, at [0]: is cut short: the file ends at byte 10 inside this element")
+        #expect(problem(Array("{\"a\": [1,".utf8)) == "c.json, at [0]: is cut short: the file ends at byte 9 inside this element")
         #expect(problem(Array("[{\"a\": 1}, {\"b\": tru}]".utf8)) == "c.json, at [1]: is not valid JSON (the element at byte 11)")
         #expect(problem(Array("[{\"a\" 1}]".utf8)) == "c.json, at [0]: is not valid JSON (the element at byte 1)")
         #expect(problem(Array("[1 2]".utf8)) == "c.json, at [0]: is not valid JSON (\"2\" at byte 3 after the element)")
