@@ -273,10 +273,6 @@ private struct ConversationReader {
         case "code":
             let language = (content["language"] as? String).flatMap { $0 == "unknown" ? nil : $0 } ?? ""
             body = ExportFile.fenced(content["text"] as? String ?? "", info: language)
-            if let recipient = message["recipient"] as? String, recipient != "all", kind == nil {
-                kind = .toolCall
-                body = "Tool call: \(recipient)\n\n" + body
-            }
         case "execution_output":
             let tool = (author["name"] as? String).map { ": " + $0 } ?? ""
             body = "Tool result\(tool)\n\n" + ExportFile.fenced(content["text"] as? String ?? "")
@@ -311,8 +307,10 @@ private struct ConversationReader {
             body = [content["name"] as? String, content["text"] as? String].compactMap { $0 }.joined(separator: ": ")
             kind = .toolResult
         case "user_editable_context":
+            // The profile and instructions ChatGPT gives the model, never shown in the chat.
             body = [content["user_profile"] as? String, content["user_instructions"] as? String].compactMap { $0 }
                 .filter { !$0.isEmpty }.joined(separator: "\n\n")
+            kind = .hidden
         default:
             // A type never seen: its text when it has one, else it cannot be read.
             if let text = content["text"] as? String {
@@ -326,6 +324,12 @@ private struct ConversationReader {
             }
         }
         if body.isEmpty && attachments.isEmpty { return nil }
+        // Anything the model sends to a tool (`python`, `browser.search`, `dalle.text2im`, `bio`)
+        // rather than to the person is a tool call, whatever its content type.
+        if let recipient = message["recipient"] as? String, recipient != "all", kind == nil, role == .assistant {
+            kind = .toolCall
+            body = "Tool call: \(recipient)\n\n" + body
+        }
         if (metadata["is_visually_hidden_from_conversation"] as? Bool) == true { kind = .hidden }
         let model = (metadata["model_slug"] as? String).flatMap { $0.isEmpty ? nil : $0 }
         var made = ImportedMessage(

@@ -237,6 +237,8 @@ public struct ClaudeCodeReader: ImportReader {
         var time: Timestamp?
         var sidechain: Bool
         var meta: Bool
+        /// A compaction summary (`isCompactSummary`): what Claude Code wrote of the session so far.
+        var compact: Bool
         var cwd: String?
         var object: [String: Any]
     }
@@ -299,7 +301,7 @@ public struct ClaudeCodeReader: ImportReader {
             type: type, uuid: object["uuid"] as? String, parentUUID: object["parentUuid"] as? String,
             sessionID: object["sessionId"] as? String, agentID: object["agentId"] as? String,
             time: ExportFile.time(object["timestamp"]), sidechain: ExportFile.flag(object["isSidechain"]),
-            meta: ExportFile.flag(object["isMeta"]) || ExportFile.flag(object["isCompactSummary"]),
+            meta: ExportFile.flag(object["isMeta"]), compact: ExportFile.flag(object["isCompactSummary"]),
             cwd: object["cwd"] as? String, object: object)
     }
 
@@ -455,7 +457,7 @@ public struct ClaudeCodeReader: ImportReader {
 
         private mutating func addUser(_ line: LogLine, _ message: [String: Any]) {
             let id = line.uuid ?? "user:\(messages.count)"
-            let ownKind: ImportedMessage.Kind? = line.meta ? .hidden : nil
+            let ownKind: ImportedMessage.Kind? = line.compact ? .summary : line.meta ? .hidden : nil
             if let text = message["content"] as? String {
                 append(id, .user, line.time, nil, text, ownKind)
                 return

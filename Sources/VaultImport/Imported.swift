@@ -107,6 +107,8 @@ public struct ImportedMessage: Sendable {
         case hidden
         /// A subagent's message (Claude Code's sidechain lines).
         case sidechain
+        /// A summary the tool wrote of what came before (Claude Code's compaction summary).
+        case summary
     }
 
     public init(
