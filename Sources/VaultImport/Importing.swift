@@ -127,7 +127,8 @@ public struct Importing {
         for path in paths { _ = try ExportInput.kind(of: path) }
         let limits = ImportLimits(machineLimits.lowered(by: vault.config.limits))
         return try vault.change { change throws(VaultError) -> Report in
-            try change.commitHandEdits()
+            // The person's hand edits of the rooms this import appends to are committed first,
+            // as `edit:`, in `ImportPlan.commit`, once those rooms are known.
             var plan = try ImportPlan(vault: vault, source: reader.source, dryRun: dryRun)
             defer { plan.discard() }
             var read = 0
@@ -292,6 +293,7 @@ struct ImportPlan {
     // MARK: Conversations
 
     mutating func take(_ c: ImportedConversation, report: inout Importing.Report) throws(VaultError) {
+        let c = inVaultZone(c)
         // A conversation the source gave no title is titled by its first line of the person's
         // (else `Untitled`); the words are the vault's language (`ListingWords`).
         let words = ListingWords.of(vault.config.locale)
@@ -389,6 +391,24 @@ struct ImportPlan {
             role: m.role, body: body, timestamp: time, attributes: attributes,
             displaySuffix: [m.model, m.kind.map { "(\($0.rawValue))" }].compactMap { $0 }.joined(separator: " "),
             id: ImportIdentity.messageID(source, conversation, m.sourceID))
+    }
+
+    /// A conversation's times in the vault's zone where the source gave UTC (ChatGPT's and
+    /// llm's epoch seconds, Claude's and Claude Code's `Z`): the room reads in the person's zone;
+    /// a time with another offset keeps it. The instant never changes.
+    func inVaultZone(_ c: ImportedConversation) -> ImportedConversation {
+        let zone = vault.config.timeZone
+        func local(_ t: Timestamp) -> Timestamp { t.utcOffsetSeconds == 0 ? Timestamp(date: t.date, timeZone: zone) : t }
+        func local(_ m: ImportedMessage) -> ImportedMessage {
+            var m = m
+            m.time = m.time.map(local)
+            return m
+        }
+        var c = c
+        c.created = local(c.created)
+        c.messages = c.messages.map(local)
+        for k in c.branches.indices { c.branches[k].messages = c.branches[k].messages.map(local) }
+        return c
     }
 
     /// A header attribute's value: no spaces, no `-->` (FORMAT.md, "Message headers").
@@ -529,6 +549,9 @@ struct ImportPlan {
     func commit(in change: Change, message: String) throws(VaultError) {
         let paths = staged.map(\.path)
         change.include(paths)
+        // What the person changed by hand in a room this import appends to is their commit
+        // (`edit: …`), before the import's own: the import's commit holds only what it wrote.
+        try change.commitHandEdits()
         change.willChange(paths)
         for path in Set(paths.map { FileIO.parent(of: vault.absolute($0)) }) { try FileIO.makeDirectory(path) }
         try FileIO.writeAll(paths.map(vault.absolute)) { i throws(VaultError) in
