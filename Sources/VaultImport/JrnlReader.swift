@@ -37,6 +37,8 @@ public struct JrnlReader: ImportReader {
             head = ExportFile.head(path)
         }
         guard let head else { return false }
+        // An encrypted journal is told as one, so the import says so instead of "unknown".
+        if Self.encryption(head) != nil { return true }
         let text = String(decoding: head, as: UTF8.self)
         let start = text.drop { $0.isWhitespace }
         if start.hasPrefix("{") {
@@ -65,13 +67,47 @@ public struct JrnlReader: ImportReader {
         }
     }
 
-    /// A folder journal's day files (their paths in it, links among them too), in order.
+    /// A folder journal's day files, `YYYY/MM/DD.txt` as jrnl writes and reads them (their
+    /// paths in it, links among them too), in order; jrnl passes over any other file
+    /// (`should-be-ignored.txt`, notes beside the years), and so does vault.
     static func textFiles(in folder: ExportDirectory) -> [String] {
-        folder.files().map(\.path).filter { $0.hasSuffix(".txt") }
+        folder.files().map(\.path).filter(isDayFile)
+    }
+
+    static func isDayFile(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[parts.count - 1].hasSuffix(".txt") else { return false }
+        let (year, month, day) = (parts[parts.count - 3], parts[parts.count - 2], parts[parts.count - 1].dropLast(4))
+        let digits = { (s: Substring, n: Int) in s.count == n && s.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }
+        return digits(year, 4) && digits(month, 2) && digits(day, 2)
+    }
+
+    /// jrnl's encryption of a journal, by its first bytes: `v3` (`JRNLv3`, a header with its
+    /// salt), `v2` (a Fernet token, `gAAAAA`); nil for a journal in plain text.
+    static func encryption(_ head: [UInt8]) -> String? {
+        if head.starts(with: Array("JRNLv3".utf8)) { return "v3" }
+        if head.starts(with: Array("gAAAAA".utf8)) { return "v2" }
+        return nil
+    }
+
+    /// The problem of an encrypted journal: what it is and how to give vault its text.
+    static func encrypted(_ file: String, _ version: String) -> VaultError {
+        ExportFile.problem(
+            file,
+            "is an encrypted jrnl journal (\(version)); vault reads journals in plain text only: export it with "
+                + "`jrnl --format json --file journal.json` (jrnl asks for its password) and import journal.json")
     }
 
     /// The entries of one file's bytes, plain text or JSON (`file` names it in problems).
     func entries(of bytes: [UInt8], file: String) throws(VaultError) -> [ImportedEntry] {
+        if let version = Self.encryption(Array(bytes.prefix(8))) { throw Self.encrypted(file, version) }
+        // jrnl 1.x encrypted with AES: bytes from the first, no text at all.
+        if let bad = ExportFile.firstInvalidUTF8(bytes.prefix(64).prefix { $0 != 10 }), bad < 32 {
+            throw ExportFile.problem(
+                file,
+                "is not text (byte \(bad) is not UTF-8): if it is a journal encrypted by jrnl 1.x, decrypt it with jrnl "
+                    + "(`jrnl --decrypt`) or export it (`jrnl --format json --file journal.json`) and import that")
+        }
         let first = bytes.first { ![32, 9, 10, 13].contains($0) }
         if first == UInt8(ascii: "{") { return try jsonEntries(bytes, file: file) }
         return try plainEntries(bytes, file: file)
@@ -196,7 +232,8 @@ public struct JrnlReader: ImportReader {
     }
 
     /// The words of `text` that begin with `@` or `#` and follow a space or a line's start,
-    /// without the symbol, each once (the first spelling kept).
+    /// without the symbol, each once (the first spelling kept); a word of symbols only (a
+    /// Markdown heading's `#`, `##`) is none.
     static func tags(in text: String) -> [String] {
         var out: [String] = []
         var seen: Set<String> = []
@@ -210,7 +247,10 @@ public struct JrnlReader: ImportReader {
                     j = text.index(after: j)
                 }
                 let tag = String(text[text.index(after: i)..<j])
-                if !tag.isEmpty, seen.insert(tag.lowercased()).inserted { out.append(tag) }
+                // A Markdown heading's `##` is no tag: a tag has a letter or a digit.
+                if tag.contains(where: { $0.isLetter || $0.isNumber }), seen.insert(tag.lowercased()).inserted {
+                    out.append(tag)
+                }
                 previous = " "
                 i = j
                 continue

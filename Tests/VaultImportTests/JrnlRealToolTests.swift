@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import VaultCore
+import VaultImport
+import VaultTestSupport
+
+/// Journals the real jrnl (PyPI, `pip install jrnl`; scripts/common.sh installs it) writes and
+/// reads (issue #37, item 5): an encrypted journal, named as one, whose export the message
+/// names imports whole; a folder journal with files jrnl passes over; Markdown headings that are
+/// no tags. Skipped, saying so, when jrnl is not installed and CI is not set.
+@Suite struct JrnlRealToolTests {
+    static let available: Bool = {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["jrnl", "--version"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }()
+
+    /// Whether jrnl can run here (false: skipped, said on standard output).
+    func jrnlHere(_ test: String) -> Bool {
+        if Self.available { return true }
+        #expect(ProcessInfo.processInfo.environment["CI"] != "true", "jrnl is not installed (pip install jrnl)")
+        print("JrnlRealToolTests: skipped \(test): jrnl is not installed (pip install jrnl)")
+        return false
+    }
+
+    /// A jrnl configuration whose one journal is `journal` (a folder journal when it ends in `/`).
+    func config(_ journal: String, in dir: TemporaryDirectory) throws -> String {
+        try dir.write("jrnl.yaml", """
+            colors: {body: none, date: none, tags: none, title: none}
+            default_hour: 9
+            default_minute: 0
+            editor: ''
+            encrypt: false
+            highlight: false
+            indent_character: '|'
+            journals:
+              default: \(journal)
+            linewrap: 79
+            tagsymbols: '#@'
+            template: false
+            timeformat: '%F %r'
+            version: v4.6
+            """)
+        return dir.path + "/jrnl.yaml"
+    }
+
+    /// Runs jrnl with `arguments` and `input` on its standard input, without a terminal (setsid),
+    /// so it reads a password from there.
+    @discardableResult
+    func jrnl(_ arguments: [String], config: String, input: String = "", home: String) throws -> RunResult {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["setsid", "jrnl", "--config-file", config] + arguments
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = home
+        env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
+        p.environment = env
+        let r = try run(p, stdin: input)
+        #expect(r.status == 0, "jrnl \(arguments): \(r.stderr)")
+        return r
+    }
+
+    @Test func anEncryptedJournalIsNamedAndTheExportItNamesImportsWhole() throws {
+        guard jrnlHere("encrypted") else { return }
+        let world = try HostileWorld()
+        let journal = world.exports.path + "/journal.txt"
+        try world.exports.write("journal.txt", "[2024-05-01 09:30:00 AM] Secret plans.\nJTOK-1 the body\n\n[2024-05-02 10:00:00 AM] Second.\nJTOK-2 more\n")
+        let cfg = try config(journal, in: world.exports)
+        try jrnl(["--encrypt"], config: cfg, input: "pw\npw\nn\n", home: world.exports.path)
+        #expect(try world.exports.read("journal.txt").starts(with: Array("JRNLv3".utf8)))
+        #expect(ImportReaders.detect(journal) == .jrnl)
+        let says = "is an encrypted jrnl journal (v3); vault reads journals in plain text only: export it with "
+            + "`jrnl --format json --file journal.json` (jrnl asks for its password) and import journal.json"
+        try world.expectRefused(JrnlReader(timeZone: .gmt), [journal], "EXPORT/journal.txt: " + says)
+
+        // A v2 journal (a Fernet token, as jrnl 2.x to 4.5 wrote) is named the same way.
+        let fernet = Process()
+        fernet.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        fernet.arguments = ["python3", "-c", "from cryptography.fernet import Fernet; import sys; open(sys.argv[1], 'wb').write(Fernet(Fernet.generate_key()).encrypt(b'[2024-05-01 09:30] x'))", world.exports.path + "/v2.txt"]
+        #expect(try run(fernet).status == 0)
+        try world.expectRefused(
+            JrnlReader(timeZone: .gmt), [world.exports.path + "/v2.txt"],
+            "EXPORT/v2.txt: " + says.replacingOccurrences(of: "(v3)", with: "(v2)"))
+
+        // What the message says to do works: jrnl's JSON export imports every entry.
+        try jrnl(["--format", "json", "--file", world.exports.path + "/journal.json"], config: cfg, input: "pw\n", home: world.exports.path)
+        let report = try world.expectImported(JrnlReader(timeZone: .gmt), [world.exports.path + "/journal.json"])
+        #expect(report.entriesNew == 2)
+        #expect(try occurrences("JTOK-1", in: world) == 1)
+        #expect(try occurrences("JTOK-2", in: world) == 1)
+    }
+
+    @Test func aFolderJournalIsItsDayFilesAsJrnlReadsItAndHeadingsAreNoTags() throws {
+        guard jrnlHere("folder") else { return }
+        let world = try HostileWorld()
+        let folder = world.exports.path + "/fj/"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let cfg = try config(folder, in: world.exports)
+        try jrnl(["2024-05-01 09:30: First entry. JTOK-F1 with @work"], config: cfg, home: world.exports.path)
+        try jrnl(["2024-05-03 18:00: Second entry."], config: cfg, home: world.exports.path)
+        // A body with Markdown headings, written into jrnl's own day file.
+        try world.exports.write("fj/2024/05/03.txt", try world.exports.readText("fj/2024/05/03.txt") + "## Plan\nJTOK-F2 pack #bags\n")
+        // Files jrnl passes over.
+        try world.exports.write("fj/should-be-ignored.txt", "[2024-05-09 09:00] not an entry\n")
+        try world.exports.write("fj/2024/notes.txt", "shopping list\n")
+        let exported = try jrnl(["--format", "json"], config: cfg, home: world.exports.path).stdout
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(exported.drop { $0 != "{" }.utf8)) as? [String: Any])
+        let theirs = try #require(json["entries"] as? [[String: Any]])
+        #expect(theirs.count == 2)
+
+        let path = String(folder.dropLast())
+        #expect(ImportReaders.detect(path) == .jrnl)
+        let read = entries(try items(JrnlReader(timeZone: .gmt), [path]))
+        #expect(read.map(\.title) == theirs.map { $0["title"] as? String ?? "" })
+        #expect(read.map(\.tags) == [["work"], ["bags"]], "a heading's ## is no tag")
+        let report = try world.expectImported(JrnlReader(timeZone: .gmt), [path])
+        #expect(report.entriesNew == 2)
+        try expectWhole(["JTOK-F1", "JTOK-F2"], world, JrnlReader(timeZone: .gmt), [path], first: report)
+    }
+}
