@@ -125,7 +125,7 @@ import VaultTestSupport
             problem: "is not a time like \"2024-05-01T09:30:00Z\""))
         #expect(problem("utf8") == ImportProblem(
             file: folder.path + "/utf8/Journal.json", problem: "is not valid UTF-8 (byte 24)"))
-        #expect(problem("empty") == ImportProblem(file: folder.path + "/empty", problem: "holds no Day One journal (Journal.json)"))
+        #expect(problem("empty") == ImportProblem(file: folder.path + "/empty", problem: "holds no Day One journal (Journal.json, or a Day One Classic entries/ folder)"))
     }
 
     @Test func recognizesDayOneByContent() throws {

@@ -122,4 +122,33 @@ import VaultTestSupport
         #expect(report.entriesNew == 2)
         try expectWhole(["JTOK-F1", "JTOK-F2"], world, JrnlReader(timeZone: .gmt), [path], first: report)
     }
+
+    /// Day One Classic's `Journal.dayone/entries/<UUID>.doentry`, as jrnl writes it (jrnl reads
+    /// and writes such folders), with a photo beside it as Day One kept it.
+    @Test func aDayOneClassicJournalJrnlWroteIsImported() throws {
+        guard jrnlHere("dayone classic") else { return }
+        let world = try HostileWorld()
+        let journal = world.exports.path + "/Journal.dayone"
+        try FileManager.default.createDirectory(atPath: journal + "/entries", withIntermediateDirectories: true)
+        let cfg = try config(journal, in: world.exports)
+        try jrnl(["2024-05-01 09:30: Classic entry. DTOK-1 with @work"], config: cfg, home: world.exports.path)
+        try jrnl(["2024-05-02 21:15: Evening. DTOK-2 by the sea"], config: cfg, home: world.exports.path)
+        let files = try FileManager.default.contentsOfDirectory(atPath: journal + "/entries").sorted()
+        #expect(files.count == 2 && files.allSatisfy { $0.hasSuffix(".doentry") })
+        let uuid = String(try #require(files.first).dropLast(".doentry".count))
+        try world.exports.write("Journal.dayone/photos/\(uuid).jpg", [0xFF, 0xD8, 0xFF, 0xD9])
+        #expect(ImportReaders.detect(journal) == .dayone)
+        let read = entries(try items(DayOneReader(), [journal])).sorted { $0.time < $1.time }
+        #expect(read.map(\.title) == ["Classic entry.", "Evening."])
+        #expect(read.map(\.tags) == [["work"], []])
+        let report = try world.expectImported(DayOneReader(), [journal])
+        #expect(report.entriesNew == 2 && report.attachments == 1)
+        try expectWhole(["DTOK-1", "DTOK-2"], world, DayOneReader(), [journal], first: report)
+
+        // An entry that is not a property list: named, nothing written.
+        try world.exports.write("Journal.dayone/entries/0000BAD.doentry", "<plist><dict><key>UUID")
+        try world.expectRefused(
+            DayOneReader(), [journal],
+            "EXPORT/Journal.dayone/entries/0000BAD.doentry: is not a Day One Classic entry (a property list with a dict)")
+    }
 }
