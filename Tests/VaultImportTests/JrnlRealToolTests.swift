@@ -29,7 +29,7 @@ import VaultTestSupport
     }
 
     /// A jrnl configuration whose one journal is `journal` (a folder journal when it ends in `/`).
-    func config(_ journal: String, in dir: TemporaryDirectory) throws -> String {
+    func config(_ journal: String, in dir: TemporaryDirectory, timeformat: String = "%F %r") throws -> String {
         try dir.write("jrnl.yaml", """
             colors: {body: none, date: none, tags: none, title: none}
             default_hour: 9
@@ -43,7 +43,7 @@ import VaultTestSupport
             linewrap: 79
             tagsymbols: '#@'
             template: false
-            timeformat: '%F %r'
+            timeformat: '\(timeformat)'
             version: v4.6
             """)
         return dir.path + "/jrnl.yaml"
@@ -150,5 +150,32 @@ import VaultTestSupport
         try world.expectRefused(
             DayOneReader(), [journal],
             "EXPORT/Journal.dayone/entries/0000BAD.doentry: is not a Day One Classic entry (a property list with a dict)")
+    }
+
+    /// A journal jrnl writes with its own `timeformat` (little-endian dates): read with that
+    /// format, each entry at the time jrnl's own export gives.
+    @Test func aJournalWrittenWithItsOwnTimeformatIsReadWithIt() throws {
+        guard jrnlHere("timeformat") else { return }
+        let world = try HostileWorld()
+        let journal = world.exports.path + "/le.txt"
+        let cfg = try config(journal, in: world.exports, timeformat: "%d.%m.%Y %H:%M")
+        try jrnl(["2013-06-09 15:39: Little-endian entry. LTOK-1 body"], config: cfg, home: world.exports.path)
+        try jrnl(["2013-06-10 08:05: Second. LTOK-2 body"], config: cfg, home: world.exports.path)
+        #expect(try world.exports.readText("le.txt").hasPrefix("[09.06.2013 15:39] Little-endian entry."))
+        let exported = try jrnl(["--format", "json"], config: cfg, home: world.exports.path).stdout
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(exported.drop { $0 != "{" }.utf8)) as? [String: Any])
+        let theirs = try #require(json["entries"] as? [[String: Any]]).map { "\($0["date"]!) \($0["time"]!) \($0["title"]!)" }
+        let reader = JrnlReader(timeZone: .gmt, dateFormat: "%d.%m.%Y %H:%M")
+        let ours = entries(try items(reader, [journal])).map { e in
+            "\(e.time.localDate) \(e.time.text.dropFirst(11).prefix(5)) \(e.title)"
+        }
+        #expect(ours == theirs)
+        // Without the format it is refused, saying what to give, and nothing is written.
+        try world.expectRefused(
+            JrnlReader(timeZone: .gmt), [journal],
+            "EXPORT/le.txt, at line 1: is not a jrnl entry (an entry begins with a line like \"[2024-05-01 09:30] Title\"; "
+                + "for dates written otherwise, give jrnl's timeformat: --date-format '%d.%m.%Y %H:%M')")
+        let report = try world.expectImported(reader, [journal])
+        try expectWhole(["LTOK-1", "LTOK-2"], world, reader, [journal], first: report)
     }
 }
