@@ -153,7 +153,11 @@ public struct JrnlReader: ImportReader {
             guard line.hasPrefix("["), let close = line.firstIndex(of: "]") else { return nil }
             let inside = line[line.index(after: line.startIndex)..<close]
             let parts = inside.split(separator: " ")
-            guard parts.count == 2 || parts.count == 3, let day = LocalDate(iso: parts[0]) else { return nil }
+            // `[2019-07 14:23]`: a month without its day, which jrnl reads as the month's first.
+            let monthOnly = parts.first.map { $0.count == 7 && $0.dropFirst(4).first == "-" } == true
+            guard parts.count == 2 || parts.count == 3,
+                let day = LocalDate(iso: monthOnly ? parts[0] + "-01" : parts[0])
+            else { return nil }
             let clock = parts[1].split(separator: ":", omittingEmptySubsequences: false)
             guard clock.count == 2 || clock.count == 3,
                 clock.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),

@@ -178,4 +178,23 @@ import VaultTestSupport
         let report = try world.expectImported(reader, [journal])
         try expectWhole(["LTOK-1", "LTOK-2"], world, reader, [journal], first: report)
     }
+
+    /// `[2019-07 14:23]`, a date without its day: jrnl reads an entry on the month's first, and
+    /// so does vault (before, it was folded into the entry above it).
+    @Test func aDateWithoutItsDayIsAnEntryAsJrnlReadsIt() throws {
+        guard jrnlHere("month only") else { return }
+        let world = try HostileWorld()
+        let journal = world.exports.path + "/p.txt"
+        try world.exports.write("p.txt", "[2019-07-05 10:00] First. MTOK-1 body\n[2019-07 14:23] Partial date.\nMTOK-2 more\n")
+        let cfg = try config(journal, in: world.exports, timeformat: "%Y-%m-%d %H:%M")
+        let exported = try jrnl(["--format", "json"], config: cfg, home: world.exports.path).stdout
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(exported.drop { $0 != "{" }.utf8)) as? [String: Any])
+        let theirs = try #require(json["entries"] as? [[String: Any]]).map { "\($0["date"]!) \($0["time"]!) \($0["title"]!)" }.sorted()
+        let ours = entries(try items(JrnlReader(timeZone: .gmt), [journal])).map { e in
+            "\(e.time.localDate) \(e.time.text.dropFirst(11).prefix(5)) \(e.title)"
+        }.sorted()
+        #expect(ours == theirs && ours.count == 2, "\(ours) \(theirs)")
+        let report = try world.expectImported(JrnlReader(timeZone: .gmt), [journal])
+        try expectWhole(["MTOK-1", "MTOK-2"], world, JrnlReader(timeZone: .gmt), [journal], first: report)
+    }
 }
