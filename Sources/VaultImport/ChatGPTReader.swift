@@ -156,7 +156,12 @@ private struct ConversationReader {
         }
         let givenID = [conversation["conversation_id"], conversation["id"]].lazy.compactMap { $0 as? String }
             .first { !$0.isEmpty }
+        var notes: [String] = []
         let created = try time(conversation["create_time"], at: ".create_time")
+        if let text = conversation["create_time"] as? String {
+            // Not seconds since 1970 (a tool that rewrote the export): said, not passed over.
+            notes.append("\(file), at [\(index)].create_time: is \(String(reflecting: text)), not a time; the first message's time is the room's")
+        }
         let updated = try time(conversation["update_time"], at: ".update_time") ?? created
         if let since, let updated, updated < since { return nil }
 
@@ -191,8 +196,11 @@ private struct ConversationReader {
                 throw problem(".mapping.\(error.node)", error.text)
             }
         }
-        let start = created ?? transcript.lazy.compactMap(\.time).first
-            ?? Timestamp(date: Date(timeIntervalSince1970: 0), timeZone: ConversationReader.utc)
+        var start = created ?? transcript.lazy.compactMap(\.time).first
+        if start == nil {
+            notes.append("\(file), at [\(index)]: has no time at all; the room is dated 1970-01-01")
+            start = Timestamp(date: Date(timeIntervalSince1970: 0), timeZone: ConversationReader.utc)
+        }
         var settings: [(String, FrontMatterValue)] = []
         if let model = conversation["default_model_slug"] as? String, !model.isEmpty { settings.append(("model", .string(model))) }
         if let gizmo = conversation["gizmo_id"] as? String, !gizmo.isEmpty { settings.append(("gizmo", .string(gizmo))) }
@@ -201,9 +209,11 @@ private struct ConversationReader {
         // change as the conversation grows, its start and its first message, so a later import
         // finds the room again.
         let id = givenID ?? ConversationReader.madeID(created: conversation["create_time"], first: transcript.first, mapping: mapping)
-        return ImportedConversation(
-            source: .chatgpt, sourceID: id, title: title, created: start, settings: settings,
+        var made = ImportedConversation(
+            source: .chatgpt, sourceID: id, title: title, created: start!, settings: settings,
             messages: transcript, branches: branches)
+        made.notes = notes
+        return made
     }
 
     /// The message of a node, or nil when it holds nothing (an empty system message).

@@ -43,6 +43,9 @@ public struct ImportedConversation: Sendable {
     public var messages: [ImportedMessage]
     /// The abandoned branches.
     public var branches: [ImportedBranch]
+    /// What the person should know of how it was read (a time that was not a time, and what
+    /// was written instead), each naming its place; the report gives them as warnings.
+    public var notes: [String] = []
 
     public init(
         source: ImportSource, sourceID: String, title: String, created: Timestamp,

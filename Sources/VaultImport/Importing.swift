@@ -65,6 +65,9 @@ public struct Importing {
         /// The parts of the export left out with `keepGoing` (a conversation, an entry, a file
         /// of a split export), each with its file, place and problem; empty: nothing was.
         public var leftOut: [String] = []
+        /// What the person should know of how the export was read (a time that was not a
+        /// time), each naming its place.
+        public var notes: [String] = []
         /// Whether a commit was made (false: nothing new, or a dry run).
         public var committed = false
         public var dryRun = false
@@ -269,6 +272,7 @@ struct ImportPlan {
                 report.skippedOlder += 1
                 return
             }
+            report.notes += conversation.notes
             for message in conversation.messages + conversation.branches.flatMap(\.messages) {
                 ImportPlan.count(message.attachments, message.unknownBlocks, in: &report)
             }

@@ -97,6 +97,26 @@ import VaultTestSupport
             "EXPORT/cut.json, at [0]: is cut short: the file ends at byte 120 inside this element")
     }
 
+    /// `create_time: "not-a-timestamp"` (a tool that rewrote the export): the room takes its
+    /// first message's time and the report says so; with no time at all, 1970, said too.
+    @Test func aChatGPTTimeThatIsNotATimeIsSaidNotPassedOver() throws {
+        let world = try HostileWorld()
+        let timed = "{\"title\": \"Odd time\", \"create_time\": \"not-a-timestamp\", \"id\": \"t1\", \"mapping\": {"
+            + Self.chatGPTNode("n1", parent: nil, children: [], role: "user", content: ChatGPTFixture.text("TOK-T1 hello"), time: 1700000101) + "}}"
+        let timeless = "{\"title\": \"No time\", \"id\": \"t2\", \"mapping\": {"
+            + ChatGPTFixture.node("m1", parent: nil, children: [], role: "user", content: ChatGPTFixture.text("TOK-T2 hi")) + "}}"
+        try world.exports.write("conversations.json", "[\(timed), \(timeless)]")
+        let report = try world.expectImported(ChatGPTReader(), [world.exports.path])
+        let file = world.exports.path + "/conversations.json"
+        #expect(report.notes == [
+            "\(file), at [0].create_time: is \"not-a-timestamp\", not a time; the first message's time is the room's",
+            "\(file), at [1]: has no time at all; the room is dated 1970-01-01",
+        ])
+        let rooms = try report.paths.filter { $0.hasPrefix("rooms/") }.map { try world.dir.readText($0) }
+        #expect(rooms.contains { $0.contains("created: 2023-11-14T22:15:01") }, "\(rooms)")
+        try expectWhole(["TOK-T1", "TOK-T2"], world, ChatGPTReader(), [world.exports.path], first: report)
+    }
+
     // MARK: Claude
 
     /// `files` named without their bytes, an attachment's extracted text from a PDF, and block

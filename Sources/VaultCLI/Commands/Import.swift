@@ -99,6 +99,7 @@ extension VaultCommand {
             let verb = dryRun ? "Would import" : report.committed ? "Imported" : "Nothing new in"
             print("\(verb) \(kind.rawValue): \(report.summary).")
             for part in report.leftOut { Terminal.warning("left out \(part)") }
+            for note in report.notes { Terminal.warning(note) }
             // Thousands of rooms right in rooms/: each chat turn's commit rewrites a list of all of them.
             if report.committed, report.roomsNew > 0, vault.config.format < 2 {
                 let rooms = FileIO.list(vault.absolute(VaultPath.rooms)).count { $0.kind == .file }
