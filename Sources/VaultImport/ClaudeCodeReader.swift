@@ -329,10 +329,16 @@ public struct ClaudeCodeReader: ImportReader {
         func root(_ line: LogLine) -> String {
             if let agent = line.agentID { return "agent:" + agent }
             var current = line.uuid ?? ""
-            var steps = 0
-            while let parent = parentOf[current], steps < side.count {
+            var path: [String] = [current]
+            var visited: Set<String> = [current]
+            while let parent = parentOf[current] {
+                guard visited.insert(parent).inserted else {
+                    // Parents in a cycle: its lines are one run, known by the least uuid in it.
+                    let start = path.firstIndex(of: parent) ?? 0
+                    return path[start...].min() ?? parent
+                }
+                path.append(parent)
                 current = parent
-                steps += 1
             }
             return current
         }

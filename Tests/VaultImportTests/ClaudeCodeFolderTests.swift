@@ -123,6 +123,23 @@ import VaultTestSupport
         #expect(try occurrences("TOK-W2", in: world) == 1)
     }
 
+    /// A subagent's log alone whose `parentUuid`s form a cycle (and no `agentId`): still its
+    /// own room, every line once, no endless walk.
+    @Test func aSubagentLogWhoseParentsFormACycleIsImportedWhole() throws {
+        let world = try HostileWorld()
+        try world.exports.write("-home-me-c/agent-x.jsonl", [
+            Self.line("user", "c1", session: Self.s2, parent: "c2", agent: nil, "2026-05-03T09:00:00.000Z", ["role": "user", "content": "CTOK-1 start"])
+                .replacingOccurrences(of: "\"isSidechain\":false", with: "\"isSidechain\":true"),
+            Self.line("assistant", "c2", session: Self.s2, parent: "c1", agent: nil, "2026-05-03T09:00:01.000Z",
+                      ["id": "msg_c2", "role": "assistant", "content": [["type": "text", "text": "CTOK-2 loop"]]])
+                .replacingOccurrences(of: "\"isSidechain\":false", with: "\"isSidechain\":true"),
+        ].joined(separator: "\n") + "\n")
+        let folder = world.exports.path + "/-home-me-c"
+        let report = try world.expectImported(ClaudeCodeReader(), [folder])
+        #expect(report.roomsNew == 1 && report.messagesAdded == 2, "\(report)")
+        try expectWhole(["CTOK-1", "CTOK-2"], world, ClaudeCodeReader(), [folder], first: report)
+    }
+
     @Test func aFolderOfSnapshotsOnlySaysWhatItHeld() throws {
         let world = try HostileWorld()
         try world.exports.write("-home-me-y/s.jsonl", Self.snapshot + "\n")
