@@ -441,9 +441,11 @@ public struct ClaudeCodeReader: ImportReader {
                     let body = "Tool call: \(name)\n\n" + ExportFile.fenced(ExportFile.prettyJSON(block["input"] ?? [:]), info: "json")
                     append(block["id"] as? String ?? "\(id):tool:\(n)", .assistant, line.time, model, body, .toolCall)
                 default:
-                    // Block types this reader does not know yet stay readable as their JSON.
-                    let body = ExportFile.fenced(ExportFile.prettyJSON(block), info: "json")
-                    join(body, id, line, model, nil)
+                    // Block types this reader does not know yet stay readable as their JSON, marked
+                    // and counted.
+                    let type = block["type"] as? String ?? "(no type)"
+                    join(ExportFile.unknownBlock(type, block), id, line, model, nil)
+                    if let at = joined[id] { messages[at].unknownBlocks.append(type) }
                 }
             }
         }
@@ -471,6 +473,7 @@ public struct ClaudeCodeReader: ImportReader {
             var texts: [String] = []
             var images: [ImportedAttachment] = []
             var results: [ImportedMessage] = []
+            var unknown: [String] = []
             for (n, block) in (message["content"] as? [[String: Any]] ?? []).enumerated() {
                 switch block["type"] as? String {
                 case "text": texts.append(block["text"] as? String ?? "")
@@ -483,11 +486,14 @@ public struct ClaudeCodeReader: ImportReader {
                             sourceID: resultID, role: .user, time: line.time, body: body, kind: kind ?? .toolResult,
                             attachments: attachments))
                 default:
-                    texts.append(ExportFile.fenced(ExportFile.prettyJSON(block), info: "json"))
+                    let type = block["type"] as? String ?? "(no type)"
+                    texts.append(ExportFile.unknownBlock(type, block))
+                    unknown.append(type)
                 }
             }
             if !texts.isEmpty || !images.isEmpty {
                 append(id, .user, line.time, nil, texts.joined(separator: "\n\n"), ownKind, images)
+                messages[messages.count - 1].unknownBlocks = unknown
             }
             messages += results
         }

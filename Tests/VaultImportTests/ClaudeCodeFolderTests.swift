@@ -140,6 +140,25 @@ import VaultTestSupport
         try expectWhole(["CTOK-1", "CTOK-2"], world, ClaudeCodeReader(), [folder], first: report)
     }
 
+    /// A content block newer than vault, in a prompt and in a reply: kept as its JSON, marked,
+    /// counted.
+    @Test func aBlockTypeNewerThanVaultIsKeptMarkedAndCounted() throws {
+        let world = try HostileWorld()
+        try world.exports.write("-home-me-n/\(Self.s1).jsonl", [
+            #"{"type":"summary","summary":"New blocks","leafUuid":"n2"}"#,
+            Self.line("user", "n1", session: Self.s1, "2026-05-04T09:00:00.000Z",
+                      ["role": "user", "content": [["type": "text", "text": "NTOK-1 hi"], ["type": "voice_note", "transcript": "NTOK-2 said"]]]),
+            Self.line("assistant", "n2", session: Self.s1, parent: "n1", "2026-05-04T09:00:01.000Z",
+                      ["id": "msg_n2", "role": "assistant", "content": [["type": "hologram", "payload": "NTOK-3 shown"]]]),
+        ].joined(separator: "\n") + "\n")
+        let folder = world.exports.path + "/-home-me-n"
+        let report = try world.expectImported(ClaudeCodeReader(), [folder])
+        #expect(report.unknownBlocks == ["voice_note": 1, "hologram": 1] && report.messagesAdded == 2, "\(report)")
+        let room = try world.dir.readText(try #require(report.paths.first { $0.hasPrefix("rooms/") }))
+        #expect(room.contains("Unknown block: voice_note") && room.contains("Unknown block: hologram"))
+        try expectWhole(["NTOK-1", "NTOK-2", "NTOK-3"], world, ClaudeCodeReader(), [folder], first: report)
+    }
+
     @Test func aFolderOfSnapshotsOnlySaysWhatItHeld() throws {
         let world = try HostileWorld()
         try world.exports.write("-home-me-y/s.jsonl", Self.snapshot + "\n")
