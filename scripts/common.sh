@@ -30,8 +30,9 @@ install_missing_packages() {
 }
 
 # Tools from the Python package index the tests run: llm makes the real logs.db that
-# VaultImportTests reads (LLMReaderTests fails, saying so, when it is missing).
-VAULT_PIP_PACKAGES=(llm)
+# VaultImportTests reads (LLMReaderTests fails, saying so, when it is missing); jrnl writes the
+# encrypted and folder journals JrnlRealToolTests reads (skipped, saying so, without it).
+VAULT_PIP_PACKAGES=(llm jrnl)
 # Python modules the tests import: mcp is the official MCP SDK, the client VaultMCPTests drives
 # `vault mcp` with (Tests/Fixtures/mcp_client.py).
 VAULT_PIP_MODULES=(mcp)

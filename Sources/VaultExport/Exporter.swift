@@ -74,7 +74,7 @@ public struct Exporter: Sendable {
     }
 
     /// The `kind=` values whose messages an HTML export shows folded (`<details>`).
-    static let foldedKinds: Set<String> = ["thoughts", "tool-call", "tool-result", "hidden", "sidechain"]
+    static let foldedKinds: Set<String> = ["thoughts", "tool-call", "tool-result", "hidden", "sidechain", "summary"]
 
     /// The blocks `item` is made of, in order.
     func parts(of item: ExportItem) -> [Part] {

@@ -16,11 +16,13 @@ import VaultCore
 ///
 ///     try ChatGPTReader().read(["/home/me/Downloads/chatgpt-export.zip"], since: nil) { item in … }
 public struct ChatGPTReader: ImportReader {
-    /// What to do with an image the export does not hold (older exports left some out).
+    /// What to do with an image the export's folder holds as a link or a special file (never
+    /// read). An image the export does not hold at all (expired, never downloaded) is always
+    /// kept as a placeholder (`ImportedAttachment.missing`), with the message's text.
     public enum MissingImage: Sendable {
-        /// Stop: an `ImportProblem` naming the conversation, the node and the asset.
+        /// Stop: an `ImportProblem` naming the conversation, the node and the file.
         case fail
-        /// Keep the message; its body gets a line `[image file-XXXX is not in the export]`.
+        /// Keep the message; its body gets a line saying what the file is and that it is not read.
         case note
     }
 
@@ -152,10 +154,14 @@ private struct ConversationReader {
         guard let mapping = conversation["mapping"] as? [String: Any] else {
             throw problem("", "has no mapping: this is not a ChatGPT conversation vault knows")
         }
-        guard let id = (conversation["conversation_id"] as? String) ?? (conversation["id"] as? String), !id.isEmpty else {
-            throw problem("", "has no id (conversation_id)")
-        }
+        let givenID = [conversation["conversation_id"], conversation["id"]].lazy.compactMap { $0 as? String }
+            .first { !$0.isEmpty }
+        var notes: [String] = []
         let created = try time(conversation["create_time"], at: ".create_time")
+        if let text = conversation["create_time"] as? String {
+            // Not seconds since 1970 (a tool that rewrote the export): said, not passed over.
+            notes.append("\(file), at [\(index)].create_time: is \(String(reflecting: text)), not a time; the first message's time is the room's")
+        }
         let updated = try time(conversation["update_time"], at: ".update_time") ?? created
         if let since, let updated, updated < since { return nil }
 
@@ -190,15 +196,24 @@ private struct ConversationReader {
                 throw problem(".mapping.\(error.node)", error.text)
             }
         }
-        let start = created ?? transcript.lazy.compactMap(\.time).first
-            ?? Timestamp(date: Date(timeIntervalSince1970: 0), timeZone: ConversationReader.utc)
+        var start = created ?? transcript.lazy.compactMap(\.time).first
+        if start == nil {
+            notes.append("\(file), at [\(index)]: has no time at all; the room is dated 1970-01-01")
+            start = Timestamp(date: Date(timeIntervalSince1970: 0), timeZone: ConversationReader.utc)
+        }
         var settings: [(String, FrontMatterValue)] = []
         if let model = conversation["default_model_slug"] as? String, !model.isEmpty { settings.append(("model", .string(model))) }
         if let gizmo = conversation["gizmo_id"] as? String, !gizmo.isEmpty { settings.append(("gizmo", .string(gizmo))) }
         let title = (conversation["title"] as? String) ?? ""  // none: `Importing` titles it
-        return ImportedConversation(
-            source: .chatgpt, sourceID: id, title: title, created: start, settings: settings,
+        // Without an id (tools that rewrite exports leave it out): one made from what does not
+        // change as the conversation grows, its start and its first message, so a later import
+        // finds the room again.
+        let id = givenID ?? ConversationReader.madeID(created: conversation["create_time"], first: transcript.first, mapping: mapping)
+        var made = ImportedConversation(
+            source: .chatgpt, sourceID: id, title: title, created: start!, settings: settings,
             messages: transcript, branches: branches)
+        made.notes = notes
+        return made
     }
 
     /// The message of a node, or nil when it holds nothing (an empty system message).
@@ -224,6 +239,7 @@ private struct ConversationReader {
         let metadata = message["metadata"] as? [String: Any] ?? [:]
         var body: String
         var attachments: [ImportedAttachment] = []
+        var unknown: [String] = []
         switch type {
         case "text":
             body = ConversationReader.strings(content["parts"]).joined(separator: "\n\n")
@@ -254,12 +270,9 @@ private struct ConversationReader {
                                     "the image \(pointer) is \(file), \(refused): vault reads no link or special file in an export")
                             }
                             texts.append("[image \(asset) is not in the export: \(found) is \(refused), which vault does not read]")
-                        } else if reader.missingImage == .note {
-                            texts.append("[image \(asset) is not in the export]")
                         } else {
-                            throw problem(
-                                place + ".content.parts[\(k)]",
-                                "the image \(pointer) is not in the export (no file named \(asset)…)")
+                            // Not in the export (an expired or never downloaded image): a placeholder.
+                            attachments.append(.missing(name: asset, kind: "image", pointer: pointer))
                         }
                     } else if let text = part["text"] as? String {
                         if !text.isEmpty { texts.append(text) }
@@ -270,10 +283,6 @@ private struct ConversationReader {
         case "code":
             let language = (content["language"] as? String).flatMap { $0 == "unknown" ? nil : $0 } ?? ""
             body = ExportFile.fenced(content["text"] as? String ?? "", info: language)
-            if let recipient = message["recipient"] as? String, recipient != "all", kind == nil {
-                kind = .toolCall
-                body = "Tool call: \(recipient)\n\n" + body
-            }
         case "execution_output":
             let tool = (author["name"] as? String).map { ": " + $0 } ?? ""
             body = "Tool result\(tool)\n\n" + ExportFile.fenced(content["text"] as? String ?? "")
@@ -296,7 +305,10 @@ private struct ConversationReader {
                 let summary = thought["summary"] as? String ?? ""
                 let text = thought["content"] as? String ?? ""
                 return summary.isEmpty ? text : "**\(summary)**\n\n\(text)"
-            }.joined(separator: "\n\n")
+            }.filter { !$0.isEmpty }.joined(separator: "\n\n")
+            // Some exports (and tools that rewrite them) give the thoughts as `parts`.
+            let parts = ConversationReader.strings(content["parts"])
+            if !parts.isEmpty { body = ([body] + parts).filter { !$0.isEmpty }.joined(separator: "\n\n") }
             kind = .thoughts
         case "reasoning_recap":
             body = content["content"] as? String ?? ""
@@ -305,8 +317,10 @@ private struct ConversationReader {
             body = [content["name"] as? String, content["text"] as? String].compactMap { $0 }.joined(separator: ": ")
             kind = .toolResult
         case "user_editable_context":
+            // The profile and instructions ChatGPT gives the model, never shown in the chat.
             body = [content["user_profile"] as? String, content["user_instructions"] as? String].compactMap { $0 }
                 .filter { !$0.isEmpty }.joined(separator: "\n\n")
+            kind = .hidden
         default:
             // A type never seen: its text when it has one, else it cannot be read.
             if let text = content["text"] as? String {
@@ -314,15 +328,33 @@ private struct ConversationReader {
             } else if let parts = content["parts"] as? [Any] {
                 body = ConversationReader.strings(parts).joined(separator: "\n\n")
             } else {
-                throw problem(place + ".content", "has the content type \"\(type)\", which vault does not know")
+                // Kept as its JSON, marked and counted: a newer export is never refused for it.
+                body = ExportFile.unknownBlock(type, content)
+                unknown.append(type)
             }
         }
         if body.isEmpty && attachments.isEmpty { return nil }
+        // Anything the model sends to a tool (`python`, `browser.search`, `dalle.text2im`, `bio`)
+        // rather than to the person is a tool call, whatever its content type.
+        if let recipient = message["recipient"] as? String, recipient != "all", kind == nil, role == .assistant {
+            kind = .toolCall
+            body = "Tool call: \(recipient)\n\n" + body
+        }
         if (metadata["is_visually_hidden_from_conversation"] as? Bool) == true { kind = .hidden }
         let model = (metadata["model_slug"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-        return ImportedMessage(
+        var made = ImportedMessage(
             sourceID: id, role: role, time: try time(message["create_time"], at: place + ".create_time"),
             model: role == .assistant ? model : nil, body: body, kind: kind, attachments: attachments)
+        made.unknownBlocks = unknown
+        return made
+    }
+
+    /// `chatgpt-` and 16 hex digits of SHA-256 of the conversation's `create_time` and its first
+    /// message's id and text (no message: its nodes' ids).
+    static func madeID(created: Any?, first: ImportedMessage?, mapping: [String: Any]) -> String {
+        let start = (created as? NSNumber).map { "\($0)" } ?? ""
+        let what = first.map { $0.sourceID + "\u{0}" + $0.body } ?? mapping.keys.sorted().joined(separator: ",")
+        return "chatgpt-" + ExportFile.shortHash(start + "\u{0}" + what)
     }
 
     static func strings(_ parts: Any?) -> [String] {

@@ -40,24 +40,67 @@ public struct ClaudeCodeReader: ImportReader {
         return [home + "/.claude/projects"]
     }
 
-    /// A `.jsonl` file whose first line is a Claude Code log line (it has a `sessionId`, or is
-    /// a `summary`), or a folder holding such files (or folders of them).
+    /// A `.jsonl` file with a Claude Code log line (one with a `sessionId`, or a `summary`) among
+    /// its first lines, or a folder holding such files (or folders of them). Empty files and
+    /// files of other lines only (`file-history-snapshot`, which Claude Code writes first) are
+    /// read past, and so are long lines (`looksLikeLog`).
     public static func recognizes(_ path: String) -> Bool {
-        guard ExportFile.isFolder(path) else { return path.hasSuffix(".jsonl") && ExportFile.head(path).map(isLog) ?? false }
+        guard ExportFile.isFolder(path) else {
+            return path.hasSuffix(".jsonl") && (try? ExportInput.openNamed(path)).map(looksLikeLog) ?? false
+        }
         guard let root = try? ExportDirectory(path) else { return false }
         func holdsLogs(_ folder: String, first count: Int) -> Bool {
             logNames(root.entries(in: folder)).filter { $0.entry == .file }.prefix(count).contains { log in
-                (try? root.open(folder.isEmpty ? log.name : folder + "/" + log.name)).map { isLog($0.prefix(65536)) } ?? false
+                (try? root.open(folder.isEmpty ? log.name : folder + "/" + log.name)).map(looksLikeLog) ?? false
             }
         }
-        if !logNames(root.entries()).isEmpty { return holdsLogs("", first: 3) }
-        return root.entries().filter { $0.entry == .folder }.prefix(20).contains { holdsLogs($0.name, first: 1) }
+        if !logNames(root.entries()).isEmpty { return holdsLogs("", first: 50) }
+        return root.entries().filter { $0.entry == .folder }.prefix(20).contains { holdsLogs($0.name, first: 20) }
     }
 
-    private static func isLog(_ head: [UInt8]) -> Bool {
-        let firstLine = head.split(separator: UInt8(ascii: "\n")).first { !$0.allSatisfy { $0 == 32 || $0 == 13 } }
-        guard let firstLine, let object = ExportFile.json(firstLine) as? [String: Any] else { return false }
-        return object["sessionId"] is String || (object["type"] as? String == "summary" && object["summary"] != nil)
+    /// Whether one of a log's first 200 lines (in its first 16 MiB) is a Claude Code line: a
+    /// JSON object with a `sessionId`, or a `summary`. A line longer than 64 KiB (a pasted file,
+    /// an 855 KB first prompt) is judged by its start: an object that names a `sessionId` there.
+    static func looksLikeLog(_ file: ExportFileHandle) -> Bool {
+        let held = 1 << 16
+        var line: [UInt8] = []
+        var cut = false
+        var lines = 0
+        var read = 0
+        var found = false
+        func judge() {
+            defer {
+                line.removeAll(keepingCapacity: true)
+                cut = false
+                lines += 1
+            }
+            if line.allSatisfy({ $0 == 32 || $0 == 13 || $0 == 9 }) { return }
+            if cut {
+                let start = String(decoding: line, as: UTF8.self)
+                found = start.drop { $0.isWhitespace }.hasPrefix("{") && start.contains("\"sessionId\":")
+            } else if let object = ExportFile.json(line) as? [String: Any] {
+                found = object["sessionId"] is String || (object["type"] as? String == "summary" && object["summary"] != nil)
+            }
+        }
+        try? file.forEachChunk(1 << 16) { chunk in
+            read += chunk.count
+            var start = 0
+            while start < chunk.count {
+                let end = chunk[start...].firstIndex(of: UInt8(ascii: "\n")) ?? chunk.count
+                let room = held - line.count
+                if room > 0 { line.append(contentsOf: chunk[start..<min(end, start + room)]) }
+                if end - start > room { cut = true }
+                start = end
+                if end < chunk.count {
+                    judge()
+                    start = end + 1
+                    if found || lines >= 200 { return false }
+                }
+            }
+            return read < 16 << 20
+        }
+        if !found && !line.isEmpty && lines < 200 { judge() }
+        return found
     }
 
     /// The entries that are logs by their names: `*.jsonl`, not hidden.
@@ -111,14 +154,33 @@ public struct ClaudeCodeReader: ImportReader {
         }
         let files = logs(in: relative)
         var ordered = files.filter { !($0 as NSString).lastPathComponent.hasPrefix("agent-") }
-        for file in ordered {
-            ordered += logs(in: (file as NSString).deletingPathExtension + "/subagents")
+        // Every `<session>/subagents/` folder, its session's log there or not (a deleted or empty
+        // one leaves its subagents), at any depth (`subagents/workflows/<run>/`).
+        for folder in root.entries(in: relative) where folder.entry == .folder {
+            ordered += Self.subagentLogs(root, (relative.isEmpty ? "" : relative + "/") + folder.name + "/subagents")
         }
         ordered += files.filter { ($0 as NSString).lastPathComponent.hasPrefix("agent-") }
         let opened = ordered.map { file in
             LogFile(name: root.displayName(file), open: { () throws(VaultError) in try root.open(file) })
         }
         try readProject(files: opened, folderName: folderName, since: since, sink: sink)
+    }
+
+    /// The logs below `folder` (none when it is not there), sorted, at most 16 folders deep; a
+    /// link or a special file there, whatever its name, is listed so that opening it names it
+    /// (`root.open` refuses it): nothing below `subagents/` is passed over without a word.
+    static func subagentLogs(_ root: ExportDirectory, _ folder: String, depth: Int = 0) -> [String] {
+        var out: [String] = []
+        for (name, entry) in root.entries(in: folder) where !name.hasPrefix(".") {
+            let path = folder + "/" + name
+            switch entry {
+            case .folder: if depth < 16 { out += subagentLogs(root, path, depth: depth + 1) }
+            case .file: if name.hasSuffix(".jsonl") { out.append(path) }
+            case .refused: out.append(path)
+            case .missing: break
+            }
+        }
+        return out
     }
 
     /// The sessions of `files`; a file the person `named` must be a log (a file found in a
@@ -175,6 +237,8 @@ public struct ClaudeCodeReader: ImportReader {
         var time: Timestamp?
         var sidechain: Bool
         var meta: Bool
+        /// A compaction summary (`isCompactSummary`): what Claude Code wrote of the session so far.
+        var compact: Bool
         var cwd: String?
         var object: [String: Any]
     }
@@ -193,7 +257,7 @@ public struct ClaudeCodeReader: ImportReader {
             let place = "line \(number)"
             // Each line a part: a line Claude Code was killed while writing is left out alone.
             try sink.part { () throws(VaultError) in
-                if let line = try self.line(raw, file: file.name, place: place) { lines.append(line) }
+                if let line = try self.line(raw, file: file.name, place: place, sink: sink) { lines.append(line) }
             }
         }
         func hold(_ piece: UnsafeBufferPointer<UInt8>.SubSequence) throws(VaultError) {
@@ -219,7 +283,7 @@ public struct ClaudeCodeReader: ImportReader {
     }
 
     /// One line's `LogLine`; nil for a line of a type not imported (counted in `skipped`).
-    private func line(_ raw: [UInt8], file: String, place: String) throws(VaultError) -> LogLine? {
+    private func line(_ raw: [UInt8], file: String, place: String, sink: ImportSink) throws(VaultError) -> LogLine? {
         _ = try ExportFile.text(raw, file: file, place: place)
         guard let value = ExportFile.json(raw) else {
             throw ExportFile.problem(file, at: place, "is not valid JSON")
@@ -230,13 +294,14 @@ public struct ClaudeCodeReader: ImportReader {
         let type = object["type"] as? String ?? "(no type)"
         guard Self.importedTypes.contains(type) else {
             skipped.add(type)
+            sink.skipped(type)
             return nil
         }
         return LogLine(
             type: type, uuid: object["uuid"] as? String, parentUUID: object["parentUuid"] as? String,
             sessionID: object["sessionId"] as? String, agentID: object["agentId"] as? String,
             time: ExportFile.time(object["timestamp"]), sidechain: ExportFile.flag(object["isSidechain"]),
-            meta: ExportFile.flag(object["isMeta"]) || ExportFile.flag(object["isCompactSummary"]),
+            meta: ExportFile.flag(object["isMeta"]), compact: ExportFile.flag(object["isCompactSummary"]),
             cwd: object["cwd"] as? String, object: object)
     }
 
@@ -245,13 +310,17 @@ public struct ClaudeCodeReader: ImportReader {
     private func conversation(_ sessionID: String, _ lines: [LogLine], folderName: String, seen: inout Set<String>)
         -> ImportedConversation?
     {
+        // A uuid twice in one session: a line that gives nothing (no `message`: written
+        // broken, or cut) gives way to the one that does, wherever it is.
+        let giving = Set(lines.filter(Self.gives).compactMap(\.uuid))
         let unique = lines.filter { line in
             guard let uuid = line.uuid else { return true }
+            if !Self.gives(line) && giving.contains(uuid) { return false }
             return seen.insert(uuid).inserted
         }
         var transcript = Transcript()
         for line in unique where !line.sidechain { transcript.add(line) }
-        guard !transcript.messages.isEmpty else { return nil }
+        guard !transcript.messages.isEmpty || unique.contains(where: \.sidechain) else { return nil }
 
         // Each subagent's run: by its agentId, else by the root its parentUuids lead to.
         let side = unique.filter(\.sidechain)
@@ -260,10 +329,16 @@ public struct ClaudeCodeReader: ImportReader {
         func root(_ line: LogLine) -> String {
             if let agent = line.agentID { return "agent:" + agent }
             var current = line.uuid ?? ""
-            var steps = 0
-            while let parent = parentOf[current], steps < side.count {
+            var path: [String] = [current]
+            var visited: Set<String> = [current]
+            while let parent = parentOf[current] {
+                guard visited.insert(parent).inserted else {
+                    // Parents in a cycle: its lines are one run, known by the least uuid in it.
+                    let start = path.firstIndex(of: parent) ?? 0
+                    return path[start...].min() ?? parent
+                }
+                path.append(parent)
                 current = parent
-                steps += 1
             }
             return current
         }
@@ -298,6 +373,11 @@ public struct ClaudeCodeReader: ImportReader {
             source: .claudeCode, sourceID: sessionID, title: title, created: created,
             settings: project.map { [("project", .string($0))] } ?? [], messages: transcript.messages,
             branches: branches)
+    }
+
+    /// Whether a line gives a message (or a title): one of a type read with its `message`.
+    private static func gives(_ line: LogLine) -> Bool {
+        line.type == "system" || line.type == "summary" || line.object["message"] is [String: Any]
     }
 
     /// Claude Code names a project's folder after its path with `/` (and `.`) made `-`:
@@ -361,9 +441,11 @@ public struct ClaudeCodeReader: ImportReader {
                     let body = "Tool call: \(name)\n\n" + ExportFile.fenced(ExportFile.prettyJSON(block["input"] ?? [:]), info: "json")
                     append(block["id"] as? String ?? "\(id):tool:\(n)", .assistant, line.time, model, body, .toolCall)
                 default:
-                    // Block types this reader does not know yet stay readable as their JSON.
-                    let body = ExportFile.fenced(ExportFile.prettyJSON(block), info: "json")
-                    join(body, id, line, model, nil)
+                    // Block types this reader does not know yet stay readable as their JSON, marked
+                    // and counted.
+                    let type = block["type"] as? String ?? "(no type)"
+                    join(ExportFile.unknownBlock(type, block), id, line, model, nil)
+                    if let at = joined[id] { messages[at].unknownBlocks.append(type) }
                 }
             }
         }
@@ -383,7 +465,7 @@ public struct ClaudeCodeReader: ImportReader {
 
         private mutating func addUser(_ line: LogLine, _ message: [String: Any]) {
             let id = line.uuid ?? "user:\(messages.count)"
-            let ownKind: ImportedMessage.Kind? = line.meta ? .hidden : nil
+            let ownKind: ImportedMessage.Kind? = line.compact ? .summary : line.meta ? .hidden : nil
             if let text = message["content"] as? String {
                 append(id, .user, line.time, nil, text, ownKind)
                 return
@@ -391,6 +473,7 @@ public struct ClaudeCodeReader: ImportReader {
             var texts: [String] = []
             var images: [ImportedAttachment] = []
             var results: [ImportedMessage] = []
+            var unknown: [String] = []
             for (n, block) in (message["content"] as? [[String: Any]] ?? []).enumerated() {
                 switch block["type"] as? String {
                 case "text": texts.append(block["text"] as? String ?? "")
@@ -403,11 +486,14 @@ public struct ClaudeCodeReader: ImportReader {
                             sourceID: resultID, role: .user, time: line.time, body: body, kind: kind ?? .toolResult,
                             attachments: attachments))
                 default:
-                    texts.append(ExportFile.fenced(ExportFile.prettyJSON(block), info: "json"))
+                    let type = block["type"] as? String ?? "(no type)"
+                    texts.append(ExportFile.unknownBlock(type, block))
+                    unknown.append(type)
                 }
             }
             if !texts.isEmpty || !images.isEmpty {
                 append(id, .user, line.time, nil, texts.joined(separator: "\n\n"), ownKind, images)
+                messages[messages.count - 1].unknownBlocks = unknown
             }
             messages += results
         }

@@ -161,14 +161,16 @@ private struct ClaudeConversationReader {
         default: throw problem(place + ".sender", "is \"\(sender)\", a sender vault does not know (human or assistant)")
         }
         let time = Self.time(message["created_at"])
-        var pieces: [(body: String, kind: ImportedMessage.Kind?, time: Timestamp?)] = []
+        var pieces: [(body: String, kind: ImportedMessage.Kind?, time: Timestamp?, unknown: [String])] = []
         var text: [String] = []
         var textTime: Timestamp?
+        var unknown: [String] = []
         func flushText() {
             let joined = text.joined(separator: "\n\n")
-            if !joined.isEmpty { pieces.append((joined, nil, textTime ?? time)) }
+            if !joined.isEmpty { pieces.append((joined, nil, textTime ?? time, unknown)) }
             text = []
             textTime = nil
+            unknown = []
         }
         let blocks = message["content"] as? [Any]
         if let blocks, !blocks.isEmpty {
@@ -183,45 +185,76 @@ private struct ClaudeConversationReader {
                     text.append(block["text"] as? String ?? "")
                 case "thinking":
                     flushText()
-                    pieces.append((block["thinking"] as? String ?? "", .thoughts, blockTime ?? time))
+                    pieces.append((block["thinking"] as? String ?? "", .thoughts, blockTime ?? time, []))
                 case "tool_use":
                     flushText()
                     let name = block["name"] as? String ?? "tool"
                     let input = ExportFile.prettyJSON(block["input"] ?? [String: Any]())
-                    pieces.append(("Tool call: \(name)\n\n" + ExportFile.fenced(input, info: "json"), .toolCall, blockTime ?? time))
+                    pieces.append(("Tool call: \(name)\n\n" + ExportFile.fenced(input, info: "json"), .toolCall, blockTime ?? time, []))
                 case "tool_result":
                     flushText()
                     let name = block["name"] as? String ?? "tool"
                     let output = Self.resultText(block["content"])
                     let error = (block["is_error"] as? Bool) == true ? " (error)" : ""
-                    pieces.append(("Tool result: \(name)\(error)\n\n" + ExportFile.fenced(output), .toolResult, blockTime ?? time))
+                    pieces.append(
+                        ("Tool result: \(name)\(error)\n\n" + ExportFile.fenced(output), .toolResult, blockTime ?? time, []))
                 default:
-                    guard let blockText = block["text"] as? String else {
-                        throw problem(place + ".content[\(k)]", "has the block type \"\(type)\", which vault does not know")
-                    }
+                    // A type newer than this reader (`token_budget`, `voice_note`): its text when
+                    // it has one, else the block as JSON, marked and counted; never a refusal.
                     if textTime == nil { textTime = blockTime }
-                    text.append(blockText)
+                    if let blockText = block["text"] as? String {
+                        text.append(blockText)
+                    } else {
+                        text.append(ExportFile.unknownBlock(type, block))
+                        unknown.append(type)
+                    }
                 }
             }
             flushText()
         } else if let plain = message["text"] as? String, !plain.isEmpty {
-            pieces.append((plain, nil, time))
+            pieces.append((plain, nil, time, []))
         }
         var attachments: [ImportedAttachment] = []
         for value in (message["attachments"] as? [Any]) ?? [] {
-            guard let attachment = value as? [String: Any], let content = attachment["extracted_content"] as? String else {
-                continue
+            guard let attachment = value as? [String: Any] else { continue }
+            let name = (attachment["file_name"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "attachment"
+            if let content = attachment["extracted_content"] as? String {
+                attachments.append(ImportedAttachment(name: Self.extractedName(name), bytes: Array(content.utf8)))
+            } else {
+                attachments.append(.missing(name: name, kind: "file", pointer: ""))
             }
-            let name = (attachment["file_name"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "attachment.txt"
-            attachments.append(ImportedAttachment(name: name, bytes: Array(content.utf8)))
         }
-        if pieces.isEmpty && !attachments.isEmpty { pieces.append(("", nil, time)) }
+        // `files` (and `files_v2`): the export names them and holds none of their bytes; the
+        // message keeps each name ("this whiteboard" still says which).
+        for key in ["files", "files_v2"] {
+            for value in (message[key] as? [Any]) ?? [] {
+                guard let file = value as? [String: Any], let name = file["file_name"] as? String, !name.isEmpty,
+                    !attachments.contains(where: { $0.name == name })
+                else { continue }
+                attachments.append(.missing(name: name, kind: "file", pointer: (file["file_uuid"] as? String) ?? ""))
+            }
+        }
+        if pieces.isEmpty && !attachments.isEmpty { pieces.append(("", nil, time, [])) }
         return pieces.enumerated().map { k, piece in
-            ImportedMessage(
+            var made = ImportedMessage(
                 sourceID: k == 0 ? uuid : "\(uuid).\(k)", role: piece.kind == .toolResult ? .assistant : role,
                 time: piece.time, body: piece.body, kind: piece.kind, attachments: k == 0 ? attachments : [])
+            made.unknownBlocks = piece.unknown
+            return made
         }
     }
+
+    /// The name of an attachment's extracted text: the text is plain, so a `.txt` follows a name
+    /// whose extension is a binary document's (`report.pdf` → `report.pdf.txt`); a text file's
+    /// name (`notes.txt`, `main.py`) stays.
+    static func extractedName(_ name: String) -> String {
+        binaryDocuments.contains((name as NSString).pathExtension.lowercased()) ? name + ".txt" : name
+    }
+
+    static let binaryDocuments: Set<String> = [
+        "pdf", "doc", "docx", "ppt", "pptx", "xls", "xlsx", "odt", "ods", "odp", "rtf", "epub", "pages", "key",
+        "numbers", "png", "jpg", "jpeg", "gif", "webp", "heic", "zip",
+    ]
 
     /// A tool result's text: a string, or its blocks' text (a search result's title and URL first).
     static func resultText(_ content: Any?) -> String {

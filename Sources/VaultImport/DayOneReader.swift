@@ -12,9 +12,10 @@ import VaultCore
 /// `![](<md5>.<type>)`, naming the attachment read from `photos/<md5>.<type>` for the photo
 /// `ID` of the entry's `photos`; every photo the entry lists is attached, referenced or not.
 ///
-/// A missing photo is an `ImportProblem` naming the entry and the file, not a placeholder: the
-/// issue's rule is that nothing is lost silently, and `--keep-going` lets the person import the
-/// rest. A zip is read in place (`ExportFolder`): its journals and the `photos/` beside them.
+/// A photo the export does not hold (never synced), or one the text refers to that the entry's
+/// `photos` do not list, is kept as a placeholder (`ImportedAttachment.missing`) where it was:
+/// the entry's text is all imported, and the report counts the photos. A photo that is a link
+/// or a special file is refused by name, never read. A zip is read in place (`ExportFolder`): its journals and the `photos/` beside them.
 ///
 ///     try DayOneReader().read(["~/Downloads/Journal"], since: nil) { item in … }
 public struct DayOneReader: ImportReader {
@@ -25,7 +26,9 @@ public struct DayOneReader: ImportReader {
     /// A Day One JSON file (`entries` with `creationDate`), a folder holding one, or a zip that
     /// names a `Journal.json` or a `photos/` folder beside JSON.
     public static func recognizes(_ path: String) -> Bool {
-        if ExportFile.isFolder(path) { return (try? ExportFolder(path)).map { !journals(in: $0).isEmpty } ?? false }
+        if ExportFile.isFolder(path) {
+            return (try? ExportFolder(path)).map { !journals(in: $0).isEmpty || !classicEntries(in: $0).isEmpty } ?? false
+        }
         guard let head = ExportFile.head(path) else { return false }
         if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             let names = String(decoding: head, as: UTF8.self)
@@ -51,13 +54,33 @@ public struct DayOneReader: ImportReader {
         }
     }
 
+    /// A Day One Classic journal's entries (`Journal.dayone/entries/<UUID>.doentry`, plists), as
+    /// Day One 1.x kept them and jrnl still writes them: in the folder or one folder down.
+    static func classicEntries(in export: ExportFolder) -> [String] {
+        guard !export.isSingleFile else { return [] }
+        return export.files.filter { file in
+            let parts = file.split(separator: "/")
+            return file.hasSuffix(".doentry") && parts.count >= 2 && parts.count <= 3 && parts[parts.count - 2] == "entries"
+        }
+    }
+
     public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
             // A folder, a zip (read in place) or one journal: its photos in `photos/` beside it,
             // each opened inside the export without following a link.
             let export = try ExportFolder(path, limits: sink.limits)
             let journals = export.isSingleFile ? [(path as NSString).lastPathComponent] : Self.journals(in: export)
-            if journals.isEmpty { throw ExportFile.problem(path, "holds no Day One journal (Journal.json)") }
+            let classic = Self.classicEntries(in: export)
+            if journals.isEmpty && classic.isEmpty {
+                throw ExportFile.problem(path, "holds no Day One journal (Journal.json, or a Day One Classic entries/ folder)")
+            }
+            for file in classic {
+                try sink.part { () throws(VaultError) in
+                    let read = try classicEntry(export, file)
+                    if let since, read.time < since { return }
+                    try sink.emit(.entry(read))
+                }
+            }
             for journal in journals {
                 let folder = (journal as NSString).deletingLastPathComponent
                 let photos = (folder.isEmpty ? "" : folder + "/") + "photos/"
@@ -126,6 +149,7 @@ public struct DayOneReader: ImportReader {
         // The photos, in the order the entry lists them; references made to name them.
         var attachments: [ImportedAttachment] = []
         var names: [String: String] = [:]
+        let scheme = "dayone-moment://"
         for (k, item) in (entry["photos"] as? [Any] ?? []).enumerated() {
             let photoPlace = "\(place).photos[\(k)]"
             guard let photo = item as? [String: Any], let identifier = photo["identifier"] as? String,
@@ -148,24 +172,27 @@ public struct DayOneReader: ImportReader {
                 let what = why.place.isEmpty ? "\(why.file) \(why.problem)" : why.description
                 throw ExportFile.problem(file, at: photoPlace, "the photo photos/\(name) is not read: \(what)")
             }
-            guard let data = read else {
-                throw ExportFile.problem(file, at: photoPlace, "the photo photos/\(name) is missing from the export")
-            }
             names[identifier] = name
-            attachments.append(ImportedAttachment(name: name, bytes: data))
+            // Not in the export (a photo never synced): a placeholder where it was, the text kept.
+            attachments.append(
+                read.map { ImportedAttachment(name: name, bytes: $0) }
+                    ?? .missing(name: name, kind: "photo", pointer: scheme + identifier))
         }
-        let scheme = "dayone-moment://"
         var rewritten = ""
         var rest = Substring(text)
         while let start = rest.range(of: "](" + scheme) {
             rewritten += rest[..<start.lowerBound] + "]("
             let after = rest[start.upperBound...]
             let identifier = after.prefix { $0 != ")" && !$0.isWhitespace }
-            guard let name = names[String(identifier)] else {
-                throw ExportFile.problem(
-                    file, at: place + ".text", "refers to the photo \(identifier), which the entry's photos do not list")
+            if let name = names[String(identifier)] {
+                rewritten += name
+            } else {
+                // A photo the entry's `photos` do not list: not in the export either.
+                rewritten += scheme + identifier
+                if !attachments.contains(where: { $0.name == identifier }) {
+                    attachments.append(.missing(name: String(identifier), kind: "photo", pointer: scheme + identifier))
+                }
             }
-            rewritten += name
             rest = after[identifier.endIndex...]
         }
         text = rewritten + rest
@@ -184,6 +211,46 @@ public struct DayOneReader: ImportReader {
         return ImportedEntry(
             source: .dayone, sourceID: uuid, title: title, time: time,
             tags: tags, starred: ExportFile.flag(entry["starred"]), body: body, attachments: attachments)
+    }
+
+    /// One `.doentry` plist of Day One Classic: `UUID`, `Creation Date` (UTC) in its `Time Zone`,
+    /// `Entry Text` (plain Markdown, nothing escaped), `Tags`, `Starred`; its photo, when there
+    /// is one, is `photos/<UUID>.jpg` beside `entries/`.
+    private func classicEntry(_ export: ExportFolder, _ file: String) throws(VaultError) -> ImportedEntry {
+        let name = export.displayName(file)
+        let bytes = try export.bytes(file, limit: UInt64(export.limits.maxItemSize))
+        guard let plist = try? PropertyListSerialization.propertyList(from: Data(bytes), format: nil),
+            let entry = plist as? [String: Any]
+        else { throw ExportFile.problem(name, "is not a Day One Classic entry (a property list with a dict)") }
+        guard let uuid = entry["UUID"] as? String, !uuid.isEmpty else { throw ExportFile.problem(name, "has no UUID") }
+        guard let created = entry["Creation Date"] as? Date else { throw ExportFile.problem(name, "has no Creation Date") }
+        var zone = TimeZone.gmt
+        if let zoneName = entry["Time Zone"] as? String {
+            guard let named = TimeZone(identifier: zoneName) else {
+                throw ExportFile.problem(name, at: "Time Zone", "\"\(zoneName)\" is not a time zone this computer knows")
+            }
+            zone = named
+        }
+        let time = Timestamp(date: created, timeZone: zone)
+        guard ExportFile.spellsFourDigitYear(time) else {
+            throw ExportFile.problem(name, at: "Creation Date", "is a time vault cannot hold in its zone (the years 0 to 9999 only)")
+        }
+        let text = entry["Entry Text"] as? String ?? ""
+        let lines = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+        let title = (lines.first ?? "").drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)
+        let body = lines.count > 1 ? String(lines[1]).trimmingCharacters(in: .newlines) : ""
+        var tags: [String] = []
+        for tag in entry["Tags"] as? [String] ?? [] where !tags.contains(tag) { tags.append(tag) }
+        // The photo is named by the entry's UUID (hex), so nothing from the plist reaches a path.
+        var attachments: [ImportedAttachment] = []
+        let folder = (file as NSString).deletingLastPathComponent
+        let photo = ((folder as NSString).deletingLastPathComponent as NSString).appendingPathComponent("photos/\(uuid).jpg")
+        if Self.isPhotoName(md5: uuid, type: "jpg"), export.contains(photo) {
+            attachments.append(ImportedAttachment(name: uuid + ".jpg", bytes: try export.bytes(photo)))
+        }
+        return ImportedEntry(
+            source: .dayone, sourceID: uuid, title: title, time: time, tags: tags,
+            starred: ExportFile.flag(entry["Starred"]), body: body, attachments: attachments)
     }
 
     /// Day One's Markdown with its backslash-escaped punctuation (`\.` `\!` `\(` `\\`) unescaped.

@@ -124,6 +124,13 @@ enum ExportFile {
         (0...9999).contains(time.localDate.year)
     }
 
+    /// A block of a type no reader knows, kept as text: a line naming its type, then its JSON in
+    /// a fenced block (`Unknown block: voice_note` …), so nothing of it is lost and a later
+    /// vault can read it. The reader adds `type` to the message's `unknownBlocks`.
+    static func unknownBlock(_ type: String, _ value: Any) -> String {
+        "Unknown block: \(type)\n\n" + fenced(prettyJSON(value), info: "json")
+    }
+
     /// Pretty JSON of a value (sorted keys, slashes unescaped), or its description.
     static func prettyJSON(_ value: Any) -> String {
         if value is String || value is NSNumber { return "\(value)" }

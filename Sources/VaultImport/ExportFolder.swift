@@ -153,8 +153,8 @@ func peekExport(_ path: String, names: (String) -> Bool, count: Int = 1 << 16) -
     return export.prefix(file, count: count)
 }
 
-/// Whether `bytes` (the start of a JSON file) is an array whose first element has `key`
-/// before `count` bytes: a key string seen at depth 2.
+/// Whether `bytes` (the start of a JSON file) is an array whose first element has `key`, or an
+/// object that has it: a key string seen at depth 2.
 func firstElementHasKey(_ bytes: [UInt8], _ key: String) -> Bool {
     let needle = Array("\"\(key)\"".utf8)
     var depth = 0
@@ -169,7 +169,8 @@ func firstElementHasKey(_ bytes: [UInt8], _ key: String) -> Bool {
                 i += 1
                 continue
             }
-            guard b == UInt8(ascii: "[") else { return false }
+            // One conversation as an object: as if in an array (depth 1), so its keys are at 2.
+            if b == UInt8(ascii: "{") { depth = 1 } else if b != UInt8(ascii: "[") { return false }
             started = true
         }
         if inString {

@@ -43,6 +43,9 @@ public struct ImportedConversation: Sendable {
     public var messages: [ImportedMessage]
     /// The abandoned branches.
     public var branches: [ImportedBranch]
+    /// What the person should know of how it was read (a time that was not a time, and what
+    /// was written instead), each naming its place; the report gives them as warnings.
+    public var notes: [String] = []
 
     public init(
         source: ImportSource, sourceID: String, title: String, created: Timestamp,
@@ -88,8 +91,12 @@ public struct ImportedMessage: Sendable {
     public var body: String
     /// What the message is when it is not plain conversation.
     public var kind: Kind?
-    /// Files the message carried (images, pasted files), copied into `attachments/`.
+    /// Files the message carried (images, pasted files), copied into `attachments/`; one the
+    /// export names but does not hold (`ImportedAttachment.missing`) leaves a placeholder.
     public var attachments: [ImportedAttachment]
+    /// The types of the blocks of this message that vault does not know, each kept in `body` as
+    /// its JSON (`ExportFile.unknownBlock`), so the report can count them.
+    public var unknownBlocks: [String] = []
 
     /// A message that is not plain conversation: kept, and marked, never shown as the conversation.
     public enum Kind: String, Sendable {
@@ -103,6 +110,8 @@ public struct ImportedMessage: Sendable {
         case hidden
         /// A subagent's message (Claude Code's sidechain lines).
         case sidechain
+        /// A summary the tool wrote of what came before (Claude Code's compaction summary).
+        case summary
     }
 
     public init(
@@ -126,10 +135,43 @@ public struct ImportedAttachment: Sendable {
     public var name: String
     /// Its bytes, read from the export (bounded by the largest attachment, not the export).
     public var bytes: [UInt8]
+    /// Set when the export names the file but does not hold it (an expired image, a photo never
+    /// synced, a file Claude's export lists by name only): nothing is stored, and the message
+    /// keeps a placeholder naming it (`placeholder`) where its link would be.
+    public var missing: Missing?
+
+    /// What is known of a file the export does not hold.
+    public struct Missing: Sendable, Equatable {
+        /// What it is, in a word the report counts by (`image`, `photo`, `file`).
+        public var kind: String
+        /// The export's own reference to it (`file-service://file-AbC`, `dayone-moment://ID`),
+        /// or "" when it gives none.
+        public var pointer: String
+
+        public init(kind: String, pointer: String) {
+            self.kind = kind
+            self.pointer = pointer
+        }
+    }
 
     public init(name: String, bytes: [UInt8]) {
         self.name = name
         self.bytes = bytes
+    }
+
+    /// A file the export names but does not hold.
+    public static func missing(name: String, kind: String, pointer: String) -> ImportedAttachment {
+        var attachment = ImportedAttachment(name: name, bytes: [])
+        attachment.missing = Missing(kind: kind, pointer: pointer)
+        return attachment
+    }
+
+    /// The line a missing file leaves in its message: `[photo 4f1e.jpeg is not in the export:
+    /// dayone-moment://P1]` (nil for a file that is there).
+    public var placeholder: String? {
+        guard let missing else { return nil }
+        let pointer = missing.pointer.isEmpty || missing.pointer == name ? "" : ": " + missing.pointer
+        return "[\(missing.kind) \(name) is not in the export\(pointer)]"
     }
 }
 
@@ -196,6 +238,7 @@ extension ImportReader {
 public struct ImportSink {
     private let emitItem: (ImportedItem) throws(VaultError) -> Void
     private let leftOut: ((ImportProblem) -> Void)?
+    private let skippedLine: ((String) -> Void)?
     /// The cap on what a reader holds whole (a conversation, a line, a file read whole).
     public let limits: ImportLimits
 
@@ -204,14 +247,21 @@ public struct ImportSink {
     ///   - leftOut: nil: a part not in the format stops the import; else it is told the problem
     ///     and reading goes on with the next part.
     ///   - limits: the cap readers hold what they read to (`Importing` gives the vault's).
+    ///   - skipped: told the type of each line a reader read and does not import by design (a
+    ///     Claude Code `file-history-snapshot`), so the report says what was there.
     public init(
         emit: @escaping (ImportedItem) throws(VaultError) -> Void, leftOut: ((ImportProblem) -> Void)? = nil,
-        limits: ImportLimits = ImportLimits()
+        limits: ImportLimits = ImportLimits(), skipped: ((String) -> Void)? = nil
     ) {
         self.emitItem = emit
         self.leftOut = leftOut
         self.limits = limits
+        self.skippedLine = skipped
     }
+
+    /// Tells the report that a line of `type` was read and is not imported (its type is not
+    /// a conversation's).
+    public func skipped(_ type: String) { skippedLine?(type) }
 
     public func emit(_ item: ImportedItem) throws(VaultError) { try emitItem(item) }
 

@@ -51,11 +51,23 @@ public struct Importing {
         public var entriesNew = 0
         public var entriesUnchanged = 0
         public var attachments = 0
+        /// Files the export names but does not hold, by kind (`photo`: 6): each left a
+        /// placeholder in its message or entry, whose text is all there.
+        public var missingFiles: [String: Int] = [:]
+        /// Blocks of types vault does not know, by type (`token_budget`: 2): each kept in its
+        /// message as its JSON.
+        public var unknownBlocks: [String: Int] = [:]
         /// Items older than `--since`, not imported.
         public var skippedOlder = 0
+        /// Lines read and not imported by design, by type (Claude Code's `file-history-snapshot`):
+        /// "nothing found" is said only when the export held nothing at all.
+        public var skippedLines: [String: Int] = [:]
         /// The parts of the export left out with `keepGoing` (a conversation, an entry, a file
         /// of a split export), each with its file, place and problem; empty: nothing was.
         public var leftOut: [String] = []
+        /// What the person should know of how the export was read (a time that was not a
+        /// time), each naming its place.
+        public var notes: [String] = []
         /// Whether a commit was made (false: nothing new, or a dry run).
         public var committed = false
         public var dryRun = false
@@ -82,7 +94,20 @@ public struct Importing {
                 parts.append("\(Merge.counted(messagesDiffering, "message", "messages")) \(verb) from the export (the vault's text kept)")
             }
             if attachments > 0 { parts.append(Merge.counted(attachments, "attachment", "attachments")) }
+            for (kind, n) in missingFiles.sorted(by: { $0.key < $1.key }) {
+                parts.append("\(Merge.counted(n, kind, kind + "s")) \(n == 1 ? "was" : "were") not in the export (a placeholder kept)")
+            }
+            if !unknownBlocks.isEmpty {
+                let n = unknownBlocks.values.reduce(0, +)
+                let types = unknownBlocks.keys.sorted().joined(separator: ", ")
+                parts.append("\(Merge.counted(n, "block", "blocks")) of a type vault does not know kept as JSON (\(types))")
+            }
             if skippedOlder > 0 { parts.append("\(skippedOlder) older than --since left out") }
+            if !skippedLines.isEmpty {
+                let n = skippedLines.values.reduce(0, +)
+                let types = skippedLines.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                parts.append("\(Merge.counted(n, "line", "lines")) of types vault does not import (\(types))")
+            }
             return parts.isEmpty ? "nothing found" : parts.joined(separator: "; ")
         }
     }
@@ -105,21 +130,25 @@ public struct Importing {
         for path in paths { _ = try ExportInput.kind(of: path) }
         let limits = ImportLimits(machineLimits.lowered(by: vault.config.limits))
         return try vault.change { change throws(VaultError) -> Report in
-            try change.commitHandEdits()
+            // The person's hand edits of the rooms this import appends to are committed first,
+            // as `edit:`, in `ImportPlan.commit`, once those rooms are known.
             var plan = try ImportPlan(vault: vault, source: reader.source, dryRun: dryRun)
             defer { plan.discard() }
             var read = 0
             var leftOut: [String] = []
+            var skippedLines: [String: Int] = [:]
             try withoutActuallyEscaping({ (item: ImportedItem) throws(VaultError) in
                 read += 1
                 if read % 100 == 0 { progress?(ProgressEvent("importing", done: read, of: nil, unit: "items")) }
                 try plan.take(item, since: since, report: &report)
             }) { take throws(VaultError) in
                 let sink = ImportSink(
-                    emit: take, leftOut: keepGoing ? { leftOut.append($0.description) } : nil, limits: limits)
+                    emit: take, leftOut: keepGoing ? { leftOut.append($0.description) } : nil, limits: limits,
+                    skipped: { skippedLines[$0, default: 0] += 1 })
                 try reader.read(paths, since: since, into: sink)
             }
             report.leftOut = leftOut
+            report.skippedLines = skippedLines
             progress?(ProgressEvent("importing", done: read, of: nil, unit: "items"))
             report.paths = plan.staged.map(\.path)
             guard !dryRun, !plan.staged.isEmpty else { return report }
@@ -243,27 +272,45 @@ struct ImportPlan {
                 report.skippedOlder += 1
                 return
             }
+            report.notes += conversation.notes
+            for message in conversation.messages + conversation.branches.flatMap(\.messages) {
+                ImportPlan.count(message.attachments, message.unknownBlocks, in: &report)
+            }
             try take(conversation, report: &report)
         case .entry(let entry):
             if let since, entry.time.date < since.date {
                 report.skippedOlder += 1
                 return
             }
+            ImportPlan.count(entry.attachments, [], in: &report)
             try take(entry, report: &report)
         }
+    }
+
+    /// What the export names and does not hold, and what vault does not know, counted for every
+    /// item read (imported now or before): the report says what the export is missing.
+    static func count(_ attachments: [ImportedAttachment], _ unknown: [String], in report: inout Importing.Report) {
+        for missing in attachments.compactMap(\.missing) { report.missingFiles[missing.kind, default: 0] += 1 }
+        for type in unknown { report.unknownBlocks[type, default: 0] += 1 }
     }
 
     // MARK: Conversations
 
     mutating func take(_ c: ImportedConversation, report: inout Importing.Report) throws(VaultError) {
+        let c = inVaultZone(c)
         // A conversation the source gave no title is titled by its first line of the person's
         // (else `Untitled`); the words are the vault's language (`ListingWords`).
         let words = ListingWords.of(vault.config.locale)
         let asked = c.messages.first { $0.role == .user && $0.kind == nil }.map { ExportFile.titleLine($0.body) } ?? ""
         let title = !c.title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? c.title : !asked.isEmpty ? asked : words.untitled
-        try takeRoom(
-            sourceID: c.sourceID, title: title, created: c.created, settings: c.settings, messages: c.messages,
-            conversation: c, branch: nil, report: &report)
+        // Branches without their transcript (a Claude Code session whose own log is gone, its
+        // subagents' logs left): only the branch rooms, known by the ids they would have beside
+        // it, so the transcript found later joins them instead of writing them twice.
+        if !c.messages.isEmpty || c.branches.isEmpty {
+            try takeRoom(
+                sourceID: c.sourceID, title: title, created: c.created, settings: c.settings, messages: c.messages,
+                conversation: c, branch: nil, report: &report)
+        }
         for (n, branch) in c.branches.enumerated() where !branch.messages.isEmpty {
             try takeRoom(
                 sourceID: c.sourceID + "/" + branch.messages[0].sourceID, title: "\(title) · \(words.branch(n + 2))",
@@ -336,13 +383,36 @@ struct ImportPlan {
         if let kind = m.kind { attributes.append(.init("kind", kind.rawValue)) }
         var body = m.body
         for attachment in m.attachments {
-            let link = try store(attachment, report: &report).markdown(from: "..")
+            var link: String
+            if let placeholder = attachment.placeholder {
+                link = placeholder
+            } else {
+                link = try store(attachment, report: &report).markdown(from: "..")
+            }
             body += (body.isEmpty || body.hasSuffix("\n") ? "" : "\n\n") + link
         }
         return MessageDraft(
             role: m.role, body: body, timestamp: time, attributes: attributes,
             displaySuffix: [m.model, m.kind.map { "(\($0.rawValue))" }].compactMap { $0 }.joined(separator: " "),
             id: ImportIdentity.messageID(source, conversation, m.sourceID))
+    }
+
+    /// A conversation's times in the vault's zone where the source gave UTC (ChatGPT's and
+    /// llm's epoch seconds, Claude's and Claude Code's `Z`): the room reads in the person's zone;
+    /// a time with another offset keeps it. The instant never changes.
+    func inVaultZone(_ c: ImportedConversation) -> ImportedConversation {
+        let zone = vault.config.timeZone
+        func local(_ t: Timestamp) -> Timestamp { t.utcOffsetSeconds == 0 ? Timestamp(date: t.date, timeZone: zone) : t }
+        func local(_ m: ImportedMessage) -> ImportedMessage {
+            var m = m
+            m.time = m.time.map(local)
+            return m
+        }
+        var c = c
+        c.created = local(c.created)
+        c.messages = c.messages.map(local)
+        for k in c.branches.indices { c.branches[k].messages = c.branches[k].messages.map(local) }
+        return c
     }
 
     /// A header attribute's value: no spaces, no `-->` (FORMAT.md, "Message headers").
@@ -383,6 +453,16 @@ struct ImportPlan {
         }
         var body = e.body
         for attachment in e.attachments {
+            if let placeholder = attachment.placeholder {
+                // Not in the export: the placeholder stands where the source referred to it.
+                let references = ["![](dayone-moment://\(attachment.name))", "![](\(attachment.name))"]
+                if let reference = references.first(where: body.contains) {
+                    body = body.replacingOccurrences(of: reference, with: placeholder)
+                } else {
+                    body += (body.isEmpty || body.hasSuffix("\n") ? "" : "\n\n") + placeholder
+                }
+                continue
+            }
             // An entry is two folders down; a reference the source left in the text (Day One's
             // `![](dayone-moment://ID)`, the attachment named by its ID) becomes the link.
             let stored = try store(attachment, report: &report)
@@ -473,6 +553,9 @@ struct ImportPlan {
     func commit(in change: Change, message: String) throws(VaultError) {
         let paths = staged.map(\.path)
         change.include(paths)
+        // What the person changed by hand in a room this import appends to is their commit
+        // (`edit: …`), before the import's own: the import's commit holds only what it wrote.
+        try change.commitHandEdits()
         change.willChange(paths)
         for path in Set(paths.map { FileIO.parent(of: vault.absolute($0)) }) { try FileIO.makeDirectory(path) }
         try FileIO.writeAll(paths.map(vault.absolute)) { i throws(VaultError) in

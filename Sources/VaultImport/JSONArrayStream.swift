@@ -120,6 +120,8 @@ public struct JSONArrayStream: Sendable {
         /// The element is a bare scalar (a number, `true`, …), ended by a delimiter.
         var scalar = false
         var sawNonASCII = false
+        /// The file is one object, not an array: it is element [0], and nothing follows it.
+        var single = false
 
         static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
 
@@ -137,8 +139,15 @@ public struct JSONArrayStream: Sendable {
                         i += 1
                         continue
                     }
+                    if b == UInt8(ascii: "{") {
+                        // One conversation as an object (browser exporters, single-conversation
+                        // files): read as an array of one, element [0].
+                        single = true
+                        startElement(at: base + i, scalar: false)
+                        continue
+                    }
                     guard b == UInt8(ascii: "[") else {
-                        throw stream.problem("", "is not a JSON array (it begins with \(Scanner.shown(b)))")
+                        throw stream.problem("", "is not a JSON array or object (it begins with \(Scanner.shown(b)))")
                     }
                     state = .beforeElement(first: true)
                     i += 1
@@ -157,14 +166,7 @@ public struct JSONArrayStream: Sendable {
                         throw stream.problem(
                             "byte \(base + i)", "is not valid JSON (\(Scanner.shown(b)) where an element should be)")
                     }
-                    state = .element
-                    element.removeAll(keepingCapacity: true)
-                    elementStart = base + i
-                    depth = 0
-                    inString = false
-                    escaped = false
-                    sawNonASCII = false
-                    scalar = !(b == UInt8(ascii: "{") || b == UInt8(ascii: "[") || b == UInt8(ascii: "\""))
+                    startElement(at: base + i, scalar: !(b == UInt8(ascii: "{") || b == UInt8(ascii: "[") || b == UInt8(ascii: "\"")))
                 case .element:
                     // The hot loop: runs over every byte of the export.
                     var j = i
@@ -212,7 +214,7 @@ public struct JSONArrayStream: Sendable {
                     }
                     if ended {
                         try emit(stream: stream, body)
-                        state = .afterElement
+                        state = single ? .done : .afterElement
                     }
                 case .afterElement:
                     let b = bytes[i]
@@ -229,11 +231,23 @@ public struct JSONArrayStream: Sendable {
                 case .done:
                     let b = bytes[i]
                     guard Scanner.isSpace(b) else {
-                        throw stream.problem("byte \(base + i)", "has more after the array's closing ]")
+                        throw stream.problem(
+                            "byte \(base + i)", single ? "has more after the object's closing }" : "has more after the array's closing ]")
                     }
                     i += 1
                 }
             }
+        }
+
+        mutating func startElement(at offset: Int, scalar: Bool) {
+            state = .element
+            element.removeAll(keepingCapacity: true)
+            elementStart = offset
+            depth = 0
+            inString = false
+            escaped = false
+            sawNonASCII = false
+            self.scalar = scalar
         }
 
         mutating func emit(stream: JSONArrayStream, _ body: (Int, Int, [UInt8]) throws(VaultError) -> Void)
@@ -249,7 +263,7 @@ public struct JSONArrayStream: Sendable {
         mutating func finish(at end: Int, stream: JSONArrayStream) throws(VaultError) {
             switch state {
             case .start:
-                throw stream.problem("", "is empty, not a JSON array")
+                throw stream.problem("", "is empty, not a JSON array or object")
             case .element where scalar:
                 // A bare scalar the file ends right after: still no `]`.
                 throw stream.problem("[\(index)]", "is cut short: the file ends at byte \(end) before the array's ]")

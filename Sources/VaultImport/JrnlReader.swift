@@ -21,9 +21,14 @@ public struct JrnlReader: ImportReader {
     public var source: ImportSource { .jrnl }
     /// The zone jrnl's times are read in.
     public var timeZone: TimeZone
+    /// The journal's `timeformat` (jrnl's configuration: `%d.%m.%Y %H:%M` writes
+    /// `[09.06.2013 15:39]`), when it is not jrnl's default; nil: `%Y-%m-%d %H:%M`, with or
+    /// without seconds and AM/PM.
+    public var dateFormat: String?
 
-    public init(timeZone: TimeZone = .current) {
+    public init(timeZone: TimeZone = .current, dateFormat: String? = nil) {
         self.timeZone = timeZone
+        self.dateFormat = dateFormat
     }
 
     /// A file whose first line with text is a jrnl entry's date line, a jrnl JSON export
@@ -37,14 +42,16 @@ public struct JrnlReader: ImportReader {
             head = ExportFile.head(path)
         }
         guard let head else { return false }
+        // An encrypted journal is told as one, so the import says so instead of "unknown".
+        if Self.encryption(head) != nil { return true }
         let text = String(decoding: head, as: UTF8.self)
         let start = text.drop { $0.isWhitespace }
         if start.hasPrefix("{") {
             return text.contains("\"entries\"") && text.contains("\"time\"") && text.contains("\"starred\"")
                 && !text.contains("\"creationDate\"")
         }
-        let firstLine = start.prefix { !$0.isNewline }
-        return DateLine(String(firstLine)) != nil
+        let firstLine = String(start.prefix { !$0.isNewline })
+        return DateLine(firstLine) != nil || DateLine(firstLine, format: TimeFormat.jrnl1, bracketed: false) != nil
     }
 
     public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
@@ -65,13 +72,47 @@ public struct JrnlReader: ImportReader {
         }
     }
 
-    /// A folder journal's day files (their paths in it, links among them too), in order.
+    /// A folder journal's day files, `YYYY/MM/DD.txt` as jrnl writes and reads them (their
+    /// paths in it, links among them too), in order; jrnl passes over any other file
+    /// (`should-be-ignored.txt`, notes beside the years), and so does vault.
     static func textFiles(in folder: ExportDirectory) -> [String] {
-        folder.files().map(\.path).filter { $0.hasSuffix(".txt") }
+        folder.files().map(\.path).filter(isDayFile)
+    }
+
+    static func isDayFile(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[parts.count - 1].hasSuffix(".txt") else { return false }
+        let (year, month, day) = (parts[parts.count - 3], parts[parts.count - 2], parts[parts.count - 1].dropLast(4))
+        let digits = { (s: Substring, n: Int) in s.count == n && s.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }
+        return digits(year, 4) && digits(month, 2) && digits(day, 2)
+    }
+
+    /// jrnl's encryption of a journal, by its first bytes: `v3` (`JRNLv3`, a header with its
+    /// salt), `v2` (a Fernet token, `gAAAAA`); nil for a journal in plain text.
+    static func encryption(_ head: [UInt8]) -> String? {
+        if head.starts(with: Array("JRNLv3".utf8)) { return "v3" }
+        if head.starts(with: Array("gAAAAA".utf8)) { return "v2" }
+        return nil
+    }
+
+    /// The problem of an encrypted journal: what it is and how to give vault its text.
+    static func encrypted(_ file: String, _ version: String) -> VaultError {
+        ExportFile.problem(
+            file,
+            "is an encrypted jrnl journal (\(version)); vault reads journals in plain text only: export it with "
+                + "`jrnl --format json --file journal.json` (jrnl asks for its password) and import journal.json")
     }
 
     /// The entries of one file's bytes, plain text or JSON (`file` names it in problems).
     func entries(of bytes: [UInt8], file: String) throws(VaultError) -> [ImportedEntry] {
+        if let version = Self.encryption(Array(bytes.prefix(8))) { throw Self.encrypted(file, version) }
+        // jrnl 1.x encrypted with AES: bytes from the first, no text at all.
+        if let bad = ExportFile.firstInvalidUTF8(bytes.prefix(64).prefix { $0 != 10 }), bad < 32 {
+            throw ExportFile.problem(
+                file,
+                "is not text (byte \(bad) is not UTF-8): if it is a journal encrypted by jrnl 1.x, decrypt it with jrnl "
+                    + "(`jrnl --decrypt`) or export it (`jrnl --format json --file journal.json`) and import that")
+        }
         let first = bytes.first { ![32, 9, 10, 13].contains($0) }
         if first == UInt8(ascii: "{") { return try jsonEntries(bytes, file: file) }
         return try plainEntries(bytes, file: file)
@@ -88,11 +129,35 @@ public struct JrnlReader: ImportReader {
         /// What follows `] `.
         var rest: Substring
 
+        /// A date line written with `format`: `[<date>] rest`, or (`bracketed` false: jrnl 1.x)
+        /// `<date> rest`.
+        init?(_ line: String, format: TimeFormat, bracketed: Bool) {
+            var text = Substring(line)
+            if bracketed {
+                guard text.hasPrefix("["), let close = text.firstIndex(of: "]") else { return nil }
+                guard let read = format.read(text[text.index(after: text.startIndex)..<close]), read.rest.isEmpty else {
+                    return nil
+                }
+                (day, hour, minute, second) = (read.day, read.hour, read.minute, read.second)
+                text = text[text.index(after: close)...]
+            } else {
+                guard let read = format.read(text), read.rest.isEmpty || read.rest.hasPrefix(" ") else { return nil }
+                (day, hour, minute, second) = (read.day, read.hour, read.minute, read.second)
+                text = read.rest
+            }
+            if text.hasPrefix(" ") { text = text.dropFirst() }
+            rest = text
+        }
+
         init?(_ line: String) {
             guard line.hasPrefix("["), let close = line.firstIndex(of: "]") else { return nil }
             let inside = line[line.index(after: line.startIndex)..<close]
             let parts = inside.split(separator: " ")
-            guard parts.count == 2 || parts.count == 3, let day = LocalDate(iso: parts[0]) else { return nil }
+            // `[2019-07 14:23]`: a month without its day, which jrnl reads as the month's first.
+            let monthOnly = parts.first.map { $0.count == 7 && $0.dropFirst(4).first == "-" } == true
+            guard parts.count == 2 || parts.count == 3,
+                let day = LocalDate(iso: monthOnly ? parts[0] + "-01" : parts[0])
+            else { return nil }
             let clock = parts[1].split(separator: ":", omittingEmptySubsequences: false)
             guard clock.count == 2 || clock.count == 3,
                 clock.allSatisfy({ !$0.isEmpty && $0.count <= 2 && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
@@ -120,6 +185,25 @@ public struct JrnlReader: ImportReader {
         var out: [ImportedEntry] = []
         var current: (date: DateLine, starred: Bool, lines: [String], line: Int)?
         var number = 0
+        // The file's first entry says how its dates are written: in brackets (jrnl 2 and
+        // later), or bare, as jrnl 1.x wrote them (`2010-06-10 15:00 Title`).
+        var bare: Bool?
+        let format = dateFormat.map(TimeFormat.init)
+        func dateLine(_ line: String) -> DateLine? {
+            if bare != true {
+                // The journal's format first; jrnl's own default (what it writes unless told
+                // otherwise) too, as jrnl reads both.
+                if let read = format.flatMap({ DateLine(line, format: $0, bracketed: true) }) ?? DateLine(line) {
+                    bare = false
+                    return read
+                }
+            }
+            if bare != false, let read = DateLine(line, format: format ?? TimeFormat.jrnl1, bracketed: false) {
+                bare = true
+                return read
+            }
+            return nil
+        }
         func finish() throws(VaultError) {
             guard let entry = current else { return }
             let time = try localTime(entry.date.day, entry.date.hour, entry.date.minute, entry.date.second) { text in
@@ -131,7 +215,7 @@ public struct JrnlReader: ImportReader {
             number += 1
             var line = try ExportFile.text(raw, file: file, place: "line \(number)")
             if line.hasSuffix("\r") { line.removeLast() }
-            if let date = DateLine(line) {
+            if let date = dateLine(line) {
                 try finish()
                 var starred = false
                 var rest = date.rest
@@ -151,7 +235,9 @@ public struct JrnlReader: ImportReader {
                 current?.lines.append(line)
             } else if !line.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw ExportFile.problem(
-                    file, at: "line \(number)", "is not a jrnl entry (an entry begins with a line like \"[2024-05-01 09:30] Title\")")
+                    file, at: "line \(number)",
+                    "is not a jrnl entry (an entry begins with a line like \"[2024-05-01 09:30] Title\"; for dates written "
+                        + "otherwise, give jrnl's timeformat: --date-format '%d.%m.%Y %H:%M')")
             }
         }
         try finish()
@@ -196,7 +282,8 @@ public struct JrnlReader: ImportReader {
     }
 
     /// The words of `text` that begin with `@` or `#` and follow a space or a line's start,
-    /// without the symbol, each once (the first spelling kept).
+    /// without the symbol, each once (the first spelling kept); a word of symbols only (a
+    /// Markdown heading's `#`, `##`) is none.
     static func tags(in text: String) -> [String] {
         var out: [String] = []
         var seen: Set<String> = []
@@ -210,7 +297,10 @@ public struct JrnlReader: ImportReader {
                     j = text.index(after: j)
                 }
                 let tag = String(text[text.index(after: i)..<j])
-                if !tag.isEmpty, seen.insert(tag.lowercased()).inserted { out.append(tag) }
+                // A Markdown heading's `##` is no tag: a tag has a letter or a digit.
+                if tag.contains(where: { $0.isLetter || $0.isNumber }), seen.insert(tag.lowercased()).inserted {
+                    out.append(tag)
+                }
                 previous = " "
                 i = j
                 continue
@@ -242,6 +332,96 @@ public struct JrnlReader: ImportReader {
             throw problem("is a time vault cannot hold in \(timeZone.identifier) (the years 0 to 9999 only)")
         }
         return time
+    }
+
+    // MARK: Date formats
+
+    /// A strftime-style `timeformat` as jrnl's configuration holds it, read from a date line:
+    /// `%Y %y %m %d %H %I %M %S %p %b %B`, and `%F` (`%Y-%m-%d`), `%T` (`%H:%M:%S`), `%R`
+    /// (`%H:%M`), `%r` (`%I:%M:%S %p`), `%%`; any other character is itself.
+    struct TimeFormat {
+        /// jrnl 1.x's default: `2010-06-10 15:00`.
+        static let jrnl1 = TimeFormat("%Y-%m-%d %H:%M")
+
+        enum Piece: Equatable {
+            case literal(Character)
+            case field(Character)
+        }
+        let pieces: [Piece]
+
+        init(_ format: String) {
+            let expanded = format.replacingOccurrences(of: "%F", with: "%Y-%m-%d").replacingOccurrences(of: "%T", with: "%H:%M:%S")
+                .replacingOccurrences(of: "%R", with: "%H:%M").replacingOccurrences(of: "%r", with: "%I:%M:%S %p")
+            var pieces: [Piece] = []
+            var percent = false
+            for c in expanded {
+                if percent {
+                    pieces.append(c == "%" ? .literal("%") : .field(c))
+                    percent = false
+                } else if c == "%" {
+                    percent = true
+                } else {
+                    pieces.append(.literal(c))
+                }
+            }
+            self.pieces = pieces
+        }
+
+        static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+        /// The date and time at the start of `text`, and what follows; nil when it is not one.
+        func read(_ text: Substring) -> (day: LocalDate, hour: Int, minute: Int, second: Int, rest: Substring)? {
+            var i = text.startIndex
+            var (year, month, day, hour, minute, second) = (-1, -1, -1, 0, 0, 0)
+            var half: Bool?
+            func number(_ most: Int) -> Int? {
+                var j = i
+                var n = 0
+                while j < text.endIndex, text.distance(from: i, to: j) < most, let d = text[j].wholeNumberValue, text[j].isASCII {
+                    n = n * 10 + d
+                    j = text.index(after: j)
+                }
+                guard j > i else { return nil }
+                i = j
+                return n
+            }
+            for piece in pieces {
+                switch piece {
+                case .literal(let c):
+                    guard i < text.endIndex, text[i] == c else { return nil }
+                    i = text.index(after: i)
+                case .field(let f):
+                    switch f {
+                    case "Y": guard let n = number(4) else { return nil }; year = n
+                    case "y": guard let n = number(2) else { return nil }; year = 2000 + n
+                    case "m": guard let n = number(2) else { return nil }; month = n
+                    case "d": guard let n = number(2) else { return nil }; day = n
+                    case "H", "I": guard let n = number(2) else { return nil }; hour = n
+                    case "M": guard let n = number(2) else { return nil }; minute = n
+                    case "S": guard let n = number(2) else { return nil }; second = n
+                    case "p":
+                        let word = text[i...].prefix(2).uppercased()
+                        guard word == "AM" || word == "PM" else { return nil }
+                        half = word == "PM"
+                        i = text.index(i, offsetBy: 2)
+                    case "b", "B":
+                        let letters = text[i...].prefix { $0.isLetter }
+                        guard let k = Self.months.firstIndex(where: { letters.lowercased().hasPrefix($0) }) else { return nil }
+                        month = k + 1
+                        i = letters.endIndex
+                    default: return nil
+                    }
+                }
+            }
+            if let half {
+                guard (1...12).contains(hour) else { return nil }
+                hour = hour % 12 + (half ? 12 : 0)
+            }
+            guard year >= 0, (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60,
+                let date = LocalDate(iso: String(format: "%04d-%02d-%02d", year, month, day))
+            else { return nil }
+            return (date, hour, minute, second, text[i...])
+        }
     }
 
     // MARK: JSON export

@@ -49,7 +49,8 @@ enum ItemReading {
                 }
                 let messages = page.messages.map { m -> JSONValue in
                     [
-                        "id": .string(m.id), "role": .string(m.role.rawValue), "time": .string(m.timestamp.text),
+                        "id": .string(m.id), "role": .string(m.role.rawValue), "kind": .optional(m.kind),
+                        "time": .string(m.timestamp.text),
                         "author": .optional(m.author?.name), "status": .optional(m.status),
                         "conflict": versions[m.id].map { v -> JSONValue in
                             ["version": .int(v.version), "other_version": .string(v.other)]
@@ -137,6 +138,7 @@ enum SearchTool {
                 if let m = hit.message {
                     h["message_id"] = .string(m.id)
                     h["role"] = .string(m.role.rawValue)
+                    if let kind = m.kind { h["message_kind"] = .string(kind) }
                     h["time"] = .string(m.timestamp.text)
                     if let author = m.author { h["author"] = .string(author.name) }
                 }

@@ -70,7 +70,8 @@ enum VaultTools {
     static let read = Tool(
         name: "read", title: "Read a room or diary entry",
         description: """
-            Read a room's messages (each with its id, role, author, time and text) or a diary entry (its date, title, \
+            Read a room's messages (each with its id, role, kind, author, time and text; `kind` is set for what is not \
+            the conversation itself: thoughts, tool-call, tool-result, hidden, sidechain, summary) or a diary entry (its date, title, \
             tags and text). Rooms are paged by messages: `offset` 0 is the first message, a negative `offset` counts \
             from the end (-20: the last twenty). What is on disk now is what you get, hand edits included.
             """,
@@ -93,14 +94,16 @@ enum VaultTools {
         description: """
             Find text in rooms and diary entries with `vault search`'s engine: literal text (ignoring case unless it has \
             an upper-case letter) or a regular expression, compared in Unicode NFC. Each hit gives the item's path and \
-            title, the line, the message's id, role and time, and the line's text. A file saved by hand a moment \
+            title, the line, the message's id, role, kind (`message_kind`, when it has one) and time, and the line's text. A file saved by hand a moment \
             ago is searched as it is now.
             """,
         properties: [
             "query": property("string", "The text to find (or with regex, an ICU regular expression)."),
             "room": property("string", "Only this room (slug, title or path)."),
             "kind": property("string", "Only rooms or only diary entries.", extra: ["enum": ["rooms", "diary"]]),
-            "role": property("string", "Only messages of this role.", extra: ["enum": ["user", "assistant", "system"]]),
+            "role": property(
+                "string", "Only messages of this role and no kind (a tool's output, thoughts or a summary are neither user nor assistant).",
+                extra: ["enum": ["user", "assistant", "system"]]),
             "author": property("string", "Only messages whose author is this person or app (any case)."),
             "since": property("string", "Only hits on or after this day (2026-11-21, yesterday, -7)."),
             "until": property("string", "Only hits on or before this day."),

@@ -423,17 +423,19 @@ struct Scanner: Sendable {
             if e > s && p[e - 1] == 0x0D { e -= 1 }
             let line = UnsafeBufferPointer(start: p + s, count: e - s)
             if let (role, timestamp, id) = MessageHeader.essentials(line: line) {
-                // The author is read only from a header that has one (shared rooms).
-                let author = Scanner.holdsAuthor(line) ? MessageHeader.parse(line: line)?.author : nil
-                state.header = SearchMessage(role: role, timestamp: timestamp, id: id, author: author)
+                // The author and the kind are read only from a header that has one (shared rooms,
+                // imported conversations).
+                let parsed = Scanner.holds(" author=", line) || Scanner.holds(" kind=", line) ? MessageHeader.parse(line: line) : nil
+                state.header = SearchMessage(
+                    role: role, timestamp: timestamp, id: id, author: parsed?.author, kind: parsed?.attribute("kind"))
                 return
             }
         }
     }
 
-    /// Whether a header line holds ` author=`.
-    static func holdsAuthor(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        let key = Array(" author=".utf8)
+    /// Whether a header line holds `key` (` author=`, ` kind=`).
+    static func holds(_ key: String, _ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        let key = Array(key.utf8)
         guard line.count >= key.count else { return false }
         for i in 0...(line.count - key.count) where line[i] == 0x20 {
             var k = 1

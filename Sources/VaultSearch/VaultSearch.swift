@@ -28,12 +28,16 @@ public struct SearchMessage: Sendable, Hashable {
     public var id: String
     /// The header's `author=`, when it names someone (a shared room).
     public var author: Author?
+    /// The header's `kind=` (`tool-result`, `thoughts`, …; `Message.kind`): such a message is
+    /// matched by no role filter.
+    public var kind: String?
 
-    public init(role: Role, timestamp: Timestamp, id: String, author: Author? = nil) {
+    public init(role: Role, timestamp: Timestamp, id: String, author: Author? = nil, kind: String? = nil) {
         self.role = role
         self.timestamp = timestamp
         self.id = id
         self.author = author
+        self.kind = kind
     }
 }
 
@@ -318,7 +322,8 @@ public struct VaultSearch: Sendable {
         if query.role != nil || query.author != nil || query.since != nil || query.until != nil {
             let author = query.author.map(SearchQuery.authorKey)
             hits.removeAll { hit in
-                if let role = query.role, hit.message?.role != role { return true }
+                // A message with a kind (a tool's output, thoughts) is neither the person's nor the reply.
+                if let role = query.role, hit.message?.role != role || hit.message?.kind != nil { return true }
                 if let author, hit.message?.author.map({ SearchQuery.authorKey($0.name) }) != author { return true }
                 guard query.since != nil || query.until != nil else { return false }
                 guard

@@ -44,6 +44,31 @@ import Glibc
         return folder.path + "/" + path
     }
 
+    /// jrnl's dates written with another `timeformat` (issue #37): `--date-format`, else the
+    /// `timeformat` of jrnl's own configuration; refused, saying so, with neither.
+    @Test func jrnlDatesAreReadWithDateFormatOrJrnlsConfig() throws {
+        let journals = TemporaryDirectory("jrnl-le")
+        try journals.write("le.txt", "[09.06.2013 15:39] Little-endian. Body\n")
+        let path = journals.path + "/le.txt"
+        let noConfig = ["XDG_CONFIG_HOME": journals.path + "/none"]
+        let vault = try freshVault(locale: "en_US", timeZone: "UTC")
+        let refused = try runVault(["import", "jrnl", path], in: vault.path, environment: noConfig)
+        #expect(refused.status != 0 && refused.stderr.contains("--date-format '%d.%m.%Y %H:%M'"), "\(refused.stderr)")
+        let given = try runVault(["import", "jrnl", path, "--date-format", "%d.%m.%Y %H:%M"], in: vault.path, environment: noConfig)
+        expectSuccess(given)
+        #expect(given.stdout == "Imported jrnl: 1 entry new, 0 unchanged.\n", "\(given.stdout)")
+        #expect(FileManager.default.fileExists(atPath: vault.path + "/diary/2013/2013-06-09-little-endian.md"))
+
+        try journals.write("config/jrnl/jrnl.yaml", "journals:\n  default: \(path)\ntimeformat: '%d.%m.%Y %H:%M'\n")
+        let other = try freshVault(locale: "en_US", timeZone: "UTC")
+        let fromConfig = try runVault(["import", "jrnl", path], in: other.path, environment: ["XDG_CONFIG_HOME": journals.path + "/config"])
+        expectSuccess(fromConfig)
+        #expect(fromConfig.stdout == "Imported jrnl: 1 entry new, 0 unchanged.\n", "\(fromConfig.stdout)")
+
+        let wrong = try runVault(["import", "claude-code", path, "--date-format", "%d"], in: other.path)
+        #expect(wrong.status == 64 && wrong.stderr.contains("--date-format is for jrnl journals only"), "\(wrong.stderr)")
+    }
+
     @Test func aClaudeCodeSessionIsImportedOnceAndGrowsWithItsLog() throws {
         let vault = try freshVault(locale: "ko_KR", timeZone: "Asia/Seoul")
         let logs = TemporaryDirectory("claude-logs")

@@ -151,14 +151,15 @@ enum ChatGPTFixture {
         #expect(try readAll(ChatGPTReader(), [folder.path], since: since).map(\.sourceID) == ["conv-short"])
     }
 
-    @Test func aMissingImageIsAProblemOrANote() throws {
+    @Test func aMissingImageIsAPlaceholderWithTheMessagesText() throws {
         let folder = try ChatGPTFixture.folder(withImage: false)
-        #expect(
-            importProblem(in: folder.path) { () throws(VaultError) in _ = try readAll(ChatGPTReader(), [folder.path]) }
-                == "EXPORT/conversations.json, at [0].mapping.h1.message.content.parts[0]: the image file-service://file-ABC123 is not in the export (no file named file-ABC123…)"
-        )
-        let noted = try readAll(ChatGPTReader(missingImage: .note), [folder.path])
-        #expect(lines(noted[0].messages)[7] == "h1 user 2023-11-14T22:13:31+00:00: [image file-ABC123 is not in the export]\n\nThis one?")
+        for reader in [ChatGPTReader(), ChatGPTReader(missingImage: .note)] {
+            let read = try readAll(reader, [folder.path])
+            #expect(lines(read[0].messages)[7]
+                == "h1 user 2023-11-14T22:13:31+00:00: This one? [image file-ABC123 missing file-service://file-ABC123]")
+            #expect(read[0].messages[7].attachments[0].placeholder
+                == "[image file-ABC123 is not in the export: file-service://file-ABC123]")
+        }
     }
 
     @Test func recognizesByContent() throws {
@@ -187,11 +188,10 @@ enum ChatGPTFixture {
         #expect(cutProblem == "EXPORT/conversations.json, at [1]: is cut short: the file ends at byte \(cut.utf8.count) inside this element")
         #expect(try problem("[{\"title\": \"x\", \"id\": \"c\", \"messages\": []}]")
             == "EXPORT/conversations.json, at [0]: has no mapping: this is not a ChatGPT conversation vault knows")
-        let hologram = #"{"content_type": "hologram", "depth": 3}"#
-        let unknown = """
-            [{"title": "x", "id": "c", "current_node": "n", "mapping": {\(ChatGPTFixture.node("n", parent: nil, children: [], role: "assistant", content: hologram))}}]
+        let noContent = """
+            [{"title": "x", "id": "c", "current_node": "n", "mapping": {"n": {"id": "n", "message": {"id": "n", "author": {"role": "user"}}, "parent": null, "children": []}}}]
             """
-        #expect(try problem(unknown) == "EXPORT/conversations.json, at [0].mapping.n.message.content: has the content type \"hologram\", which vault does not know")
+        #expect(try problem(noContent) == "EXPORT/conversations.json, at [0].mapping.n.message: has no content")
         let role = """
             [{"title": "x", "id": "c", "mapping": {\(ChatGPTFixture.node("n", parent: nil, children: [], role: "critic", content: ChatGPTFixture.text("hm")))}}]
             """
@@ -217,9 +217,8 @@ enum ChatGPTFixture {
 
     @Test func leavingOutABrokenConversationReadsTheOnesAfterIt() throws {
         let folder = TemporaryDirectory("vault-chatgpt")
-        let hologram = #"{"content_type": "hologram", "depth": 3}"#
         let broken = """
-            {"title": "x", "id": "c", "current_node": "n", "mapping": {\(ChatGPTFixture.node("n", parent: nil, children: [], role: "assistant", content: hologram))}}
+            {"title": "x", "id": "c", "current_node": "n", "mapping": {\(ChatGPTFixture.node("n", parent: nil, children: [], role: "critic", content: ChatGPTFixture.text("hm")))}}
             """
         try folder.write("conversations.json", "[\(ChatGPTFixture.busan),\n\(broken),\n{\"title\": \"cut\" \"x\"},\n\(ChatGPTFixture.short)]")
         try folder.write("file-ABC123.png", ChatGPTFixture.image)
@@ -232,7 +231,7 @@ enum ChatGPTFixture {
                 leftOut: { leftOut.append($0.description.replacingOccurrences(of: folder.path, with: "EXPORT")) }))
         #expect(read.count == 2, "\(read)")
         #expect(leftOut.count == 2, "\(leftOut)")
-        #expect(leftOut.first == "EXPORT/conversations.json, at [1].mapping.n.message.content: has the content type \"hologram\", which vault does not know")
+        #expect(leftOut.first == "EXPORT/conversations.json, at [1].mapping.n.message.author.role: is \"critic\", a role vault does not know")
         #expect(leftOut.last?.hasPrefix("EXPORT/conversations.json, at [2]: is not valid JSON (the element at byte ") == true)
         // Without a leftOut handler the first broken part stops the reading.
         #expect(throws: VaultError.self) { try readAll(ChatGPTReader(), [folder.path]) }

@@ -73,7 +73,7 @@ enum ClaudeFixture {
         #expect(c.created.text == "2024-05-01T09:00:00+00:00")
         #expect(c.settings.map { "\($0.0)=\($0.1)" } == ["project=string(\"Learning Rust\")"])
         #expect(lines(c.messages) == [
-            "m1 user 2024-05-01T09:00:01+00:00: Explain lifetimes [notes.txt 5]",
+            "m1 user 2024-05-01T09:00:01+00:00: Explain lifetimes [notes.txt 5] [file scan.pdf missing ] [file diagram.png missing ]",
             "m2 assistant/thoughts 2024-05-01T09:00:02+00:00: They want the idea first.",
             "m2.1 assistant 2024-05-01T09:00:03+00:00: A lifetime is a scope.",
             "m2.2 assistant/tool-call 2024-05-01T09:00:03+00:00: Tool call: web_search\n\n```json\n{\n  \"query\" : \"rust lifetimes\"\n}\n```",
@@ -135,11 +135,11 @@ enum ClaudeFixture {
             == "EXPORT/conversations.json, at [0]: has no chat_messages: this is not a Claude conversation vault knows")
         #expect(try problem(#"[{"uuid": "c", "chat_messages": [{"uuid": "m", "sender": "robot", "text": "x"}]}]"#)
             == "EXPORT/conversations.json, at [0].chat_messages[0].sender: is \"robot\", a sender vault does not know (human or assistant)")
-        #expect(try problem(#"[{"uuid": "c", "chat_messages": [{"uuid": "m", "sender": "human", "content": [{"type": "hologram"}]}]}]"#)
-            == "EXPORT/conversations.json, at [0].chat_messages[0].content[0]: has the block type \"hologram\", which vault does not know")
+        #expect(try problem(#"[{"uuid": "c", "chat_messages": [{"uuid": "m", "sender": "human", "content": ["hologram"]}]}]"#)
+            == "EXPORT/conversations.json, at [0].chat_messages[0].content[0]: is not a content block (an object with a type)")
         let whole = "[\(ClaudeFixture.lifetimes)]"
         let cut = String(whole.prefix(200))
         #expect(try problem(cut) == "EXPORT/conversations.json, at [0]: is cut short: the file ends at byte 200 inside this element")
-        #expect(try problem(#"{"uuid": "c"}"#) == "EXPORT/conversations.json: is not a JSON array (it begins with \"{\")")
+        #expect(try problem(#"{"uuid": "c"}"#) == "EXPORT/conversations.json, at [0]: has no chat_messages: this is not a Claude conversation vault knows")
     }
 }

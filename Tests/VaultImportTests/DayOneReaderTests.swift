@@ -64,20 +64,21 @@ import VaultTestSupport
         #expect(all.map(\.sourceID) == ["8A1C0D5E2F0B4C6A9E3D7B1F2A4C6E80", "1B2C3D4E5F60718293A4B5C6D7E8F901"])
     }
 
-    @Test func aMissingPhotoIsAProblemNamingTheEntryAndTheFile() throws {
+    @Test func aMissingPhotoIsAPlaceholderTheEntrysTextAllThere() throws {
         let folder = try export(photos: false)
-        let problem = importProblem { _ = try items(DayOneReader(), [folder.path]) }
-        #expect(problem == ImportProblem(
-            file: folder.path + "/Journal.json", place: "entries[0].photos[0]",
-            problem: "the photo photos/4f1e2d3c.jpeg is missing from the export"))
+        let seoul = try #require(entries(try items(DayOneReader(), [folder.path])).first)
+        #expect(seoul.body.hasSuffix("\n\n![](4f1e2d3c.jpeg)\n\nEnd."))
+        #expect(seoul.attachments.map(\.missing) == [.init(kind: "photo", pointer: "dayone-moment://P1")])
+        #expect(seoul.attachments.first?.placeholder == "[photo 4f1e2d3c.jpeg is not in the export: dayone-moment://P1]")
     }
 
-    @Test func aReferenceToAPhotoTheEntryDoesNotListIsAProblem() throws {
+    @Test func aReferenceToAPhotoTheEntryDoesNotListIsAMissingPhoto() throws {
         let folder = try export(Self.journal.replacingOccurrences(of: "dayone-moment://P1", with: "dayone-moment://P9"))
-        let problem = importProblem { _ = try items(DayOneReader(), [folder.path]) }
-        #expect(problem == ImportProblem(
-            file: folder.path + "/Journal.json", place: "entries[0].text",
-            problem: "refers to the photo P9, which the entry's photos do not list"))
+        let seoul = try #require(entries(try items(DayOneReader(), [folder.path])).first)
+        #expect(seoul.body.contains("![](dayone-moment://P9)"))
+        // The listed photo is attached; the one only referred to is missing.
+        #expect(seoul.attachments.map(\.name) == ["4f1e2d3c.jpeg", "P9"])
+        #expect(seoul.attachments.map(\.missing) == [nil, .init(kind: "photo", pointer: "dayone-moment://P9")])
     }
 
     /// The export's zip itself, read in place (made by Python's zipfile, as Day One's is a plain zip).
@@ -124,7 +125,7 @@ import VaultTestSupport
             problem: "is not a time like \"2024-05-01T09:30:00Z\""))
         #expect(problem("utf8") == ImportProblem(
             file: folder.path + "/utf8/Journal.json", problem: "is not valid UTF-8 (byte 24)"))
-        #expect(problem("empty") == ImportProblem(file: folder.path + "/empty", problem: "holds no Day One journal (Journal.json)"))
+        #expect(problem("empty") == ImportProblem(file: folder.path + "/empty", problem: "holds no Day One journal (Journal.json, or a Day One Classic entries/ folder)"))
     }
 
     @Test func recognizesDayOneByContent() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import VaultCore
 import VaultImport
 import VaultTestSupport
@@ -28,16 +29,44 @@ func readAll(_ reader: some ImportReader, _ paths: [String], since: Timestamp? =
     return out
 }
 
-/// One line per message: `id role[/kind] [model] time: body [attachments]`, for exact comparisons.
+/// One line per message: `id role[/kind] [model] time: body [attachments] {unknown blocks}`, for exact
+/// comparisons (a missing file: `[kind name missing pointer]`).
 func lines(_ messages: [ImportedMessage]) -> [String] {
     messages.map { m in
         var line = m.sourceID + " " + m.role.rawValue
         if let kind = m.kind { line += "/" + kind.rawValue }
         if let model = m.model { line += " " + model }
         line += " " + (m.time?.text ?? "-") + ": " + m.body
-        for a in m.attachments { line += " [\(a.name) \(a.bytes.count)]" }
+        for a in m.attachments { line += a.missing.map { " [\($0.kind) \(a.name) missing \($0.pointer)]" } ?? " [\(a.name) \(a.bytes.count)]" }
+        for type in m.unknownBlocks { line += " {unknown \(type)}" }
         return line
     }
+}
+
+/// How many times `token` is in the vault's files (not `.git/`, not `.vault/`).
+func occurrences(_ token: String, in world: HostileWorld) throws -> Int {
+    try world.state().files.values.reduce(0) { n, bytes in
+        n + String(decoding: bytes, as: UTF8.self).components(separatedBy: token).count - 1
+    }
+}
+
+/// Each token once in the vault; a second import commits nothing, changes no file and
+/// counts the same.
+func expectWhole(
+    _ tokens: [String], _ world: HostileWorld, _ reader: some ImportReader, _ paths: [String],
+    first: Importing.Report, sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+    for token in tokens {
+        #expect(try occurrences(token, in: world) == 1, "\(token)", sourceLocation: sourceLocation)
+    }
+    #expect(try git(["status", "--porcelain"], in: world.dir.path) == "", sourceLocation: sourceLocation)
+    let before = try world.state()
+    let again = try Importing(vault: world.vault).run(reader, paths: paths)
+    #expect(!again.committed && again.roomsNew == 0 && again.entriesNew == 0 && again.messagesAdded == 0,
+            sourceLocation: sourceLocation)
+    #expect(again.missingFiles == first.missingFiles && again.unknownBlocks == first.unknownBlocks,
+            sourceLocation: sourceLocation)
+    #expect(try world.state() == before, sourceLocation: sourceLocation)
 }
 
 /// Makes `zip` from `files` (name → bytes) with Python's zipfile: `deflate` or stored, zip64

@@ -79,7 +79,8 @@ struct GivenReader: ImportReader {
         #expect(room.messages.map(\.id) == ["a", "b", "c"].map { ImportIdentity.messageID(.chatgpt, "conv-1", $0) })
         // A text that looks like a header stays text; a message without a time takes the one before.
         #expect(room.messages[1].body.hasSuffix("<!-- 2024-05-01T10:00:00Z m-FORGED -->"))
-        #expect(room.messages[1].header.timestamp == t("2024-05-01T10:00:00Z"))
+        // (in the vault's zone, Asia/Seoul: the source gave UTC)
+        #expect(room.messages[1].header.timestamp.text == "2024-05-01T19:00:00+09:00")
         #expect(room.messages[1].header.attribute("model") == "gpt-4o")
         #expect(room.messages[2].header.attribute("kind") == "thoughts")
         #expect(room.messages[0].body.contains("](../attachments/"))
@@ -123,6 +124,42 @@ struct GivenReader: ImportReader {
         #expect(differing.messagesDiffering == 1 && differing.messagesAdded == 0 && !differing.committed)
         #expect(differing.summary.hasSuffix("; 1 message differs from the export (the vault's text kept)"), "\(differing.summary)")
         #expect(try dir.read(path) == before)
+    }
+
+    /// Issue #37, item 8: what the person changed by hand in a room is their own commit,
+    /// `edit: …`, before the import's, which holds only what the import wrote.
+    @Test func aHandEditOfAnImportedRoomIsCommittedAsAnEditBeforeTheImport() throws {
+        let (dir, vault) = try vault()
+        _ = try Importing(vault: vault).run(GivenReader(items: [.conversation(trip)]), paths: [])
+        let path = "rooms/부산-여행.md"
+        let edited = try dir.readText(path).replacingOccurrences(of: "돼지국밥을 드세요.", with: "돼지국밥을 꼭 드세요.")
+        try dir.write(path, edited)
+        var newer = trip
+        newer.messages.append(message("d", .user, "고마워요", "2024-05-02T08:00:00Z"))
+        let report = try Importing(vault: vault).run(GivenReader(items: [.conversation(newer)]), paths: [])
+        #expect(report.committed && report.messagesAdded == 1 && report.messagesDiffering == 1)
+        let subjects = try git(["log", "-2", "--format=%s"], in: dir.path).split(separator: "\n").map(String.init)
+        #expect(subjects.count == 2 && subjects[0].hasPrefix("import: chatgpt") && subjects[1] == "edit: \(path)", "\(subjects)")
+        let editDiff = try git(["show", "HEAD~1", "--format=", "--", path], in: dir.path)
+        #expect(editDiff.contains("+돼지국밥을 꼭 드세요.") && !editDiff.contains("고마워요"))
+        let importDiff = try git(["show", "HEAD", "--format=", "--", path], in: dir.path)
+        #expect(importDiff.contains("+고마워요") && !importDiff.contains("꼭"), "\(importDiff)")
+        #expect(try git(["status", "--porcelain"], in: dir.path) == "")
+    }
+
+    /// Issue #37, item 7: a time the source gives in UTC is written in the vault's zone (here
+    /// Asia/Seoul); one with another offset keeps it.
+    @Test func utcTimesAreWrittenInTheVaultsZoneOtherOffsetsKept() throws {
+        let (dir, vault) = try vault()
+        var c = trip
+        c.branches = []
+        c.messages.append(message("e", .assistant, "오사카에서", "2024-05-01T12:00:00+09:00"))
+        let report = try Importing(vault: vault).run(GivenReader(items: [.conversation(c)]), paths: [])
+        let room = try RoomFile(parsing: try dir.read(try #require(report.paths.first { $0.hasPrefix("rooms/") })), path: "r.md")
+        #expect(room.messages.map(\.timestamp.text) == [
+            "2024-05-01T19:00:00+09:00", "2024-05-01T19:00:00+09:00", "2024-05-01T19:00:05+09:00", "2024-05-01T12:00:00+09:00",
+        ])
+        #expect(room.frontMatter?.string("created") == "2024-05-01T19:00:00+09:00")
     }
 
     @Test func twoConversationsWithOneTitleAreTwoRooms() throws {

@@ -87,8 +87,10 @@ import VaultTestSupport
         #expect(problem(Array("[{\"a\": 1},".utf8)) == "c.json, at byte 10: is cut short: the file ends before the array's ]")
         #expect(problem(Array("[{\"a\": 1}".utf8)) == "c.json, at byte 9: is cut short: the file ends before the array's ]")
         #expect(problem(Array("[1, 2".utf8)) == "c.json, at [1]: is cut short: the file ends at byte 5 before the array's ]")
-        #expect(problem([]) == "c.json: is empty, not a JSON array")
-        #expect(problem(Array("{\"a\": 1}".utf8)) == "c.json: is not a JSON array (it begins with \"{\")")
+        #expect(problem([]) == "c.json: is empty, not a JSON array or object")
+        #expect(problem(Array("x[]".utf8)) == "c.json: is not a JSON array or object (it begins with \"x\")")
+        #expect(problem(Array("{\"a\": 1} {}".utf8)) == "c.json, at byte 9: has more after the object's closing }")
+        #expect(problem(Array("{\"a\": [1,".utf8)) == "c.json, at [0]: is cut short: the file ends at byte 9 inside this element")
         #expect(problem(Array("[{\"a\": 1}, {\"b\": tru}]".utf8)) == "c.json, at [1]: is not valid JSON (the element at byte 11)")
         #expect(problem(Array("[{\"a\" 1}]".utf8)) == "c.json, at [0]: is not valid JSON (the element at byte 1)")
         #expect(problem(Array("[1 2]".utf8)) == "c.json, at [0]: is not valid JSON (\"2\" at byte 3 after the element)")
@@ -105,6 +107,8 @@ import VaultTestSupport
         #expect(try elements("[]", chunk: 1) == [])
         #expect(try elements("\u{FEFF}[ ]", chunk: 1) == [])
         #expect(try elements("[\"a]b\\\"c\" , [[]],{}]", chunk: 3) == ["\"a]b\\\"c\"", "[[]]", "{}"])
+        // One object (a single conversation, as browser exporters write it): element [0].
+        #expect(try elements("\u{FEFF} {\"a\": [1, \"}\"]}\n", chunk: 2) == ["{\"a\": [1, \"}\"]}"])
     }
 
     @Test func theUTF8CheckAgreesWithTheStandardLibrary() {

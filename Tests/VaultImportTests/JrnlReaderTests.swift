@@ -102,7 +102,8 @@ import VaultTestSupport
         }
         #expect(problem("notes.txt") == ImportProblem(
             file: folder.path + "/notes.txt", place: "line 1",
-            problem: "is not a jrnl entry (an entry begins with a line like \"[2024-05-01 09:30] Title\")"))
+            problem: "is not a jrnl entry (an entry begins with a line like \"[2024-05-01 09:30] Title\"; for dates written "
+                + "otherwise, give jrnl's timeformat: --date-format '%d.%m.%Y %H:%M')"))
         #expect(problem("empty.txt") == ImportProblem(
             file: folder.path + "/empty.txt",
             problem: "is not a jrnl journal: no line begins with a date like \"[2024-05-01 09:30]\""))
@@ -111,6 +112,35 @@ import VaultTestSupport
         #expect(problem("broken.json") == ImportProblem(file: folder.path + "/broken.json", problem: "is not valid JSON"))
         #expect(problem("bad-utf8.txt") == ImportProblem(
             file: folder.path + "/bad-utf8.txt", place: "line 2", problem: "is not valid UTF-8 (byte 2 of the line)"))
+    }
+
+    /// jrnl 1.x wrote its dates without brackets (`2010-06-10 15:00 Title`); the file's first
+    /// entry says which way it is written, so a bracketed date in a 1.x body stays body.
+    @Test func aJrnl1JournalWithoutBracketsIsRead() throws {
+        let folder = TemporaryDirectory("jrnl")
+        try folder.write("old.txt", "2010-06-10 15:00 First old entry. With a body @tag\nmore body\n[2024-05-01 09:30] still body\n\n2010-06-11 09:30 Second one\n")
+        #expect(JrnlReader.recognizes(folder.path + "/old.txt"))
+        let read = entries(try items(JrnlReader(timeZone: Self.seoul), [folder.path + "/old.txt"]))
+        #expect(read.map(\.title) == ["First old entry.", "Second one"])
+        #expect(read.map(\.time.text) == ["2010-06-10T15:00:00+09:00", "2010-06-11T09:30:00+09:00"])
+        #expect(read.first?.body == "With a body @tag\nmore body\n[2024-05-01 09:30] still body")
+        #expect(read.first?.tags == ["tag"])
+    }
+
+    @Test func aTimeformatReadsTheDatesItWrites() throws {
+        let folder = TemporaryDirectory("jrnl")
+        try folder.write("j.txt", "[09.06.2013 15:39] Little-endian. Body\n[10.06.2013 03:05 PM] Twelve-hour\n")
+        let twentyFour = entries(try items(JrnlReader(timeZone: .gmt, dateFormat: "%d.%m.%Y %H:%M"), [folder.path + "/j.txt"]))
+        #expect(twentyFour.map(\.time.text) == ["2013-06-09T15:39:00+00:00"], "the second line is body in that format")
+        try folder.write("k.txt", "[10.06.2013 03:05 PM] Twelve-hour\n[Jun 11 2013 07:00] Named month\n")
+        #expect(entries(try items(JrnlReader(timeZone: .gmt, dateFormat: "%d.%m.%Y %I:%M %p"), [folder.path + "/k.txt"])).map(\.time.text)
+            == ["2013-06-10T15:05:00+00:00"])
+        try folder.write("l.txt", "[Jun 11 2013 07:00] Named month\n")
+        #expect(entries(try items(JrnlReader(timeZone: .gmt, dateFormat: "%b %d %Y %H:%M"), [folder.path + "/l.txt"]))
+            .map(\.time.text) == ["2013-06-11T07:00:00+00:00"])
+        // Without the format, the journal's first line is no entry, and the problem says what to give.
+        let problem = importProblem { _ = try items(JrnlReader(timeZone: .gmt), [folder.path + "/l.txt"]) }
+        #expect(problem?.problem.hasSuffix("give jrnl's timeformat: --date-format '%d.%m.%Y %H:%M')") == true)
     }
 
     @Test func recognizesJrnlByContent() throws {

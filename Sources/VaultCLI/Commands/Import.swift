@@ -37,6 +37,13 @@ extension VaultCommand {
             help: "Leave out each conversation, entry or file that is not in its format, and import the rest (else nothing).")
         var keepGoing = false
 
+        @Option(
+            name: .customLong("date-format"),
+            help: ArgumentHelp(
+                "jrnl only: how the journal writes its dates, as jrnl's timeformat ('%d.%m.%Y %H:%M'); else jrnl's config's, else jrnl's default.",
+                valueName: "FORMAT"))
+        var dateFormat: String?
+
         @Flag(help: "Print the report as JSON.") var json = false
 
         func execute() throws {
@@ -68,7 +75,11 @@ extension VaultCommand {
             if let history = try? session.existingRepository() {
                 limits = try history.incomingLimits(machine: limits, vault: IncomingLimits.Setting())
             }
-            guard let reader = ImportReaders.reader(for: kind, timeZone: vault.config.timeZone) else {
+            if dateFormat != nil, kind != .jrnl {
+                throw ValidationError("--date-format is for jrnl journals only (this is \(kind.rawValue))")
+            }
+            let jrnlFormat = kind == .jrnl ? dateFormat ?? ImportReaders.jrnlTimeFormat(environment: environment) : nil
+            guard let reader = ImportReaders.reader(for: kind, timeZone: vault.config.timeZone, jrnlDateFormat: jrnlFormat) else {
                 throw VaultError.importing(ImportProblem(file: rest[0], problem: "vault cannot read \(kind.rawValue) exports yet"))
             }
             let from = try since.map { text throws(VaultError) -> Timestamp in
@@ -88,6 +99,7 @@ extension VaultCommand {
             let verb = dryRun ? "Would import" : report.committed ? "Imported" : "Nothing new in"
             print("\(verb) \(kind.rawValue): \(report.summary).")
             for part in report.leftOut { Terminal.warning("left out \(part)") }
+            for note in report.notes { Terminal.warning(note) }
             // Thousands of rooms right in rooms/: each chat turn's commit rewrites a list of all of them.
             if report.committed, report.roomsNew > 0, vault.config.format < 2 {
                 let rooms = FileIO.list(vault.absolute(VaultPath.rooms)).count { $0.kind == .file }

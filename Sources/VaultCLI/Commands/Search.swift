@@ -23,7 +23,8 @@ extension VaultCommand {
         @Option(help: "Only this room (a path, slug or title).", completion: .rooms) var room: String?
         @Flag(help: "Only diary entries.") var diary = false
         @Flag(help: "Only rooms.") var rooms = false
-        @Option(help: "Only messages of this role: user, assistant or system.") var role: String?
+        @Option(help: "Only messages of this role: user, assistant or system (a tool's output, thoughts or a summary, kind= in its header, is none of them).")
+        var role: String?
         @Option(help: "Only messages written by this author (a person's name in a shared room; any case).")
         var author: String?
         @OptionGroup var dates: DateRangeOptions
@@ -572,6 +573,10 @@ struct SearchOutput {
         if let m = hit.message {
             out += #","message_id":"#.utf8
             JSONLine.appendString(m.id, to: &out)
+            if let kind = m.kind {
+                out += #","message_kind":"#.utf8
+                JSONLine.appendString(kind, to: &out)
+            }
         }
         out += #","path":"#.utf8
         JSONLine.appendString(item.path, to: &out)

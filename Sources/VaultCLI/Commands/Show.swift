@@ -54,7 +54,8 @@ extension VaultCommand {
                     case .day(_, let text):
                         Terminal.line("\n" + style.date(RoomTranscript.divider(text)))
                     case .message(let m):
-                        let role = "\(m.message.role.icon) \(m.message.role.rawValue)"
+                        // A tool's output, thoughts, a summary: shown as what they are, not as the role.
+                        let role = m.message.kind.map(MessageKind.label) ?? "\(m.message.role.icon) \(m.message.role.rawValue)"
                         let label = style.role(m.message.role, role)
                         if let version = versions[m.message.line] {
                             Terminal.line("\n" + style.warning(MessageConflict.mark(

@@ -60,6 +60,24 @@ public struct Message: Sendable, Hashable {
 
     /// The message's status attribute (`failed`, `interrupted`), if any.
     public var status: String? { header.attribute("status") }
+
+    /// What the message is when it is not the conversation itself: its header's `kind=`
+    /// (`thoughts`, `tool-call`, `tool-result`, `hidden`, `sidechain`, `summary`; FORMAT.md,
+    /// "Message kinds"); nil for what its role's writer said. A role filter (`vault search
+    /// --role user`, MCP `search` `role`) matches only messages without a kind: a tool's output
+    /// Claude Code logs as `user` is not the person's words.
+    public var kind: String? { header.attribute("kind") }
+}
+
+/// How a message's kind is shown where its role would be (`vault show`: `🔧 tool-call`).
+public enum MessageKind {
+    /// The kind with its icon; a kind vault does not know is shown as written.
+    public static func label(_ kind: String) -> String {
+        let icons = [
+            "thoughts": "💭", "tool-call": "🔧", "tool-result": "📋", "hidden": "🙈", "sidechain": "🔀", "summary": "📝",
+        ]
+        return (icons[kind] ?? "🏷️") + " " + kind
+    }
 }
 
 /// A message to be written: the tool fills in the id and the header's display date.
