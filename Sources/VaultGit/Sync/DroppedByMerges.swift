@@ -12,7 +12,8 @@ import VaultCore
 ///
 /// `vault sync` runs it on every commit that reached the branch since the last check (its own
 /// pull, the person's `git pull`, a fast-forward): the commits reachable from HEAD and not from
-/// `refs/vault/sync/checked`, which it moves to HEAD afterwards.
+/// `refs/vault/sync/checked`, which it moves to HEAD afterwards. Merges vault made itself (their
+/// `Vault-Machine:` trailer) were checked when they were made and are passed over.
 struct DroppedByMerges {
     let history: GitHistory
     static let checkedRef = "refs/vault/sync/checked"
@@ -52,6 +53,10 @@ struct DroppedByMerges {
             try GitFailure.check(git_commit_lookup(&commit, history.repo, &oid), "read a commit")
             defer { git_commit_free(commit) }
             guard git_commit_parentcount(commit) == 2 else { continue }
+            // A merge vault made (its `Vault-Machine:` trailer) was checked before it was written
+            // (`verify`); one that only claims so could as well have deleted in a commit of its own.
+            let message = git_commit_message(commit).map { String(cString: $0) } ?? ""
+            if message.contains("\nVault-Machine: ") { continue }
             out += try losses(of: commit!)
         }
         return out
