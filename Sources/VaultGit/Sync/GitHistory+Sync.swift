@@ -215,6 +215,34 @@ extension GitHistory {
         return paths.sorted()
     }
 
+    /// The last version of each of `paths` that one of the last `limit` commits of HEAD's
+    /// first-parent line removed (path → its blob before the removal): what this side had of a
+    /// room it removed, when no common ancestor tells.
+    func recentRemovals(of paths: Set<String>, within limit: Int) throws(VaultError) -> [String: git_oid] {
+        guard !paths.isEmpty, let head = try headCommit() else { return [:] }
+        git_tree_free(head.tree)
+        var commit: OpaquePointer? = head.commit
+        defer { git_commit_free(commit) }
+        var found: [String: git_oid] = [:]
+        for _ in 0..<limit {
+            guard found.count < paths.count, git_commit_parentcount(commit) > 0 else { break }
+            var parent: OpaquePointer?
+            try GitFailure.check(git_commit_parent(&parent, commit, 0), "read a commit's parent")
+            var tree: OpaquePointer?
+            var parentTree: OpaquePointer?
+            defer { git_tree_free(tree); git_tree_free(parentTree) }
+            try GitFailure.check(git_commit_tree(&tree, commit), "read a commit's tree")
+            try GitFailure.check(git_commit_tree(&parentTree, parent), "read a commit's tree")
+            for change in try directChanges(from: parentTree!, to: tree!)
+            where change.oid == nil && paths.contains(change.path) && found[change.path] == nil {
+                found[change.path] = blob(at: change.path, in: parentTree)
+            }
+            git_commit_free(commit)
+            commit = parent
+        }
+        return found
+    }
+
     /// The changes that turn tree `old` into tree `new`, path by path.
     func directChanges(from old: OpaquePointer, to new: OpaquePointer) throws(VaultError) -> [TreeMerge.Change] {
         // The same tree: nothing changed (libgit2's diff would still walk all 50,000 entries).

@@ -356,6 +356,15 @@ public final class VaultSync {
             try GitFailure.check(git_commit_tree(&baseTree, commit), "read the common ancestor's tree")
         }
         defer { git_tree_free(baseTree) }
+        // Rooms this side removed of late that come back (a fast-forward has no ancestor to
+        // ask): what this side had of each, from the commit that removed it.
+        var removedHere: [String: git_oid] = [:]
+        if plan.base == nil {
+            let back = changes.filter {
+                $0.oid != nil && VaultPath.kind(of: $0.path) == .room && history.blob(at: $0.path, in: oursTree) == nil
+            }
+            removedHere = try history.recentRemovals(of: Set(back.map(\.path)), within: 200)
+        }
         var volumeMessages: [String: [Message]] = [:]
         for change in changes {
             let oursBlob = history.blob(at: change.path, in: oursTree)
@@ -366,6 +375,7 @@ public final class VaultSync {
             if known == nil, let id = history.blob(at: formerPath[change.path] ?? change.path, in: baseTree) {
                 known = try history.blobBytes(id)
             }
+            if known == nil, let id = removedHere[change.path] { known = try history.blobBytes(id) }
             let after = try change.oid.map { id throws(VaultError) in try history.blobBytes(id) }
             if renamedTo.contains(change.path), before == after { continue }  // only renamed: listed as such
             // A conflict copy another machine committed (a sync tool's, or its merge's) is no new room or entry.
