@@ -51,6 +51,7 @@ enum ItemReading {
                     [
                         "id": .string(m.id), "role": .string(m.role.rawValue), "time": .string(m.timestamp.text),
                         "author": .optional(m.author?.name), "status": .optional(m.status),
+                        "unverified": .optional(page.unverified[m.id]),
                         "conflict": versions[m.id].map { v -> JSONValue in
                             ["version": .int(v.version), "other_version": .string(v.other)]
                         } ?? .null,

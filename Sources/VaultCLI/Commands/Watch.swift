@@ -60,15 +60,23 @@ extension VaultCommand {
                     saidDelay = nil
                 }
                 for arrival in step.arrivals {
-                    show(arrival, all: path == nil, locale: locale, zone: zone)
+                    show(
+                        arrival, all: path == nil, locale: locale, zone: zone,
+                        unverified: UnverifiedMarks.of(arrival.path, root: vault.root))
                     live.shown(arrival)
                 }
                 Watch.wait(step.delay)
             }
         }
 
-        private func show(_ arrival: LiveSync.Arrival, all: Bool, locale: String, zone: TimeZone) {
+        private func show(
+            _ arrival: LiveSync.Arrival, all: Bool, locale: String, zone: TimeZone, unverified: [String: String]
+        ) {
             for message in arrival.messages {
+                // A message whose author the commit that brought it does not bear out.
+                if let why = unverified[message.id] {
+                    Terminal.line("⚠️ unverified author: " + Terminal.visible(why, singleLine: true))
+                }
                 let time = DateText.string(for: message.timestamp.date, style: .time, locale: locale, timeZone: zone)
                 var label = [Posting.writer(of: message), time]
                 if all { label.insert(arrival.title, at: 0) }

@@ -12,6 +12,10 @@ public struct Person: Sendable, Hashable, Codable {
     /// The name their messages carry (`author=`) and rooms list them by (`members:`).
     public var name: String
     public var email: String?
+    /// `key:` or `keys:`: the SSH public keys their commits are signed with (`ssh-ed25519 AAAA…`,
+    /// as in `~/.ssh/id_ed25519.pub`), so a message that claims to be theirs can be checked
+    /// against the key that signed the commit bringing it (FORMAT.md, "Signed commits").
+    public var keys: [String] = []
 
     /// A person named `name` (a name `Author` takes, without `<` or `>`), or nil.
     public init?(name: String?, email: String?) {
@@ -33,6 +37,21 @@ public struct Person: Sendable, Hashable, Codable {
 
     /// The name as names are compared: NFC, case folded.
     public var key: String { Workspace.key(name) }
+
+    /// The principal their keys have in an allowed-signers file (`ssh-keygen -Y verify -I`,
+    /// git's `gpg.ssh.allowedSignersFile`): the name as `author=` writes it, so it holds no space,
+    /// comma or pattern character.
+    public var principal: String { Author(name: name).map(\.attributeValue) ?? name }
+
+    /// Whether `text` is one SSH public key line: a key type (`ssh-ed25519`, `ssh-rsa`,
+    /// `ecdsa-sha2-nistp256`, `sk-…`), its base64, and an optional comment, on one line.
+    public static func isPublicKey(_ text: String) -> Bool {
+        let fields = text.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count >= 2, !text.contains(where: \.isNewline) else { return false }
+        let type = fields[0]
+        guard type.hasPrefix("ssh-") || type.hasPrefix("ecdsa-sha2-") || type.hasPrefix("sk-") else { return false }
+        return fields[1].count >= 16 && fields[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+/=".contains($0)) }
+    }
 }
 
 /// What a room is to the people of a vault, by its front-matter's `members:`.

@@ -42,9 +42,12 @@ public struct SyncReport: Sendable, Codable {
         public var authors: [String] = []
         /// Those of `newMessageIDs` this machine's person wrote (on another machine): never unread here.
         public var ownMessageIDs: [String] = []
+        /// Those of `newMessageIDs` whose `author=` the commit that brought them does not bear out
+        /// (`Authorship`), each with why: marked in `show`, `rooms` and MCP `read` (`UnverifiedMarks`).
+        public var unverified: [String: String] = [:]
 
         enum CodingKeys: String, CodingKey {
-            case path, title, newMessageIDs, newest, isNew, authors
+            case path, title, newMessageIDs, newest, isNew, authors, unverified
         }
     }
 
@@ -91,6 +94,7 @@ public struct SyncReport: Sendable, Codable {
                 rooms[i].newest = room.newest ?? rooms[i].newest
                 rooms[i].authors += room.authors.filter { !rooms[i].authors.contains($0) }
                 rooms[i].ownMessageIDs += room.ownMessageIDs
+                rooms[i].unverified.merge(room.unverified) { _, new in new }
             } else {
                 rooms.append(room)
             }

@@ -249,9 +249,14 @@ public final class VaultSync {
         step.report = try describe(plan, oursTree: head.tree, merged: !plan.fastForward)
         step.report.notes = repairs + step.report.notes
         Trace.mark("sync merge: report described")
+        // Whether each message's commit bears out its author (a claim to be me that it does not is unread).
+        try Authorship(history: history, people: vault.config.people, me: history.author).check(
+            &step.report, ours: head.commit, theirs: theirs,
+            renamed: Dictionary(plan.outcome.renamed.map { ($0.to, $0.from) }, uniquingKeysWith: { a, _ in a }))
         try history.checkoutAndMoveBranch(
             plan.changes, replacing: head.tree, to: newCommit, from: head.commit, message: "vault: sync \(name)")
         try history.setReference(VaultSync.afterRef, to: newCommit)
+        UnverifiedMarks.add(step.report.rooms.map { ($0.path, $0.unverified) }, root: vault.root)
         // What I wrote myself, on another machine, is never unread.
         UnreadMarks.add(
             step.report.rooms.map { room in (room.path, room.newMessageIDs.filter { !room.ownMessageIDs.contains($0) }) },
