@@ -44,20 +44,24 @@ extension VaultCommand {
             live.machineLimits = try IncomingLimits.ofThisMachine()
             Terminal.note(
                 "watching \(path ?? "every room"): a sync every \(Watch.seconds(live.interval)) s; Ctrl-C stops")
-            // The wait last said while syncs fail (nil: they work): each longer wait is said once.
+            // The wait last said while syncs fail (nil: they work): each longer wait is said once,
+            // and each new reason (a remote that pushes one bad commit after another).
             var saidDelay: Double?
+            var saidFailure: String?
             while !Termination.requested {
                 let step = live.step(room: path)
                 if let failure = step.failure {
                     // No remote, or one that is not named: nothing a wait would change.
                     if case .input = failure { throw failure }
-                    if saidDelay != step.delay {
+                    if saidDelay != step.delay || saidFailure != failure.description {
                         Terminal.note("sync failed (\(failure.description)); trying again in \(Watch.seconds(step.delay)) s")
                         saidDelay = step.delay
+                        saidFailure = failure.description
                     }
                 } else {
                     if saidDelay != nil { Terminal.note("synced again") }
                     saidDelay = nil
+                    saidFailure = nil
                 }
                 for arrival in step.arrivals {
                     show(
