@@ -146,7 +146,9 @@ import VaultTestSupport
             #expect(
                 report.contains("unverified: \(Self.room) \(forged.id): written as Ada Kim, but its commit")
                     && report.contains("is signed by Mallory's key"), "\(machine): \(report)")
-            #expect(try p.counts(machine).unverified == 1, machine)
+            #expect(try p.counts(machine).unverified == 1, "\(machine)")
+            // Ada's room: Bob's message and the forged one are unread (before: only Bob's).
+            if machine == "ada" { #expect(try p.counts("ada").unread == 2) }
             let show = try p.vault(machine, ["show", "trip"])
             try p.world.expectOK(show)
             let marked = try #require(show.stdout.range(of: "⚠️ unverified author: written as Ada Kim"), "\(show.stdout)")
@@ -156,8 +158,7 @@ import VaultTestSupport
             #expect(read[forged.id]! != nil, "\(read)")
             #expect(read.filter { $0.value != nil }.count == 1, "\(read)")
         }
-        // Ada's room: Bob's message and the forged one are unread (before: only Bob's).
-        #expect(try p.counts("ada").unread == 2)
+        #expect(try p.counts("ada").unread == 0, "shown")
         #expect(try p.counts("ada").unverified == 1, "reading leaves the mark")
         // git's own check agrees with vault's on every message of the room, on both machines.
         for machine in ["ada", "bob"] {
@@ -171,7 +172,7 @@ import VaultTestSupport
             for message in try p.messages(machine) {
                 let first = try git(["log", "--reverse", "--format=%H", "-S", message.id, "--", Self.room], in: root)
                     .split(separator: "\n").first.map(String.init)
-                let commit = try #require(first, message.id)
+                let commit = try #require(first, "\(message.id)")
                 let shown = try git(
                     ["-c", "gpg.ssh.allowedSignersFile=" + signers, "log", "--show-signature", "-1", "--format=%H", commit],
                     in: root)

@@ -46,7 +46,10 @@ import Glibc
         return scene
     }
 
-    static let volumeHead = "---\ntitle: Trip\nroom: rooms/trip.md\nvolume: 1\n---\n\n"
+    /// Where a format 3 vault keeps the room made this year, and its volumes.
+    static var room: String { "rooms/\(Calendar(identifier: .gregorian).component(.year, from: Date()))/trip.md" }
+    static var volumes: [String] { ["volumes", String(room.dropFirst(6).dropLast(8)), "trip"] }
+    static var volumeHead: String { "---\ntitle: Trip\nroom: \(room)\nvolume: 1\n---\n\n" }
 
     struct VolumeAttack: CustomStringConvertible, Sendable {
         var name: String
@@ -59,19 +62,19 @@ import Glibc
 
     static let volumeAttacks: [VolumeAttack] = [
         VolumeAttack(
-            name: "a volume that is a link", components: ["volumes", "trip", "0001.md"], text: "/etc/passwd",
-            mode: "120000", mentions: ["volumes/trip/0001.md", "symbolic link"]),
+            name: "a volume that is a link", components: volumes + ["0001.md"], text: "/etc/passwd",
+            mode: "120000", mentions: [volumes.joined(separator: "/") + "/0001.md", "symbolic link"]),
         VolumeAttack(
-            name: "a volume folder that is a link", components: ["volumes", "trip"], text: "../../outside",
-            mode: "120000", mentions: ["volumes/trip", "symbolic link"]),
+            name: "a volume folder that is a link", components: volumes, text: "../../outside",
+            mode: "120000", mentions: [volumes.joined(separator: "/"), "symbolic link"]),
         VolumeAttack(
             name: "a volume name climbing out", components: ["volumes", "..", "..", "outside", "0001.md"],
             text: volumeHead, mentions: ["volumes/..", "hasDotdot", "fsck"]),
         VolumeAttack(
-            name: "a volume named with terminal escapes", components: ["volumes", "trip", "\u{1B}]52;c;cHduZWQ=\u{07}.md"],
+            name: "a volume named with terminal escapes", components: volumes + ["\u{1B}]52;c;cHduZWQ=\u{07}.md"],
             text: volumeHead, mentions: ["control character"]),
         VolumeAttack(
-            name: "a volume that is a submodule", components: ["volumes", "trip", "0001.md"],
+            name: "a volume that is a submodule", components: volumes + ["0001.md"],
             text: "0123456789abcdef0123456789abcdef01234567", mode: "160000", mentions: ["submodule"]),
     ]
 
@@ -98,10 +101,10 @@ import Glibc
         try git(["pull", "--quiet", "--no-rebase", "origin", "main"], in: scene.attacker)
         let body = String(repeating: "## 🧑 user · x <!-- 2026-11-01T09:00:00+09:00 m-0000000000AA -->\n\n가나다\n\n", count: 200)
         let before = try scene.state("laptop")
-        let id = try scene.push([CraftedCommit.Entry(["volumes", "trip", "0001.md"], Self.volumeHead + body)])
+        let id = try scene.push([CraftedCommit.Entry(Self.volumes + ["0001.md"], Self.volumeHead + body)])
         let sync = try w.vault("laptop", ["sync"])
         #expect(sync.status == 1, "\(sync.stderr)")
-        #expect(sync.stderr.contains("the commit \(id.prefix(10)) holds volumes/trip/0001.md of"), "\(sync.stderr)")
+        #expect(sync.stderr.contains("the commit \(id.prefix(10)) holds \(Self.volumes.joined(separator: "/"))/0001.md of"), "\(sync.stderr)")
         #expect(sync.stderr.contains("max_file_size"), "\(sync.stderr)")
         #expect(try scene.state("laptop") == before)
         try Self.expectNoLockLeft(w.path("laptop"))
@@ -114,23 +117,27 @@ import Glibc
     @Test func aVolumeOverlappingTheRoomsIdsLosesNothingAndDoublesNothing() throws {
         let scene = try Self.formatThreeScene()
         let w = scene.world
-        let room = try RoomFile(parsing: Array(w.read("laptop", "rooms/trip.md").utf8), path: "rooms/trip.md")
+        let room = try RoomFile(parsing: Array(w.read("laptop", Self.room).utf8), path: Self.room)
         let first = try #require(room.messages.first)
         let forged =
             Self.volumeHead
             + "## 🧑 user · x <!-- \(first.timestamp.text) \(first.id) -->\n\nanother text under the same id\n\n"
         try scene.push([
-            CraftedCommit.Entry(["volumes", "trip", "0001.md"], forged),
-            CraftedCommit.Entry(["volumes", "trip", "notes.md"], Self.volumeHead + "not a volume\n"),
+            CraftedCommit.Entry(Self.volumes + ["0001.md"], forged),
+            CraftedCommit.Entry(Self.volumes + ["notes.md"], Self.volumeHead + "not a volume\n"),
         ])
         let sync = try w.vault("laptop", ["sync"])
         #expect(sync.status == 0, "\(sync.stderr)")
         let show = try w.vault("laptop", ["show", "trip"])
         #expect(show.status == 0, "\(show.stderr)")
-        #expect(show.stdout.components(separatedBy: "hello").count == 2, "the room's message once: \(show.stdout)")
+        #expect(show.stdout.components(separatedBy: "\nhello\n").count == 2, "the room's message once: \(show.stdout)")
+        #expect(show.stdout.contains("another text under the same id"), "the volume's version is shown: \(show.stdout)")
         #expect(!show.stdout.contains("not a volume"), "\(show.stdout)")
         let check = try w.vault("laptop", ["check"])
-        #expect(check.stdout.contains("volumes/trip/notes.md"), "\(check.stdout)\(check.stderr)")
+        #expect(
+            (check.stdout + check.stderr).contains("the message id \(first.id) is in \(Self.room) too"),
+            "\(check.stdout)\(check.stderr)")
+        #expect((check.stdout + check.stderr).contains(Self.volumes.joined(separator: "/") + "/notes.md"), "\(check.stdout)\(check.stderr)")
         try w.chat("laptop", "trip", "still works")
         try w.expectOK(w.vault("laptop", ["sync"]))
         try Self.expectNoLockLeft(w.path("laptop"))

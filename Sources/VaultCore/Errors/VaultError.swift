@@ -66,6 +66,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         /// not a volume's (`0001.md`): nothing reads it as part of a room.
         case volumeWithoutRoom(String)
         case notAVolume
+        /// A message id a room's volume holds that its file or another of its volumes holds too
+        /// (the path named), as a pushed volume can: the room shows both.
+        case messageInTwoFiles(String, other: String)
     }
 
     /// Where a symbolic link leads.
@@ -94,7 +97,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var severity: Severity {
         switch kind {
-        case .duplicateMessageID, .strayPromptMarker, .conflictCopy, .lookAlikeName, .noDate, .unsettledConflict: return .warning
+        case .duplicateMessageID, .strayPromptMarker, .conflictCopy, .lookAlikeName, .noDate, .unsettledConflict,
+            .messageInTwoFiles:
+            return .warning
         case .symbolicLink(_, let link): return link == .inside || link == .missing ? .warning : .error
         default: return .error
         }
@@ -128,6 +133,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
             return "the message header \(detail)"
         case .duplicateMessageID(let id, let firstLine):
             return "the message id \(id) is used twice (first on line \(firstLine)); give one of them a new id"
+        case .messageInTwoFiles(let id, let other):
+            return "the message id \(id) is in \(other) too, and the room shows both; keep one (delete the other"
+                + " message, or give it a new id)"
         case .strayPromptMarker:
             return "a prompt marker ('<!-- vault:prompt … -->') stands before more messages; delete this line"
         case .invalidSetting(let key, let reason):

@@ -101,6 +101,8 @@ extension Vault {
     /// its room there and a volume's name. None, and one failed open, in a vault without volumes.
     func checkVolumes() -> [FormatProblem] {
         var problems: [FormatProblem] = []
+        // Each room's message ids, file by file: a volume pushed by someone may hold the file's.
+        var idsOfRoom: [String: [String: String]] = [:]
         for path in volumePaths() {
             guard let room = VaultPath.room(ofVolume: path) else {
                 problems.append(FormatProblem(path: path, line: 1, kind: .notAVolume))
@@ -110,7 +112,19 @@ extension Vault {
                 problems.append(FormatProblem(path: path, line: 1, kind: .volumeWithoutRoom(room)))
             }
             do {
-                problems += RoomFile.problems(in: try FileIO.read(absolute(path)), path: path)
+                let bytes = try FileIO.read(absolute(path))
+                problems += RoomFile.problems(in: bytes, path: path)
+                if idsOfRoom[room] == nil {
+                    let file = (try? FileIO.read(absolute(room))).flatMap { try? RoomFile.readingWhatCan($0, path: room) }
+                    idsOfRoom[room] = Dictionary(file?.messages.map { ($0.id, room) } ?? [], uniquingKeysWith: { a, _ in a })
+                }
+                for m in (try? RoomFile.readingWhatCan(bytes, path: path))?.messages ?? [] {
+                    if let other = idsOfRoom[room]?[m.id], other != path {
+                        problems.append(FormatProblem(path: path, line: m.line, kind: .messageInTwoFiles(m.id, other: other)))
+                    } else {
+                        idsOfRoom[room]?[m.id] = path
+                    }
+                }
             } catch {
                 problems.append(FormatProblem(path: path, line: 1, kind: .invalidSetting(key: "file", reason: "\(error)")))
             }
