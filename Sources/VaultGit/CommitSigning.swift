@@ -126,18 +126,6 @@ struct SSHSigning {
     }
 }
 
-/// The allowed-signers file (`ssh-keygen -Y verify -f`, git's `gpg.ssh.allowedSignersFile`) for
-/// the people of `vault.yml`: one line per key, `PRINCIPAL namespaces="git" KEY`, the principal
-/// the person's name as `author=` writes it (`Person.principal`).
-///
-///     AllowedSigners.text(for: people)
-///     // Ada%20Kim namespaces="git" ssh-ed25519 AAAAC3Nza… ada@laptop
-enum AllowedSigners {
-    static func text(for people: [Person]) -> String {
-        people.flatMap { person in person.keys.map { "\(person.principal) namespaces=\"git\" \($0)\n" } }.joined()
-    }
-}
-
 extension GitHistory {
     /// The key this machine signs its commits with (git config `user.signingkey`), when
     /// `gpg.format` is `ssh` and `commit.gpgsign` is on; nil: commits are not signed.

@@ -141,6 +141,10 @@ import VaultTestSupport
         let forged = try #require(try p.messages("mal").last)
         #expect(forged.author?.name == "Ada Kim")
         for machine in ["ada", "bob"] {
+            // A dry run says so first, and marks nothing.
+            let dry = try p.vault(machine, ["sync", "--dry-run"])
+            try p.world.expectOK(dry)
+            #expect(dry.stdout.contains("unverified: \(Self.room) \(forged.id): written as Ada Kim"), "\(dry.stdout)")
             let report = try p.sync(machine)
             #expect(report.contains("1 unverified"), "\(machine): \(report)")
             #expect(
@@ -164,10 +168,15 @@ import VaultTestSupport
         for machine in ["ada", "bob"] {
             let root = p.world.path(machine)
             let signers = p.world.folder.path + "/allowed-signers"
-            try Data(
-                ["Ada%20Kim": "ada", "Bob%20Lee": "bob", "Mallory": "mal"].map { "\($0.key) namespaces=\"git\" \(p.publicKey[$0.value]!)\n" }
-                    .joined().utf8
-            ).write(to: URL(fileURLWithPath: signers))
+            // The file `vault people --allowed-signers` prints, as a person would point git at it.
+            let printed = try p.vault(machine, ["people", "--allowed-signers"])
+            try p.world.expectOK(printed)
+            #expect(
+                printed.stdout.split(separator: "\n").map(String.init).sorted()
+                    == ["Ada%20Kim": "ada", "Bob%20Lee": "bob", "Mallory": "mal"]
+                    .map { "\($0.key) namespaces=\"git\" \(p.publicKey[$0.value]!)" }.sorted(),
+                "\(printed.stdout)")
+            try Data(printed.stdout.utf8).write(to: URL(fileURLWithPath: signers))
             let marks = try p.mcpRead(machine)
             for message in try p.messages(machine) {
                 let first = try git(["log", "--reverse", "--format=%H", "-S", message.id, "--", Self.room], in: root)

@@ -37,7 +37,7 @@ struct Authorship {
         guard !wanted.isEmpty else { return }
         let paths = Set(report.rooms.map(\.path) + report.rooms.compactMap { renamed[$0.path] })
         let brought = try commitsBringing(wanted, paths: paths, ours: ours, theirs: theirs)
-        let allowed = AllowedSigners.text(for: people)
+        let allowed = Workspace.allowedSigners(people)
         let signing = signed ? history.sshSigning() : nil
         var signers: [String: SSHSigning.Signer] = [:]
         let myKey = Workspace.key(me.name)
@@ -181,5 +181,18 @@ struct Authorship {
         defer { git_tree_free(tree) }
         guard let blob = history.blob(at: path, in: tree) else { return nil }
         return try history.blobBytes(blob)
+    }
+}
+
+extension VaultSync {
+    /// Marks the messages `report` says came in whose author the commit that brought them does
+    /// not bear out (`Authorship`, by the people of the `vault.yml` this machine has), a sync's
+    /// and a dry run's the same way.
+    func checkAuthors(_ report: inout SyncReport, plan: Plan, ours: OpaquePointer, theirs: OpaquePointer)
+        throws(VaultError)
+    {
+        try Authorship(history: history, people: vault.config.people, me: history.author).check(
+            &report, ours: ours, theirs: theirs,
+            renamed: Dictionary(plan.outcome.renamed.map { ($0.to, $0.from) }, uniquingKeysWith: { a, _ in a }))
     }
 }

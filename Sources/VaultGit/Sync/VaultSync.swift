@@ -178,8 +178,9 @@ public final class VaultSync {
             cvault_odb_writer_begin_batch(history.objects.writer)
             defer { cvault_odb_writer_abandon_batch(history.objects.writer) }
             let plan = try plannedMerge(ours: head, theirs: theirs)
-            report.absorb(
-                try describe(plan, oursTree: head.tree, merged: ahead > 0))
+            var described = try describe(plan, oursTree: head.tree, merged: ahead > 0)
+            try checkAuthors(&described, plan: plan, ours: head.commit, theirs: theirs)
+            report.absorb(described)
         }
         return report
     }
@@ -250,9 +251,7 @@ public final class VaultSync {
         step.report.notes = repairs + step.report.notes
         Trace.mark("sync merge: report described")
         // Whether each message's commit bears out its author (a claim to be me that it does not is unread).
-        try Authorship(history: history, people: vault.config.people, me: history.author).check(
-            &step.report, ours: head.commit, theirs: theirs,
-            renamed: Dictionary(plan.outcome.renamed.map { ($0.to, $0.from) }, uniquingKeysWith: { a, _ in a }))
+        try checkAuthors(&step.report, plan: plan, ours: head.commit, theirs: theirs)
         try history.checkoutAndMoveBranch(
             plan.changes, replacing: head.tree, to: newCommit, from: head.commit, message: "vault: sync \(name)")
         try history.setReference(VaultSync.afterRef, to: newCommit)
