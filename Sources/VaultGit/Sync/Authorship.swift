@@ -33,43 +33,49 @@ struct Authorship {
     func check(_ report: inout SyncReport, ours: OpaquePointer, theirs: OpaquePointer, renamed: [String: String])
         throws(VaultError)
     {
-        let wanted = Set(report.rooms.flatMap(\.newMessageIDs))
-        guard !wanted.isEmpty else { return }
-        let paths = Set(report.rooms.map(\.path) + report.rooms.compactMap { renamed[$0.path] })
-        let brought = try commitsBringing(wanted, paths: paths, ours: ours, theirs: theirs)
-        let allowed = Workspace.allowedSigners(people)
-        let signing = signed ? history.sshSigning() : nil
-        var signers: [String: SSHSigning.Signer] = [:]
         let myKey = Workspace.key(me.name)
-        for i in report.rooms.indices {
-            let room = report.rooms[i]
+        // Each room's new messages as the incoming side has them: who they claim to be.
+        var claims: [Int: [String: Author?]] = [:]
+        for (i, room) in report.rooms.enumerated() where !room.newMessageIDs.isEmpty {
             guard let bytes = try? roomBytes(room.path, at: theirs),
                 let file = try? RoomFile(parsing: bytes, path: room.path)
             else { continue }
-            let messages = Dictionary(file.messages.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let authors = Dictionary(file.messages.map { ($0.id, $0.author) }, uniquingKeysWith: { a, _ in a })
+            claims[i] = Dictionary(room.newMessageIDs.map { ($0, authors[$0] ?? nil) }, uniquingKeysWith: { a, _ in a })
+        }
+        func claimsMe(_ author: Author?) -> Bool { author.map { Workspace.key($0.name) == myKey } ?? false }
+        // Unsigned, only a claim to be me has anything to be checked against: no walk without one.
+        let wanted = Set(claims.values.flatMap { $0.filter { signed || claimsMe($0.value) }.keys })
+        guard !wanted.isEmpty else { return }
+        let paths = Set(report.rooms.map(\.path) + report.rooms.compactMap { renamed[$0.path] })
+        let brought = try commitsBringing(wanted, paths: paths, ours: ours, theirs: theirs)
+        defer { for commit in brought.values { git_commit_free(commit.pointer) } }
+        let allowed = Workspace.allowedSigners(people)
+        let signing = signed ? history.sshSigning() : nil
+        var signers: [String: SSHSigning.Signer] = [:]
+        for (i, authors) in claims {
             var reasons: [String: String] = [:]
-            for id in room.newMessageIDs {
-                let claimed = messages[id]?.author
-                let claimsMe = claimed.map { Workspace.key($0.name) == myKey } ?? false
+            for (id, claimed) in authors where wanted.contains(id) {
                 guard let commit = brought[id] else {
-                    if signed || claimsMe { reasons[id] = "the commit that brought it was not found" }
+                    reasons[id] = "the commit that brought it was not found"
                     continue
                 }
                 let made = Made(commit: commit.pointer)
                 if let signing {
-                    let hex = commit.id
-                    let signer = signers[hex] ?? history.signer(of: commit.pointer, allowedSigners: allowed, using: signing)
-                    signers[hex] = signer
-                    if let why = unverified(claimed: claimed, signer: signer, made: made) { reasons[id] = why; continue }
+                    let signer = signers[commit.id] ?? history.signer(of: commit.pointer, allowedSigners: allowed, using: signing)
+                    signers[commit.id] = signer
+                    if let why = unverified(claimed: claimed, signer: signer, made: made) {
+                        reasons[id] = why
+                        continue
+                    }
                 }
-                if claimsMe, !made.isMine(me) {
+                if claimsMe(claimed), !made.isMine(me) {
                     reasons[id] = "claims to be you, but was written as \(made.who) (commit \(made.short)), not on a machine of yours"
                 }
             }
             report.rooms[i].unverified = reasons
             report.rooms[i].ownMessageIDs.removeAll { reasons[$0] != nil }
         }
-        for commit in brought.values { git_commit_free(commit.pointer) }
     }
 
     /// Why a message claiming `claimed` in a commit signed so is not verified; nil: it is.
