@@ -246,5 +246,33 @@ import VaultTestSupport
         #expect(try p.counts("ada-phone") == (unread: 2, unverified: 1), "Bob's two; Ada's own one is hers")
         // An unsigned vault otherwise works as before: no other mark anywhere.
         #expect(try p.counts("bob").unverified == 0)
+        // `vault sync --undo` takes the sync back, and its marks with it.
+        try p.world.expectOK(p.vault("ada-phone", ["sync", "--undo"]))
+        #expect(try p.counts("ada-phone").unverified == 0)
+    }
+
+    /// A key that cannot sign (its file gone) stops the commit: the message names the key and how
+    /// to turn signing off, HEAD does not move, and nothing unsigned is committed.
+    @Test func aKeyThatCannotSignStopsTheCommitAndCommitsNothing() throws {
+        let p = try People(signed: true, machines: ["ada", "bob"])
+        let root = p.world.path("ada")
+        let head = try git(["rev-parse", "HEAD"], in: root)
+        try git(["config", "user.signingkey", p.world.folder.path + "/no-such-key.pub"], in: root)
+        let say = try p.vault("ada", ["say", "trip", "never unsigned"])
+        #expect(say.status == 1, "\(say.stdout)\(say.stderr)")
+        #expect(say.stderr.contains("cannot sign the commit with \(p.world.folder.path)/no-such-key.pub"), "\(say.stderr)")
+        #expect(say.stderr.contains("git config commit.gpgsign false"), "\(say.stderr)")
+        #expect(try git(["rev-parse", "HEAD"], in: root) == head)
+        #expect(try git(["cat-file", "-p", "HEAD"], in: root).contains("gpgsig -----BEGIN SSH SIGNATURE-----"))
+        // What was said waits in the file, uncommitted, as after any commit that failed.
+        #expect(try p.world.read("ada", Self.room).contains("never unsigned"))
+        #expect(try git(["status", "--porcelain"], in: root).contains(Self.room))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/.git").filter { $0.hasPrefix("vault-sign") }.isEmpty)
+        // Put right, the next command commits what waited, signed.
+        try git(["config", "user.signingkey", p.environment["ada"]!["HOME"]! + "/.ssh/id_ed25519.pub"], in: root)
+        try p.sync("ada")
+        #expect(try git(["cat-file", "-p", "HEAD"], in: root).contains("gpgsig -----BEGIN SSH SIGNATURE-----"))
+        #expect(try git(["status", "--porcelain"], in: root).isEmpty)
+        #expect(try git(["show", "HEAD:" + Self.room], in: root).contains("never unsigned"))
     }
 }
