@@ -42,6 +42,8 @@ struct SSHSigning {
         case unknownKey
         /// A signature by a listed key that does not verify (the commit was changed after signing).
         case bad(principal: String)
+        /// The signature could not be checked (ssh-keygen could not be run): why.
+        case unchecked(String)
     }
 
     /// The armored signature (`-----BEGIN SSH SIGNATURE-----`…) of `content` with `key`.
@@ -87,7 +89,7 @@ struct SSHSigning {
                 environment: environment, stdinFile: base)
             return verified.status == 0 ? .person(principal: principal) : .bad(principal: principal)
         } catch {
-            return .unknownKey
+            return .unchecked(error.description)
         }
     }
 

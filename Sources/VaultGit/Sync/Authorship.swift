@@ -83,7 +83,9 @@ struct Authorship {
         let person = claimed.flatMap { a in people.first { $0.key == Workspace.key(a.name) } }
         switch signer {
         case .unsigned:
-            return "its commit \(made.short) (\(made.who)) is not signed"
+            return "its commit \(made.short) (\(made.who)) is not signed with an SSH key"
+        case .unchecked(let why):
+            return "the signature of its commit \(made.short) (\(made.who)) could not be checked: \(why)"
         case .unknownKey:
             return "its commit \(made.short) (\(made.who)) is signed with a key no person of vault.yml has"
         case .bad(let principal):
