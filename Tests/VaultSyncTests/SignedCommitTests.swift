@@ -90,6 +90,7 @@ import VaultTestSupport
                 #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
                 #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
                 #"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read","arguments":{"item":"trip"}}}"#,
+                #"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_rooms","arguments":{}}}"#,
             ]
             let run = try runVault(
                 ["mcp"], in: world.path(machine),
@@ -102,6 +103,12 @@ import VaultTestSupport
             let messages = try #require(structured["messages"] as? [[String: Any]])
             var out: [String: String?] = [:]
             for m in messages { out[m["id"] as! String] = m["unverified"] as? String }
+            // list_rooms counts them as `rooms --json` does.
+            let listing = try #require(run.stdout.split(separator: "\n").first { $0.contains(#""id":3"#) })
+            let listed = try #require(try JSONSerialization.jsonObject(with: Data(listing.utf8)) as? [String: Any])
+            let rooms = try #require(((listed["result"] as? [String: Any])?["structuredContent"] as? [String: Any])?["rooms"] as? [[String: Any]])
+            let trip = try #require(rooms.first { $0["path"] as? String == SignedCommitTests.room })
+            #expect(trip["unverified"] as? Int == out.values.filter { $0 != nil }.count, "\(listing)")
             return out
         }
 
