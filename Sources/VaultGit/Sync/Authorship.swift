@@ -196,11 +196,11 @@ extension VaultSync {
     /// Marks the messages `report` says came in whose author the commit that brought them does
     /// not bear out (`Authorship`, by the people of the `vault.yml` this machine has), a sync's
     /// and a dry run's the same way.
-    func checkAuthors(_ report: inout SyncReport, plan: Plan, ours: OpaquePointer, theirs: OpaquePointer)
+    func checkAuthors(_ report: inout SyncReport, merge: TreeMerge.Outcome, ours: OpaquePointer, theirs: OpaquePointer)
         throws(VaultError)
     {
         try Authorship(history: history, people: vault.config.people, me: history.author).check(
             &report, ours: ours, theirs: theirs,
-            renamed: Dictionary(plan.outcome.renamed.map { ($0.to, $0.from) }, uniquingKeysWith: { a, _ in a }))
+            renamed: Dictionary(merge.renamed.map { ($0.to, $0.from) }, uniquingKeysWith: { a, _ in a }))
     }
 }
