@@ -197,6 +197,29 @@ import VaultTestSupport
                 #expect(good == (marks[message.id]! == nil), "\(machine) \(message.id) \(message.body): git says \(shown)")
             }
         }
+        // Both write before syncing: Ada's sync makes a merge commit.
+        try p.say("ada", "at the same time")
+        try p.say("bob", "me too")
+        try p.sync("bob")
+        let merged = try p.sync("ada")
+        #expect(!merged.contains("unverified"), "\(merged)")
+        // Every commit vault made once signing was on (merges too) is signed by its machine's key,
+        // as git sees it: Ada's and Bob's by their own, Mallory's (written as Ada) by Mallory's.
+        let signers = p.world.folder.path + "/allowed-signers"
+        let log = try git(
+            ["-c", "gpg.ssh.allowedSignersFile=" + signers, "log", "--format=%G?%x09%GS%x09%(trailers:key=Vault-Machine,valueonly,separator=)%x09%s"],
+            in: p.world.path("ada"))
+        let principal = ["ada": "Ada%20Kim", "bob": "Bob%20Lee", "mal": "Mallory"]
+        var checked = 0
+        for line in log.split(separator: "\n") {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard f.count >= 4, let expected = principal[f[2]] else { continue }
+            if f[0] == "N" && f[3].hasPrefix("init") { continue }  // made before signing was set up
+            #expect(f[0] == "G" && f[1] == expected, "\(line)")
+            checked += 1
+        }
+        #expect(checked >= 6, "\(log)")
+        #expect(log.contains("G\tAda%20Kim\tada\tsync: merge"), "a merge commit signed: \(log)")
         try p.world.expectHealthy("ada")
         try p.world.expectHealthy("bob")
     }
