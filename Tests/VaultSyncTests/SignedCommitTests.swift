@@ -267,6 +267,8 @@ import VaultTestSupport
             report.contains("unverified: \(Self.room) m-00000000F0RG: claims to be you, but was written as Bob Lee <bob@example.com> on bob"),
             "\(report)")
         #expect(try p.counts("ada") == (unread: 2, unverified: 1), "Bob's message and the forged one")
+        let rooms = try p.vault("ada", ["rooms"])
+        #expect(rooms.stdout.contains("(2 new) (1 unverified) "), "\(rooms.stdout)")
         let show = try p.vault("ada", ["show", "trip"])
         #expect(show.stdout.contains("⚠️ unverified author: claims to be you"), "\(show.stdout)")
         // Ada's phone: her laptop's message is hers (not unread, not marked), the forged one is neither.
