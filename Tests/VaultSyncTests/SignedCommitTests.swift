@@ -224,6 +224,37 @@ import VaultTestSupport
         try p.world.expectHealthy("bob")
     }
 
+    /// A message of Ada's edited in place by Mallory (same id, another text; Mallory's vault commits
+    /// the hand edit, signed with her own key): marked on Ada's and Bob's machines as an edit Ada's
+    /// key did not sign; Ada editing her own message on her own machine is not marked.
+    @Test func anEditOfAnotherPersonsMessageIsMarked() throws {
+        let p = try People(signed: true)
+        try p.say("ada", "meet at 10")
+        try p.sync("ada")
+        for m in ["bob", "mal"] { try p.sync(m) }
+        let original = try #require(try p.messages("mal").last)
+        let text = try p.world.read("mal", Self.room)
+        try p.world.write("mal", Self.room, text.replacingOccurrences(of: "meet at 10", with: "send Mallory $5000"))
+        try p.sync("mal")  // the hand edit, committed and signed by Mallory's machine
+        for machine in ["ada", "bob"] {
+            let report = try p.sync(machine)
+            #expect(report.contains("1 unverified"), "\(machine): \(report)")
+            #expect(
+                report.contains("unverified: \(Self.room) \(original.id): edited: written as Ada Kim, but its commit")
+                    && report.contains("signed by Mallory's key"), "\(machine): \(report)")
+            let show = try p.vault(machine, ["show", "trip"])
+            let marked = try #require(show.stdout.range(of: "⚠️ unverified author: edited: "), "\(show.stdout)")
+            #expect(show.stdout[marked.upperBound...].contains("send Mallory $5000"))
+            #expect(try p.mcpRead(machine)[original.id]! != nil)
+        }
+        // Ada changes her own message again, on her own machine: nothing is marked anywhere new.
+        let mine = try p.world.read("ada", Self.room)
+        try p.world.write("ada", Self.room, mine.replacingOccurrences(of: "send Mallory $5000", with: "meet at 11"))
+        try p.sync("ada")
+        let report = try p.sync("bob")
+        #expect(!report.contains("unverified"), "\(report)")
+    }
+
     /// A message brought by a commit nobody signed (plain git, a hand edit committed without a key)
     /// in a signed vault is marked; its author another person, it still counts as unread once.
     @Test func anUnsignedCommitInASignedVaultIsMarked() throws {

@@ -284,7 +284,7 @@ enum SyncOutput {
         if !r.conflictCopies.isEmpty {
             summary.append("\(r.conflictCopies.count) conflict cop\(r.conflictCopies.count == 1 ? "y" : "ies")")
         }
-        let unverified = r.rooms.reduce(0) { $0 + $1.unverified.count }
+        let unverified = r.unverifiedMarks.reduce(0) { $0 + $1.reasons.count }
         if unverified > 0 { summary.append("\(unverified) unverified") }
         // Every line the report lists below is counted here: never "nothing new" above a list.
         if !r.notes.isEmpty { summary.append("\(r.notes.count) note\(r.notes.count == 1 ? "" : "s")") }
@@ -314,6 +314,11 @@ enum SyncOutput {
                 "  \(room.isNew ? "new room " : "")\(one(room.title)) (\(one(room.path))): +\(count)\(one(from))\(one(newest))")
             for (id, why) in room.unverified.sorted(by: { $0.key < $1.key }) {
                 print("  unverified: \(one(room.path)) \(one(id)): \(one(why))")
+            }
+        }
+        for (path, edits) in r.unverifiedEdits.sorted(by: { $0.key < $1.key }) {
+            for (id, why) in edits.sorted(by: { $0.key < $1.key }) {
+                print("  unverified: \(one(path)) \(one(id)): \(one(why))")
             }
         }
         for e in r.newEntries { print("  new entry: \(one(e))") }

@@ -34,48 +34,87 @@ struct Authorship {
         throws(VaultError)
     {
         let myKey = Workspace.key(me.name)
-        // Each room's new messages as the incoming side has them: who they claim to be.
-        var claims: [Int: [String: Author?]] = [:]
-        for (i, room) in report.rooms.enumerated() where !room.newMessageIDs.isEmpty {
-            guard let bytes = try? roomBytes(room.path, at: theirs),
-                let file = try? RoomFile(parsing: bytes, path: room.path)
-            else { continue }
-            let authors = Dictionary(file.messages.map { ($0.id, $0.author) }, uniquingKeysWith: { a, _ in a })
-            claims[i] = Dictionary(room.newMessageIDs.map { ($0, authors[$0] ?? nil) }, uniquingKeysWith: { a, _ in a })
-        }
         func claimsMe(_ author: Author?) -> Bool { author.map { Workspace.key($0.name) == myKey } ?? false }
-        // Unsigned, only a claim to be me has anything to be checked against: no walk without one.
-        let wanted = Set(claims.values.flatMap { $0.filter { signed || claimsMe($0.value) }.keys })
+        // What to check, by key: a new message by its id, an edited one by its id and its text
+        // (`Authorship.key`), each as the incoming side has it. Unsigned, only a claim to be me
+        // has anything to be checked against: no walk without one.
+        struct Wanted {
+            var path: String
+            var id: String
+            var claimed: Author?
+            var edited: Bool
+        }
+        var wanted: [String: Wanted] = [:]
+        let newIDs = Dictionary(report.rooms.map { ($0.path, Set($0.newMessageIDs)) }, uniquingKeysWith: { a, b in a.union(b) })
+        let rooms = Set(report.rooms.map(\.path) + report.changed.filter { VaultPath.kind(of: $0) == .room })
+        for path in rooms.sorted() {
+            guard let bytes = try? roomBytes(path, at: theirs), let file = try? RoomFile(parsing: bytes, path: path)
+            else { continue }
+            let before = (try? roomBytes(renamed[path] ?? path, at: ours))?.flatMap { try? RoomFile(parsing: $0, path: path) }
+            let known = Dictionary(
+                before?.messages.map { ($0.id, Authorship.text($0.body)) } ?? [], uniquingKeysWith: { a, _ in a })
+            for m in file.messages where signed || claimsMe(m.author) {
+                if newIDs[path]?.contains(m.id) == true {
+                    wanted[m.id] = Wanted(path: path, id: m.id, claimed: m.author, edited: false)
+                } else if let old = known[m.id], old != Authorship.text(m.body) {
+                    wanted[Authorship.key(m)] = Wanted(path: path, id: m.id, claimed: m.author, edited: true)
+                }
+            }
+        }
         guard !wanted.isEmpty else { return }
-        let paths = Set(report.rooms.map(\.path) + report.rooms.compactMap { renamed[$0.path] })
-        let brought = try commitsBringing(wanted, paths: paths, ours: ours, theirs: theirs)
+        let paths = rooms.union(rooms.compactMap { renamed[$0] })
+        let brought = try commitsBringing(Set(wanted.keys), paths: paths, ours: ours, theirs: theirs)
         defer { for commit in brought.values { git_commit_free(commit.pointer) } }
         let allowed = Workspace.allowedSigners(people)
         let signing = signed ? history.sshSigning() : nil
         var signers: [String: SSHSigning.Signer] = [:]
-        for (i, authors) in claims {
-            var reasons: [String: String] = [:]
-            for (id, claimed) in authors where wanted.contains(id) {
-                guard let commit = brought[id] else {
-                    reasons[id] = "the commit that brought it was not found"
-                    continue
-                }
+        var reasons: [String: [String: String]] = [:]
+        var edits: [String: [String: String]] = [:]
+        for (key, message) in wanted {
+            var why: String?
+            if let commit = brought[key] {
                 let made = Made(commit: commit.pointer)
                 if let signing {
                     let signer = signers[commit.id] ?? history.signer(of: commit.pointer, allowedSigners: allowed, using: signing)
                     signers[commit.id] = signer
-                    if let why = unverified(claimed: claimed, signer: signer, made: made) {
-                        reasons[id] = why
-                        continue
-                    }
+                    why = unverified(claimed: message.claimed, signer: signer, made: made)
                 }
-                if claimsMe(claimed), !made.isMine(me) {
-                    reasons[id] = "claims to be you, but was written as \(made.who) (commit \(made.short)), not on a machine of yours"
+                if why == nil, claimsMe(message.claimed), !made.isMine(me) {
+                    why = "claims to be you, but was written as \(made.who) (commit \(made.short)), not on a machine of yours"
                 }
+            } else {
+                why = "the commit that brought it was not found"
             }
-            report.rooms[i].unverified = reasons
-            report.rooms[i].ownMessageIDs.removeAll { reasons[$0] != nil }
+            guard let why else { continue }
+            if message.edited {
+                edits[message.path, default: [:]][message.id] = "edited: " + why
+            } else {
+                reasons[message.path, default: [:]][message.id] = why
+            }
         }
+        for i in report.rooms.indices {
+            let marked = reasons[report.rooms[i].path] ?? [:]
+            report.rooms[i].unverified.merge(marked) { _, new in new }
+            report.rooms[i].ownMessageIDs.removeAll { marked[$0] != nil }
+        }
+        report.unverifiedEdits.merge(edits) { a, b in a.merging(b) { _, new in new } }
+    }
+
+    /// A message's text as versions are compared (trailing white space aside, as a merge compares).
+    static func text(_ body: String) -> String {
+        var end = body.endIndex
+        while end > body.startIndex, body[body.index(before: end)].isWhitespace { end = body.index(before: end) }
+        return String(body[..<end])
+    }
+
+    /// The key of one version of a message: its id and an FNV-1a hash of its text.
+    static func key(_ message: Message) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text(message.body).utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        return message.id + "#" + String(hash, radix: 16)
     }
 
     /// Why a message claiming `claimed` in a commit signed so is not verified; nil: it is.
@@ -125,8 +164,9 @@ struct Authorship {
         }
     }
 
-    /// For each id of `wanted`: the oldest commit reachable from `theirs` and not from `ours`
-    /// whose version of the rooms at `paths` holds it and none of whose parents' versions does.
+    /// For each key of `wanted` (a message's id, or one version of it: `key`): the oldest commit
+    /// reachable from `theirs` and not from `ours` whose version of the rooms at `paths` holds it
+    /// and none of whose parents' versions does.
     /// The caller frees the commits.
     private func commitsBringing(_ wanted: Set<String>, paths: Set<String>, ours: OpaquePointer, theirs: OpaquePointer)
         throws(VaultError) -> [String: (pointer: OpaquePointer, id: String)]
@@ -150,7 +190,9 @@ struct Authorship {
                 let key = oidString(&blob)
                 if let known = idsOfBlob[key] { found.formUnion(known); continue }
                 let bytes = (try? history.blobBytes(blob)) ?? []
-                let held = Set((try? RoomFile(parsing: bytes, path: path))?.messages.map(\.id) ?? []).intersection(wanted)
+                // Each message as its id (any version) and as its version (`key`).
+                let messages = (try? RoomFile(parsing: bytes, path: path))?.messages ?? []
+                let held = Set(messages.flatMap { [$0.id, Authorship.key($0)] }).intersection(wanted)
                 idsOfBlob[key] = held
                 found.formUnion(held)
             }

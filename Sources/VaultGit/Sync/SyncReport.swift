@@ -22,6 +22,9 @@ public struct SyncReport: Sendable, Codable {
     public var conflictCopies: [String] = []
     /// Choices the merge made, one line each (a front-matter key both sides changed, …).
     public var notes: [String] = []
+    /// Messages that came in edited (an id this machine had, with another text) whose author the
+    /// commit that made the edit does not bear out: room path → id → why (`Authorship`).
+    public var unverifiedEdits: [String: [String: String]] = [:]
     /// Merge commits made (0 or 1; a fast-forward makes none).
     public var merges = 0
     public var pushed = false
@@ -66,6 +69,11 @@ public struct SyncReport: Sendable, Codable {
 
     public var newMessageCount: Int { rooms.reduce(0) { $0 + $1.newMessageIDs.count } }
 
+    /// Every message the report marks unverified, new or edited: room path → id → why.
+    public var unverifiedMarks: [(path: String, reasons: [String: String])] {
+        rooms.map { ($0.path, $0.unverified) } + unverifiedEdits.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
     /// ` (+3 messages in 2 rooms, 1 entry)` for a merge commit's subject.
     var subjectSuffix: String {
         var parts: [String] = []
@@ -105,6 +113,7 @@ public struct SyncReport: Sendable, Codable {
         renamed += other.renamed
         conflictCopies += other.conflictCopies
         notes += other.notes
+        unverifiedEdits.merge(other.unverifiedEdits) { a, b in a.merging(b) { _, new in new } }
         merges += other.merges
     }
 

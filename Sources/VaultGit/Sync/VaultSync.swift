@@ -255,7 +255,7 @@ public final class VaultSync {
         try history.checkoutAndMoveBranch(
             plan.changes, replacing: head.tree, to: newCommit, from: head.commit, message: "vault: sync \(name)")
         try history.setReference(VaultSync.afterRef, to: newCommit)
-        UnverifiedMarks.add(step.report.rooms.map { ($0.path, $0.unverified) }, root: vault.root)
+        UnverifiedMarks.add(step.report.unverifiedMarks, root: vault.root)
         // What I wrote myself, on another machine, is never unread.
         UnreadMarks.add(
             step.report.rooms.map { room in (room.path, room.newMessageIDs.filter { !room.ownMessageIDs.contains($0) }) },
