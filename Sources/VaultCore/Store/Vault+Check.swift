@@ -101,8 +101,11 @@ extension Vault {
     /// its room there and a volume's name. None, and one failed open, in a vault without volumes.
     func checkVolumes() -> [FormatProblem] {
         var problems: [FormatProblem] = []
-        // Each room's message ids, file by file: a volume pushed by someone may hold the file's.
-        var idsOfRoom: [String: [String: String]] = [:]
+        // Each room's message ids, file by file, with their texts: a volume pushed by someone may
+        // hold the file's under another text. (The same text twice is what a rollover killed
+        // midway leaves, which the next rollover clears; another text, what a merge keeps when one
+        // machine moved a message the other edited: FORMAT.md, "Merging".)
+        var idsOfRoom: [String: [String: (path: String, body: String)]] = [:]
         for path in volumePaths() {
             guard let room = VaultPath.room(ofVolume: path) else {
                 problems.append(FormatProblem(path: path, line: 1, kind: .notAVolume))
@@ -116,13 +119,17 @@ extension Vault {
                 problems += RoomFile.problems(in: bytes, path: path)
                 if idsOfRoom[room] == nil {
                     let file = (try? FileIO.read(absolute(room))).flatMap { try? RoomFile.readingWhatCan($0, path: room) }
-                    idsOfRoom[room] = Dictionary(file?.messages.map { ($0.id, room) } ?? [], uniquingKeysWith: { a, _ in a })
+                    idsOfRoom[room] = Dictionary(
+                        file?.messages.map { ($0.id, (room, $0.body)) } ?? [], uniquingKeysWith: { a, _ in a })
                 }
                 for m in (try? RoomFile.readingWhatCan(bytes, path: path))?.messages ?? [] {
-                    if let other = idsOfRoom[room]?[m.id], other != path {
-                        problems.append(FormatProblem(path: path, line: m.line, kind: .messageInTwoFiles(m.id, other: other)))
+                    if let other = idsOfRoom[room]?[m.id], other.path != path {
+                        if other.body != m.body {
+                            problems.append(
+                                FormatProblem(path: path, line: m.line, kind: .messageInTwoFiles(m.id, other: other.path)))
+                        }
                     } else {
-                        idsOfRoom[room]?[m.id] = path
+                        idsOfRoom[room]?[m.id] = (path, m.body)
                     }
                 }
             } catch {

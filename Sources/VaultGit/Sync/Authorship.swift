@@ -47,8 +47,12 @@ struct Authorship {
         var wanted: [String: Wanted] = [:]
         let newIDs = Dictionary(report.rooms.map { ($0.path, Set($0.newMessageIDs)) }, uniquingKeysWith: { a, b in a.union(b) })
         let rooms = Set(report.rooms.map(\.path) + report.changed.filter { VaultPath.kind(of: $0) == .room })
+        // Unsigned, a room without any `author=` (one person's room with a model) has nothing to
+        // check: not even parsed. (Not a search for my name: it may be spelled in another case or form.)
+        let mine = Array(" author=".utf8)
         for path in rooms.sorted() {
-            guard let bytes = try? roomBytes(path, at: theirs), let file = try? RoomFile(parsing: bytes, path: path)
+            guard let bytes = try? roomBytes(path, at: theirs), signed || bytes.firstRange(of: mine) != nil,
+                let file = try? RoomFile(parsing: bytes, path: path)
             else { continue }
             let before = (try? roomBytes(renamed[path] ?? path, at: ours))?.flatMap { try? RoomFile(parsing: $0, path: path) }
             let known = Dictionary(
