@@ -314,6 +314,18 @@ import VaultTestSupport
         #expect(try p.counts("ada-phone").unverified == 0)
     }
 
+    /// A claim to be you spelled in another case is the same claim: marked, and unread.
+    @Test func aClaimInAnotherCaseIsTheSameClaim() throws {
+        let p = try People(signed: false, machines: ["ada", "bob"])
+        let text = try p.world.read("bob", Self.room)
+            + "\n## 🧑 user · x <!-- 2026-11-21T09:00:00+09:00 m-0000000CASE1 author=ADA%20KIM -->\n\nit is me\n"
+        try p.world.write("bob", Self.room, text)
+        try p.sync("bob")
+        let report = try p.sync("ada")
+        #expect(report.contains("unverified: \(Self.room) m-0000000CASE1: claims to be you"), "\(report)")
+        #expect(try p.counts("ada") == (unread: 1, unverified: 1))
+    }
+
     /// A key that cannot sign (its file gone) stops the commit: the message names the key and how
     /// to turn signing off, HEAD does not move, and nothing unsigned is committed.
     @Test func aKeyThatCannotSignStopsTheCommitAndCommitsNothing() throws {
