@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 153 functions; variadic, as a pointer only: git_libgit2_opts.
+// 157 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -22,7 +22,10 @@ static struct {
     __typeof__(git_clone_options_init) *git_clone_options_init;
     __typeof__(git_commit_author) *git_commit_author;
     __typeof__(git_commit_create) *git_commit_create;
+    __typeof__(git_commit_create_buffer) *git_commit_create_buffer;
+    __typeof__(git_commit_create_with_signature) *git_commit_create_with_signature;
     __typeof__(git_commit_dup) *git_commit_dup;
+    __typeof__(git_commit_extract_signature) *git_commit_extract_signature;
     __typeof__(git_commit_free) *git_commit_free;
     __typeof__(git_commit_id) *git_commit_id;
     __typeof__(git_commit_lookup) *git_commit_lookup;
@@ -145,6 +148,7 @@ static struct {
     __typeof__(git_revwalk_hide_ref) *git_revwalk_hide_ref;
     __typeof__(git_revwalk_new) *git_revwalk_new;
     __typeof__(git_revwalk_next) *git_revwalk_next;
+    __typeof__(git_revwalk_push) *git_revwalk_push;
     __typeof__(git_revwalk_push_head) *git_revwalk_push_head;
     __typeof__(git_revwalk_push_ref) *git_revwalk_push_ref;
     __typeof__(git_revwalk_sorting) *git_revwalk_sorting;
@@ -179,7 +183,10 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_clone_options_init", (void **)&real.git_clone_options_init},
     {"git_commit_author", (void **)&real.git_commit_author},
     {"git_commit_create", (void **)&real.git_commit_create},
+    {"git_commit_create_buffer", (void **)&real.git_commit_create_buffer},
+    {"git_commit_create_with_signature", (void **)&real.git_commit_create_with_signature},
     {"git_commit_dup", (void **)&real.git_commit_dup},
+    {"git_commit_extract_signature", (void **)&real.git_commit_extract_signature},
     {"git_commit_free", (void **)&real.git_commit_free},
     {"git_commit_id", (void **)&real.git_commit_id},
     {"git_commit_lookup", (void **)&real.git_commit_lookup},
@@ -302,6 +309,7 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_revwalk_hide_ref", (void **)&real.git_revwalk_hide_ref},
     {"git_revwalk_new", (void **)&real.git_revwalk_new},
     {"git_revwalk_next", (void **)&real.git_revwalk_next},
+    {"git_revwalk_push", (void **)&real.git_revwalk_push},
     {"git_revwalk_push_head", (void **)&real.git_revwalk_push_head},
     {"git_revwalk_push_ref", (void **)&real.git_revwalk_push_ref},
     {"git_revwalk_sorting", (void **)&real.git_revwalk_sorting},
@@ -380,9 +388,24 @@ int git_commit_create(git_oid *id, git_repository *repo, const char *update_ref,
     return real.git_commit_create(id, repo, update_ref, author, committer, message_encoding, message, tree, parent_count, parents);
 }
 
+int git_commit_create_buffer(git_buf *out, git_repository *repo, const git_signature *author, const git_signature *committer, const char *message_encoding, const char *message, const git_tree *tree, size_t parent_count, const git_commit *parents[]) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_commit_create_buffer(out, repo, author, committer, message_encoding, message, tree, parent_count, parents);
+}
+
+int git_commit_create_with_signature(git_oid *out, git_repository *repo, const char *commit_content, const char *signature, const char *signature_field) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_commit_create_with_signature(out, repo, commit_content, signature, signature_field);
+}
+
 int git_commit_dup(git_commit **out, git_commit *source) {
     CVAULT_GIT2_REQUIRE();
     return real.git_commit_dup(out, source);
+}
+
+int git_commit_extract_signature(git_buf *signature, git_buf *signed_data, git_repository *repo, git_oid *commit_id, const char *field) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_commit_extract_signature(signature, signed_data, repo, commit_id, field);
 }
 
 void git_commit_free(git_commit *commit) {
@@ -988,6 +1011,11 @@ int git_revwalk_new(git_revwalk **out, git_repository *repo) {
 int git_revwalk_next(git_oid *out, git_revwalk *walk) {
     CVAULT_GIT2_REQUIRE();
     return real.git_revwalk_next(out, walk);
+}
+
+int git_revwalk_push(git_revwalk *walk, const git_oid *id) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_revwalk_push(walk, id);
 }
 
 int git_revwalk_push_head(git_revwalk *walk) {

@@ -223,13 +223,9 @@ extension GitHistory {
         let signature: UnsafeMutablePointer<git_signature>? = try signatureNow("make the commit's author")
         defer { git_signature_free(signature) }
         var commitID = git_oid()
-        var parents: [OpaquePointer?] = parent.map { [$0] } ?? []
-        let code = parents.withUnsafeMutableBufferPointer { p in
-            git_commit_create(
-                &commitID, repo, nil, signature, signature, "UTF-8", withMachine(message), tree, p.count,
-                p.baseAddress)
-        }
-        try GitFailure.check(code, "create the commit")
+        try createCommit(
+            &commitID, author: signature!, committer: signature!, message: withMachine(message), tree: tree,
+            parents: parent.map { [$0] } ?? [])
         // The branch is locked, compared with `parent` and its new id written into the lock before
         // anything is flushed: the lock file then reaches the disk together with the objects
         // (flushed at once, one wait on the disk for all of them), and a branch another program

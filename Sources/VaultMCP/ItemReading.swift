@@ -52,6 +52,7 @@ enum ItemReading {
                         "id": .string(m.id), "role": .string(m.role.rawValue), "kind": .optional(m.kind),
                         "time": .string(m.timestamp.text),
                         "author": .optional(m.author?.name), "status": .optional(m.status),
+                        "unverified": .optional(page.unverified[m.id]),
                         "conflict": versions[m.id].map { v -> JSONValue in
                             ["version": .int(v.version), "other_version": .string(v.other)]
                         } ?? .null,

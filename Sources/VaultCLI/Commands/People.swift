@@ -12,14 +12,24 @@ extension VaultCommand {
                 You are marked (you): `me:` in ~/.config/vault/config.yml, else git's user.name. A room is \
                 shared with `vault room new TITLE --with NAME`, `vault room join ROOM`, and written in with \
                 `vault say ROOM MESSAGE`.
+
+                With --allowed-signers, prints the SSH keys vault.yml lists with its people as git's \
+                allowed-signers file, so `git log --show-signature` checks commits by the keys vault \
+                checks them by: `vault people --allowed-signers > ~/.config/vault/allowed-signers` and \
+                `git config gpg.ssh.allowedSignersFile ~/.config/vault/allowed-signers`.
                 """)
 
         @OptionGroup var location: VaultLocation
         @OptionGroup var reading: ReadingOptions
         @Flag(help: "Print JSON.") var json = false
+        @Flag(help: "Print the people's SSH keys (key: in vault.yml) as git's allowed-signers file.")
+        var allowedSigners = false
 
         func execute() throws {
             let vault = try location.open()
+            if allowedSigners {
+                return Terminal.document(Data(Workspace.allowedSigners(vault.config.people).utf8))
+            }
             let (locale, zone) = try reading.resolve(for: vault)
             let people = vault.people(me: try vault.identity(environment: ProcessInfo.processInfo.environment))
             if json { return try Terminal.json(people) }

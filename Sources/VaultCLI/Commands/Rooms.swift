@@ -280,6 +280,8 @@ struct RoomRow {
         }
         // A Syncthing or Dropbox copy has its original's title: marked, never an unmarked twin.
         if let original = room.conflictCopyOf { preview = words.conflictCopy(original) + " " + preview }
+        // Messages whose author their commit does not bear out: said before anything else.
+        if room.unverified > 0 { preview = ListingWords.unverified(room.unverified, locale: locale) + " " + preview }
         self.preview = (room.unread > 0 ? words.unread(room.unread) + " " : "") + preview
     }
 

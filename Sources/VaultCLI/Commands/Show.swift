@@ -61,7 +61,14 @@ extension VaultCommand {
                             Terminal.line("\n" + style.warning(MessageConflict.mark(
                                 version: version, id: m.message.id, room: VaultPath.stem(of: path), locale: locale)))
                         }
-                        Terminal.line((versions[m.message.line] == nil ? "\n" : "") + ([label] + m.facts.map(style.date)).joined(separator: " · "))
+                        // A message whose author the commit that brought it does not bear out.
+                        let unverified = page.unverified[m.message.id]
+                        if let unverified {
+                            Terminal.line(
+                                (versions[m.message.line] == nil ? "\n" : "")
+                                    + style.warning("⚠️ unverified author: " + Terminal.visible(unverified, singleLine: true)))
+                        }
+                        Terminal.line((versions[m.message.line] == nil && unverified == nil ? "\n" : "") + ([label] + m.facts.map(style.date)).joined(separator: " · "))
                         print(room.body(of: m.message) { line, problem in "⚠️ line \(problem.line): \(line)" })
                     }
                 }

@@ -284,6 +284,8 @@ enum SyncOutput {
         if !r.conflictCopies.isEmpty {
             summary.append("\(r.conflictCopies.count) conflict cop\(r.conflictCopies.count == 1 ? "y" : "ies")")
         }
+        let unverified = r.unverifiedMarks.reduce(0) { $0 + $1.reasons.count }
+        if unverified > 0 { summary.append("\(unverified) unverified") }
         // Every line the report lists below is counted here: never "nothing new" above a list.
         if !r.notes.isEmpty { summary.append("\(r.notes.count) note\(r.notes.count == 1 ? "" : "s")") }
         if r.dryRun {
@@ -310,6 +312,14 @@ enum SyncOutput {
             let from = room.authors.isEmpty ? "" : " from " + room.authors.joined(separator: ", ")
             print(
                 "  \(room.isNew ? "new room " : "")\(one(room.title)) (\(one(room.path))): +\(count)\(one(from))\(one(newest))")
+            for (id, why) in room.unverified.sorted(by: { $0.key < $1.key }) {
+                print("  unverified: \(one(room.path)) \(one(id)): \(one(why))")
+            }
+        }
+        for (path, edits) in r.unverifiedEdits.sorted(by: { $0.key < $1.key }) {
+            for (id, why) in edits.sorted(by: { $0.key < $1.key }) {
+                print("  unverified: \(one(path)) \(one(id)): \(one(why))")
+            }
         }
         for e in r.newEntries { print("  new entry: \(one(e))") }
         for e in r.changed { print("  changed: \(one(e))") }

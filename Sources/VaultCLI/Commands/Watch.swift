@@ -44,31 +44,43 @@ extension VaultCommand {
             live.machineLimits = try IncomingLimits.ofThisMachine()
             Terminal.note(
                 "watching \(path ?? "every room"): a sync every \(Watch.seconds(live.interval)) s; Ctrl-C stops")
-            // The wait last said while syncs fail (nil: they work): each longer wait is said once.
+            // The wait last said while syncs fail (nil: they work): each longer wait is said once,
+            // and each new reason (a remote that pushes one bad commit after another).
             var saidDelay: Double?
+            var saidFailure: String?
             while !Termination.requested {
                 let step = live.step(room: path)
                 if let failure = step.failure {
                     // No remote, or one that is not named: nothing a wait would change.
                     if case .input = failure { throw failure }
-                    if saidDelay != step.delay {
+                    if saidDelay != step.delay || saidFailure != failure.description {
                         Terminal.note("sync failed (\(failure.description)); trying again in \(Watch.seconds(step.delay)) s")
                         saidDelay = step.delay
+                        saidFailure = failure.description
                     }
                 } else {
                     if saidDelay != nil { Terminal.note("synced again") }
                     saidDelay = nil
+                    saidFailure = nil
                 }
                 for arrival in step.arrivals {
-                    show(arrival, all: path == nil, locale: locale, zone: zone)
+                    show(
+                        arrival, all: path == nil, locale: locale, zone: zone,
+                        unverified: UnverifiedMarks.of(arrival.path, root: vault.root))
                     live.shown(arrival)
                 }
                 Watch.wait(step.delay)
             }
         }
 
-        private func show(_ arrival: LiveSync.Arrival, all: Bool, locale: String, zone: TimeZone) {
+        private func show(
+            _ arrival: LiveSync.Arrival, all: Bool, locale: String, zone: TimeZone, unverified: [String: String]
+        ) {
             for message in arrival.messages {
+                // A message whose author the commit that brought it does not bear out.
+                if let why = unverified[message.id] {
+                    Terminal.line("⚠️ unverified author: " + Terminal.visible(why, singleLine: true))
+                }
                 let time = DateText.string(for: message.timestamp.date, style: .time, locale: locale, timeZone: zone)
                 var label = [Posting.writer(of: message), time]
                 if all { label.insert(arrival.title, at: 0) }

@@ -27,6 +27,9 @@ public enum RepositoryFailure: Sendable, Hashable, CustomStringConvertible {
     case cannotWrite(path: String, reason: String)
     /// A program (git, ssh) could not be started.
     case cannotRun(program: String, reason: String)
+    /// Commits are to be signed (git config `gpg.format ssh`, `commit.gpgsign`) and
+    /// `ssh-keygen -Y sign` failed with the key `key` (`user.signingkey`): nothing was committed.
+    case cannotSign(key: String, reason: String)
     /// HEAD is not on a branch; vault commits on a branch.
     case detachedHead(root: String)
     /// The repository is in the middle of a merge, rebase, cherry-pick…: `operation` names it
@@ -74,6 +77,10 @@ public enum RepositoryFailure: Sendable, Hashable, CustomStringConvertible {
             return "cannot write \(path): \(reason)"
         case .cannotRun(let program, let reason):
             return "cannot run \(program): \(reason)"
+        case .cannotSign(let key, let reason):
+            return "cannot sign the commit with \(key) (git config user.signingkey): \(reason). Nothing was committed:"
+                + " give a key ssh-keygen can use (its private half beside it or in ssh-agent), or turn signing off"
+                + " with `git config commit.gpgsign false`."
         case .detachedHead(let root):
             return "HEAD is detached in \(root): vault commits on a branch. Run `git -C \(root) switch main` (or your"
                 + " branch) first. Your files are unchanged."

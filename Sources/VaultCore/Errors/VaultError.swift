@@ -66,8 +66,8 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         /// not a volume's (`0001.md`): nothing reads it as part of a room.
         case volumeWithoutRoom(String)
         case notAVolume
-        /// A message (its id) that another file of the same room also holds (the room's file
-        /// or another volume, named): the room shows it twice.
+        /// A message id a room's volume holds that its file or another of its volumes holds too
+        /// (the path named), as a pushed volume can: the room shows both.
         case messageInTwoFiles(String, other: String)
     }
 
@@ -133,6 +133,9 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
             return "the message header \(detail)"
         case .duplicateMessageID(let id, let firstLine):
             return "the message id \(id) is used twice (first on line \(firstLine)); give one of them a new id"
+        case .messageInTwoFiles(let id, let other):
+            return "the message id \(id) is in \(other) too, and the room shows both; keep one (delete the other"
+                + " message, or give it a new id)"
         case .strayPromptMarker:
             return "a prompt marker ('<!-- vault:prompt … -->') stands before more messages; delete this line"
         case .invalidSetting(let key, let reason):
@@ -148,9 +151,6 @@ public struct FormatProblem: Error, Sendable, Hashable, CustomStringConvertible 
         case .volumeWithoutRoom(let room):
             return "a volume of \(room), which is not there (renamed or removed by hand?):"
                 + " no room shows its messages; move the folder to the room's new name, or remove it"
-        case .messageInTwoFiles(let id, let other):
-            return "message \(id) is also in \(other), another file of the same room: the room shows it twice;"
-                + " remove one of the two (the one you do not want to keep)"
         case .notAVolume:
             return "not a volume (a volume's name is its number: 0001.md): no room shows it; move it out of volumes/"
         case .unfinishedMerge:

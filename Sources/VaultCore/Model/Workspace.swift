@@ -12,6 +12,10 @@ public struct Person: Sendable, Hashable, Codable {
     /// The name their messages carry (`author=`) and rooms list them by (`members:`).
     public var name: String
     public var email: String?
+    /// `key:` or `keys:`: the SSH public keys their commits are signed with (`ssh-ed25519 AAAA…`,
+    /// as in `~/.ssh/id_ed25519.pub`), so a message that claims to be theirs can be checked
+    /// against the key that signed the commit bringing it (FORMAT.md, "Signed commits").
+    public var keys: [String] = []
 
     /// A person named `name` (a name `Author` takes, without `<` or `>`), or nil.
     public init?(name: String?, email: String?) {
@@ -33,6 +37,23 @@ public struct Person: Sendable, Hashable, Codable {
 
     /// The name as names are compared: NFC, case folded.
     public var key: String { Workspace.key(name) }
+
+    /// The principal their keys have in an allowed-signers file (`ssh-keygen -Y verify -I`,
+    /// git's `gpg.ssh.allowedSignersFile`): the name as `author=` writes it, so it holds no space,
+    /// comma or pattern character.
+    public var principal: String { Author(name: name).map(\.attributeValue) ?? name }
+
+    /// Whether `text` is one SSH public key line: a key type (`ssh-ed25519`, `ssh-rsa`,
+    /// `ecdsa-sha2-nistp256`, `sk-…`), its base64, and an optional comment, on one line without
+    /// control characters.
+    public static func isPublicKey(_ text: String) -> Bool {
+        let fields = text.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count >= 2, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return false }
+        let type = fields[0]
+        guard type.hasPrefix("ssh-") || type.hasPrefix("ecdsa-sha2-") || type.hasPrefix("sk-") else { return false }
+        return fields[1].count >= 16 && fields[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+/=".contains($0)) }
+    }
 }
 
 /// What a room is to the people of a vault, by its front-matter's `members:`.
@@ -57,6 +78,17 @@ public enum RoomKind: String, Sendable, Codable {
 public enum Workspace {
     /// The front-matter key listing a room's members.
     public static let membersKey = "members"
+
+    /// The allowed-signers file (`ssh-keygen -Y verify -f`, git's `gpg.ssh.allowedSignersFile`)
+    /// for `people`: one line per key, `PRINCIPAL namespaces="git" KEY`, the principal the
+    /// person's name as `author=` writes it (`Person.principal`). `vault people --allowed-signers`
+    /// prints it, so `git log --show-signature` checks commits by the keys vault checks them by.
+    ///
+    ///     Workspace.allowedSigners(people)
+    ///     // Ada%20Kim namespaces="git" ssh-ed25519 AAAAC3Nza… ada@laptop
+    public static func allowedSigners(_ people: [Person]) -> String {
+        people.flatMap { person in person.keys.map { "\(person.principal) namespaces=\"git\" \($0)\n" } }.joined()
+    }
 
     /// A name as names are compared: spaces around it removed, NFC, case folded.
     public static func key(_ name: String) -> String {

@@ -36,6 +36,10 @@ public enum IncomingPath {
         case mode(UInt32)
         /// Two entries of one name in a folder (a malformed tree).
         case duplicate
+        /// A `.gitattributes` whose line `line` names an attribute that makes git run a command
+        /// (`filter=`, `diff=DRIVER`, a `merge=` driver not vault's) or change the bytes written
+        /// (`ident`, `eol`, `text`, `working-tree-encoding`), or defines a macro (`[attr]`).
+        case attributes(line: Int, attribute: String)
 
         public var description: String {
             switch self {
@@ -51,6 +55,10 @@ public enum IncomingPath {
             case .submodule: return "it is a submodule, which vault never takes from outside"
             case .mode(let mode): return "it has the mode \(String(mode, radix: 8)), not a regular file's"
             case .duplicate: return "its folder has two entries of that name"
+            case .attributes(let line, let attribute):
+                return "its line \(line) sets `\(attribute)`, which would make git run a command or change the bytes"
+                    + " vault writes; from outside, vault takes only `merge=vault`, `-text`, `binary`, `diff` and `-diff`"
+                    + " (and `merge`, `delta`, `whitespace`, `export-ignore`, `linguist-…`)"
             }
         }
     }
@@ -68,6 +76,40 @@ public enum IncomingPath {
         guard String(validating: Array(name), as: UTF8.self) != nil else { return .invalidUTF8 }
         if let reserved = reservedName(name) { return .reserved(reserved) }
         return nil
+    }
+
+    /// What is wrong with a `.gitattributes` that came in, or nil: the first attribute git would
+    /// run a command for, or convert the bytes of a file by (`Problem.attributes`). The attributes
+    /// vault writes itself (`* -text`, `*.md diff`, `… merge=vault`) and those that only change
+    /// how git shows or packs a file pass.
+    ///
+    ///     IncomingPath.attributesProblem(in: Array("* filter=lfs\n".utf8))  // .attributes(line: 1, attribute: "filter=lfs")
+    public static func attributesProblem(in bytes: [UInt8]) -> Problem? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+            guard let pattern = fields.first, !pattern.hasPrefix("#") else { continue }
+            if pattern.hasPrefix("[attr]") { return .attributes(line: index + 1, attribute: String(pattern)) }
+            for field in fields.dropFirst() where !attributeIsHarmless(field) {
+                return .attributes(line: index + 1, attribute: String(field))
+            }
+        }
+        return nil
+    }
+
+    private static func attributeIsHarmless(_ field: Substring) -> Bool {
+        var name = field
+        if name.hasPrefix("-") || name.hasPrefix("!") { return true }  // unset or unspecified: git's default
+        var value: Substring?
+        if let eq = name.firstIndex(of: "=") {
+            value = name[name.index(after: eq)...]
+            name = name[..<eq]
+        }
+        switch name {
+        case "merge": return value == nil || ["vault", "text", "binary", "union"].contains(value!)
+        case "diff", "binary", "delta", "export-ignore", "whitespace", "conflict-marker-size": return value == nil || name != "diff"
+        default: return name.hasPrefix("linguist-")
+        }
     }
 
     /// What is wrong with a `/`-separated path, or nil. The layout is not checked here

@@ -128,12 +128,15 @@ struct RowMarks: Sendable {
     /// Messages not shown yet, by path (`UnreadMarks`), and conflict copies, copy → original.
     let unread: [String: [String]]
     let copies: [String: String]
+    /// Messages whose author their commit did not bear out, by path (`UnverifiedMarks`).
+    let unverified: [String: [String: String]]
     private let marked: PathSet
 
-    init(unread: [String: [String]], copies: [String: String]) {
+    init(unread: [String: [String]], copies: [String: String], unverified: [String: [String: String]] = [:]) {
         self.unread = unread
         self.copies = copies
-        marked = PathSet(Array(unread.keys) + Array(copies.keys))
+        self.unverified = unverified
+        marked = PathSet(Array(unread.keys) + Array(copies.keys) + Array(unverified.keys))
     }
 
     /// The path of `row` when the listing changes its row.
@@ -141,7 +144,9 @@ struct RowMarks: Sendable {
         marked.contains(row.path) ? row.pathText : nil
     }
 
-    func marks(_ path: String) -> Bool { !marked.isEmpty && (unread[path] != nil || copies[path] != nil) }
+    func marks(_ path: String) -> Bool {
+        !marked.isEmpty && (unread[path] != nil || copies[path] != nil || unverified[path] != nil)
+    }
 }
 
 /// A file a listing read now, as `KeptLines` merges it: the summary it lists, and its keys.
@@ -249,6 +254,7 @@ public struct RoomListing: Sendable, Sequence {
             }
             guard let marked else { return summary }
             summary.unread = marks.unread[marked]?.count ?? 0
+            summary.unverified = marks.unverified[marked]?.count ?? 0
             summary.conflictCopyOf = marks.copies[marked]
             return summary
         }

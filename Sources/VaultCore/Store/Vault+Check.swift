@@ -101,19 +101,11 @@ extension Vault {
     /// its room there and a volume's name. None, and one failed open, in a vault without volumes.
     func checkVolumes() -> [FormatProblem] {
         var problems: [FormatProblem] = []
-        // Where each room's messages are, by id: one place each in the room and its volumes.
-        var placed: [String: [String: String]] = [:]
-        func place(_ bytes: [UInt8], path: String, room: String) {
-            guard let file = try? RoomFile(parsing: bytes, path: path) else { return }
-            if placed[room] == nil, room != path, let own = try? FileIO.read(absolute(room)) { place(own, path: room, room: room) }
-            for m in file.messages {
-                if let other = placed[room]?[m.id], other != path {
-                    problems.append(FormatProblem(path: path, line: m.line, kind: .messageInTwoFiles(m.id, other: other)))
-                } else {
-                    placed[room, default: [:]][m.id] = path
-                }
-            }
-        }
+        // Each room's message ids, file by file, with their texts: a volume pushed by someone may
+        // hold the file's under another text. (The same text twice is what a rollover killed
+        // midway leaves, which the next rollover clears; another text, what a merge keeps when one
+        // machine moved a message the other edited: FORMAT.md, "Merging".)
+        var idsOfRoom: [String: [String: (path: String, body: String)]] = [:]
         for path in volumePaths() {
             guard let room = VaultPath.room(ofVolume: path) else {
                 problems.append(FormatProblem(path: path, line: 1, kind: .notAVolume))
@@ -125,7 +117,21 @@ extension Vault {
             do {
                 let bytes = try FileIO.read(absolute(path))
                 problems += RoomFile.problems(in: bytes, path: path)
-                place(bytes, path: path, room: room)
+                if idsOfRoom[room] == nil {
+                    let file = (try? FileIO.read(absolute(room))).flatMap { try? RoomFile.readingWhatCan($0, path: room) }
+                    idsOfRoom[room] = Dictionary(
+                        file?.messages.map { ($0.id, (room, $0.body)) } ?? [], uniquingKeysWith: { a, _ in a })
+                }
+                for m in (try? RoomFile.readingWhatCan(bytes, path: path))?.messages ?? [] {
+                    if let other = idsOfRoom[room]?[m.id], other.path != path {
+                        if other.body != m.body {
+                            problems.append(
+                                FormatProblem(path: path, line: m.line, kind: .messageInTwoFiles(m.id, other: other.path)))
+                        }
+                    } else {
+                        idsOfRoom[room]?[m.id] = (path, m.body)
+                    }
+                }
             } catch {
                 problems.append(FormatProblem(path: path, line: 1, kind: .invalidSetting(key: "file", reason: "\(error)")))
             }

@@ -25,6 +25,9 @@ public struct RoomSummary: Sendable, Codable, Hashable {
     public var problem: String?
     /// Messages that came in by sync and were not shown here yet (`UnreadMarks`).
     public var unread = 0
+    /// Messages that came in by sync whose `author=` the commit bringing them did not bear out
+    /// (`UnverifiedMarks`): marked until the room is gone.
+    public var unverified = 0
     /// The room this file is a conflict copy of (Syncthing's, Dropbox's or vault's), when that
     /// room exists: `vault resolve` merges the copy into it.
     public var conflictCopyOf: String?
@@ -42,7 +45,7 @@ public struct RoomSummary: Sendable, Codable, Hashable {
         case path, slug, title, lastActivity = "last_activity", lastRole = "last_role", lastStatus = "last_status"
         case lastAuthor = "last_author", members
         case preview
-        case hasPendingPrompt = "pending_prompt", problem, unread
+        case hasPendingPrompt = "pending_prompt", problem, unread, unverified
         case conflictCopyOf = "conflict_copy_of"
         case branchedAt = "branched_at"
     }
@@ -140,7 +143,9 @@ extension Vault {
             case nil: false
             }
         }
-        let marks = RowMarks(unread: UnreadMarks.load(root: root), copies: Vault.conflictCopies(among: paths))
+        let marks = RowMarks(
+            unread: UnreadMarks.load(root: root), copies: Vault.conflictCopies(among: paths),
+            unverified: UnverifiedMarks.load(root: root))
         Trace.mark("rooms: marks added")
         return RoomListing(
             .items(Vault.moved(from: &items, in: order) { $0.0 }), marks: marks, count: order.count,
@@ -171,7 +176,8 @@ extension Vault {
         let shared = keptShared || fresh.contains { !$0.0.members.isEmpty }
         let named = fresh.map(\.0.path) + keptCopies
         Trace.mark("rooms: \(keptCount) kept, \(fresh.count) read (\(changes.source): \(kept.named) changed)")
-        let marks = RowMarks(unread: UnreadMarks.load(root: root), copies: conflictCopies(named))
+        let marks = RowMarks(
+            unread: UnreadMarks.load(root: root), copies: conflictCopies(named), unverified: UnverifiedMarks.load(root: root))
         let save = kept.changed ? keptSave(cache, lines: lines, fresh: fresh, point: changes.point, freshFirst: freshFirst) : nil
         return RoomListing(.kept(lines), marks: marks, count: keptCount + fresh.count, hasSharedRooms: shared, pendingSave: save)
     }

@@ -133,8 +133,24 @@ public struct VaultConfig: Sendable {
                         + " or `- name: Ada Kim` with `email:` below it"))
             if let list = node.sequence {
                 for item in list {
-                    let person = item.scalar.flatMap { Person(text: $0.string) } ?? item.mapping.flatMap { m in
+                    var person = item.scalar.flatMap { Person(text: $0.string) } ?? item.mapping.flatMap { m in
                         Person(name: m["name"]?.scalar?.string, email: m["email"]?.scalar?.string)
+                    }
+                    // `key:` (one) or `keys:` (a list): SSH public keys, each one line.
+                    if let m = item.mapping {
+                        let written = (m["key"].map { [$0] } ?? []) + (m["keys"]?.sequence.map { Array($0) } ?? [])
+                        let keys = written.compactMap { $0.scalar?.string.trimmingCharacters(in: .whitespaces) }
+                        if keys.count != written.count || !keys.allSatisfy(Person.isPublicKey) {
+                            problems.append(
+                                FormatProblem(
+                                    path: path, line: item.mark?.line ?? wrong.line,
+                                    kind: .invalidSetting(
+                                        key: "people",
+                                        reason: "a person's `key:` is one SSH public key line, as in"
+                                            + " ~/.ssh/id_ed25519.pub (`ssh-ed25519 AAAA… comment`); `keys:` a list of them")))
+                            continue
+                        }
+                        person?.keys = keys
                     }
                     guard let person else {
                         problems.append(

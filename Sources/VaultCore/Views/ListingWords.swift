@@ -61,6 +61,19 @@ public struct ListingWords: Sendable {
         }
     }
 
+    /// Before a room's preview when messages that came in claim an author their commit does not
+    /// bear out (`UnverifiedMarks`): `(1 unverified)`.
+    public static func unverified(_ count: Int, locale: String) -> String {
+        switch locale.split(separator: "_").first.map(String.init) ?? locale {
+        case "ko": return "(확인되지 않은 작성자 \(count))"
+        case "ja": return "(未確認の作成者 \(count))"
+        case "de": return "(\(count) nicht bestätigt)"
+        case "fr": return "(\(count) non vérifié\(count <= 1 ? "" : "s"))"
+        case "es": return "(\(count) sin verificar)"
+        default: return "(\(count) unverified)"
+        }
+    }
+
     public static func of(_ locale: String) -> ListingWords {
         switch locale.split(separator: "_").first.map(String.init) ?? locale {
         case "ko":

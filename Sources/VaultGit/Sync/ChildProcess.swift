@@ -20,12 +20,14 @@ enum ChildProcess {
 
     /// Runs `path` with `arguments` (argv[1…]) with exactly `environment`, in vault's working
     /// folder (git is given its folder with `-C`).
-    /// `inheritStdin`: the child reads the terminal (a password prompt); else /dev/null.
+    /// `inheritStdin`: the child reads the terminal (a password prompt); else `stdinFile`, else
+    /// /dev/null.
     /// `onStderr`: given each piece of standard error as it arrives (git's progress), on the
     /// calling thread, while standard output is drained on another; the result holds it all too.
     static func run(
         _ path: String, _ arguments: [String], environment: [String: String],
-        inheritStdin: Bool = false, captureOutput: Bool = true, onStderr: (([UInt8]) -> Void)? = nil
+        inheritStdin: Bool = false, stdinFile: String? = nil, captureOutput: Bool = true,
+        onStderr: (([UInt8]) -> Void)? = nil
     ) throws(VaultError) -> Result {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
@@ -38,7 +40,7 @@ enum ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if !inheritStdin { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
+        if !inheritStdin { posix_spawn_file_actions_addopen(&actions, 0, stdinFile ?? "/dev/null", O_RDONLY, 0) }
         if captureOutput {
             posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
             posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)

@@ -106,13 +106,9 @@ extension GitHistory {
         let signature: UnsafeMutablePointer<git_signature>? = try signatureNow("make the commit's author")
         defer { git_signature_free(signature) }
         var commitID = git_oid()
-        var list: [OpaquePointer?] = parents
-        let code = list.withUnsafeMutableBufferPointer { p in
-            git_commit_create(
-                &commitID, repo, nil, signature, signature, "UTF-8", withMachine(message), tree, p.count,
-                p.baseAddress)
-        }
-        try GitFailure.check(code, "create the merge commit")
+        try createCommit(
+            &commitID, author: signature!, committer: signature!, message: withMachine(message), tree: tree,
+            parents: parents)
         try GitFailure.check(cvault_odb_writer_flush_batch(objects.writer), "write the new objects to disk")
         return commitID
     }

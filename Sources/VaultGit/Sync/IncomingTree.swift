@@ -106,6 +106,12 @@ struct IncomingTree {
                         commit: commit, path: path, size: size, limit: limits.maxFileSize,
                         origin: limits.origin(of: "max_file_size")))
             }
+            // git reads `.gitattributes` on every `git status`: none that came in names a command.
+            if entry.name.elementsEqual(".gitattributes".utf8),
+                let problem = IncomingPath.attributesProblem(in: try history.blobBytes(oid))
+            {
+                throw refuse(path, problem)
+            }
             // Only a file larger than the line cap can hold a longer line: the rest are not read.
             if size > limits.maxLineLength {
                 let longest = IncomingTree.longestLine(try history.blobBytes(oid))

@@ -22,6 +22,9 @@ public struct SyncReport: Sendable, Codable {
     public var conflictCopies: [String] = []
     /// Choices the merge made, one line each (a front-matter key both sides changed, …).
     public var notes: [String] = []
+    /// Messages that came in edited (an id this machine had, with another text) whose author the
+    /// commit that made the edit does not bear out: room path → id → why (`Authorship`).
+    public var unverifiedEdits: [String: [String: String]] = [:]
     /// Merge commits made (0 or 1; a fast-forward makes none).
     public var merges = 0
     public var pushed = false
@@ -42,9 +45,12 @@ public struct SyncReport: Sendable, Codable {
         public var authors: [String] = []
         /// Those of `newMessageIDs` this machine's person wrote (on another machine): never unread here.
         public var ownMessageIDs: [String] = []
+        /// Those of `newMessageIDs` whose `author=` the commit that brought them does not bear out
+        /// (`Authorship`), each with why: marked in `show`, `rooms` and MCP `read` (`UnverifiedMarks`).
+        public var unverified: [String: String] = [:]
 
         enum CodingKeys: String, CodingKey {
-            case path, title, newMessageIDs, newest, isNew, authors
+            case path, title, newMessageIDs, newest, isNew, authors, unverified
         }
     }
 
@@ -62,6 +68,11 @@ public struct SyncReport: Sendable, Codable {
     }
 
     public var newMessageCount: Int { rooms.reduce(0) { $0 + $1.newMessageIDs.count } }
+
+    /// Every message the report marks unverified, new or edited: room path → id → why.
+    public var unverifiedMarks: [(path: String, reasons: [String: String])] {
+        rooms.map { ($0.path, $0.unverified) } + unverifiedEdits.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
 
     /// ` (+3 messages in 2 rooms, 1 entry)` for a merge commit's subject.
     var subjectSuffix: String {
@@ -91,6 +102,7 @@ public struct SyncReport: Sendable, Codable {
                 rooms[i].newest = room.newest ?? rooms[i].newest
                 rooms[i].authors += room.authors.filter { !rooms[i].authors.contains($0) }
                 rooms[i].ownMessageIDs += room.ownMessageIDs
+                rooms[i].unverified.merge(room.unverified) { _, new in new }
             } else {
                 rooms.append(room)
             }
@@ -101,6 +113,7 @@ public struct SyncReport: Sendable, Codable {
         renamed += other.renamed
         conflictCopies += other.conflictCopies
         notes += other.notes
+        unverifiedEdits.merge(other.unverifiedEdits) { a, b in a.merging(b) { _, new in new } }
         merges += other.merges
     }
 

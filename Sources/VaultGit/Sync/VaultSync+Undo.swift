@@ -46,6 +46,7 @@ extension VaultSync {
             history.deleteReference(VaultSync.afterRef)
             history.deleteReference(VaultSync.beforeRef)
             UnreadMarks.remove(marks, root: vault.root)
+            UnverifiedMarks.remove(marks, root: vault.root)
             return UndoReport(
                 restored: oidString(git_commit_id(before)), undone: oidString(git_commit_id(after)),
                 paths: restored.map(\.path), keptEdits: edited, editedAndSynced: kept)

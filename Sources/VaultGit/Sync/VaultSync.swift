@@ -181,8 +181,9 @@ public final class VaultSync {
             cvault_odb_writer_begin_batch(history.objects.writer)
             defer { cvault_odb_writer_abandon_batch(history.objects.writer) }
             let plan = try history.plannedMerge(ours: head, theirs: theirs)
-            report.absorb(
-                try describe(plan, oursTree: head.tree, merged: ahead > 0))
+            var described = try describe(plan, oursTree: head.tree, merged: ahead > 0)
+            try checkAuthors(&described, merge: plan.outcome, ours: head.commit, theirs: theirs)
+            report.absorb(described)
         }
         return report
     }
@@ -293,9 +294,12 @@ public final class VaultSync {
         step.report = try describe(plan, oursTree: head.tree, merged: !plan.fastForward)
         step.report.notes = repairs + step.report.notes
         Trace.mark("sync merge: report described")
+        // Whether each message's commit bears out its author (a claim to be me that it does not is unread).
+        try checkAuthors(&step.report, merge: plan.outcome, ours: head.commit, theirs: theirs)
         try history.checkoutAndMoveBranch(
             plan.changes, replacing: head.tree, to: newCommit, from: head.commit, message: "vault: sync \(name)")
         try history.setReference(VaultSync.afterRef, to: newCommit)
+        UnverifiedMarks.add(step.report.unverifiedMarks, root: vault.root)
         // What I wrote myself, on another machine, is never unread.
         UnreadMarks.add(
             step.report.rooms.map { room in (room.path, room.newMessageIDs.filter { !room.ownMessageIDs.contains($0) }) },

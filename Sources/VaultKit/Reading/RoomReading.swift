@@ -50,6 +50,9 @@ public struct RoomReading: Sendable {
         public var shownFromOneSide: Bool
         /// Warnings: the conflict markers, each message header kept as text.
         public var notes: [Note]
+        /// Messages that came in by sync whose `author=` the commit bringing them did not bear
+        /// out: id → why (`UnverifiedMarks`). A front end marks each where it shows it.
+        public var unverified: [String: String] = [:]
     }
 
     /// Reads the room at `path` (relative to the vault).
@@ -82,7 +85,9 @@ public struct RoomReading: Sendable {
             range = start..<min(all.count, start + max(count, 0))
         case .last(let count): range = max(all.count - max(count, 0), 0)..<all.count
         }
-        return Page(path: path, room: room, messages: all[range], shownFromOneSide: oneSide, notes: notes)
+        return Page(
+            path: path, room: room, messages: all[range], shownFromOneSide: oneSide, notes: notes,
+            unverified: UnverifiedMarks.of(path, root: vault.root))
     }
 
     /// The last `count` messages of a room too long to read whole (`RoomFile.wholeReadLimit`),
@@ -107,7 +112,7 @@ public struct RoomReading: Sendable {
         let all = room.messages
         return Page(
             path: path, room: room, messages: all[max(all.count - wanted, 0)..<all.count], shownFromOneSide: false,
-            notes: [])
+            notes: [], unverified: UnverifiedMarks.of(path, root: vault.root))
     }
 
     /// Clears the room's unread marks (its replies that came while no one looked): a front
