@@ -29,4 +29,28 @@ import VaultTestSupport
         #expect(Set(reported) == new, "reported \(reported.count), new \(new.count)")
         #expect(Set(try w.ids("laptop", room)) == had.union(new))
     }
+
+    /// One room renamed differently on both machines (by `mv`), and talked in on both: whichever
+    /// name the merge keeps, each machine's report counts only the other's turn.
+    @Test func aRoomRenamedOnBothSidesCountsOnlyTheOtherSidesTurn() throws {
+        let w = try SyncWorld()
+        let room = "rooms/독서-모임-발제문.md"
+        var own: [String: Set<String>] = [:]
+        for (machine, name) in [("laptop", "발제문-노트북"), ("desktop", "발제문-데스크톱")] {
+            let folder = w.path(machine)
+            try FileManager.default.moveItem(atPath: folder + "/" + room, toPath: folder + "/rooms/\(name).md")
+            let before = Set(try w.ids(machine, "rooms/\(name).md"))
+            try w.chat(machine, name, "\(machine)에서 이름을 바꾸고 한 질문")
+            own[machine] = Set(try w.ids(machine, "rooms/\(name).md")).subtracting(before)
+        }
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        for (machine, other) in [("desktop", "laptop"), ("laptop", "desktop")] {
+            let r = try w.vault(machine, ["sync", "--json"])
+            try w.expectOK(r)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let reported = Set(((json["rooms"] as? [[String: Any]]) ?? []).flatMap { ($0["newMessageIDs"] as? [String]) ?? [] })
+            #expect(reported.isDisjoint(with: own[machine]!), "\(machine) reported its own turn as new")
+            #expect(reported == own[other]!, "\(machine): reported \(reported.count), the other's turn \(own[other]!.count)")
+        }
+    }
 }

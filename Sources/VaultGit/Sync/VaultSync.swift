@@ -309,16 +309,16 @@ public final class VaultSync {
         return step
     }
 
-    /// Those of `messages` (new in the room at `room`, once `former`) that this machine never
+    /// Those of `messages` (new in the room at `room`, once named `former`) that this machine never
     /// had: not in this side's or the common ancestor's version of the room, nor in a volume of
     /// it here or in the ancestor (a rollover moved them there), looked for by id in the
     /// volumes' bytes.
     private func unknown(
-        _ messages: [Message], room: String, former: String?, ours: OpaquePointer, base: OpaquePointer?
+        _ messages: [Message], room: String, former: [String], ours: OpaquePointer, base: OpaquePointer?
     ) throws(VaultError) -> [Message] {
         guard !messages.isEmpty else { return [] }
         var left = messages
-        let names = [room] + (former.map { [$0] } ?? [])
+        let names = [room] + former
         for tree in [base, ours] {
             guard let tree else { continue }
             for name in names {
@@ -351,7 +351,32 @@ public final class VaultSync {
         var report = SyncReport(remote: "")
         let renamedTo = Set(outcome.renamed.map(\.to))
         let renamedFrom = Set(outcome.renamed.map(\.from))
-        let formerPath = Dictionary(outcome.renamed.map { ($0.to, $0.from) }, uniquingKeysWith: { a, _ in a })
+        // Every name a file had before the merge: renamed differently on both sides, it had two
+        // (the ancestor's, and this side's).
+        var formerPaths: [String: [String]] = [:]
+        for (from, to) in outcome.renamed where !(formerPaths[to]?.contains(from) ?? false) {
+            formerPaths[to, default: []].append(from)
+        }
+        // A fast-forward's changes are paths, with no renames found: a room removed and a room
+        // added that are one room (`Merge.isSameItem`) is a rename.
+        if plan.fastForward {
+            let removed = changes.filter { $0.oid == nil && VaultPath.kind(of: $0.path) == .room }.map(\.path)
+            let added = changes.filter {
+                $0.oid != nil && VaultPath.kind(of: $0.path) == .room && history.blob(at: $0.path, in: oursTree) == nil
+            }
+            if !removed.isEmpty && !added.isEmpty && removed.count * added.count <= 10_000 {
+                var old: [(path: String, bytes: [UInt8])] = []
+                for path in removed {
+                    if let id = history.blob(at: path, in: oursTree) { old.append((path, try history.blobBytes(id))) }
+                }
+                for change in added {
+                    let bytes = try history.blobBytes(change.oid!)
+                    if let match = old.first(where: { Merge.isSameItem($0.bytes, bytes, oldPath: $0.path, newPath: change.path) }) {
+                        formerPaths[change.path, default: []].append(match.path)
+                    }
+                }
+            }
+        }
         var baseTree: OpaquePointer?
         if var baseID = plan.base {
             var commit: OpaquePointer?
@@ -371,12 +396,12 @@ public final class VaultSync {
         }
         var volumeMessages: [String: [Message]] = [:]
         for change in changes {
-            let oursBlob = history.blob(at: change.path, in: oursTree)
-                ?? formerPath[change.path].flatMap { history.blob(at: $0, in: oursTree) }
+            let names = [change.path] + (formerPaths[change.path] ?? [])
+            let oursBlob = names.lazy.compactMap { self.history.blob(at: $0, in: oursTree) }.first
             let before = try oursBlob.map { id throws(VaultError) in try history.blobBytes(id) }
             // Deleted here, edited there: the messages this side had are the ancestor's.
             var known = before
-            if known == nil, let id = history.blob(at: formerPath[change.path] ?? change.path, in: baseTree) {
+            if known == nil, let id = names.reversed().lazy.compactMap({ self.history.blob(at: $0, in: baseTree) }).first {
                 known = try history.blobBytes(id)
             }
             if known == nil, let id = removedHere[change.path] { known = try history.blobBytes(id) }
@@ -403,7 +428,7 @@ public final class VaultSync {
                 var new = room.messages.filter { !oldIDs.contains($0.id) }
                 // Had here all the same: in the ancestor's version, or in a volume of the room.
                 new = try unknown(
-                    new, room: change.path, former: formerPath[change.path], ours: oursTree, base: baseTree)
+                    new, room: change.path, former: formerPaths[change.path] ?? [], ours: oursTree, base: baseTree)
                 let me = Workspace.key(history.author.name)
                 if !new.isEmpty || before == nil {
                     let newest = new.max { $0.timestamp.date < $1.timestamp.date }
@@ -429,7 +454,7 @@ public final class VaultSync {
                     Set((try? RoomFile(parsing: try history.blobBytes(id), path: change.path))?.messages.map(\.id) ?? [])
                 } ?? []
                 let new = try unknown(
-                    volume.messages.filter { !before.contains($0.id) }, room: roomPath, former: formerPath[roomPath],
+                    volume.messages.filter { !before.contains($0.id) }, room: roomPath, former: formerPaths[roomPath] ?? [],
                     ours: oursTree, base: baseTree)
                 if !new.isEmpty { volumeMessages[roomPath, default: []] += new }
             case (.diaryEntry, _):
