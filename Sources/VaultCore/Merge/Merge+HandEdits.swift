@@ -58,27 +58,25 @@ extension Merge {
             return someVersion[block.key]  // edited: a known version; typed: not in the start
         }
         if onlyMessages {
+            // The parts around the messages are the merge's: nobody's change there counts.
             start.frontMatter = mergedParts.frontMatter
             start.preamble = mergedParts.preamble
             start.marker = mergedParts.marker
             start.pending = mergedParts.pending
-            var edited = editedParts
-            edited.frontMatter = mergedParts.frontMatter
-            edited.preamble = mergedParts.preamble
-            edited.marker = mergedParts.marker
-            edited.pending = mergedParts.pending
-            var merge = RoomMerge(base: start, ours: mergedParts, theirs: edited, newer: .theirs)
-            let result = merge.run()
-            _ = try RoomFile(parsing: result.bytes, path: path)
-            return result
+        } else {
+            if !isKnown({ $0.frontMatter.block }) { start.frontMatter = mergedParts.frontMatter }
+            if !isKnown({ $0.preamble }) { start.preamble = mergedParts.preamble }
+            if !isKnown({ $0.marker }) || !isKnown({ $0.pending }) {
+                start.marker = mergedParts.marker
+                start.pending = mergedParts.pending
+            }
         }
-        if !isKnown({ $0.frontMatter.block }) { start.frontMatter = mergedParts.frontMatter }
-        if !isKnown({ $0.preamble }) { start.preamble = mergedParts.preamble }
-        if !isKnown({ $0.marker }) || !isKnown({ $0.pending }) {
-            start.marker = mergedParts.marker
-            start.pending = mergedParts.pending
+        var edited = editedParts
+        if onlyMessages {
+            edited = start
+            edited.messages = editedParts.messages
         }
-        var merge = RoomMerge(base: start, ours: mergedParts, theirs: editedParts, newer: .theirs)
+        var merge = RoomMerge(base: start, ours: mergedParts, theirs: edited, newer: .theirs)
         let result = merge.run()
         _ = try RoomFile(parsing: result.bytes, path: path)
         return result

@@ -14,6 +14,18 @@ struct MergePlan {
 }
 
 extension GitHistory {
+    /// The tree of the commit `id` (nil: no commit, as a plan without a common ancestor has);
+    /// the caller frees it.
+    func tree(ofCommit id: git_oid?) throws(VaultError) -> OpaquePointer? {
+        guard var id else { return nil }
+        var commit: OpaquePointer?
+        try GitFailure.check(git_commit_lookup(&commit, repo, &id), "read the common ancestor")
+        defer { git_commit_free(commit) }
+        var tree: OpaquePointer?
+        try GitFailure.check(git_commit_tree(&tree, commit), "read the common ancestor's tree")
+        return tree
+    }
+
     /// The changes to HEAD's tree a merge with `theirs` makes (blobs written, nothing else).
     func plannedMerge(ours head: (commit: OpaquePointer, tree: OpaquePointer), theirs: OpaquePointer)
         throws(VaultError)

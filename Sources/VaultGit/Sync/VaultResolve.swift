@@ -182,13 +182,7 @@ public final class VaultResolve {
         var resultTree: OpaquePointer?
         try GitFailure.check(git_tree_lookup(&resultTree, history.repo, &resultID), "read the merged tree")
         defer { git_tree_free(resultTree) }
-        var baseTree: OpaquePointer?
-        if var baseID = plan.base {
-            var commit: OpaquePointer?
-            try GitFailure.check(git_commit_lookup(&commit, history.repo, &baseID), "read the common ancestor")
-            defer { git_commit_free(commit) }
-            try GitFailure.check(git_commit_tree(&baseTree, commit), "read the common ancestor's tree")
-        }
+        let baseTree = try history.tree(ofCommit: plan.base)
         defer { git_tree_free(baseTree) }
         paths.formUnion(plan.changes.map(\.path))
 

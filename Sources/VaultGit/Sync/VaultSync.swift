@@ -377,13 +377,7 @@ public final class VaultSync {
                 }
             }
         }
-        var baseTree: OpaquePointer?
-        if var baseID = plan.base {
-            var commit: OpaquePointer?
-            try GitFailure.check(git_commit_lookup(&commit, history.repo, &baseID), "read the common ancestor")
-            defer { git_commit_free(commit) }
-            try GitFailure.check(git_commit_tree(&baseTree, commit), "read the common ancestor's tree")
-        }
+        let baseTree = try history.tree(ofCommit: plan.base)
         defer { git_tree_free(baseTree) }
         // Rooms this side removed of late that come back (a fast-forward has no ancestor to
         // ask): what this side had of each, from the commit that removed it.
