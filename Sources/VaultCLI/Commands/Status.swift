@@ -1,0 +1,27 @@
+import ArgumentParser
+import Foundation
+import VaultCore
+import VaultKit
+import VaultGit
+import VaultSearch
+
+extension VaultCommand {
+    struct Status: VaultRunnable {
+        static let configuration = CommandConfiguration(
+            commandName: "status",
+            abstract:
+                "Hand edits not committed yet, commits ahead of and behind the remote,"
+                + " unfinished merges, conflict copies."
+        )
+
+        @OptionGroup var location: VaultLocation
+        @Flag(help: "Print JSON.") var json = false
+
+        func execute() throws {
+            let (vault, history) = try location.openHistory()
+            let status = try VaultStatus.read(vault: vault, history: history)
+            if json { return try Terminal.json(status) }
+            SyncOutput.show(status)
+        }
+    }
+}
