@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
 
 /// `vault`: AI chat rooms and a diary as Markdown files, versioned with git.
 public struct VaultCommand: ParsableCommand {
@@ -122,15 +121,31 @@ public struct VaultCommand: ParsableCommand {
         return ExitStatus.failure.rawValue
     }
 
+    /// What the command line read from its process for the libraries (which never read it):
+    /// its environment, and `vault search-watcher` as the search index's watcher.
+    public static let settings = ProcessSettings(
+        environment: ProcessInfo.processInfo.environment,
+        watcherCommand: [SearchWatcherCommand.executable, "search-watcher"])
+
+    /// Hands the libraries the process-wide part of `settings` (tracing, the tests' crash
+    /// points and volume sizes, the secrets never printed), first thing in `main`. A crash
+    /// point ends the process as a kill does.
+    public static func installProcessHooks() {
+        ProcessHooks.install(settings) {
+            kill(getpid(), SIGKILL)
+            _exit(137)
+        }
+    }
+
     public static func startGitEarly(for arguments: [String]) {
         Trace.mark("main")
         guard arguments.count > 1, gitCommands.contains(arguments[1]) else { return }
         // A chat turn commits into rooms/: its repository is opened, and HEAD's rooms tree
         // read, on another core while the arguments are parsed and the room is read.
         if ["chat", "retry"].contains(arguments[1]), let root = earlyVaultRoot(arguments) {
-            GitHistoryOnDemand.preopen(root: root, readingTreeOf: VaultPath.rooms)
+            VaultSession.preopen(root: root, readingTreeOf: VaultPath.rooms, settings: settings)
         } else {
-            GitHistoryOnDemand.warmUp()
+            VaultSession.warmUp()
         }
     }
 
@@ -155,9 +170,13 @@ struct VaultLocation: ParsableArguments {
     @Option(name: .customLong("vault"), help: ArgumentHelp("The vault's folder.", valueName: "DIR"))
     var directory: String?
 
-    /// The vault's session (`VaultSession`): its notes printed on standard error.
-    func session(_ access: VaultSession.Access, prefetching folder: String? = nil) throws(VaultError) -> VaultSession {
-        try VaultSession(locating: directory, access: access, notes: Terminal.print, prefetching: folder)
+    /// The vault's session (`VaultSession`): its notes printed on standard error (or to `notes`).
+    func session(
+        _ access: VaultSession.Access, notes: @escaping NoteSink = Terminal.print, prefetching folder: String? = nil
+    ) throws(VaultError) -> VaultSession {
+        try VaultSession(
+            locating: directory, workingDirectory: FileManager.default.currentDirectoryPath, access: access,
+            settings: VaultCommand.settings, notes: notes, prefetching: folder)
     }
 
     /// The vault, to read: every change refused (`VaultError.readOnly`).

@@ -15,7 +15,7 @@ extension Vault {
     public func datedByHistory(_ all: [DiarySummary]) -> [DiarySummary] {
         var all = all
         guard all.contains(where: { $0.dateSource == "modified" }), (try? GitHistory.locate(root)) == .own,
-            let history = try? GitHistory(vault: root, config: config)
+            let history = try? GitHistory(vault: root, config: config, settings: settings)
         else { return all }
         for k in all.indices where all[k].dateSource == "modified" {
             if let first = try? history.firstCommitTime(of: all[k].path) {

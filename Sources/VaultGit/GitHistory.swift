@@ -24,6 +24,9 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     /// compresses them later. Every object file is flushed to disk before it is renamed in.
     let odb: OpaquePointer
     public let author: Author
+    /// What the front end read from its process (this machine's name, the environment for git
+    /// and ssh): `ProcessSettings.standard` unless it says.
+    public let settings: ProcessSettings
     /// The vault's zone: commits carry its offset, as the rooms' timestamps do, whatever the
     /// machine's zone (`signatureNow`).
     let zone: TimeZone
@@ -83,7 +86,7 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     /// Opens the repository at the vault's root.
     ///
     /// - Throws: when the vault has no repository of its own; `vault init` makes one.
-    public init(vault root: String, config: VaultConfig) throws(VaultError) {
+    public init(vault root: String, config: VaultConfig, settings: ProcessSettings = .standard) throws(VaultError) {
         try LibGit2.ready()
         Trace.mark("libgit2 ready")
         switch try GitHistory.locate(root) {
@@ -113,7 +116,8 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
         self.root = root
         self.repo = handle!
         self.odb = database!
-        self.author = GitHistory.author(repo: handle!, config: config)
+        self.author = GitHistory.author(repo: handle!, config: config, settings: settings)
+        self.settings = settings
         self.zone = config.timeZone
     }
 
@@ -141,7 +145,9 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     /// Creates the repository at `root` (or adopts the one there) and commits every file of
     /// the vault that is not committed yet, as the first commit of the vault.
     @discardableResult
-    public static func create(vault root: String, config: VaultConfig) throws(VaultError) -> GitHistory {
+    public static func create(
+        vault root: String, config: VaultConfig, settings: ProcessSettings = .standard
+    ) throws(VaultError) -> GitHistory {
         try LibGit2.ready()
         if !FileIO.exists(root + "/.git") {
             var handle: OpaquePointer?
@@ -155,7 +161,7 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
             try GitFailure.check(code, "create a git repository in \(root)")
             git_repository_free(handle)
         }
-        let history = try GitHistory(vault: root, config: config)
+        let history = try GitHistory(vault: root, config: config, settings: settings)
         // Not through `Vault.change`: the first commit of a new repository has no hand edits to
         // commit first (nothing was committed before), it commits the vault as it is, and
         // `GitHistoryOnDemand` makes it inside a change that already holds the vault's lock.
@@ -166,22 +172,22 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     /// This machine's identity in the vault at `root` without opening its history to commit (a
     /// command that only reads, as `vault rooms` telling my rooms from others'): the repository's
     /// git settings when it has one, else the resolution without git's.
-    public static func identity(ofVault root: String, config: VaultConfig) -> Identity {
+    public static func identity(ofVault root: String, config: VaultConfig, settings: ProcessSettings) -> Identity {
         var handle: OpaquePointer?
         guard FileIO.exists(root + "/.git"), (try? LibGit2.ready()) != nil,
             git_repository_open_ext(&handle, root, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil) == 0, let handle
         else {
-            let me = (try? UserConfig.load(environment: ProcessInfo.processInfo.environment))?.me
+            let me = (try? UserConfig.load(environment: settings.environment))?.me
             return Identity.resolve(me: me, vault: config, git: nil)
         }
         defer { git_repository_free(handle) }
-        return author(repo: handle, config: config)
+        return author(repo: handle, config: config, settings: settings)
     }
 
-    static func author(repo: OpaquePointer, config: VaultConfig) -> Author {
+    static func author(repo: OpaquePointer, config: VaultConfig, settings: ProcessSettings) -> Author {
         // A user configuration that cannot be read is reported by the command that reads it for
         // its own settings; here it names no one.
-        let me = (try? UserConfig.load(environment: ProcessInfo.processInfo.environment))?.me
+        let me = (try? UserConfig.load(environment: settings.environment))?.me
         var git: (name: String, email: String)?
         var sig: UnsafeMutablePointer<git_signature>?
         if git_signature_default(&sig, repo) == 0, let sig {

@@ -12,6 +12,7 @@ import VaultCore
 public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     let root: String
     let config: VaultConfig
+    let settings: ProcessSettings
     let report: (String) -> Void
     private var opened: GitHistory?
     /// The opening on another core (`openInBackground`, or `preopen`'s when it is this
@@ -22,9 +23,13 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     private let opening = NSLock()
 
     /// - Parameter report: shows a note or warning to the person (e.g. on standard error).
-    public init(vault root: String, config: VaultConfig, report: @escaping (String) -> Void) {
+    public init(
+        vault root: String, config: VaultConfig, settings: ProcessSettings = .standard,
+        report: @escaping (String) -> Void
+    ) {
         self.root = root
         self.config = config
+        self.settings = settings
         self.report = report
         // Loading libgit2 on another core, unless `preopen` does it already (a thread started
         // while libraries load waits for the loader's lock).
@@ -42,7 +47,7 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
             pending = started
             return
         }
-        let opening = Opening(root: root, folder: folder, config: config)
+        let opening = Opening(root: root, folder: folder, config: config, settings: settings)
         pending = opening
         DispatchQueue.global(qos: .userInitiated).async { opening.run() }
     }
@@ -64,10 +69,10 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         if let opened { return opened }
         let history: GitHistory
         if try GitHistory.locate(root) == .none {
-            history = try GitHistory.create(vault: root, config: config)
+            history = try GitHistory.create(vault: root, config: config, settings: settings)
             report("made a git repository in \(root): every change is now a commit")
         } else {
-            history = try GitHistory(vault: root, config: config)
+            history = try GitHistory(vault: root, config: config, settings: settings)
         }
         if let warning = history.author.warning { report("warning: " + warning) }
         history.report = report
@@ -81,15 +86,17 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
         let folder: String
         /// The vault's configuration, when known (`preopen` runs before it is read).
         let config: VaultConfig?
+        let settings: ProcessSettings
         let group = DispatchGroup()
         // Written by the opening thread before `group` is left; read after waiting on it.
         var history: GitHistory?
 
         /// Made entered: `run` leaves `group`.
-        init(root: String, folder: String, config: VaultConfig? = nil) {
+        init(root: String, folder: String, config: VaultConfig? = nil, settings: ProcessSettings) {
             self.root = root
             self.folder = folder
             self.config = config
+            self.settings = settings
             group.enter()
         }
 
@@ -99,7 +106,7 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
             guard FileIO.exists(root + "/.git"), (try? GitHistory.locate(root)) == .own,
                 let config = config
                     ?? (try? FileIO.read(root + "/" + VaultPath.config)).flatMap({ try? VaultConfig(parsing: $0) }),
-                let opened = try? GitHistory(vault: root, config: config)
+                let opened = try? GitHistory(vault: root, config: config, settings: settings)
             else { return }
             opened.readTrees(to: folder)
             history = opened
@@ -116,8 +123,8 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// above); the command's `GitHistoryOnDemand` then takes it over. It runs on the thread
     /// that began loading libgit2 as the process started (`CGit2Loader`), else on a new one.
     /// Nothing is created or written, and any failure is left for the command to meet.
-    public static func preopen(root: String, readingTreeOf folder: String) {
-        let opening = Opening(root: root, folder: folder)
+    public static func preopen(root: String, readingTreeOf folder: String, settings: ProcessSettings) {
+        let opening = Opening(root: root, folder: folder, settings: settings)
         earlyOpen.withLock { $0 = opening }
         let work: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
             Unmanaged<Opening>.fromOpaque(context!).takeRetainedValue().run()

@@ -1,6 +1,8 @@
 import Foundation
+import Synchronization
 import VaultCore
 import VaultGit
+import VaultSearch
 
 /// A vault opened by a front end: the one place the command line and the MCP server open
 /// one, with its history attached, or read-only by choice.
@@ -37,30 +39,50 @@ public final class VaultSession: Sendable {
     public let access: Access
     /// Where the session's notes go (also the vault's `notes`).
     public let notes: NoteSink
+    /// What the front end read from its process (also the vault's and its history's).
+    public let settings: ProcessSettings
     /// The history committed into, opened on demand (`.change` only).
     private let onDemand: GitHistoryOnDemand?
+    /// The repository as it is, once opened (`existingRepository`, a read-only session's).
+    private let existing = Mutex<GitHistory?>(nil)
+    /// The vault's repository opened anew, never made, for work on a thread of its own: a
+    /// server's request, a sync in the background of a chat prompt. libgit2's objects are used
+    /// from one thread at a time (its THREADING.md), so two threads never share one.
+    ///
+    /// - Throws: `VaultError.repository` when the vault has no repository of its own.
+    public func openRepository() throws(VaultError) -> GitHistory {
+        try GitHistory(vault: vault.root, config: vault.config, settings: settings)
+    }
+
+    /// The watcher of the vault's files (`watcher`), once built.
+    private let builtWatcher = Mutex<VaultWatcher??>(nil)
 
     /// Opens the vault at `root`.
     ///
     /// - Parameters:
     ///   - access: `.change` attaches the history; `.readOnly` refuses every change.
+    ///   - settings: what the front end read from its process (`ProcessSettings`).
     ///   - notes: where notes go as they happen; nowhere by default.
     ///   - folder: the folder the session will change first (`rooms` for a chat turn): its
     ///     repository is opened, and HEAD's trees down to it read, on another core meanwhile.
     /// - Throws: `VaultError.notAVault` when `root` has no `vault.yml`; `.malformed` when it
     ///   cannot be read; `.untrusted` when its `.vault` or `.git` is a link or another user's.
     public init(
-        root: String, access: Access, notes: @escaping NoteSink = { _ in }, prefetching folder: String? = nil
+        root: String, access: Access, settings: ProcessSettings, notes: @escaping NoteSink = { _ in },
+        prefetching folder: String? = nil
     ) throws(VaultError) {
-        let plain = try Vault(root: root, notes: notes)
+        let plain = try Vault(root: root, notes: notes, settings: settings)
         self.access = access
         self.notes = notes
+        self.settings = settings
         switch access {
         case .readOnly:
             onDemand = nil
             vault = plain.readingOnly()
         case .change:
-            let history = GitHistoryOnDemand(vault: plain.root, config: plain.config) { notes(Note(reported: $0)) }
+            let history = GitHistoryOnDemand(vault: plain.root, config: plain.config, settings: settings) {
+                notes(Note(reported: $0))
+            }
             if let folder { history.openInBackground(readingTreeOf: folder) }
             onDemand = history
             vault = plain.with(history: history)
@@ -68,14 +90,14 @@ public final class VaultSession: Sendable {
     }
 
     /// Opens the vault `Vault.locate` finds: `explicit` (`--vault DIR`), else `VAULT_DIR` in
-    /// `environment`, else the nearest folder at or above `workingDirectory` with `vault.yml`.
+    /// `settings.environment`, else the nearest folder at or above `workingDirectory` with `vault.yml`.
     public convenience init(
-        locating explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
-        workingDirectory: String = FileManager.default.currentDirectoryPath, access: Access,
+        locating explicit: String?, workingDirectory: String, access: Access, settings: ProcessSettings,
         notes: @escaping NoteSink = { _ in }, prefetching folder: String? = nil
     ) throws(VaultError) {
-        let root = try Vault.locate(explicit: explicit, environment: environment, workingDirectory: workingDirectory)
-        try self.init(root: root, access: access, notes: notes, prefetching: folder)
+        let root = try Vault.locate(
+            explicit: explicit, environment: settings.environment, workingDirectory: workingDirectory)
+        try self.init(root: root, access: access, settings: settings, notes: notes, prefetching: folder)
     }
 
     /// The repository the session commits into, opened now (made when the vault has none):
@@ -93,8 +115,33 @@ public final class VaultSession: Sendable {
     /// `status`, the remotes), in any session.
     ///
     /// - Throws: `VaultError.repository` when the vault has no repository of its own.
+    ///
+    /// Opened once, for the thread that uses the session (a command): the session's history
+    /// (opened now if it was not, never made), else a repository kept for the session's life.
+    /// Work on another thread at the same time asks `openRepository()` for its own.
     public func existingRepository() throws(VaultError) -> GitHistory {
-        try GitHistory(vault: vault.root, config: vault.config)
+        if let onDemand, FileIO.exists(vault.root + "/.git"), (try? GitHistory.locate(vault.root)) == .own {
+            return try onDemand.history()
+        }
+        if let opened = existing.withLock({ $0 }) { return opened }
+        let opened = try GitHistory(vault: vault.root, config: vault.config, settings: settings)
+        return existing.withLock { kept in
+            if let kept { return kept }
+            kept = opened
+            return opened
+        }
+    }
+
+    /// The watcher of the vault's files that tells a sync, `vault watch` and the MCP server what
+    /// changed (the search index's; `ProcessSettings.watcherCommand` starts it), nil when the
+    /// front end gave no command: then every file's stamp is checked. Built once.
+    public var watcher: VaultWatcher? {
+        builtWatcher.withLock { built in
+            if let built { return built }
+            let made = settings.watcherCommand.flatMap { VaultWatcher(vaultRoot: vault.root, command: $0) }
+            built = .some(made)
+            return made
+        }
     }
 
     /// The vault committing into its existing repository, never made (`resolve` and

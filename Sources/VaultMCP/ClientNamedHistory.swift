@@ -30,10 +30,14 @@ public final class ClientNamedHistory: VaultHistory {
 
     public func identity() throws(VaultError) -> Identity? { try base.identity() }
 
-    /// `message` with ` (via MCP: NAME)` after its first line.
+    /// `message` with ` (via MCP: NAME)` after its first line. The client is named once: a first
+    /// line that names it as the author already (`say: rooms/a.md (claude-ai)`, a message
+    /// `append_message` posted as the client) has that name turned into the MCP one.
     static func naming(_ message: String, client: String?) -> String {
         let name = client ?? "an MCP client"
         var lines = message.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let asAuthor = " (\(name))"
+        if lines[0].hasSuffix(asAuthor) { lines[0].removeLast(asAuthor.count) }
         lines[0] += " (via MCP: \(name))"
         return lines.joined(separator: "\n")
     }

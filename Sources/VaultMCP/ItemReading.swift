@@ -1,7 +1,6 @@
 import Foundation
 import VaultCore
 import VaultKit
-import VaultSearch
 
 /// A room or diary entry as the `read` tool and `resources/read` give it, read by the library's
 /// reading workflows (`RoomReading`, `EntryReading`) from disk at each call: a hand edit is
@@ -119,9 +118,7 @@ enum SearchTool {
         let outcome: Searching.Outcome
         do throws(VaultError) {
             try query.validate()
-            var search = VaultSearch(vault: vault)
-            search.listingCache = SearchIndex.listingPath(forVaultAt: vault.root)
-            outcome = try Searching(index: .whenBuilt).run(search, query, cancellation: cancellation)
+            outcome = try Searching(index: .whenBuilt).run(in: vault, query, cancellation: cancellation)
         } catch {
             throw ToolFailure(error)
         }

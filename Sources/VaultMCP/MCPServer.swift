@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import VaultCore
+import VaultKit
 
 #if canImport(Glibc)
 import Glibc
@@ -29,6 +30,8 @@ public final class MCPServer: @unchecked Sendable {
     /// unread (a line is held whole in memory until its end).
     public static let maximumMessageBytes = 1 << 20
 
+    /// The session the server was made for (nil: made from a vault, as tests do).
+    let session: VaultSession?
     let vault: Vault
     let readOnly: Bool
     let log: @Sendable (String) -> Void
@@ -57,12 +60,41 @@ public final class MCPServer: @unchecked Sendable {
         vault: Vault, naming: ClientNamedHistory?, readOnly: Bool, watcher: (any WorkTreeWatcher)?,
         log: @escaping @Sendable (String) -> Void
     ) {
+        self.session = nil
         self.vault = vault
         self.naming = naming
         self.readOnly = readOnly
         self.log = log
         self.tools = VaultTools.all.filter { !readOnly || !$0.writes }
         self.resources = ResourceWatch(vault: vault, watcher: watcher)
+    }
+
+    /// The server for `session`'s vault: a read-only session offers only the tools that read;
+    /// otherwise every commit the server makes names the client (`ClientNamedHistory`). The
+    /// session's watcher tells which rooms and entries changed, and each request that reads
+    /// the history opens the repository for itself (`VaultSession.openRepository`).
+    public init(session: VaultSession, log: @escaping @Sendable (String) -> Void) {
+        var vault = session.vault
+        var naming: ClientNamedHistory?
+        if let history = vault.history {
+            let named = ClientNamedHistory(history)
+            naming = named
+            vault = vault.with(history: named)
+        }
+        self.session = session
+        self.vault = vault
+        self.naming = naming
+        let readOnly = session.access == .readOnly
+        self.readOnly = readOnly
+        self.log = log
+        self.tools = VaultTools.all.filter { !readOnly || !$0.writes }
+        self.resources = ResourceWatch(vault: vault, watcher: session.watcher)
+    }
+
+    /// The vault's repository for one request (on its thread), never made.
+    func repository() throws(VaultError) -> GitHistory {
+        if let session { return try session.openRepository() }
+        return try GitHistory(vault: vault.root, config: vault.config, settings: vault.settings)
     }
 
     /// Reads requests from `input` until it closes, answering each on `output`; returns the

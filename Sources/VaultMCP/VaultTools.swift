@@ -1,8 +1,6 @@
 import Foundation
 import VaultCore
-import VaultGit
 import VaultKit
-import VaultSearch
 
 /// The tools `vault mcp` offers, each calling the library workflow the command line calls.
 ///
@@ -140,7 +138,7 @@ enum VaultTools {
         let limit = try args.integer("limit", default: 50, in: 1...1000)
         let activity: RecentActivity.Activity
         do throws(VaultError) {
-            let history = try? GitHistory(vault: vault.root, config: vault.config)
+            let history = try? context.server.repository()
             activity = try RecentActivity(vault: vault, history: history)
                 .changes(from: since, to: until, cancellation: context.cancellation)
         } catch {
@@ -175,7 +173,7 @@ enum VaultTools {
         do throws(VaultError) {
             // Found as `vault log` finds it: a room or entry there now, else one the history
             // deleted (named from the vault's root, never outside it).
-            let history = try GitHistory(vault: vault.root, config: vault.config)
+            let history = try context.server.repository()
             let path = try history.item(named: name, in: vault, from: vault.root)
             let log = try history.log(path: path, limit: limit)
             return .toolResult([

@@ -4,6 +4,7 @@ import VaultCLI
 import Glibc
 #endif
 
+VaultCommand.installProcessHooks()
 let arguments = VaultCommand.normalized(CommandLine.arguments)
 // Low limits on open files or memory end here with a message, before any thread starts.
 if let status = VaultCommand.checkLimits(Array(arguments.dropFirst())) {

@@ -125,7 +125,7 @@ private func environment(_ transport: String) -> [String: String] {
 
         // The push: every object sent.
         let events = Events()
-        let sync = VaultSync(vault: vault, history: history, environment: env)
+        let sync = VaultSync(vault: vault.with(settings: ProcessSettings(environment: env)), history: history)
         sync.onProgress = events.handler
         #expect(try sync.sync().pushed)
         let pushed = events.take()
@@ -141,7 +141,7 @@ private func environment(_ transport: String) -> [String: String] {
         // The clone: every object received, the deltas resolved.
         let cloneFolder = TemporaryDirectory("vault-progress-clone")
         let cloned = try VaultClone.clone(
-            url: "file://" + remote, into: cloneFolder.path + "/b", environment: env, onProgress: events.handler)
+            url: "file://" + remote, into: cloneFolder.path + "/b", settings: ProcessSettings(environment: env), onProgress: events.handler)
         let received = events.take()
         expectCountsUp(received, "clone")
         let got = try #require(last("receiving", in: received), "\(received)")
@@ -154,10 +154,10 @@ private func environment(_ transport: String) -> [String: String] {
 
         // A fetch of what the first machine sent since: received to the total.
         try commitFiles(dir, named: "second", count: 120, seed: 2)
-        let again = VaultSync(vault: vault, history: history, environment: env)
+        let again = VaultSync(vault: vault.with(settings: ProcessSettings(environment: env)), history: history)
         #expect(try again.sync().pushed)
         let clonedHistory = cloned.history as! GitHistory
-        let fetching = VaultSync(vault: cloned, history: clonedHistory, environment: env)
+        let fetching = VaultSync(vault: cloned.with(settings: ProcessSettings(environment: env)), history: clonedHistory)
         fetching.onProgress = events.handler
         let report = try fetching.sync()
         #expect(!report.pushed && report.merges == 0)
@@ -175,8 +175,8 @@ private func environment(_ transport: String) -> [String: String] {
         let setup = try VaultWithRemote { $0 }
         let (dir, vault, history, folder, remote) = (setup.dir, setup.vault, setup.history, setup.folder, setup.remote)
         try commitFiles(dir, named: "quiet", count: 20, seed: 3)
-        #expect(try VaultSync(vault: vault, history: history, environment: env).sync().pushed)
-        let cloned = try VaultClone.clone(url: "file://" + remote, into: folder.path + "/b", environment: env)
+        #expect(try VaultSync(vault: vault.with(settings: ProcessSettings(environment: env)), history: history).sync().pushed)
+        let cloned = try VaultClone.clone(url: "file://" + remote, into: folder.path + "/b", settings: ProcessSettings(environment: env))
         #expect(try git(["rev-parse", "HEAD"], in: cloned.root) == git(["rev-parse", "HEAD"], in: dir.path))
     }
 
@@ -263,7 +263,7 @@ private func environment(_ transport: String) -> [String: String] {
             var messages: [String] = []
             let events = Events()
             for progress in [nil, events.handler] {
-                let sync = VaultSync(vault: vault, history: history, environment: env)
+                let sync = VaultSync(vault: vault.with(settings: ProcessSettings(environment: env)), history: history)
                 sync.onProgress = progress
                 do {
                     _ = try sync.sync(remote: remote)
@@ -305,7 +305,7 @@ private func environment(_ transport: String) -> [String: String] {
         var sshEnv = env
         sshEnv["HOME"] = peer.home
         let events = Events()
-        let sync = VaultSync(vault: vault, history: history, environment: sshEnv)
+        let sync = VaultSync(vault: vault.with(settings: ProcessSettings(environment: sshEnv)), history: history)
         sync.onProgress = events.handler
         #expect(try sync.sync(remote: "ssh").pushed)
         #expect(last("sending", in: events.take()) != nil)

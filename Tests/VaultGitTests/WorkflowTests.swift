@@ -461,7 +461,7 @@ private struct EditorSavingProvider: ChatProvider {
     @Test func aNewFolderBecomesAVaultWithItsFilesInTheFirstCommit() throws {
         let dir = TemporaryDirectory("vault-init")
         let root = dir.path + "/노트"
-        let made = try Initializing.run(at: root, locale: "ko_KR", timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        let made = try Initializing.run(at: root, locale: "ko_KR", timeZone: TimeZone(identifier: "Asia/Seoul")!, settings: .ofThisTest)
         #expect(made.madeVault)
         #expect(made.outerRepository == nil)
         #expect(made.vault.config.locale == "ko_KR")
@@ -479,7 +479,7 @@ private struct EditorSavingProvider: ChatProvider {
         try FileManager.default.removeItem(atPath: copy.path)
         try FileManager.default.copyItem(atPath: dir.path, toPath: copy.path)
         try FileManager.default.removeItem(atPath: copy.path + "/.git")
-        let given = try Initializing.run(at: copy.path, locale: "en_US", timeZone: TimeZone(identifier: "UTC")!)
+        let given = try Initializing.run(at: copy.path, locale: "en_US", timeZone: TimeZone(identifier: "UTC")!, settings: .ofThisTest)
         #expect(!given.madeVault)
         #expect(given.vault.config.locale == "ko_KR", "the vault's own settings are kept")
         #expect(try git(["status", "--porcelain"], in: copy.path) == "")
@@ -488,7 +488,7 @@ private struct EditorSavingProvider: ChatProvider {
         let before = try git(["rev-parse", "HEAD"], in: dir.path)
         let config = try dir.read("vault.yml")
         expectError("already a vault") {
-            try Initializing.run(at: dir.path, locale: "en_US", timeZone: TimeZone(identifier: "UTC")!)
+            try Initializing.run(at: dir.path, locale: "en_US", timeZone: TimeZone(identifier: "UTC")!, settings: .ofThisTest)
         }
         #expect(try git(["rev-parse", "HEAD"], in: dir.path) == before)
         #expect(try dir.read("vault.yml") == config)
@@ -498,7 +498,7 @@ private struct EditorSavingProvider: ChatProvider {
         let outer = TemporaryDirectory("vault-init-outer")
         _ = try git(["init", "-q"], in: outer.path)
         let made = try Initializing.run(
-            at: outer.path + "/notes", locale: "en_US", timeZone: TimeZone(identifier: "UTC")!)
+            at: outer.path + "/notes", locale: "en_US", timeZone: TimeZone(identifier: "UTC")!, settings: .ofThisTest)
         #expect(made.outerRepository.map { $0.hasPrefix(outer.path) || outer.path.hasSuffix($0) } == true)
         #expect(try git(["rev-parse", "--show-toplevel"], in: outer.path + "/notes").hasSuffix("/notes\n"))
         #expect(try git(["status", "--porcelain"], in: outer.path) == "?? notes/\n")

@@ -9,7 +9,7 @@ import VaultTestSupport
 @Suite struct ChatExportImportingTests {
     func vault() throws -> (TemporaryDirectory, Vault) {
         let dir = TemporaryDirectory("vault-import-chat")
-        let made = try Initializing.run(at: dir.path, locale: "ko_KR", timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        let made = try Initializing.run(at: dir.path, locale: "ko_KR", timeZone: TimeZone(identifier: "Asia/Seoul")!, settings: .ofThisTest)
         return (dir, made.vault.with(history: try GitHistory(vault: dir.path, config: made.vault.config)))
     }
 

@@ -23,7 +23,7 @@ struct HostileWorld {
     /// `maxFileSize`: vault.yml's `limits: max_file_size` (committed), else the default.
     init(maxFileSize: String? = nil) throws {
         dir = TemporaryDirectory("vault-hostile")
-        var made = try Initializing.run(at: dir.path, locale: "en_US", timeZone: TimeZone(identifier: "UTC")!).vault
+        var made = try Initializing.run(at: dir.path, locale: "en_US", timeZone: TimeZone(identifier: "UTC")!, settings: .ofThisTest).vault
         if let maxFileSize {
             try dir.write("vault.yml", try dir.readText("vault.yml") + "limits:\n  max_file_size: \(maxFileSize)\n")
             try git(["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", "limits"], in: dir.path)

@@ -32,7 +32,7 @@ struct GivenReader: ImportReader {
 
     func vault() throws -> (TemporaryDirectory, Vault) {
         let dir = TemporaryDirectory("vault-import")
-        let made = try Initializing.run(at: dir.path, locale: "ko_KR", timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        let made = try Initializing.run(at: dir.path, locale: "ko_KR", timeZone: TimeZone(identifier: "Asia/Seoul")!, settings: .ofThisTest)
         return (dir, made.vault.with(history: try GitHistory(vault: dir.path, config: made.vault.config)))
     }
 

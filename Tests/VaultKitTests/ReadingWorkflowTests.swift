@@ -13,7 +13,7 @@ import VaultTestSupport
 @Suite struct RoomReadingTests {
     @Test func pagesAreCutByMessages() throws {
         let dir = try Project.copyOfSampleVault()
-        let session = try VaultSession(root: dir.path, access: .readOnly)
+        let session = try VaultSession(root: dir.path, access: .readOnly, settings: .ofThisTest)
         let reading = RoomReading(vault: session.vault)
         let path = "rooms/sf-trip-packing-list.md"
         let whole = try reading.read(path)
@@ -43,7 +43,7 @@ import VaultTestSupport
         }
         try dir.write("rooms/long.md", text)
         #expect(try dir.read("rooms/long.md").count > RoomFile.wholeReadLimit)
-        let session = try VaultSession(root: dir.path, access: .readOnly)
+        let session = try VaultSession(root: dir.path, access: .readOnly, settings: .ofThisTest)
         let reading = RoomReading(vault: session.vault)
         let whole = try reading.read("rooms/long.md")
         let last = try reading.read("rooms/long.md", messages: .last(3))
@@ -58,7 +58,7 @@ import VaultTestSupport
         let dir = try newVault()
         try dir.write("rooms/conflict.md", Fixtures.roomWithConflictMarkers(title: "Conflict"))
         let before = try dir.snapshot()
-        let session = try VaultSession(root: dir.path, access: .readOnly)
+        let session = try VaultSession(root: dir.path, access: .readOnly, settings: .ofThisTest)
         let page = try RoomReading(vault: session.vault).read("rooms/conflict.md")
         #expect(page.shownFromOneSide)
         #expect(page.messages.first?.body.contains("ours line") == true)
@@ -71,7 +71,7 @@ import VaultTestSupport
 
     @Test func unreadMarksAreClearedOnlyAsAStepOfTheirOwn() throws {
         let dir = try Project.copyOfSampleVault()
-        let session = try VaultSession(root: dir.path, access: .readOnly)
+        let session = try VaultSession(root: dir.path, access: .readOnly, settings: .ofThisTest)
         let path = "rooms/sf-trip-packing-list.md"
         UnreadMarks.add([(path: path, ids: ["m-E0BFJEMHDRQ3"])], root: dir.path)
         let reading = RoomReading(vault: session.vault)
@@ -84,7 +84,7 @@ import VaultTestSupport
     @Test func aDiaryEntryWithConflictMarkersIsReadAsThisMachinesSide() throws {
         let dir = try newVault()
         try dir.write("diary/2026/2026-11-21.md", "# 2026-11-21\n\n<<<<<<< HEAD\nmine\n=======\nyours\n>>>>>>> b\n")
-        let session = try VaultSession(root: dir.path, access: .readOnly)
+        let session = try VaultSession(root: dir.path, access: .readOnly, settings: .ofThisTest)
         let (entry, notes) = try EntryReading(vault: session.vault).read("diary/2026/2026-11-21.md")
         #expect(entry.body.contains("mine") && !entry.body.contains("yours"))
         #expect(notes.map(\.kind) == [.warning])
@@ -96,7 +96,7 @@ import VaultTestSupport
 
     private func vaultWithEntries() throws -> (TemporaryDirectory, VaultSession) {
         let dir = try newVault()
-        let session = try VaultSession(root: dir.path, access: .change)
+        let session = try VaultSession(root: dir.path, access: .change, settings: .ofThisTest)
         let writing = DiaryWriting(vault: session.vault, zone: zone)
         for (date, tags) in [("2026-11-01T09:00", ["travel"]), ("2026-11-10T09:00", []), ("2026-11-20T09:00", ["travel"])]
         {
@@ -131,7 +131,7 @@ import VaultTestSupport
     @Test func withoutAnIndexEveryFileIsScannedAndSkippedFilesComeBackAsNotes() throws {
         let dir = try Project.copyOfSampleVault()
         try dir.write("rooms/broken.md", Array("---\ntitle: San Francisco\n---\n\nSan Francisco ".utf8) + [0xFF, 0xFE, 0x0A])
-        let session = try VaultSession(root: dir.path, access: .readOnly)
+        let session = try VaultSession(root: dir.path, access: .readOnly, settings: .ofThisTest)
         var query = SearchQuery(pattern: "San Francisco")
         query.caseMode = .sensitive
         let outcome = try Searching(index: .never).run(VaultSearch(vault: session.vault), query)
@@ -146,7 +146,7 @@ import VaultTestSupport
 @Suite struct RecentActivityTests {
     @Test func commitsAndHandEditsInTheWindowAreListed() throws {
         let dir = try newVault()
-        let session = try VaultSession(root: dir.path, access: .change)
+        let session = try VaultSession(root: dir.path, access: .change, settings: .ofThisTest)
         let zone = session.vault.config.timeZone
         let writing = DiaryWriting(vault: session.vault, zone: zone)
         let today = session.vault.now().localDate
@@ -177,7 +177,7 @@ import VaultTestSupport
 @Suite struct CancellationTests {
     @Test func aCancelledHandleStopsEveryReadingWorkflowBeforeItStarts() throws {
         let dir = try Project.copyOfSampleVault()
-        let session = try VaultSession(root: dir.path, access: .readOnly)
+        let session = try VaultSession(root: dir.path, access: .readOnly, settings: .ofThisTest)
         let cancel = Cancellation()
         cancel.cancel()
         expectVaultError("cancelled while reading rooms/sf-trip-packing-list.md") {
@@ -204,7 +204,7 @@ import VaultTestSupport
     @Test func aChatTurnCancelledMidReplyStopsKeepsWhatCameCommitsItAndLeavesNoLock() throws {
         let server = try FakeOpenAIServer(expectedKey: nil)
         let dir = try newVault()
-        let session = try VaultSession(root: dir.path, access: .change)
+        let session = try VaultSession(root: dir.path, access: .change, settings: .ofThisTest)
         let vault = session.vault
         let path = try RoomCreation(vault: vault).create(title: "Endless")
         let cancel = Cancellation()
@@ -247,7 +247,7 @@ private func runCancelling(_ turn: ChatTurn, _ cancel: Cancellation, afterCharac
 @Suite struct RoomQueryTests {
     @Test func roomsAreChosenByTheDayOfTheirLastActivity() throws {
         let dir = try Project.copyOfSampleVault()
-        let session = try VaultSession(root: dir.path, access: .readOnly)
+        let session = try VaultSession(root: dir.path, access: .readOnly, settings: .ofThisTest)
         let vault = session.vault
         let all = try RoomQuery().rooms(in: vault)
         #expect(all.count == vault.roomPaths().count)

@@ -15,14 +15,14 @@ import VaultTestSupport
     @Test func aReadOnlySessionRefusesAWriteAndChangesNothing() throws {
         let dir = try newVault()
         // A repository with one commit, so "no commit made" is something to check.
-        let first = try VaultSession(root: dir.path, access: .change)
+        let first = try VaultSession(root: dir.path, access: .change, settings: .ofThisTest)
         let writing = DiaryWriting(vault: first.vault, zone: zone)
         _ = try writing.write(try writing.newEntry(title: "첫눈", date: "2026-11-21T22:30", tags: []), text: "눈.\n")
         let commits = commitCount(dir)
         #expect(commits >= 1)
         let before = try dir.snapshot()
 
-        let session = try VaultSession(root: dir.path, access: .readOnly)
+        let session = try VaultSession(root: dir.path, access: .readOnly, settings: .ofThisTest)
         #expect(session.vault.isReadOnly)
         #expect(session.vault.history == nil)
         let reader = DiaryWriting(vault: session.vault, zone: zone)
@@ -52,7 +52,7 @@ import VaultTestSupport
 
     @Test func aChangeSessionCommitsEveryChange() throws {
         let dir = try newVault()
-        let session = try VaultSession(root: dir.path, access: .change)
+        let session = try VaultSession(root: dir.path, access: .change, settings: .ofThisTest)
         #expect(!session.vault.isReadOnly)
         let writing = DiaryWriting(vault: session.vault, zone: zone)
         let result = try writing.write(
@@ -67,7 +67,7 @@ import VaultTestSupport
         let dir = try newVault()
         let notes = NoteList()
         let ((), printed) = try capturingStandardError {
-            let session = try VaultSession(root: dir.path, access: .change, notes: notes.sink)
+            let session = try VaultSession(root: dir.path, access: .change, settings: .ofThisTest, notes: notes.sink)
             let writing = DiaryWriting(vault: session.vault, zone: zone)
             _ = try writing.write(try writing.newEntry(title: "첫눈", date: "2026-11-21T22:30", tags: []), text: "눈.\n")
         }
@@ -83,7 +83,7 @@ import VaultTestSupport
     @Test func aRequestGetsItsOwnNotes() throws {
         let dir = try newVault()
         let sessionNotes = NoteList()
-        let session = try VaultSession(root: dir.path, access: .change, notes: sessionNotes.sink)
+        let session = try VaultSession(root: dir.path, access: .change, settings: .ofThisTest, notes: sessionNotes.sink)
         let request = NoteList()
         let vault = session.vault.reporting(to: request.sink)
         vault.report(.warning("only this request's"))
@@ -94,7 +94,7 @@ import VaultTestSupport
 
     @Test func oneSessionTakesChangesFromManyThreadsEachItsOwnCommit() throws {
         let dir = try newVault()
-        let session = try VaultSession(root: dir.path, access: .change)
+        let session = try VaultSession(root: dir.path, access: .change, settings: .ofThisTest)
         let failures = NoteList()
         DispatchQueue.concurrentPerform(iterations: 8) { k in
             let writing = DiaryWriting(vault: session.vault, zone: zone)
@@ -115,7 +115,7 @@ import VaultTestSupport
     @Test func openingNoVaultSaysWhereItLooked() throws {
         let dir = TemporaryDirectory("vault-kit-none")
         expectVaultError("is not a vault") {
-            try VaultSession(locating: dir.path, environment: [:], workingDirectory: "/", access: .readOnly)
+            try VaultSession(locating: dir.path, workingDirectory: "/", access: .readOnly, settings: .standard)
         }
         #expect(dir.files().isEmpty)
     }

@@ -97,7 +97,9 @@ import Glibc
         let log = try git(["log", "--format=%s"], in: vault.path)
         let ours = log.split(separator: "\n").filter { $0.contains("(via MCP: vault-tests)") }
         #expect(ours.count == 9, "\(log)")  // the entry, four edits, the tags, two messages, the chat turn
-        #expect(log.contains("say: 부산 여행 (vault-tests) (via MCP: vault-tests)"), "\(log)")
+        // The client is named once: as the MCP client, not also as the message's author.
+        #expect(log.contains("say: 부산 여행 (via MCP: vault-tests)\n"), "\(log)")
+        #expect(!log.contains("(vault-tests) (via MCP"), "\(log)")
         #expect(try git(["status", "--porcelain"], in: vault.path).isEmpty)
         try git(["fsck", "--strict"], in: vault.path)
     }

@@ -269,3 +269,11 @@ func firstLineOfFixture(of handle: FileHandle, within seconds: Double) -> String
     }.start()
     return got.wait(timeout: .now() + seconds) == .success ? line : nil
 }
+
+extension ProcessSettings {
+    /// The settings of the test process's own environment, as the command line builds them: for
+    /// tests that call the libraries with what a front end would hand them.
+    public static var ofThisTest: ProcessSettings {
+        ProcessSettings(environment: ProcessInfo.processInfo.environment)
+    }
+}

@@ -43,7 +43,8 @@ extension VaultCommand {
             for file in files where !FileIO.exists(file) || FileIO.isDirectory(file) {
                 throw VaultError.io(path: file, operation: "attach", reason: "no such file")
             }
-            let vault = try location.openForChange(prefetching: VaultPath.rooms)
+            let session = try location.session(.change, prefetching: VaultPath.rooms)
+            let vault = session.vault
             Trace.mark("vault opened")
             let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
             Trace.mark("room resolved")
@@ -68,7 +69,7 @@ extension VaultCommand {
                     Terminal.error(error.description)
                 }
                 var prompt = ChatPrompt(
-                    vault: vault, path: path, provider: provider, model: model, files: files, send: send)
+                    session: session, path: path, provider: provider, model: model, files: files, send: send)
                 prompt.run()
                 return
             }

@@ -2,8 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
-import VaultSearch
 
 extension VaultCommand {
     struct Clone: VaultRunnable {
@@ -16,15 +14,14 @@ extension VaultCommand {
 
         func execute() throws {
             let cwd = FileManager.default.currentDirectoryPath
-            let name = directory ?? VaultClone.defaultFolder(for: url)
+            let name = directory ?? VaultSession.cloneFolder(for: url)
             let root = Vault.absolute(name, from: cwd)
-            let limits = try IncomingLimits.ofThisMachine()
             let progress = ProgressLine()
             let vault = try {
                 defer { progress.finish() }
-                return try VaultClone.clone(
-                    url: url, into: root, interactive: Terminal.stdinIsTerminal, onProgress: progress.handler,
-                    limits: limits)
+                return try VaultSession.clone(
+                    url: url, into: root, settings: VaultCommand.settings, interactive: Terminal.stdinIsTerminal,
+                    onProgress: progress.handler)
             }()
             let rooms = vault.roomPaths().count
             let entries = vault.diaryPaths(sorted: false).count

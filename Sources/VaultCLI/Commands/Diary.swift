@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
 
 extension VaultCommand {
     struct Diary: ParsableCommand {
@@ -32,12 +31,13 @@ extension VaultCommand {
 
             func execute() throws {
                 let template = try format.template(fields: DiaryRow.fields, piped: DiaryRow.piped)
-                let vault = try location.open()
+                let session = try location.session(.readOnly)
+                let vault = session.vault
                 let (locale, _) = try reading.resolve(for: vault)
                 let style = try output.style()
                 let query = try dates.query(tag: tag, in: vault.config.timeZone)
                 // Asked which entries changed since the last listing, instead of stamping every one.
-                let watcher = SearchWatcherCommand.watcher(forVaultAt: vault.root)
+                let watcher = session.watcher
                 let words = ListingWords.of(locale)
                 let columns = Terminal.columns
                 // The day (as wide as the locale's widest, never cut), the title, then the preview

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
 
 extension VaultCommand {
     struct Diff: PagedCommand {

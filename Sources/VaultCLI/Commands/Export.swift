@@ -3,7 +3,6 @@ import Foundation
 import VaultCore
 import VaultKit
 import VaultExport
-import VaultGit
 
 extension VaultCommand {
     struct Export: VaultRunnable {

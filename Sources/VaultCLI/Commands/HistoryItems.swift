@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
 
 extension VaultLocation {
     /// The vault and its repository, to read history.

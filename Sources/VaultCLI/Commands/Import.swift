@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import VaultCore
-import VaultGit
 import VaultImport
 import VaultKit
 
@@ -53,7 +52,7 @@ extension VaultCommand {
                 source = named
                 rest.removeFirst()
             }
-            let environment = ProcessInfo.processInfo.environment
+            let environment = VaultCommand.settings.environment
             if rest.isEmpty, let source {
                 rest = ImportReaders.defaultPaths(for: source, environment: environment)
                 guard !rest.isEmpty else { throw UsageError.nothingToImport(source: source.rawValue) }
@@ -71,10 +70,7 @@ extension VaultCommand {
             let vault = session.vault
             // This machine's caps with the vault's git config (when it has a repository yet);
             // vault.yml lowers them in `Importing`.
-            var limits = try IncomingLimits.ofThisMachine()
-            if let history = try? session.existingRepository() {
-                limits = try history.incomingLimits(machine: limits, vault: IncomingLimits.Setting())
-            }
+            let limits = try session.importLimits()
             if dateFormat != nil, kind != .jrnl {
                 throw ValidationError("--date-format is for jrnl journals only (this is \(kind.rawValue))")
             }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
-import VaultGit
+import VaultKit
 
 extension VaultCommand {
     struct Init: VaultRunnable {
@@ -38,7 +38,7 @@ extension VaultCommand {
                 }
                 zone = z
             }
-            let made = try Initializing.run(at: root, locale: localeID, timeZone: zone)
+            let made = try VaultSession.initialize(at: root, locale: localeID, timeZone: zone, settings: VaultCommand.settings)
             if let outer = made.outerRepository {
                 Terminal.note("\(root) is inside the git repository \(outer); the vault gets a repository of its own")
             }

@@ -1,10 +1,8 @@
 import ArgumentParser
 import Foundation
 import VaultCore
-import VaultGit
 import VaultKit
 import VaultMCP
-import VaultSearch
 
 extension VaultCommand {
     struct MCP: VaultRunnable {
@@ -26,19 +24,8 @@ extension VaultCommand {
         func execute() throws {
             let log: @Sendable (String) -> Void = { Terminal.standardError("vault mcp: \($0)\n") }
             // Opened as every command opens a vault (`VaultSession`), its notes logged on standard error.
-            let session = try VaultSession(
-                locating: location.directory, access: readOnly ? .readOnly : .change, notes: { log($0.description) })
-            var vault = session.vault
-            var naming: ClientNamedHistory?
-            if let history = vault.history {
-                // Every commit this server makes names the client.
-                let named = ClientNamedHistory(history)
-                naming = named
-                vault = vault.with(history: named)
-            }
-            // `vault search`'s watcher tells what changed, for subscriptions (VAULT_NO_WATCH=1: stamps).
-            let watcher: (any WorkTreeWatcher)? = SearchWatcherCommand.watcher(forVaultAt: vault.root)
-            let server = MCPServer(vault: vault, naming: naming, readOnly: readOnly, watcher: watcher, log: log)
+            let session = try location.session(readOnly ? .readOnly : .change, notes: { log($0.description) })
+            let server = MCPServer(session: session, log: log)
             let status = server.serve()
             if status != 0 { throw ExitCode(status) }
         }

@@ -2,8 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
-import VaultSearch
 
 extension VaultCommand {
     struct MergeDriverCommand: VaultRunnable {
@@ -19,9 +17,9 @@ extension VaultCommand {
 
         func execute() throws {
             let root = FileManager.default.currentDirectoryPath
-            let limits = try IncomingLimits.ofThisMachine()
-            for note in try MergeDriver.run(
-                ancestor: ancestor, current: current, other: other, path: path, root: root, machineLimits: limits)
+            for note in try VaultSession.mergeDriver(
+                ancestor: ancestor, current: current, other: other, path: path, root: root,
+                settings: VaultCommand.settings)
             {
                 Terminal.note(note)
             }

@@ -31,7 +31,7 @@ extension VaultCommand {
                 return Terminal.document(Data(Workspace.allowedSigners(vault.config.people).utf8))
             }
             let (locale, zone) = try reading.resolve(for: vault)
-            let people = vault.people(me: try vault.identity(environment: ProcessInfo.processInfo.environment))
+            let people = vault.people(me: try vault.identity())
             if json { return try Terminal.json(people) }
             if people.isEmpty {
                 print("vault.yml lists no people: add them under `people:` (`- Ada Kim <ada@example.com>`, one a line).")

@@ -2,8 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
-import VaultSearch
 
 extension VaultCommand {
     struct Remote: ParsableCommand {
@@ -31,8 +29,7 @@ extension VaultCommand {
             @Argument(help: "Its URL: a path, file://, ssh or https.") var url: String
 
             func execute() throws {
-                let session = try location.session(.change)
-                try Remotes(vault: session.vault, history: try session.repository()).add(name: name, url: url)
+                try location.session(.change).remotes(making: true).add(name: name, url: url)
                 print("Added the remote \(name) (\(url)). `vault sync` sends and receives changes.")
             }
         }
@@ -68,7 +65,6 @@ extension VaultLocation {
     /// The vault's remotes, its repository opened (not made: listing, removing and choosing a
     /// remote need one already).
     func remotes() throws -> Remotes {
-        let session = try session(.change)
-        return Remotes(vault: session.vault, history: try session.existingRepository())
+        try session(.change).remotes()
     }
 }

@@ -2,8 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
-import VaultSearch
 
 extension VaultCommand {
     struct Resolve: VaultRunnable {
@@ -38,10 +36,7 @@ extension VaultCommand {
                 for line in done { print("\(path): \(line).") }
                 return
             }
-            let (vault, history) = try location.session(.change).changingExistingRepository()
-            let resolve = VaultResolve(vault: vault, history: history)
-            resolve.machineLimits = try IncomingLimits.ofThisMachine()
-            let done = try resolve.run()
+            let done = try location.session(.change).resolving().run()
             if done.isEmpty {
                 print("Nothing to resolve: no unfinished merge, no conflict markers, no conflict copies.")
                 return

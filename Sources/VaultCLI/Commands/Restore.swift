@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
 
 extension VaultCommand {
     struct Restore: VaultRunnable {
@@ -25,10 +24,9 @@ extension VaultCommand {
         var anyway = false
 
         func execute() throws {
-            let (vault, history) = try location.session(.change).changingExistingRepository()
-            let path = try resolveInHistory(item, vault: vault, history: history)
-            var restore = VaultGit.Restore(vault: vault, history: history)
-            restore.machineLimits = try IncomingLimits.ofThisMachine()
+            let session = try location.session(.change)
+            let path = try session.itemInHistory(item, workingDirectory: FileManager.default.currentDirectoryPath)
+            let restore = try session.restoring()
             let restored = try restore.restore(path, named: item, at: revision, anyway: anyway)
             print("Restored \(path) as of \(restored.revision).")
             if let kept = restored.handEdit {

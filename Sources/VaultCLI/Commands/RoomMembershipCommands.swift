@@ -49,7 +49,7 @@ private func changeMembership(
 ) throws(VaultError) {
     let vault = try location.openForChange()
     let path = try vault.resolveRoom(room, workingDirectory: FileManager.default.currentDirectoryPath)
-    let me = try vault.identity(environment: ProcessInfo.processInfo.environment).author
+    let me = try vault.identity().author
     let said = try change(Membership(vault: vault), path, me)
     print("\(path): \(Terminal.visible(me.name, singleLine: true)) \(said)")
 }

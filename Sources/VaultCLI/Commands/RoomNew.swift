@@ -20,7 +20,7 @@ extension VaultCommand.RoomCommand {
         func execute() throws {
             let title = self.title.trimmingCharacters(in: .whitespacesAndNewlines)
             let vault = try location.openForChange()
-            let members = try vault.sharedMembers(with: people, environment: ProcessInfo.processInfo.environment)
+            let members = try vault.sharedMembers(with: people)
             let path = try RoomCreation(vault: vault).create(
                 title: title, model: model, system: system, unique: unique, members: members)
             let taken = RoomCreation.taken(title: title, in: vault, free: path).map {

@@ -25,13 +25,14 @@ extension VaultCommand {
 
         func execute() throws {
             let template = try format.template(fields: RoomRow.fields, piped: RoomRow.piped)
-            let vault = try location.open()
+            let session = try location.session(.readOnly)
+            let vault = session.vault
             let (locale, zone) = try reading.resolve(for: vault)
             let style = try output.style()
             // A room's day is its last activity's, in the vault's zone.
             let (from, to) = try dates.days(in: vault.config.timeZone)
             // Asked which rooms changed since the last listing, instead of stamping every one.
-            let watcher = SearchWatcherCommand.watcher(forVaultAt: vault.root)
+            let watcher = session.watcher
             let now = Date()
             let words = ListingWords.of(locale)
             let columns = Terminal.columns
@@ -116,7 +117,7 @@ extension VaultCommand {
             }
             // A shared vault: rooms in groups, like a messenger's home screen (`RoomSections`).
             guard rows.contains(where: { !$0.room.members.isEmpty }) else { return rows.forEach(show) }
-            me = try vault.identity(environment: ProcessInfo.processInfo.environment).name
+            me = try vault.identity().name
             let sections = RoomSections(rows.map(\.room), me: me!)
             var first = true
             for (heading, rooms) in sections.titled(words) where !rooms.isEmpty {

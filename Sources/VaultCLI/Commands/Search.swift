@@ -3,7 +3,6 @@ import Foundation
 import Synchronization
 import VaultCore
 import VaultKit
-import VaultSearch
 
 extension VaultCommand {
     struct Search: PagedCommand {
@@ -80,23 +79,22 @@ extension VaultCommand {
             } catch {
                 throw CommandError.invalidSearch(error)
             }
-            var search = VaultSearch(vault: vault)
-            search.context = max(0, context)
             // Items are rendered as the scan finds them, on every core, and written in path order.
             let style = SearchOutput(colored: colored, locale: locale, zone: zone)
             let form: SearchSink.Form = json ? .json : count ? .counts : filesWithMatches ? .paths : .grouped
             let sink = SearchSink(form: form, style: style)
-            search.printer = sink.printer
-            search.listingCache = SearchIndex.listingPath(forVaultAt: vault.root)
             var searching = Searching(index: noIndex ? .never : index ? .build : .whenBuilt)
-            if !noWatch { searching.watcherCommand = SearchWatcherCommand.command }
+            if !noWatch { searching.watcherCommand = VaultCommand.settings.watcherCommand }
             let progress = ProgressLine()
             searching.onProgress = progress.handler
             // The progress line goes before the first hit is written.
             sink.beforeWriting = { progress.finish() }
             let outcome = try {
                 defer { progress.finish() }
-                return try searching.run(search, query, cancellation: Termination.cancellation)
+                return try searching.run(in: vault, query, cancellation: Termination.cancellation) { search in
+                    search.context = max(0, context)
+                    search.printer = sink.printer
+                }
             }()
             sink.flush()
             outcome.notes.forEach(Terminal.print)

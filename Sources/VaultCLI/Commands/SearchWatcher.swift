@@ -3,7 +3,6 @@ import Foundation
 import Synchronization
 import VaultCore
 import VaultKit
-import VaultSearch
 
 extension VaultCommand {
     /// `vault search-watcher`: the search index's watcher (`SearchWatcher`), started by an
@@ -27,23 +26,14 @@ extension VaultCommand {
             return access(path, X_OK) == 0 ? path : "/proc/self/exe"
         }
 
-        /// The command that starts the watcher (this executable's `search-watcher`), or nil when
-        /// `VAULT_NO_WATCH` is set: then every file's stamp is checked instead.
-        static var command: [String]? {
-            guard (ProcessInfo.processInfo.environment["VAULT_NO_WATCH"] ?? "").isEmpty else { return nil }
-            return [executable, "search-watcher"]
-        }
-
-        /// The watcher that tells `sync`, `watch` and `mcp` what changed in the vault at `root`
-        /// (nil with `VAULT_NO_WATCH`).
-        static func watcher(forVaultAt root: String) -> VaultWatcher? {
-            command.flatMap { VaultWatcher(vaultRoot: root, command: $0) }
-        }
-
         func execute() throws {
             // Descriptor 3 is the pipe that says "ready" to the search that started it.
             let ready: Int32 = fcntl(3, F_GETFD) >= 0 ? 3 : -1
-            let status = SearchWatcher.serve(root: root, indexPath: index, readyFD: ready)
+            let environment = VaultCommand.settings.environment
+            func setting(_ name: String) -> Double? { environment[name].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } }
+            let status = VaultSession.serveSearchWatcher(
+                root: root, indexPath: index, readyFD: ready, idleSeconds: setting("VAULT_WATCH_IDLE") ?? 1_800,
+                maxPaths: Int(setting("VAULT_WATCH_MAX_PATHS") ?? 10_000))
             fflush(nil)
             _exit(status)
         }

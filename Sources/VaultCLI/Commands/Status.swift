@@ -2,8 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
-import VaultSearch
 
 extension VaultCommand {
     struct Status: VaultRunnable {
@@ -18,8 +16,7 @@ extension VaultCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func execute() throws {
-            let (vault, history) = try location.openHistory()
-            let status = try VaultStatus.read(vault: vault, history: history)
+            let status = try location.session(.readOnly).status()
             if json { return try Terminal.json(status) }
             SyncOutput.show(status)
         }

@@ -2,8 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
-import VaultSearch
 
 extension VaultCommand {
     struct Sync: VaultRunnable {
@@ -34,15 +32,11 @@ extension VaultCommand {
         @Flag(help: "Print the report as JSON.") var json = false
 
         func execute() throws {
-            let session = try location.session(.change)
-            let history = try session.repository()
-            let sync = VaultSync(vault: session.vault.with(history: history), history: history)
+            // With the session's watcher (the search's inotify watcher answers which rooms and
+            // entries changed since the last sync; VAULT_NO_WATCH=1: every file is stamped).
+            let sync = try location.session(.change).syncing()
             sync.interactive = Terminal.stdinIsTerminal
             sync.allowUnrelated = allowUnrelated
-            sync.machineLimits = try IncomingLimits.ofThisMachine()
-            // The search's inotify watcher answers which rooms and entries changed since the last
-            // sync, so a sync need not stamp every file (VAULT_NO_WATCH=1: it does).
-            sync.watcher = SearchWatcherCommand.watcher(forVaultAt: session.vault.root)
             if undo {
                 guard !dryRun, remote == nil, !allowUnrelated else { throw UsageError.undoWithOptions }
                 let done = try sync.undo()

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
 
 extension VaultCommand {
     struct Unlock: VaultRunnable {
@@ -26,7 +25,7 @@ extension VaultCommand {
         @Flag(help: "Remove every lock, however recent.") var force = false
 
         func execute() throws {
-            let report = try Unlocking(vault: try location.openForChange()).unlock(force: force)
+            let report = try location.session(.change).unlocking().unlock(force: force)
             let (removed, kept, recovery) = (report.removed, report.kept, report.recovery)
             for path in removed { print("removed \(path)") }
             if let recovery, !recovery.committedPaths.isEmpty {

@@ -1,8 +1,7 @@
 import ArgumentParser
 import Foundation
 import VaultCore
-import VaultGit
-import VaultSearch
+import VaultKit
 
 #if canImport(Glibc)
 import Glibc
@@ -31,17 +30,13 @@ extension VaultCommand {
         @Option(help: "The remote (default: as `vault sync` chooses).") var remote: String?
 
         func execute() throws {
-            let vault = try location.openForChange()
+            let session = try location.session(.change)
+            let vault = session.vault
             let (locale, zone) = try reading.resolve(for: vault)
             let path = try room.map { name throws(VaultError) in
                 try vault.resolveRoom(name, workingDirectory: FileManager.default.currentDirectoryPath)
             }
-            let history = try GitHistoryOnDemand(vault: vault.root, config: vault.config) { Terminal.note($0) }
-                .history()
-            let live = LiveSync(
-                vault: vault, history: history, remote: remote, interval: interval, maxInterval: maxInterval)
-            live.prepare = Watch.preparation(root: vault.root)
-            live.machineLimits = try IncomingLimits.ofThisMachine()
+            let live = try session.liveSync(remote: remote, interval: interval, maxInterval: maxInterval)
             Terminal.note(
                 "watching \(path ?? "every room"): a sync every \(Watch.seconds(live.interval)) s; Ctrl-C stops")
             // The wait last said while syncs fail (nil: they work): each longer wait is said once,
@@ -92,11 +87,6 @@ extension VaultCommand {
 
         /// What each live sync is given, as `vault sync` is: the search's watcher, which says what
         /// changed so that no sync stamps every file (none with VAULT_NO_WATCH=1).
-        static func preparation(root: String) -> ((VaultSync) -> Void)? {
-            guard SearchWatcherCommand.command != nil else { return nil }
-            return { sync in sync.watcher = SearchWatcherCommand.watcher(forVaultAt: root) }
-        }
-
         /// `5`, `0.5`.
         static func seconds(_ s: Double) -> String {
             s == s.rounded() ? String(Int(s)) : String(s)

@@ -1,6 +1,6 @@
 import Foundation
 import VaultCore
-import VaultGit
+import VaultKit
 
 /// The chat prompt in a room shared with people (`members:`): what is typed is a message to
 /// them (`Posting`, as `vault say`), `@assistant …` (or `@` and the room's model) asks the
@@ -42,16 +42,13 @@ extension ChatPrompt {
     func startFeed() -> LiveFeed? {
         guard (try? Workspace.members(of: vault.readRoomFrontMatter(path)).isEmpty) == false,
             FileIO.exists(vault.root + "/.git"),
-            let history = try? GitHistoryOnDemand(vault: vault.root, config: vault.config, report: { _ in }).history(),
-            let remotes = try? history.remotes(), !remotes.isEmpty
+            let remotes = try? session.remotes().list(), !remotes.isEmpty
         else { return nil }
-        let interval = ProcessInfo.processInfo.environment["VAULT_WATCH_INTERVAL"].flatMap(Double.init) ?? 5
-        let live = LiveSync(vault: vault, history: history, interval: interval)
-        live.prepare = VaultCommand.Watch.preparation(root: vault.root)
-        // This machine's caps; a user configuration that cannot be read leaves the defaults (the
+        let interval = VaultCommand.settings.environment["VAULT_WATCH_INTERVAL"].flatMap(Double.init) ?? 5
+        // On a repository of its own (it runs on another thread), with this machine's caps and
+        // the session's watcher. A user configuration that cannot be read starts no feed (the
         // prompt says nothing of it: the next `vault sync` names the problem).
-        live.machineLimits = (try? IncomingLimits.ofThisMachine()) ?? IncomingLimits()
-        guard let feed = LiveFeed(live: live, room: path) else { return nil }
+        guard let live = try? session.liveSync(interval: interval), let feed = LiveFeed(live: live, room: path) else { return nil }
         editor.whileTyping(feed.readable) { feed.take() }
         feed.start()
         return feed

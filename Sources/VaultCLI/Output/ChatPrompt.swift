@@ -1,6 +1,7 @@
 import Foundation
 import VaultChat
 import VaultCore
+import VaultKit
 
 /// `vault chat ROOM` on a terminal with no message: a prompt (`LineEditor`: line editing and
 /// history) where each message typed is a turn, and slash commands change the room.
@@ -33,7 +34,9 @@ struct ChatPrompt {
     /// Said the first time Ctrl-C drops a line: Ctrl-C does not end the session.
     static let leaveHint = "(Ctrl-D or /exit to leave)"
 
-    let vault: Vault
+    /// The session the prompt's turns and its background syncs come from.
+    let session: VaultSession
+    var vault: Vault { session.vault }
     let path: String
     var provider: String?
     var model: String?
@@ -51,10 +54,10 @@ struct ChatPrompt {
     mutating func run() {
         feed = startFeed()
         defer { feed?.stop() }
-        Termination.deferring { session() }
+        Termination.deferring { converse() }
     }
 
-    private mutating func session() {
+    private mutating func converse() {
         var hinted = false
         while true {
             let entry: String

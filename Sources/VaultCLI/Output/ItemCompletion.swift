@@ -53,7 +53,7 @@ enum ItemCompletion {
             let root = try? Vault.locate(
                 explicit: explicit, environment: environment,
                 workingDirectory: FileManager.default.currentDirectoryPath),
-            let vault = (try? VaultSession(root: root, access: .readOnly))?.vault
+            let vault = (try? VaultSession(root: root, access: .readOnly, settings: VaultCommand.settings))?.vault
         else { return [] }
         let word = unquoted(prefix)
         let typed = word.precomposedStringWithCanonicalMapping

@@ -3,7 +3,6 @@ import Foundation
 import Synchronization
 import VaultCore
 import VaultKit
-import VaultSearch
 
 /// JSON text for `--json` lines, as bytes.
 enum JSONLine {

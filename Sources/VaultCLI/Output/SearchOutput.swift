@@ -3,7 +3,6 @@ import Foundation
 import Synchronization
 import VaultCore
 import VaultKit
-import VaultSearch
 
 /// How hits are printed: grouped by item, each line `path:line:column: who · when │ text`.
 struct SearchOutput {

@@ -3,7 +3,6 @@ import Foundation
 import Synchronization
 import VaultCore
 import VaultKit
-import VaultSearch
 
 /// Where `vault search` writes items: each rendered on the thread that scanned it (a renderer per
 /// thread, `printer`), the bytes written in path order into one buffer, sent out in pieces of

@@ -2,8 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultGit
-import VaultSearch
 
 /// How sync, status and resolve print for a person.
 enum SyncOutput {

@@ -21,9 +21,9 @@ public enum Secrets {
     /// garble it, and a key that short protects nothing.
     public static let shortest = 6
 
-    private static let known = Mutex<[String]>(
-        ["OPENAI_API_KEY", "VAULT_GIT_TOKEN"].compactMap { ProcessInfo.processInfo.environment[$0] }
-            .filter { $0.count >= shortest })
+    /// The secrets known: those registered, among them the front end's `OPENAI_API_KEY` and
+    /// `VAULT_GIT_TOKEN` (`ProcessHooks.install`).
+    private static let known = Mutex<[String]>([])
 
     /// Remembers `secret`, to be hidden from everything printed from now on.
     public static func register(_ secret: String) {

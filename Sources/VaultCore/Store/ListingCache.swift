@@ -75,7 +75,7 @@ public struct ListingCache: Sendable {
     /// then either walks its lines in place (`KeptLines`) or reads them all (`loadEntries()`).
     public init(
         root: String, kind: String, context: String, lazily: Bool = false,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String]
     ) {
         self.context = context
         file = ListingCache.path(root: root, kind: kind, environment: environment)

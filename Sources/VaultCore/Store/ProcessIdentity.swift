@@ -65,14 +65,20 @@ public struct ProcessIdentity: Sendable, Hashable {
     }
 }
 
-/// Points where a test can have the process killed (`VAULT_CRASH_AT=<name>`): the process sends
-/// itself SIGKILL there, exactly as a kill at that moment would leave things. Tests only.
+/// Points where a test can have the process killed (`VAULT_CRASH_AT=<name>`, given by the front
+/// end: `ProcessSettings.crashPoint`): the process ends there through the front end's `die`
+/// (the command line's sends itself SIGKILL), exactly as a kill at that moment would leave
+/// things. Tests only.
 public enum CrashPoint {
-    static let chosen: String? = getenv("VAULT_CRASH_AT").map { String(cString: $0) }
+    /// Whether the front end chose the point `name`.
+    static func isChosen(_ name: String) -> Bool { ProcessHooks.settings.crashPoint == name }
 
-    /// Dies by SIGKILL when `VAULT_CRASH_AT` names this point.
+    /// Ends the process when the front end chose this point.
     public static func reach(_ name: String) {
-        guard let chosen, chosen == name else { return }
-        kill(getpid(), SIGKILL)
+        guard isChosen(name) else { return }
+        die()
     }
+
+    /// Ends the process as the front end said (`ProcessHooks.install`'s `die`).
+    static func die() -> Never { ProcessHooks.die() }
 }

@@ -29,11 +29,12 @@ public enum RoomVolumes {
     /// A volume holds messages up to about this many bytes (one message larger is alone).
     public static var volumeSize: Int { sizes.volume }
 
-    /// 2 MiB, 256 KiB and 2 MiB; tests only: `VAULT_TEST_VOLUME_SIZES=ROLLOVER,KEPT,VOLUME` (bytes),
-    /// so a kill loop rolls rooms over every few turns (`KillLoopTests`).
+    /// 2 MiB, 256 KiB and 2 MiB; tests only: `VAULT_TEST_VOLUME_SIZES=ROLLOVER,KEPT,VOLUME` (bytes,
+    /// given by the front end: `ProcessSettings.volumeSizes`), so a kill loop rolls rooms over
+    /// every few turns (`KillLoopTests`).
     private static let sizes: (rollOver: Int, kept: Int, volume: Int) = {
         let standard = (2 * 1024 * 1024, 256 * 1024, 2 * 1024 * 1024)
-        guard let text = getenv("VAULT_TEST_VOLUME_SIZES").map({ String(cString: $0) }) else { return standard }
+        guard let text = ProcessHooks.settings.volumeSizes else { return standard }
         let n = text.split(separator: ",").compactMap { Int($0) }
         guard n.count == 3, n.allSatisfy({ $0 > 0 }), n[1] < n[0] else { return standard }
         return (n[0], n[1], n[2])

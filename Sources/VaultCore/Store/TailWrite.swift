@@ -85,14 +85,14 @@ public enum TailWrite {
             path: relative, device: UInt64(st.st_dev), inode: UInt64(st.st_ino), offset: offset, old: old, new: parts,
             mark: mark, to: journal)
         let total = parts.reduce(0) { $0 + $1.count }
-        if crashPoint == "tail-write" {
+        if CrashPoint.isChosen("tail-write") {
             // For the tests of crash recovery: die with half the new end written, as a crash would.
             var at = offset
             try? each(parts, upTo: total / 2, path: path) { (chunk) throws(VaultError) in
                 _ = Glibc.pwrite(fd, chunk.baseAddress, chunk.count, off_t(at))
                 at += chunk.count
             }
-            _exit(137)
+            CrashPoint.die()
         }
         var at = offset
         try each(parts, upTo: total, path: path) { (chunk) throws(VaultError) in
@@ -171,8 +171,6 @@ public enum TailWrite {
         }
     }
 
-    /// `VAULT_CRASH_AT=tail-write`: the process dies in the middle of its next write (tests only).
-    static let crashPoint: String? = getenv("VAULT_CRASH_AT").map { String(cString: $0) }
 
     /// Finishes a write a crash interrupted, if the journal at `journal` holds one.
     ///

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Timings of the steps of a command, on standard error, when `VAULT_TRACE=1`.
+/// Timings of the steps of a command, on standard error, when the front end turns it on
+/// (`ProcessHooks.install`: the command line does for `VAULT_TRACE=1`).
 ///
 ///     VAULT_TRACE=1 vault chat 부산 "…"
 ///     vault trace:   3.1 ms  resolved room
@@ -9,7 +10,8 @@ import Foundation
 /// For finding where time goes on a large vault; costs nothing when off. Secrets (API keys)
 /// are never shown (`Secrets.redact`), even in the request headers a turn traces.
 public enum Trace {
-    public static let enabled = ProcessInfo.processInfo.environment["VAULT_TRACE"] == "1"
+    /// Set once by `ProcessHooks.install`, before any other thread starts.
+    nonisolated(unsafe) public internal(set) static var enabled = false
     nonisolated(unsafe) static var start = DispatchTime.now().uptimeNanoseconds
 
     @inline(__always)

@@ -36,7 +36,8 @@ extension Vault {
         var cache =
             few
             ? ListingCache.none(context: ListingCache.programIdentity)
-            : ListingCache(root: root, kind: "check", context: ListingCache.programIdentity)
+            : ListingCache(
+                root: root, kind: "check", context: ListingCache.programIdentity, environment: settings.environment)
         let perFile = summarized(rooms + entries, onlyThese: !wholeVault, cache: &cache) { _, _, _ -> [FormatProblem]? in
             []
         } read: { path -> ([FormatProblem], [String?]?) in

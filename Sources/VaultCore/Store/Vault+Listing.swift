@@ -107,7 +107,7 @@ extension Vault {
     /// change made later is in its next answer; why its answers are enough is argued in
     /// `VaultSearch/Index/README.md`, "The watcher".
     public func roomListing(watcher: (any WorkTreeWatcher)? = nil) -> RoomListing {
-        var cache = ListingCache(root: root, kind: "rooms", context: "", lazily: true)
+        var cache = ListingCache(root: root, kind: "rooms", context: "", lazily: true, environment: settings.environment)
         let answer = watcher?.changes(since: cache.point)
         Trace.mark("rooms: cache opened, watcher asked")
         if let changes = listingChanges(VaultPath.rooms, recursive: true, cache: cache, answer: answer),
@@ -356,7 +356,8 @@ extension Vault {
         // The zone dates an entry without one by its file's time: another zone, another cache;
         // and rows summarized by older rules of reading an entry are not kept.
         var cache = ListingCache(
-            root: root, kind: "diary", context: config.timeZone.identifier + " " + DiarySummary.rules, lazily: true)
+            root: root, kind: "diary", context: config.timeZone.identifier + " " + DiarySummary.rules, lazily: true,
+            environment: settings.environment)
         let answer = watcher?.changes(since: cache.point)
         Trace.mark("diary: cache opened, watcher asked")
         if let changes = listingChanges(VaultPath.diary, recursive: true, cache: cache, answer: answer),

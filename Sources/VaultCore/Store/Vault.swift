@@ -24,14 +24,19 @@ public final class Vault: Sendable {
     /// Where the library's notes go as they happen (`report`): nowhere unless a front end
     /// says (`reporting(to:)`); the library never prints.
     public let notes: NoteSink
+    /// What the front end read from its process (the lock's timeout, the environment for the
+    /// programs vault starts): `ProcessSettings.standard` unless it says.
+    public let settings: ProcessSettings
 
-    public init(root: String, history: (any VaultHistory)? = nil, notes: @escaping NoteSink = { _ in })
-        throws(VaultError)
-    {
+    public init(
+        root: String, history: (any VaultHistory)? = nil, notes: @escaping NoteSink = { _ in },
+        settings: ProcessSettings = .standard
+    ) throws(VaultError) {
         self.root = root
         self.history = history
         self.isReadOnly = false
         self.notes = notes
+        self.settings = settings
         let path = root + "/" + VaultPath.config
         guard FileIO.exists(path) else {
             throw VaultError.notAVault(
@@ -47,28 +52,35 @@ public final class Vault: Sendable {
 
     /// The same vault with a history to commit into (its configuration is not read again).
     public func with(history: any VaultHistory) -> Vault {
-        Vault(root: root, config: config, history: history, isReadOnly: false, notes: notes)
+        Vault(root: root, config: config, history: history, isReadOnly: false, notes: notes, settings: settings)
     }
 
     /// The same vault, every change refused with `VaultError.readOnly` (nothing locked, written
     /// or committed): what a front end opens to read only.
     public func readingOnly() -> Vault {
-        Vault(root: root, config: config, history: nil, isReadOnly: true, notes: notes)
+        Vault(root: root, config: config, history: nil, isReadOnly: true, notes: notes, settings: settings)
+    }
+
+    /// The same vault with `settings` (a test's, or a front end's that opened it before).
+    public func with(settings: ProcessSettings) -> Vault {
+        Vault(root: root, config: config, history: history, isReadOnly: isReadOnly, notes: notes, settings: settings)
     }
 
     /// The same vault, its notes sent to `sink` (one request's `NoteList`).
     public func reporting(to sink: @escaping NoteSink) -> Vault {
-        Vault(root: root, config: config, history: history, isReadOnly: isReadOnly, notes: sink)
+        Vault(root: root, config: config, history: history, isReadOnly: isReadOnly, notes: sink, settings: settings)
     }
 
     private init(
-        root: String, config: VaultConfig, history: (any VaultHistory)?, isReadOnly: Bool, notes: @escaping NoteSink
+        root: String, config: VaultConfig, history: (any VaultHistory)?, isReadOnly: Bool, notes: @escaping NoteSink,
+        settings: ProcessSettings
     ) {
         self.root = root
         self.config = config
         self.history = history
         self.isReadOnly = isReadOnly
         self.notes = notes
+        self.settings = settings
     }
 
     /// Refuses a vault whose `.vault` (its lock, journal, intents) or `.git` is not a real
@@ -338,10 +350,8 @@ public final class Vault: Sendable {
         }
     }
 
-    /// How long to wait for another process's lock (`VAULT_LOCK_TIMEOUT` seconds, default 30).
-    var lockTimeout: Double {
-        ProcessInfo.processInfo.environment["VAULT_LOCK_TIMEOUT"].flatMap(Double.init) ?? 30
-    }
+    /// How long to wait for another process's lock (`ProcessSettings.lockTimeout`).
+    var lockTimeout: Double { settings.lockTimeout }
 
     /// Writes a file of the vault atomically (call inside `changing`). With `expecting`, only
     /// if the file is still as it was read (or still missing); see `FileIO.write`.

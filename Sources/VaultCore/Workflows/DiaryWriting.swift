@@ -30,10 +30,10 @@ public struct DiaryWriting {
     /// only because nothing set a zone (no `TZ`, and a server's or a container's default of
     /// UTC): then the vault's, the zone its rooms are written in.
     public static func personsZone(
-        vault: Vault, environment: [String: String] = ProcessInfo.processInfo.environment,
-        machine: TimeZone = .current
+        vault: Vault, environment: [String: String]? = nil, machine: TimeZone = .current
     ) -> TimeZone {
-        if let tz = environment["TZ"], !tz.isEmpty { return machine }
+        // The front end's environment (`ProcessSettings`), unless the caller gives one.
+        if let tz = (environment ?? vault.settings.environment)["TZ"], !tz.isEmpty { return machine }
         let unset = ["GMT", "UTC", "UCT", "Universal", "Zulu", "Etc/UTC", "Etc/GMT", "Etc/UCT", "Etc/Universal", "Etc/Zulu"]
         return unset.contains(machine.identifier) ? vault.config.timeZone : machine
     }

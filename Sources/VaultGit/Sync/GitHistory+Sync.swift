@@ -115,10 +115,10 @@ extension GitHistory {
 
     // MARK: Machines
 
-    /// This machine's name in commit trailers and conflict copies: `VAULT_MACHINE`, else git
-    /// config `vault.machine`, else the host name.
+    /// This machine's name in commit trailers and conflict copies: `ProcessSettings.machineName`
+    /// (`VAULT_MACHINE`), else git config `vault.machine`, else the host name.
     func machineName() -> String {
-        if let name = ProcessInfo.processInfo.environment["VAULT_MACHINE"], !name.isEmpty { return name }
+        if let name = settings.machineName { return name }
         if let name = try? configString("vault.machine"), !name.isEmpty { return name }
         var buffer = [CChar](repeating: 0, count: 256)
         gethostname(&buffer, buffer.count - 1)

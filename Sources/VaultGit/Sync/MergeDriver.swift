@@ -43,16 +43,16 @@ public enum MergeDriver {
     /// config may replace and its `vault.yml` lower.
     public static func run(
         ancestor: String, current: String, other: String, path: String, root: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
-        machineLimits: IncomingLimits = IncomingLimits()
+        settings: ProcessSettings, machineLimits: IncomingLimits = IncomingLimits()
     ) throws(VaultError) -> [String] {
+        let environment = settings.environment
         // git checked the path (`verify_path`); vault's rules are stricter (`.vault`, control
         // characters), and the other side's file is held to the vault's file cap.
         if let problem = IncomingPath.problem(with: path) {
             throw VaultError.untrusted(.refusedPath(commit: "being merged", path: path, problem: problem))
         }
         let config = try? VaultConfig(parsing: try FileIO.read(root + "/" + VaultPath.config))
-        let history = try? GitHistory(vault: root, config: config ?? VaultConfig(parsing: []))
+        let history = try? GitHistory(vault: root, config: config ?? VaultConfig(parsing: []), settings: settings)
         let shared = config?.limits ?? IncomingLimits.Setting()
         let limits = try history?.incomingLimits(machine: machineLimits, vault: shared) ?? machineLimits.lowered(by: shared)
         if let size = FileIO.size(of: other), size > limits.maxFileSize {

@@ -19,17 +19,17 @@ public enum VaultClone {
     /// driver, and checks that what came is a vault. On any failure the folder is removed
     /// again (when vault made it) and nothing else is left behind.
     ///
-    /// Through the `git` command when `environment`'s PATH has it, else libgit2 (a remote on
+    /// Through the `git` command when `settings.environment`'s PATH has it, else libgit2 (a remote on
     /// this machine). `interactive`: git and ssh may ask on the terminal. `onProgress`: how far
     /// the transfer is (objects received, deltas resolved, files checked out), then
     /// `ProgressEvent.ended`; nil asks git and libgit2 for no progress. `limits`: this machine's
     /// caps on what is cloned (the defaults with the user configuration's `limits:`, and the
     /// git config's `vault.maxFileSize`…): the remote's `vault.yml` may lower them, never raise them.
     public static func clone(
-        url: String, into root: String, interactive: Bool = false,
-        environment: [String: String] = ProcessInfo.processInfo.environment, onProgress: ProgressHandler? = nil,
-        limits: IncomingLimits = IncomingLimits()
+        url: String, into root: String, interactive: Bool = false, settings: ProcessSettings,
+        onProgress: ProgressHandler? = nil, limits: IncomingLimits = IncomingLimits()
     ) throws(VaultError) -> Vault {
+        let environment = settings.environment
         let existed = FileIO.exists(root)
         if existed {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? ["?"]
@@ -74,9 +74,9 @@ public enum VaultClone {
             throw error
         }
         do {
-            let vault = try Vault(root: root)
+            let vault = try Vault(root: root, settings: settings)
             try FileIO.makeDirectory(root + "/" + VaultPath.state)
-            let history = try GitHistory(vault: root, config: vault.config)
+            let history = try GitHistory(vault: root, config: vault.config, settings: settings)
             let cloned = vault.with(history: history)
             try cloned.change { change throws(VaultError) in try history.ensureMergeDriver(in: change) }
             return cloned

@@ -53,11 +53,11 @@ public final class VaultSync {
     static let undoneRef = "refs/vault/sync/undone"
     static let dryRunPrefix = "refs/vault/dry-run/"
 
-    public init(vault: Vault, history: GitHistory, environment: [String: String] = ProcessInfo.processInfo.environment)
-    {
+    /// The programs it starts (git, ssh) get `vault.settings.environment`.
+    public init(vault: Vault, history: GitHistory) {
         self.vault = vault.history === history ? vault : vault.with(history: history)
         self.history = history
-        self.git = GitTransport(root: vault.root, environment: environment)
+        self.git = GitTransport(root: vault.root, environment: vault.settings.environment)
     }
 
     // MARK: Sync

@@ -26,19 +26,21 @@ public enum Initializing {
     ///
     /// - Throws: `VaultError.alreadyAVault` when `root` is a vault with its own repository
     ///   already (nothing is changed); a `VaultError.repository` when git cannot make one.
-    public static func run(at root: String, locale: String, timeZone: TimeZone) throws(VaultError) -> Outcome {
+    public static func run(
+        at root: String, locale: String, timeZone: TimeZone, settings: ProcessSettings
+    ) throws(VaultError) -> Outcome {
         let location = try GitHistory.locate(root)
         var outer: String?
         if case .inside(let path) = location { outer = path }
         if FileIO.exists(root + "/" + VaultPath.config) {
             guard location != .own else { throw VaultError.alreadyAVault(root) }
-            let vault = try Vault(root: root)
-            let history = try GitHistory.create(vault: vault.root, config: vault.config)
+            let vault = try Vault(root: root, settings: settings)
+            let history = try GitHistory.create(vault: vault.root, config: vault.config, settings: settings)
             return Outcome(
                 vault: vault, madeVault: false, outerRepository: outer, authorWarning: history.author.warning)
         }
         let vault = try Vault.create(at: root, locale: locale, timeZone: timeZone)
-        let history = try GitHistory.create(vault: vault.root, config: vault.config)
+        let history = try GitHistory.create(vault: vault.root, config: vault.config, settings: settings)
         return Outcome(vault: vault, madeVault: true, outerRepository: outer, authorWarning: history.author.warning)
     }
 }

@@ -45,7 +45,7 @@ public struct Unlocking {
     /// Removes the locks, and with none left, commits what killed vaults left uncommitted.
     public func unlock(force: Bool) throws(VaultError) -> Report {
         let own = (try? GitHistory.locate(vault.root)) == .own
-        let history = own ? try GitHistory(vault: vault.root, config: vault.config) : nil
+        let history = own ? try GitHistory(vault: vault.root, config: vault.config, settings: vault.settings) : nil
         let syncLock = try vault.takeSyncLock()
         defer { withExtendedLifetime(syncLock) {} }
         return try vault.changing { () throws(VaultError) -> Report in

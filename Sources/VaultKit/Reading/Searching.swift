@@ -46,6 +46,20 @@ public struct Searching {
         public var notes: [Note]
     }
 
+    /// Runs `query` in `vault`: the engine made here, with its listing cache beside the index,
+    /// then given to `configure` (its printer, its context lines).
+    ///
+    /// - Throws: as `run(_:_:cancellation:)`.
+    public func run(
+        in vault: Vault, _ query: SearchQuery, cancellation: Cancellation = .never,
+        configure: (inout VaultSearch) -> Void = { _ in }
+    ) throws(VaultError) -> Outcome {
+        var search = VaultSearch(vault: vault)
+        search.listingCache = SearchIndex.listingPath(forVaultAt: vault.root)
+        configure(&search)
+        return try run(search, query, cancellation: cancellation)
+    }
+
     /// Runs `query` with `search` (its printer, context and listing cache set by the caller).
     ///
     /// - Throws: `VaultError.cancelled` when `cancellation` is cancelled before it starts;
@@ -79,5 +93,15 @@ public struct Searching {
         }
         for (path, reason) in results.skipped { notes.append(.warning("skipped \(path): \(reason)")) }
         return Outcome(results: results, usedIndex: indexed, notes: notes)
+    }
+}
+
+extension VaultSession {
+    /// `vault search-watcher`: the search index's watcher for the vault at `root`, run in this
+    /// process until it has been idle for `idleSeconds`; its exit status (`SearchWatcher.serve`).
+    public static func serveSearchWatcher(
+        root: String, indexPath: String, readyFD: Int32, idleSeconds: Double, maxPaths: Int
+    ) -> Int32 {
+        SearchWatcher.serve(root: root, indexPath: indexPath, readyFD: readyFD, idleSeconds: idleSeconds, maxPaths: maxPaths)
     }
 }

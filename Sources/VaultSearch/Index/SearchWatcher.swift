@@ -92,15 +92,15 @@ public struct SearchWatcher: Sendable {
     }
 
     /// Runs a watcher for the vault at `root` whose index is at `indexPath` until it has had no
-    /// question for `VAULT_WATCH_IDLE` seconds (default 1,800), the vault's root is gone, or a
-    /// signal ends it; `readyFD` gets one byte once it listens. Returns its exit status. Keeps
-    /// at most `VAULT_WATCH_MAX_PATHS` changed paths (default 10,000; more: "everything").
-    public static func serve(root: String, indexPath: String, readyFD: Int32) -> Int32 {
-        func setting(_ name: String) -> Double? {
-            getenv(name).flatMap { Double(String(cString: $0)) }.flatMap { $0 > 0 ? $0 : nil }
-        }
-        let idle = Int64((setting("VAULT_WATCH_IDLE") ?? 1_800) * 1_000)
-        let maxPaths = Int32(min(setting("VAULT_WATCH_MAX_PATHS") ?? 10_000, 1_000_000))
+    /// question for `idleSeconds` (the command line's `VAULT_WATCH_IDLE`, default 1,800), the
+    /// vault's root is gone, or a signal ends it; `readyFD` gets one byte once it listens.
+    /// Returns its exit status. Keeps at most `maxPaths` changed paths (`VAULT_WATCH_MAX_PATHS`,
+    /// default 10,000; more: "everything").
+    public static func serve(
+        root: String, indexPath: String, readyFD: Int32, idleSeconds: Double = 1_800, maxPaths: Int = 10_000
+    ) -> Int32 {
+        let idle = Int64(max(idleSeconds, 0.001) * 1_000)
+        let maxPaths = Int32(min(max(maxPaths, 1), 1_000_000))
         guard let real = SearchIndex.realPath(root) else { return 2 }
         return vs_watch_run(real, socketPath(indexPath), lockPath(indexPath), readyFD, idle, maxPaths)
     }
