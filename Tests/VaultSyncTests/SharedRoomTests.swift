@@ -160,7 +160,7 @@ import VaultTestSupport
             while Date() < deadline {
                 now = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
                 if now.contains(text) { break }
-                usleep(50_000)
+                usleep(50_000)  // sleep: poll interval, with a deadline
             }
             return now
         }
@@ -255,7 +255,7 @@ struct LiveWorld {
         while Date() < deadline {
             let all = machines.map { messages($0).map(\.id) }
             if all[0].count == total, all.allSatisfy({ $0 == all[0] }) { break }
-            usleep(100_000)
+            usleep(100_000)  // sleep: poll interval, with a deadline
         }
         let first = messages(machines[0])
         #expect(first.count == total, "\(first.map(\.body))")
@@ -276,7 +276,7 @@ struct LiveWorld {
             while Date() < shownBy {
                 shown = (try? String(contentsOfFile: w.output, encoding: .utf8)) ?? ""
                 if others.allSatisfy({ shown.contains($0) }) { break }
-                usleep(100_000)
+                usleep(100_000)  // sleep: poll interval, with a deadline
             }
             for text in others { #expect(shown.contains(text), "\(w.machine.name) did not show \(text): \(shown)") }
             for message in said where message.body.hasPrefix(w.machine.name + " ") {
@@ -294,7 +294,9 @@ struct LiveWorld {
             return (rooms?.first { $0["path"] as? String == room }?["unread"] as? Int, r.stdout)
         }
         let readBy = Date().addingTimeInterval(20)
-        while Date() < readBy, try machines.contains(where: { try unread($0).0 != 0 }) { usleep(100_000) }
+        while Date() < readBy, try machines.contains(where: { try unread($0).0 != 0 }) {
+            usleep(100_000)  // sleep: poll interval: every unread count cleared, deadline readBy
+        }
         for w in watchers {
             w.process.terminate()
             w.process.waitUntilExit()

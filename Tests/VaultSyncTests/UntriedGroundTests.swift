@@ -264,7 +264,7 @@ import Glibc
         let end = Date().addingTimeInterval(120)
         while !done() {
             guard Date() < end else { throw SyncTestFailure("never happened: \(what)") }
-            usleep(200_000)
+            usleep(200_000)  // sleep: poll interval: the condition, with a deadline
         }
     }
 }
