@@ -143,8 +143,8 @@ import VaultTestSupport
         let (w, env) = try world(["a-ada": "Ada Kim", "b-bogum": "박보검"])
         let out = w.folder.path + "/watch.out"
         let err = w.folder.path + "/watch.err"
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
         var e = env["b-bogum"]!
         e["VAULT_MACHINE"] = "b-bogum"
         e["PATH"] = SyncWorld.pathWithVault
@@ -228,7 +228,7 @@ struct LiveWorld {
         defer { for w in watchers where w.process.isRunning { w.process.terminate() } }
         for m in machines {
             let output = folder + "/watch-" + m.name + ".txt"
-            FileManager.default.createFile(atPath: output, contents: nil)
+            _ = FileManager.default.createFile(atPath: output, contents: nil)
             let process = vaultProcess(["watch", VaultPath.stem(of: room), "--interval", "0.3", "--max-interval", "1"], in: m.root)
             process.environment = m.environment
             process.standardOutput = FileHandle(forWritingAtPath: output)
@@ -237,7 +237,7 @@ struct LiveWorld {
             watchers.append((m, process, output))
         }
         let failures = Mutex<[String]>([])
-        nonisolated(unsafe) let world = self
+        let world = self
         DispatchQueue.concurrentPerform(iterations: machines.count) { i in
             let m = world.machines[i]
             for n in 1...count {
