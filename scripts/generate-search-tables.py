@@ -8,9 +8,15 @@
 - `foldExceptions`: code points whose full case folding differs from their lowercase mapping
   (ß -> ss, ς -> σ, Cherokee, ...).
 
-    python3 scripts/generate-search-tables.py
+    python3 scripts/generate-search-tables.py [--check]
+
+--check: write nothing; fail when the file is not what this script gives. The tables follow
+Python's Unicode database, so a Python with another Unicode version than the file's header names
+cannot check it: then it says so and does not fail.
 """
 import os
+import re
+import sys
 import unicodedata
 
 unstable = set()
@@ -69,6 +75,19 @@ for cp in sorted(exceptions):
 out += ["    ]", "}", ""]
 root = os.path.join(os.path.dirname(__file__), "..")
 path = os.path.join(root, "Sources", "VaultSearch", "SearchTables.swift")
+if "--check" in sys.argv[1:]:
+    with open(path) as f:
+        current = f.read()
+    made = re.search(r"\(Unicode ([0-9.]+)\)", current.split("\n", 1)[0])
+    if made and made.group(1) != unicodedata.unidata_version:
+        print("note: %s was made with Unicode %s, this Python has %s: not checked"
+              % (os.path.relpath(path, root), made.group(1), unicodedata.unidata_version), file=sys.stderr)
+        sys.exit(0)
+    if current != "\n".join(out):
+        print("error: %s is not what scripts/generate-search-tables.py gives: run it"
+              % os.path.relpath(path, root), file=sys.stderr)
+        sys.exit(1)
+    sys.exit(0)
 os.makedirs(os.path.dirname(path), exist_ok=True)
 with open(path, "w") as f:
     f.write("\n".join(out))

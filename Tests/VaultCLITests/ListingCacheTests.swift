@@ -25,7 +25,7 @@ import VaultTestSupport
         let kept = try FileManager.default.contentsOfDirectory(atPath: folder)
         #expect(kept.contains { $0.hasSuffix(".rooms") }, "\(kept)")
         // The files are older than the racy window, so the next listing trusts the stamps.
-        Thread.sleep(forTimeInterval: 2.5)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.listing)
         _ = try rooms(dir, env)
 
         // An edit in place that keeps the size, made at once: the times change, so it is read.
@@ -65,7 +65,7 @@ import VaultTestSupport
             return r.stdout
         }
         #expect(try list().contains("첫 일기|처음 쓴 줄"))
-        Thread.sleep(forTimeInterval: 2.5)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.listing)
         _ = try list()
         let path = try #require(FileManager.default.enumerator(atPath: dir.path + "/diary")?.allObjects
             .compactMap { $0 as? String }.first { $0.hasSuffix(".md") })
@@ -95,7 +95,7 @@ import VaultTestSupport
             _ = try reads(args)
         }
         // Older than the racy window (2 s, counted in whole seconds): the next listings trust the kept stamps.
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.listing)
         for args in [["rooms"], ["diary", "list"]] {
             _ = try reads(args)  // reads again what was unsettled, and keeps it settled
             #expect(try reads(args).hasSuffix("(0 read)"), "\(args)")
@@ -109,7 +109,7 @@ import VaultTestSupport
             // Unsettled yet: read again, and the cache written after it is whole.
             #expect(try reads(args).hasSuffix("(1 read)"), "\(args)")
         }
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.listing)
         for args in [["rooms"], ["diary", "list"]] {
             #expect(try reads(args).hasSuffix("(1 read)"), "\(args)")  // settled now, and kept so
             #expect(try reads(args).hasSuffix("(0 read)"), "\(args)")
@@ -167,7 +167,7 @@ import VaultTestSupport
         #expect(first.1.contains("diary/2026/2026-11-21-첫눈.md\t2026-11-21\t첫눈\t#겨울 #산책\t눈이 왔다"), "\(first.1)")
         #expect(first.0.utf8.count > 1 << 20 && first.0.split(separator: "\n").count == 99)
         // Settled: kept lines from now on (the first listing after the window reads the unsettled again).
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.listing)
         for _ in 0..<2 {
             #expect(try same(["rooms"], rooms) == first.0)
             #expect(try same(["diary", "list"], diary) == first.1)
@@ -230,7 +230,7 @@ import VaultTestSupport
             }
         }
         try same("first")
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.watcher)
         try same("settled")
         try same("again")
         #expect(traces.contains { $0.hasPrefix("again") && $0.contains("rooms: 4 kept, 0 read (watcher: 0 changed)") }, "\(traces)")
@@ -266,17 +266,17 @@ import VaultTestSupport
         try dir.write("diary/2027/2027-01-01-new.md", "---\ntitle: 새해\ncreated: 2027-01-01T09:00:00+09:00\n---\n\n새해\n")
         try same("new folder")
         #expect(traces.contains { $0.hasPrefix("new folder") && $0.contains("diary: 3 kept, 2 read (stamps: 2 changed)") }, "\(traces)")
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.watcher)
         try same("settled again")
         try same("last")
         #expect(traces.contains { $0.hasPrefix("last") && $0.contains("diary: 5 kept, 0 read (watcher: 0 changed)") }, "\(traces)")
         // Conflict copies (marked with their original when it is here), among kept lines and files read now.
-        Thread.sleep(forTimeInterval: 1.1)
+        waitForTheNextSecond(after: Date())  // the copies made in a later second than the files before them
         try dir.write(
             "rooms/delta.sync-conflict-20261121-093000-ABCDEFG.md", try dir.readText("rooms/delta.md"))
         try dir.write("diary/" + (entry as NSString).deletingPathExtension + " (conflicted copy 2026-11-21).md", "---\ntitle: 사본\n---\n\n사본\n")
         try same("copies")
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.watcher)
         try same("copies settled")
         try same("copies kept")
         #expect(traces.contains { $0.hasPrefix("copies kept") && $0.contains("rooms: 5 kept, 0 read") }, "\(traces)")
@@ -338,7 +338,7 @@ import VaultTestSupport
             traces += (watched.stderr + unwatched.stderr).split(separator: "\n").filter { $0.contains(" kept, ") }.map { step + ": " + $0 }
         }
         try same("first")
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.watcher)
         try same("settled")
         try same("again")
         #expect(traces.filter { $0.hasPrefix("again") && $0.contains("rooms: 3 kept, 0 read") }.count == 2, "\(traces)")
@@ -352,7 +352,7 @@ import VaultTestSupport
         try same("moved between folders")
         try dir.write("rooms/flat.md", "---\ntitle: Flat\ncreated: 2026-01-02T10:00:00+09:00\n---\n")
         try same("made in rooms/")
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.watcher)
         try same("settled again")
         let listed = try runVault(["rooms", "--format", "%(path)"], in: dir.path, environment: env).stdout
         #expect(Set(listed.split(separator: "\n").map(String.init)) == ["rooms/\(year)/alpha.md", "rooms/2020/beta.md", "rooms/\(year)/gamma.md", "rooms/2019/old.md", "rooms/flat.md"], "\(listed)")
@@ -382,7 +382,7 @@ import VaultTestSupport
             return (out, traces)
         }
         _ = try same("first")
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.watcher)
         _ = try same("settled")
         #expect(try same("kept").traces.count == 2)
         try dir.write(names[0], "---\ntitle: 고친 이름\ncreated: 2026-11-20T10:00:00+09:00\n---\n")
@@ -425,7 +425,7 @@ import VaultTestSupport
         let env = ["XDG_CACHE_HOME": cache.path]
         expectSuccess(try runVault(["room", "new", "Alpha"], in: dir.path, environment: env))
         expectSuccess(try runVault(["check"], in: dir.path, environment: env))
-        Thread.sleep(forTimeInterval: 2.5)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.listing)
         let clean = try runVault(["check"], in: dir.path, environment: env)
         expectSuccess(clean)
         #expect(try FileManager.default.contentsOfDirectory(atPath: cache.path + "/vault/listing").contains { $0.hasSuffix(".check") })
@@ -464,7 +464,7 @@ import VaultTestSupport
         }
         // Past the racy margin (whole seconds: a file's second < now's second - 2), so the whole
         // check's entries are trusted.
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.listing)
         let whole = try runVault(["check"], in: dir.path, environment: env)
         #expect(whole.stdout.hasSuffix("\(bulk.count + 4) files checked, 1 problem.\n"), "\(whole.stdout)")
         // A few named: no cache read or written.
@@ -477,7 +477,7 @@ import VaultTestSupport
         #expect(copy.stdout.contains("rooms/alpha.sync-conflict-20261121-093000-ABCDEFG.md:1:"), "\(copy.stdout)")
         // Many named, one of them changed: that one read, the cache kept for the rest.
         try dir.write(bulk[0], try dir.readText(bulk[0]).replacingOccurrences(of: "Bulk 0", with: "Bulk zero"))
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([dir.path], window: ListingCacheWindow.listing)
         let many = try runVault(["check"] + bulk, in: dir.path, environment: traced)
         #expect(many.stdout == "\(bulk.count) files checked, no problems.\n", "\(many.stdout)")
         #expect(many.stderr.contains("listing: stamped and summarized (1 read)"), "\(many.stderr)")
@@ -485,4 +485,12 @@ import VaultTestSupport
         #expect(again.stdout == whole.stdout)
         #expect(again.stderr.contains("listing: stamped and summarized (0 read)"), "\(again.stderr)")
     }
+}
+
+/// The racy windows a listing's stamps must be older than to be trusted: `ListingCache.racyWindow`
+/// (the cache's stamps) and `FolderStamps.racyWindow` (the watcher's, which is also the work tree
+/// watcher's), in whole seconds.
+enum ListingCacheWindow {
+    static let listing = 2
+    static let watcher = 3
 }

@@ -85,7 +85,7 @@ import VaultTestSupport
             let deadline = Date().addingTimeInterval(60)
             while Date() < deadline {
                 if (try? git(["log", "--format=%s", "main"], in: remote))?.contains("say: Trip (박보검)") == true { break }
-                usleep(50_000)
+                usleep(50_000)  // sleep: poll interval: the remote holding the first say, deadline 60 s
             }
             _ = try? runVault(["say", "trip", "second from ada"], in: a, environment: ada)
             _ = try? runVault(["sync"], in: a, environment: ada)

@@ -60,7 +60,7 @@ import Glibc
             ["chat", ChatVault.title, "한 시간 기다려요", "--provider", "local", "--model", "rate-limit-long"], vault: patient)
         while try server.requests().isEmpty {
             guard run.process.isRunning else { throw FixtureError("vault ended before asking: \(run.stderr)") }
-            usleep(10_000)
+            usleep(10_000)  // sleep: poll interval: the server's first request, until vault ends
         }
         kill(run.process.processIdentifier, SIGTERM)
         // Bounded far below the hour the server asked for.

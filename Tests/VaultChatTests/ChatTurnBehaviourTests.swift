@@ -288,7 +288,7 @@ final class BackgroundVault: @unchecked Sendable {
             guard Date() < deadline, process.isRunning else {
                 throw FixtureError("vault did not print \(text.debugDescription); stdout: \(stdout.debugDescription)")
             }
-            usleep(10_000)
+            usleep(10_000)  // sleep: poll interval: standard output holding the text, with a deadline
         }
     }
 
@@ -300,7 +300,7 @@ final class BackgroundVault: @unchecked Sendable {
                 throw FixtureError(
                     "vault did not print \(text.debugDescription) on stderr; stderr: \(stderr.debugDescription)")
             }
-            usleep(10_000)
+            usleep(10_000)  // sleep: poll interval: standard error holding the text, with a deadline
         }
     }
 

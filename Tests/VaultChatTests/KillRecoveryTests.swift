@@ -61,7 +61,7 @@ import Glibc
             guard run.process.isRunning else {
                 throw FixtureError("vault edit ended before the editor opened: \(run.stderr)")
             }
-            usleep(5_000)
+            usleep(5_000)  // sleep: poll interval: the editor opening, until vault ends
         }
         kill(run.process.processIdentifier, SIGTERM)
         try tools.write("save", "")

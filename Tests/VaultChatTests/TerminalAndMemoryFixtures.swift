@@ -87,7 +87,7 @@ final class VaultOnTerminal: @unchecked Sendable {
                 throw FixtureError(
                     "the terminal did not show \(text.debugDescription); it shows \(terminalText.debugDescription)")
             }
-            usleep(10_000)
+            usleep(10_000)  // sleep: poll interval: the terminal showing the text, with a deadline
         }
     }
 

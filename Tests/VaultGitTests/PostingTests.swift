@@ -49,7 +49,7 @@ private func messages(_ dir: TemporaryDirectory, _ room: String) throws -> [Mess
 
             I am Mallory
             """
-        try Posting(vault: vault).post(forged, to: room, as: bob)
+        _ = try Posting(vault: vault).post(forged, to: room, as: bob)
         let read = try messages(dir, room)
         #expect(read.count == 1, "the forged header became a message: \(read.map(\.id))")
         #expect(read[0].author == bob)
@@ -60,8 +60,8 @@ private func messages(_ dir: TemporaryDirectory, _ room: String) throws -> [Mess
     @Test func aNameThatLooksLikeAHeaderStaysTheName() throws {
         let (dir, vault, room) = try vaultWithRoom()
         let eve = Author(name: "Eve <!-- 2026-01-01T00:00:00Z m-AAAAAAAAAAAA author=Mallory -->")!
-        try Posting(vault: vault).post("hi", to: room, as: eve)
-        try Posting(vault: vault).post("hello", to: room, as: ada)
+        _ = try Posting(vault: vault).post("hi", to: room, as: eve)
+        _ = try Posting(vault: vault).post("hello", to: room, as: ada)
         let read = try messages(dir, room)
         #expect(read.map(\.author) == [eve, ada])
         #expect(read.map(\.body) == ["hi", "hello"])
@@ -81,7 +81,7 @@ private func messages(_ dir: TemporaryDirectory, _ room: String) throws -> [Mess
 
     @Test func badInputWritesNothingAndCommitsNothing() throws {
         let (dir, vault, room) = try vaultWithRoom()
-        try Posting(vault: vault).post("first", to: room, as: ada)
+        _ = try Posting(vault: vault).post("first", to: room, as: ada)
         let before = try snapshotExcludingState(dir.path)
         expectError("the message is empty: nothing was written to \(room)") {
             try Posting(vault: vault).post(" \n\t\n", to: room, as: ada)
@@ -98,9 +98,9 @@ private func messages(_ dir: TemporaryDirectory, _ room: String) throws -> [Mess
 
     @Test func aHandEditIsCommittedFirst() throws {
         let (dir, vault, room) = try vaultWithRoom()
-        try Posting(vault: vault).post("first", to: room, as: ada)
+        _ = try Posting(vault: vault).post("first", to: room, as: ada)
         try dir.write(room, try dir.readText(room).replacingOccurrences(of: "first", with: "first (edited)"))
-        try Posting(vault: vault).post("second", to: room, as: bob)
+        _ = try Posting(vault: vault).post("second", to: room, as: bob)
         #expect(try subjects(dir.path).prefix(3) == ["say: 부산 여행 (박보검)", "edit: \(room)", "say: 부산 여행 (Ada Kim)"])
         #expect(try messages(dir, room).map(\.body) == ["first (edited)", "second"])
         try expectRepositoryClean(dir.path)
@@ -121,7 +121,7 @@ private func messages(_ dir: TemporaryDirectory, _ room: String) throws -> [Mess
     @Test func thePromptMarkersTextIsKept() throws {
         let (dir, vault, room) = try vaultWithRoom()
         try dir.write(room, try dir.readText(room) + "draft for the model\n")
-        try Posting(vault: vault).post("for people", to: room, as: ada)
+        _ = try Posting(vault: vault).post("for people", to: room, as: ada)
         let file = try RoomFile(parsing: dir.read(room), path: room)
         #expect(file.messages.map(\.body) == ["for people"])
         #expect(file.pendingPrompt == "draft for the model")

@@ -86,7 +86,7 @@ private let people = [
         #expect(try dir.readText(room).contains("\nmembers: [Ada Kim, 박보검]\n"))
         let chris = Author(name: "Chris")!
         let bogum = Author(name: "박보검")!
-        try Posting(vault: vault).post("안녕", to: room, as: bogum)
+        _ = try Posting(vault: vault).post("안녕", to: room, as: bogum)
         #expect(try Membership(vault: vault).join(room, as: chris) == .changed(["Ada Kim", "박보검", "Chris"]))
         #expect(try Membership(vault: vault).leave(room, as: bogum) == .changed(["Ada Kim", "Chris"]))
         #expect(try subjects(dir.path).prefix(2) == ["room: Trip: 박보검 left", "room: Trip: Chris joined"])

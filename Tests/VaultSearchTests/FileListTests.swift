@@ -72,7 +72,7 @@ import Glibc
         for k in 0..<5 { try dir.write("rooms/r\(k).md", "room \(k)\n") }
         let cache = cacheDir.path + "/listing"
         let listed = FileList.everything(root: dir.path, cache: cache, racyMargin: 0)
-        usleep(20_000)
+        try waitForTheFileSystemClock(pastEverythingIn: [dir.path, cacheDir.path], probeIn: cacheDir.path)
         let loaded = FileList.everything(root: dir.path, cache: cache, racyMargin: 0)
         #expect(!listed.fromCache && loaded.fromCache)
         for list in [listed, loaded] {
@@ -97,7 +97,7 @@ import Glibc
         try dir.write("rooms/a.md", "a\n")
         for k in 0..<5 { try dir.write("diary/\(2020 + k)/\(2020 + k)-01-01.md", "day\n") }
         _ = FileList.everything(root: dir.path, cache: cache, racyMargin: 0)
-        usleep(20_000)
+        try waitForTheFileSystemClock(pastEverythingIn: [dir.path, cacheDir.path], probeIn: cacheDir.path)
         try dir.write("rooms/b.md", "b\n")
         let part = try #require(FileList.saved(root: dir.path, cache: cache, racyMargin: 0, top: "diary"))
         #expect(part.paths == (0..<5).map { "diary/\(2020 + $0)/\(2020 + $0)-01-01.md" })
@@ -111,7 +111,7 @@ import Glibc
         let joined = FileList.everything(root: dir.path, cache: cache, racyMargin: 0)
         #expect(!joined.fromCache)
         #expect(joined.paths == ["rooms/a.md", "rooms/b.md"] + part.paths)
-        usleep(20_000)
+        try waitForTheFileSystemClock(pastEverythingIn: [dir.path, cacheDir.path], probeIn: cacheDir.path)
         let whole = try #require(FileList.saved(root: dir.path, cache: cache, racyMargin: 0))
         #expect(whole.paths == joined.paths && whole.listHash == StampFile.listHash(joined.paths))
         // A new entry in one diary folder: the diary's part is read again.
@@ -168,7 +168,7 @@ import Glibc
         #expect(first.paths == ["rooms/a.md", "diary/2024/2024-01-01-x.md"])
         // Just written: within the default margin, not trusted.
         #expect(!list(margin: 2_000_000_000).fromCache)
-        usleep(20_000)
+        try waitForTheFileSystemClock(pastEverythingIn: [dir.path, cacheDir.path], probeIn: cacheDir.path)
         let again = list()
         #expect(again.fromCache)
         #expect(again.paths == first.paths)
@@ -197,7 +197,7 @@ import Glibc
             let changed = list()
             #expect(!changed.fromCache, "\(what)")
             #expect(changed.paths.map { Array($0.utf8) } == expected.map { Array($0.utf8) }, "\(what)")
-            usleep(20_000)
+            try waitForTheFileSystemClock(pastEverythingIn: [dir.path, cacheDir.path], probeIn: cacheDir.path)
             #expect(list().fromCache, "\(what)")
         }
         // A damaged or foreign saved listing is not taken.
@@ -205,7 +205,7 @@ import Glibc
         bytes[bytes.count - 2] ^= 0xFF
         try Data(bytes).write(to: URL(fileURLWithPath: cache))
         #expect(!list().fromCache)
-        usleep(20_000)
+        try waitForTheFileSystemClock(pastEverythingIn: [dir.path, cacheDir.path], probeIn: cacheDir.path)
         let other = TemporaryDirectory("search-list-cache-other")
         try other.write("rooms/c.md", "c\n")
         let foreign = FileList.everything(root: other.path, cache: cache, racyMargin: 0)

@@ -246,11 +246,11 @@ func hitLines(_ results: SearchResults) -> [String] {
         let before = try paths()
         #expect(before == ["rooms/crlf.md", "rooms/부산-여행.md", "diary/2026/2026-11-05-mac.md"])
         #expect(FileManager.default.fileExists(atPath: cacheDir.path + "/listing"))
-        usleep(20_000)
+        try waitForTheFileSystemClock(pastEverythingIn: [dir.path, cacheDir.path], probeIn: cacheDir.path)
         #expect(try paths() == before)
         try dir.write("rooms/새-방.md", "부산\n")
         #expect(try paths() == ["rooms/crlf.md", "rooms/부산-여행.md", "rooms/새-방.md", "diary/2026/2026-11-05-mac.md"])
-        usleep(20_000)
+        try waitForTheFileSystemClock(pastEverythingIn: [dir.path, cacheDir.path], probeIn: cacheDir.path)
         try FileManager.default.removeItem(atPath: dir.path + "/rooms/새-방.md")
         #expect(try paths() == before)
         // Nothing was written in the vault.

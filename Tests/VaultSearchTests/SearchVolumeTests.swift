@@ -114,7 +114,7 @@ import Glibc
         try expectFound("광안대교", true, "written")
         // Every file settled (changed more than the index's racy margin, 2 s, ago), then
         // searched: the index records the volume settled.
-        Thread.sleep(forTimeInterval: 2.3)
+        try waitUntilSettled([dir.path], window: 2)
         let settling = try search("광안대교", "--index")
         #expect(settling.stderr.contains("search: watcher answered (0 changed)"), "\(settling.stderr)")
         // Now nothing is unsettled: only the volume is stamped (the watcher names no file).
@@ -150,7 +150,7 @@ import Glibc
         let cache = cacheDir.path + "/listing"
         let none = FileList.everything(root: dir.path, cache: cache, racyMargin: 0)
         #expect(none.positions(under: VaultPath.volumes).isEmpty)
-        usleep(20_000)
+        try waitForTheFileSystemClock(pastEverythingIn: [dir.path, cacheDir.path], probeIn: cacheDir.path)
         #expect(FileList.everything(root: dir.path, cache: cache, racyMargin: 0).fromCache)
         // A volume folder made: the saved listing no longer holds.
         try dir.write(Self.volume, Self.volumeText("광안대교"))

@@ -45,7 +45,7 @@ import Glibc
                 }
             }
             let settled = Date(timeIntervalSince1970: newest + 2.2)
-            while Date() < settled { Thread.sleep(until: settled) }
+            while Date() < settled { Thread.sleep(until: settled) }  // sleep: until the racy margin past the files' change times (the condition, computed)
             let r = try search(["해운대", "-l"])
             #expect(r.stderr.contains("search: watcher answered (0 changed)"), "\(r.stderr)")
             // Now nothing is unsettled: no file is stamped but those the watcher names.

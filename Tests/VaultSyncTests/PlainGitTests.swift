@@ -225,8 +225,6 @@ import VaultTestSupport
     @Test func markersInAnEntryWithNoAncestorAreResolvedWithTruthfulNotes() throws {
         let w = try SyncWorld(clones: [])
         let entry = "diary/2026/2026-11-21-첫눈.md"
-    let bothMade = "rooms/같이-만든-방.md"
-    let bothMadeEntry = "diary/2026/2026-11-22-같은-날.md"
         let text = try w.read("laptop", entry)
         try w.write(
             "laptop", entry,

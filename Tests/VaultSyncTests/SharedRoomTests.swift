@@ -143,8 +143,8 @@ import VaultTestSupport
         let (w, env) = try world(["a-ada": "Ada Kim", "b-bogum": "박보검"])
         let out = w.folder.path + "/watch.out"
         let err = w.folder.path + "/watch.err"
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
         var e = env["b-bogum"]!
         e["VAULT_MACHINE"] = "b-bogum"
         e["PATH"] = SyncWorld.pathWithVault
@@ -160,7 +160,7 @@ import VaultTestSupport
             while Date() < deadline {
                 now = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
                 if now.contains(text) { break }
-                usleep(50_000)
+                usleep(50_000)  // sleep: poll interval, with a deadline
             }
             return now
         }
@@ -228,7 +228,7 @@ struct LiveWorld {
         defer { for w in watchers where w.process.isRunning { w.process.terminate() } }
         for m in machines {
             let output = folder + "/watch-" + m.name + ".txt"
-            FileManager.default.createFile(atPath: output, contents: nil)
+            _ = FileManager.default.createFile(atPath: output, contents: nil)
             let process = vaultProcess(["watch", VaultPath.stem(of: room), "--interval", "0.3", "--max-interval", "1"], in: m.root)
             process.environment = m.environment
             process.standardOutput = FileHandle(forWritingAtPath: output)
@@ -237,7 +237,7 @@ struct LiveWorld {
             watchers.append((m, process, output))
         }
         let failures = Mutex<[String]>([])
-        nonisolated(unsafe) let world = self
+        let world = self
         DispatchQueue.concurrentPerform(iterations: machines.count) { i in
             let m = world.machines[i]
             for n in 1...count {
@@ -255,7 +255,7 @@ struct LiveWorld {
         while Date() < deadline {
             let all = machines.map { messages($0).map(\.id) }
             if all[0].count == total, all.allSatisfy({ $0 == all[0] }) { break }
-            usleep(100_000)
+            usleep(100_000)  // sleep: poll interval, with a deadline
         }
         let first = messages(machines[0])
         #expect(first.count == total, "\(first.map(\.body))")
@@ -276,7 +276,7 @@ struct LiveWorld {
             while Date() < shownBy {
                 shown = (try? String(contentsOfFile: w.output, encoding: .utf8)) ?? ""
                 if others.allSatisfy({ shown.contains($0) }) { break }
-                usleep(100_000)
+                usleep(100_000)  // sleep: poll interval, with a deadline
             }
             for text in others { #expect(shown.contains(text), "\(w.machine.name) did not show \(text): \(shown)") }
             for message in said where message.body.hasPrefix(w.machine.name + " ") {
@@ -294,7 +294,9 @@ struct LiveWorld {
             return (rooms?.first { $0["path"] as? String == room }?["unread"] as? Int, r.stdout)
         }
         let readBy = Date().addingTimeInterval(20)
-        while Date() < readBy, try machines.contains(where: { try unread($0).0 != 0 }) { usleep(100_000) }
+        while Date() < readBy, try machines.contains(where: { try unread($0).0 != 0 }) {
+            usleep(100_000)  // sleep: poll interval: every unread count cleared, deadline readBy
+        }
         for w in watchers {
             w.process.terminate()
             w.process.waitUntilExit()

@@ -27,7 +27,7 @@ import VaultTestSupport
         let laptop = w.path("laptop")
         _ = try sync(w)  // the first question: "everything", every file looked at, the point kept
         #expect(FileManager.default.fileExists(atPath: laptop + "/.vault/sync-watch"))
-        Thread.sleep(forTimeInterval: 3.2)  // older than the racy window: the stamps are kept
+        try waitUntilSettled([laptop], window: 3)  // older than the racy window (`FolderStamps.racyWindow`): the stamps are kept
         _ = try sync(w)
         let quiet = try sync(w)
         #expect(scan(quiet).contains("0 changed"), "\(scan(quiet))")
@@ -43,7 +43,7 @@ import VaultTestSupport
         #expect(try git(["status", "--porcelain"], in: laptop) == "")
 
         // vault.yml, which no watcher watches, edited in place: its stamp tells.
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([laptop], window: 3)
         _ = try sync(w)
         let config = try FileHandle(forWritingTo: URL(fileURLWithPath: laptop + "/vault.yml"))
         config.seekToEndOfFile()
@@ -78,7 +78,7 @@ import VaultTestSupport
             try FileManager.default.contentsOfDirectory(atPath: laptop + "/rooms").map { "rooms/\($0)/김치찌개-레시피.md" }
                 .first { FileManager.default.fileExists(atPath: laptop + "/" + $0) })
         _ = try sync(w)
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([laptop], window: 3)
         _ = try sync(w)
         let quiet = try sync(w)
         #expect(scan(quiet).contains("0 changed"), "\(scan(quiet))")
@@ -105,7 +105,7 @@ import VaultTestSupport
         try w.write("laptop", ".gitignore", try w.read("laptop", ".gitignore") + "rooms/draft-*.md\n")
         try w.write("laptop", "rooms/draft-메모.md", "---\ntitle: 초안\n---\n")
         _ = try sync(w)
-        Thread.sleep(forTimeInterval: 3.2)
+        try waitUntilSettled([laptop], window: 3)
         _ = try sync(w)
         // Edited in place: no folder changes, so only the watcher names it; git ignores it.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: laptop + "/rooms/draft-메모.md"))

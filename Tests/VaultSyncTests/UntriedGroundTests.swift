@@ -219,7 +219,7 @@ import Glibc
         let process = vaultProcess(
             ["watch", "--interval", "1", "--max-interval", "2"], in: root,
             environment: ["VAULT_MACHINE": "laptop", "PATH": SyncWorld.pathWithVault, "VAULT_LOCK_TIMEOUT": "60"])
-        FileManager.default.createFile(atPath: errors, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -264,7 +264,7 @@ import Glibc
         let end = Date().addingTimeInterval(120)
         while !done() {
             guard Date() < end else { throw SyncTestFailure("never happened: \(what)") }
-            usleep(200_000)
+            usleep(200_000)  // sleep: poll interval: the condition, with a deadline
         }
     }
 }

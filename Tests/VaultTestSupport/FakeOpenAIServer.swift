@@ -70,7 +70,7 @@ public final class FakeOpenAIServer: @unchecked Sendable {
                 let logged = (try? requests().count) ?? 0
                 throw FixtureError("the server logged \(logged) requests, not \(count), in \(seconds) s")
             }
-            usleep(10_000)
+            usleep(10_000)  // sleep: poll interval: the server's request log, with a deadline
         }
     }
 

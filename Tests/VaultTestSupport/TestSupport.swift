@@ -150,7 +150,7 @@ public func runKilled(_ process: Process, after delay: Double) throws -> Bool {
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
-    usleep(UInt32(delay * 1_000_000))
+    usleep(UInt32(delay * 1_000_000))  // sleep: the subject: the kill lands at a random moment of the work
     kill(process.processIdentifier, SIGKILL)
     process.waitUntilExit()
     return process.terminationReason == .uncaughtSignal

@@ -47,3 +47,58 @@ public func waitForTheNextSecond(after date: Date) {
     // Thread.sleep(until:) may wake a little early; the loop ends only once the second is past.
     while Date() < next { Thread.sleep(until: next) }
 }
+
+/// Waits until every file and folder under `paths` (walked to any depth) is more than `window`
+/// whole seconds old by the system clock: older than a racy window (`ListingCache.racyWindow`,
+/// 2 s; `FolderStamps.racyWindow`, 3 s; the index's `racyMargin`, 2 s), so a stamp taken now is
+/// trusted. The newest of their modification and change times decides (the change time cannot be
+/// set back, so the files cannot be aged instead); the wait ends in the first second past it.
+public func waitUntilSettled(_ paths: [String], window: Int, seconds: Double = 15) throws {
+    var newest = 0
+    var pending = paths
+    while let path = pending.popLast() {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { continue }
+        newest = max(newest, st.st_mtim.tv_sec, st.st_ctim.tv_sec)
+        if (st.st_mode & S_IFMT) == S_IFDIR, let names = try? FileManager.default.contentsOfDirectory(atPath: path) {
+            pending += names.map { path + "/" + $0 }
+        }
+    }
+    let settled = Date(timeIntervalSince1970: Double(newest + window + 1))
+    guard settled.timeIntervalSinceNow < seconds else {
+        throw WaitTimedOut(description: "\(paths) changed at \(newest), later than \(seconds) s from now")
+    }
+    // Thread.sleep(until:) may wake a little early; the loop ends only once that second has come.
+    while Date() < settled { Thread.sleep(until: settled) }
+}
+
+/// Polls `condition` until it holds, for at most `seconds`: for an event a test cannot be told
+/// of (a file another process writes, a count that changes when a process gets to it).
+public func waitUntil(
+    _ what: @autoclosure () -> String, seconds: Double = 10, every interval: Double = 0.01,
+    _ condition: () throws -> Bool
+) throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while try !condition() {
+        guard Date() < deadline else { throw WaitTimedOut(description: "\(what()) did not happen in \(seconds) s") }
+        usleep(UInt32(interval * 1_000_000))
+    }
+}
+
+/// `waitForTheFileSystemClock(past:probeIn:)` for every file and folder under `roots` (walked to
+/// any depth), the probe kept in `probeFolder`, which should be outside the vault so that it
+/// changes no folder there.
+public func waitForTheFileSystemClock(pastEverythingIn roots: [String], probeIn probeFolder: String, seconds: Double = 5) throws {
+    var paths = roots
+    var pending = roots
+    while let folder = pending.popLast() {
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            let path = folder + "/" + name
+            var st = stat()
+            guard lstat(path, &st) == 0 else { continue }
+            paths.append(path)
+            if (st.st_mode & S_IFMT) == S_IFDIR { pending.append(path) }
+        }
+    }
+    try waitForTheFileSystemClock(past: paths, probeIn: probeFolder, seconds: seconds)
+}

@@ -23,7 +23,7 @@
 /// change path (`Vault.change`): the first commits hand edits first and writes the message, the
 /// second writes the reply and makes the turn's commit.
 ///
-/// Turns in one room take turns (`TurnLock`): each reply follows its own question. From the
+/// Turns in one room take turns (a room's turn lock, `VaultLock(turnIn:of:report:)`): each reply follows its own question. From the
 /// moment a turn has the room, SIGINT, SIGTERM and SIGHUP stop the reply instead of the
 /// process (`Termination`): what arrived is kept and committed before the command ends.
 public struct ChatTurn {
@@ -90,7 +90,7 @@ public struct ChatTurn {
     public func run(message: String?, attachments: [String] = [], onText: (String) -> Void) throws(VaultError)
         -> Outcome
     {
-        let lock = try TurnLock(vault: vault, room: roomPath, report: { [vault] in vault.report(.note($0)) })
+        let lock = try VaultLock(turnIn: roomPath, of: vault, report: { [vault] in vault.report(.note($0)) })
         defer { withExtendedLifetime(lock) {} }
         return try Termination.deferring { () throws(VaultError) -> Outcome in
             // A long room gives its older messages to volumes first, so the turn's commit hashes
@@ -179,7 +179,7 @@ public struct ChatTurn {
     /// Sends the room's last message again when it is an unanswered user message (after a
     /// failed turn); the reply is appended after it.
     public func retry(onText: (String) -> Void) throws(VaultError) -> Outcome {
-        let lock = try TurnLock(vault: vault, room: roomPath, report: { [vault] in vault.report(.note($0)) })
+        let lock = try VaultLock(turnIn: roomPath, of: vault, report: { [vault] in vault.report(.note($0)) })
         defer { withExtendedLifetime(lock) {} }
         return try Termination.deferring { () throws(VaultError) -> Outcome in
             try vault.rollOverIfLong(roomPath)

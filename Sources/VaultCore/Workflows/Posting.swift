@@ -57,7 +57,7 @@ public struct Posting {
             if let author { return author }
             return try vault.me(environment: environment).author
         }()
-        let lock = try TurnLock(vault: vault, room: roomPath, report: { [vault] in vault.report(.note($0)) })
+        let lock = try VaultLock(turnIn: roomPath, of: vault, report: { [vault] in vault.report(.note($0)) })
         defer { withExtendedLifetime(lock) {} }
         try vault.rollOverIfLong(roomPath)
         return try ChatTurn.retryingIfChangedOnDisk { () throws(VaultError) -> Outcome in
