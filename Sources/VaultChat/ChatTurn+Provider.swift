@@ -21,9 +21,11 @@ extension ChatTurn {
     ///   when no provider can answer: an unknown provider, a key not approved, no model.
     public static func forRoom(
         _ path: String, _ room: RoomVersion, in vault: Vault, provider: String?, model: String?,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String]? = nil,
         onWait: (@Sendable (ServerWait) -> Void)? = nil, cancellation: Cancellation = .never
     ) throws(VaultError) -> ChatTurn {
+        // The front end's environment (`ProcessSettings`), unless the caller gives one.
+        let environment = environment ?? vault.settings.environment
         let settings: ProviderSettings
         do {
             settings = try ProviderSettings.resolve(

@@ -140,7 +140,7 @@ extension GitHistory {
 
     /// `ssh-keygen` (or `gpg.ssh.program`) with the environment vault's git commands get.
     func sshSigning() -> SSHSigning {
-        let environment = GitTransport(root: root).environment
+        let environment = GitTransport(root: root, environment: settings.environment).environment
         var program = (try? configString("gpg.ssh.program")).flatMap { $0.isEmpty ? nil : $0 } ?? "ssh-keygen"
         if !program.contains("/") {
             let path = environment["PATH"] ?? "/usr/bin:/bin"

@@ -34,7 +34,7 @@ public struct ClaudeCodeReader: ImportReader {
     public init() {}
 
     /// Where Claude Code keeps its logs: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
-    public static func defaultPaths(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    public static func defaultPaths(environment: [String: String]) -> [String] {
         if let config = environment["CLAUDE_CONFIG_DIR"], !config.isEmpty { return [config + "/projects"] }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return [home + "/.claude/projects"]

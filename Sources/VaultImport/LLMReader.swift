@@ -31,7 +31,7 @@ public struct LLMReader: ImportReader {
     public init() {}
 
     /// Where `llm` keeps `logs.db`: `$LLM_USER_PATH`, else `~/.config/io.datasette.llm`.
-    public static func defaultPaths(environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+    public static func defaultPaths(environment: [String: String]) -> [String] {
         if let folder = environment["LLM_USER_PATH"], !folder.isEmpty { return [folder + "/logs.db"] }
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"

@@ -150,7 +150,7 @@ extension GitHistory {
     public func workTreeChanges() throws(VaultError) -> [String] {
         // `git status` is several times faster than libgit2's on a large vault (its index
         // preload and untracked-file walk); libgit2's is the fallback without the command.
-        let git = GitTransport(root: root)
+        let git = GitTransport(root: root, environment: settings.environment)
         if GitTransport.isInstalled(environment: git.environment) {
             // No folder changed since a full scan found no untracked file: no file can be new,
             // and only the tracked ones are looked at (`FolderStamps`).

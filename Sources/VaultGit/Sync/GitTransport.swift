@@ -21,7 +21,7 @@ public struct GitTransport: Sendable {
     /// The environment the commands run with.
     let environment: [String: String]
 
-    public init(root: String, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(root: String, environment: [String: String]) {
         self.root = root
         self.environment = environment
     }
@@ -37,7 +37,7 @@ public struct GitTransport: Sendable {
     }
 
     /// Whether the `git` command line is installed.
-    public static func isInstalled(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
+    public static func isInstalled(environment: [String: String]) -> Bool {
         executable(environment: environment) != nil
     }
 
