@@ -18,6 +18,9 @@
 # through it, side by side with rg again (SKIP_INDEX_BUILD=1 keeps an index built before): the
 # first run of each (no watcher yet: it starts one and checks every file's stamp) alone, then
 # repeated runs with the watcher running, by turns with rg.
+# Last (#41): the queries people type (a rare word and phrase, a broad word, two Korean
+# syllables, one syllable, one common syllable, one Han character, a regular expression),
+# vault through the index and rg side by side in one hyperfine run (`--output=pipe`).
 # Figures: medians and the ratio vault/rg; the machines are shared and noisy (`uptime` is printed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
