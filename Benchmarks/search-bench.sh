@@ -18,6 +18,9 @@
 # through it, side by side with rg again (SKIP_INDEX_BUILD=1 keeps an index built before): the
 # first run of each (no watcher yet: it starts one and checks every file's stamp) alone, then
 # repeated runs with the watcher running, by turns with rg.
+# Last (#41): the queries people type (a rare word and phrase, a broad word, two Korean
+# syllables, one syllable, one common syllable, one Han character, a regular expression),
+# vault through the index and rg side by side in one hyperfine run (`--output=pipe`).
 # Figures: medians and the ratio vault/rg; the machines are shared and noisy (`uptime` is printed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -143,6 +146,42 @@ for q in "docker" "부산" "가끔 숙소를 추천해" "가끔 메모리를 읽
     echo "   '$q' ($vault_lines lines, rg $rg_lines): first run (starts the watcher) $first ms; repeated: $line"
     results+=("index, '$q': first run $first ms; repeated: $line")
 done
+# #41: the queries people type, vault (index, watcher running) and rg side by side in one
+# hyperfine run, output through a pipe (`--output=pipe`: both print every hit): a rare word,
+# a broad word, two Korean syllables, one Korean syllable in nearly every file, one Han
+# character, and a regular expression whose literal part narrows. Medians and vault ÷ rg.
+if command -v hyperfine >/dev/null; then
+    hq=("needle4242" "가끔 메모리를 읽었다" "docker" "야경" "꿈" "강" "東" "needle42[0-9]2")
+    hk=("rare word" "rare phrase" "broad word" "two Korean syllables" "one Korean syllable"
+        "one common syllable" "one Han character" "regular expression")
+    args=()
+    for k in "${!hq[@]}"; do
+        q="${hq[$k]}"
+        if [ "$q" = "needle42[0-9]2" ]; then
+            args+=(-n "vault $k" "$(printf '%q ' "$VAULT_BIN" search --regex "$q")")
+            args+=(-n "rg $k" "$(printf '%q ' rg -S "$q" rooms diary)")
+        else
+            args+=(-n "vault $k" "$(printf '%q ' "$VAULT_BIN" search "$q")")
+            args+=(-n "rg $k" "$(printf '%q ' rg -F -S "$q" rooms diary)")
+        fi
+        echo "   '$q' (${hk[$k]}): vault $("$VAULT_BIN" search "$q" --json 2>/dev/null | wc -l) lines," \
+            "rg $(rg -F -S "$q" rooms diary | wc -l)"
+    done
+    json_out=$(mktemp)
+    hyperfine -i --warmup 2 --runs "$runs" --output=pipe --style none --export-json "$json_out" "${args[@]}" >/dev/null
+    while IFS= read -r line; do
+        echo "   $line"
+        results+=("hyperfine, $line")
+    done < <(python3 - "$json_out" "${hk[@]}" <<'PY'
+import json, sys
+rs = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+for k, kind in enumerate(sys.argv[2:]):
+    v, g = rs[f"vault {k}"]["median"], rs[f"rg {k}"]["median"]
+    print(f"{kind}: vault {v*1000:.0f} ms, rg {g*1000:.0f} ms (medians): {v/g:.2f}x rg's time ({g/v:.1f}x faster)")
+PY
+)
+    rm -f "$json_out"
+fi
 stop_watcher
 echo
 uptime

@@ -269,12 +269,12 @@ public struct VaultSearch: Sendable {
     /// Runs `query` with `index` narrowing the files to those that can hold a hit: the index is
     /// brought up to date with every room and entry first (only files that changed are read),
     /// and asked for the files whose text holds the text every hit must hold (`SearchQuery.needle`,
-    /// three characters or more; otherwise every file is scanned). The files it recorded as not
+    /// three characters or more, or one or two CJK ones; otherwise every file is scanned). The files it recorded as not
     /// UTF-8 are scanned too, so the hits and the files reported are those of a scan.
     public func run(_ query: SearchQuery, index: SearchIndex, refreshingAnyway: Bool = true) throws(VaultError)
         -> (SearchResults, SearchIndex.Refresh)
     {
-        // A pattern with no three characters every hit must hold (one or two syllables, an
+        // A pattern with no index term every hit must hold (one or two Latin letters, an
         // expression with no such text) cannot be narrowed: scan, leaving the index as it is,
         // unless it was asked to be brought up to date.
         if !refreshingAnyway && !Self.indexCanNarrow(query) {
@@ -303,9 +303,10 @@ public struct VaultSearch: Sendable {
         return (try run(query, scope, which, usedIndex: true), refresh)
     }
 
-    /// Whether the index can narrow the files `query` reads: its needle holds three characters.
+    /// Whether the index can narrow the files `query` reads: its needle has index terms (three
+    /// characters, or one or two CJK ones).
     static func indexCanNarrow(_ query: SearchQuery) -> Bool {
-        SearchText.key(query.needle, folding: true).unicodeScalars.count >= 3
+        FileVersion.terms(of: SearchText.key(query.needle, folding: true), ofQuery: true).count > 0
     }
 
     /// The item for a file with hits, its hits filtered by role, day and tag; nil when none is left.

@@ -89,6 +89,30 @@ import VaultTestSupport
         #expect(narrowed > 30, "\(label): the index narrowed only \(narrowed) searches")
     }
 
+    /// A one- or two-character CJK search (a Korean word of one or two syllables, a Han or kana
+    /// character) is narrowed by the index, and gives the scan's hits (#41); so is a regular
+    /// expression whose literal part is that short.
+    @Test func shortCJKSearchesUseTheIndex() throws {
+        let dir = TemporaryDirectory("vault-index-short")
+        try corpus(dir, seed: 11)
+        let cache = TemporaryDirectory("vault-index-short-cache")
+        let index = try SearchIndex(vaultRoot: dir.path, path: cache.path + "/index.sqlite")
+        let search = VaultSearch(vault: try Vault(root: dir.path))
+        var queries = ["부", "바다", "눈", "大阪", "散", "コ", "꿈", "야경"].map { SearchQuery(pattern: $0) }
+        var regex = SearchQuery(pattern: "바다[0-9]?")
+        regex.isRegex = true
+        queries.append(regex)
+        for q in queries {
+            let scan = try search.run(q)
+            let (indexed, _) = try search.run(q, index: index)
+            #expect(answer(indexed) == answer(scan), "'\(q.pattern)'")
+            #expect(indexed.usedIndex, "'\(q.pattern)'")
+        }
+        // One or two Latin letters are in nearly every file: scanned, as before.
+        let (latin, _) = try search.run(SearchQuery(pattern: "e"), index: index)
+        #expect(!latin.usedIndex)
+    }
+
     @Test func indexAndScanGiveTheSameHits() throws {
         let dir = TemporaryDirectory("vault-index-eq")
         try corpus(dir, seed: 7)

@@ -233,9 +233,28 @@ import Glibc
         #expect(setup.watchers() == left)
     }
 
-    /// Two syllables hold no trigram: the index cannot narrow them, so a search without
-    /// `--index` scans and leaves the index (and its watcher) alone; `--index` still refreshes.
+    /// Two Latin letters have no index term (two CJK syllables have: `aShortKoreanWordIsNarrowedByTheIndex`):
+    /// the index cannot narrow them, so a search without `--index` scans and leaves the index
+    /// (and its watcher) alone; `--index` still refreshes.
     @Test func aPatternTheIndexCannotNarrowIsScannedWithoutTouchingIt() throws {
+        let setup = try Setup()
+        defer { setup.stopWatchers() }
+        let built = try runVault(
+            ["search", "--index", "--no-watch", "해운대"], in: setup.vault.path, environment: setup.environment)
+        #expect(built.status == 0)
+        let traced = setup.environment.merging(["VAULT_TRACE": "1"]) { $1 }
+        let plain = try runVault(["search", "ti"], in: setup.vault.path, environment: traced)
+        #expect(plain.stdout == (try setup.search(["ti"], scan: true)).stdout && plain.status == 0)
+        #expect(!plain.stderr.contains("index refreshed"), "\(plain.stderr)")
+        #expect(setup.watchers().isEmpty)
+        let asked = try runVault(
+            ["search", "--index", "ti"], in: setup.vault.path, environment: traced)
+        #expect(asked.stderr.contains("index refreshed"), "\(asked.stderr)")
+    }
+
+    /// A two-syllable Korean word is narrowed by the index (#41): a search without `--index`
+    /// refreshes it and reads the candidates, and prints what the scan prints.
+    @Test func aShortKoreanWordIsNarrowedByTheIndex() throws {
         let setup = try Setup()
         defer { setup.stopWatchers() }
         let built = try runVault(
@@ -244,11 +263,8 @@ import Glibc
         let traced = setup.environment.merging(["VAULT_TRACE": "1"]) { $1 }
         let plain = try runVault(["search", "부산"], in: setup.vault.path, environment: traced)
         #expect(plain.stdout == (try setup.search(["부산"], scan: true)).stdout && plain.status == 0)
-        #expect(!plain.stderr.contains("index refreshed"), "\(plain.stderr)")
-        #expect(setup.watchers().isEmpty)
-        let asked = try runVault(
-            ["search", "--index", "부산"], in: setup.vault.path, environment: traced)
-        #expect(asked.stderr.contains("index refreshed"), "\(asked.stderr)")
+        #expect(plain.stderr.contains("index refreshed"), "\(plain.stderr)")
+        #expect(!plain.stderr.contains("-1 candidates"), "\(plain.stderr)")
     }
 
     @Test func tooManyChangedPathsGiveEverythingAndExactAnswers() throws {

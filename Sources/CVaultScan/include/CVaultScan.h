@@ -202,18 +202,23 @@ size_t vs_next_unplain(const unsigned char *p, size_t i, size_t n);
 /// cache's checksum.
 uint32_t vs_crc32c(uint32_t crc, const unsigned char *p, size_t n);
 
-/// A search key's index terms (grams.c): `count` words of six characters `[0-9a-v]`, each
-/// followed by a space, in `text[0..<length]` (malloc'ed; `vs_terms_free` frees it).
+/// A search key's index terms (grams.c): `count` words, each followed by a space, in
+/// `text[0..<length]` (malloc'ed; `vs_terms_free` frees it): six characters `[0-9a-v]` for a
+/// trigram, `w` and six for a pair of CJK code points, `x` and five for one CJK code point.
 typedef struct {
     char *text;
     size_t length;
     size_t count;
 } vs_terms;
 
-/// The terms of the UTF-8 text `p[0..<n]`: one per distinct run of three consecutive code points
-/// (a 30-bit hash of the three, so two runs may share a term), in the order first met. A text
-/// of fewer than three code points has none. Returns 0, or -1 when memory ran out.
-int vs_trigram_terms(const unsigned char *p, size_t n, vs_terms *out);
+/// The terms of the UTF-8 text `p[0..<n]`, in the order first met. A text's (`of_query` 0): one
+/// per distinct run of three consecutive code points (a 30-bit hash of the three, so two runs
+/// may share a term), one per distinct pair of consecutive CJK code points (Hangul, kana, Han;
+/// hashed alike) and one per distinct CJK code point. A query's (`of_query` 1): its trigrams when
+/// it has three code points or more; else its pair when both are CJK, else its CJK code points;
+/// none for one or two code points that are not CJK. Every term of a query is a term of every
+/// text that contains it. Returns 0, or -1 when memory ran out.
+int vs_index_terms(const unsigned char *p, size_t n, int of_query, vs_terms *out);
 void vs_terms_free(vs_terms *terms);
 
 #endif

@@ -69,11 +69,13 @@ struct FileVersion {
         return isNFC ? SearchText.fold(text) : SearchText.key(text, folding: true)
     }
 
-    /// A search key's index terms: one word of six characters `[0-9a-v]` per distinct run of
-    /// three consecutive Unicode scalars (a 30-bit hash of the three; `vs_trigram_terms`), each
-    /// followed by a space, as FTS5's `ascii` tokenizer reads them. A text that contains a needle
-    /// has every term of the needle; a text that has them all may not contain it (the scan
-    /// decides), so the index's answer is a superset.
+    /// A search key's index terms (`vs_index_terms`), each followed by a space, as FTS5's
+    /// `ascii` tokenizer reads them: a word of six characters `[0-9a-v]` per distinct run of
+    /// three consecutive Unicode scalars (a 30-bit hash of the three), and for CJK text (Hangul,
+    /// kana, Han) `w` and six per distinct pair of CJK scalars side by side and `x` and five per
+    /// distinct CJK scalar, so a one- or two-character CJK needle is looked up too. A text that
+    /// contains a needle has every term of the needle; a text that has them all may not contain
+    /// it (the scan decides), so the index's answer is a superset.
     struct Terms {
         /// The words, each followed by a space.
         var text: String
@@ -81,13 +83,14 @@ struct FileVersion {
         var count: Int
     }
 
-    /// The terms of `key` (already `SearchText.key`-ed); none when it has fewer than three
-    /// Unicode scalars.
-    static func terms(of key: String) -> Terms {
+    /// The terms of `key` (already `SearchText.key`-ed): a text's, or a needle's
+    /// (`ofQuery`: its trigrams when it has three scalars or more, else its CJK pair or
+    /// scalars; none for one or two scalars that are not CJK).
+    static func terms(of key: String, ofQuery: Bool = false) -> Terms {
         var key = key
         return key.withUTF8 { utf8 -> Terms in
             var out = vs_terms()
-            guard vs_trigram_terms(utf8.baseAddress, utf8.count, &out) == 0, let words = out.text else {
+            guard vs_index_terms(utf8.baseAddress, utf8.count, ofQuery ? 1 : 0, &out) == 0, let words = out.text else {
                 // Out of memory: no terms, so the text is never a candidate of a needle with some;
                 // the caller records such a file as not indexed (always a candidate).
                 return Terms(text: "", count: -1)

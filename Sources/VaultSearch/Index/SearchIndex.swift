@@ -12,8 +12,9 @@ import Glibc
 /// An SQLite database outside the vault (see `init(vaultRoot:path:)`) keeps, for every distinct
 /// content of a listed file (its git blob id), the terms of the file's search text
 /// (`SearchText.key` with case folding): each distinct run of three Unicode scalars, hashed
-/// (`FileVersion.terms`), in a contentless FTS5 table without positions. A needle of three or
-/// more characters is looked up as all of its terms, which every text that contains it holds:
+/// (`FileVersion.terms`), and for CJK text each distinct pair of CJK scalars and CJK scalar, in a
+/// contentless FTS5 table without positions. A needle of three or more characters, or of one or
+/// two CJK ones, is looked up as all of its terms, which every text that contains it holds:
 /// `candidates` is a superset of the files the scan finds hits in (case-insensitive hits, and so
 /// case-sensitive ones too), and scanning the candidates gives the full scan's result.
 ///
@@ -87,7 +88,7 @@ public final class SearchIndex {
 
     /// The schema this code reads and writes, in `PRAGMA user_version`. A database of another
     /// version is deleted and built again.
-    static let schemaVersion: Int64 = 2
+    static let schemaVersion: Int64 = 3
     /// FTS5's `hashsize`: the bytes of terms it gathers in memory before writing them out as a
     /// segment (its default, 1 MB, made a build of 50,000 files write and merge hundreds of
     /// small segments: twice the time).
@@ -692,10 +693,10 @@ public final class SearchIndex {
 
     /// The indexed files whose text contains every needle (needles are already
     /// `SearchText.key`-ed with folding: true), sorted; nil when the index cannot narrow: no
-    /// needle of 3 characters (Unicode scalars) or more, or no finished `refresh` by this object
-    /// since it was opened or its database replaced.
+    /// needle of 3 characters (Unicode scalars) or more or of one or two CJK ones, or no finished
+    /// `refresh` by this object since it was opened or its database replaced.
     ///
-    /// Needles shorter than 3 characters are left out (the trigram index cannot look them up);
+    /// Needles of one or two characters none of which is CJK are left out (no term has them);
     /// the others still narrow, and the answer is a superset of the files that contain them all.
     /// Files recorded as not UTF-8 are never candidates (`invalidUTF8Files`); listed files the
     /// index could not read always are. A damaged database is deleted (the next refresh builds
@@ -757,13 +758,13 @@ public final class SearchIndex {
     }
 
     /// The FTS5 query of needles: every term of each (`FileVersion.terms`), all of them (`AND`);
-    /// nil when no needle has a term (fewer than three Unicode scalars: the index cannot narrow).
+    /// nil when no needle has a term (one or two Unicode scalars, none CJK: the index cannot narrow).
     /// At most `queryTerms` terms a needle: fewer terms only add candidates.
     static func matchQuery(_ needles: [String]) -> String? {
         var words: [Substring] = []
         var seen = Set<Substring>()
         for needle in needles {
-            let terms = FileVersion.terms(of: needle)
+            let terms = FileVersion.terms(of: needle, ofQuery: true)
             for word in terms.text.split(separator: " ").prefix(queryTerms) where seen.insert(word).inserted {
                 words.append(word)
             }
