@@ -12,6 +12,24 @@ if [ -n "$stray" ]; then
     echo "  (remove them; a bare repository's skeleton there comes from a git init --bare run in the wrong folder)" >&2
     exit 1
 fi
+# The one way in (ARCHITECTURE.md): the front ends reach git and search through VaultKit only,
+# and no library reads the process's environment or ends it (the front end hands them
+# ProcessSettings; Termination's exit is the front end's installed signal handling).
+front_end_imports=$(grep -rnE '^(@testable )?import (VaultGit|VaultSearch)$' Sources/VaultCLI Sources/VaultMCP || true)
+if [ -n "$front_end_imports" ]; then
+    echo "error: a front end imports a library below VaultKit (use what VaultSession hands out):" >&2
+    echo "$front_end_imports" >&2
+    exit 1
+fi
+process_reads=$(grep -rnE 'getenv\(|ProcessInfo\.processInfo\.environment|[^a-z_]_exit\(' \
+    Sources/VaultCore Sources/VaultGit Sources/VaultSearch Sources/VaultChat Sources/VaultImport \
+    Sources/VaultExport Sources/VaultKit Sources/VaultMCP \
+    | grep -vE '^[^:]+:[0-9]+:\s*///' | grep -v '^Sources/VaultCore/Store/Termination.swift:' || true)
+if [ -n "$process_reads" ]; then
+    echo "error: a library reads the process's environment or ends it (take it from ProcessSettings):" >&2
+    echo "$process_reads" >&2
+    exit 1
+fi
 install_missing_packages
 install_missing_python_tools
 export PATH="$PATH:$HOME/.local/bin"

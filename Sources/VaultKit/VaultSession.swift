@@ -138,7 +138,7 @@ public final class VaultSession: Sendable {
     public var watcher: VaultWatcher? {
         builtWatcher.withLock { built in
             if let built { return built }
-            let made = settings.watcherCommand.flatMap { VaultWatcher(vaultRoot: vault.root, command: $0) }
+            let made = settings.watcherCommand.flatMap { VaultWatcher(vaultRoot: vault.root, command: $0, cacheHome: settings.cacheHome) }
             built = .some(made)
             return made
         }

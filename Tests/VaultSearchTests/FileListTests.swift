@@ -226,7 +226,7 @@ import Glibc
             try dir.write("diary/2024/2024-03-01-x.md", "# x\n\n바다 일기.\n")
             let vault = try Vault(root: dir.path)
             let search = VaultSearch(vault: vault)
-            let index = try SearchIndex(vaultRoot: dir.path)
+            let index = try SearchIndex(vaultRoot: dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             func same(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
                 let scan = try search.run(SearchQuery(pattern: text))
                 let (indexed, _) = try search.run(SearchQuery(pattern: text), index: index)

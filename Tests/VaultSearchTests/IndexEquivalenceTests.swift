@@ -96,7 +96,7 @@ import VaultTestSupport
         let dir = TemporaryDirectory("vault-index-short")
         try corpus(dir, seed: 11)
         let cache = TemporaryDirectory("vault-index-short-cache")
-        let index = try SearchIndex(vaultRoot: dir.path, path: cache.path + "/index.sqlite")
+        let index = try SearchIndex(vaultRoot: dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome, path: cache.path + "/index.sqlite")
         let search = VaultSearch(vault: try Vault(root: dir.path))
         var queries = ["부", "바다", "눈", "大阪", "散", "コ", "꿈", "야경"].map { SearchQuery(pattern: $0) }
         var regex = SearchQuery(pattern: "바다[0-9]?")
@@ -118,7 +118,7 @@ import VaultTestSupport
         try corpus(dir, seed: 7)
         let cache = TemporaryDirectory("vault-index-cache")
         let path = cache.path + "/index.sqlite"
-        let index = try SearchIndex(vaultRoot: dir.path, path: path)
+        let index = try SearchIndex(vaultRoot: dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome, path: path)
         try compare(dir, index, "fresh", seed: 1)
 
         // Stale: a file changed by hand keeping its size, one removed, one added, one renamed.
@@ -134,11 +134,11 @@ import VaultTestSupport
 
         // Deleted, then damaged: rebuilt, same answers.
         try FileManager.default.removeItem(atPath: path)
-        try compare(dir, try SearchIndex(vaultRoot: dir.path, path: path), "deleted", seed: 3)
+        try compare(dir, try SearchIndex(vaultRoot: dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome, path: path), "deleted", seed: 3)
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         truncate(path, off_t(size / 2))
-        try compare(dir, try SearchIndex(vaultRoot: dir.path, path: path), "truncated", seed: 4)
+        try compare(dir, try SearchIndex(vaultRoot: dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome, path: path), "truncated", seed: 4)
         try Data("not a database at all".utf8).write(to: URL(fileURLWithPath: path))
-        try compare(dir, try SearchIndex(vaultRoot: dir.path, path: path), "garbage", seed: 5)
+        try compare(dir, try SearchIndex(vaultRoot: dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome, path: path), "garbage", seed: 5)
     }
 }

@@ -34,7 +34,7 @@ extension SearchIndexTests {
             let files = Self.listing(root)
             print("bench: \(files.count) files listed in \(clock.lap()) ms (readdir)")
 
-            let index = try SearchIndex(vaultRoot: root)
+            let index = try SearchIndex(vaultRoot: root, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             let build = try index.refresh(files)
             let buildTime = clock.lap()
             print(
@@ -52,7 +52,7 @@ extension SearchIndexTests {
             var counts: [Int] = []
             for run in 0..<15 {
                 var lap = Stopwatch()
-                let again = try SearchIndex(vaultRoot: root)
+                let again = try SearchIndex(vaultRoot: root, cacheHome: ProcessSettings.ofThisTest.cacheHome)
                 let o = lap.lap()
                 let r = try again.refresh(files)
                 let f = lap.lap()

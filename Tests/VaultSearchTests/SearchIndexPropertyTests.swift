@@ -79,7 +79,7 @@ extension SearchIndexTests {
                 // The index's shortcut (no NFC normalization of a text that is NFC) gives the same key.
                 #expect(Array(FileVersion.searchKey(text).utf8) == Array(keys[k].utf8))
             }
-            let index = try SearchIndex(vaultRoot: vault.path)
+            let index = try SearchIndex(vaultRoot: vault.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             _ = try index.refresh(files)
             var checked = 0
             for _ in 0..<300 {

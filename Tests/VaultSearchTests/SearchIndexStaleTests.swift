@@ -17,7 +17,7 @@ extension SearchIndexTests {
     @Test func anEditedFilesOldTextIsNoCandidate() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             index.racyMargin = 0
             _ = try index.refresh(vault.files())
             let oldTerms = try termsOfFile("rooms/berlin.md", vault)
@@ -34,7 +34,7 @@ extension SearchIndexTests {
             // The old text's terms are still in the index, under a text id no file has.
             #expect(!(try rowsMatching(oldTerms, index)).isEmpty)
             #expect(try index.candidates(containingAll: [key("straße")]) == [])
-            #expect(try SearchIndex(vaultRoot: vault.dir.path).refreshed(vault).candidates(containingAll: [key("straße")]) == [])
+            #expect(try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome).refreshed(vault).candidates(containingAll: [key("straße")]) == [])
             #expect(try index.candidates(containingAll: [key("gassen!")]) == ["rooms/berlin.md"])
             #expect(try termCounts(index) == (totalTerms(vault), Int64(oldTerms.count)))
             try expectExact(index, vault)
@@ -44,7 +44,7 @@ extension SearchIndexTests {
     @Test func aDeletedFileIsNoCandidate() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             index.racyMargin = 0
             _ = try index.refresh(vault.files())
             let terms = try termsOfFile("diary/2024/2024-03-02-jeju.md", vault)
@@ -52,7 +52,7 @@ extension SearchIndexTests {
             #expect(try index.refresh(vault.files()).removed == 1)
             #expect(try index.candidates(containingAll: [key("제주도")]) == [])
             // Answered from the database's rows (no record of this object's refresh) too.
-            let other = try SearchIndex(vaultRoot: vault.dir.path)
+            let other = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             _ = try other.refresh(vault.files())
             #expect(try index.candidates(containingAll: [key("제주도")]) == [])
             #expect(try termCounts(index) == (totalTerms(vault), Int64(terms.count)))
@@ -63,7 +63,7 @@ extension SearchIndexTests {
     @Test func aFileChangedBackAndForthReusesItsTerms() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             index.racyMargin = 0
             _ = try index.refresh(vault.files())
             let first = try vault.dir.readText("rooms/tokyo.md")
@@ -95,7 +95,7 @@ extension SearchIndexTests {
     @Test func staleTermsPastHalfTheLiveOnesRebuildTheIndex() throws {
         try withCacheHome { _ in
             let vault = try SampleVault(extraFiles: 40)
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             index.racyMargin = 0
             index.rebuildAfterStaleTerms = 0
             _ = try index.refresh(vault.files())
@@ -125,7 +125,7 @@ extension SearchIndexTests {
             try expectExact(index, vault)
             #expect(try index.refresh(vault.files()).read == 0)
             // Another index of the same vault finds it whole.
-            let other = try SearchIndex(vaultRoot: vault.dir.path)
+            let other = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             #expect(try other.refresh(vault.files()).read == 0)
             try expectExact(other, vault)
         }
@@ -134,7 +134,7 @@ extension SearchIndexTests {
     @Test func theDefaultRebuildWaitsForAMillionStaleTerms() throws {
         try withCacheHome { _ in
             let vault = try SampleVault(extraFiles: 40)
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             index.racyMargin = 0
             _ = try index.refresh(vault.files())
             for k in 0..<40 { #expect(unlink(vault.dir.path + "/diary/2023/2023-01-\(k).md") == 0) }
@@ -151,7 +151,7 @@ extension SearchIndexTests {
     @Test func aBulkRefreshMergesOnceAndLeavesFTS5sMergingOn() throws {
         try withCacheHome { _ in
             let vault = try SampleVault(extraFiles: 60)
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             index.racyMargin = 0
             index.optimizeAfter = 20
             #expect(try index.refresh(vault.files()).indexed == vault.files().count)

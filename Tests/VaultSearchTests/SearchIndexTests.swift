@@ -17,7 +17,7 @@ import Glibc
     @Test func candidatesAreTheFilesWhoseTextContainsEveryNeedle() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             index.racyMargin = 0
             let refresh = try index.refresh(vault.files())
             #expect(refresh.read == vault.files().count)
@@ -37,19 +37,19 @@ import Glibc
                 try index.candidates(containingAll: [key("café".decomposedStringWithCanonicalMapping)])
                     == ["rooms/berlin.md"])
             // Not refreshed, an index cannot narrow.
-            #expect(try SearchIndex(vaultRoot: vault.dir.path).candidates(containingAll: [key("부산 여행")]) == nil)
+            #expect(try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome).candidates(containingAll: [key("부산 여행")]) == nil)
         }
     }
 
     @Test func anotherProcessWritingBetweenRefreshAndQueryIsSeen() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             _ = try index.refresh(vault.files())
             // Another `vault search` indexes an edit: this index's record is not the database's
             // any more, and it answers from the database's rows.
             try vault.dir.write("rooms/tokyo.md", "부산 여행도 좋다.\n")
-            let other = try SearchIndex(vaultRoot: vault.dir.path)
+            let other = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             _ = try other.refresh(vault.files())
             let expected = ["diary/2024/2024-03-01-busan.md", "rooms/busan.md", "rooms/tokyo.md"]
             #expect(try index.candidates(containingAll: [key("부산 여행")]) == expected)
@@ -61,7 +61,7 @@ import Glibc
     @Test func shortNeedlesThatAreNotCJKCannotNarrow() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             _ = try index.refresh(vault.files())
             for needles in [[], [""], ["ab"], ["a"], ["😀😀"], ["ab", "ß"]] {
                 #expect(try index.candidates(containingAll: needles) == nil, "\(needles)")
@@ -81,7 +81,7 @@ import Glibc
     @Test func oneAndTwoCharacterCJKNeedlesNarrow() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             _ = try index.refresh(vault.files())
             let busan = ["diary/2024/2024-03-01-busan.md", "rooms/busan.md"]
             #expect(try index.candidates(containingAll: [key("부산")]) == busan)
@@ -113,7 +113,7 @@ import Glibc
     @Test func anIndexOfTheTrigramOnlySchemaIsBuiltAgain() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
-            let first = try SearchIndex(vaultRoot: vault.dir.path)
+            let first = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             first.racyMargin = 0
             _ = try first.refresh(vault.files())
             do {
@@ -121,7 +121,7 @@ import Glibc
                 try db.execute("PRAGMA user_version = 2")
             }
             // Files just written are read again anyway (the racy rule): not counted on here.
-            let second = try SearchIndex(vaultRoot: vault.dir.path)
+            let second = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             second.racyMargin = 0
             #expect(try second.refresh(vault.files()).read == vault.files().count)
             #expect(try second.candidates(containingAll: [key("東京")]) == ["rooms/tokyo.md"])
@@ -132,13 +132,13 @@ import Glibc
         try withCacheHome { _ in
             let vault = try SampleVault()
             try vault.dir.write("rooms/latin1.md", Array("부산 여행 ".utf8) + [0xC0, 0xFF, 0x20] + Array("café".utf8))
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             let refresh = try index.refresh(vault.files())
             #expect(refresh.invalidUTF8 == ["rooms/latin1.md"])
             #expect(index.invalidUTF8Files == ["rooms/latin1.md"])
             #expect(try index.candidates(containingAll: [key("부산 여행")])?.contains("rooms/latin1.md") == false)
             // Also as recorded in the database, for an index that has not refreshed.
-            #expect(try SearchIndex(vaultRoot: vault.dir.path).invalidUTF8Files == ["rooms/latin1.md"])
+            #expect(try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome).invalidUTF8Files == ["rooms/latin1.md"])
             // Made valid, it is indexed and found.
             try vault.dir.write("rooms/latin1.md", "부산 여행 café")
             let again = try index.refresh(vault.files())
@@ -152,7 +152,7 @@ import Glibc
             let vault = try SampleVault()
             #expect(symlink(vault.dir.path + "/rooms/busan.md", vault.dir.path + "/rooms/link.md") == 0)
             let files = vault.files() + ["rooms/vanished.md"]
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             index.racyMargin = 0
             _ = try index.refresh(files)
             let found = try index.candidates(containingAll: [key("nowhere at all")])
@@ -166,7 +166,7 @@ import Glibc
         try withCacheHome { _ in
             let vault = try SampleVault()
             let files = vault.files() + ["rooms/busan.md"]
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             index.racyMargin = 0
             #expect(try index.refresh(files).read == files.count)
             #expect(try index.refresh(files).read == 0)
@@ -188,7 +188,7 @@ import Glibc
     @Test func changesSinceTheLastRefreshAreFound() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             index.racyMargin = 0
             _ = try index.refresh(vault.files())
             #expect(try index.refresh(vault.files()) == .init(read: 0, indexed: 0, removed: 0, invalidUTF8: []))
@@ -225,7 +225,7 @@ import Glibc
     @Test func filesWrittenJustBeforeTheyWereReadAreReadAgain() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             _ = try index.refresh(vault.files())
             // Within the default margin, the stamps are not trusted: the files are read (hashed)
             // again, and their texts reused.
@@ -249,12 +249,12 @@ import Glibc
     @Test func aDeletedIndexIsBuiltAgain() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
-            let first = try SearchIndex(vaultRoot: vault.dir.path)
+            let first = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             _ = try first.refresh(vault.files())
             let answers = try vault.answers(first)
             SearchIndex.removeDatabase(at: first.path)
             #expect(!FileManager.default.fileExists(atPath: first.path))
-            let second = try SearchIndex(vaultRoot: vault.dir.path)
+            let second = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             #expect(try second.refresh(vault.files()).read == vault.files().count)
             #expect(try vault.answers(second) == answers)
             // Deleted while open: the next refresh finds no tables, and builds it again.
@@ -318,7 +318,7 @@ import Glibc
             let answers: [[String]?]
             let path: String
             do {
-                let first = try SearchIndex(vaultRoot: vault.dir.path)
+                let first = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
                 first.racyMargin = 0
                 _ = try first.refresh(vault.files())
                 answers = try vault.answers(first)
@@ -330,7 +330,7 @@ import Glibc
             // index again.
             #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
             try damage.apply(to: path)
-            let second = try SearchIndex(vaultRoot: vault.dir.path)
+            let second = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             second.racyMargin = 0
             _ = try second.refresh(vault.files())
             for (found, expected) in zip(try vault.answers(second), answers) {
@@ -340,7 +340,7 @@ import Glibc
             #expect(try vault.answers(second) == answers)
             try expectExact(second, vault)
             // The damaged file was replaced: a third index reads nothing.
-            let third = try SearchIndex(vaultRoot: vault.dir.path)
+            let third = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             #expect(try third.refresh(vault.files()).read == 0)
             #expect(try vault.answers(third) == answers)
         }
@@ -351,7 +351,7 @@ import Glibc
             let vault = try SampleVault(extraFiles: 300)
             let path: String
             do {
-                let index = try SearchIndex(vaultRoot: vault.dir.path)
+                let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
                 _ = try index.refresh(vault.files())
                 path = index.path
             }
@@ -376,7 +376,7 @@ import Glibc
     @Test func aTornOrForeignSideFileIsIgnored() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
-            let index = try SearchIndex(vaultRoot: vault.dir.path)
+            let index = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             index.racyMargin = 0
             _ = try index.refresh(vault.files())
             let stamps = index.stampPath
@@ -402,7 +402,7 @@ import Glibc
         try withCacheHome { cache in
             let vault = try SampleVault()
             let before = try vault.listing()
-            let index = try SearchIndex(vaultRoot: vault.dir.path + "/rooms/..")
+            let index = try SearchIndex(vaultRoot: vault.dir.path + "/rooms/..", cacheHome: ProcessSettings.ofThisTest.cacheHome)
             _ = try index.refresh(vault.files())
             _ = try index.candidates(containingAll: [key("부산 여행")])
             let real = try #require(SearchIndex.realPath(vault.dir.path))
@@ -422,7 +422,7 @@ import Glibc
             defer { setenv("HOME", saved ?? "", 1) }
             for value in ["", "relative/cache"] {
                 setenv("XDG_CACHE_HOME", value, 1)
-                #expect(SearchIndex.defaultPath(forVaultAt: "/v").hasPrefix(home.path + "/.cache/vault/search/"))
+                #expect(SearchIndex.defaultPath(forVaultAt: "/v", cacheHome: ProcessSettings.ofThisTest.cacheHome).hasPrefix(home.path + "/.cache/vault/search/"))
             }
         }
     }
@@ -432,10 +432,10 @@ import Glibc
             let vault = try SampleVault()
             let before = try vault.listing()
             #expect(throws: VaultError.self) {
-                try SearchIndex(vaultRoot: vault.dir.path, path: vault.dir.path + "/cache/i.sqlite")
+                try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome, path: vault.dir.path + "/cache/i.sqlite")
             }
             setenv("XDG_CACHE_HOME", vault.dir.path + "/.cache", 1)
-            #expect(throws: VaultError.self) { try SearchIndex(vaultRoot: vault.dir.path) }
+            #expect(throws: VaultError.self) { try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome) }
             #expect(try vault.listing() == before)
         }
     }
@@ -450,7 +450,7 @@ import Glibc
             let outcomes = Outcomes()
             DispatchQueue.concurrentPerform(iterations: 2) { k in
                 do {
-                    let index = try SearchIndex(vaultRoot: root)
+                    let index = try SearchIndex(vaultRoot: root, cacheHome: ProcessSettings.ofThisTest.cacheHome)
                     index.racyMargin = 0
                     let refresh = try index.refresh(files)
                     let found = try index.candidates(containingAll: [SearchText.key("부산 여행", folding: true)])
@@ -463,7 +463,7 @@ import Glibc
             #expect(results.count == 2)
             #expect(results.allSatisfy { $0.0 == files.count })
             #expect(results[0].1 == results[1].1)
-            let third = try SearchIndex(vaultRoot: root)
+            let third = try SearchIndex(vaultRoot: root, cacheHome: ProcessSettings.ofThisTest.cacheHome)
             third.racyMargin = 0
             #expect(try third.refresh(files).read == 0)
             #expect(try third.candidates(containingAll: [key("부산 여행")]) == results[0].1)

@@ -55,7 +55,7 @@ public struct Searching {
         configure: (inout VaultSearch) -> Void = { _ in }
     ) throws(VaultError) -> Outcome {
         var search = VaultSearch(vault: vault)
-        search.listingCache = SearchIndex.listingPath(forVaultAt: vault.root)
+        search.listingCache = SearchIndex.listingPath(forVaultAt: vault.root, cacheHome: vault.settings.cacheHome)
         configure(&search)
         return try run(search, query, cancellation: cancellation)
     }
@@ -69,12 +69,13 @@ public struct Searching {
     {
         try cancellation.check("searching")
         let root = search.vault.root
+        let cacheHome = search.vault.settings.cacheHome
         var notes: [Note] = []
         let results: SearchResults
-        let indexed = index != .never && (index == .build || SearchIndex.exists(forVaultAt: root))
+        let indexed = index != .never && (index == .build || SearchIndex.exists(forVaultAt: root, cacheHome: cacheHome))
         if indexed {
             let started = Date()
-            let searchIndex = try SearchIndex(vaultRoot: root)
+            let searchIndex = try SearchIndex(vaultRoot: root, cacheHome: cacheHome)
             Trace.mark("search: index opened")
             if let watcherCommand { searchIndex.watcher = SearchWatcher(command: watcherCommand) }
             searchIndex.onProgress = onProgress

@@ -111,7 +111,7 @@ public final class SearchIndex {
     ///
     /// - Throws: `VaultError.io` when the vault folder cannot be opened or the index cannot be
     ///   created; `VaultError.input(.indexInsideVault)` when `path` is inside the vault.
-    public init(vaultRoot: String, path: String? = nil) throws(VaultError) {
+    public init(vaultRoot: String, cacheHome: String, path: String? = nil) throws(VaultError) {
         guard let realRoot = Self.realPath(vaultRoot) else {
             throw .io(path: vaultRoot, operation: "open the vault folder", reason: Self.errorText())
         }
@@ -122,7 +122,7 @@ public final class SearchIndex {
         self.folder = folder
         self.vaultRoot = vaultRoot
         self.realRoot = realRoot
-        let path = path ?? Self.defaultPath(forVaultAt: realRoot)
+        let path = path ?? Self.defaultPath(forVaultAt: realRoot, cacheHome: cacheHome)
         self.path = path
         stampPath = path + ".stamps"
         do throws(VaultError) {
@@ -1000,9 +1000,9 @@ public final class SearchIndex {
     /// Where searches of the vault at `vaultRoot` without an index keep their listing of its
     /// files (`VaultSearch.listingCache`): the default index's (`listingPath`), its folder
     /// created when missing; nil when it cannot be made or would be inside the vault.
-    public static func listingPath(forVaultAt vaultRoot: String) -> String? {
+    public static func listingPath(forVaultAt vaultRoot: String, cacheHome: String) -> String? {
         guard let real = realPath(vaultRoot) else { return nil }
-        let path = defaultPath(forVaultAt: real) + ".listing"
+        let path = defaultPath(forVaultAt: real, cacheHome: cacheHome) + ".listing"
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if isInside(folder, real) { return nil }
         do { try makeFolders(upTo: folder) } catch { return nil }
@@ -1016,22 +1016,15 @@ public final class SearchIndex {
     }
 
     /// Whether the vault at `vaultRoot` has an index at the default path (then searches use it).
-    public static func exists(forVaultAt vaultRoot: String) -> Bool {
+    public static func exists(forVaultAt vaultRoot: String, cacheHome: String) -> Bool {
         guard let real = realPath(vaultRoot) else { return false }
-        return access(defaultPath(forVaultAt: real), F_OK) == 0
+        return access(defaultPath(forVaultAt: real, cacheHome: cacheHome), F_OK) == 0
     }
 
-    /// `$XDG_CACHE_HOME/vault/search/<hex SHA-1 of realRoot>.sqlite`; `$XDG_CACHE_HOME` is
-    /// `~/.cache` when it is unset, empty or not absolute (as the XDG specification says).
-    public static func defaultPath(forVaultAt realRoot: String) -> String {
-        var cache = getenv("XDG_CACHE_HOME").map { String(cString: $0) } ?? ""
-        if !cache.hasPrefix("/") {
-            var home = getenv("HOME").map { String(cString: $0) } ?? ""
-            if home.isEmpty, let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir {
-                home = String(cString: dir)
-            }
-            cache = home + "/.cache"
-        }
+    /// `<cacheHome>/vault/search/<hex SHA-1 of realRoot>.sqlite`, `cacheHome` being the front
+    /// end's `ProcessSettings.cacheHome` (`$XDG_CACHE_HOME`, else `~/.cache`).
+    public static func defaultPath(forVaultAt realRoot: String, cacheHome: String) -> String {
+        let cache = cacheHome
         let digest = FileVersion.sha1(Array(realRoot.utf8))
         let hex = digest.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }
         return cache + "/vault/search/" + hex.joined() + ".sqlite"

@@ -152,11 +152,11 @@ public struct VaultWatcher: WorkTreeWatcher {
     let indexPath: String
 
     /// Nil when the vault's root cannot be resolved. `command` runs a watcher, as for a search.
-    public init?(vaultRoot: String, command: [String]) {
+    public init?(vaultRoot: String, command: [String], cacheHome: String) {
         guard let real = SearchIndex.realPath(vaultRoot) else { return nil }
         watcher = SearchWatcher(command: command)
         realRoot = real
-        indexPath = SearchIndex.defaultPath(forVaultAt: real)
+        indexPath = SearchIndex.defaultPath(forVaultAt: real, cacheHome: cacheHome)
     }
 
     public func changes(since point: WatchPoint?) -> WatchAnswer? {
