@@ -315,7 +315,8 @@ import VaultTestSupport
     }
 
     /// A room renamed differently on both machines: Bob's edit of Ada's message in it is checked
-    /// against Ada's version under the name it had here, and marked on Ada's machine.
+    /// against Ada's version under the name it had here, Bob's read under Bob's name even when the
+    /// merge keeps Ada's (`TreeMerge.Outcome.theirsNames`), and marked on Ada's machine.
     @Test func anEditInARoomRenamedOnBothSidesIsMarked() throws {
         let p = try People(signed: false, machines: ["ada", "bob"])
         try p.say("ada", "meet at 10")
@@ -330,12 +331,9 @@ import VaultTestSupport
         try p.world.write("bob", "rooms/trip-bob.md", text.replacingOccurrences(of: "meet at 10", with: "send Bob $5000"))
         try p.sync("bob")
         let report = try p.sync("ada")
-        // Known gap: when the merge keeps this side's name, the incoming version is under Bob's
-        // name, which the merge does not record, so the edit is not checked (which name is kept
-        // depends on the commits' times: intermittent).
-        withKnownIssue("the incoming side's own name of a room renamed on both sides is not looked up", isIntermittent: true) {
-            #expect(report.contains("\(original.id): edited: claims to be you"), "\(report)")
-        }
+        // Whichever name the merge keeps (by the commits' times), Bob's version is read under
+        // Bob's name and Ada's under hers.
+        #expect(report.contains("\(original.id): edited: claims to be you"), "\(report)")
     }
 
     /// A marked message keeps its mark when its room is renamed: by hand here (`mv`, committed

@@ -30,8 +30,12 @@ struct Authorship {
 
     /// Marks the messages of `report` that `theirs` brought (commits `ours` lacks) and whose
     /// author their commit does not bear out; takes them out of `ownMessageIDs`. `formerPaths`:
-    /// every name a room had here before the sync, by its name after it (`SyncReport.formerPaths`).
-    func check(_ report: inout SyncReport, ours: OpaquePointer, theirs: OpaquePointer, formerPaths: [String: [String]])
+    /// every name a room had here before the sync, by its name after it (`SyncReport.formerPaths`);
+    /// `theirsNames`: a room's name on the incoming side where the merge kept this side's name.
+    func check(
+        _ report: inout SyncReport, ours: OpaquePointer, theirs: OpaquePointer, formerPaths: [String: [String]],
+        theirsNames: [String: String] = [:]
+    )
         throws(VaultError)
     {
         let myKey = Workspace.key(me.name)
@@ -52,7 +56,8 @@ struct Authorship {
         // check: not even parsed. (Not a search for my name: it may be spelled in another case or form.)
         let mine = Array(" author=".utf8)
         for path in rooms.sorted() {
-            guard let bytes = try? roomBytes(path, at: theirs), signed || bytes.firstRange(of: mine) != nil,
+            let incoming = (try? roomBytes(path, at: theirs)) ?? theirsNames[path].flatMap { try? roomBytes($0, at: theirs) }
+            guard let bytes = incoming, signed || bytes.firstRange(of: mine) != nil,
                 let file = try? RoomFile(parsing: bytes, path: path)
             else { continue }
             // This side's version, under whichever name it had here (renamed on both sides, the
@@ -71,7 +76,7 @@ struct Authorship {
             }
         }
         guard !wanted.isEmpty else { return }
-        let paths = rooms.union(rooms.flatMap { formerPaths[$0] ?? [] })
+        let paths = rooms.union(rooms.flatMap { (formerPaths[$0] ?? []) + [theirsNames[$0]].compactMap { $0 } })
         let brought = try commitsBringing(Set(wanted.keys), paths: paths, ours: ours, theirs: theirs)
         defer { for commit in brought.values { git_commit_free(commit.pointer) } }
         let allowed = Workspace.allowedSigners(people)
@@ -248,9 +253,12 @@ extension VaultSync {
     /// not bear out (`Authorship`, by the people of the `vault.yml` this machine has), a sync's
     /// and a dry run's the same way. A room's version here is found under every name the report
     /// says it had (renames a merge found, and a fast-forward's).
-    func checkAuthors(_ report: inout SyncReport, ours: OpaquePointer, theirs: OpaquePointer) throws(VaultError) {
+    func checkAuthors(_ report: inout SyncReport, merge: TreeMerge.Outcome, ours: OpaquePointer, theirs: OpaquePointer)
+        throws(VaultError)
+    {
         try Authorship(history: history, people: vault.config.people, me: history.author).check(
-            &report, ours: ours, theirs: theirs, formerPaths: SyncReport.formerPaths(report.renamed))
+            &report, ours: ours, theirs: theirs, formerPaths: SyncReport.formerPaths(report.renamed),
+            theirsNames: merge.theirsNames)
     }
 }
 

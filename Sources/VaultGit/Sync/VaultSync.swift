@@ -182,7 +182,7 @@ public final class VaultSync {
             defer { cvault_odb_writer_abandon_batch(history.objects.writer) }
             let plan = try history.plannedMerge(ours: head, theirs: theirs)
             var described = try describe(plan, oursTree: head.tree, merged: ahead > 0)
-            try checkAuthors(&described, ours: head.commit, theirs: theirs)
+            try checkAuthors(&described, merge: plan.outcome, ours: head.commit, theirs: theirs)
             report.absorb(described)
         }
         return report
@@ -296,7 +296,7 @@ public final class VaultSync {
         }
         step.report.notes = repairs + step.report.notes
         // Whether each message's commit bears out its author (a claim to be me that it does not is unread).
-        try checkAuthors(&step.report, ours: head.commit, theirs: theirs)
+        try checkAuthors(&step.report, merge: plan.outcome, ours: head.commit, theirs: theirs)
         try history.checkoutAndMoveBranch(
             plan.changes, replacing: head.tree, to: newCommit, from: head.commit, message: "vault: sync \(name)")
         try history.setReference(VaultSync.afterRef, to: newCommit)
