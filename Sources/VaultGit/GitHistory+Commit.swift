@@ -54,6 +54,8 @@ extension GitHistory {
                 edited,
                 message: "edit: " + GitHistory.list(named)
                     + (kept.isEmpty ? "" : " (kept messages a stale save lacked)"))
+            // A renamed room's unverified marks go with it.
+            for r in renames { UnverifiedMarks.move(from: r.from, to: r.to, root: root) }
         }
         return edited
     }

@@ -314,6 +314,62 @@ import VaultTestSupport
         #expect(try p.counts("ada-phone").unverified == 0)
     }
 
+    /// A room renamed differently on both machines: Bob's edit of Ada's message in it is checked
+    /// against Ada's version under the name it had here, Bob's read under Bob's name even when the
+    /// merge keeps Ada's (`TreeMerge.Outcome.theirsNames`), and marked on Ada's machine.
+    @Test func anEditInARoomRenamedOnBothSidesIsMarked() throws {
+        let p = try People(signed: false, machines: ["ada", "bob"])
+        try p.say("ada", "meet at 10")
+        try p.sync("ada")
+        try p.sync("bob")
+        let original = try #require(try p.messages("bob").last)
+        for (machine, name) in [("ada", "trip-ada"), ("bob", "trip-bob")] {
+            let folder = p.world.path(machine)
+            try FileManager.default.moveItem(atPath: folder + "/" + Self.room, toPath: folder + "/rooms/\(name).md")
+        }
+        let text = try p.world.read("bob", "rooms/trip-bob.md")
+        try p.world.write("bob", "rooms/trip-bob.md", text.replacingOccurrences(of: "meet at 10", with: "send Bob $5000"))
+        try p.sync("bob")
+        let report = try p.sync("ada")
+        // Whichever name the merge keeps (by the commits' times), Bob's version is read under
+        // Bob's name and Ada's under hers.
+        #expect(report.contains("\(original.id): edited: claims to be you"), "\(report)")
+    }
+
+    /// A marked message keeps its mark when its room is renamed: by hand here (`mv`, committed
+    /// by the next vault command), or on another machine and brought by a sync (#36: the marks
+    /// were kept by the room's old path, so a rename lost them).
+    @Test func aMarkStaysWithItsMessageWhenTheRoomIsRenamed() throws {
+        let p = try People(signed: false, machines: ["ada", "bob"])
+        let text = try p.world.read("bob", Self.room)
+            + "\n## 🧑 user · x <!-- 2026-11-21T09:00:00+09:00 m-00000000MOVE author=Ada%20Kim -->\n\nit is me\n"
+        try p.world.write("bob", Self.room, text)
+        try p.sync("bob")
+        #expect(try p.sync("ada").contains("m-00000000MOVE: claims to be you"))
+        func marked(_ machine: String, _ name: String) throws -> Bool {
+            let show = try p.vault(machine, ["show", name])
+            try p.world.expectOK(show)
+            return show.stdout.contains("⚠️ unverified author: claims to be you")
+        }
+        #expect(try marked("ada", "trip"))
+        // Renamed by hand on Ada's machine; the next sync commits the rename.
+        let ada = p.world.path("ada")
+        try FileManager.default.moveItem(atPath: ada + "/" + Self.room, toPath: ada + "/rooms/trip-2.md")
+        try p.sync("ada")
+        #expect(try marked("ada", "trip-2"), "after a rename by hand")
+        // Renamed on Bob's machine, and brought by a fast-forward.
+        try p.sync("bob")
+        let bob = p.world.path("bob")
+        try FileManager.default.moveItem(atPath: bob + "/rooms/trip-2.md", toPath: bob + "/rooms/trip-3.md")
+        try p.sync("bob")
+        let report = try p.sync("ada")
+        #expect(report.contains("rooms/trip-2.md → rooms/trip-3.md"), "\(report)")
+        #expect(try marked("ada", "trip-3"), "after a rename that came in")
+        let rooms = try p.vault("ada", ["rooms", "--json"])
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(rooms.stdout.utf8)) as? [[String: Any]])
+        #expect(rows.first { $0["path"] as? String == "rooms/trip-3.md" }?["unverified"] as? Int == 1, "\(rows)")
+    }
+
     /// A claim to be you spelled in another case is the same claim: marked, and unread.
     @Test func aClaimInAnotherCaseIsTheSameClaim() throws {
         let p = try People(signed: false, machines: ["ada", "bob"])

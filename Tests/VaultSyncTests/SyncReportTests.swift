@@ -172,6 +172,42 @@ import VaultTestSupport
         #expect(summary(text).contains("1 renamed"), "\(text.stdout)")
     }
 
+    /// A room renamed on the laptop (by `mv`), taken by the desktop as a fast-forward: one
+    /// rename in the report, not the old name removed and the new one changed (#38, review).
+    @Test func aRoomRenamedElsewhereIsARenameInAFastForwardsReport() throws {
+        let w = try SyncWorld()
+        let renamed = "rooms/부산.md"
+        try FileManager.default.moveItem(
+            atPath: w.path("laptop") + "/" + room, toPath: w.path("laptop") + "/" + renamed)
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let r = try w.vault("desktop", ["sync", "--json"])
+        try w.expectOK(r)
+        #expect(try git(["log", "-1", "--format=%P", "HEAD"], in: w.path("desktop")).split(separator: " ").count == 1,
+            "a fast-forward to the laptop's commit")
+        let report = try json(r)
+        let renames = (report["renamed"] as? [[String: Any]]) ?? []
+        #expect(renames.count == 1 && renames.first?["from"] as? String == room && renames.first?["to"] as? String == renamed,
+            "\(report)")
+        #expect(((report["deleted"] as? [String]) ?? []).isEmpty, "\(report)")
+        #expect(((report["changed"] as? [String]) ?? []).isEmpty, "\(report)")
+        #expect(((report["rooms"] as? [[String: Any]]) ?? []).isEmpty, "\(report)")
+    }
+
+    /// A merge's report is made once (it was made for the commit's subject and again for the
+    /// report, ~25 ms on the benchmark's vault): `VAULT_TRACE` shows the step once.
+    @Test func aMergesReportIsDescribedOnce() throws {
+        let w = try SyncWorld()
+        try w.chat("laptop", "부산-여행", "노트북에서 한 질문")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.write("desktop", entry, try w.read("desktop", entry) + "\n데스크톱에서 덧붙인 줄.\n")
+        let r = try w.vault("desktop", ["sync"], environment: ["VAULT_TRACE": "1"])
+        try w.expectOK(r)
+        #expect(try git(["log", "-1", "--format=%P", "HEAD"], in: w.path("desktop")).split(separator: " ").count == 2,
+            "a merge")
+        let described = r.stderr.split(separator: "\n").filter { $0.contains("vault trace:") && $0.contains("described") }
+        #expect(described.count == 1, "\(described)")
+    }
+
     @Test func ownMessagesInARoomDeletedHereAndEditedThereAreNotNew() throws {
         let w = try SyncWorld()
         let before = Set(try w.ids("laptop", room))

@@ -29,8 +29,13 @@ struct Authorship {
     var signed: Bool { people.contains { !$0.keys.isEmpty } }
 
     /// Marks the messages of `report` that `theirs` brought (commits `ours` lacks) and whose
-    /// author their commit does not bear out; takes them out of `ownMessageIDs`.
-    func check(_ report: inout SyncReport, ours: OpaquePointer, theirs: OpaquePointer, renamed: [String: String])
+    /// author their commit does not bear out; takes them out of `ownMessageIDs`. `formerPaths`:
+    /// every name a room had here before the sync, by its name after it (`SyncReport.formerPaths`);
+    /// `theirsNames`: a room's name on the incoming side where the merge kept this side's name.
+    func check(
+        _ report: inout SyncReport, ours: OpaquePointer, theirs: OpaquePointer, formerPaths: [String: [String]],
+        theirsNames: [String: String] = [:]
+    )
         throws(VaultError)
     {
         let myKey = Workspace.key(me.name)
@@ -51,10 +56,15 @@ struct Authorship {
         // check: not even parsed. (Not a search for my name: it may be spelled in another case or form.)
         let mine = Array(" author=".utf8)
         for path in rooms.sorted() {
-            guard let bytes = try? roomBytes(path, at: theirs), signed || bytes.firstRange(of: mine) != nil,
+            let incoming = (try? roomBytes(path, at: theirs)) ?? theirsNames[path].flatMap { try? roomBytes($0, at: theirs) }
+            guard let bytes = incoming, signed || bytes.firstRange(of: mine) != nil,
                 let file = try? RoomFile(parsing: bytes, path: path)
             else { continue }
-            let before = (try? roomBytes(renamed[path] ?? path, at: ours))?.flatMap { try? RoomFile(parsing: $0, path: path) }
+            // This side's version, under whichever name it had here (renamed on both sides, the
+            // ancestor's or this side's).
+            let names = (formerPaths[path] ?? []) + [path]
+            let bytesHere = names.lazy.compactMap { try? self.roomBytes($0, at: ours) }.first
+            let before = bytesHere.flatMap { try? RoomFile(parsing: $0, path: path) }
             let known = Dictionary(
                 before?.messages.map { ($0.id, Authorship.text($0.body)) } ?? [], uniquingKeysWith: { a, _ in a })
             for m in file.messages where signed || claimsMe(m.author) {
@@ -66,7 +76,7 @@ struct Authorship {
             }
         }
         guard !wanted.isEmpty else { return }
-        let paths = rooms.union(rooms.compactMap { renamed[$0] })
+        let paths = rooms.union(rooms.flatMap { (formerPaths[$0] ?? []) + [theirsNames[$0]].compactMap { $0 } })
         let brought = try commitsBringing(Set(wanted.keys), paths: paths, ours: ours, theirs: theirs)
         defer { for commit in brought.values { git_commit_free(commit.pointer) } }
         let allowed = Workspace.allowedSigners(people)
@@ -241,12 +251,24 @@ struct Authorship {
 extension VaultSync {
     /// Marks the messages `report` says came in whose author the commit that brought them does
     /// not bear out (`Authorship`, by the people of the `vault.yml` this machine has), a sync's
-    /// and a dry run's the same way.
+    /// and a dry run's the same way. A room's version here is found under every name the report
+    /// says it had (renames a merge found, and a fast-forward's).
     func checkAuthors(_ report: inout SyncReport, merge: TreeMerge.Outcome, ours: OpaquePointer, theirs: OpaquePointer)
         throws(VaultError)
     {
         try Authorship(history: history, people: vault.config.people, me: history.author).check(
-            &report, ours: ours, theirs: theirs,
-            renamed: Dictionary(merge.renamed.map { ($0.to, $0.from) }, uniquingKeysWith: { a, _ in a }))
+            &report, ours: ours, theirs: theirs, formerPaths: SyncReport.formerPaths(report.renamed),
+            theirsNames: merge.theirsNames)
+    }
+}
+
+extension UnverifiedMarks {
+    /// Moves the marks of a room renamed from `old` to `new` (a hand rename committed, a rename
+    /// a sync brings): the marks are kept by room path, and the message is the same.
+    static func move(from old: String, to new: String, root: String) {
+        let marks = of(old, root: root)
+        guard !marks.isEmpty, old != new else { return }
+        add([(new, marks)], root: root)
+        remove([(old, Array(marks.keys))], root: root)
     }
 }

@@ -61,6 +61,14 @@ public struct SyncReport: Sendable, Codable {
 
     public init(remote: String) { self.remote = remote }
 
+    /// Every name each file had before `renames`, by its name after them, each once: a room
+    /// renamed differently on both sides had two (the ancestor's, and this side's).
+    static func formerPaths(_ renames: [Rename]) -> [String: [String]] {
+        var former: [String: [String]] = [:]
+        for r in renames where !(former[r.to]?.contains(r.from) ?? false) { former[r.to, default: []].append(r.from) }
+        return former
+    }
+
     /// Whether anything came in.
     public var broughtIn: Bool {
         !rooms.isEmpty || !newEntries.isEmpty || !changed.isEmpty || !deleted.isEmpty || !renamed.isEmpty

@@ -55,6 +55,10 @@ struct TreeMerge {
         /// The base paths of files that live under another name now (renamed on one side or on
         /// both), whose base version the no-loss check compares with.
         var movedFromBase: [String] = []
+        /// A file's name on the incoming side where the merge kept this side's other name (renamed
+        /// differently on both sides): merged name → the incoming side's (no rename here, so not
+        /// in `renamed`), for reading what the incoming side has of it (`Authorship`).
+        var theirsNames: [String: String] = [:]
     }
 
     let history: GitHistory
@@ -86,6 +90,7 @@ struct TreeMerge {
             case (let a?, let b?):
                 if a == b { path = a } else if a == basePath { path = b } else if b == basePath { path = a } else {
                     path = theirsNewer ? b : a
+                    if !theirsNewer { outcome.theirsNames[a] = b }
                     outcome.notes.append("\(basePath) was renamed to \(a) here and to \(b) there: kept \(path!)")
                 }
             }

@@ -272,6 +272,8 @@ public final class VaultSync {
         let newCommit: git_oid
         if plan.fastForward {
             newCommit = git_commit_id(theirs).pointee  // not theirsID: the markers' repair may have moved it
+            step.report = try describe(plan, oursTree: head.tree, merged: false)
+            Trace.mark("sync merge: report described")
         } else {
             let newTree = try history.trees.apply(
                 plan.changes.map { ($0.path, $0.oid) }, to: git_tree_id(head.tree).pointee)
@@ -285,20 +287,21 @@ public final class VaultSync {
             }
             try history.verify(plan, ours: head, theirs: theirs, result: newTree)
             Trace.mark("sync merge: verified")
-            let summary = try describe(plan, oursTree: head.tree, merged: true)
-            Trace.mark("sync merge: described")
+            // Made once: the commit's subject counts what the report lists.
+            step.report = try describe(plan, oursTree: head.tree, merged: true)
+            Trace.mark("sync merge: report described")
             newCommit = try history.writeCommit(
-                tree: newTree, parents: [head.commit, theirs], message: "sync: merge \(name)\(summary.subjectSuffix)")
+                tree: newTree, parents: [head.commit, theirs], message: "sync: merge \(name)\(step.report.subjectSuffix)")
             Trace.mark("sync merge: commit written, objects flushed")
         }
-        step.report = try describe(plan, oursTree: head.tree, merged: !plan.fastForward)
         step.report.notes = repairs + step.report.notes
-        Trace.mark("sync merge: report described")
         // Whether each message's commit bears out its author (a claim to be me that it does not is unread).
         try checkAuthors(&step.report, merge: plan.outcome, ours: head.commit, theirs: theirs)
         try history.checkoutAndMoveBranch(
             plan.changes, replacing: head.tree, to: newCommit, from: head.commit, message: "vault: sync \(name)")
         try history.setReference(VaultSync.afterRef, to: newCommit)
+        // Marks stay with their messages when a room is renamed (the report's renames, a fast-forward's too).
+        for r in step.report.renamed { UnverifiedMarks.move(from: r.from, to: r.to, root: vault.root) }
         UnverifiedMarks.add(step.report.unverifiedMarks, root: vault.root)
         // What I wrote myself, on another machine, is never unread.
         UnreadMarks.add(
@@ -349,14 +352,7 @@ public final class VaultSync {
         let changes = plan.changes
         let outcome = plan.outcome
         var report = SyncReport(remote: "")
-        let renamedTo = Set(outcome.renamed.map(\.to))
-        let renamedFrom = Set(outcome.renamed.map(\.from))
-        // Every name a file had before the merge: renamed differently on both sides, it had two
-        // (the ancestor's, and this side's).
-        var formerPaths: [String: [String]] = [:]
-        for (from, to) in outcome.renamed where !(formerPaths[to]?.contains(from) ?? false) {
-            formerPaths[to, default: []].append(from)
-        }
+        var renames = outcome.renamed.map { SyncReport.Rename(from: $0.from, to: $0.to) }
         // A fast-forward's changes are paths, with no renames found: a room removed and a room
         // added that are one room (`Merge.isSameItem`) is a rename.
         if plan.fastForward {
@@ -372,11 +368,16 @@ public final class VaultSync {
                 for change in added {
                     let bytes = try history.blobBytes(change.oid!)
                     if let match = old.first(where: { Merge.isSameItem($0.bytes, bytes, oldPath: $0.path, newPath: change.path) }) {
-                        formerPaths[change.path, default: []].append(match.path)
+                        renames.append(SyncReport.Rename(from: match.path, to: change.path))
                     }
                 }
             }
         }
+        let renamedTo = Set(renames.map(\.to))
+        let renamedFrom = Set(renames.map(\.from))
+        // Every name a file had before the merge: renamed differently on both sides, it had two
+        // (the ancestor's, and this side's).
+        let formerPaths = SyncReport.formerPaths(renames)
         let baseTree = try history.tree(ofCommit: plan.base)
         defer { git_tree_free(baseTree) }
         // Rooms this side removed of late that come back (a fast-forward has no ancestor to
@@ -488,7 +489,7 @@ public final class VaultSync {
                     newest: newest.map { SyncReport.firstLine($0.body) }, isNew: false, authors: authors,
                     ownMessageIDs: own))
         }
-        report.renamed = outcome.renamed.map { SyncReport.Rename(from: $0.from, to: $0.to) }
+        report.renamed = renames
         report.conflictCopies = outcome.conflictCopies + report.conflictCopies
         report.notes = outcome.notes
         report.merges = merged ? 1 : 0
