@@ -131,10 +131,13 @@ public struct VaultCommand: ParsableCommand {
     /// points and volume sizes, the secrets never printed), first thing in `main`. A crash
     /// point ends the process as a kill does.
     public static func installProcessHooks() {
-        ProcessHooks.install(settings) {
-            kill(getpid(), SIGKILL)
-            _exit(137)
-        }
+        ProcessHooks.install(
+            settings,
+            die: {
+                kill(getpid(), SIGKILL)
+                _exit(137)
+            },
+            exit: { status in _exit(status) })
     }
 
     public static func startGitEarly(for arguments: [String]) {

@@ -173,10 +173,10 @@ import VaultTestSupport
         expectSuccess(try runVault(["--help"], in: vault.path))
     }
 
-    /// The commands of README.md's command table, as typed (`["room", "set"]`): the words after
-    /// `vault` up to the first placeholder or option.
+    /// The commands of the command table (docs/commands.md, which README.md points to), as typed
+    /// (`["room", "set"]`): the words after `vault` up to the first placeholder or option.
     static func readmeCommands() throws -> [[String]] {
-        let readme = try String(contentsOfFile: Project.root + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: Project.root + "/docs/commands.md", encoding: .utf8)
         var commands: [[String]] = []
         for line in readme.split(separator: "\n") where line.hasPrefix("| `vault ") {
             let usage = line.dropFirst(3).prefix { $0 != "`" }

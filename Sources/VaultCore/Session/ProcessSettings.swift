@@ -10,7 +10,7 @@ import Glibc
 ///
 ///     let settings = ProcessSettings(environment: ProcessInfo.processInfo.environment,
 ///                                    watcherCommand: [executable, "search-watcher"])
-///     ProcessHooks.install(settings, die: { kill(getpid(), SIGKILL); _exit(137) })
+///     ProcessHooks.install(settings, die: { kill(getpid(), SIGKILL); _exit(137) }, exit: { _exit($0) })
 ///     let session = try VaultSession(root: root, access: .change, settings: settings)
 public struct ProcessSettings: Sendable {
     /// The environment the front end runs in: what the programs vault starts (git, ssh, an
@@ -70,12 +70,18 @@ public struct ProcessSettings: Sendable {
 public enum ProcessHooks {
     nonisolated(unsafe) static var settings = ProcessSettings.standard
     nonisolated(unsafe) static var die: @Sendable () -> Never = { abort() }
+    nonisolated(unsafe) static var exit: @Sendable (Int32) -> Never = { _ in abort() }
 
-    /// Installs `settings`' hooks; `die` ends the process at a crash point as a kill would
-    /// (the front end's: a library never ends the process itself).
-    public static func install(_ settings: ProcessSettings, die: @escaping @Sendable () -> Never) {
+    /// Installs `settings`' hooks; `die` ends the process at a crash point as a kill would,
+    /// `exit` at once with a status, running nothing (the `tail-write` point, half a write
+    /// done): the front end's, so a library never ends the process itself.
+    public static func install(
+        _ settings: ProcessSettings, die: @escaping @Sendable () -> Never,
+        exit: @escaping @Sendable (Int32) -> Never
+    ) {
         self.settings = settings
         self.die = die
+        self.exit = exit
         Trace.enabled = settings.trace
         for name in ["OPENAI_API_KEY", "VAULT_GIT_TOKEN"] {
             if let secret = settings.environment[name] { Secrets.register(secret) }

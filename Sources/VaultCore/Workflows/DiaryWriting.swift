@@ -33,7 +33,8 @@ public struct DiaryWriting {
         vault: Vault, environment: [String: String]? = nil, machine: TimeZone = .current
     ) -> TimeZone {
         // The front end's environment (`ProcessSettings`), unless the caller gives one.
-        if let tz = (environment ?? vault.settings.environment)["TZ"], !tz.isEmpty { return machine }
+        let environment = environment ?? vault.settings.environment
+        if let tz = environment["TZ"], !tz.isEmpty { return machine }
         let unset = ["GMT", "UTC", "UCT", "Universal", "Zulu", "Etc/UTC", "Etc/GMT", "Etc/UCT", "Etc/Universal", "Etc/Zulu"]
         return unset.contains(machine.identifier) ? vault.config.timeZone : machine
     }
