@@ -64,8 +64,8 @@ extension VaultSession {
         let live = LiveSync(vault: vault.with(history: history), history: history, remote: remote, interval: interval, maxInterval: maxInterval)
         live.machineLimits = try machineLimits()
         // Each sync with a watcher of its own, made on the live sync's thread.
-        let (root, command, cache) = (vault.root, settings.watcherCommand, settings.cacheHome)
-        live.prepare = { sync in sync.watcher = command.flatMap { VaultWatcher(vaultRoot: root, command: $0, cacheHome: cache) } }
+        let (root, settings) = (vault.root, settings)
+        live.prepare = { sync in sync.watcher = VaultSession.watcher(ofVaultAt: root, settings: settings) }
         return live
     }
 

@@ -45,15 +45,6 @@ public final class VaultSession: Sendable {
     private let onDemand: GitHistoryOnDemand?
     /// The repository as it is, once opened (`existingRepository`, a read-only session's).
     private let existing = Mutex<GitHistory?>(nil)
-    /// The vault's repository opened anew, never made, for work on a thread of its own: a
-    /// server's request, a sync in the background of a chat prompt. libgit2's objects are used
-    /// from one thread at a time (its THREADING.md), so two threads never share one.
-    ///
-    /// - Throws: `VaultError.repository` when the vault has no repository of its own.
-    public func openRepository() throws(VaultError) -> GitHistory {
-        try GitHistory(vault: vault.root, config: vault.config, settings: settings)
-    }
-
     /// The watcher of the vault's files (`watcher`), once built.
     private let builtWatcher = Mutex<VaultWatcher??>(nil)
 
@@ -132,16 +123,30 @@ public final class VaultSession: Sendable {
         }
     }
 
+    /// The vault's repository opened anew, never made, for work on a thread of its own: a
+    /// server's request, a sync in the background of a chat prompt. libgit2's objects are used
+    /// from one thread at a time (its THREADING.md), so two threads never share one.
+    ///
+    /// - Throws: `VaultError.repository` when the vault has no repository of its own.
+    public func openRepository() throws(VaultError) -> GitHistory {
+        try GitHistory(vault: vault.root, config: vault.config, settings: settings)
+    }
+
     /// The watcher of the vault's files that tells a sync, `vault watch` and the MCP server what
     /// changed (the search index's; `ProcessSettings.watcherCommand` starts it), nil when the
     /// front end gave no command: then every file's stamp is checked. Built once.
     public var watcher: VaultWatcher? {
         builtWatcher.withLock { built in
             if let built { return built }
-            let made = settings.watcherCommand.flatMap { VaultWatcher(vaultRoot: vault.root, command: $0, cacheHome: settings.cacheHome) }
+            let made = VaultSession.watcher(ofVaultAt: vault.root, settings: settings)
             built = .some(made)
             return made
         }
+    }
+
+    /// A watcher of the vault at `root` (nil when `settings` gives no watcher command).
+    static func watcher(ofVaultAt root: String, settings: ProcessSettings) -> VaultWatcher? {
+        settings.watcherCommand.flatMap { VaultWatcher(vaultRoot: root, command: $0, cacheHome: settings.cacheHome) }
     }
 
     /// The vault committing into its existing repository, never made (`resolve` and

@@ -56,39 +56,35 @@ public final class MCPServer: @unchecked Sendable {
     ///   - readOnly: no write tool is listed or run.
     ///   - watcher: what tells which rooms and entries changed (`vault search`'s watcher); nil:
     ///     subscribed files are compared by their stamps, and the list's changes are not told.
-    public init(
+    public convenience init(
         vault: Vault, naming: ClientNamedHistory?, readOnly: Bool, watcher: (any WorkTreeWatcher)?,
         log: @escaping @Sendable (String) -> Void
     ) {
-        self.session = nil
-        self.vault = vault
-        self.naming = naming
-        self.readOnly = readOnly
-        self.log = log
-        self.tools = VaultTools.all.filter { !readOnly || !$0.writes }
-        self.resources = ResourceWatch(vault: vault, watcher: watcher)
+        self.init(session: nil, vault: vault, naming: naming, readOnly: readOnly, watcher: watcher, log: log)
     }
 
     /// The server for `session`'s vault: a read-only session offers only the tools that read;
     /// otherwise every commit the server makes names the client (`ClientNamedHistory`). The
     /// session's watcher tells which rooms and entries changed, and each request that reads
     /// the history opens the repository for itself (`VaultSession.openRepository`).
-    public init(session: VaultSession, log: @escaping @Sendable (String) -> Void) {
-        var vault = session.vault
-        var naming: ClientNamedHistory?
-        if let history = vault.history {
-            let named = ClientNamedHistory(history)
-            naming = named
-            vault = vault.with(history: named)
-        }
+    public convenience init(session: VaultSession, log: @escaping @Sendable (String) -> Void) {
+        let naming = session.vault.history.map { ClientNamedHistory($0) }
+        self.init(
+            session: session, vault: naming.map { session.vault.with(history: $0) } ?? session.vault, naming: naming,
+            readOnly: session.access == .readOnly, watcher: session.watcher, log: log)
+    }
+
+    private init(
+        session: VaultSession?, vault: Vault, naming: ClientNamedHistory?, readOnly: Bool,
+        watcher: (any WorkTreeWatcher)?, log: @escaping @Sendable (String) -> Void
+    ) {
         self.session = session
         self.vault = vault
         self.naming = naming
-        let readOnly = session.access == .readOnly
         self.readOnly = readOnly
         self.log = log
         self.tools = VaultTools.all.filter { !readOnly || !$0.writes }
-        self.resources = ResourceWatch(vault: vault, watcher: session.watcher)
+        self.resources = ResourceWatch(vault: vault, watcher: watcher)
     }
 
     /// The vault's repository for one request (on its thread), never made.

@@ -41,7 +41,7 @@ public struct ProcessSettings: Sendable {
         self.environment = environment
         lockTimeout = environment["VAULT_LOCK_TIMEOUT"].flatMap(Double.init).flatMap { $0 >= 0 ? $0 : nil } ?? 30
         machineName = environment["VAULT_MACHINE"].flatMap { $0.isEmpty ? nil : $0 }
-        cacheHome = ProcessSettings.cacheHome(environment)
+        cacheHome = ProcessSettings.cacheFolder(environment) ?? ProcessSettings.accountHome() + "/.cache"
         self.watcherCommand = (environment["VAULT_NO_WATCH"] ?? "").isEmpty ? watcherCommand : nil
         trace = environment["VAULT_TRACE"] == "1"
         crashPoint = environment["VAULT_CRASH_AT"].flatMap { $0.isEmpty ? nil : $0 }
@@ -51,15 +51,20 @@ public struct ProcessSettings: Sendable {
     /// No environment: the documented defaults, no watcher, no hooks.
     public static let standard = ProcessSettings(environment: [:])
 
-    /// `$XDG_CACHE_HOME` when absolute (the XDG specification ignores a relative one), else
-    /// `$HOME/.cache`, else the account's home folder's `.cache`.
-    static func cacheHome(_ environment: [String: String]) -> String {
+    /// The cache folder `environment` names: `$XDG_CACHE_HOME` when absolute (the XDG
+    /// specification ignores a relative one), else `$HOME/.cache` when `HOME` is absolute; nil
+    /// when it names none (the search index then uses the account's home, `cacheHome`; the
+    /// listing cache keeps nothing).
+    static func cacheFolder(_ environment: [String: String]) -> String? {
         if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache }
-        var home = environment["HOME"] ?? ""
-        if home.isEmpty, let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir {
-            home = String(cString: dir)
-        }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
         return home + "/.cache"
+    }
+
+    /// The account's home folder (`getpwuid`), for a process whose environment names none.
+    static func accountHome() -> String {
+        guard let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir else { return "" }
+        return String(cString: dir)
     }
 }
 

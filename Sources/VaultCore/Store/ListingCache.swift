@@ -133,11 +133,7 @@ public struct ListingCache: Sendable {
     }()
 
     static func path(root: String, kind: String, environment: [String: String]) -> String? {
-        var cache = environment["XDG_CACHE_HOME"] ?? ""
-        if !cache.hasPrefix("/") {
-            guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
-            cache = home + "/.cache"
-        }
+        guard let cache = ProcessSettings.cacheFolder(environment) else { return nil }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let real = realpath(root, &buffer).map { String(cString: $0) } ?? root
         return cache + "/vault/listing/" + SHA256.hex(Array(real.utf8)).prefix(16) + "." + kind

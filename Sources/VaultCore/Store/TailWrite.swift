@@ -171,7 +171,6 @@ public enum TailWrite {
         }
     }
 
-
     /// Finishes a write a crash interrupted, if the journal at `journal` holds one.
     ///
     /// - Returns: a note for the person when the write could not be finished and its text
