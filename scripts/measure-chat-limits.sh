@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Figures for RELIABILITY.md ("Talking to servers"), against the loopback test server
+# Figures for Benchmarks/README.md ("Chat limits"; the promises: RELIABILITY.md, "Talking to servers"), against the loopback test server
 # (Tests/Fixtures/openai_server.py) and a built `vault`:
 #
 #   - the peak memory (RSS) of a chat turn whose reply is N MiB, for each N given
