@@ -62,14 +62,16 @@ let package = Package(
         // The API every front end shares: `VaultSession` (a vault opened with its history, or
         // read-only), the reading workflows, search with its index policy. Prints nothing.
         .target(
-            name: "VaultKit", dependencies: ["VaultCore", "VaultGit", "VaultSearch"], exclude: ["README.md"]),
+            name: "VaultKit",
+            dependencies: ["VaultCore", "VaultGit", "VaultSearch", "VaultChat", "VaultImport", "VaultExport"],
+            exclude: ["README.md"]),
         // `vault import`: readers of other tools' exports (ChatGPT, Claude, Claude Code, llm, jrnl, Day One).
         .target(
             name: "VaultImport", dependencies: ["VaultCore", "CCrypto", "CSQLite", "CZlib"], exclude: ["README.md"]),
         .systemLibrary(name: "CZlib"),
         // `vault mcp`: the Model Context Protocol over stdio, written by hand (Sources/VaultMCP/README.md says why).
         .target(
-            name: "VaultMCP", dependencies: ["VaultCore", "VaultKit", "VaultGit", "VaultChat", "VaultSearch"],
+            name: "VaultMCP", dependencies: ["VaultCore", "VaultKit"],
             exclude: ["README.md"]),
         // The command-line interface: one file per command.
         .target(
@@ -77,11 +79,6 @@ let package = Package(
             dependencies: [
                 "VaultCore",
                 "VaultKit",
-                "VaultGit",
-                "VaultChat",
-                "VaultExport",
-                "VaultSearch",
-                "VaultImport",
                 "VaultMCP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], exclude: ["README.md"]),

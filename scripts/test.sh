@@ -12,10 +12,11 @@ if [ -n "$stray" ]; then
     echo "  (remove them; a bare repository's skeleton there comes from a git init --bare run in the wrong folder)" >&2
     exit 1
 fi
-# The one way in (ARCHITECTURE.md): the front ends reach git and search through VaultKit only,
+# The one way in (ARCHITECTURE.md): the front ends reach git, search, chat, import and export
+# through VaultKit only (with VaultCore's models),
 # and no library reads the process's environment or ends it (the front end hands them
 # ProcessSettings; Termination's exit is the front end's installed signal handling).
-front_end_imports=$(grep -rnE '^(@testable )?import (VaultGit|VaultSearch)$' Sources/VaultCLI Sources/VaultMCP || true)
+front_end_imports=$(grep -rnE '^(@testable )?import (VaultGit|VaultSearch|VaultChat|VaultImport|VaultExport)$' Sources/VaultCLI Sources/VaultMCP || true)
 if [ -n "$front_end_imports" ]; then
     echo "error: a front end imports a library below VaultKit (use what VaultSession hands out):" >&2
     echo "$front_end_imports" >&2

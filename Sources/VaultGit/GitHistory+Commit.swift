@@ -7,7 +7,7 @@ extension GitHistory {
     // MARK: VaultHistory
 
     @discardableResult
-    public func prepare(_ paths: [String], known: [String: KnownFile]) throws(VaultError) -> [String] {
+    public func prepare(_ paths: [String], known: [String: KnownFile], notes: NoteSink) throws(VaultError) -> [String] {
         Trace.mark("prepare: start")
         try recoverFromKilledVaults()
         try checkReady()
@@ -47,7 +47,7 @@ extension GitHistory {
             edited += renames.flatMap { [$0.from] + $0.alongside }
             // A room saved from a buffer older than messages that arrived gets them back first.
             let kept = try head.map { h throws(VaultError) in try keepingWhatArrived(in: edited, head: h.commit) } ?? []
-            for note in kept { report?(note) }
+            for note in kept { notes(Note(reported: note)) }
             // The hand-edit commit of the change path (`Change.commitHandEdits` calls this).
             let named = renames.map { "\($0.from) renamed to \($0.to)" } + others
             try commit(

@@ -99,11 +99,8 @@ extension GitHistory {
         defer { git_diff_free(diff) }
         let name = VaultPath.stem(of: path)
         var found: [String] = []
-        for i in 0..<git_diff_num_deltas(diff) {
-            guard var delta = git_diff_get_delta(diff, i)?.pointee, delta.status == GIT_DELTA_DELETED,
-                oidString(&delta.old_file.id) == blob
-            else { continue }
-            found.append(String(cString: delta.old_file.path))
+        for var delta in GitHistory.deltas(of: diff) where delta.status == GIT_DELTA_DELETED {
+            if oidString(&delta.old_file.id) == blob { found.append(String(cString: delta.old_file.path)) }
         }
         return found.first { VaultPath.stem(of: $0) == name } ?? found.first
     }
@@ -145,18 +142,14 @@ extension GitHistory {
     func changedPaths(_ commit: OpaquePointer) throws(VaultError) -> [String] {
         let diff = try diffWithFirstParent(commit)
         defer { git_diff_free(diff) }
-        var out: [String] = []
-        for i in 0..<git_diff_num_deltas(diff) {
-            guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
-            let file = delta.status == GIT_DELTA_DELETED ? delta.old_file : delta.new_file
-            out.append(String(cString: file.path))
+        return GitHistory.deltas(of: diff).map { delta in
+            String(cString: (delta.status == GIT_DELTA_DELETED ? delta.old_file : delta.new_file).path)
         }
-        return out
     }
 
     /// The diff of `commit`'s tree from its first parent's (from no tree for a first commit);
     /// the caller frees it with `git_diff_free`. Folders that did not change are skipped by their ids.
-    func diffWithFirstParent(_ commit: OpaquePointer) throws(VaultError) -> OpaquePointer? {
+    func diffWithFirstParent(_ commit: OpaquePointer) throws(VaultError) -> OpaquePointer {
         var tree: OpaquePointer?
         try GitFailure.check(git_commit_tree(&tree, commit), "read a commit's tree")
         defer { git_tree_free(tree) }
@@ -169,12 +162,7 @@ extension GitHistory {
             git_tree_free(parentTree)
             git_commit_free(parent)
         }
-        var options = git_diff_options()
-        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
-        var diff: OpaquePointer?
-        try GitFailure.check(
-            git_diff_tree_to_tree(&diff, repo, parentTree, tree, &options), "compare a commit with its parent")
-        return diff
+        return try treeDiff(from: parentTree, to: tree, "compare a commit with its parent")
     }
 
     /// True when `commit` changed `path` compared with its first parent.

@@ -110,8 +110,7 @@ extension GitHistory {
             try GitFailure.check(
                 git_diff_tree_to_index(&diff, repo, head.tree, index, &options), "compare the index with HEAD")
             defer { git_diff_free(diff) }
-            for i in 0..<git_diff_num_deltas(diff) {
-                guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+            for delta in GitHistory.deltas(of: diff!) {
                 let name = delta.status == GIT_DELTA_DELETED ? delta.old_file.path : delta.new_file.path
                 if let name { differing.append(String(cString: name)) }
             }

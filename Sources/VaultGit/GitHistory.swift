@@ -42,10 +42,6 @@ public final class GitHistory: VaultHistory, @unchecked Sendable {
     /// True while committing what killed vault processes left (`recoverFromKilledVaults`): the
     /// test crash points (`CrashPoint`) are meant for the command's own commit.
     var recovering = false
-    /// Shows a note to the person (what a command should say it did on its own, e.g. messages
-    /// a stale save lacked, kept); nil: not shown. `GitHistoryOnDemand` sets its own; a sync
-    /// takes them into its report.
-    public var report: ((String) -> Void)?
     /// The bytes of large blobs written in pieces (`LargeBlobs.swift`), not yet added to it.
     var streamedBytesWritten: Int64 = 0
 

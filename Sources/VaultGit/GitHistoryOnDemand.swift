@@ -63,7 +63,6 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
             pending.group.wait()
             self.pending = nil
             opened = pending.history
-            opened?.report = report
             if let opened, let warning = opened.author.warning { report("warning: " + warning) }
         }
         if let opened { return opened }
@@ -75,7 +74,6 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
             history = try GitHistory(vault: root, config: config, settings: settings)
         }
         if let warning = history.author.warning { report("warning: " + warning) }
-        history.report = report
         opened = history
         return history
     }
@@ -150,8 +148,8 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     public static func warmUp() { LibGit2.warmUp() }
 
     @discardableResult
-    public func prepare(_ paths: [String], known: [String: KnownFile]) throws(VaultError) -> [String] {
-        try history().prepare(paths, known: known)
+    public func prepare(_ paths: [String], known: [String: KnownFile], notes: NoteSink) throws(VaultError) -> [String] {
+        try history().prepare(paths, known: known, notes: notes)
     }
 
     /// Notes the paths (`CommitIntent`) without opening the repository.

@@ -60,7 +60,6 @@ extension VaultSession {
             throw VaultError.readOnly(root: vault.root, operation: "sync with its remote")
         }
         let history = try openRepository()
-        history.report = { [notes] in notes(Note(reported: $0)) }
         let live = LiveSync(vault: vault.with(history: history), history: history, remote: remote, interval: interval, maxInterval: maxInterval)
         live.machineLimits = try machineLimits()
         // Each sync with a watcher of its own, made on the live sync's thread.

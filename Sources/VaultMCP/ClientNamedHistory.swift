@@ -14,8 +14,8 @@ public final class ClientNamedHistory: VaultHistory {
         self.base = base
     }
 
-    public func prepare(_ paths: [String], known: [String: KnownFile]) throws(VaultError) -> [String] {
-        try base.prepare(paths, known: known)
+    public func prepare(_ paths: [String], known: [String: KnownFile], notes: NoteSink) throws(VaultError) -> [String] {
+        try base.prepare(paths, known: known, notes: notes)
     }
 
     public func commit(_ paths: [String], message: String, known: [String: KnownFile]) throws(VaultError) -> Bool {

@@ -1,6 +1,6 @@
 import Foundation
-import VaultChat
 import VaultCore
+import VaultKit
 
 /// The tools that change the vault: each one workflow, one change (the vault's lock, hand edits
 /// committed first, a crash-safe write, one commit whose message names the client:
@@ -124,8 +124,7 @@ extension VaultTools {
         do throws(VaultError) {
             let read = try ChatTurn.read(path, in: vault)
             // The client's cancellation stops the reply as Ctrl-C does on a terminal.
-            let turn = try ChatTurn.forRoom(
-                path, read, in: vault, provider: nil, model: model, cancellation: context.cancellation)
+            let turn = try vault.chatTurn(path, read, provider: nil, model: model, cancellation: context.cancellation)
             var pieces = 0
             var reply = ""
             let outcome = try turn.run(message: message) { text in

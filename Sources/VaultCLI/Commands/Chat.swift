@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import Synchronization
-import VaultChat
 import VaultCore
 import VaultKit
 
@@ -164,19 +163,18 @@ func reportSaved(_ outcome: ChatTurn.Outcome) throws(VaultError) {
     }
 }
 
-/// The turn for a room (`ChatTurn.forRoom`), showing "waiting for the server at …" on a terminal
+/// The turn for a room (`Vault.chatTurn`), showing "waiting for the server at …" on a terminal
 /// while the server is silent.
 func makeTurn(
     vault: Vault, path: String, room: ChatTurn.RoomVersion, provider: String?, model: String?
 ) throws(VaultError) -> ChatTurn {
     var onWait: (@Sendable (ServerWait) -> Void)?
     if Terminal.stderrIsTerminal { onWait = { WaitingIndicator.shared.report($0) } }
-    var turn = try ChatTurn.forRoom(
-        path, room, in: vault, provider: provider, model: model, onWait: onWait,
-        cancellation: Termination.cancellation)
+    var turn = try vault.chatTurn(
+        path, room, provider: provider, model: model, onWait: onWait, cancellation: Termination.cancellation)
     // A room shared with people: the question is mine by name, the reply the model's.
     if !Workspace.members(of: room.room.frontMatter).isEmpty {
-        turn.author = try vault.me(environment: ProcessInfo.processInfo.environment).author
+        turn.author = try vault.me(environment: vault.settings.environment).author
     }
     return turn
 }

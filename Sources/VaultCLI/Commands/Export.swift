@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import VaultCore
 import VaultKit
-import VaultExport
 
 extension VaultCommand {
     struct Export: VaultRunnable {

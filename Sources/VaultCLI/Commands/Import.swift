@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import VaultCore
-import VaultImport
 import VaultKit
 
 extension VaultCommand {

@@ -1,5 +1,5 @@
 import Foundation
-import VaultImport
+import VaultKit
 
 /// A command line that is wrong before any vault is read: options that do not go together,
 /// a value an option does not take, nothing named where something must be.

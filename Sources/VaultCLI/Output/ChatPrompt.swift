@@ -1,5 +1,4 @@
 import Foundation
-import VaultChat
 import VaultCore
 import VaultKit
 

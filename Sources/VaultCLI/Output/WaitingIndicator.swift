@@ -1,5 +1,5 @@
 import Foundation
-import VaultChat
+import VaultKit
 
 /// "waiting for the server at http://…/v1… 4 s" on standard error, when it is a terminal,
 /// while a turn waits for a server that has not sent any text yet.

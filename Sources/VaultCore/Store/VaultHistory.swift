@@ -11,9 +11,11 @@ public protocol VaultHistory: AnyObject, Sendable {
     ///
     /// - Parameter known: versions of some of the paths the caller holds in memory (`KnownFile`):
     ///   a path whose file still has the known stamp is compared by those bytes, not read again.
+    /// - Parameter notes: where what the check did on its own goes as it happens (messages a
+    ///   stale save lacked, kept): the change's vault's sink (`Vault.notes`).
     /// - Returns: the paths committed as hand edits (empty: none differed from the last commit).
     @discardableResult
-    func prepare(_ paths: [String], known: [String: KnownFile]) throws(VaultError) -> [String]
+    func prepare(_ paths: [String], known: [String: KnownFile], notes: NoteSink) throws(VaultError) -> [String]
 
     /// Commits `paths` as they are on disk now (a missing file is a deletion).
     ///
@@ -43,9 +45,9 @@ extension VaultHistory {
 
     public func identity() throws(VaultError) -> Identity? { nil }
 
-    /// `prepare(_:known:)`, every path read from disk.
+    /// `prepare(_:known:notes:)`, every path read from disk, its notes dropped.
     @discardableResult
-    public func prepare(_ paths: [String]) throws(VaultError) -> [String] { try prepare(paths, known: [:]) }
+    public func prepare(_ paths: [String]) throws(VaultError) -> [String] { try prepare(paths, known: [:], notes: { _ in }) }
 
     /// `commit(_:message:known:)`, every path read from disk.
     @discardableResult

@@ -92,7 +92,7 @@ public final class Change {
         handEditsChecked = true
         guard handEdits == .committedFirst, let history = vault.history else { return [] }
         let before = paths.map { FileIO.stamp(of: vault.absolute($0)) }
-        let committed = try history.prepare(paths, known: known)
+        let committed = try history.prepare(paths, known: known, notes: vault.notes)
         // A stale save merged with what arrived after it was read is written anew.
         for (path, stamp) in zip(paths, before) where committed.contains(path) {
             if FileIO.stamp(of: vault.absolute(path)) != stamp { handEditsRewrote.insert(path) }

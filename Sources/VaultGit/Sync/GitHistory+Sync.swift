@@ -243,15 +243,10 @@ extension GitHistory {
     func directChanges(from old: OpaquePointer, to new: OpaquePointer) throws(VaultError) -> [TreeMerge.Change] {
         // The same tree: nothing changed (libgit2's diff would still walk all 50,000 entries).
         if git_oid_equal(git_tree_id(old), git_tree_id(new)) != 0 { return [] }
-        var options = git_diff_options()
-        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
-        var diff: OpaquePointer?
-        try GitFailure.check(
-            git_diff_tree_to_tree(&diff, repo, old, new, &options), "compare two versions of the vault")
+        let diff = try treeDiff(from: old, to: new)
         defer { git_diff_free(diff) }
         var out: [TreeMerge.Change] = []
-        for i in 0..<git_diff_num_deltas(diff) {
-            guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+        for delta in GitHistory.deltas(of: diff) {
             let path = String(cString: delta.status == GIT_DELTA_DELETED ? delta.old_file.path : delta.new_file.path)
             out.append(TreeMerge.Change(path: path, oid: delta.status == GIT_DELTA_DELETED ? nil : delta.new_file.id))
         }

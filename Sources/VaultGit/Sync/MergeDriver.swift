@@ -68,24 +68,31 @@ public enum MergeDriver {
         let ours = try FileIO.read(current)
         let theirs = try FileIO.read(other)
         let sides = history.flatMap { h in (try? MergeSides(history: h, environment: environment)) ?? nil }
-        if ancestorBytes == nil, VaultPath.kind(of: path) == .room, !Merge.isSameRoom(ours, theirs, path: path),
-            let history, let sides
-        {
-            // Two different rooms under one name, as `vault sync` keeps them (`TreeMerge`): the
-            // later one moves to a free name, listed for the hooks that add it to the index.
-            let (kept, moved) = sides.theirsNewer ? (ours, theirs) : (theirs, ours)
-            let newPath = sides.freeName(for: path, root: root)
-            try FileIO.write(moved, to: root + "/" + newPath)
-            try history.recordMergeCopy(
-                newPath, of: path, from: sides.theirsNewer ? sides.theirsID : sides.oursID, merging: sides.theirsID)
-            try FileIO.write(kept, to: current)
-            return ["\(path): two different rooms were made under this name; the later one is now \(newPath)"]
-        }
         let merged: FileMerge
         let copyPath: String?
         if let sides {
-            merged = try Merge.committed(
-                path: path, base: ancestorBytes, ours: ours, theirs: theirs, newer: sides.theirsNewer ? .theirs : .ours)
+            let newer: Merge.Newer = sides.theirsNewer ? .theirs : .ours
+            if ancestorBytes == nil, let history {
+                // A file both sides made (add/add): the rule `vault sync` keeps (`TreeMerge`).
+                switch try Merge.addedTwice(
+                    path: path, ours: ours, theirs: theirs, newer: newer,
+                    isTaken: { sides.isTaken($0, root: root) })
+                {
+                case .apart(let later, let newPath):
+                    // The later room moves to a free name, listed for the hooks that add it to the index.
+                    let (kept, moved) = later == .theirs ? (ours, theirs) : (theirs, ours)
+                    try FileIO.write(moved, to: root + "/" + newPath)
+                    try history.recordMergeCopy(
+                        newPath, of: path, from: later == .theirs ? sides.theirsID : sides.oursID,
+                        merging: sides.theirsID)
+                    try FileIO.write(kept, to: current)
+                    return [Merge.keptApart(path, newPath: newPath)]
+                case .merged(let m):
+                    merged = m
+                }
+            } else {
+                merged = try Merge.committed(path: path, base: ancestorBytes, ours: ours, theirs: theirs, newer: newer)
+            }
             copyPath = merged.conflictCopy.map { _ in sides.loser.conflictCopyName(of: path) }
         } else {
             merged = try Merge.file(path: path, base: ancestorBytes, ours: ours, theirs: theirs, newer: .theirs)
@@ -153,22 +160,16 @@ private final class MergeSides {
     /// This side's tree and the other's.
     private let trees: [OpaquePointer]
 
-    /// `path` with `-2`, `-3`, … before `.md`: the first name neither side's tree nor the work
-    /// tree has (as `TreeMerge` names a second room made under one name).
-    func freeName(for path: String, root: String) -> String {
-        let stem = String(path.dropLast(3))
-        var n = 2
-        while true {
-            let candidate = "\(stem)-\(n).md"
-            let inTrees = trees.contains { tree in
-                var entry: OpaquePointer?
-                guard git_tree_entry_bypath(&entry, tree, candidate) == 0 else { return false }
-                git_tree_entry_free(entry)
-                return true
-            }
-            if !inTrees && !FileIO.entryExists(root + "/" + candidate) { return candidate }
-            n += 1
+    /// Whether `name` is in use, for a second room made under one name (`Merge.addedTwice`):
+    /// in either side's tree, or in the work tree.
+    func isTaken(_ name: String, root: String) -> Bool {
+        let inTrees = trees.contains { tree in
+            var entry: OpaquePointer?
+            guard git_tree_entry_bypath(&entry, tree, name) == 0 else { return false }
+            git_tree_entry_free(entry)
+            return true
         }
+        return inTrees || FileIO.entryExists(root + "/" + name)
     }
 
     /// nil when the environment names no single other commit, or HEAD is unborn.

@@ -345,35 +345,24 @@ struct TreeMerge {
     ) throws(VaultError) -> git_oid {
         let o = try history.blobBytes(ours)
         let t = try history.blobBytes(theirs)
-        if VaultPath.kind(of: path) == .room, !Merge.isSameRoom(o, t, path: path) {
-            // Two different rooms under one name: the later one moves to a free name.
-            let (kept, moved) = theirsNewer ? (ours, theirs) : (theirs, ours)
-            let newPath = freeName(for: path, taken: result)
+        let rule = try Merge.addedTwice(
+            path: path, ours: o, theirs: t, newer: theirsNewer ? .theirs : .ours,
+            isTaken: { name in (result[name].map { $0 != nil } ?? false) || ((try? history.headBlob(name)) ?? nil) != nil })
+        switch rule {
+        case .apart(let later, let newPath):
+            let (kept, moved) = later == .theirs ? (ours, theirs) : (theirs, ours)
             result[newPath] = moved
             outcome.renamed.append((path, newPath))
-            outcome.notes.append(
-                "\(path): two different rooms were made under this name; the later one is now \(newPath)")
+            outcome.notes.append(Merge.keptApart(path, newPath: newPath))
             return kept
-        }
-        let merged = try Merge.committed(path: path, base: nil, ours: o, theirs: t, newer: theirsNewer ? .theirs : .ours)
-        outcome.notes += merged.notes.map { "\(path): \($0)" }
-        if let copy = merged.conflictCopy {
-            let copyPath = (theirsNewer ? oursSide : theirsSide).conflictCopyName(of: path)
-            outcome.conflictCopies.append(copyPath)
-            result[copyPath] = try history.writeBlob(copy)
-        }
-        return try history.writeBlob(merged.bytes)
-    }
-
-    private func freeName(for path: String, taken: [String: git_oid?]) -> String {
-        let stem = String(path.dropLast(3))
-        var n = 2
-        while true {
-            let candidate = "\(stem)-\(n).md"
-            let inResult = taken[candidate].map { $0 != nil } ?? false
-            let inTrees = (try? history.headBlob(candidate)) ?? nil
-            if !inResult && inTrees == nil { return candidate }
-            n += 1
+        case .merged(let merged):
+            outcome.notes += merged.notes.map { "\(path): \($0)" }
+            if let copy = merged.conflictCopy {
+                let copyPath = (theirsNewer ? oursSide : theirsSide).conflictCopyName(of: path)
+                outcome.conflictCopies.append(copyPath)
+                result[copyPath] = try history.writeBlob(copy)
+            }
+            return try history.writeBlob(merged.bytes)
         }
     }
 }
@@ -398,20 +387,11 @@ struct PathEdit {
 extension GitHistory {
     /// The changes from tree `old` (nil: empty) to `new`, renames found as `git diff -M` does.
     func treeChanges(from old: OpaquePointer?, to new: OpaquePointer) throws(VaultError) -> TreeChanges {
-        var options = git_diff_options()
-        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
-        var diff: OpaquePointer?
-        try GitFailure.check(
-            git_diff_tree_to_tree(&diff, repo, old, new, &options), "compare two versions of the vault")
+        let diff = try treeDiff(from: old, to: new, findingRenames: true)
         defer { git_diff_free(diff) }
-        Trace.mark("tree merge: trees compared (\(git_diff_num_deltas(diff)) deltas)")
-        var find = git_diff_find_options()
-        git_diff_find_options_init(&find, UInt32(GIT_DIFF_FIND_OPTIONS_VERSION))
-        find.flags = GIT_DIFF_FIND_RENAMES.rawValue
-        try GitFailure.check(git_diff_find_similar(diff, &find), "find renamed files")
+        Trace.mark("tree merge: trees compared, renames found (\(git_diff_num_deltas(diff)) deltas)")
         var changes = TreeChanges()
-        for i in 0..<git_diff_num_deltas(diff) {
-            guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+        for delta in GitHistory.deltas(of: diff) {
             let oldPath = String(cString: delta.old_file.path)
             let newPath = String(cString: delta.new_file.path)
             switch delta.status {

@@ -86,9 +86,12 @@ public final class VaultSync {
             // change (`Change.commitHandEdits`), and the merge is the change's one commit.
             // What this attempt committed before a failure: said with the error, never "nothing was written".
             var committedFirst: [String] = []
+            // What the change did on its own (a stale save's messages kept while committing the
+            // hand edits) goes into the report, in its place.
+            let changeNotes = NoteList()
             let step: MergeStep
             do {
-                step = try vault.change { change throws(VaultError) -> MergeStep in
+                step = try vault.reporting(to: changeNotes.sink).change { change throws(VaultError) -> MergeStep in
                     Trace.mark("sync: vault locked")
                     // What plain git left (an unfinished merge, markers in changed files) is repaired first.
                     let scan = try history.workTreeChanges(asking: watcher)
@@ -105,11 +108,9 @@ public final class VaultSync {
                     Trace.mark("sync: repair checked")
                     try history.ensureMergeDriver(in: change)
                     change.include(edits)
-                    let shown = history.report
-                    history.report = { report.notes.append($0) }
-                    defer { history.report = shown }
                     let committed = try change.commitHandEdits()
                     try history.keepWatch(scan)
+                    report.notes += changeNotes.taken().map(\.description)
                     report.handEdits += committed
                     report.notes += SyncReport.conflictCopyNotes(committed, committed: true, in: vault)
                     committedFirst += committed.map { "\($0) (your hand edit)" }
@@ -124,8 +125,10 @@ public final class VaultSync {
                     return step
                 }
             } catch {
+                for note in changeNotes.taken() { vault.report(note) }
                 throw committedFirst.isEmpty ? error : VaultError.stoppedAfter(error, done: committedFirst)
             }
+            report.notes += changeNotes.taken().map(\.description)
             savedBefore = savedBefore || step.merged
             report.absorb(step)
             // Merges plain git or another tool made, here or elsewhere: what they dropped comes back.
