@@ -31,6 +31,9 @@ if [ -n "$process_reads" ]; then
     echo "$process_reads" >&2
     exit 1
 fi
+# Access: the libraries below VaultKit make public only what VaultKit's public API names
+# (listed in Sources/VaultKit/README.md); the front ends nothing.
+scripts/public-surface.sh --check
 install_missing_packages
 install_missing_python_tools
 export PATH="$PATH:$HOME/.local/bin"

@@ -17,7 +17,7 @@ import Glibc
 /// every layer turns into an error naming the file. Below the minimum, nothing is run.
 ///
 ///     if let refusal = ProcessLimits.prepare() { … print it, exit 1 }
-public enum ProcessLimits {
+package enum ProcessLimits {
     /// Open files vault needs: the three standard streams, libdispatch's three, and what a
     /// chat turn holds at once (the vault and turn locks, the journal, the room, git's index,
     /// objects and packs, the reply's spool).
@@ -29,7 +29,7 @@ public enum ProcessLimits {
     /// Raises the soft limits on open files and address space to the hard ones, and starts
     /// libdispatch's event loop now while descriptors are free. Returns why no command can
     /// run (the start of a sentence for `vault: error: …`), or nil.
-    public static func prepare() -> String? {
+    package static func prepare() -> String? {
         // At most 65,536: the programs vault starts (git, ssh, an editor) inherit the limit, and
         // some go through every descriptor number up to it.
         let files = raise(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), upTo: 1 << 16)

@@ -4,8 +4,8 @@ import VaultCore
 import VaultKit
 
 /// `vault`: AI chat rooms and a diary as Markdown files, versioned with git.
-public struct VaultCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
+package struct VaultCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "vault",
         abstract: "AI chat rooms and a diary, kept as Markdown files in a folder.",
         discussion: """
@@ -21,7 +21,7 @@ public struct VaultCommand: ParsableCommand {
 
         ])
 
-    public init() {}
+    package init() {}
 
     /// Runs the command `arguments` names (without the program's name) and returns the exit
     /// status; it never calls `exit` itself.
@@ -36,9 +36,9 @@ public struct VaultCommand: ParsableCommand {
     ///     fflush(nil)
     ///     _exit(status)
     /// Marks the end of the command in the trace (`VAULT_TRACE=1`).
-    public static func traceEnd() { Trace.mark("end") }
+    package static func traceEnd() { Trace.mark("end") }
 
-    public static func run(_ arguments: [String]) -> Int32 {
+    package static func run(_ arguments: [String]) -> Int32 {
         Termination.install()
         var parsed: (any ParsableCommand)?
         do {
@@ -88,7 +88,7 @@ public struct VaultCommand: ParsableCommand {
 
     /// The arguments with a `--vault DIR` given before the command moved behind it, where the
     /// command's own option takes it: `vault --vault ~/notes rooms` is `vault rooms --vault ~/notes`.
-    public static func normalized(_ arguments: [String]) -> [String] {
+    package static func normalized(_ arguments: [String]) -> [String] {
         guard arguments.count > 1 else { return arguments }
         var rest = Array(arguments.dropFirst())
         let moved: [String]
@@ -111,7 +111,7 @@ public struct VaultCommand: ParsableCommand {
     /// low for any command, prints why and returns the status to exit with. A chat message
     /// given to `vault chat` is kept first, as the room's pending prompt, when the room can be
     /// named without listing the vault (`Chat.keepForLater`).
-    public static func checkLimits(_ arguments: [String]) -> Int32? {
+    package static func checkLimits(_ arguments: [String]) -> Int32? {
         guard let refusal = ProcessLimits.prepare() else { return nil }
         var outcome = "Nothing was changed"
         if let chat = (try? parseAsRoot(arguments)) as? Chat {
@@ -123,14 +123,14 @@ public struct VaultCommand: ParsableCommand {
 
     /// What the command line read from its process for the libraries (which never read it):
     /// its environment, and `vault search-watcher` as the search index's watcher.
-    public static let settings = ProcessSettings(
+    package static let settings = ProcessSettings(
         environment: ProcessInfo.processInfo.environment,
         watcherCommand: [SearchWatcherCommand.executable, "search-watcher"])
 
     /// Hands the libraries the process-wide part of `settings` (tracing, the tests' crash
     /// points and volume sizes, the secrets never printed), first thing in `main`. A crash
     /// point ends the process as a kill does.
-    public static func installProcessHooks() {
+    package static func installProcessHooks() {
         ProcessHooks.install(
             settings,
             die: {
@@ -140,7 +140,7 @@ public struct VaultCommand: ParsableCommand {
             exit: { status in _exit(status) })
     }
 
-    public static func startGitEarly(for arguments: [String]) {
+    package static func startGitEarly(for arguments: [String]) {
         Trace.mark("main")
         guard arguments.count > 1, gitCommands.contains(arguments[1]) else { return }
         // A chat turn commits into rooms/: its repository is opened, and HEAD's rooms tree

@@ -1,11 +1,11 @@
 /// One Server-Sent Event.
-public struct ServerSentEvent: Sendable, Hashable {
+package struct ServerSentEvent: Sendable, Hashable {
     /// `event:` (default `message`).
-    public var type: String
+    package var type: String
     /// The `data:` lines joined with `\n`.
-    public var data: String
+    package var data: String
     /// The last `id:` seen so far in the stream.
-    public var lastEventID: String
+    package var lastEventID: String
 }
 
 /// Decodes a `text/event-stream` as the WHATWG HTML standard says ("Parsing an event stream"),
@@ -20,7 +20,7 @@ public struct ServerSentEvent: Sendable, Hashable {
 ///     var decoder = EventStreamDecoder()
 ///     for chunk in chunks { for event in decoder.feed(chunk) { … } }
 ///     let rest = decoder.finish()   // events are only dispatched by blank lines: usually empty
-public struct EventStreamDecoder: Sendable {
+package struct EventStreamDecoder: Sendable {
     private var pending: [UInt8] = []
     private var skipLineFeed = false
     private var atStart = true
@@ -29,18 +29,18 @@ public struct EventStreamDecoder: Sendable {
     private var type = ""
     private var lastEventID = ""
     /// The `retry:` value in milliseconds, if the server sent one.
-    public private(set) var retry: Int?
+    package private(set) var retry: Int?
     /// Bytes of the `data:` lines of the event not yet dispatched.
     private var dataBytes = 0
 
     /// Bytes held for what is not complete yet: the unfinished line and the event's `data:`
     /// lines so far (a server that never ends a line or an event makes this grow).
-    public var bufferedByteCount: Int { pending.count + dataBytes }
+    package var bufferedByteCount: Int { pending.count + dataBytes }
 
-    public init() {}
+    package init() {}
 
     /// Feeds bytes; returns the events they complete.
-    public mutating func feed(_ bytes: some Collection<UInt8>) -> [ServerSentEvent] {
+    package mutating func feed(_ bytes: some Collection<UInt8>) -> [ServerSentEvent] {
         var events: [ServerSentEvent] = []
         pending.append(contentsOf: bytes)
         if atStart {
@@ -76,7 +76,7 @@ public struct EventStreamDecoder: Sendable {
     /// The end of the stream: an unterminated last line is processed; an event without its
     /// closing blank line is dropped, as the standard says. Returns whether one was dropped.
     @discardableResult
-    public mutating func finish() -> Bool {
+    package mutating func finish() -> Bool {
         var events: [ServerSentEvent] = []
         if !pending.isEmpty { line(pending[...], into: &events) }
         pending.removeAll()

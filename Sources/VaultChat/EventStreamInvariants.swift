@@ -1,10 +1,10 @@
 /// What the event-stream decoder must hold for any bytes, in any pieces: the property the
 /// fuzzer checks (`Fuzz/`, `scripts/fuzz.sh`) and the test suite runs over a seed corpus.
-public enum EventStreamInvariants {
+package enum EventStreamInvariants {
     /// The events (and `retry:`) of `bytes` fed whole, byte by byte, and cut at `cuts` are the
     /// same, and no event's type or data holds a line break the stream used to end a line.
     /// Returns the properties broken (empty: all hold).
-    public static func check(_ bytes: [UInt8], cuts: [Int]) -> [String] {
+    package static func check(_ bytes: [UInt8], cuts: [Int]) -> [String] {
         func decode(_ pieces: [ArraySlice<UInt8>]) -> ([ServerSentEvent], Int?, Bool) {
             var decoder = EventStreamDecoder()
             var events: [ServerSentEvent] = []

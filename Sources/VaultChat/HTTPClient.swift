@@ -4,7 +4,7 @@ import Foundation
 import VaultCore
 
 /// Why an HTTP exchange failed before a response could be read.
-public enum TransportFailure: Error, Sendable, Equatable {
+package enum TransportFailure: Error, Sendable, Equatable {
     case cannotResolve(String)
     case cannotConnect(String)
     case tls(String)
@@ -29,37 +29,37 @@ public enum TransportFailure: Error, Sendable, Equatable {
 /// request went out (a server that takes a request and never answers), and a pause in the
 /// middle of an answer. None caps the whole transfer: a long reply that keeps streaming is
 /// never cut. Every curl handle and header list is freed before `post` returns.
-public struct HTTPClient: Sendable {
+package struct HTTPClient: Sendable {
     /// Time allowed to connect (TCP and TLS).
-    public var connectTimeout: Double = 15
+    package var connectTimeout: Double = 15
     /// Time allowed, once the request is sent, for the first byte of the answer.
-    public var firstByteTimeout: Double = 60
+    package var firstByteTimeout: Double = 60
     /// Time allowed without a single byte arriving, once the answer has started.
-    public var idleTimeout: Double = 120
+    package var idleTimeout: Double = 120
     /// What the requests say they come from (some gateways refuse requests without one).
-    public var userAgent = "vault/" + VaultVersion.current
+    package var userAgent = "vault/" + VaultVersion.current
 
     /// Loads libcurl on another core now (it and its libraries take a few milliseconds to
     /// load), for a command that is about to talk to a server.
-    public static func warmUp() {
+    package static func warmUp() {
         DispatchQueue.global(qos: .userInitiated).async { _ = cvault_curl_load() }
     }
 
-    public init(connectTimeout: Double = 15, firstByteTimeout: Double = 60, idleTimeout: Double = 120) {
+    package init(connectTimeout: Double = 15, firstByteTimeout: Double = 60, idleTimeout: Double = 120) {
         self.connectTimeout = connectTimeout
         self.firstByteTimeout = firstByteTimeout
         self.idleTimeout = idleTimeout
     }
 
-    public struct Response: Sendable {
-        public var status: Int
+    package struct Response: Sendable {
+        package var status: Int
         /// Header names lower-cased.
-        public var headers: [String: String]
+        package var headers: [String: String]
     }
 
     /// Sends `body` to `url`; `onBody` gets the status and headers with each piece of the
     /// body; it returns false to stop the transfer. `shouldStop` is polled while waiting.
-    public func post(
+    package func post(
         url: String, headers: [String], body: [UInt8],
         onBody: (Response, [UInt8]) -> Bool,
         shouldStop: @escaping () -> Bool = { false }

@@ -30,28 +30,28 @@ public enum ServerWait: Sendable, Equatable {
 /// marks the reply truncated. 429 and 5xx are retried a bounded number of times (429 after
 /// `Retry-After`, a wait Ctrl-C ends at once), but only before any text arrived: a reply is
 /// never started twice. A reply longer than `maxReplyBytes` is stopped there.
-public struct OpenAIProvider: ChatProvider {
-    public let name: String
-    public let baseURL: String
+package struct OpenAIProvider: ChatProvider {
+    package let name: String
+    package let baseURL: String
     /// The key, read from the environment variable the configuration names. Never written
     /// anywhere: not into the vault, its history, logs or error messages.
     let apiKey: String?
-    public var client: HTTPClient
-    public var maxRetries = 3
+    package var client: HTTPClient
+    package var maxRetries = 3
     /// Longest `Retry-After` honoured; a longer one fails the turn with the wait in the message.
-    public var maxRetryWait: Double = 60
+    package var maxRetryWait: Double = 60
     /// The longest reply kept, in bytes of text: a longer one (a stream that never ends) is
     /// stopped there, and what came is kept.
-    public var maxReplyBytes = OpenAIProvider.defaultMaxReplyBytes
+    package var maxReplyBytes = OpenAIProvider.defaultMaxReplyBytes
     /// Stops a transfer or a wait (Ctrl-C).
-    public var shouldStop: @Sendable () -> Bool = { false }
+    package var shouldStop: @Sendable () -> Bool = { false }
     /// Told what the turn is waiting for (an indicator on the terminal).
-    public var onWait: @Sendable (ServerWait) -> Void = { _ in }
+    package var onWait: @Sendable (ServerWait) -> Void = { _ in }
 
     /// 16 MiB: some four million tokens, far past what any model writes in one reply.
-    public static let defaultMaxReplyBytes = 16 << 20
+    package static let defaultMaxReplyBytes = 16 << 20
 
-    public init(name: String, baseURL: String, apiKey: String?, client: HTTPClient = HTTPClient()) {
+    package init(name: String, baseURL: String, apiKey: String?, client: HTTPClient = HTTPClient()) {
         self.name = name
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.apiKey = apiKey
@@ -59,9 +59,9 @@ public struct OpenAIProvider: ChatProvider {
         if let apiKey { Secrets.register(apiKey) }
     }
 
-    public func label(model: String) -> String { model }
+    package func label(model: String) -> String { model }
 
-    public func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> ReplyEnding {
+    package func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> ReplyEnding {
         defer { onWait(.finished) }
         do {
             return try exchange(request, onText: onText)

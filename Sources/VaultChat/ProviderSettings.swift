@@ -23,9 +23,9 @@ import VaultCore
 ///
 /// Either refusal is a provider that fails every request with the reason (`UnavailableProvider`),
 /// so the turn keeps the person's message for `vault retry` once it is set right.
-public struct ProviderSettings: Sendable {
-    public var provider: any ChatProvider
-    public var model: String
+package struct ProviderSettings: Sendable {
+    package var provider: any ChatProvider
+    package var model: String
 
     /// - Parameters:
     ///   - flagProvider, flagModel: `--provider`, `--model`.
@@ -33,7 +33,7 @@ public struct ProviderSettings: Sendable {
     ///   - room: the room's front-matter.
     /// - Throws: `VaultError` for a provider `vault.yml` does not describe usably, or a user
     ///   configuration that does not parse; nothing has been written then.
-    public static func resolve(
+    package static func resolve(
         flagProvider: String?, flagModel: String?, room: FrontMatter?, config: VaultConfig,
         environment: [String: String]
     ) throws(VaultError) -> ProviderSettings {
@@ -124,17 +124,17 @@ public struct ProviderSettings: Sendable {
 ///
 /// Never because `vault.yml` says so: it travels with the vault, and whoever shares the vault
 /// writes it too (it could name `AWS_SECRET_ACCESS_KEY` and a server of theirs).
-public struct KeyApprovals: Sendable {
+package struct KeyApprovals: Sendable {
     /// OpenAI's own API, where `OPENAI_API_KEY` goes unless `OPENAI_BASE_URL` says otherwise.
-    public static let openAIBaseURL = "https://api.openai.com/v1"
+    package static let openAIBaseURL = "https://api.openai.com/v1"
 
     /// Approved origins by variable.
     let approved: [String: Set<String>]
     /// The user configuration's path (named in the refusal).
-    public let configPath: String
+    package let configPath: String
 
     /// Reads the approvals of the environment and the user configuration.
-    public init(environment: [String: String]) throws(VaultError) {
+    package init(environment: [String: String]) throws(VaultError) {
         self.init(user: try UserConfig.load(environment: environment), environment: environment)
     }
 
@@ -154,7 +154,7 @@ public struct KeyApprovals: Sendable {
     }
 
     /// Whether the key in `variable` may be sent to `url`.
-    public func allow(_ variable: String, to url: String) -> Bool {
+    package func allow(_ variable: String, to url: String) -> Bool {
         guard let origin = KeyApprovals.origin(of: url) else { return false }
         return approved[variable]?.contains(origin) ?? false
     }
@@ -173,7 +173,7 @@ public struct KeyApprovals: Sendable {
     /// `scheme://host:port` of an http(s) URL (host and scheme lower-cased, the default port
     /// written out); nil for anything else, and for a URL with a user name, password, query
     /// or fragment (which parsers read differently: the key must go where the check looked).
-    public static func origin(of url: String) -> String? {
+    package static func origin(of url: String) -> String? {
         guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(),
             scheme == "http" || scheme == "https",
             let host = c.host?.lowercased(), !host.isEmpty, c.user == nil, c.password == nil, c.query == nil,
@@ -186,18 +186,18 @@ public struct KeyApprovals: Sendable {
 
 /// A provider that cannot be used as things are set up: every request fails with the reason,
 /// so the turn keeps the person's message (for `vault retry`) and says what to do.
-public struct UnavailableProvider: ChatProvider {
-    public let name: String
-    public let failure: ProviderFailure
+package struct UnavailableProvider: ChatProvider {
+    package let name: String
+    package let failure: ProviderFailure
 
-    public init(name: String, failure: ProviderFailure) {
+    package init(name: String, failure: ProviderFailure) {
         self.name = name
         self.failure = failure
     }
 
-    public func label(model: String) -> String { model }
+    package func label(model: String) -> String { model }
 
-    public func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> ReplyEnding {
+    package func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> ReplyEnding {
         throw failure
     }
 }

@@ -144,10 +144,10 @@ struct AttachmentEmbedder {
 }
 
 /// Something an export could not do, which did not stop it (a missing attachment).
-public struct ExportWarning: Sendable, Hashable, CustomStringConvertible {
+package struct ExportWarning: Sendable, Hashable, CustomStringConvertible {
     /// The item (path relative to the vault) the problem is in.
-    public var path: String
-    public var message: String
+    package var path: String
+    package var message: String
 
-    public var description: String { "\(path): \(message)" }
+    package var description: String { "\(path): \(message)" }
 }

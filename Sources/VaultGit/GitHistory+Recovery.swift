@@ -8,20 +8,20 @@ import VaultCore
 
 extension GitHistory {
     /// What `recoverFromKilledVaults` did.
-    public struct Recovery: Sendable, Equatable {
+    package struct Recovery: Sendable, Equatable {
         /// Git locks removed: each was left by a vault process that was killed while holding it.
-        public var removedLocks: [String] = []
+        package var removedLocks: [String] = []
         /// Paths a killed vault process had changed and not committed, committed now.
-        public var committedPaths: [String] = []
+        package var committedPaths: [String] = []
         /// The commands those processes ran (`rm`, `chat`, …).
-        public var commands: [String] = []
+        package var commands: [String] = []
         /// Paths whose entry in git's index a killed process left behind HEAD, put back to
         /// HEAD's (`repairIndexBehindHead`: for the paths a killed process noted, and by
         /// `vault unlock` for every path).
-        public var indexRepaired: [String] = []
+        package var indexRepaired: [String] = []
         /// Conflict copies a `git pull` given up (`git merge --abort`) left, removed: their text
         /// is in the commit they were copied from (`clearAbortedMergeCopies`).
-        public var removedCopies: [String] = []
+        package var removedCopies: [String] = []
     }
 
     /// Finishes what vault processes killed in the middle of a change left behind, so the vault
@@ -41,7 +41,7 @@ extension GitHistory {
     /// Every command that changes the vault calls this first (`prepare`), holding the vault's
     /// lock; so does `vault unlock`.
     @discardableResult
-    public func recoverFromKilledVaults() throws(VaultError) -> Recovery {
+    package func recoverFromKilledVaults() throws(VaultError) -> Recovery {
         var recovery = Recovery()
         recovering = true
         defer { recovering = false }
@@ -126,7 +126,7 @@ extension GitHistory {
 
     /// Removes the git locks of vault processes that were killed while holding them
     /// (`HeldLock`); returns them.
-    public func removeLocksOfKilledVaults() -> [String] {
+    package func removeLocksOfKilledVaults() -> [String] {
         HeldLock.removeLocksOfDeadVaults(gitDirectory: gitDirectory)
     }
 

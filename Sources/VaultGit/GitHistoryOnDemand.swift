@@ -9,7 +9,7 @@ import VaultCore
 /// malformed file) therefore leaves no trace, not even a new repository. A vault with
 /// no repository at or above it gets one at that moment; a vault inside a repository
 /// it does not own is refused then, before any file is written.
-public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
+package final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     let root: String
     let config: VaultConfig
     let settings: ProcessSettings
@@ -23,7 +23,7 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     private let opening = NSLock()
 
     /// - Parameter report: shows a note or warning to the person (e.g. on standard error).
-    public init(
+    package init(
         vault root: String, config: VaultConfig, settings: ProcessSettings = .standard,
         report: @escaping (String) -> Void
     ) {
@@ -41,7 +41,7 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// with thousands of rooms, reading the `rooms` tree is a millisecond or more. Only a
     /// repository that already exists at the vault's root is opened this way; anything
     /// else (none yet, a foreign one, an error) is left to `history()`, as before.
-    public func openInBackground(readingTreeOf folder: String) {
+    package func openInBackground(readingTreeOf folder: String) {
         guard opened == nil, pending == nil, FileIO.exists(root + "/.git") else { return }
         if let started = GitHistoryOnDemand.takeEarlyOpen(root: root) {
             pending = started
@@ -53,10 +53,10 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     }
 
     /// The identity of the repository's commits (opened now, if it was not).
-    public func identity() throws(VaultError) -> Identity? { try history().author }
+    package func identity() throws(VaultError) -> Identity? { try history().author }
 
     /// The repository, opened (or made) now.
-    public func history() throws(VaultError) -> GitHistory {
+    package func history() throws(VaultError) -> GitHistory {
         opening.lock()
         defer { opening.unlock() }
         if let pending {
@@ -121,7 +121,7 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// above); the command's `GitHistoryOnDemand` then takes it over. It runs on the thread
     /// that began loading libgit2 as the process started (`CGit2Loader`), else on a new one.
     /// Nothing is created or written, and any failure is left for the command to meet.
-    public static func preopen(root: String, readingTreeOf folder: String, settings: ProcessSettings) {
+    package static func preopen(root: String, readingTreeOf folder: String, settings: ProcessSettings) {
         let opening = Opening(root: root, folder: folder, settings: settings)
         earlyOpen.withLock { $0 = opening }
         let work: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
@@ -145,22 +145,22 @@ public final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// Loads and starts libgit2 on another core right away (its libraries take ~3 ms to load).
     /// `main` calls this first for commands that commit or read history, so the loading
     /// overlaps argument parsing and reading the vault.
-    public static func warmUp() { LibGit2.warmUp() }
+    package static func warmUp() { LibGit2.warmUp() }
 
     @discardableResult
-    public func prepare(_ paths: [String], known: [String: KnownFile], notes: NoteSink) throws(VaultError) -> [String] {
+    package func prepare(_ paths: [String], known: [String: KnownFile], notes: NoteSink) throws(VaultError) -> [String] {
         try history().prepare(paths, known: known, notes: notes)
     }
 
     /// Notes the paths (`CommitIntent`) without opening the repository.
-    public func willChange(_ paths: [String]) { CommitIntent.add(paths, root: root) }
+    package func willChange(_ paths: [String]) { CommitIntent.add(paths, root: root) }
 
-    public func committedVersion(of path: String) throws(VaultError) -> [UInt8]? {
+    package func committedVersion(of path: String) throws(VaultError) -> [UInt8]? {
         try history().committedVersion(of: path)
     }
 
     @discardableResult
-    public func commit(_ paths: [String], message: String, known: [String: KnownFile]) throws(VaultError) -> Bool {
+    package func commit(_ paths: [String], message: String, known: [String: KnownFile]) throws(VaultError) -> Bool {
         try history().commit(paths, message: message, known: known)
     }
 }

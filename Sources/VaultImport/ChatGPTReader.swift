@@ -15,30 +15,30 @@ import VaultCore
 /// begins with the asset's id.
 ///
 ///     try ChatGPTReader().read(["/home/me/Downloads/chatgpt-export.zip"], since: nil) { item in … }
-public struct ChatGPTReader: ImportReader {
+package struct ChatGPTReader: ImportReader {
     /// What to do with an image the export's folder holds as a link or a special file (never
     /// read). An image the export does not hold at all (expired, never downloaded) is always
     /// kept as a placeholder (`ImportedAttachment.missing`), with the message's text.
-    public enum MissingImage: Sendable {
+    package enum MissingImage: Sendable {
         /// Stop: an `ImportProblem` naming the conversation, the node and the file.
         case fail
         /// Keep the message; its body gets a line saying what the file is and that it is not read.
         case note
     }
 
-    public var source: ImportSource { .chatgpt }
-    public var missingImage: MissingImage
+    package var source: ImportSource { .chatgpt }
+    package var missingImage: MissingImage
     /// The largest image read (bytes).
-    public var imageLimit: UInt64
+    package var imageLimit: UInt64
 
-    public init(missingImage: MissingImage = .fail, imageLimit: UInt64 = 256 << 20) {
+    package init(missingImage: MissingImage = .fail, imageLimit: UInt64 = 256 << 20) {
         self.missingImage = missingImage
         self.imageLimit = imageLimit
     }
 
     /// True for a zip or folder holding `conversations.json`/`conversations-NNN.json`, or such
     /// a file, whose first conversation has a `mapping`.
-    public static func recognizes(_ path: String) -> Bool {
+    package static func recognizes(_ path: String) -> Bool {
         let head = peekExport(path, names: ChatGPTReader.isConversationFile)
         return firstElementHasKey(head, "mapping")
     }
@@ -53,7 +53,7 @@ public struct ChatGPTReader: ImportReader {
         return !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
     }
 
-    public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
+    package func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
             let export = try ExportFolder(path, limits: sink.limits)
             let files: [String]

@@ -26,15 +26,15 @@ import VaultCore
 ///     let reader = ClaudeCodeReader()
 ///     try reader.read(ClaudeCodeReader.defaultPaths(), since: nil) { item in … }
 ///     reader.skipped.count   // lines of types it does not import
-public struct ClaudeCodeReader: ImportReader {
-    public var source: ImportSource { .claudeCode }
+package struct ClaudeCodeReader: ImportReader {
+    package var source: ImportSource { .claudeCode }
     /// The lines of types this reader does not import, by type, counted while reading.
-    public let skipped = SkippedLines()
+    package let skipped = SkippedLines()
 
-    public init() {}
+    package init() {}
 
     /// Where Claude Code keeps its logs: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
-    public static func defaultPaths(environment: [String: String]) -> [String] {
+    package static func defaultPaths(environment: [String: String]) -> [String] {
         if let config = environment["CLAUDE_CONFIG_DIR"], !config.isEmpty { return [config + "/projects"] }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return [home + "/.claude/projects"]
@@ -44,7 +44,7 @@ public struct ClaudeCodeReader: ImportReader {
     /// its first lines, or a folder holding such files (or folders of them). Empty files and
     /// files of other lines only (`file-history-snapshot`, which Claude Code writes first) are
     /// read past, and so are long lines (`looksLikeLog`).
-    public static func recognizes(_ path: String) -> Bool {
+    package static func recognizes(_ path: String) -> Bool {
         guard ExportFile.isFolder(path) else {
             return path.hasSuffix(".jsonl") && (try? ExportInput.openNamed(path)).map(looksLikeLog) ?? false
         }
@@ -118,7 +118,7 @@ public struct ClaudeCodeReader: ImportReader {
         var open: () throws(VaultError) -> ExportFileHandle
     }
 
-    public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
+    package func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
             guard try ExportInput.kind(of: path) == .folder else {
                 let folder = (path as NSString).deletingLastPathComponent
@@ -531,16 +531,16 @@ public struct ClaudeCodeReader: ImportReader {
 }
 
 /// Lines a reader skipped because of their type, counted by type (for the import's report).
-public final class SkippedLines: @unchecked Sendable {
+package final class SkippedLines: @unchecked Sendable {
     private let lock = NSLock()
     private var counts: [String: Int] = [:]
 
-    public init() {}
+    package init() {}
 
     /// How many lines of each type were skipped.
-    public var byType: [String: Int] { lock.withLock { counts } }
+    package var byType: [String: Int] { lock.withLock { counts } }
     /// How many lines were skipped in all.
-    public var count: Int { lock.withLock { counts.values.reduce(0, +) } }
+    package var count: Int { lock.withLock { counts.values.reduce(0, +) } }
 
     func add(_ type: String) { lock.withLock { counts[type, default: 0] += 1 } }
 }

@@ -16,19 +16,19 @@ import VaultCore
 /// without it: a chain in the file's order); the transcript is the path to the newest leaf, the
 /// other leaves are branches (`MessageTree`). Times keep the offset they are written with
 /// (Claude writes UTC, `Z`), to the second.
-public struct ClaudeReader: ImportReader {
-    public var source: ImportSource { .claude }
+package struct ClaudeReader: ImportReader {
+    package var source: ImportSource { .claude }
 
-    public init() {}
+    package init() {}
 
     /// True for a zip or folder holding `conversations.json`, or that file, whose first
     /// conversation has `chat_messages`.
-    public static func recognizes(_ path: String) -> Bool {
+    package static func recognizes(_ path: String) -> Bool {
         let head = peekExport(path, names: { $0 == "conversations.json" })
         return firstElementHasKey(head, "chat_messages")
     }
 
-    public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
+    package func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
             let export = try ExportFolder(path, limits: sink.limits)
             let file: String

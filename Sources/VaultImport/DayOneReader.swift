@@ -18,14 +18,14 @@ import VaultCore
 /// or a special file is refused by name, never read. A zip is read in place (`ExportFolder`): its journals and the `photos/` beside them.
 ///
 ///     try DayOneReader().read(["~/Downloads/Journal"], since: nil) { item in … }
-public struct DayOneReader: ImportReader {
-    public var source: ImportSource { .dayone }
+package struct DayOneReader: ImportReader {
+    package var source: ImportSource { .dayone }
 
-    public init() {}
+    package init() {}
 
     /// A Day One JSON file (`entries` with `creationDate`), a folder holding one, or a zip that
     /// names a `Journal.json` or a `photos/` folder beside JSON.
-    public static func recognizes(_ path: String) -> Bool {
+    package static func recognizes(_ path: String) -> Bool {
         if ExportFile.isFolder(path) {
             return (try? ExportFolder(path)).map { !journals(in: $0).isEmpty || !classicEntries(in: $0).isEmpty } ?? false
         }
@@ -64,7 +64,7 @@ public struct DayOneReader: ImportReader {
         }
     }
 
-    public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
+    package func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
             // A folder, a zip (read in place) or one journal: its photos in `photos/` beside it,
             // each opened inside the export without following a link.

@@ -12,9 +12,9 @@ import VaultCore
 ///
 ///     let broken = ImportInvariants.check(ChatGPTReader(), ["/tmp/export"], limits: ImportLimits(maxItemSize: 65536))
 ///     // [] when every property holds
-public enum ImportInvariants {
+package enum ImportInvariants {
     /// The properties `reader` breaks reading `paths` with the cap `limits` (empty: none).
-    public static func check(_ reader: some ImportReader, _ paths: [String], limits: ImportLimits) -> [String] {
+    package static func check(_ reader: some ImportReader, _ paths: [String], limits: ImportLimits) -> [String] {
         var broken: [String] = []
         let stopping = read(reader, paths, limits: limits, keepGoing: false, broken: &broken)
         let going = read(reader, paths, limits: limits, keepGoing: true, broken: &broken)
@@ -33,7 +33,7 @@ public enum ImportInvariants {
 
     /// The properties a zip's reading breaks: opening it and reading each member (its start,
     /// then all of it within the cap) ends with its bytes or an import problem.
-    public static func zip(_ path: String, limits: ImportLimits) -> [String] {
+    package static func zip(_ path: String, limits: ImportLimits) -> [String] {
         do throws(VaultError) {
             let zip = try ZipArchive(path: path)
             for member in zip.members.prefix(16) {

@@ -143,12 +143,12 @@ public struct ImportedAttachment: Sendable {
     /// What is known of a file the export does not hold.
     public struct Missing: Sendable, Equatable {
         /// What it is, in a word the report counts by (`image`, `photo`, `file`).
-        public var kind: String
+        package var kind: String
         /// The export's own reference to it (`file-service://file-AbC`, `dayone-moment://ID`),
         /// or "" when it gives none.
-        public var pointer: String
+        package var pointer: String
 
-        public init(kind: String, pointer: String) {
+        package init(kind: String, pointer: String) {
             self.kind = kind
             self.pointer = pointer
         }
@@ -224,7 +224,7 @@ public protocol ImportReader {
 
 extension ImportReader {
     /// Reads every item of `paths` into `emit`, stopping at the first part not in the format.
-    public func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
+    package func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
         throws(VaultError)
     {
         try withoutActuallyEscaping(emit) { emit throws(VaultError) in

@@ -38,46 +38,46 @@ public struct Importing {
 
     /// What an import did (or, with `dryRun`, would do).
     public struct Report: Sendable, Codable, Equatable {
-        public var source: String
-        public var roomsNew = 0
-        public var roomsUpdated = 0
-        public var roomsUnchanged = 0
+        package var source: String
+        package var roomsNew = 0
+        package var roomsUpdated = 0
+        package var roomsUnchanged = 0
         /// Branch rooms among the new ones.
-        public var branches = 0
-        public var messagesAdded = 0
+        package var branches = 0
+        package var messagesAdded = 0
         /// Messages the vault holds whose text in the export is not what the vault has (changed
         /// in the source, or by the person in vault since): the vault's text is kept.
-        public var messagesDiffering = 0
-        public var entriesNew = 0
-        public var entriesUnchanged = 0
-        public var attachments = 0
+        package var messagesDiffering = 0
+        package var entriesNew = 0
+        package var entriesUnchanged = 0
+        package var attachments = 0
         /// Files the export names but does not hold, by kind (`photo`: 6): each left a
         /// placeholder in its message or entry, whose text is all there.
-        public var missingFiles: [String: Int] = [:]
+        package var missingFiles: [String: Int] = [:]
         /// Blocks of types vault does not know, by type (`token_budget`: 2): each kept in its
         /// message as its JSON.
-        public var unknownBlocks: [String: Int] = [:]
+        package var unknownBlocks: [String: Int] = [:]
         /// Items older than `--since`, not imported.
-        public var skippedOlder = 0
+        package var skippedOlder = 0
         /// Lines read and not imported by design, by type (Claude Code's `file-history-snapshot`):
         /// "nothing found" is said only when the export held nothing at all.
-        public var skippedLines: [String: Int] = [:]
+        package var skippedLines: [String: Int] = [:]
         /// The parts of the export left out with `keepGoing` (a conversation, an entry, a file
         /// of a split export), each with its file, place and problem; empty: nothing was.
-        public var leftOut: [String] = []
+        package var leftOut: [String] = []
         /// What the person should know of how the export was read (a time that was not a
         /// time), each naming its place.
-        public var notes: [String] = []
+        package var notes: [String] = []
         /// Whether a commit was made (false: nothing new, or a dry run).
-        public var committed = false
-        public var dryRun = false
+        package var committed = false
+        package var dryRun = false
         /// The files written (or that would be), in the order the export gave them.
-        public var paths: [String] = []
+        package var paths: [String] = []
 
-        public init(source: String) { self.source = source }
+        package init(source: String) { self.source = source }
 
         /// `12 rooms new (3 branches), 2 updated (+40 messages), 30 unchanged; 5 entries new`.
-        public var summary: String {
+        package var summary: String {
             var parts: [String] = []
             if roomsNew + roomsUpdated + roomsUnchanged > 0 {
                 var rooms = "\(Merge.counted(roomsNew, "room", "rooms")) new"
@@ -575,12 +575,12 @@ struct ImportPlan {
 /// Ids of imported messages and entries, made from the source's own ids so that two imports
 /// of one export (on one machine or two) write the same ids: `m-` (or `d-`) and 12 Crockford
 /// base-32 characters of the SHA-1 of `source`, the conversation's id and the message's id.
-public enum ImportIdentity {
-    public static func messageID(_ source: ImportSource, _ conversation: String, _ message: String) -> String {
+package enum ImportIdentity {
+    package static func messageID(_ source: ImportSource, _ conversation: String, _ message: String) -> String {
         Identifier.messageID(bits: bits(source.rawValue + "\u{0}" + conversation + "\u{0}" + message))
     }
 
-    public static func entryID(_ source: ImportSource, _ entry: String) -> String {
+    package static func entryID(_ source: ImportSource, _ entry: String) -> String {
         Identifier.entryID(bits: bits(source.rawValue + "\u{0}" + entry))
     }
 

@@ -22,17 +22,17 @@ import Glibc
 /// a file that ends inside an element or before the array's `]`, an element that is not UTF-8
 /// or not JSON, a file that is not an array, an element past `limits` (checked as its bytes
 /// arrive, so an export cannot make one element fill the memory).
-public struct JSONArrayStream: Sendable {
+package struct JSONArrayStream: Sendable {
     /// The file read.
-    public let path: String
+    package let path: String
     /// The file as problems name it (`conversations.json`, `export.zip:conversations.json`).
-    public let name: String
+    package let name: String
     /// How many bytes are read at a time.
-    public let chunkSize: Int
+    package let chunkSize: Int
     /// The cap on one element (`ImportLimits.maxItemSize`), checked as its bytes arrive.
-    public let limits: ImportLimits
+    package let limits: ImportLimits
 
-    public init(path: String, name: String? = nil, chunkSize: Int = 1 << 20, limits: ImportLimits = ImportLimits()) {
+    package init(path: String, name: String? = nil, chunkSize: Int = 1 << 20, limits: ImportLimits = ImportLimits()) {
         self.path = path
         self.name = name ?? path
         self.chunkSize = max(1, chunkSize)
@@ -43,7 +43,7 @@ public struct JSONArrayStream: Sendable {
     /// (valid UTF-8; surrounding whitespace not included), in the file's order.
     ///
     /// `path` is opened as named (a link followed), only if it is a regular file.
-    public func forEachElement(
+    package func forEachElement(
         _ body: (_ index: Int, _ offset: Int, _ bytes: [UInt8]) throws(VaultError) -> Void
     ) throws(VaultError) {
         try forEachElement(in: try ExportInput.openNamed(path, name: name), body)
@@ -66,7 +66,7 @@ public struct JSONArrayStream: Sendable {
     /// Calls `body` for each element of `member` of `zip`, inflated as it is read (no copy on
     /// disk); the same elements and problems as `forEachElement(_:)`, offsets counted in the
     /// member's bytes.
-    public func forEachElement(
+    package func forEachElement(
         of member: ZipArchive.Member, in zip: ZipArchive,
         _ body: (_ index: Int, _ offset: Int, _ bytes: [UInt8]) throws(VaultError) -> Void
     ) throws(VaultError) {
@@ -83,7 +83,7 @@ public struct JSONArrayStream: Sendable {
     /// Decodes one element with `JSONSerialization` (fragments allowed).
     ///
     /// - Throws: `VaultError.importing` at `[index]`: "is not valid JSON (the element at byte N)".
-    public static func object(_ bytes: [UInt8], file: String, index: Int, offset: Int) throws(VaultError) -> Any {
+    package static func object(_ bytes: [UInt8], file: String, index: Int, offset: Int) throws(VaultError) -> Any {
         do {
             return try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
         } catch {

@@ -17,23 +17,23 @@ import VaultCore
 ///
 ///     let reader = JrnlReader()                       // times in this computer's zone
 ///     try reader.read(["~/.local/share/jrnl/journal.txt"], since: nil) { item in … }
-public struct JrnlReader: ImportReader {
-    public var source: ImportSource { .jrnl }
+package struct JrnlReader: ImportReader {
+    package var source: ImportSource { .jrnl }
     /// The zone jrnl's times are read in.
-    public var timeZone: TimeZone
+    package var timeZone: TimeZone
     /// The journal's `timeformat` (jrnl's configuration: `%d.%m.%Y %H:%M` writes
     /// `[09.06.2013 15:39]`), when it is not jrnl's default; nil: `%Y-%m-%d %H:%M`, with or
     /// without seconds and AM/PM.
-    public var dateFormat: String?
+    package var dateFormat: String?
 
-    public init(timeZone: TimeZone = .current, dateFormat: String? = nil) {
+    package init(timeZone: TimeZone = .current, dateFormat: String? = nil) {
         self.timeZone = timeZone
         self.dateFormat = dateFormat
     }
 
     /// A file whose first line with text is a jrnl entry's date line, a jrnl JSON export
     /// (`entries` with `date` and `time`), or a folder journal (`YYYY/MM/DD.txt`).
-    public static func recognizes(_ path: String) -> Bool {
+    package static func recognizes(_ path: String) -> Bool {
         let head: [UInt8]?
         if ExportFile.isFolder(path) {
             guard let folder = try? ExportDirectory(path), let first = textFiles(in: folder).first else { return false }
@@ -54,7 +54,7 @@ public struct JrnlReader: ImportReader {
         return DateLine(firstLine) != nil || DateLine(firstLine, format: TimeFormat.jrnl1, bracketed: false) != nil
     }
 
-    public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
+    package func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
             // A folder journal's files are opened inside it, a link among them refused by name.
             let folder = ExportFile.isFolder(path) ? try ExportDirectory(path) : nil

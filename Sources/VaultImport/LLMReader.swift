@@ -25,13 +25,13 @@ import VaultCore
 /// settings (the last value of each), as is the last `model` used.
 ///
 ///     try LLMReader().read(["~/.config/io.datasette.llm/logs.db"], since: nil) { item in … }
-public struct LLMReader: ImportReader {
-    public var source: ImportSource { .llm }
+package struct LLMReader: ImportReader {
+    package var source: ImportSource { .llm }
 
-    public init() {}
+    package init() {}
 
     /// Where `llm` keeps `logs.db`: `$LLM_USER_PATH`, else `~/.config/io.datasette.llm`.
-    public static func defaultPaths(environment: [String: String]) -> [String] {
+    package static func defaultPaths(environment: [String: String]) -> [String] {
         if let folder = environment["LLM_USER_PATH"], !folder.isEmpty { return [folder + "/logs.db"] }
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
@@ -39,14 +39,14 @@ public struct LLMReader: ImportReader {
     }
 
     /// An SQLite file with llm's tables (`responses` or `turns`, and `_llm_migrations`).
-    public static func recognizes(_ path: String) -> Bool {
+    package static func recognizes(_ path: String) -> Bool {
         guard let head = ExportFile.head(path, limit: 16), head.starts(with: Array("SQLite format 3".utf8)),
             let db = try? LLMLogsDatabase(path: path), let tables = try? db.tables()
         else { return false }
         return tables.contains("_llm_migrations") || (tables.contains("responses") && tables.contains("conversations"))
     }
 
-    public func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
+    package func read(_ paths: [String], since: Timestamp?, into sink: ImportSink) throws(VaultError) {
         for path in paths {
             // A regular file only, never waited on (a FIFO is refused before SQLite opens it);
             // `logs.db` in a folder is not followed if it is a link.

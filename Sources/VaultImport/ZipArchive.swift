@@ -23,40 +23,40 @@ import Glibc
 ///
 /// Problems are `VaultError.importing`, naming the archive (and the member): a file cut short,
 /// a member that does not match its CRC, a method vault cannot read.
-public final class ZipArchive {
+package final class ZipArchive {
     /// One file of the archive (folders are not listed).
-    public struct Member: Sendable, Hashable {
+    package struct Member: Sendable, Hashable {
         /// Its path in the archive, `/`-separated, never absolute, never with `..`.
-        public let name: String
+        package let name: String
         /// Its size once extracted, as the central directory says.
-        public let size: UInt64
-        public let compressedSize: UInt64
+        package let size: UInt64
+        package let compressedSize: UInt64
         /// 0 stored, 8 deflate (anything else cannot be read).
-        public let method: UInt16
-        public let crc32: UInt32
+        package let method: UInt16
+        package let crc32: UInt32
         let localHeaderOffset: UInt64
         let flags: UInt16
     }
 
     /// The archive's path.
-    public let path: String
+    package let path: String
     /// The archive as problems name it.
-    public let name: String
+    package let name: String
     /// The files, in the central directory's order.
-    public private(set) var members: [Member] = []
+    package private(set) var members: [Member] = []
     /// The archive, open (its one owner closes it).
     private let file: ExportFileHandle
     private var fd: Int32 { file.fd }
     private let fileSize: UInt64
 
     /// The default cap on a member's extracted size: 8 GiB.
-    public static let defaultLimit: UInt64 = 8 << 30
+    package static let defaultLimit: UInt64 = 8 << 30
 
     /// Opens `path` and reads its central directory.
     ///
     /// - Throws: `VaultError.importing` when it cannot be opened, is not a zip, is cut short,
     ///   or has a member whose name is absolute or contains `..`.
-    public init(path: String, name: String? = nil) throws(VaultError) {
+    package init(path: String, name: String? = nil) throws(VaultError) {
         self.path = path
         self.name = name ?? path
         // A regular file only (a FIFO is not waited on: `ExportInput`).
@@ -66,18 +66,18 @@ public final class ZipArchive {
     }
 
     /// Whether the file at `path` begins like a zip archive (`PK\3\4`, or an empty archive's `PK\5\6`).
-    public static func looksLikeZip(_ path: String) -> Bool {
+    package static func looksLikeZip(_ path: String) -> Bool {
         let head = (try? ExportInput.openNamed(path))?.prefix(4) ?? []
         return head == [0x50, 0x4B, 3, 4] || head == [0x50, 0x4B, 5, 6]
     }
 
     /// The member named `name` exactly, if any.
-    public func member(named name: String) -> Member? {
+    package func member(named name: String) -> Member? {
         members.first { $0.name == name }
     }
 
     /// The member's bytes, at most `limit` of them.
-    public func bytes(of member: Member, limit: UInt64 = ZipArchive.defaultLimit) throws(VaultError) -> [UInt8] {
+    package func bytes(of member: Member, limit: UInt64 = ZipArchive.defaultLimit) throws(VaultError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(Int(min(member.size, limit, 1 << 28)))
         try read(member, limit: limit) { chunk in
@@ -88,7 +88,7 @@ public final class ZipArchive {
     }
 
     /// The member's first `count` bytes (fewer when it is shorter); reads no further.
-    public func prefix(of member: Member, count: Int) throws(VaultError) -> [UInt8] {
+    package func prefix(of member: Member, count: Int) throws(VaultError) -> [UInt8] {
         var out: [UInt8] = []
         try read(member) { chunk in
             out.append(contentsOf: chunk.prefix(count - out.count))
@@ -98,7 +98,7 @@ public final class ZipArchive {
     }
 
     /// Writes the member to a new file at `destination` (replacing one there).
-    public func extract(_ member: Member, to destination: String, limit: UInt64 = ZipArchive.defaultLimit)
+    package func extract(_ member: Member, to destination: String, limit: UInt64 = ZipArchive.defaultLimit)
         throws(VaultError)
     {
         let out = open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
@@ -127,7 +127,7 @@ public final class ZipArchive {
 
     /// Streams the member's bytes to `sink`, a chunk at a time; `sink` returns false to stop
     /// early (the rest is then neither read nor checked).
-    public func read(
+    package func read(
         _ member: Member, limit: UInt64 = ZipArchive.defaultLimit,
         _ sink: (UnsafeBufferPointer<UInt8>) throws(VaultError) -> Bool
     ) throws(VaultError) {

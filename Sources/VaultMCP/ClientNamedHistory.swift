@@ -5,30 +5,30 @@ import VaultCore
 /// the MCP client in its message (`diary: add 2026-11-21 첫눈` becomes
 /// `diary: add 2026-11-21 첫눈 (via MCP: Claude Desktop)`), so `vault log` tells what an AI app
 /// did. Hand edits committed first (`prepare`) are the person's, and keep their own message.
-public final class ClientNamedHistory: VaultHistory {
+package final class ClientNamedHistory: VaultHistory {
     let base: any VaultHistory
     /// The client's name, from `initialize`; "an MCP client" until it says.
-    public let client = Mutex<String?>(nil)
+    package let client = Mutex<String?>(nil)
 
-    public init(_ base: any VaultHistory) {
+    package init(_ base: any VaultHistory) {
         self.base = base
     }
 
-    public func prepare(_ paths: [String], known: [String: KnownFile], notes: NoteSink) throws(VaultError) -> [String] {
+    package func prepare(_ paths: [String], known: [String: KnownFile], notes: NoteSink) throws(VaultError) -> [String] {
         try base.prepare(paths, known: known, notes: notes)
     }
 
-    public func commit(_ paths: [String], message: String, known: [String: KnownFile]) throws(VaultError) -> Bool {
+    package func commit(_ paths: [String], message: String, known: [String: KnownFile]) throws(VaultError) -> Bool {
         try base.commit(paths, message: ClientNamedHistory.naming(message, client: client.withLock { $0 }), known: known)
     }
 
-    public func willChange(_ paths: [String]) { base.willChange(paths) }
+    package func willChange(_ paths: [String]) { base.willChange(paths) }
 
-    public func committedVersion(of path: String) throws(VaultError) -> [UInt8]? {
+    package func committedVersion(of path: String) throws(VaultError) -> [UInt8]? {
         try base.committedVersion(of: path)
     }
 
-    public func identity() throws(VaultError) -> Identity? { try base.identity() }
+    package func identity() throws(VaultError) -> Identity? { try base.identity() }
 
     /// `message` with ` (via MCP: NAME)` after its first line. The client is named once: a first
     /// line that names it as the author already (`say: rooms/a.md (claude-ai)`, a message

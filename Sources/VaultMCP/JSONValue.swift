@@ -6,7 +6,7 @@ import Foundation
 /// Read with `JSONDecoder` (which keeps `true` and `1` apart), written by `serialized` with the
 /// keys sorted and DEL and the C1 controls escaped (as `vault search --json` writes them), so a
 /// line of the server's output is one message and nothing a terminal would obey.
-public enum JSONValue: Sendable, Equatable, Decodable {
+package enum JSONValue: Sendable, Equatable, Decodable {
     case null
     case bool(Bool)
     case int(Int)
@@ -15,7 +15,7 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if c.decodeNil() {
             self = .null
@@ -35,21 +35,21 @@ public enum JSONValue: Sendable, Equatable, Decodable {
     }
 
     /// The value of a JSON text, or nil when it is not JSON.
-    public static func parse(_ bytes: [UInt8]) -> JSONValue? {
+    package static func parse(_ bytes: [UInt8]) -> JSONValue? {
         try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
     }
 
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         if case .object(let o) = self { return o[key] }
         return nil
     }
 
-    public var string: String? {
+    package var string: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
-    public var int: Int? {
+    package var int: Int? {
         switch self {
         case .int(let i): return i
         case .double(let d) where d == d.rounded() && abs(d) < 1e15: return Int(d)
@@ -57,23 +57,23 @@ public enum JSONValue: Sendable, Equatable, Decodable {
         }
     }
 
-    public var bool: Bool? {
+    package var bool: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
-    public var array: [JSONValue]? {
+    package var array: [JSONValue]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
-    public var object: [String: JSONValue]? {
+    package var object: [String: JSONValue]? {
         if case .object(let o) = self { return o }
         return nil
     }
 
     /// The value as one line of JSON text.
-    public var serialized: String {
+    package var serialized: String {
         var out: [UInt8] = []
         append(to: &out)
         return String(decoding: out, as: UTF8.self)
@@ -132,14 +132,14 @@ public enum JSONValue: Sendable, Equatable, Decodable {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(integerLiteral value: Int) { self = .int(value) }
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(integerLiteral value: Int) { self = .int(value) }
+    package init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    package init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
-    public init(nilLiteral: ()) { self = .null }
+    package init(nilLiteral: ()) { self = .null }
 }
 
 extension JSONValue {

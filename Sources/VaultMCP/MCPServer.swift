@@ -22,13 +22,13 @@ import Glibc
 /// let server = MCPServer(vault: vault, readOnly: false, log: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
 /// exit(server.serve())  // until the client closes standard input
 /// ```
-public final class MCPServer: @unchecked Sendable {
+package final class MCPServer: @unchecked Sendable {
     /// The protocol revisions the `initialize` handshake accepts, oldest first; the last is answered
     /// when the client asks for one not listed.
-    public static let protocolVersions = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
+    package static let protocolVersions = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
     /// The longest message read, in bytes: a longer one is answered with an error and dropped
     /// unread (a line is held whole in memory until its end).
-    public static let maximumMessageBytes = 1 << 20
+    package static let maximumMessageBytes = 1 << 20
 
     /// The session the server was made for (nil: made from a vault, as tests do).
     let session: VaultSession?
@@ -56,7 +56,7 @@ public final class MCPServer: @unchecked Sendable {
     ///   - readOnly: no write tool is listed or run.
     ///   - watcher: what tells which rooms and entries changed (`vault search`'s watcher); nil:
     ///     subscribed files are compared by their stamps, and the list's changes are not told.
-    public convenience init(
+    package convenience init(
         vault: Vault, naming: ClientNamedHistory?, readOnly: Bool, watcher: (any WorkTreeWatcher)?,
         log: @escaping @Sendable (String) -> Void
     ) {
@@ -67,7 +67,7 @@ public final class MCPServer: @unchecked Sendable {
     /// otherwise every commit the server makes names the client (`ClientNamedHistory`). The
     /// session's watcher tells which rooms and entries changed, and each request that reads
     /// the history opens the repository for itself (`VaultSession.openRepository`).
-    public convenience init(session: VaultSession, log: @escaping @Sendable (String) -> Void) {
+    package convenience init(session: VaultSession, log: @escaping @Sendable (String) -> Void) {
         let naming = session.vault.history.map { ClientNamedHistory($0) }
         self.init(
             session: session, vault: naming.map { session.vault.with(history: $0) } ?? session.vault, naming: naming,
@@ -96,7 +96,7 @@ public final class MCPServer: @unchecked Sendable {
     /// Reads requests from `input` until it closes, answering each on `output`; returns the
     /// exit status (0). A call under way when the input closes is finished (a write is
     /// committed) before it returns.
-    public func serve(input: Int32 = 0) -> Int32 {
+    package func serve(input: Int32 = 0) -> Int32 {
         resources.notify = { [weak self] uri in
             self?.send(["jsonrpc": "2.0", "method": "notifications/resources/updated", "params": ["uri": .string(uri)]])
         }

@@ -5,9 +5,9 @@ import VaultCore
 /// (Unicode full case folding: `Straße` and `STRASSE` alike, `ς` as `σ`, `K` (Kelvin) as `k`).
 ///
 /// Both the query and the files go through the same functions, so the scan and the index agree.
-public enum SearchText {
+package enum SearchText {
     /// `text` in NFC, case folded when `folding`.
-    public static func key(_ text: String, folding: Bool) -> String {
+    package static func key(_ text: String, folding: Bool) -> String {
         let nfc = nfc(text)
         return folding ? fold(nfc) : nfc
     }
@@ -16,7 +16,7 @@ public enum SearchText {
     static func nfc(_ text: String) -> String { text.nfc }
 
     /// Full case folding, code point by code point (context-free, as Unicode's CaseFolding.txt).
-    public static func fold(_ text: String) -> String {
+    package static func fold(_ text: String) -> String {
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text.lowercased() }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars { appendFolded(scalar, to: &out) }

@@ -15,13 +15,13 @@ import VaultCore
 ///   server's password question, before any other credential helper;
 /// - without a terminal, nothing prompts (`GIT_TERMINAL_PROMPT=0`, ssh in batch mode); on a terminal
 ///   git and ssh ask, and ssh gives up after three tries (`NumberOfPasswordPrompts=3`).
-public struct GitTransport: Sendable {
+package struct GitTransport: Sendable {
     /// The vault's folder (the repository's work tree).
-    public let root: String
+    package let root: String
     /// The environment the commands run with.
     let environment: [String: String]
 
-    public init(root: String, environment: [String: String]) {
+    package init(root: String, environment: [String: String]) {
         self.root = root
         self.environment = environment
     }
@@ -37,7 +37,7 @@ public struct GitTransport: Sendable {
     }
 
     /// Whether the `git` command line is installed.
-    public static func isInstalled(environment: [String: String]) -> Bool {
+    package static func isInstalled(environment: [String: String]) -> Bool {
         executable(environment: environment) != nil
     }
 

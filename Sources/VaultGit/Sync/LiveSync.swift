@@ -42,22 +42,22 @@ public final class LiveSync {
 
     /// What came into one room.
     public struct Arrival: Sendable {
-        public var path: String
-        public var title: String
+        package var path: String
+        package var title: String
         /// The messages that came in, in the room's order.
-        public var messages: [Message]
+        package var messages: [Message]
     }
 
     /// What one sync did.
     public struct Step: Sendable {
         /// The sync's report; nil when it failed.
-        public var report: SyncReport?
+        package var report: SyncReport?
         /// Why it failed.
-        public var failure: VaultError?
+        package var failure: VaultError?
         /// What came in (in `room` only, when one is watched).
-        public var arrivals: [Arrival] = []
+        package var arrivals: [Arrival] = []
         /// The wait before the next sync.
-        public var delay: Double
+        package var delay: Double
     }
 
     /// Syncs once and reads what came in and was not shown yet: into `room` only, when given (a

@@ -10,20 +10,20 @@ import VaultCore
 /// (`[merge "vault"]`), and `.gitattributes` assigns it. Without the driver (a clone made by
 /// plain git, `vault` not on the PATH), git leaves conflict markers, which every command
 /// detects and `vault sync` or `vault resolve` repairs.
-public enum MergeDriver {
+package enum MergeDriver {
     /// The lines `.gitattributes` needs in a vault of `format` (2 files rooms in folders:
     /// `rooms/**/*.md` matches them at any depth, `rooms/*.md` only right in `rooms/`).
-    public static func attributes(format: Int) -> [String] {
+    package static func attributes(format: Int) -> [String] {
         [format >= 2 ? roomsAttribute : flatRoomsAttribute]
             + (format >= RoomVolumes.format ? [MergeDriverPatterns.volumes] : [])
             + ["diary/**/*.md merge=vault", "vault.yml merge=vault"]
     }
 
-    public static let flatRoomsAttribute = MergeDriverPatterns.flatRooms
-    public static let roomsAttribute = MergeDriverPatterns.rooms
+    package static let flatRoomsAttribute = MergeDriverPatterns.flatRooms
+    package static let roomsAttribute = MergeDriverPatterns.rooms
 
     /// The command git runs, from the repository's config.
-    public static let command = "vault merge-driver %O %A %B %P"
+    package static let command = "vault merge-driver %O %A %B %P"
 
     /// Merges the three versions git gives (ancestor, current, other) into `current`, by the
     /// kind of `path`, with `vault sync`'s rules (`Merge.committed`), so a `git pull` writes the
@@ -41,7 +41,7 @@ public enum MergeDriver {
     ///
     /// `machineLimits`: this machine's caps (`VaultSync.machineLimits`), which the vault's git
     /// config may replace and its `vault.yml` lower.
-    public static func run(
+    package static func run(
         ancestor: String, current: String, other: String, path: String, root: String,
         settings: ProcessSettings, machineLimits: IncomingLimits = IncomingLimits()
     ) throws(VaultError) -> [String] {
@@ -212,7 +212,7 @@ extension GitHistory {
     ///
     /// The `.gitattributes` update is a change of its own (`sync: vault's merge driver …`),
     /// made through the change path before `change`'s commit (`Change.preceding`).
-    public func ensureMergeDriver(in change: Change) throws(VaultError) {
+    package func ensureMergeDriver(in change: Change) throws(VaultError) {
         if try configString("merge.vault.driver") != MergeDriver.command {
             try setConfig("merge.vault.name", "vault: rooms by message id, diary entries without conflict markers")
             try setConfig("merge.vault.driver", MergeDriver.command)

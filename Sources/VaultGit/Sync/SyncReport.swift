@@ -33,21 +33,21 @@ public struct SyncReport: Sendable, Codable {
 
     /// A room that received messages.
     public struct Room: Sendable, Codable {
-        public var path: String
-        public var title: String
-        public var newMessageIDs: [String]
+        package var path: String
+        package var title: String
+        package var newMessageIDs: [String]
         /// The first line of the newest message that came in.
-        public var newest: String?
+        package var newest: String?
         /// The room did not exist here before.
-        public var isNew: Bool
+        package var isNew: Bool
         /// Who wrote the messages that came in (`author=`), each once, in the order they wrote;
         /// messages without an author are not counted here.
-        public var authors: [String] = []
+        package var authors: [String] = []
         /// Those of `newMessageIDs` this machine's person wrote (on another machine): never unread here.
-        public var ownMessageIDs: [String] = []
+        package var ownMessageIDs: [String] = []
         /// Those of `newMessageIDs` whose `author=` the commit that brought them does not bear out
         /// (`Authorship`), each with why: marked in `show`, `rooms` and MCP `read` (`UnverifiedMarks`).
-        public var unverified: [String: String] = [:]
+        package var unverified: [String: String] = [:]
 
         enum CodingKeys: String, CodingKey {
             case path, title, newMessageIDs, newest, isNew, authors, unverified
@@ -55,8 +55,8 @@ public struct SyncReport: Sendable, Codable {
     }
 
     public struct Rename: Sendable, Codable {
-        public var from: String
-        public var to: String
+        package var from: String
+        package var to: String
     }
 
     public init(remote: String) { self.remote = remote }

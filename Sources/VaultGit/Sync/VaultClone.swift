@@ -3,9 +3,9 @@ import Foundation
 import VaultCore
 
 /// `vault clone URL DIR`: a second machine set up completely, in one command.
-public enum VaultClone {
+package enum VaultClone {
     /// The folder `git clone` would make: the last part of the URL without `.git`.
-    public static func defaultFolder(for url: String) -> String {
+    package static func defaultFolder(for url: String) -> String {
         var name = url
         while name.hasSuffix("/") { name.removeLast() }
         if let cut = name.lastIndex(where: { $0 == "/" || $0 == ":" }) {
@@ -25,7 +25,7 @@ public enum VaultClone {
     /// `ProgressEvent.ended`; nil asks git and libgit2 for no progress. `limits`: this machine's
     /// caps on what is cloned (the defaults with the user configuration's `limits:`, and the
     /// git config's `vault.maxFileSize`…): the remote's `vault.yml` may lower them, never raise them.
-    public static func clone(
+    package static func clone(
         url: String, into root: String, interactive: Bool = false, settings: ProcessSettings,
         onProgress: ProgressHandler? = nil, limits: IncomingLimits = IncomingLimits()
     ) throws(VaultError) -> Vault {

@@ -22,14 +22,14 @@ public struct VaultStatus: Sendable, Codable {
     public var lastSync: String?
 
     public struct Unsettled: Sendable, Codable {
-        public var room: String
-        public var message: String
-        public var other: String
+        package var room: String
+        package var message: String
+        package var other: String
     }
 
     public struct Copy: Sendable, Codable {
-        public var copy: String
-        public var original: String
+        package var copy: String
+        package var original: String
     }
 
     public static func read(vault: Vault, history: GitHistory) throws(VaultError) -> VaultStatus {

@@ -20,10 +20,10 @@ public struct Restore {
     /// What a restore did.
     public struct Restored: Sendable, CustomStringConvertible {
         /// The short id of the revision restored from.
-        public var revision: String
+        package var revision: String
         /// The short id of the commit that kept the hand edit restoring replaced (`edit: …`),
         /// when the file had one.
-        public var handEdit: String?
+        package var handEdit: String?
         public var description: String { revision }
     }
 

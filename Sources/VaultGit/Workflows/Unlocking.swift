@@ -26,17 +26,17 @@ public struct Unlocking {
     /// What `unlock` did.
     public struct Report: Sendable {
         /// The lock files removed.
-        public var removed: [String]
+        package var removed: [String]
         /// The temporary files of killed vault processes removed.
-        public var temporaryFiles: [String] = []
+        package var temporaryFiles: [String] = []
         /// Lock files kept: changed in the last minute, so a git program may be using them.
-        public var kept: [String]
+        package var kept: [String]
         /// What was committed for killed vaults (nil: nothing was tried, a lock was kept or
         /// the vault has no repository of its own).
-        public var recovery: GitHistory.Recovery?
+        package var recovery: GitHistory.Recovery?
 
         /// Whether nothing was found to clear or repair.
-        public var isEmpty: Bool {
+        package var isEmpty: Bool {
             removed.isEmpty && kept.isEmpty && temporaryFiles.isEmpty
                 && (recovery.map { $0.committedPaths.isEmpty && $0.indexRepaired.isEmpty } ?? true)
         }

@@ -29,15 +29,15 @@ public final class SearchIndex {
     /// What a refresh did.
     public struct Refresh: Sendable, Equatable {
         /// Files read (their stamps differed from the recorded ones, or they were new).
-        public var read: Int
+        package var read: Int
         /// Texts added to the index (contents not indexed before).
-        public var indexed: Int
+        package var indexed: Int
         /// Files no longer listed, dropped from the index.
-        public var removed: Int
+        package var removed: Int
         /// Every listed file that is not valid UTF-8 (sorted), read now or before.
-        public var invalidUTF8: [String]
+        package var invalidUTF8: [String]
 
-        public init(read: Int, indexed: Int, removed: Int, invalidUTF8: [String]) {
+        package init(read: Int, indexed: Int, removed: Int, invalidUTF8: [String]) {
             self.read = read
             self.indexed = indexed
             self.removed = removed
