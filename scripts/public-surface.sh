@@ -2,11 +2,11 @@
 # The types the libraries below VaultKit declare public: what VaultKit's public API names, and
 # nothing else (everything else they share is `package`). Prints one line per target; with
 # --check, fails when Sources/VaultKit/README.md's list (between the public-surface markers)
-# is not what the sources declare. VaultCore, the models, is not listed: it is public as a whole.
+# is not what the sources declare.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 surface() {
-    for target in VaultGit VaultSearch VaultChat VaultImport VaultExport VaultMCP VaultCLI; do
+    for target in VaultCore VaultGit VaultSearch VaultChat VaultImport VaultExport VaultMCP VaultCLI; do
         names=$(grep -rhoE '^\s*(@[A-Za-z.()]+ )*([a-z]+ )*public ([a-z]+ )*(struct|class|enum|protocol|typealias|actor) [A-Za-z_]+' \
             "Sources/$target" --include='*.swift' | awk '{print $NF}' | sort -u | sed 's/.*/`&`/' | paste -sd ' ' - || true)
         echo "- $target: ${names:-none}"

@@ -19,7 +19,7 @@ extension ChatTurn {
     ///
     /// - Throws: `VaultError.input` or a refusal that keeps the message (`UnavailableProvider`)
     ///   when no provider can answer: an unknown provider, a key not approved, no model.
-    package static func forRoom(
+    public static func forRoom(
         _ path: String, _ room: RoomVersion, in vault: Vault, provider: String?, model: String?,
         environment: [String: String]? = nil,
         onWait: (@Sendable (ServerWait) -> Void)? = nil, cancellation: Cancellation = .never

@@ -144,10 +144,10 @@ struct AttachmentEmbedder {
 }
 
 /// Something an export could not do, which did not stop it (a missing attachment).
-package struct ExportWarning: Sendable, Hashable, CustomStringConvertible {
+public struct ExportWarning: Sendable, Hashable, CustomStringConvertible {
     /// The item (path relative to the vault) the problem is in.
-    package var path: String
-    package var message: String
+    public var path: String
+    public var message: String
 
-    package var description: String { "\(path): \(message)" }
+    public var description: String { "\(path): \(message)" }
 }

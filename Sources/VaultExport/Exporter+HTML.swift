@@ -2,11 +2,11 @@ import Foundation
 import VaultCore
 
 /// An exported HTML page and what could not be put in it.
-package struct HTMLExport: Sendable {
+public struct HTMLExport: Sendable {
     /// A complete HTML5 document, UTF-8.
-    package var html: String
+    public var html: String
     /// Attachments left as links (missing, or not an image): one line each for standard error.
-    package var warnings: [ExportWarning]
+    public var warnings: [ExportWarning]
 }
 
 extension Exporter {
@@ -22,7 +22,7 @@ extension Exporter {
     ///
     /// - Parameter title: the page's `<title>`; by default the item's title, or the
     ///   first titles of several.
-    package func html(_ items: [ExportItem], title: String? = nil) -> HTMLExport {
+    public func html(_ items: [ExportItem], title: String? = nil) -> HTMLExport {
         var embedder = AttachmentEmbedder(vaultRoot: vaultRoot)
         var body = ""
         for (k, item) in items.enumerated() {

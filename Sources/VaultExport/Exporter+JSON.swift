@@ -13,7 +13,7 @@ extension Exporter {
     ///       "exported_at" : "2026-11-21T10:00:00+09:00",
     ///       "items" : [ { "kind" : "room", "path" : "rooms/부산-여행.md", "messages" : [ … ] } ]
     ///     }
-    package func json(_ items: [ExportItem], exportedAt: Date = Date()) throws(VaultError) -> Data {
+    public func json(_ items: [ExportItem], exportedAt: Date = Date()) throws(VaultError) -> Data {
         let document = JSONDocument(
             exportedAt: Timestamp(date: exportedAt, timeZone: timeZone).text,
             items: items.enumerated().map { k, item in

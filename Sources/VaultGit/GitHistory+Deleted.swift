@@ -18,7 +18,7 @@ extension GitHistory {
     /// Paths below `folders` (`rooms`, `diary`) that some commit had and the vault's folder does
     /// not have now, sorted: removed by a commit (however long ago), by hand, or by a killed
     /// command.
-    package func deletedPaths(under folders: [String]) throws(VaultError) -> [String] {
+    public func deletedPaths(under folders: [String]) throws(VaultError) -> [String] {
         var candidates = Set<String>()
         for folder in folders {
             for path in try removals(under: folder).keys { candidates.insert(path) }
@@ -72,7 +72,7 @@ extension GitHistory {
     /// The last version of a path the vault's folder no longer has: its bytes and the commit
     /// that had them. HEAD's, when HEAD still has it (removed by hand, or by a killed command);
     /// else that of the most recent commit before the one that removed it, however long ago.
-    package func lastVersion(of path: String) throws(VaultError) -> (bytes: [UInt8], revision: String)? {
+    public func lastVersion(of path: String) throws(VaultError) -> (bytes: [UInt8], revision: String)? {
         if let head = try headCommit() {
             defer {
                 git_commit_free(head.commit)

@@ -6,13 +6,13 @@ extension Vault {
     /// modification time) is dated by the commit that added it when the vault has its own
     /// history (`dateSource` "history"): a copy or a checkout changes a file's time, not its
     /// first commit.
-    package func diarySummariesDatedByHistory(watcher: (any WorkTreeWatcher)? = nil) -> [DiarySummary] {
+    public func diarySummariesDatedByHistory(watcher: (any WorkTreeWatcher)? = nil) -> [DiarySummary] {
         datedByHistory(diarySummaries(watcher: watcher))
     }
 
     /// `all` (a diary listing's summaries, newest first) with the entries dated by their file's
     /// time dated by their first commit instead, and in order again.
-    package func datedByHistory(_ all: [DiarySummary]) -> [DiarySummary] {
+    public func datedByHistory(_ all: [DiarySummary]) -> [DiarySummary] {
         var all = all
         guard all.contains(where: { $0.dateSource == "modified" }), (try? GitHistory.locate(root)) == .own,
             let history = try? GitHistory(vault: root, config: config, settings: settings)

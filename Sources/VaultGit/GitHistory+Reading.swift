@@ -44,7 +44,7 @@ public struct LogFilter: Sendable {
 extension GitHistory {
     /// Commits from HEAD backwards, newest first; with `path`, only those that changed it
     /// (including the one that deleted it).
-    package func log(path: String? = nil, limit: Int = 50) throws(VaultError) -> [HistoryEntry] {
+    public func log(path: String? = nil, limit: Int = 50) throws(VaultError) -> [HistoryEntry] {
         try log(LogFilter(path: path, limit: limit))
     }
 
@@ -53,7 +53,7 @@ extension GitHistory {
     /// A path is followed across a commit that renamed it with its bytes unchanged (`vault
     /// migrate` moving a room into its year's folder), as `git log --follow` does: the commits
     /// before it are those that changed its former name.
-    package func log(_ filter: LogFilter) throws(VaultError) -> [HistoryEntry] {
+    public func log(_ filter: LogFilter) throws(VaultError) -> [HistoryEntry] {
         guard filter.limit > 0, let head = try headCommit() else { return [] }
         git_commit_free(head.commit)
         git_tree_free(head.tree)
@@ -203,7 +203,7 @@ extension GitHistory {
     /// The bytes of `path` at `revision`, under the name it had there when it was renamed since
     /// with its bytes unchanged (`formerPath`: a room `vault migrate` moved); nil when it was
     /// not there.
-    package func contents(of path: String, at revision: String) throws(VaultError) -> [UInt8]? {
+    public func contents(of path: String, at revision: String) throws(VaultError) -> [UInt8]? {
         let c = try commit(revision)
         defer { git_commit_free(c) }
         if let bytes = try contents(of: path, in: c) { return bytes }
@@ -213,7 +213,7 @@ extension GitHistory {
 
     /// Every file below `folder` at `revision` (a room's volumes), with its bytes, sorted by
     /// path; none when the folder was not there.
-    package func files(under folder: String, at revision: String) throws(VaultError) -> [(path: String, bytes: [UInt8])] {
+    public func files(under folder: String, at revision: String) throws(VaultError) -> [(path: String, bytes: [UInt8])] {
         let c = try commit(revision)
         defer { git_commit_free(c) }
         guard let tree = try subtree(folder, of: git_commit_tree_id(c).pointee) else { return [] }
@@ -251,7 +251,7 @@ extension GitHistory {
 
     /// A unified diff from `old` to `new` (both shown as `path`, in UTF-8 text even past ASCII),
     /// or "" when they are equal.
-    package func unifiedDiff(_ old: [UInt8]?, _ new: [UInt8]?, path: String, context: Int = 3) throws(VaultError)
+    public func unifiedDiff(_ old: [UInt8]?, _ new: [UInt8]?, path: String, context: Int = 3) throws(VaultError)
         -> String
     {
         var options = git_diff_options()
@@ -278,17 +278,17 @@ extension GitHistory {
     }
 
     /// When `path` was first committed (the oldest commit that changed it), or nil.
-    package func firstCommitTime(of path: String) throws(VaultError) -> Timestamp? {
+    public func firstCommitTime(of path: String) throws(VaultError) -> Timestamp? {
         try log(path: path, limit: 100_000).last.flatMap { Timestamp(rfc3339: $0.time) }
     }
 
     /// The first seven characters of a commit id, or of HEAD when `revision` is nil.
-    package func shortID(_ revision: String = "HEAD") throws(VaultError) -> String {
+    public func shortID(_ revision: String = "HEAD") throws(VaultError) -> String {
         String(try commitID(revision).prefix(7))
     }
 
     /// The full id of the commit a revision names (`HEAD~1` → `4ab2f9f…`).
-    package func commitID(_ revision: String) throws(VaultError) -> String {
+    public func commitID(_ revision: String) throws(VaultError) -> String {
         let c = try commit(revision)
         defer { git_commit_free(c) }
         return oidString(git_commit_id(c))
@@ -297,7 +297,7 @@ extension GitHistory {
     /// Removes lock files left by a crashed git program, anywhere in the git folder but its
     /// objects (`Leftovers.gitLocks`). Only files untouched for `olderThan` seconds are removed
     /// unless `force`; returns the removed and the kept paths.
-    package static func removeStaleLocks(
+    public static func removeStaleLocks(
         vault root: String, olderThan: Double = 60, force: Bool = false
     ) -> (removed: [String], kept: [String]) {
         var removed: [String] = []

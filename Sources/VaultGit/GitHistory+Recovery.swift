@@ -8,7 +8,7 @@ import VaultCore
 
 extension GitHistory {
     /// What `recoverFromKilledVaults` did.
-    package struct Recovery: Sendable, Equatable {
+    public struct Recovery: Sendable, Equatable {
         /// Git locks removed: each was left by a vault process that was killed while holding it.
         package var removedLocks: [String] = []
         /// Paths a killed vault process had changed and not committed, committed now.
@@ -41,7 +41,7 @@ extension GitHistory {
     /// Every command that changes the vault calls this first (`prepare`), holding the vault's
     /// lock; so does `vault unlock`.
     @discardableResult
-    package func recoverFromKilledVaults() throws(VaultError) -> Recovery {
+    public func recoverFromKilledVaults() throws(VaultError) -> Recovery {
         var recovery = Recovery()
         recovering = true
         defer { recovering = false }
@@ -126,7 +126,7 @@ extension GitHistory {
 
     /// Removes the git locks of vault processes that were killed while holding them
     /// (`HeldLock`); returns them.
-    package func removeLocksOfKilledVaults() -> [String] {
+    public func removeLocksOfKilledVaults() -> [String] {
         HeldLock.removeLocksOfDeadVaults(gitDirectory: gitDirectory)
     }
 

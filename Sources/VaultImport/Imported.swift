@@ -224,7 +224,7 @@ public protocol ImportReader {
 
 extension ImportReader {
     /// Reads every item of `paths` into `emit`, stopping at the first part not in the format.
-    package func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
+    public func read(_ paths: [String], since: Timestamp?, emit: (ImportedItem) throws(VaultError) -> Void)
         throws(VaultError)
     {
         try withoutActuallyEscaping(emit) { emit throws(VaultError) in

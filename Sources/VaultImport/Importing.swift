@@ -39,7 +39,7 @@ public struct Importing {
     /// What an import did (or, with `dryRun`, would do).
     public struct Report: Sendable, Codable, Equatable {
         package var source: String
-        package var roomsNew = 0
+        public var roomsNew = 0
         package var roomsUpdated = 0
         package var roomsUnchanged = 0
         /// Branch rooms among the new ones.
@@ -64,20 +64,20 @@ public struct Importing {
         package var skippedLines: [String: Int] = [:]
         /// The parts of the export left out with `keepGoing` (a conversation, an entry, a file
         /// of a split export), each with its file, place and problem; empty: nothing was.
-        package var leftOut: [String] = []
+        public var leftOut: [String] = []
         /// What the person should know of how the export was read (a time that was not a
         /// time), each naming its place.
-        package var notes: [String] = []
+        public var notes: [String] = []
         /// Whether a commit was made (false: nothing new, or a dry run).
-        package var committed = false
+        public var committed = false
         package var dryRun = false
         /// The files written (or that would be), in the order the export gave them.
-        package var paths: [String] = []
+        public var paths: [String] = []
 
         package init(source: String) { self.source = source }
 
         /// `12 rooms new (3 branches), 2 updated (+40 messages), 30 unchanged; 5 entries new`.
-        package var summary: String {
+        public var summary: String {
             var parts: [String] = []
             if roomsNew + roomsUpdated + roomsUnchanged > 0 {
                 var rooms = "\(Merge.counted(roomsNew, "room", "rooms")) new"

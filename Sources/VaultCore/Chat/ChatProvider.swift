@@ -1,11 +1,11 @@
 /// What a chat provider is sent: the system prompt and the conversation so far.
 public struct ChatRequest: Sendable, Hashable {
     public struct Turn: Sendable, Hashable {
-        public var role: Role
-        public var content: String
+        package var role: Role
+        package var content: String
         /// Images sent with the message (to vision-capable models), as `data:` URLs.
-        public var images: [String]
-        public init(role: Role, content: String, images: [String] = []) {
+        package var images: [String]
+        package init(role: Role, content: String, images: [String] = []) {
             self.role = role
             self.content = content
             self.images = images
@@ -50,7 +50,7 @@ public struct ChatRequest: Sendable, Hashable {
         /// - Throws: `VaultError.malformed` naming the file, the key's line and what to write,
         ///   for a value of the wrong type or range: a turn never sends a setting it cannot read,
         ///   nor leaves it out.
-        public static func of(_ frontMatter: FrontMatter?, path: String) throws(VaultError) -> Sampling {
+        package static func of(_ frontMatter: FrontMatter?, path: String) throws(VaultError) -> Sampling {
             guard let frontMatter else { return Sampling() }
             var problems: [FormatProblem] = []
             func value(_ key: String) -> String? {
@@ -138,14 +138,14 @@ public protocol ChatProvider: Sendable {
 /// Its replies say plainly that they come from no model, and its messages are
 /// marked `provider=offline` in the room, so an offline reply is never taken
 /// for a model's. It exists so a new vault and the quickstart work anywhere.
-public struct OfflineProvider: ChatProvider {
-    public init() {}
+package struct OfflineProvider: ChatProvider {
+    package init() {}
 
-    public var name: String { "offline" }
+    package var name: String { "offline" }
 
-    public func label(model: String) -> String { "offline, no model" }
+    package func label(model: String) -> String { "offline, no model" }
 
-    public func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> ReplyEnding {
+    package func reply(to request: ChatRequest, onText: (String) -> Void) throws(ProviderFailure) -> ReplyEnding {
         let last = request.turns.last { $0.role == .user }?.content ?? ""
         let words = last.split(whereSeparator: { $0.isWhitespace }).count
         let characters = last.count
@@ -179,5 +179,5 @@ public struct OfflineProvider: ChatProvider {
     /// The model the offline provider answers as, when nothing names one (FORMAT.md,
     /// "Configuration"). Any other model named for a turn is a real model, which the offline
     /// provider never stands in for.
-    public static let model = "echo"
+    package static let model = "echo"
 }

@@ -55,7 +55,7 @@ public struct ChatTurn {
     /// stamp of the version read, which a write over it expects.
     public struct RoomVersion: Sendable {
         public var room: RoomFile
-        public var stamp: FileIO.Stamp
+        package var stamp: FileIO.Stamp
     }
 
     /// Reads the room at `path` as a turn needs it (the one read of a turn).

@@ -21,7 +21,7 @@ import Darwin
 ///     let ending = try provider.reply(to: request) { spool.append($0); print($0) }
 ///     spool.finish()
 ///     if let body = spool.body { … room.appendingAtEnd(draft, body: body, display: …) … }
-public final class ReplySpool {
+package final class ReplySpool {
     /// The open, unnamed file.
     let descriptor: Int32
     /// Bytes not yet written to the file.
@@ -35,9 +35,9 @@ public final class ReplySpool {
     private var firstText: (offset: Int, index: Int)?
     private var lastText: (end: Int, index: Int)?
     /// The bytes of text received (before escaping).
-    public private(set) var receivedBytes = 0
+    package private(set) var receivedBytes = 0
     /// Why the reply could not be written to the file, when it could not (the disk is full).
-    public private(set) var problem: String?
+    package private(set) var problem: String?
 
     /// What is known of the line being received.
     private struct Line {
@@ -56,7 +56,7 @@ public final class ReplySpool {
     }
 
     /// Opens an unnamed file in `folder` (made if missing).
-    public init(folder: String) throws(VaultError) {
+    package init(folder: String) throws(VaultError) {
         try FileIO.makeDirectory(folder)
         var made: Int32 = -1
         var name = ""
@@ -80,13 +80,13 @@ public final class ReplySpool {
     /// The reply's text as stored: where it is in the file (blank lines around it left out),
     /// and the line feeds inside that range; nil when the reply has no text or could not be
     /// written.
-    public var body: FileText? {
+    package var body: FileText? {
         guard problem == nil, let first = firstText, let last = lastText, last.end > first.offset else { return nil }
         return FileText(descriptor: descriptor, range: first.offset..<last.end, lineFeeds: last.index - first.index)
     }
 
     /// Takes the next piece of the reply.
-    public func append(_ piece: String) {
+    package func append(_ piece: String) {
         guard problem == nil else { return }
         var text = piece
         text.withUTF8 { take($0) }
@@ -96,7 +96,7 @@ public final class ReplySpool {
 
     /// The end of the reply: its last line (without a line feed) is written, and the file flushed
     /// to the operating system.
-    public func finish() {
+    package func finish() {
         guard problem == nil else { return }
         if !line.isEmpty { endLine(atLineFeed: false) }
         flush()

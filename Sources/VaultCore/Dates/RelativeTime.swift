@@ -11,9 +11,9 @@ import Foundation
 ///
 ///     RelativeTime.string(for: threeMinutesAgo, now: now, locale: "ko_KR", timeZone: seoul)  // "3분 전"
 ///     RelativeTime.string(for: lastNight, now: now, locale: "en_US", timeZone: seoul)  // "yesterday"
-public enum RelativeTime {
+package enum RelativeTime {
     /// How far back an instant is from now, in the unit it is shown in.
-    public enum Span: Sendable, Hashable {
+    package enum Span: Sendable, Hashable {
         /// Less than a minute ago (or up to a minute ahead: clocks differ a little).
         case now
         /// 1–59 minutes ago.
@@ -29,7 +29,7 @@ public enum RelativeTime {
     }
 
     /// The span between `date` and `now`, days counted in `timeZone`.
-    public static func span(of date: Date, now: Date, timeZone: TimeZone) -> Span {
+    package static func span(of date: Date, now: Date, timeZone: TimeZone) -> Span {
         let seconds = now.timeIntervalSince(date)
         if seconds < -60 { return .date }
         if seconds < 60 { return .now }
@@ -47,7 +47,7 @@ public enum RelativeTime {
 
     /// `date` relative to `now` in `locale` (`ko_KR`): `지금`/`now`, `3분 전`, `2시간 전`,
     /// `어제`, `3일 전`, else the month and day (`11월 21일`, `Nov 21`).
-    public static func string(for date: Date, now: Date, locale: String, timeZone: TimeZone) -> String {
+    package static func string(for date: Date, now: Date, locale: String, timeZone: TimeZone) -> String {
         // The unit is chosen here (days are calendar days in the zone); ICU says it in the
         // locale's words, given an instant exactly that many units before now.
         let field: Date.RelativeFormatStyle.Field

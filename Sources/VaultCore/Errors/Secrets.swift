@@ -13,20 +13,20 @@ import Synchronization
 ///
 ///     Secrets.register(key)
 ///     FileHandle.standardError.write(Data(Secrets.redact(message).utf8))
-public enum Secrets {
+package enum Secrets {
     /// What a secret is replaced with.
-    public static let placeholder = "[redacted]"
+    package static let placeholder = "[redacted]"
 
     /// Secrets shorter than this are not looked for: replacing every "abc" in a message would
     /// garble it, and a key that short protects nothing.
-    public static let shortest = 6
+    package static let shortest = 6
 
     /// The secrets known: those registered, among them the front end's `OPENAI_API_KEY` and
     /// `VAULT_GIT_TOKEN` (`ProcessHooks.install`).
     private static let known = Mutex<[String]>([])
 
     /// Remembers `secret`, to be hidden from everything printed from now on.
-    public static func register(_ secret: String) {
+    package static func register(_ secret: String) {
         guard secret.count >= shortest else { return }
         known.withLock { list in
             if !list.contains(secret) { list.append(secret) }
@@ -34,7 +34,7 @@ public enum Secrets {
     }
 
     /// `text` with every registered secret replaced by `[redacted]`.
-    public static func redact(_ text: String) -> String {
+    package static func redact(_ text: String) -> String {
         let secrets = known.withLock { $0 }
         var out = text
         for secret in secrets where out.contains(secret) {

@@ -1,7 +1,7 @@
 /// A size a person writes in a setting: `16777216`, `16M`, `16MiB`, `512K`, `1G`.
-public enum ByteCount {
+package enum ByteCount {
     /// The number of bytes; nil for anything else (or less than one).
-    public static func parse(_ text: String) -> Int? {
+    package static func parse(_ text: String) -> Int? {
         var digits = Substring(text.trimmingCharacters(in: .whitespaces))
         var unit = 1
         for (suffixes, scale) in [(["GiB", "G"], 1 << 30), (["MiB", "M"], 1 << 20), (["KiB", "K"], 1 << 10)] {
@@ -17,7 +17,7 @@ public enum ByteCount {
     }
 
     /// `bytes` as a person reads it: `64 MiB`, `1.5 MiB`, `12 KiB`, `300 bytes`.
-    public static func text(_ bytes: Int) -> String {
+    package static func text(_ bytes: Int) -> String {
         if bytes >= 1 << 30 && bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
         if bytes >= 1 << 20 {
             return bytes % (1 << 20) == 0

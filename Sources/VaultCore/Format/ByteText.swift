@@ -97,9 +97,9 @@ extension UnsafeBufferPointer where Element == UInt8 {
 }
 
 /// UTF-8 validation that reports where the first bad byte is.
-public enum UTF8Check {
+package enum UTF8Check {
     /// Offset of the first byte that is not part of valid UTF-8, or `nil` when all is valid.
-    public static func firstInvalidByte(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
+    package static func firstInvalidByte(_ b: UnsafeBufferPointer<UInt8>) -> Int? {
         isValid(b) ? nil : locateInvalidByte(b)
     }
 

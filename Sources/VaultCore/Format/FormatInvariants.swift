@@ -5,13 +5,13 @@ import Foundation
 /// seed corpus. Each returns the properties broken (empty: all hold); none may crash.
 ///
 ///     FormatInvariants.room(Array(text.utf8))   // [] for every text, readable or not
-public enum FormatInvariants {
+package enum FormatInvariants {
     static let fixedTime = Timestamp(rfc3339: "2026-11-21T09:31:07+09:00")!
 
     /// A room file's reader, on any bytes: a room it reads keeps its bytes exactly, has its
     /// messages in order, takes an appended message and reads it back, and its front-matter
     /// agrees with YAML; a room it refuses is refused with problems that name real lines.
-    public static func room(_ bytes: [UInt8]) -> [String] {
+    package static func room(_ bytes: [UInt8]) -> [String] {
         var broken: [String] = []
         let path = "rooms/fuzz.md"
         let problems = RoomFile.problems(in: bytes, path: path)
@@ -42,7 +42,7 @@ public enum FormatInvariants {
 
     /// A diary entry's reader, on any bytes: an entry it reads keeps its bytes and its
     /// front-matter agrees with YAML; an entry it refuses names real lines.
-    public static func diaryEntry(_ bytes: [UInt8]) -> [String] {
+    package static func diaryEntry(_ bytes: [UInt8]) -> [String] {
         var broken: [String] = []
         let problems = DiaryFile.problems(in: bytes, path: "diary/2026/2026-11-21-fuzz.md")
         broken += linesExist(problems, in: bytes)
@@ -61,7 +61,7 @@ public enum FormatInvariants {
 
     /// The room writer's escaping: a new room with this title, a message with this body, and a
     /// setting with this value, in a room with LF or CRLF line ends, read back exactly.
-    public static func roomWriter(title: String, body: String, value: String, crlf: Bool) -> [String] {
+    package static func roomWriter(title: String, body: String, value: String, crlf: Bool) -> [String] {
         var broken: [String] = []
         var bytes = RoomFile.newRoom(title: title, created: fixedTime, settings: [("model", .string(value))])
         if crlf {

@@ -19,9 +19,9 @@ internal import CYaml
 public struct FrontMatter: Sendable {
     /// One top-level key and the bytes of its lines.
     public struct Entry: Sendable {
-        public let key: String
+        package let key: String
         /// 1-based line of the key.
-        public let line: Int
+        package let line: Int
         /// Bytes of the key's line and its indented continuation lines, line endings included.
         let range: Range<Int>
     }
@@ -216,9 +216,9 @@ public enum FrontMatterValue: Sendable, Hashable {
 }
 
 /// A list of problems, thrown by the parsers.
-public struct FormatProblemList: Error, Sendable {
-    public var problems: [FormatProblem]
-    public init(_ problems: [FormatProblem]) { self.problems = problems }
+package struct FormatProblemList: Error, Sendable {
+    package var problems: [FormatProblem]
+    package init(_ problems: [FormatProblem]) { self.problems = problems }
 }
 
 /// Values through Yams, for front-matter outside the fast subset.

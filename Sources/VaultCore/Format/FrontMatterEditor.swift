@@ -6,13 +6,13 @@ import Foundation
 /// that value (plain, double-quoted, or a `|` block), and the result is parsed
 /// again before it is returned, so a change can never leave a file the
 /// parser rejects or a value that reads back differently.
-public enum FrontMatterEditor {
+package enum FrontMatterEditor {
     /// The bytes with `key` set to `value`, or removed when `value` is `nil`.
     ///
     /// - Parameter typed: the value is a number or a yes/no of a typed setting (`temperature:
     ///   0.7`, `vision: no`): written plain, so that YAML reads it as the number it is, where a text
     ///   that looks like one is quoted.
-    public static func setting(
+    package static func setting(
         _ key: String, to value: FrontMatterValue?, in bytes: [UInt8], frontMatter: FrontMatter?, path: String,
         lineEnding: LineEnding, typed: Bool = false
     ) throws(VaultError) -> [UInt8] {
@@ -145,7 +145,7 @@ public enum FrontMatterEditor {
     }
 
     /// The YAML lines (without line endings) that write `key: value`.
-    public static func render(key: String, value: FrontMatterValue) -> [String] {
+    package static func render(key: String, value: FrontMatterValue) -> [String] {
         switch value {
         case .string(let s):
             if s.utf8.contains(10) {

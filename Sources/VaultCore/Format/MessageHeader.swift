@@ -27,9 +27,9 @@ public struct MessageHeader: Sendable, Hashable {
     }
 
     public struct Attribute: Sendable, Hashable {
-        public var key: String
-        public var value: String
-        public init(_ key: String, _ value: String) {
+        package var key: String
+        package var value: String
+        package init(_ key: String, _ value: String) {
             self.key = key
             self.value = value
         }
@@ -292,9 +292,9 @@ public enum Role: String, Sendable, Hashable, Codable, CaseIterable {
 ///
 ///     BodyEscaping.escape("<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> main")
 ///     // "\\<<<<<<< HEAD\nmine\n\\=======\ntheirs\n\\>>>>>>> main"
-public enum BodyEscaping {
+package enum BodyEscaping {
     /// What a body is framed in: which lines of it the file's reader would take as structure.
-    public enum Frame: Sendable {
+    package enum Frame: Sendable {
         /// A message of a room: headers, the prompt marker and conflict markers.
         case room
         /// A diary entry's body: conflict markers.
@@ -316,12 +316,12 @@ public enum BodyEscaping {
     }
 
     /// The body as it is written to the file: one `\` added in front of each structural line.
-    public static func escape(_ body: String, in frame: Frame = .room) -> String {
+    package static func escape(_ body: String, in frame: Frame = .room) -> String {
         transform(body, frame) { b, start, end in isStructural(b, start, end, in: frame) ? .add : .keep }
     }
 
     /// The body as it was before `escape`.
-    public static func unescape(_ stored: String, in frame: Frame = .room) -> String {
+    package static func unescape(_ stored: String, in frame: Frame = .room) -> String {
         transform(stored, frame) { b, start, end in
             start < end && b[start] == UInt8(ascii: "\\") && isStructural(b, start, end, in: frame) ? .remove : .keep
         }

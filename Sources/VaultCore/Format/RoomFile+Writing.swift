@@ -86,15 +86,15 @@ extension RoomFile {
     /// An append as a change of the file's end: from `offset` on, the file becomes `bytes`.
     public struct EndChange: Sendable {
         /// Where the change starts in the file (the prompt marker, or the end of the file).
-        public var offset: Int
+        package var offset: Int
         /// The file's new end.
-        public var bytes: [UInt8]
+        package var bytes: [UInt8]
         /// The first new message's header line: found nowhere else in the file.
-        public var mark: [UInt8]
+        package var mark: [UInt8]
         /// The room after the change.
-        public var room: RoomFile
+        package var room: RoomFile
         /// The messages as written.
-        public var messages: [Message]
+        package var messages: [Message]
     }
 
     /// Like `appendingRoom`, as the change of the end of the file to write in place
@@ -134,17 +134,17 @@ extension RoomFile {
     /// `ReplySpool`): the body, already escaped, is read from `body` when the end is written.
     public struct LongEndChange {
         /// Where the change starts in the file (the prompt marker, or the end of the file).
-        public var offset: Int
+        package var offset: Int
         /// The file's new end: what comes before the body, the body, what comes after.
-        public var parts: [TailWrite.Part]
+        package var parts: [TailWrite.Part]
         /// The header line: found nowhere else in the file.
-        public var mark: [UInt8]
+        package var mark: [UInt8]
         /// The message's header as written.
-        public var header: MessageHeader
+        package var header: MessageHeader
         /// The header's line (1-based).
-        public var line: Int
+        package var line: Int
         /// The line feeds in the whole file after the change.
-        public var lineFeeds: Int
+        package var lineFeeds: Int
     }
 
     /// Like `appendingAtEnd`, for one message whose body is `body` (escaped text in a file);

@@ -41,11 +41,11 @@ public struct RoomFile: Sendable {
     /// The part of a file a room read with `readEnd` leaves out.
     public struct Elision: Sendable, Equatable {
         /// Where it starts, in the file and in `bytes`: the end of the front-matter.
-        public var offset: Int
+        package var offset: Int
         /// Its length in bytes.
-        public var count: Int
+        package var count: Int
         /// The line feeds in it.
-        public var lines: Int
+        package var lines: Int
     }
 
     /// The offset in the file of an offset in `bytes`.

@@ -9,14 +9,14 @@ import Foundation
 ///     ConflictCopy.original(of: "diary/2026/x.sync-conflict-20261123-101500-ABCDEFG.md")  // "diary/2026/x.md"
 ///     ConflictCopy.name(for: "rooms/x.md", machine: "laptop", time: now, version: "1a2b3c4")
 ///     // "rooms/x.conflict-laptop-20261123-101500-1a2b3c4.md"
-public enum ConflictCopy {
+package enum ConflictCopy {
     /// The path of the original a conflict copy belongs to, or nil when `path` is not a conflict copy.
     /// Recognises Syncthing's `NAME.sync-conflict-20261123-101500-ABCDEFG.md`, Dropbox's
     /// `NAME (conflicted copy 2026-11-23).md` and `NAME (Ada's conflicted copy 2026-11-23).md` (any text before
     /// "conflicted copy"), and vault's own `NAME.conflict-<machine>-<yyyymmdd-hhmmss>-<version>.md` (see `name`; copies
     /// made before the version was part of the name end at the time). Folder kept:
     /// `diary/2026/x.sync-conflict-….md` → `diary/2026/x.md`.
-    public static func original(of path: String) -> String? {
+    package static func original(of path: String) -> String? {
         // Every name of a copy has "conflict" in it (`.sync-conflict-`, `conflicted copy`,
         // `.conflict-`): a byte search rules out the rest (a listing asks about every file).
         guard path.utf8.count >= 8, mentionsConflict(path) else { return nil }
@@ -39,7 +39,7 @@ public enum ConflictCopy {
     ///
     /// Letters and digits of any script are kept, in Unicode's composed form (NFC), so the name is the
     /// same on macOS and Linux; an empty machine name is written `machine`.
-    public static func name(for path: String, machine: String, time: Date, version: String) -> String {
+    package static func name(for path: String, machine: String, time: Date, version: String) -> String {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
@@ -65,7 +65,7 @@ public enum ConflictCopy {
 
     /// A short id of a copy's bytes (the first 7 hex digits of their SHA-256), for a copy that comes
     /// from no commit (markers in a file, a merge run by `git pull`).
-    public static func versionID(of bytes: [UInt8]) -> String {
+    package static func versionID(of bytes: [UInt8]) -> String {
         String(SHA256.hex(bytes).prefix(7))
     }
 

@@ -12,10 +12,10 @@ import Glibc
 ///     if let (_, ours, theirs) = ConflictMarkers.split(bytes) {
 ///         let merged = try Merge.room(base: nil, ours: ours, theirs: theirs, path: path, newer: .theirs)
 ///     }
-public enum ConflictMarkers {
+package enum ConflictMarkers {
     /// 1-based lines of `<<<<<<< `, `|||||||`, `=======`, `>>>>>>> ` marker lines, only when they form a
     /// complete conflict block (a start, a separator, an end, in order); empty when the file has none.
-    public static func lines(in bytes: [UInt8]) -> [Int] {
+    package static func lines(in bytes: [UInt8]) -> [Int] {
         blocks(TextLines(bytes)).flatMap { block in
             [block.start, block.base, block.separator, block.end].compactMap { $0.map { $0 + 1 } }
         }
@@ -24,7 +24,7 @@ public enum ConflictMarkers {
     /// The two (or three, with diff3's `|||||||` section) versions a marked file stands for: every conflict
     /// block replaced by its ours part, by its theirs part, and (when every block has a base section) by
     /// its base part. nil when the file has no complete conflict block.
-    public static func split(_ bytes: [UInt8]) -> (base: [UInt8]?, ours: [UInt8], theirs: [UInt8])? {
+    package static func split(_ bytes: [UInt8]) -> (base: [UInt8]?, ours: [UInt8], theirs: [UInt8])? {
         let lines = TextLines(bytes)
         let found = blocks(lines)
         guard !found.isEmpty else { return nil }
@@ -119,7 +119,7 @@ public enum ConflictMarkers {
 
 extension ConflictMarkers {
     /// The problem `vault check` reports for a file with conflict markers, at the first marker's line.
-    public static func problem(in bytes: [UInt8], path: String) -> FormatProblem? {
+    package static func problem(in bytes: [UInt8], path: String) -> FormatProblem? {
         guard mayContain(bytes), let first = lines(in: bytes).first else { return nil }
         return FormatProblem(path: path, line: first, kind: .conflictMarkers)
     }

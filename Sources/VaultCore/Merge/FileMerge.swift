@@ -48,16 +48,16 @@ public struct FileMerge: Sendable, Equatable {
 /// only where both changed the same thing differently does a rule pick (the newer change, the
 /// later `updated`), keep both (messages, pending text), or keep ours and hand back theirs as a
 /// conflict copy (text). A merge never writes conflict markers.
-public enum Merge {
+package enum Merge {
     /// Which side's change wins when both sides changed the same front-matter key or config key differently.
-    public enum Newer: Sendable { case ours, theirs }
+    package enum Newer: Sendable { case ours, theirs }
 
     /// The merge of one file by its kind, the one place a path's kind picks its rule: a room by
     /// message id (`room`), a diary entry by front-matter key and line (`diaryEntry`), `vault.yml`
     /// key by key (`config`), anything else by line (`text`).
     ///
     ///     let merged = try Merge.file(path: "rooms/busan.md", base: b, ours: o, theirs: t, newer: .theirs)
-    public static func file(path: String, base: [UInt8]?, ours: [UInt8], theirs: [UInt8], newer: Newer)
+    package static func file(path: String, base: [UInt8]?, ours: [UInt8], theirs: [UInt8], newer: Newer)
         throws(VaultError) -> FileMerge
     {
         switch VaultPath.kind(of: path) {
@@ -75,7 +75,7 @@ public enum Merge {
     /// body; files of two kinds never.
     ///
     ///     Merge.isSameItem(old, new, oldPath: "rooms/errors.md", newPath: "rooms/errors2.md") // true
-    public static func isSameItem(_ a: [UInt8], _ b: [UInt8], oldPath: String, newPath: String) -> Bool {
+    package static func isSameItem(_ a: [UInt8], _ b: [UInt8], oldPath: String, newPath: String) -> Bool {
         let kind = VaultPath.kind(of: newPath)
         guard VaultPath.kind(of: oldPath) == kind else { return false }
         switch kind {
@@ -101,7 +101,7 @@ public enum Merge {
     ///
     ///     let merged = try Merge.committed(path: "diary/2026/x.md", base: b, ours: o, theirs: t, newer: .theirs)
     ///     // merged.conflictCopy: ours, when both sides changed the same lines
-    public static func committed(path: String, base: [UInt8]?, ours: [UInt8], theirs: [UInt8], newer: Newer)
+    package static func committed(path: String, base: [UInt8]?, ours: [UInt8], theirs: [UInt8], newer: Newer)
         throws(VaultError) -> FileMerge
     {
         let kind = VaultPath.kind(of: path)
@@ -145,7 +145,7 @@ public enum Merge {
     }
 
     /// `count` things, in words: "1 message", "2 messages".
-    public static func counted(_ count: Int, _ singular: String, _ plural: String) -> String {
+    package static func counted(_ count: Int, _ singular: String, _ plural: String) -> String {
         "\(count) \(count == 1 ? singular : plural)"
     }
 

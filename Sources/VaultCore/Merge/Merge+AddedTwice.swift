@@ -1,7 +1,7 @@
 /// What becomes of a path both sides made with different contents (git's add/add: no common
 /// ancestor), the rule `vault sync` (`TreeMerge`) and `vault merge-driver` (a `git pull`) share,
 /// so both give the same files.
-public enum AddedTwice: Sendable, Equatable {
+package enum AddedTwice: Sendable, Equatable {
     /// Two different rooms made under one name (`Merge.isSameRoom` says no): both stay. The
     /// earlier one keeps the name; the later one (`later`: which side made it) moves to
     /// `newPath`, the first free `NAME-2.md`, `NAME-3.md`, ….
@@ -19,7 +19,7 @@ extension Merge {
     ///     case .apart(let later, let newPath): … // keep one, write the later one at newPath
     ///     case .merged(let merged): …            // merged.bytes, merged.conflictCopy
     ///     }
-    public static func addedTwice(
+    package static func addedTwice(
         path: String, ours: [UInt8], theirs: [UInt8], newer: Newer, isTaken: (String) -> Bool
     ) throws(VaultError) -> AddedTwice {
         if VaultPath.kind(of: path) == .room, !isSameRoom(ours, theirs, path: path) {
@@ -29,7 +29,7 @@ extension Merge {
     }
 
     /// The report's line for `.apart`.
-    public static func keptApart(_ path: String, newPath: String) -> String {
+    package static func keptApart(_ path: String, newPath: String) -> String {
         "\(path): two different rooms were made under this name; the later one is now \(newPath)"
     }
 

@@ -10,7 +10,7 @@ extension Merge {
     ///
     ///     Merge.fold(copy: theirs, into: ours, base: shared, path: "diary/2026/2026-11-21-첫눈.md")
     ///     // bytes: ours with the copy's changes; notes: what was done, in words
-    public static func fold(copy: [UInt8], into original: [UInt8], base: [UInt8]?, path: String)
+    package static func fold(copy: [UInt8], into original: [UInt8], base: [UInt8]?, path: String)
         throws(VaultError) -> FileMerge
     {
         guard VaultPath.kind(of: path) == .diaryEntry else {
@@ -36,12 +36,12 @@ extension Merge {
 
     /// Whether `note` says a version was handed back as a conflict copy: untrue once the caller
     /// keeps that version in the file instead.
-    public static func pointsToConflictCopy(_ note: String) -> Bool {
+    package static func pointsToConflictCopy(_ note: String) -> Bool {
         note.hasSuffix(keptOursEnding) || note.hasSuffix(keptTheirsEnding)
     }
 
     /// `bytes` with the body of `other` (after its front-matter) appended, after a blank line.
-    public static func appendingBody(of other: [UInt8], to bytes: [UInt8]) -> [UInt8] {
+    package static func appendingBody(of other: [UInt8], to bytes: [UInt8]) -> [UInt8] {
         var body = other[...]
         let text = String(decoding: other, as: UTF8.self)
         if text.hasPrefix("---\n") || text.hasPrefix("---\r\n"),

@@ -15,7 +15,7 @@ extension Merge {
     ///     // kept.bytes: merged, with the typed message in its place
     ///
     /// With `onlyMessages`, a room's messages alone count (what a merge dropped, given back).
-    public static func handEdits(
+    package static func handEdits(
         _ edited: [UInt8], onto merged: [UInt8], known: [[UInt8]], path: String, onlyMessages: Bool = false
     ) throws(VaultError) -> FileMerge {
         switch VaultPath.kind(of: path) {
@@ -109,7 +109,7 @@ extension Merge {
     /// hand-made copy) with its bytes, trailing blank lines left out.
     ///
     ///     Merge.messageContents(of: bytes, path: "volumes/busan/0001.md").map(\.id)  // ["m-…", …]
-    public static func messageContents(of bytes: [UInt8], path: String) throws(VaultError)
+    package static func messageContents(of bytes: [UInt8], path: String) throws(VaultError)
         -> [(id: String, content: ArraySlice<UInt8>)]
     {
         RoomParts(try RoomFile(parsing: bytes, path: path)).messages.filter { $0.key == $0.id }.map { ($0.id, $0.content) }
@@ -117,7 +117,7 @@ extension Merge {
 
     /// `bytes` (a room or a volume) without the messages whose ids are `ids`, every other byte
     /// as it was.
-    public static func removingMessages(_ ids: Set<String>, from bytes: [UInt8], path: String) throws(VaultError)
+    package static func removingMessages(_ ids: Set<String>, from bytes: [UInt8], path: String) throws(VaultError)
         -> [UInt8]
     {
         let parts = RoomParts(try RoomFile(parsing: bytes, path: path))

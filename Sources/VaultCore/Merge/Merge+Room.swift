@@ -87,7 +87,7 @@ extension Merge {
     /// The result is the same when the sides are swapped and `newer` flipped.
     ///
     /// - Throws: `VaultError.malformed` when a version does not parse as a room.
-    public static func room(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], path: String, newer: Newer)
+    package static func room(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], path: String, newer: Newer)
         throws(VaultError) -> FileMerge
     {
         try room(base: base, ours: ours, theirs: theirs, path: path, newer: newer, shortcuts: true)
@@ -132,7 +132,7 @@ extension Merge {
     /// with no message in common are two rooms (two rooms made under one name in the same second
     /// have the same `created` and title). Files that do not parse are not the same room, unless they
     /// are byte for byte the same file.
-    public static func isSameRoom(_ a: [UInt8], _ b: [UInt8], path: String) -> Bool {
+    package static func isSameRoom(_ a: [UInt8], _ b: [UInt8], path: String) -> Bool {
         if a == b { return true }
         guard let x = try? RoomFile(parsing: a, path: path), let y = try? RoomFile(parsing: b, path: path) else {
             return false

@@ -12,7 +12,7 @@ extension Merge {
     /// changes that overlap or touch make the whole merge a conflict: the result is ours, unchanged,
     /// and theirs is handed back whole. With no base, the same file on both sides merges; different
     /// files are a conflict.
-    public static func text(base: [UInt8]?, ours: [UInt8], theirs: [UInt8]) -> FileMerge {
+    package static func text(base: [UInt8]?, ours: [UInt8], theirs: [UInt8]) -> FileMerge {
         if ours == theirs || theirs == base { return FileMerge(bytes: ours) }
         if ours == base { return FileMerge(bytes: theirs) }
         guard let base else {
@@ -40,7 +40,7 @@ extension Merge {
     ///
     /// With `keepingBoth` (folding a conflict copy into its original: there is no copy to hand back),
     /// where the changes overlap both sides' lines are kept, ours first, and the rest merges as usual.
-    public static func diaryEntry(
+    package static func diaryEntry(
         base: [UInt8]?, ours: [UInt8], theirs: [UInt8], path: String, newer: Newer, keepingBoth: Bool = false
     ) throws(VaultError) -> FileMerge {
         let (base, ours, theirs) = inOneLineEnding(base: base, ours: ours, theirs: theirs, newer: newer)
@@ -97,7 +97,7 @@ extension Merge {
     /// reader cannot take apart (a `---` line inside) is merged as text.
     ///
     /// - Throws: `VaultError.malformed` when a version is not valid UTF-8 or not a YAML mapping.
-    public static func config(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], newer: Newer) throws(VaultError)
+    package static func config(base: [UInt8]?, ours: [UInt8], theirs: [UInt8], newer: Newer) throws(VaultError)
         -> FileMerge
     {
         let o = try ConfigParts(ours)

@@ -17,16 +17,16 @@
 ///     let base = StaleSave.base(saved: onDisk, committed: head, path: "rooms/busan.md",
 ///                               earlier: versions)   // newest first
 ///     let merged = base.map { Editing.merged(path, given: $0, saved: onDisk, theirs: head) }
-public enum StaleSave {
+package enum StaleSave {
     /// One change of the file in its history, newest first: the version before it, and whether
     /// a person made it.
-    public struct Step: Sendable {
+    package struct Step: Sendable {
         /// The file before the change (nil: the change created it).
-        public var before: [UInt8]?
+        package var before: [UInt8]?
         /// The change was a person's own (`edit:`, `restore:`), not a sync's or a chat turn's.
-        public var byHand: Bool
+        package var byHand: Bool
 
-        public init(before: [UInt8]?, byHand: Bool) {
+        package init(before: [UInt8]?, byHand: Bool) {
             self.before = before
             self.byHand = byHand
         }
@@ -41,7 +41,7 @@ public enum StaleSave {
     ///   - remembered: message ids this check kept once already in this file; their removal is
     ///     taken as meant.
     ///   - earlier: the changes of the file, newest first (nil: no more), read only as far as needed.
-    public static func base(
+    package static func base(
         saved: [UInt8], committed: [UInt8], path: String, remembered: Set<String> = [],
         earlier: () throws(VaultError) -> Step?
     ) throws(VaultError) -> [UInt8]? {
@@ -65,17 +65,17 @@ public enum StaleSave {
 
     /// How far back the walk goes (changes of the one file): an editor left open for longer
     /// than this many syncs and chat turns of the same room is taken as having seen them.
-    public static let maximumSteps = 200
+    package static let maximumSteps = 200
 
     /// The message ids of a room (nil: it does not parse, and the check does not apply).
-    public static func messageIDs(_ bytes: [UInt8], _ path: String) -> Set<String>? {
+    package static func messageIDs(_ bytes: [UInt8], _ path: String) -> Set<String>? {
         if bytes.isEmpty { return [] }
         guard let room = try? RoomFile(parsing: bytes, path: path) else { return nil }
         return Set(room.messages.map(\.id))
     }
 
     /// The ids of the messages a merge kept that the save lacked: what the person is told of.
-    public static func kept(saved: [UInt8], merged: [UInt8], path: String) -> Set<String> {
+    package static func kept(saved: [UInt8], merged: [UInt8], path: String) -> Set<String> {
         (messageIDs(merged, path) ?? []).subtracting(messageIDs(saved, path) ?? [])
     }
 }

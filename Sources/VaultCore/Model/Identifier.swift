@@ -3,18 +3,18 @@
 /// Twelve Crockford base-32 characters (60 random bits): short enough to read,
 /// long enough that two machines writing to the same room offline do not pick
 /// the same id.
-public enum Identifier {
+package enum Identifier {
     static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ".utf8)
 
     /// A new message id, like `m-01JPA3K8Z4QX`.
-    public static func newMessageID() -> String { "m-" + randomBody() }
+    package static func newMessageID() -> String { "m-" + randomBody() }
     /// A new diary entry id, like `d-01JPA3K8Z4QX`.
-    public static func newEntryID() -> String { "d-" + randomBody() }
+    package static func newEntryID() -> String { "d-" + randomBody() }
 
     /// A message id made from 60 given bits (an imported message's, from its source's ids).
-    public static func messageID(bits: UInt64) -> String { "m-" + body(bits) }
+    package static func messageID(bits: UInt64) -> String { "m-" + body(bits) }
     /// A diary entry id made from 60 given bits.
-    public static func entryID(bits: UInt64) -> String { "d-" + body(bits) }
+    package static func entryID(bits: UInt64) -> String { "d-" + body(bits) }
 
     static func randomBody() -> String {
         var generator = SystemRandomNumberGenerator()
@@ -29,7 +29,7 @@ public enum Identifier {
     }
 
     /// True when `text` is a message id: `m-` and 4 to 40 ASCII letters or digits.
-    public static func isMessageID(_ text: String) -> Bool {
+    package static func isMessageID(_ text: String) -> Bool {
         Array(text.utf8).withUnsafeBufferPointer { isMessageID($0) }
     }
 

@@ -70,9 +70,9 @@ public struct Message: Sendable, Hashable {
 }
 
 /// How a message's kind is shown where its role would be (`vault show`: `🔧 tool-call`).
-public enum MessageKind {
+package enum MessageKind {
     /// The kind with its icon; a kind vault does not know is shown as written.
-    public static func label(_ kind: String) -> String {
+    package static func label(_ kind: String) -> String {
         let icons = [
             "thoughts": "💭", "tool-call": "🔧", "tool-result": "📋", "hidden": "🙈", "sidechain": "🔀", "summary": "📝",
         ]

@@ -5,8 +5,8 @@ import Foundation
 /// `부산/해운대`, not `부산역`). A leading `#` of the filter is left out.
 ///
 ///     Tags.match(["출장", "부산/해운대"], "부산")  // true
-public enum Tags {
-    public static func match(_ tags: [String], _ filter: String) -> Bool {
+package enum Tags {
+    package static func match(_ tags: [String], _ filter: String) -> Bool {
         var wanted = Substring(filter)
         while wanted.hasPrefix("#") { wanted = wanted.dropFirst() }
         while wanted.hasSuffix("/") { wanted = wanted.dropLast() }

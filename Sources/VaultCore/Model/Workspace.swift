@@ -143,16 +143,16 @@ public enum Workspace {
 
 /// The rooms of a shared vault as `vault rooms` groups them for one person: the group and direct
 /// rooms they are a member of, their own rooms (no members), and shared rooms they have not joined.
-public struct RoomSections: Sendable {
-    public var groups: [RoomSummary] = []
-    public var direct: [RoomSummary] = []
-    public var own: [RoomSummary] = []
-    public var notJoined: [RoomSummary] = []
+package struct RoomSections: Sendable {
+    package var groups: [RoomSummary] = []
+    package var direct: [RoomSummary] = []
+    package var own: [RoomSummary] = []
+    package var notJoined: [RoomSummary] = []
     /// Each room's place in the list given.
-    public var index: [String: Int] = [:]
+    package var index: [String: Int] = [:]
 
     /// `rooms` (in the order shown) sorted out for `me` (a name).
-    public init(_ rooms: [RoomSummary], me: String) {
+    package init(_ rooms: [RoomSummary], me: String) {
         for (i, room) in rooms.enumerated() {
             index[room.path] = i
             switch room.kind {
@@ -166,7 +166,7 @@ public struct RoomSections: Sendable {
 
     /// The sections with their headings (`ListingWords.sections`, in the vault's language), in
     /// the order shown.
-    public func titled(_ words: ListingWords) -> [(String, [RoomSummary])] {
+    package func titled(_ words: ListingWords) -> [(String, [RoomSummary])] {
         zip(words.sections, [groups, direct, own, notJoined]).map { ($0, $1) }
     }
 }

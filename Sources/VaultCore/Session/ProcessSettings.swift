@@ -72,7 +72,7 @@ public struct ProcessSettings: Sendable {
 /// other call: tracing (`Trace`), the tests' crash points (`CrashPoint`) and volume sizes
 /// (`RoomVolumes`), and the secrets never printed (`Secrets`). Until it is installed, none is
 /// on and nothing is hidden but what `Secrets.register` is given.
-public enum ProcessHooks {
+package enum ProcessHooks {
     nonisolated(unsafe) static var settings = ProcessSettings.standard
     nonisolated(unsafe) static var die: @Sendable () -> Never = { abort() }
     nonisolated(unsafe) static var exit: @Sendable (Int32) -> Never = { _ in abort() }
@@ -80,7 +80,7 @@ public enum ProcessHooks {
     /// Installs `settings`' hooks; `die` ends the process at a crash point as a kill would,
     /// `exit` at once with a status, running nothing (the `tail-write` point, half a write
     /// done): the front end's, so a library never ends the process itself.
-    public static func install(
+    package static func install(
         _ settings: ProcessSettings, die: @escaping @Sendable () -> Never,
         exit: @escaping @Sendable (Int32) -> Never
     ) {

@@ -1,15 +1,15 @@
 import Foundation
 
 /// Files attached to messages, stored once by content in `attachments/<sha256>.<ext>`.
-public enum Attachments {
+package enum Attachments {
     /// Image types sent to models as `data:` URLs, by file extension.
-    public static let imageTypes: [String: String] = [
+    package static let imageTypes: [String: String] = [
         "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
     ]
 
     /// Copies `file` into the vault's `attachments/` (if the same bytes are not there yet) and
     /// returns its path in the vault and the Markdown that links it from a room.
-    public static func store(_ file: String, in change: Change) throws(VaultError) -> (path: String, markdown: String) {
+    package static func store(_ file: String, in change: Change) throws(VaultError) -> (path: String, markdown: String) {
         let bytes = try FileIO.read(file)
         let name = (file as NSString).lastPathComponent
         let path = address(of: bytes, named: name)
@@ -19,7 +19,7 @@ public enum Attachments {
 
     /// Where a file of `bytes` named `name` is stored: `attachments/<sha256>.<ext>` (its
     /// extension lower-cased, `bin` when it has none or an odd one).
-    public static func address(of bytes: [UInt8], named name: String) -> String {
+    package static func address(of bytes: [UInt8], named name: String) -> String {
         var ext = (name as NSString).pathExtension.lowercased()
         if ext.isEmpty || ext.utf8.contains(where: { !(($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57)) }) {
             ext = "bin"
@@ -30,14 +30,14 @@ public enum Attachments {
     /// The Markdown that links the stored `path` (an image shown, anything else linked) from a
     /// file whose folder reaches the vault's root by `up` (`..` from `rooms/`, `../..` from
     /// `diary/2026/`), labelled `name`.
-    public static func link(to path: String, named name: String, from up: String) -> String {
+    package static func link(to path: String, named name: String, from up: String) -> String {
         let label = name.replacingOccurrences(of: "]", with: ")").replacingOccurrences(of: "[", with: "(")
         let image = imageTypes[(path as NSString).pathExtension] != nil
         return "\(image ? "!" : "")[\(label)](\(up)/\(path))"
     }
 
     /// The `data:` URLs of the images a message body links from `attachments/`.
-    public static func images(in body: String, vault: Vault) -> [String] {
+    package static func images(in body: String, vault: Vault) -> [String] {
         var out: [String] = []
         var rest = Substring(body)
         while let open = rest.range(of: "](../\(VaultPath.attachments)/")

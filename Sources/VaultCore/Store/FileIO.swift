@@ -30,7 +30,7 @@ public enum FileIO {
             self.changed = changed
         }
 
-        public init(_ st: stat) {
+        package init(_ st: stat) {
             device = UInt64(st.st_dev)
             inode = UInt64(st.st_ino)
             size = Int64(st.st_size)
@@ -63,12 +63,12 @@ public enum FileIO {
         private var folder: Substring = ""
         private var descriptor: Int32 = -1
 
-        public init(root: String) { self.root = root }
+        package init(root: String) { self.root = root }
 
         deinit { if descriptor >= 0 { close(descriptor) } }
 
         /// The stamp of `relative` (a path inside `root`; `stamp(of:)`'s answer), nil when there is no file.
-        public mutating func stamp(of relative: String) -> Stamp? {
+        package mutating func stamp(of relative: String) -> Stamp? {
             guard let slash = relative.utf8.lastIndex(of: UInt8(ascii: "/")) else {
                 return FileIO.stamp(of: root + "/" + relative)
             }

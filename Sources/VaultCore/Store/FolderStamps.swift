@@ -21,7 +21,7 @@ import Darwin
 /// Kept in `.vault/folder-stamps`, one line per path: `- PATH` for one that is absent, else
 /// `DEV INO SIZE MTIME MTIME_NS CTIME CTIME_NS PATH`. A cache: lost, stale or unreadable, it
 /// costs one full scan.
-public enum FolderStamps {
+package enum FolderStamps {
     /// Seconds a folder must be older than the moment it is noted.
     static let racyWindow = 3
 
@@ -29,7 +29,7 @@ public enum FolderStamps {
 
     /// The stamp of every folder and ignore file now (nil: absent), or nil when one changed too
     /// recently to be trusted. Taken before the full scan whose result it will stand for.
-    public static func take(root: String, environment: [String: String]) -> [String: FileIO.Stamp?]? {
+    package static func take(root: String, environment: [String: String]) -> [String: FileIO.Stamp?]? {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var stamps: [String: FileIO.Stamp?] = [:]
@@ -53,19 +53,19 @@ public enum FolderStamps {
     }
 
     /// Keeps `stamps` (from `take`) for the next scan.
-    public static func save(_ stamps: [String: FileIO.Stamp?], root: String) {
+    package static func save(_ stamps: [String: FileIO.Stamp?], root: String) {
         var text = ""
         for (path, stamp) in stamps.sorted(by: { $0.key < $1.key }) { text += line(path, stamp) }
         try? FileIO.write(Array(text.utf8), to: file(root: root), durable: false)
     }
 
     /// Drops what was kept: the next scan is full.
-    public static func forget(root: String) {
+    package static func forget(root: String) {
         unlink(file(root: root))
     }
 
     /// Whether stamps are kept and every path noted is as it was then.
-    public static func unchanged(root: String) -> Bool {
+    package static func unchanged(root: String) -> Bool {
         guard let bytes = try? FileIO.read(file(root: root)), !bytes.isEmpty else { return false }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
             guard let (path, kept) = parse(line), FileIO.stamp(of: path) == kept else { return false }

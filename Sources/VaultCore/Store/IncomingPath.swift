@@ -217,15 +217,15 @@ public struct IncomingLimits: Sendable, Hashable {
 
     /// `limits:` as a file writes it: only the caps it names, in bytes, by key (`keys`).
     public struct Setting: Sendable, Hashable {
-        public var bytes: [String: Int]
+        package var bytes: [String: Int]
 
-        public init(_ bytes: [String: Int] = [:]) {
+        package init(_ bytes: [String: Int] = [:]) {
             self.bytes = bytes
         }
 
         /// Reads the `limits:` mapping `pairs` (key, text) of a file; each key not one of
         /// `keys` or value not a size is a reason (the key, why) in `problems`.
-        public static func parse(_ pairs: [(key: String, value: String)]) -> (setting: Setting, problems: [(String, String)]) {
+        package static func parse(_ pairs: [(key: String, value: String)]) -> (setting: Setting, problems: [(String, String)]) {
             var setting = Setting()
             var problems: [(String, String)] = []
             for (key, raw) in pairs {

@@ -30,12 +30,12 @@ import Glibc
 ///
 /// The file is mapped, not read: an entry is a range of it, its fields made into strings only
 /// when used, so 20,000 entries cost no more allocations than the summaries made from them.
-public struct ListingCache: Sendable {
+package struct ListingCache: Sendable {
     /// One file's line.
-    public struct Entry: Sendable {
-        public var stamp: FileIO.Stamp
+    package struct Entry: Sendable {
+        package var stamp: FileIO.Stamp
         /// The stamp may be trusted (its file's last change was old enough when it was taken).
-        public var settled: Bool
+        package var settled: Bool
         /// Where its path and its fields are in `bytes` (a read entry), or its fields (a new one).
         var path: Range<Int>
         var fieldBytes: Range<Int>
@@ -43,10 +43,10 @@ public struct ListingCache: Sendable {
     }
 
     /// 7: titles, previews and names are kept in NFC (`String.nfc`).
-    public static let version = 7
+    package static let version = 7
     static let racyWindow = 2
 
-    public let file: String?
+    package let file: String?
     let context: String
     /// The cache file as read (mapped: a listing of 30,000 entries keeps ~15 MB of previews).
     let storage: MappedBytes
@@ -62,18 +62,18 @@ public struct ListingCache: Sendable {
     private var firstByInode: [UInt64: Int32] = [:]
     private var next: [Int32] = []
     /// How many entries were read.
-    public var count: Int { read.count }
+    package var count: Int { read.count }
     /// The watcher's point (`WorkTreeWatcher`) the entries were last brought up to date against:
     /// every file a watcher does not name as changed since then still has its entry's stamp.
     /// Nil: none (the entries were checked by their stamps alone).
-    public private(set) var point: WatchPoint?
+    package private(set) var point: WatchPoint?
 
     /// The cache of `kind` (`rooms`, `diary`, `check`) for the vault at `root`, as last saved
     /// (empty when there is none, or it is not of this version and context).
     ///
     /// `lazily`: only its first lines are read (its point, and where its lines start); a listing
     /// then either walks its lines in place (`KeptLines`) or reads them all (`loadEntries()`).
-    public init(
+    package init(
         root: String, kind: String, context: String, lazily: Bool = false,
         environment: [String: String]
     ) {
@@ -94,7 +94,7 @@ public struct ListingCache: Sendable {
 
     /// Reads every line (once): the entries `count` and `entry(of:stamp:)` see.
     /// A damaged line voids the cache (no entries, no point).
-    public mutating func loadEntries() {
+    package mutating func loadEntries() {
         guard !loaded else { return }
         loaded = true
         guard let entries = ListingCache.lines(storage.buffer, from: linesStart, to: linesEnd) else {
@@ -106,7 +106,7 @@ public struct ListingCache: Sendable {
 
     /// Makes the entries findable by their file's inode (`entry(of:stamp:)`): done only when a
     /// file is to be looked up by its stamp (a listing the watcher answered for may look up none).
-    public mutating func indexByInode() {
+    package mutating func indexByInode() {
         guard next.count != read.count else { return }
         next = [Int32](repeating: -1, count: read.count)
         firstByInode.reserveCapacity(read.count)
@@ -118,16 +118,16 @@ public struct ListingCache: Sendable {
 
     /// Below this many files, reading them costs less than loading a vault's cache (20,000
     /// entries take about 15 ms): `vault check FILE…` of fewer files does without it.
-    public static let worthLoading = 1_000
+    package static let worthLoading = 1_000
 
     /// A cache that holds nothing and saves nothing (no file).
-    public static func none(context: String) -> ListingCache {
+    package static func none(context: String) -> ListingCache {
         ListingCache(root: "/", kind: "none", context: context, environment: [:])
     }
 
     /// This build of vault: its version and its executable's stamp, for a cache whose entries
     /// depend on the program's rules (`vault check`'s), so another build reads every file again.
-    public static let programIdentity: String = {
+    package static let programIdentity: String = {
         let stamp = FileIO.stamp(of: "/proc/self/exe")
         return VaultVersion.current + (stamp.map { " \($0.device):\($0.inode):\($0.size):\($0.modified.tv_sec)" } ?? "")
     }()
@@ -141,7 +141,7 @@ public struct ListingCache: Sendable {
 
     /// The entry kept for `path` while the file still has `stamp` (nil: read it). Needs
     /// `indexByInode()` first.
-    public func entry(of path: String, stamp: FileIO.Stamp?) -> Entry? {
+    package func entry(of path: String, stamp: FileIO.Stamp?) -> Entry? {
         guard let stamp, var i = firstByInode[stamp.inode] else { return nil }
         // Compared as kept: escaped (only a name with a backslash, tab or line feed changes).
         var path = path.utf8.contains { $0 == 92 || $0 == 9 || $0 == 10 } ? String(decoding: ListingCache.escape(path), as: UTF8.self) : path
@@ -157,14 +157,14 @@ public struct ListingCache: Sendable {
 
     /// The entries read whose path is not one of `paths`: kept as they are when only those paths
     /// were looked at (`vault check FILE…`), so the rest of the cache is not lost.
-    public func entries(notIn paths: [String]) -> [Entry] {
+    package func entries(notIn paths: [String]) -> [Entry] {
         let named = Set(paths.map { ListingCache.escape($0) })
         return read.filter { !named.contains(Array(bytes[$0.path])) }
     }
 
     /// An entry for `fields` of `path`, read while the file had `stamp` (taken before the read;
     /// nil: no file there now).
-    public static func entry(_ path: String, stamp: FileIO.Stamp?, fields: [String?], now: Int) -> Entry? {
+    package static func entry(_ path: String, stamp: FileIO.Stamp?, fields: [String?], now: Int) -> Entry? {
         guard let stamp else { return nil }
         let settled = max(stamp.modified.tv_sec, stamp.changed.tv_sec) < now - ListingCache.racyWindow
         return Entry(stamp: stamp, settled: settled, path: 0..<0, fieldBytes: 0..<0, made: (path, fields))
@@ -174,7 +174,7 @@ public struct ListingCache: Sendable {
     /// the next listing time): those that are not settled first, then the others in the order
     /// given (a listing gives its own order: the next one walks the lines as they are,
     /// `KeptLines`).
-    public func save(_ entries: [Entry], point: WatchPoint? = nil) {
+    package func save(_ entries: [Entry], point: WatchPoint? = nil) {
         save(point: point) { write in
             for e in entries where !e.settled { write(.entry(e)) }
             for e in entries where e.settled { write(.entry(e)) }

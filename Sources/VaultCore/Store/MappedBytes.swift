@@ -5,15 +5,15 @@ import Glibc
 /// A file's bytes, mapped read-only (or none), for files only ever replaced by renaming a new
 /// file over them, never written in place (the listing cache, git's index), so the mapped
 /// version stays whole while it is read.
-public final class MappedBytes: @unchecked Sendable {
-    public let buffer: UnsafeBufferPointer<UInt8>
+package final class MappedBytes: @unchecked Sendable {
+    package let buffer: UnsafeBufferPointer<UInt8>
 
-    public init() { buffer = UnsafeBufferPointer(start: nil, count: 0) }
+    package init() { buffer = UnsafeBufferPointer(start: nil, count: 0) }
 
     /// The file at `file`, nil when it cannot be opened or mapped, or is empty. With
     /// `populate` every page is mapped at once (`MAP_POPULATE`), for a file read whole: one
     /// call instead of a page fault every few pages.
-    public init?(file: String, populate: Bool = false) {
+    package init?(file: String, populate: Bool = false) {
         let fd = open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -1,24 +1,24 @@
 import Foundation
 
 /// The name nearest to a mistyped one, by edit distance: for "did you mean …?".
-public enum NearestName {
+package enum NearestName {
     /// The candidate nearest to `name` (compared in NFC, ignoring case), when it is within a third
     /// of the name's length (at least 1, at most 3 edits); nil when none is that near, or when two
     /// are equally near.
-    public static func nearest(to name: String, among candidates: [String]) -> String? {
+    package static func nearest(to name: String, among candidates: [String]) -> String? {
         nearest(to: name, among: candidates.map { ($0, [$0]) })
     }
 
     /// The item nearest to `name` by any of its names (a room by its slug or its title), as
     /// `nearest(to:among:)` chooses; the item's first name is given back.
-    public static func nearest(to name: String, among items: [(name: String, spellings: [String])]) -> String? {
+    package static func nearest(to name: String, among items: [(name: String, spellings: [String])]) -> String? {
         let nearest = tied(to: name, among: items)
         return nearest.count == 1 ? nearest[0] : nil
     }
 
     /// Every item equally nearest to `name` within the limit of `nearest(to:among:)`, sorted;
     /// empty when none is near.
-    public static func tied(to name: String, among items: [(name: String, spellings: [String])]) -> [String] {
+    package static func tied(to name: String, among items: [(name: String, spellings: [String])]) -> [String] {
         let typed = Array(name.precomposedStringWithCanonicalMapping.lowercased())
         let limit = min(3, max(1, typed.count / 3))
         var distances: [String: Int] = [:]
@@ -34,7 +34,7 @@ public enum NearestName {
 
     /// The Damerau–Levenshtein distance (insertions, deletions, substitutions and swaps of two
     /// neighbours, each one edit).
-    public static func distance(_ a: [Character], _ b: [Character]) -> Int {
+    package static func distance(_ a: [Character], _ b: [Character]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var before = [Int](repeating: 0, count: b.count + 1)

@@ -13,27 +13,27 @@ import Foundation
 ///
 ///     let me = ProcessIdentity.current            // pid 4242, started at tick 981230
 ///     ProcessIdentity(tag: me.tag)?.isRunning     // true while this process lives
-public struct ProcessIdentity: Sendable, Hashable {
-    public var pid: Int32
+package struct ProcessIdentity: Sendable, Hashable {
+    package var pid: Int32
     /// Clock ticks after boot when the process started; 0 where `/proc` cannot tell.
-    public var start: UInt64
+    package var start: UInt64
 
-    public init(pid: Int32, start: UInt64) {
+    package init(pid: Int32, start: UInt64) {
         self.pid = pid
         self.start = start
     }
 
     /// This process.
-    public static let current: ProcessIdentity = {
+    package static let current: ProcessIdentity = {
         let pid = getpid()
         return ProcessIdentity(pid: pid, start: startTime(of: pid) ?? 0)
     }()
 
     /// `<pid>-<start>`, for file names.
-    public var tag: String { "\(pid)-\(start)" }
+    package var tag: String { "\(pid)-\(start)" }
 
     /// The identity a `tag` names.
-    public init?(tag: some StringProtocol) {
+    package init?(tag: some StringProtocol) {
         let parts = tag.split(separator: "-")
         guard parts.count == 2, let pid = Int32(parts[0]), pid > 0, let start = UInt64(parts[1]) else { return nil }
         self.init(pid: pid, start: start)
@@ -41,7 +41,7 @@ public struct ProcessIdentity: Sendable, Hashable {
 
     /// Whether this process is still running (a zombie, dead but not yet waited for, is not).
     /// Without `/proc` (start 0), any process with the id counts as running: nothing is proven.
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         guard start != 0 else { return kill(pid, 0) == 0 || errno == EPERM }
         return ProcessIdentity.startTime(of: pid) == start
     }
@@ -69,12 +69,12 @@ public struct ProcessIdentity: Sendable, Hashable {
 /// end: `ProcessSettings.crashPoint`): the process ends there through the front end's `die`
 /// (the command line's sends itself SIGKILL), exactly as a kill at that moment would leave
 /// things. Tests only.
-public enum CrashPoint {
+package enum CrashPoint {
     /// Whether the front end chose the point `name`.
     static func isChosen(_ name: String) -> Bool { ProcessHooks.settings.crashPoint == name }
 
     /// Ends the process when the front end chose this point.
-    public static func reach(_ name: String) {
+    package static func reach(_ name: String) {
         guard isChosen(name) else { return }
         die()
     }

@@ -124,11 +124,11 @@ public enum RoomVolumes {
     /// The newest volume of a room as a rollover finds it: its number and bytes, and how many
     /// of them are messages (its front-matter left out).
     public struct LastVolume: Sendable {
-        public var number: Int
-        public var bytes: [UInt8]
-        public var messageBytes: Int
+        package var number: Int
+        package var bytes: [UInt8]
+        package var messageBytes: Int
 
-        public init(number: Int, bytes: [UInt8], path: String) {
+        package init(number: Int, bytes: [UInt8], path: String) {
             self.number = number
             self.bytes = bytes
             messageBytes = RoomVolumes.messagesPart(of: bytes, path: path).count

@@ -11,11 +11,11 @@ import Foundation
 ///
 ///     UnverifiedMarks.add([("rooms/trip.md", ["m-0A1B2C3D4E5F": "claims to be you; …"])], root: vault.root)
 ///     UnverifiedMarks.load(root: vault.root)["rooms/trip.md"]?["m-0A1B2C3D4E5F"]  // "claims to be you; …"
-public enum UnverifiedMarks {
+package enum UnverifiedMarks {
     static func path(root: String) -> String { root + "/" + VaultPath.state + "/unverified.json" }
 
     /// Room path → message id → why it is not verified.
-    public static func load(root: String) -> [String: [String: String]] {
+    package static func load(root: String) -> [String: [String: String]] {
         guard let bytes = try? FileIO.read(path(root: root)),
             let marks = try? JSONDecoder().decode([String: [String: String]].self, from: Data(bytes))
         else { return [:] }
@@ -23,10 +23,10 @@ public enum UnverifiedMarks {
     }
 
     /// The marks of one room (message id → why).
-    public static func of(_ room: String, root: String) -> [String: String] { load(root: root)[room] ?? [:] }
+    package static func of(_ room: String, root: String) -> [String: String] { load(root: root)[room] ?? [:] }
 
     /// Adds marks for messages that came in.
-    public static func add(_ rooms: [(path: String, reasons: [String: String])], root: String) {
+    package static func add(_ rooms: [(path: String, reasons: [String: String])], root: String) {
         let added = rooms.filter { !$0.reasons.isEmpty }
         guard !added.isEmpty else { return }
         var marks = load(root: root)
@@ -35,7 +35,7 @@ public enum UnverifiedMarks {
     }
 
     /// Takes back marks `add` made (`vault sync --undo`): the ids, room by room.
-    public static func remove(_ rooms: [(path: String, ids: [String])], root: String) {
+    package static func remove(_ rooms: [(path: String, ids: [String])], root: String) {
         var marks = load(root: root)
         var changed = false
         for (path, ids) in rooms {

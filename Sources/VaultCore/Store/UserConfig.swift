@@ -33,33 +33,33 @@ import Yams
 ///         - https://backup.example.com/v1
 ///     limits:
 ///       max_file_size: 256M
-public struct UserConfig: Sendable {
+package struct UserConfig: Sendable {
     /// Where the file is (or would be).
-    public let path: String
+    package let path: String
     /// `api_keys:`: for each environment variable, the base URLs its key may be sent to.
-    public let approvedKeys: [String: [String]]
+    package let approvedKeys: [String: [String]]
     /// `model:`: the model used when the command line, the room, the provider and `vault.yml`
     /// name none.
-    public var model: String?
+    package var model: String?
     /// `provider:`: the provider used when the command line, the room and `vault.yml` name none.
-    public var provider: String?
+    package var provider: String?
     /// `locale:`: the locale dates are shown in when `--locale` is not given (normalized, `ko_KR`).
-    public var locale: String?
+    package var locale: String?
     /// `editor:`: the editor run when neither `$VISUAL` nor `$EDITOR` is set.
-    public var editor: String?
+    package var editor: String?
     /// `pager:`: the pager for long output.
-    public var pager: String?
+    package var pager: String?
     /// `color:`: whether output is colored.
-    public var color: Color?
+    package var color: Color?
     /// `me:`: who you are, `Name <email>` or `Name` (`Identity`): the author of your commits and
     /// of your messages in rooms you share, in every vault.
-    public var me: String?
+    package var me: String?
     /// `limits:`: this machine's caps on what comes in (`IncomingLimits.setting(_:)`), the
     /// keys of `IncomingLimits.keys`.
-    public var limits = IncomingLimits.Setting()
+    package var limits = IncomingLimits.Setting()
 
     /// `color:` in the user configuration.
-    public enum Color: String, Sendable, CaseIterable {
+    package enum Color: String, Sendable, CaseIterable {
         /// Colored on a terminal, plain into a pipe or a file.
         case auto
         case always
@@ -67,9 +67,9 @@ public struct UserConfig: Sendable {
     }
 
     /// The keys the file may hold; another is refused with the nearest of these.
-    public static let keys = ["api_keys", "model", "provider", "locale", "editor", "pager", "color", "me", "limits"]
+    package static let keys = ["api_keys", "model", "provider", "locale", "editor", "pager", "color", "me", "limits"]
 
-    public init(
+    package init(
         path: String, approvedKeys: [String: [String]] = [:], model: String? = nil, provider: String? = nil,
         locale: String? = nil, editor: String? = nil, pager: String? = nil, color: Color? = nil
     ) {
@@ -84,7 +84,7 @@ public struct UserConfig: Sendable {
     }
 
     /// The file's path: `$XDG_CONFIG_HOME/vault/config.yml`, else `$HOME/.config/vault/config.yml`.
-    public static func path(environment: [String: String]) -> String {
+    package static func path(environment: [String: String]) -> String {
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/vault/config.yml" }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         return home + "/.config/vault/config.yml"
@@ -98,7 +98,7 @@ public struct UserConfig: Sendable {
     ///   `api_keys:` is not a mapping of variable names to URLs, a default is not one word or
     ///   text (`color` not `auto`, `always` or `never`, `locale` not one vault knows), or a key
     ///   is not one of `keys` (with the nearest).
-    public static func load(environment: [String: String]) throws(VaultError) -> UserConfig {
+    package static func load(environment: [String: String]) throws(VaultError) -> UserConfig {
         let path = path(environment: environment)
         guard FileIO.exists(path) else { return UserConfig(path: path, approvedKeys: [:]) }
         let bytes = try FileIO.read(path)

@@ -71,10 +71,10 @@ extension Vault {
     /// A symbolic link found in `rooms/` or `diary/`.
     public struct SymbolicLinkFound: Sendable, Hashable {
         /// The link, relative to the vault.
-        public var path: String
+        package var path: String
         /// Where it points, as written.
-        public var target: String
-        public var link: FormatProblem.Link
+        package var target: String
+        package var link: FormatProblem.Link
     }
 
     /// Every symbolic link anywhere below `rooms/` and `diary/`, and those folders themselves when

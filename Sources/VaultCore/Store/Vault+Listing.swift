@@ -561,10 +561,10 @@ extension Vault {
 
 /// Previews for listings: a line whole, so `vault rooms | grep` finds its words; the terminal's
 /// aligned view cuts it to the width left (`Terminal.clip`).
-public enum Preview {
+package enum Preview {
     /// The most characters a preview keeps: a bound on what one file can put in memory and in
     /// the listing cache, far beyond a line anyone writes by hand or a model sends.
-    public static let longest = 16_384
+    package static let longest = 16_384
 
     /// The first non-empty line, without Markdown heading marks, at most `limit` characters
     /// (a longer one ends in `…`).

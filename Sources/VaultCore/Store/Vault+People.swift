@@ -8,13 +8,13 @@ public struct PersonSummary: Sendable, Codable {
     public var last: LastMessage?
 
     public struct LastMessage: Sendable, Codable {
-        public var path: String
-        public var title: String
-        public var id: String
+        package var path: String
+        package var title: String
+        package var id: String
         /// As written in its header (RFC 3339).
-        public var time: String
+        package var time: String
         /// Its first line (a reply's quote left out), shortened.
-        public var preview: String
+        package var preview: String
     }
 
     enum CodingKeys: String, CodingKey {

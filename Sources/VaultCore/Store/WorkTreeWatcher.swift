@@ -51,10 +51,10 @@ extension WorkTreeWatcher {
 }
 
 /// The rule of what a `WorkTreeWatcher` watches, and the same rule as git pathspecs.
-public enum WorkTreeWatching {
+package enum WorkTreeWatching {
     /// `rooms/…/NAME.md` or `diary/…/NAME.md` (at any depth: format 2 files rooms by year); no
     /// name beginning with a dot.
-    public static func watches(_ path: String) -> Bool {
+    package static func watches(_ path: String) -> Bool {
         guard path.hasSuffix(".md") else { return false }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") }), let first = parts.first else { return false }
@@ -64,7 +64,7 @@ public enum WorkTreeWatching {
     /// git pathspecs for the whole vault but what a watcher watches, for `git status` (the
     /// second one also leaves out files in folders whose names begin with a dot, which the
     /// watcher does not watch: those are seen by the next full scan).
-    public static let unwatchedPathspecs = [
+    package static let unwatchedPathspecs = [
         ".", ":(exclude,glob)rooms/**/[!.]*.md", ":(exclude,glob)diary/**/[!.]*.md",
     ]
 }
@@ -77,19 +77,19 @@ public enum WorkTreeWatching {
 /// `FolderStamps.racyWindow` seconds of the file's last change is not trusted: the file is
 /// then written `- PATH` and looked at every time. A cache: lost or damaged, the next sync
 /// stamps every file, as without a watcher.
-public struct SyncWatchRecord: Sendable {
-    public var point: WatchPoint
+package struct SyncWatchRecord: Sendable {
+    package var point: WatchPoint
     /// Absolute path → its stamp then (nil: looked at every time).
-    public var stamps: [String: FileIO.Stamp?]
+    package var stamps: [String: FileIO.Stamp?]
 
-    public init(point: WatchPoint, stamps: [String: FileIO.Stamp?]) {
+    package init(point: WatchPoint, stamps: [String: FileIO.Stamp?]) {
         self.point = point
         self.stamps = stamps
     }
 
     static func file(root: String) -> String { root + "/.vault/sync-watch" }
 
-    public static func read(root: String) -> SyncWatchRecord? {
+    package static func read(root: String) -> SyncWatchRecord? {
         guard let bytes = try? FileIO.read(file(root: root)), !bytes.isEmpty else { return nil }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         let head = lines[0].split(separator: " ")
@@ -105,7 +105,7 @@ public struct SyncWatchRecord: Sendable {
     }
 
     /// The stamps of `paths` now, each trusted only when its last change is old enough.
-    public static func stamps(of paths: [String]) -> [String: FileIO.Stamp?] {
+    package static func stamps(of paths: [String]) -> [String: FileIO.Stamp?] {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var out: [String: FileIO.Stamp?] = [:]
@@ -120,17 +120,17 @@ public struct SyncWatchRecord: Sendable {
     }
 
     /// The paths whose stamp is not the one kept (or none was).
-    public func changedPaths() -> [String] {
+    package func changedPaths() -> [String] {
         stamps.compactMap { path, kept in kept.flatMap { FileIO.stamp(of: path) == $0 ? nil : path } ?? path }
     }
 
-    public func save(root: String) {
+    package func save(root: String) {
         var text = "WATCH \(point.epoch) \(point.generation)\n"
         for (path, stamp) in stamps.sorted(by: { $0.key < $1.key }) { text += FolderStamps.line(path, stamp) }
         try? FileIO.write(Array(text.utf8), to: SyncWatchRecord.file(root: root), durable: false)
     }
 
-    public static func forget(root: String) {
+    package static func forget(root: String) {
         unlink(file(root: root))
     }
 }

@@ -16,10 +16,10 @@ import Foundation
 public struct DiaryCalendar: Sendable {
     /// A month of a year.
     public struct Month: Sendable, Hashable, CustomStringConvertible {
-        public var year: Int
-        public var month: Int
+        package var year: Int
+        package var month: Int
 
-        public init(year: Int, month: Int) {
+        package init(year: Int, month: Int) {
             self.year = year
             self.month = month
         }
@@ -30,7 +30,7 @@ public struct DiaryCalendar: Sendable {
 
     /// One day of the grid.
     public struct Day: Sendable, Hashable {
-        public let date: LocalDate
+        package let date: LocalDate
         /// Diary entries on the day.
         public let entries: Int
         public let isToday: Bool

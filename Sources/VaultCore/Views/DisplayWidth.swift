@@ -8,9 +8,9 @@
 ///
 ///     DisplayWidth.of("부산 trip") == 9
 ///     DisplayWidth.clip("부산 여행 일정", 8) == "부산 여…"   // 2 + 2 + 1 + 2 columns, then "…"
-public enum DisplayWidth {
+package enum DisplayWidth {
     /// Columns of one scalar on its own.
-    public static func of(_ u: Unicode.Scalar) -> Int {
+    package static func of(_ u: Unicode.Scalar) -> Int {
         let v = u.value
         if v < 0x300 { return 1 }
         if isZeroWidth(u) { return 0 }
@@ -23,7 +23,7 @@ public enum DisplayWidth {
 
     /// Columns of one character: its first scalar's width, or two for an emoji sequence
     /// (a variation selector 16, a zero-width joiner, a skin tone or a flag's pair).
-    public static func of(_ c: Character) -> Int {
+    package static func of(_ c: Character) -> Int {
         let scalars = c.unicodeScalars
         guard let first = scalars.first else { return 0 }
         if scalars.count == 1 { return of(first) }
@@ -38,7 +38,7 @@ public enum DisplayWidth {
     }
 
     /// Columns of `text` on one line.
-    public static func of(_ text: String) -> Int {
+    package static func of(_ text: String) -> Int {
         // Most text is ASCII: one column per byte.
         if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
         return text.reduce(0) { $0 + of($1) }
@@ -46,7 +46,7 @@ public enum DisplayWidth {
 
     /// `text` cut to at most `columns` columns, ending in `…` when something was cut; whole
     /// characters only. Not padded.
-    public static func clip(_ text: String, _ columns: Int) -> String {
+    package static func clip(_ text: String, _ columns: Int) -> String {
         guard of(text) > columns else { return text }
         guard columns > 0 else { return "" }
         var out = ""
@@ -61,13 +61,13 @@ public enum DisplayWidth {
     }
 
     /// `text` cut to `columns` (ending in `…`) or padded with spaces to exactly `columns`.
-    public static func fit(_ text: String, _ columns: Int) -> String {
+    package static func fit(_ text: String, _ columns: Int) -> String {
         let cut = clip(text, columns)
         return cut + String(repeating: " ", count: max(0, columns - of(cut)))
     }
 
     /// `text` centred in `columns` (spaces on the left; the extra one, if any, on the right).
-    public static func centre(_ text: String, _ columns: Int) -> String {
+    package static func centre(_ text: String, _ columns: Int) -> String {
         let cut = clip(text, columns)
         let left = (columns - of(cut)) / 2
         return String(repeating: " ", count: left) + cut

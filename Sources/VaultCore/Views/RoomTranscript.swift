@@ -27,20 +27,20 @@ public struct RoomTranscript: Sendable {
     /// A message as shown: its time of day and what its header says about it.
     public struct MessageView: Sendable, Hashable {
         /// The message as read.
-        public let message: Message
+        package let message: Message
         /// Its time of day in the locale and zone (`오후 3:12`, `3:12 PM`).
-        public let time: String
+        package let time: String
         /// Who wrote it: the header's `author=` (a person in a shared room), else for a reply the
         /// model, or `offline, no model` (`ListingWords.offline`) for the built-in provider.
-        public let author: String?
+        package let author: String?
         /// Whether it is complete, stopped, or cut off by the server.
-        public let completion: Completion
+        package let completion: Completion
         /// What the header line says of how it ended, in the locale (`ListingWords.note`); nil
         /// for a complete message.
-        public let note: String?
+        package let note: String?
 
         /// The header line's parts after the role: the time, the author, how it ended.
-        public var facts: [String] {
+        package var facts: [String] {
             var parts = [time]
             if let author { parts.append(author) }
             if let note { parts.append(note) }
@@ -61,7 +61,7 @@ public struct RoomTranscript: Sendable {
         case other(String)
 
         /// The completion of a message, from its header.
-        public init(_ message: Message) {
+        package init(_ message: Message) {
             if let status = message.status {
                 self = status == "interrupted" ? .interrupted : .other(status)
             } else if let reason = message.header.attribute("truncated") {

@@ -5,14 +5,14 @@
 /// takes back the message's own id (replies and `--reply-to` still find it) and loses its
 /// `conflict=`. Keeping both makes the later one a message of its own: only its `conflict=`
 /// goes. Nothing else of the file changes, and the person's hand edits are committed first.
-public struct ConflictSettling {
-    public let vault: Vault
+package struct ConflictSettling {
+    package let vault: Vault
 
-    public init(vault: Vault) {
+    package init(vault: Vault) {
         self.vault = vault
     }
 
-    public enum Choice: Sendable, Equatable {
+    package enum Choice: Sendable, Equatable {
         /// Keep this version (either id of a pair) and drop the other.
         case keep(String)
         /// Keep every version, as messages of their own.
@@ -23,7 +23,7 @@ public struct ConflictSettling {
     ///
     /// - Returns: what was done, a line each (`kept m-… (the other version, m-…, removed)`).
     /// - Throws: `.input(.noConflictToSettle)`, `.input(.notAConflictVersion)`; nothing changes.
-    public func settle(_ path: String, _ choice: Choice) throws(VaultError) -> [String] {
+    package func settle(_ path: String, _ choice: Choice) throws(VaultError) -> [String] {
         try vault.change([path]) { change throws(VaultError) -> [String] in
             let (file, stamp, bytes, done) = try change.workedOut(before: path) {
                 () throws(VaultError) -> (RoomFile, FileIO.Stamp, [UInt8], [(message: String, note: String)]) in

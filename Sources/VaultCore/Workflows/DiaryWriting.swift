@@ -44,14 +44,14 @@ public struct DiaryWriting {
 
     /// What a new entry is made of before its body: checked, with its time.
     public struct NewEntry: Sendable {
-        public var title: String?
-        public var created: Timestamp
-        public var tags: [String]
+        package var title: String?
+        package var created: Timestamp
+        package var tags: [String]
     }
 
     /// What became of a new entry.
     public struct Result: Sendable {
-        public enum Kind: Sendable, Equatable {
+        package enum Kind: Sendable, Equatable {
             /// Written and committed.
             case written
             /// The editor removed the file: no entry.
@@ -59,10 +59,10 @@ public struct DiaryWriting {
             /// The editor left the body empty: the draft was removed, no entry.
             case leftEmpty
         }
-        public var kind: Kind
+        package var kind: Kind
         public var path: String
         /// What is wrong with what the editor saved; the entry is saved and committed all the same.
-        public var problems: [FormatProblem] = []
+        package var problems: [FormatProblem] = []
     }
 
     /// Checks the parts of a new entry given on the command line.

@@ -30,7 +30,7 @@ public struct Editing {
 
     /// What became of the file.
     public struct Result: Sendable {
-        public enum Kind: Sendable, Equatable {
+        package enum Kind: Sendable, Equatable {
             /// Changed and committed.
             case saved
             /// Saved as it was (or as the last commit has it): nothing committed.
@@ -38,14 +38,14 @@ public struct Editing {
             /// Removed in the editor; the removal is kept (and committed).
             case removed
         }
-        public var kind: Kind
-        public var path: String
+        package var kind: Kind
+        package var path: String
         /// What is wrong with what the editor saved; the edit is saved and committed all the same.
-        public var problems: [FormatProblem] = []
+        package var problems: [FormatProblem] = []
         /// What changed in the file while the editor had it open (a chat turn, a sync) and was
         /// kept though the editor saved an older version: `kept 1 message that arrived while
         /// you were editing`. Empty when nothing changed meanwhile.
-        public var kept: [String] = []
+        package var kept: [String] = []
     }
 
     /// Opens `path` in `editor` and commits what it saved (`edit: …`, `diary: edit …`).

@@ -18,41 +18,41 @@ import Glibc
 /// messages to volumes as it grows (`RoomVolumes`), at its next message, not here. Both formats are read alike, so a vault stopped halfway (a
 /// crash) is whole, and migrating again finishes it. A room that an older clone makes in
 /// `rooms/` after the migration is filed the next time.
-public struct Migration {
-    public let vault: Vault
+package struct Migration {
+    package let vault: Vault
 
-    public init(vault: Vault) {
+    package init(vault: Vault) {
         self.vault = vault
     }
 
     /// What a migration does (or did): the rooms moved, and those left where they are.
-    public struct Plan: Sendable, Equatable {
-        public var moves: [Move] = []
+    package struct Plan: Sendable, Equatable {
+        package var moves: [Move] = []
         /// The volumes of the rooms moved (format 3, `RoomVolumes`), each to its room's new folder.
-        public var volumeMoves: [Move] = []
+        package var volumeMoves: [Move] = []
         /// Rooms left in `rooms/`, each with why (a room of that name in its year's folder).
-        public var kept: [(path: String, reason: String)] = []
+        package var kept: [(path: String, reason: String)] = []
         /// Whether `vault.yml` is to say the newest format (it says an older one, or nothing).
-        public var setsFormat = false
+        package var setsFormat = false
         /// Whether `.gitattributes` is to get the merge driver's pattern for rooms in folders.
-        public var setsAttributes = false
+        package var setsAttributes = false
 
-        public var isEmpty: Bool { moves.isEmpty && !setsFormat && !setsAttributes }
+        package var isEmpty: Bool { moves.isEmpty && !setsFormat && !setsAttributes }
 
-        public static func == (a: Plan, b: Plan) -> Bool {
+        package static func == (a: Plan, b: Plan) -> Bool {
             a.moves == b.moves && a.volumeMoves == b.volumeMoves && a.kept.map(\.path) == b.kept.map(\.path)
                 && a.setsFormat == b.setsFormat
                 && a.setsAttributes == b.setsAttributes
         }
     }
 
-    public struct Move: Sendable, Equatable {
-        public var from: String
-        public var to: String
+    package struct Move: Sendable, Equatable {
+        package var from: String
+        package var to: String
     }
 
     /// What `migrate` would do now.
-    public func plan() -> Plan {
+    package func plan() -> Plan {
         var plan = Plan()
         plan.setsFormat = vault.config.format < VaultConfig.newestFormat
         plan.setsAttributes = Migration.attributesNeedingRooms(read(".gitattributes")) != nil
@@ -78,7 +78,7 @@ public struct Migration {
     /// Migrates the vault (`plan()`, made under the lock) and commits it; returns what it did.
     /// Hand edits of the rooms moved are committed first, as their own commit.
     @discardableResult
-    public func migrate() throws(VaultError) -> Plan {
+    package func migrate() throws(VaultError) -> Plan {
         try vault.change { change throws(VaultError) -> Plan in
             let plan = plan()
             guard !plan.isEmpty else { return plan }
@@ -154,9 +154,9 @@ public struct Migration {
 
 /// The `.gitattributes` lines that give rooms to vault's merge driver (`MergeDriver` in VaultGit
 /// uses the same): format 1 keeps rooms right in `rooms/`, format 2 in folders under it.
-public enum MergeDriverPatterns {
-    public static let flatRooms = "rooms/*.md merge=vault"
-    public static let rooms = "rooms/**/*.md merge=vault"
+package enum MergeDriverPatterns {
+    package static let flatRooms = "rooms/*.md merge=vault"
+    package static let rooms = "rooms/**/*.md merge=vault"
     /// Format 3: a long room's volumes, merged as rooms are (by message id).
-    public static let volumes = "volumes/**/*.md merge=vault"
+    package static let volumes = "volumes/**/*.md merge=vault"
 }

@@ -9,21 +9,21 @@ import Glibc
 ///
 /// A symbolic link is removed itself, never what it points to (which is not read either);
 /// its removal is committed when the link was.
-public struct Removal {
-    public let vault: Vault
+package struct Removal {
+    package let vault: Vault
 
-    public init(vault: Vault) {
+    package init(vault: Vault) {
         self.vault = vault
     }
 
     /// What a removal takes away, as the person is asked about it first.
-    public enum Target: Sendable, Equatable {
+    package enum Target: Sendable, Equatable {
         /// A room or entry, with its title (its file name when it cannot be read).
         case item(path: String, title: String)
         /// A symbolic link, with the text it points to.
         case link(path: String, target: String)
 
-        public var path: String {
+        package var path: String {
             switch self {
             case .item(let path, _), .link(let path, _): return path
             }
@@ -31,7 +31,7 @@ public struct Removal {
     }
 
     /// What removing `item` would take away.
-    public func target(of item: VaultItem) -> Target {
+    package func target(of item: VaultItem) -> Target {
         let path = item.path
         if let link = vault.symbolicLink(on: path) { return .link(path: link.path, target: link.target) }
         switch item {
@@ -44,7 +44,7 @@ public struct Removal {
     /// Removes `target` and commits the removal.
     ///
     /// - Throws: `VaultError.changedOnDisk` when a link is no longer one: nothing is removed.
-    public func remove(_ target: Target) throws(VaultError) {
+    package func remove(_ target: Target) throws(VaultError) {
         switch target {
         case .item(let path, let title):
             try vault.change([path]) { change throws(VaultError) in

@@ -1,8 +1,8 @@
 /// `vault room new`: a new room file, as one change (`room: new 부산 여행`).
-public struct RoomCreation {
-    public let vault: Vault
+package struct RoomCreation {
+    package let vault: Vault
 
-    public init(vault: Vault) {
+    package init(vault: Vault) {
         self.vault = vault
     }
 
@@ -16,7 +16,7 @@ public struct RoomCreation {
     ///   `unique` and the name is taken: nothing is written.
     ///   `members` (names, the creator's first): the people the room is shared with
     ///   (`members:`; none: one person's own room).
-    public func create(
+    package func create(
         title: String, model: String? = nil, system: String? = nil, unique: Bool = false, members: [String] = []
     ) throws(VaultError) -> String {
         let title = title.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -40,7 +40,7 @@ public struct RoomCreation {
 
     /// The room that has the name a room titled `title` would take, when the room made at `free`
     /// could not take it (it got `-2`, …); nil when it did.
-    public static func taken(title: String, in vault: Vault, free: String) -> String? {
+    package static func taken(title: String, in vault: Vault, free: String) -> String? {
         let slug = VaultPath.slug(title.trimmingCharacters(in: .whitespacesAndNewlines))
         guard VaultPath.stem(of: free) != slug else { return nil }
         return vault.rooms(named: slug).first ?? "\(VaultPath.rooms)/\(slug).md"

@@ -5,15 +5,15 @@
 /// is read and checked before anything else: a room that cannot be read, a key `RoomSetting`
 /// does not know or a value of the wrong type leaves no trace, not even a repository. A key a
 /// person wrote by hand that `RoomSetting` does not know can be removed (`--unset`), never set.
-public struct RoomSettings {
-    public let vault: Vault
+package struct RoomSettings {
+    package let vault: Vault
 
-    public init(vault: Vault) {
+    package init(vault: Vault) {
         self.vault = vault
     }
 
     /// What `set` did.
-    public enum Result: Sendable, Equatable {
+    package enum Result: Sendable, Equatable {
         case set
         case removed
         /// The key already had that value (or was absent): nothing written or committed.
@@ -24,7 +24,7 @@ public struct RoomSettings {
     ///
     /// - Throws: `VaultError.input(.unknownSetting)` for a key `room set` does not store (removing
     ///   one the room has is allowed), `.invalidSettingValue` for a value of the wrong type.
-    public func set(_ key: String, to value: String?, inRoom path: String) throws(VaultError) -> Result {
+    package func set(_ key: String, to value: String?, inRoom path: String) throws(VaultError) -> Result {
         let value = try value.map { v throws(VaultError) in
             try RoomSetting.checked(key, v, timeZone: vault.config.timeZone)
         }

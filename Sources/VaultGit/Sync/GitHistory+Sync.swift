@@ -147,7 +147,7 @@ extension GitHistory {
 
     /// Paths that differ between HEAD and the files (hand edits, new and deleted files),
     /// as `git status` finds them; ignored files (`.vault/`) are not included.
-    package func workTreeChanges() throws(VaultError) -> [String] {
+    public func workTreeChanges() throws(VaultError) -> [String] {
         // `git status` is several times faster than libgit2's on a large vault (its index
         // preload and untracked-file walk); libgit2's is the fallback without the command.
         let git = GitTransport(root: root, environment: settings.environment)
@@ -370,7 +370,7 @@ extension GitHistory {
     }
 
     /// The remotes and their URLs.
-    package func remotes() throws(VaultError) -> [(name: String, url: String)] {
+    public func remotes() throws(VaultError) -> [(name: String, url: String)] {
         var list = git_strarray()
         try GitFailure.check(git_remote_list(&list, repo), "list the remotes")
         defer { git_strarray_dispose(&list) }
@@ -386,7 +386,7 @@ extension GitHistory {
         return out.sorted { $0.0 < $1.0 }
     }
 
-    package func addRemote(name: String, url: String) throws(VaultError) {
+    public func addRemote(name: String, url: String) throws(VaultError) {
         guard isValidRemoteName(name) else {
             throw VaultError.input(.invalidRemoteName(name))
         }
@@ -403,7 +403,7 @@ extension GitHistory {
         return git_remote_name_is_valid(&valid, name) == 0 && valid == 1
     }
 
-    package func removeRemote(name: String) throws(VaultError) {
+    public func removeRemote(name: String) throws(VaultError) {
         guard try remotes().contains(where: { $0.name == name }) else {
             throw VaultError.input(.noRemoteToRemove(name))
         }
@@ -432,11 +432,11 @@ extension GitHistory {
 }
 
 /// What `workTreeChanges(asking:)` found, and how.
-package struct WorkTreeScan: Sendable {
+public struct WorkTreeScan: Sendable {
     /// Paths that may differ from the last commit (hand edits, new and removed files).
-    package var paths: [String]
+    public var paths: [String]
     /// The watcher's point when it was asked, before anything was read (nil: none answered).
-    package var point: WatchPoint?
+    public var point: WatchPoint?
     /// The record the paths came from, when the watcher vouched for the rest (nil: every file
     /// was looked at).
     var record: SyncWatchRecord?
@@ -454,7 +454,7 @@ extension GitHistory {
     /// change of another tracked file changes its stamp, which was taken when the file was as
     /// committed (a stamp too close to the file's last change is not kept: such a file is
     /// always looked at). A new file changes its folder's stamp.
-    package func workTreeChanges(asking watcher: (any WorkTreeWatcher)?) throws(VaultError) -> WorkTreeScan {
+    public func workTreeChanges(asking watcher: (any WorkTreeWatcher)?) throws(VaultError) -> WorkTreeScan {
         guard let watcher else { return WorkTreeScan(paths: try workTreeChanges()) }
         let record = SyncWatchRecord.read(root: root)
         let answer = watcher.changes(since: record?.point)
@@ -475,7 +475,7 @@ extension GitHistory {
     /// Keeps what the next sync asks the watcher about (`workTreeChanges(asking:)`): call once
     /// every hand edit the scan found is committed. The unwatched tracked files are those of
     /// HEAD's tree, listed again only when the scan looked at every file.
-    package func keepWatch(_ scan: WorkTreeScan) throws(VaultError) {
+    public func keepWatch(_ scan: WorkTreeScan) throws(VaultError) {
         guard let point = scan.point else { return }
         let paths: [String]
         if let record = scan.record {

@@ -159,7 +159,7 @@ extension GitHistory {
     ///     git config vault.maxFileSize 256M      # this vault, on this machine
     ///
     /// - Throws: `VaultError.malformed` naming the git config key when its value is not a size.
-    package func incomingLimits(machine: IncomingLimits, vault shared: IncomingLimits.Setting) throws(VaultError)
+    public func incomingLimits(machine: IncomingLimits, vault shared: IncomingLimits.Setting) throws(VaultError)
         -> IncomingLimits
     {
         var own = IncomingLimits.Setting()

@@ -212,7 +212,7 @@ extension GitHistory {
     ///
     /// The `.gitattributes` update is a change of its own (`sync: vault's merge driver …`),
     /// made through the change path before `change`'s commit (`Change.preceding`).
-    package func ensureMergeDriver(in change: Change) throws(VaultError) {
+    public func ensureMergeDriver(in change: Change) throws(VaultError) {
         if try configString("merge.vault.driver") != MergeDriver.command {
             try setConfig("merge.vault.name", "vault: rooms by message id, diary entries without conflict markers")
             try setConfig("merge.vault.driver", MergeDriver.command)

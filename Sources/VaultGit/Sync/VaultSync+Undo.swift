@@ -14,7 +14,7 @@ extension VaultSync {
     /// keeps the edited version, which holds what the sync brought into it
     /// (`UndoReport.editedAndSynced`); the others come back as they were before the sync. So not
     /// a word is lost, even when the undo is killed half-way.
-    package func undo() throws(VaultError) -> UndoReport {
+    public func undo() throws(VaultError) -> UndoReport {
         let syncLock = try holdSyncLock().lock
         defer { withExtendedLifetime(syncLock) {} }
         return try vault.change { _ throws(VaultError) -> UndoReport in

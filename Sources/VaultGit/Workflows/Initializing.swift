@@ -10,15 +10,15 @@ public enum Initializing {
     /// What `run` did.
     public struct Outcome: Sendable {
         /// The vault, as it is now.
-        package var vault: Vault
+        public var vault: Vault
         /// true: the folder became a vault; false: it was one, and got its own repository.
-        package var madeVault: Bool
+        public var madeVault: Bool
         /// The git repository the folder lies inside, when it does: the vault gets one of its
         /// own all the same (its files are never committed into the outer one).
-        package var outerRepository: String?
+        public var outerRepository: String?
         /// Why the commits' author is a stand-in (no `user.name`/`user.email` in git's
         /// configuration), when it is.
-        package var authorWarning: String?
+        public var authorWarning: String?
     }
 
     /// Makes `root` (created if missing) a vault whose new dates are written in `locale` and
