@@ -39,7 +39,8 @@ public struct VaultStatus: Sendable, Codable {
         var behind: Int?
         if let remote, let head = try history.headCommit() {
             defer { git_commit_free(head.commit); git_tree_free(head.tree) }
-            if let upstream = try history.referenceCommit("refs/remotes/\(remote)/\(branch)") {
+            let theirs = try history.remoteBranch(of: remote, for: branch)
+            if let upstream = try history.referenceCommit("refs/remotes/\(remote)/\(theirs)") {
                 defer { git_commit_free(upstream) }
                 (ahead, behind) = try history.aheadBehind(head.commit, upstream)
             }
