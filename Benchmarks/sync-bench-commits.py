@@ -4,7 +4,7 @@
     Benchmarks/sync-bench-commits.py GIT_DIR BASE [--seed 2026]
 
 On top of commit BASE of the repository GIT_DIR (bare or not; nothing in a work tree is
-touched), writes three branches of commits with `git fast-import`, as two machines' vaults would
+touched), writes five branches of commits with `git fast-import`, as two machines' vaults would
 make them, one commit per change:
 
 * ``refs/bench/ours`` and ``refs/bench/theirs``: 100 commits each. Each commit appends one
@@ -15,9 +15,13 @@ make them, one commit per change:
   path the other side does not touch (60 rooms and 30 diary entries a side).
 * ``refs/bench/turns``: 500 commits, each a chat turn (a user message and the assistant's
   reply) in one of 50 rooms, ten turns a room: 1,000 new messages.
+* ``refs/bench/wide-ours`` and ``refs/bench/wide-theirs``: 100 other rooms, talked in on both
+  sides: ours one commit appending one message to each (a machine's turn in every room), theirs
+  10 commits each appending 10 messages to each, 100 new messages a room (10,000 in all). Every
+  one of the 100 rooms is merged message by message (`git merge` stops with 100 conflicts).
 
 Authors, dates and contents come from the seed alone, so the commit ids are the same on every
-run. Prints the three commit ids. Message headers are made with `generate-vault.py`'s own
+run. Prints the five commit ids. Message headers are made with `generate-vault.py`'s own
 functions (Korean display date, RFC 3339 time in +09:00, Crockford ids).
 """
 
@@ -39,6 +43,9 @@ SIDE_ROOMS = 60
 SIDE_ENTRIES = 30
 TURN_ROOMS = 50
 TURNS_PER_ROOM = 10
+WIDE_ROOMS = 100
+WIDE_THEIRS_COMMITS = 10
+WIDE_THEIRS_MESSAGES = 100  # a room
 
 # 2026-01-01 09:00 +09:00: later than every generated message.
 START = 1767225600
@@ -102,13 +109,15 @@ def append_to_room(data, text):
 
 
 def fast_import(git_dir, ref, base, commits):
-    """commits: [(author name, time, message, path, bytes)]"""
+    """commits: [(author name, time, message, path, bytes)], or with [(path, bytes), ...] for
+    path and None for bytes: a commit that changes several files."""
     out = [b"reset %s\nfrom %s\n\n" % (ref.encode(), base.encode())]
     for name, ts, message, path, data in commits:
         who = ("%s <%s@example.invalid> %d +0900" % (name, name, ts)).encode()
         msg = message.encode()
         out.append(b"commit %s\nauthor %s\ncommitter %s\ndata %d\n%s\n" % (ref.encode(), who, who, len(msg), msg))
-        out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(), len(data), data))
+        for one_path, one_data in (path if data is None else [(path, data)]):
+            out.append(b"M 100644 inline %s\ndata %d\n%s\n" % (one_path.encode(), len(one_data), one_data))
     git(git_dir, "fast-import", "--quiet", "--force", data=b"".join(out))
     return git(git_dir, "rev-parse", ref).decode().strip()
 
@@ -116,7 +125,7 @@ def fast_import(git_dir, ref, base, commits):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("git_dir", help="the repository's git folder (a bare repository, or .git)")
-    p.add_argument("base", help="the commit the three branches start from")
+    p.add_argument("base", help="the commit the branches start from")
     p.add_argument("--seed", type=int, default=2026)
     a = p.parse_args(argv)
     base = git(a.git_dir, "rev-parse", a.base + "^{commit}").decode().strip()
@@ -174,7 +183,33 @@ def main(argv=None):
         commits.append(("phone", ts, "chat: %s" % path, path, data))
     heads["turns"] = fast_import(a.git_dir, "refs/bench/turns", base, commits)
 
-    for side in ("ours", "theirs", "turns"):
+    # 100 rooms talked in on both sides (rooms none of the branches above touch).
+    wrng = random.Random("%d-wide" % a.seed)
+    wide_rooms = wrng.sample(sorted(set(rooms) - set(picked_rooms)), WIDE_ROOMS)
+    for side, machine, rounds, per_round, offset in (("wide-ours", "laptop", 1, 1, 0),
+                                                     ("wide-theirs", "phone", WIDE_THEIRS_COMMITS,
+                                                      WIDE_THEIRS_MESSAGES // WIDE_THEIRS_COMMITS, 30)):
+        blobs = Blobs(a.git_dir, base)
+        ids = {}
+        srng = random.Random("%d-%s" % (a.seed, side))
+        commits = []
+        for r in range(rounds):
+            changed = []
+            for n, path in enumerate(wide_rooms):
+                data = blobs.read(path)
+                taken = ids.setdefault(path, room_ids(data))
+                text = ""
+                for k in range(per_round):
+                    ts = START + 86400 + 3600 * r + 60 * offset + k
+                    text += user_message(ts, new_id(srng, taken), sentence(srng, "%s %d.%d.%d:" % (machine, r, n, k)))
+                data = append_to_room(data, text)
+                blobs.current[path] = data
+                changed.append((path, data))
+            commits.append((machine, START + 86400 + 3600 * r + 60 * offset, "sync: %d rooms (%s)" % (len(changed), machine),
+                            changed, None))
+        heads[side] = fast_import(a.git_dir, "refs/bench/" + side, base, commits)
+
+    for side in ("ours", "theirs", "turns", "wide-ours", "wide-theirs"):
         print("%s %s" % (side, heads[side]))
 
 

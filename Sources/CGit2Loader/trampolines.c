@@ -6,7 +6,7 @@
 // one, found with dlsym in the library CGit2Loader loaded (loader.c). The executable exports
 // these names, so libgit2's own calls to these functions may bind to them too: they reach
 // the real function all the same (the pointers come from libgit2's handle, never from here).
-// 157 functions; variadic, as a pointer only: git_libgit2_opts.
+// 159 functions; variadic, as a pointer only: git_libgit2_opts.
 
 #include "loader.h"
 
@@ -115,11 +115,13 @@ static struct {
     __typeof__(git_reference_remove) *git_reference_remove;
     __typeof__(git_reference_symbolic_target) *git_reference_symbolic_target;
     __typeof__(git_reference_type) *git_reference_type;
+    __typeof__(git_remote_add_push) *git_remote_add_push;
     __typeof__(git_remote_create) *git_remote_create;
     __typeof__(git_remote_create_anonymous) *git_remote_create_anonymous;
     __typeof__(git_remote_delete) *git_remote_delete;
     __typeof__(git_remote_fetch) *git_remote_fetch;
     __typeof__(git_remote_free) *git_remote_free;
+    __typeof__(git_remote_get_push_refspecs) *git_remote_get_push_refspecs;
     __typeof__(git_remote_list) *git_remote_list;
     __typeof__(git_remote_lookup) *git_remote_lookup;
     __typeof__(git_remote_name_is_valid) *git_remote_name_is_valid;
@@ -276,11 +278,13 @@ const struct cvault_git2_symbol cvault_git2_symbols[] = {
     {"git_reference_remove", (void **)&real.git_reference_remove},
     {"git_reference_symbolic_target", (void **)&real.git_reference_symbolic_target},
     {"git_reference_type", (void **)&real.git_reference_type},
+    {"git_remote_add_push", (void **)&real.git_remote_add_push},
     {"git_remote_create", (void **)&real.git_remote_create},
     {"git_remote_create_anonymous", (void **)&real.git_remote_create_anonymous},
     {"git_remote_delete", (void **)&real.git_remote_delete},
     {"git_remote_fetch", (void **)&real.git_remote_fetch},
     {"git_remote_free", (void **)&real.git_remote_free},
+    {"git_remote_get_push_refspecs", (void **)&real.git_remote_get_push_refspecs},
     {"git_remote_list", (void **)&real.git_remote_list},
     {"git_remote_lookup", (void **)&real.git_remote_lookup},
     {"git_remote_name_is_valid", (void **)&real.git_remote_name_is_valid},
@@ -848,6 +852,11 @@ git_reference_t git_reference_type(const git_reference *ref) {
     return real.git_reference_type(ref);
 }
 
+int git_remote_add_push(git_repository *repo, const char *remote, const char *refspec) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_remote_add_push(repo, remote, refspec);
+}
+
 int git_remote_create(git_remote **out, git_repository *repo, const char *name, const char *url) {
     CVAULT_GIT2_REQUIRE();
     return real.git_remote_create(out, repo, name, url);
@@ -871,6 +880,11 @@ int git_remote_fetch(git_remote *remote, const git_strarray *refspecs, const git
 void git_remote_free(git_remote *remote) {
     CVAULT_GIT2_REQUIRE();
     real.git_remote_free(remote);
+}
+
+int git_remote_get_push_refspecs(git_strarray *array, const git_remote *remote) {
+    CVAULT_GIT2_REQUIRE();
+    return real.git_remote_get_push_refspecs(array, remote);
 }
 
 int git_remote_list(git_strarray *out, git_repository *repo) {

@@ -274,6 +274,6 @@ import VaultTestSupport
         let drawn = pieces(output)
         #expect(drawn.contains { $0.hasPrefix("receiving ") }, "\(output.debugDescription)")
         #expect(drawn.contains { $0.hasPrefix("sending ") }, "\(output.debugDescription)")
-        #expect(try git(["rev-parse", "main"], in: bare) == git(["rev-parse", "HEAD"], in: desktop))
+        #expect(try git(["rev-parse", "HEAD"], in: bare) == git(["rev-parse", "HEAD"], in: desktop))
     }
 }

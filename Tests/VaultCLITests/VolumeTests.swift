@@ -303,4 +303,25 @@ import VaultTestSupport
         #expect(check.stdout.contains("volumes/long/notes.md:1: not a volume"), "\(check.stdout)")
         #expect(try vaultFiles(dir.path) == files, "check changes nothing")
     }
+
+    /// One message id in two volumes of a room under two texts (what two clones that cut
+    /// volumes at different messages, one of them having edited it, could leave: #38's item 6):
+    /// `vault check` names the message and both files, and changes nothing.
+    @Test func checkFindsOneMessageInTwoVolumes() throws {
+        let dir = try vault(count: 12_000)
+        expectSuccess(try runVault(["chat", "long", "질문"], in: dir.path))
+        let written = try volumes(dir)
+        try #require(written.count >= 2, "\(written)")
+        let header = "<!-- 2026-01-01T10:00:00+09:00 m-000000000000 -->"
+        #expect(try dir.readText(written[0]).contains(header))
+        let last = written[written.count - 1]
+        try dir.write(last, try dir.readText(last) + "## 🧑 user · then \(header)\n\n같은 id, 다른 글\n\n")
+        let files = try vaultFiles(dir.path)
+        let check = try runVault(["check"], in: dir.path)
+        #expect(check.status != 0)
+        #expect(
+            check.stdout.contains("\(last):") && check.stdout.contains("the message id m-000000000000 is in \(written[0]) too"),
+            "\(check.stdout)")
+        #expect(try vaultFiles(dir.path) == files, "check changes nothing")
+    }
 }

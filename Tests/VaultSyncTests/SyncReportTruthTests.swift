@@ -28,6 +28,7 @@ import VaultTestSupport
         let reported = ((json["rooms"] as? [[String: Any]]) ?? []).flatMap { ($0["newMessageIDs"] as? [String]) ?? [] }
         #expect(Set(reported) == new, "reported \(reported.count), new \(new.count)")
         #expect(Set(try w.ids("laptop", room)) == had.union(new))
+        try expectUnreadAsReported(w, "laptop", json)
     }
 
     /// One room renamed differently on both machines (by `mv`), and talked in on both: whichever
@@ -51,6 +52,33 @@ import VaultTestSupport
             let reported = Set(((json["rooms"] as? [[String: Any]]) ?? []).flatMap { ($0["newMessageIDs"] as? [String]) ?? [] })
             #expect(reported.isDisjoint(with: own[machine]!), "\(machine) reported its own turn as new")
             #expect(reported == own[other]!, "\(machine): reported \(reported.count), the other's turn \(own[other]!.count)")
+            try expectUnreadAsReported(w, machine, json)
         }
+    }
+
+    /// One truth for the report: each room's unread count in `vault rooms --json` (the unread
+    /// marks the sync wrote) is the report's new messages that are not the person's own.
+    private func expectUnreadAsReported(
+        _ w: SyncWorld, _ machine: String, _ report: [String: Any], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let r = try w.vault(machine, ["rooms", "--json"])
+        try w.expectOK(r)
+        let rooms = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        let unread = Dictionary(rooms.compactMap { row in (row["path"] as? String).map { ($0, row["unread"] as? Int ?? 0) } },
+            uniquingKeysWith: { a, _ in a })
+        let reported = (report["rooms"] as? [[String: Any]]) ?? []
+        #expect(!reported.isEmpty, sourceLocation: sourceLocation)
+        var expected = 0
+        for room in reported {
+            let path = try #require(room["path"] as? String)
+            let new = Set((room["newMessageIDs"] as? [String]) ?? [])
+            let own = Set((room["ownMessageIDs"] as? [String]) ?? [])
+            let count = new.subtracting(own).count
+            expected += count
+            let said: Comment = "\(machine) \(path): unread \(unread[path] ?? -1), reported \(new.count) new, \(own.count) own"
+            #expect(unread[path] == count, said, sourceLocation: sourceLocation)
+        }
+        let total = unread.values.reduce(0, +)
+        #expect(total == expected, "no unread mark the report did not count", sourceLocation: sourceLocation)
     }
 }

@@ -94,7 +94,7 @@ import Glibc
         try w.expectOK(w.vault("laptop", ["sync"], right))
         try w.chat("desktop", Self.room, "보내지 못한 말")
         let before = try w.state("desktop")
-        let remoteHead = try git(["rev-parse", "main"], in: bare)
+        let remoteHead = try git(["rev-parse", "HEAD"], in: bare)
         let seen = server.requests().count
 
         for (label, environment) in [("a wrong token", ["VAULT_GIT_TOKEN": "not-the-token"]), ("no token", [:])] {
@@ -129,10 +129,10 @@ import Glibc
         // The server answered every one of those requests 401, and its branch did not move.
         let refused = server.requests().dropFirst(seen)
         #expect(!refused.isEmpty && refused.allSatisfy { $0.split(separator: " ")[2] == "401" }, "\(Array(refused))")
-        #expect(try git(["rev-parse", "main"], in: bare) == remoteHead)
+        #expect(try git(["rev-parse", "HEAD"], in: bare) == remoteHead)
         // And with the right token the same sync goes through.
         try w.expectOK(w.vault("desktop", ["sync"], right))
-        #expect(try git(["rev-parse", "main"], in: bare) == git(["rev-parse", "HEAD"], in: w.path("desktop")))
+        #expect(try git(["rev-parse", "HEAD"], in: bare) == git(["rev-parse", "HEAD"], in: w.path("desktop")))
     }
 
     // MARK: 3. ssh through the config alias, with a key file
@@ -275,7 +275,7 @@ import Glibc
         try w.makeFirst("laptop", env)
         try w.chat("laptop", Self.room, "호스트 키가 바뀌기 전")
         let before = try w.state("laptop")
-        let remoteHead = try git(["rev-parse", "main"], in: bare)
+        let remoteHead = try git(["rev-parse", "HEAD"], in: bare)
 
         try peer.replaceHostKey()
         let changed = try w.vault("laptop", ["sync"], env)
@@ -296,13 +296,13 @@ import Glibc
             "\(unknownLine)")
         #expect(try w.state("laptop") == before)
         #expect(try String(contentsOfFile: peer.knownHostsPath, encoding: .utf8) == "")
-        #expect(try git(["rev-parse", "main"], in: bare) == remoteHead)
+        #expect(try git(["rev-parse", "HEAD"], in: bare) == remoteHead)
 
         // The refusal was about the key alone: with the new key trusted, the same sync goes through.
         let hosts = knownHosts.split(separator: " ").first.map(String.init) ?? ""
         try "\(hosts) \(peer.hostPublicKey)\n".write(toFile: peer.knownHostsPath, atomically: true, encoding: .utf8)
         try w.expectOK(w.vault("laptop", ["sync"], env))
-        #expect(try git(["rev-parse", "main"], in: bare) == git(["rev-parse", "HEAD"], in: w.path("laptop")))
+        #expect(try git(["rev-parse", "HEAD"], in: bare) == git(["rev-parse", "HEAD"], in: w.path("laptop")))
     }
 
     // MARK: 6. Nothing listens
@@ -409,15 +409,19 @@ final class NetWorld {
         return try run(process)
     }
 
-    /// Machine `name` holds a copy of sample-vault; its remote origin is `url`, and it syncs once.
-    func makeFirst(_ name: String, _ extra: [String: String] = [:]) throws {
+    /// Machine `name` holds a copy of sample-vault; its remote origin is `url`, and it syncs once
+    /// (the sync's result: it must succeed unless `expectSync` is false).
+    @discardableResult
+    func makeFirst(_ name: String, _ extra: [String: String] = [:], expectSync: Bool = true) throws -> RunResult {
         let root = folder.path + "/" + name
         try FileManager.default.copyItem(atPath: Project.root + "/sample-vault", toPath: root)
         machines[name] = root
         try expectOK(vault(name, ["init", "."], extra))
         try identify(name)
         try expectOK(vault(name, ["remote", "add", "origin", url], extra))
-        try expectOK(vault(name, ["sync"], extra))
+        let synced = try vault(name, ["sync"], extra)
+        if expectSync { try expectOK(synced) }
+        return synced
     }
 
     /// `vault clone URL folder/NAME`, run in the world's folder; registers the machine when it worked.
@@ -485,8 +489,9 @@ final class NetWorld {
             config: Array(try Data(contentsOf: URL(fileURLWithPath: root + "/.git/config"))))
     }
 
-    /// Both machines have the same files and HEAD, that HEAD is the remote's `main`, and each
-    /// is clean for git.
+    /// Both machines have the same files and HEAD, that HEAD is the remote's HEAD (its branch
+    /// `master`, git's default, which vault pushed to: `followUnbornRemoteHead`), and each is
+    /// clean for git.
     func expectIdentical(
         _ a: String, _ b: String, remote bare: String, sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
@@ -494,7 +499,7 @@ final class NetWorld {
         let head = try git(["rev-parse", "HEAD"], in: path(a))
         #expect(try git(["rev-parse", "HEAD"], in: path(b)) == head, sourceLocation: sourceLocation)
         #expect(
-            try git(["rev-parse", "main"], in: bare) == head, "the remote is not at \(a)'s HEAD",
+            try git(["rev-parse", "HEAD"], in: bare) == head, "the remote is not at \(a)'s HEAD",
             sourceLocation: sourceLocation)
         for machine in [a, b] {
             _ = try git(["fsck", "--strict", "--no-progress"], in: path(machine))

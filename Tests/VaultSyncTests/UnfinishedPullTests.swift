@@ -188,6 +188,51 @@ import VaultTestSupport
         try w.expectHealthy("desktop")
     }
 
+    /// A diary entry renamed differently on both machines (`mv`, `git mv`) and edited on one, and
+    /// a `git pull` that stops on rename/rename: `vault sync` finishes it with the tree `vault sync`
+    /// alone makes of the same commits, one entry with the edit, `git status` clean.
+    @Test func anEntryRenamedOnBothSidesAfterAPullIsFinishedAsSyncAloneWould() throws {
+        let w = try SyncWorld()
+        let entry = "diary/2026/2026-08-15-광복절-자전거.md"
+        try FileManager.default.moveItem(
+            atPath: w.path("laptop") + "/" + entry, toPath: w.path("laptop") + "/diary/2026/2026-08-15-자전거-노트북.md")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let theirs = "diary/2026/2026-08-15-자전거-데스크톱.md"
+        _ = try git(["mv", entry, theirs], in: w.path("desktop"))
+        try w.write("desktop", theirs, try w.read("desktop", theirs) + "\n데스크톱에서 덧붙인 줄 ENTRY-EDIT\n")
+        try gitCommitAll(w, "desktop", "rename and edit by hand")
+        let alone = try syncAloneOnACopy(w, "desktop")
+        let pulled = try gitPull(w, "desktop")
+        #expect(pulled.status != 0 && pulled.out.contains("CONFLICT (rename/rename)"), "\(pulled.out)")
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        #expect(try w.files("desktop") == alone.files)
+        let entries = try w.files("desktop").filter { $0.key.hasPrefix("diary/2026/2026-08-15-") }
+        #expect(entries.count == 1, "\(entries.keys.sorted())")
+        #expect(entries.values.contains { String(decoding: $0, as: UTF8.self).contains("ENTRY-EDIT") })
+        #expect(try git(["status", "--porcelain"], in: w.path("desktop")) == "")
+        try w.expectHealthy("desktop")
+    }
+
+    /// A diary entry deleted by hand on one machine and edited on the other, and a `git pull`
+    /// that stops on modify/delete: `vault sync` finishes it as sync alone does (an edit beats a
+    /// deletion), the edit kept, `git status` clean.
+    @Test func anEntryEditedHereAndDeletedThereAfterAPullKeepsTheEdit() throws {
+        let w = try SyncWorld()
+        let entry = "diary/2026/2026-08-15-광복절-자전거.md"
+        try FileManager.default.removeItem(atPath: w.path("laptop") + "/" + entry)
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.write("desktop", entry, try w.read("desktop", entry) + "\n지우기 전에 덧붙인 줄 KEPT-EDIT\n")
+        try gitCommitAll(w, "desktop", "edit by hand")
+        let alone = try syncAloneOnACopy(w, "desktop")
+        let pulled = try gitPull(w, "desktop")
+        #expect(pulled.status != 0 && pulled.out.contains("CONFLICT (modify/delete)"), "\(pulled.out)")
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        #expect(try w.files("desktop") == alone.files)
+        #expect(try w.read("desktop", entry).contains("KEPT-EDIT"))
+        #expect(try git(["status", "--porcelain"], in: w.path("desktop")) == "")
+        try w.expectHealthy("desktop")
+    }
+
     /// A rename on one machine (`git mv`) and a removal on the other (`vault rm`): the pull
     /// stops on rename/delete; `vault sync` finishes it as sync alone does: a rename is no edit,
     /// so the removal wins (`vault restore` brings the room back), and no copy of it is left.

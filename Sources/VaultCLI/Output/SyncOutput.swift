@@ -79,7 +79,7 @@ enum SyncOutput {
         if let remote = s.remote {
             if let ahead = s.ahead, let behind = s.behind {
                 print(
-                    "\(s.branch) against \(remote)/\(s.branch) (as of the last fetch): \(ahead) ahead, \(behind) behind"
+                    "\(s.branch) against \(remote)/\(s.remoteBranch ?? s.branch) (as of the last fetch): \(ahead) ahead, \(behind) behind"
                 )
             } else {
                 print("\(s.branch): \(remote) has no \(s.branch) yet (`vault sync` sends it)")

@@ -10,8 +10,24 @@ protocol RemoteTransport {
     /// Fetches `branch` of the remote into `ref` only (no remote-tracking ref moves); false
     /// when the remote has no such branch.
     func fetch(remote: String, branch: String, into ref: String) throws(VaultError) -> Bool
-    /// Pushes `branch` to the same branch of the remote, never forced.
-    func push(remote: String, branch: String) throws(VaultError) -> PushResult
+    /// Pushes `branch` to the remote's branch `target` (the same name, unless the remote's
+    /// HEAD named another when it was empty: `GitHistory.remoteBranch`), never forced.
+    func push(remote: String, branch: String, to target: String) throws(VaultError) -> PushResult
+    /// Where the remote's HEAD points, as the remote says it (one connection, no objects).
+    func head(remote: String) throws(VaultError) -> RemoteHead
+}
+
+/// A remote's HEAD, as the remote told it.
+enum RemoteHead: Equatable {
+    /// HEAD names this branch, which has commits.
+    case branch(String)
+    /// HEAD names this branch, which has no commit yet (`git init --bare` leaves HEAD so, on
+    /// git's default branch): protocol v2's `unborn HEAD symref-target:refs/heads/NAME`.
+    case unborn(String)
+    /// The remote did not say: HEAD is detached or missing, or the server speaks protocol v0
+    /// (an ssh server whose sshd does not accept `GIT_PROTOCOL`), which says nothing of an
+    /// unborn HEAD.
+    case unknown
 }
 
 /// What became of a push.
@@ -52,6 +68,8 @@ struct GitCommandTransport: RemoteTransport {
     let git: GitTransport
     let interactive: Bool
     var progress: ProgressHandler? = nil
+    /// The repository's git folder, where `head(remote:)` has git write its packet trace.
+    var gitDirectory: String
 
     /// `--progress` when progress is wanted, else `--quiet`.
     private var verbosity: String { progress == nil ? "--quiet" : "--progress" }
@@ -74,10 +92,10 @@ struct GitCommandTransport: RemoteTransport {
         return true
     }
 
-    func push(remote: String, branch: String) throws(VaultError) -> PushResult {
+    func push(remote: String, branch: String, to target: String) throws(VaultError) -> PushResult {
         let output = try git.run(
             ["push", "--porcelain"] + (progress == nil ? [] : ["--progress"])
-                + [remote, "refs/heads/\(branch):refs/heads/\(branch)"],
+                + [remote, "refs/heads/\(branch):refs/heads/\(target)"],
             interactive: interactive, progress: progress)
         // `--porcelain`: one line per ref, `!` when the remote refused it.
         for line in output.stdout.split(separator: "\n") where line.hasPrefix("!") {
@@ -89,6 +107,34 @@ struct GitCommandTransport: RemoteTransport {
             throw PushResult.unsent(GitTransport.failure("push to \(remote)", output, remote: remote))
         }
         return .pushed
+    }
+
+    /// `git ls-remote --symref REMOTE HEAD`, run in the vault (its config, ssh command and
+    /// credentials, as for the fetch). git 2.39 asks a protocol v2 server for an unborn HEAD
+    /// (`ls-refs` with `unborn`) and the server answers `unborn HEAD symref-target:refs/heads/NAME`,
+    /// but ls-remote prints only HEADs that have a commit; so the answer is read from git's packet
+    /// trace (`GIT_TRACE_PACKET`, written to a file in `.git/` and removed), the protocol's own text.
+    func head(remote: String) throws(VaultError) -> RemoteHead {
+        let trace = gitDirectory + "/vault-ls-remote-\(getpid()).trace"
+        _ = unlink(trace)
+        defer { _ = unlink(trace) }
+        var environment = git.environment
+        environment["GIT_TRACE_PACKET"] = trace
+        let output = try GitTransport(root: git.root, environment: environment).run(
+            ["ls-remote", "--symref", remote, "HEAD"], interactive: interactive)
+        if output.status != 0 { throw GitTransport.failure("ask \(remote) for its HEAD", output, remote: remote) }
+        // `ref: refs/heads/main<TAB>HEAD`, then `<id><TAB>HEAD`.
+        for line in output.stdout.split(separator: "\n") where line.hasPrefix("ref: refs/heads/") && line.hasSuffix("\tHEAD") {
+            return .branch(String(line.dropFirst("ref: refs/heads/".count).dropLast("\tHEAD".count)))
+        }
+        let said = (try? FileIO.read(trace)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let marker = "unborn HEAD symref-target:refs/heads/"
+        for line in said.split(separator: "\n") {
+            guard let found = line.range(of: marker) else { continue }
+            let name = line[found.upperBound...].trimmingCharacters(in: .whitespaces)
+            if !name.isEmpty, !name.contains(" ") { return .unborn(name) }
+        }
+        return .unknown
     }
 }
 
@@ -163,7 +209,11 @@ struct LibGit2Transport: RemoteTransport {
         return (try history.referenceCommit(ref)).map { git_commit_free($0); return true } ?? false
     }
 
-    func push(remote: String, branch: String) throws(VaultError) -> PushResult {
+    /// Not asked: a remote on this machine has its unborn HEAD pointed at the pushed branch
+    /// instead (`VaultSync.pointUnbornRemoteHead`).
+    func head(remote: String) throws(VaultError) -> RemoteHead { .unknown }
+
+    func push(remote: String, branch: String, to target: String) throws(VaultError) -> PushResult {
         let handle = try lookup(remote)
         defer { git_remote_free(handle) }
         // One payload for every callback libgit2 calls during the push: the refusals and the progress.
@@ -179,7 +229,7 @@ struct LibGit2Transport: RemoteTransport {
             box.refusals.append((refname.map { String(cString: $0) } ?? "?", String(cString: status)))
             return 0
         }
-        let spec = "refs/heads/\(branch):refs/heads/\(branch)"
+        let spec = "refs/heads/\(branch):refs/heads/\(target)"
         let code = withCStrings([spec]) { pointers -> Int32 in
             var array = git_strarray(
                 strings: UnsafeMutablePointer(mutating: UnsafeRawPointer(pointers.baseAddress!).assumingMemoryBound(

@@ -78,21 +78,30 @@ struct TreeMerge {
 
         // Paths of the base changed on either side.
         let touched = Set(oursEdits.byBase.keys).union(theirsEdits.byBase.keys).sorted()
-        for basePath in touched {
+        func edits(_ basePath: String) -> (base: git_oid?, ours: PathEdit, theirs: PathEdit) {
             let baseOID = oursEdits.baseIDs[basePath] ?? theirsEdits.baseIDs[basePath]
-            let o = oursEdits.byBase[basePath] ?? PathEdit(path: basePath, oid: baseOID)
-            let t = theirsEdits.byBase[basePath] ?? PathEdit(path: basePath, oid: baseOID)
+            return (
+                baseOID, oursEdits.byBase[basePath] ?? PathEdit(path: basePath, oid: baseOID),
+                theirsEdits.byBase[basePath] ?? PathEdit(path: basePath, oid: baseOID)
+            )
+        }
+        // The files both sides changed, merged on every core before the walk below uses them.
+        let premerged = try premerge(
+            touched.compactMap { basePath -> PendingMerge? in
+                let (baseOID, o, t) = edits(basePath)
+                guard let oursOID = o.oid, let theirsOID = t.oid, !GitHistory.same(o.oid, t.oid),
+                    !GitHistory.same(o.oid, baseOID), !GitHistory.same(t.oid, baseOID)
+                else { return nil }
+                let path = TreeMerge.livingName(of: basePath, ours: o.path, theirs: t.path, theirsNewer: theirsNewer)
+                return PendingMerge(basePath: basePath, path: path ?? basePath, base: baseOID, ours: oursOID, theirs: theirsOID)
+            }, theirsNewer: theirsNewer)
+        for basePath in touched {
+            let (baseOID, o, t) = edits(basePath)
             // Where it lives now: a rename on one side wins; both renamed differently: the later side's name.
-            var path: String?
-            switch (o.path, t.path) {
-            case (nil, nil): path = nil
-            case (let p?, nil), (nil, let p?): path = p
-            case (let a?, let b?):
-                if a == b { path = a } else if a == basePath { path = b } else if b == basePath { path = a } else {
-                    path = theirsNewer ? b : a
-                    if !theirsNewer { outcome.theirsNames[a] = b }
-                    outcome.notes.append("\(basePath) was renamed to \(a) here and to \(b) there: kept \(path!)")
-                }
+            var path = TreeMerge.livingName(of: basePath, ours: o.path, theirs: t.path, theirsNewer: theirsNewer)
+            if let a = o.path, let b = t.path, a != b, a != basePath, b != basePath {
+                if !theirsNewer { outcome.theirsNames[a] = b }
+                outcome.notes.append("\(basePath) was renamed to \(a) here and to \(b) there: kept \(path!)")
             }
             if let p = path, p != basePath, o.path == basePath || t.path == basePath {
                 outcome.renamed.append((basePath, p))
@@ -115,7 +124,7 @@ struct TreeMerge {
             } else {
                 content = try mergeFile(
                     path: path ?? basePath, base: baseOID, ours: o.oid!, theirs: t.oid!, ours: ours, theirs: theirs,
-                    theirsNewer: theirsNewer, outcome: &outcome)
+                    theirsNewer: theirsNewer, premerged: premerged[basePath], outcome: &outcome)
             }
             if basePath != path { result[basePath] = .some(nil) }
             // Renamed differently on both sides and the other side's name kept: our name goes
@@ -180,12 +189,17 @@ struct TreeMerge {
     /// Both sides changed a file of the base: merged by its kind.
     private func mergeFile(
         path: String, base: git_oid?, ours oursID: git_oid, theirs theirsID: git_oid, ours: Side, theirs: Side,
-        theirsNewer: Bool, outcome: inout Outcome
+        theirsNewer: Bool, premerged: Result<FileMerge, VaultError>?, outcome: inout Outcome
     ) throws(VaultError) -> git_oid {
-        let b = try base.map { id throws(VaultError) in try history.blobBytes(id) }
-        let o = try history.blobBytes(oursID)
-        let t = try history.blobBytes(theirsID)
-        let merged = try Merge.committed(path: path, base: b, ours: o, theirs: t, newer: theirsNewer ? .theirs : .ours)
+        let merged: FileMerge
+        if let premerged {
+            merged = try premerged.get()
+        } else {
+            let b = try base.map { id throws(VaultError) in try history.blobBytes(id) }
+            let o = try history.blobBytes(oursID)
+            let t = try history.blobBytes(theirsID)
+            merged = try Merge.committed(path: path, base: b, ours: o, theirs: t, newer: theirsNewer ? .theirs : .ours)
+        }
         outcome.notes += merged.notes.map { "\(path): \($0)" }
         if let copy = merged.conflictCopy {
             let copyPath = (theirsNewer ? ours : theirs).conflictCopyName(of: path)
@@ -193,6 +207,75 @@ struct TreeMerge {
             outcome.changes.append(Change(path: copyPath, oid: try history.writeBlob(copy)))
         }
         return try history.writeBlob(merged.bytes)
+    }
+
+    /// Where a file of the base lives after the merge: a rename on one side wins; renamed
+    /// differently on both sides, the later side's name; nil when it is deleted.
+    static func livingName(of basePath: String, ours a: String?, theirs b: String?, theirsNewer: Bool) -> String? {
+        switch (a, b) {
+        case (nil, nil): return nil
+        case (let p?, nil), (nil, let p?): return p
+        case (let a?, let b?):
+            if a == b { return a }
+            if a == basePath { return b }
+            if b == basePath { return a }
+            return theirsNewer ? b : a
+        }
+    }
+
+    /// A file both sides changed, to be merged by `Merge.committed` (`premerge`).
+    struct PendingMerge {
+        var basePath: String
+        var path: String
+        var base: git_oid?
+        var ours: git_oid
+        var theirs: git_oid
+    }
+
+    /// `Merge.committed` of each of `pending`, by base path, the merges run on every core: the
+    /// three versions read first (libgit2 is used from one thread), then each file merged by one
+    /// worker, which shares nothing with the others (the merge is a function of the bytes). The
+    /// results are taken in the order the merge walks the files, so the tree, the notes and a
+    /// failure are those of merging one file after another. Fewer than two: none merged here.
+    private func premerge(_ pending: [PendingMerge], theirsNewer: Bool)
+        throws(VaultError) -> [String: Result<FileMerge, VaultError>]
+    {
+        guard pending.count >= 2 else { return [:] }
+        // Up to 256 MiB of versions held at once; the files past that are merged one by one in the walk.
+        var versions: [(base: [UInt8]?, ours: [UInt8], theirs: [UInt8])] = []
+        var held = 0
+        for p in pending where held < 256 << 20 {
+            let v = (
+                try p.base.map { id throws(VaultError) in try history.blobBytes(id) }, try history.blobBytes(p.ours),
+                try history.blobBytes(p.theirs)
+            )
+            held += (v.0?.count ?? 0) + v.1.count + v.2.count
+            versions.append(v)
+        }
+        let pending = Array(pending.prefix(versions.count))
+        let newer: Merge.Newer = theirsNewer ? .theirs : .ours
+        var results = [Result<FileMerge, VaultError>?](repeating: nil, count: pending.count)
+        let paths = pending.map(\.path)
+        let read = versions
+        let workers = min(pending.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
+        results.withUnsafeMutableBufferPointer { out in
+            // Each index is written by one worker only.
+            nonisolated(unsafe) let slots = out.baseAddress!
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var i = worker
+                while i < paths.count {
+                    let v = read[i]
+                    slots[i] = Result { () throws(VaultError) -> FileMerge in
+                        try Merge.committed(path: paths[i], base: v.base, ours: v.ours, theirs: v.theirs, newer: newer)
+                    }
+                    i += workers
+                }
+            }
+        }
+        var byBase: [String: Result<FileMerge, VaultError>] = [:]
+        for (p, r) in zip(pending, results) { byBase[p.basePath] = r }
+        Trace.mark("tree merge: \(pending.count) files merged on \(workers) cores")
+        return byBase
     }
 
     /// A room's volumes follow it (FORMAT.md, *Room volumes*): a volume one side wrote (a

@@ -7,6 +7,9 @@ public struct VaultStatus: Sendable, Codable {
     public var branch: String
     /// The remote the next sync uses, if any.
     public var remote: String?
+    /// The remote's branch that `branch` syncs with: the same name, unless the remote's HEAD
+    /// named another when vault first pushed to it (`GitHistory.remoteBranch`).
+    public var remoteBranch: String?
     /// Commits ahead of and behind the remote's branch as of the last fetch (nil: it has none yet).
     public var ahead: Int?
     public var behind: Int?
@@ -37,9 +40,10 @@ public struct VaultStatus: Sendable, Codable {
         let remote = try? history.syncRemote(named: nil)
         var ahead: Int?
         var behind: Int?
-        if let remote, let head = try history.headCommit() {
+        let theirs = try remote.map { (remote) throws(VaultError) in try history.remoteBranch(of: remote, for: branch) }
+        if let remote, let theirs, let head = try history.headCommit() {
             defer { git_commit_free(head.commit); git_tree_free(head.tree) }
-            if let upstream = try history.referenceCommit("refs/remotes/\(remote)/\(branch)") {
+            if let upstream = try history.referenceCommit("refs/remotes/\(remote)/\(theirs)") {
                 defer { git_commit_free(upstream) }
                 (ahead, behind) = try history.aheadBehind(head.commit, upstream)
             }
@@ -54,7 +58,7 @@ public struct VaultStatus: Sendable, Codable {
         let after = try history.referenceCommit(VaultSync.afterRef)
         defer { after.map { git_commit_free($0) } }
         return VaultStatus(
-            branch: branch, remote: remote, ahead: ahead, behind: behind,
+            branch: branch, remote: remote, remoteBranch: theirs, ahead: ahead, behind: behind,
             handEdits: try history.workTreeChanges(), unfinishedMerge: merging,
             conflicted: try history.conflictedPaths(),
             conflictCopies: vault.conflictCopies().map { Copy(copy: $0.copy, original: $0.original) },

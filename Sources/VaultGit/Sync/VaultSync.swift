@@ -32,7 +32,8 @@ public final class VaultSync {
     /// The `git` command when it is installed, else libgit2 (remotes on this machine only).
     var transport: any RemoteTransport {
         GitTransport.isInstalled(environment: git.environment)
-            ? GitCommandTransport(git: git, interactive: interactive, progress: onProgress)
+            ? GitCommandTransport(
+                git: git, interactive: interactive, progress: onProgress, gitDirectory: history.gitDirectory)
             : LibGit2Transport(history: history, progress: onProgress)
     }
     /// How many times a push the remote refused is tried again after a new fetch and merge.
@@ -75,9 +76,11 @@ public final class VaultSync {
             Trace.mark("sync: fetch")
             try transport.fetch(remote: remote)
             Trace.mark("sync: fetched")
-            try refuseRemoteOfAnotherKind(remote, branch: branch)
+            // The remote's branch: this vault's, or the one an empty remote's HEAD names.
+            let (theirsBranch, checkHead) = try followUnbornRemoteHead(remote, branch: branch, report: &report)
+            try refuseRemoteOfAnotherKind(remote, branch: theirsBranch)
             Trace.mark("sync: remote's kind checked")
-            let theirsRef = "refs/remotes/\(remote)/\(branch)"
+            let theirsRef = "refs/remotes/\(remote)/\(theirsBranch)"
             // What came in passes the gate before anything is committed, merged or written.
             try admit(theirsRef)
             Trace.mark("sync: incoming trees checked")
@@ -118,7 +121,7 @@ public final class VaultSync {
                     var step = MergeStep()
                     try change.commit { () throws(VaultError) -> Bool in
                         step = try merge(
-                            theirsRef: theirsRef, describe: "\(remote)/\(branch)", saveBefore: !savedBefore)
+                            theirsRef: theirsRef, describe: "\(remote)/\(theirsBranch)", saveBefore: !savedBefore)
                         return step.merged
                     }
                     Trace.mark("sync: merged")
@@ -138,11 +141,12 @@ public final class VaultSync {
                 return report
             }
             Trace.mark("sync: push")
-            switch try transport.push(remote: remote, branch: branch) {
+            switch try transport.push(remote: remote, branch: branch, to: theirsBranch) {
             case .pushed:
                 Trace.mark("sync: pushed")
                 try rememberUpstream(remote, branch: branch)
-                pointUnbornRemoteHead(remote, branch: branch)
+                pointUnbornRemoteHead(remote, branch: theirsBranch)
+                if checkHead, let note = checkRemoteHeadAfterPush(remote, branch: theirsBranch) { report.notes.append(note) }
                 report.pushed = true
                 return report
             case .rejected(let why):
@@ -163,7 +167,7 @@ public final class VaultSync {
         let branch = try history.branchName()
         let probe = VaultSync.dryRunPrefix + branch
         defer { history.deleteReference(probe) }
-        _ = try transport.fetch(remote: remote, branch: branch, into: probe)
+        _ = try transport.fetch(remote: remote, branch: try history.remoteBranch(of: remote, for: branch), into: probe)
         try admit(probe)
         var report = SyncReport(remote: remote)
         report.dryRun = true
