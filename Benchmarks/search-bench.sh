@@ -21,7 +21,7 @@
 # Then (#41): the queries people type (a rare word and phrase, a broad word, two Korean
 # syllables, one rare syllable, one syllable in most files, a regular expression), vault through
 # the index and rg side by side in one hyperfine run (`--output=pipe`); each must match.
-# Last, the growth table (GROWTH=0 skips it): seeded vaults of 5,000, 20,000 and 50,000 files
+# Last, the growth table (GROWTH=0 skips it, ONLY_GROWTH=1 runs it alone): seeded vaults of 5,000, 20,000 and 50,000 files
 # (search-5k, search-20k, search-50k), an index built for each (Benchmarks/.data/cache-N), and
 # a rare word, two syllables and one common syllable through it next to rg, one hyperfine run
 # a vault: the index path should grow with the hits, rg with the vault.
@@ -83,9 +83,10 @@ cd "$data"
 uptime
 echo "vault: $(du -sh --apparent-size rooms diary | awk '{s=s $1 " "} END {print s}')in $(find rooms diary -type f | wc -l) files"
 
+results=()
+if [ -z "${ONLY_GROWTH:-}" ]; then
 queries=("docker" "부산" "가끔 숙소를 추천해" "docker (handles|breaks?)")
 kinds=("ASCII word" "two Korean syllables" "long Korean phrase" "regular expression")
-results=()
 for k in "${!queries[@]}"; do
     q="${queries[$k]}"
     if [ "$k" -eq 3 ]; then
@@ -131,6 +132,7 @@ results+=("$line")
 # stopped before each query's first run, which starts it again and checks every file's stamp:
 # that run is timed alone (median of 3, each after stopping the watcher). The repeated runs
 # then ask the watcher, which names the files that changed (none).
+fi
 stop_watcher() {
     local pids
     pids=$(pgrep -f -- "search-watcher --root $(pwd -P) --index $XDG_CACHE_HOME/vault/search/" || true)
@@ -151,6 +153,7 @@ first_run() {  # first_run QUERY: median of 3 first runs, in ms
     done
     printf '%s\n' "${times[@]}" | sort -n | sed -n 2p
 }
+if [ -z "${ONLY_GROWTH:-}" ]; then
 for q in "docker" "부산" "가끔 숙소를 추천해" "가끔 메모리를 읽었다" "xyzzy-nowhere"; do
     vault_lines=$("$VAULT_BIN" search "$q" --json | wc -l || true)
     rg_lines=$(rg -F -S "$q" rooms diary | wc -l || true)
@@ -206,6 +209,7 @@ PY
     rm -f "$json_out"
 fi
 stop_watcher
+fi
 
 # The growth table: three queries at three sizes, each vault with an index of its own.
 if [ "${GROWTH:-1}" != 0 ] && command -v hyperfine >/dev/null; then
