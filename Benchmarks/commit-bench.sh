@@ -18,17 +18,24 @@
 # the vault as generated (reset before it, untimed).
 #
 #   BASELINE=/path/to/older/vault Benchmarks/commit-bench.sh
+#   VAULT_BIN=/path/to/vault LONG_ROOM=0 RUNS=20 Benchmarks/commit-bench.sh
 #
 # also times that binary (built the same way: release, static Swift standard library) in the
-# same run, on a room of its own, and prints its medians next to this build's.
+# same run, on a room of its own, and prints its medians next to this build's. VAULT_BIN times
+# that binary instead of building one; LONG_ROOM=0 leaves out the ~50 MB room; RUNS (30).
+uptime
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh
 find_swift
 VAULT_APT_PACKAGES+=(hyperfine python3)
 install_missing_packages
-swift build -c release --static-swift-stdlib --product vault >/dev/null
-vault="$PWD/.build/release/vault"
+if [ -n "${VAULT_BIN:-}" ]; then
+    vault="$VAULT_BIN"
+else
+    swift build -c release --static-swift-stdlib --product vault >/dev/null
+    vault="$PWD/.build/release/vault"
+fi
 
 make_vault() {  # DIR ROOMS ENTRIES
     if [ ! -d "$1/.git" ]; then
@@ -46,7 +53,7 @@ if [ ! -d "$fanned/.git" ]; then
     "$vault" migrate --vault "$fanned" > /dev/null
 fi
 
-bash Benchmarks/long-room-vaults.sh "$vault"
+[ "${LONG_ROOM:-1}" = 0 ] || bash Benchmarks/long-room-vaults.sh "$vault"
 
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
@@ -77,23 +84,25 @@ for size in 50k 50k-format2 10k; do
             "'$BASELINE' chat --vault '$d' '${baseline_room%.md}' 'one more message'")
     fi
 done
-# The ~50 MB room: git adds and commits it as one file; vault, in format 3, commits its file of
-# newest messages (its older ones in volumes since the first turn). Each run from the same commit.
-long="$PWD/Benchmarks/.data/room-52mb"
-volumes="$PWD/Benchmarks/.data/room-52mb-format3"
-for d in "$long" "$volumes"; do git -C "$d" config gc.auto 0; done
-long_room=$(cd "$long" && find rooms -name '*.md' | head -1)
-volumes_room=$(cd "$volumes" && find rooms -name '*.md' | head -1)
-long_base=$(git -C "$long" rev-list --max-parents=0 HEAD)
-rolled=$(git -C "$volumes" log --format=%H --grep='^volumes: ' | tail -1)
-volumes_base=$(git -C "$volumes" rev-list --reverse --ancestry-path "$rolled..HEAD" | head -1)  # the first turn's
-args+=(-n "git add + commit (52 MB room)"
-    --prepare "git -C '$long' reset -q --hard $long_base && printf 'one more line\n' >> '$long/$long_room'"
-    "git -C '$long' add '$long_room' && git -C '$long' commit -q -m 'edit'")
-args+=(-n "vault chat (52 MB room, format 3)" --prepare "git -C '$volumes' reset -q --hard $volumes_base"
-    "'$vault' chat --vault '$volumes' '$(basename "$volumes_room" .md)' 'one more message' --provider offline")
+if [ "${LONG_ROOM:-1}" != 0 ]; then
+    # The ~50 MB room: git adds and commits it as one file; vault, in format 3, commits its file of
+    # newest messages (its older ones in volumes since the first turn). Each run from the same commit.
+    long="$PWD/Benchmarks/.data/room-52mb"
+    volumes="$PWD/Benchmarks/.data/room-52mb-format3"
+    for d in "$long" "$volumes"; do git -C "$d" config gc.auto 0; done
+    long_room=$(cd "$long" && find rooms -name '*.md' | head -1)
+    volumes_room=$(cd "$volumes" && find rooms -name '*.md' | head -1)
+    long_base=$(git -C "$long" rev-list --max-parents=0 HEAD)
+    rolled=$(git -C "$volumes" log --format=%H --grep='^volumes: ' | tail -1)
+    volumes_base=$(git -C "$volumes" rev-list --reverse --ancestry-path "$rolled..HEAD" | head -1)  # the first turn's
+    args+=(-n "git add + commit (52 MB room)"
+        --prepare "git -C '$long' reset -q --hard $long_base && printf 'one more line\n' >> '$long/$long_room'"
+        "git -C '$long' add '$long_room' && git -C '$long' commit -q -m 'edit'")
+    args+=(-n "vault chat (52 MB room, format 3)" --prepare "git -C '$volumes' reset -q --hard $volumes_base"
+        "'$vault' chat --vault '$volumes' '$(basename "$volumes_room" .md)' 'one more message' --provider offline")
 
-hyperfine --warmup 3 --runs 30 --style basic --export-markdown Benchmarks/.data/commit-bench.md \
+fi
+hyperfine --warmup 3 --runs "${RUNS:-30}" --style basic --export-markdown Benchmarks/.data/commit-bench.md \
     --export-json Benchmarks/.data/commit-bench.json "${args[@]}"
 echo
 cat Benchmarks/.data/commit-bench.md
@@ -109,9 +118,10 @@ for size in ("50k", "50k-format2", "10k"):
     if base:
         before = base["median"] * 1000
         print(f"{size} files: baseline vault chat {before:.1f} ms, this build {vault:.1f} ms, this/baseline = {vault / before:.2f}")
-git = runs["git add + commit (52 MB room)"]["median"] * 1000
-vault = runs["vault chat (52 MB room, format 3)"]["median"] * 1000
-print(f"52 MB room: median git add + commit {git:.1f} ms, vault chat (format 3) {vault:.1f} ms, vault/git = {vault / git:.2f}")
+if "git add + commit (52 MB room)" in runs:
+    git = runs["git add + commit (52 MB room)"]["median"] * 1000
+    vault = runs["vault chat (52 MB room, format 3)"]["median"] * 1000
+    print(f"52 MB room: median git add + commit {git:.1f} ms, vault chat (format 3) {vault:.1f} ms, vault/git = {vault / git:.2f}")
 PY
 for size in 50k 50k-format2 10k; do
     d="Benchmarks/.data/git-$size"

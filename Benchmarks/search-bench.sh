@@ -18,12 +18,17 @@
 # through it, side by side with rg again (SKIP_INDEX_BUILD=1 keeps an index built before): the
 # first run of each (no watcher yet: it starts one and checks every file's stamp) alone, then
 # repeated runs with the watcher running, by turns with rg.
-# Last (#41): the queries people type (a rare word and phrase, a broad word, two Korean
-# syllables, one syllable, one common syllable, one Han character, a regular expression),
-# vault through the index and rg side by side in one hyperfine run (`--output=pipe`).
+# Then (#41): the queries people type (a rare word and phrase, a broad word, two Korean
+# syllables, one rare syllable, one syllable in most files, a regular expression), vault through
+# the index and rg side by side in one hyperfine run (`--output=pipe`); each must match.
+# Last, the growth table (GROWTH=0 skips it, ONLY_GROWTH=1 runs it alone): seeded vaults of 5,000, 20,000 and 50,000 files
+# (search-5k, search-20k, search-50k), an index built for each (Benchmarks/.data/cache-N), and
+# a rare word, two syllables and one common syllable through it next to rg, one hyperfine run
+# a vault: the index path should grow with the hits, rg with the vault.
 # Figures: medians and the ratio vault/rg; the machines are shared and noisy (`uptime` is printed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+top="$PWD"
 runs="${1:-10}"
 command -v rg >/dev/null || {
     echo "needs ripgrep: apt-get install -y ripgrep" >&2
@@ -54,6 +59,14 @@ both() {  # both LABEL 'vault command as JSON' 'rg command as JSON'
     python3 "$timer" "$runs" "$1" "[$2, $3]"
 }
 json() { python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@"; }
+# #41's query set (the hyperfine run and the growth table below). Each is in the generator's
+# vault (seed 42, 50,000 files): checklist in 287 files, the phrase 118, Swift 13,520, 야경 5,091,
+# 힐 231, 강 33,819, the expression 281. The generator writes no Han character, nor the words of
+# an earlier set (needle4242, docker, 꿈, 東), which matched nothing.
+SEARCH_QUERIES=("checklist" "가끔 메모리를 읽었다" "Swift" "야경" "힐" "강" "가끔 숙소[를은]")
+SEARCH_KINDS=("rare word" "rare phrase" "broad word" "two Korean syllables" "one Korean syllable"
+    "one common syllable" "regular expression")
+SEARCH_REGEX="가끔 숙소[를은]"
 if [ -z "${VAULT_BIN:-}" ]; then
     source scripts/common.sh
     find_swift
@@ -70,9 +83,10 @@ cd "$data"
 uptime
 echo "vault: $(du -sh --apparent-size rooms diary | awk '{s=s $1 " "} END {print s}')in $(find rooms diary -type f | wc -l) files"
 
+results=()
+if [ -z "${ONLY_GROWTH:-}" ]; then
 queries=("docker" "부산" "가끔 숙소를 추천해" "docker (handles|breaks?)")
 kinds=("ASCII word" "two Korean syllables" "long Korean phrase" "regular expression")
-results=()
 for k in "${!queries[@]}"; do
     q="${queries[$k]}"
     if [ "$k" -eq 3 ]; then
@@ -118,6 +132,7 @@ results+=("$line")
 # stopped before each query's first run, which starts it again and checks every file's stamp:
 # that run is timed alone (median of 3, each after stopping the watcher). The repeated runs
 # then ask the watcher, which names the files that changed (none).
+fi
 stop_watcher() {
     local pids
     pids=$(pgrep -f -- "search-watcher --root $(pwd -P) --index $XDG_CACHE_HOME/vault/search/" || true)
@@ -138,6 +153,7 @@ first_run() {  # first_run QUERY: median of 3 first runs, in ms
     done
     printf '%s\n' "${times[@]}" | sort -n | sed -n 2p
 }
+if [ -z "${ONLY_GROWTH:-}" ]; then
 for q in "docker" "부산" "가끔 숙소를 추천해" "가끔 메모리를 읽었다" "xyzzy-nowhere"; do
     vault_lines=$("$VAULT_BIN" search "$q" --json | wc -l || true)
     rg_lines=$(rg -F -S "$q" rooms diary | wc -l || true)
@@ -148,24 +164,34 @@ for q in "docker" "부산" "가끔 숙소를 추천해" "가끔 메모리를 읽
 done
 # #41: the queries people type, vault (index, watcher running) and rg side by side in one
 # hyperfine run, output through a pipe (`--output=pipe`: both print every hit): a rare word,
-# a broad word, two Korean syllables, one Korean syllable in nearly every file, one Han
-# character, and a regular expression whose literal part narrows. Medians and vault ÷ rg.
+# a rare phrase, a broad word, two Korean syllables, one rare Korean syllable, one syllable in
+# most files, and a regular expression whose literal part narrows. Medians and vault ÷ rg.
 if command -v hyperfine >/dev/null; then
-    hq=("needle4242" "가끔 메모리를 읽었다" "docker" "야경" "꿈" "강" "東" "needle42[0-9]2")
-    hk=("rare word" "rare phrase" "broad word" "two Korean syllables" "one Korean syllable"
-        "one common syllable" "one Han character" "regular expression")
+    hq=("${SEARCH_QUERIES[@]}")
+    hk=("${SEARCH_KINDS[@]}")
     args=()
     for k in "${!hq[@]}"; do
         q="${hq[$k]}"
-        if [ "$q" = "needle42[0-9]2" ]; then
+        if [ "$q" = "$SEARCH_REGEX" ]; then
             args+=(-n "vault $k" "$(printf '%q ' "$VAULT_BIN" search --regex "$q")")
             args+=(-n "rg $k" "$(printf '%q ' rg -S "$q" rooms diary)")
         else
             args+=(-n "vault $k" "$(printf '%q ' "$VAULT_BIN" search "$q")")
             args+=(-n "rg $k" "$(printf '%q ' rg -F -S "$q" rooms diary)")
         fi
-        echo "   '$q' (${hk[$k]}): vault $("$VAULT_BIN" search "$q" --json 2>/dev/null | wc -l) lines," \
-            "rg $(rg -F -S "$q" rooms diary | wc -l)"
+        if [ "$q" = "$SEARCH_REGEX" ]; then
+            vault_lines=$("$VAULT_BIN" search --regex "$q" --json 2>/dev/null | wc -l)
+            rg_lines=$(rg -S "$q" rooms diary | wc -l)
+            rg_files=$(rg -l -S "$q" rooms diary | wc -l)
+        else
+            vault_lines=$("$VAULT_BIN" search "$q" --json 2>/dev/null | wc -l)
+            rg_lines=$(rg -F -S "$q" rooms diary | wc -l)
+            rg_files=$(rg -l -F -S "$q" rooms diary | wc -l)
+        fi
+        echo "   '$q' (${hk[$k]}): vault $vault_lines lines, rg $rg_lines, in $rg_files files"
+        if [ "$vault_lines" -eq 0 ] || [ "$vault_lines" != "$rg_lines" ]; then
+            echo "   WARNING: '$q' must match, and vault and rg must agree" >&2
+        fi
     done
     json_out=$(mktemp)
     hyperfine -i --warmup 2 --runs "$runs" --output=pipe --style none --export-json "$json_out" "${args[@]}" >/dev/null
@@ -183,6 +209,50 @@ PY
     rm -f "$json_out"
 fi
 stop_watcher
+fi
+
+# The growth table: three queries at three sizes, each vault with an index of its own.
+if [ "${GROWTH:-1}" != 0 ] && command -v hyperfine >/dev/null; then
+    gq=("checklist" "야경" "강")
+    table=("| files | index ÷ vault | query | files with it | vault (index) | rg | vault ÷ rg |"
+        "| --- | --- | --- | --- | --- | --- | --- |")
+    for size in 5k:2000:3000 20k:8000:12000 50k:20000:30000; do
+        IFS=: read -r name rooms entries <<< "$size"
+        dir="$top/Benchmarks/.data/search-$name"
+        [ -f "$dir/vault.yml" ] || python3 "$top/Benchmarks/generate-vault.py" "$dir" --seed 42 \
+            --rooms "$rooms" --entries "$entries" >/dev/null
+        export XDG_CACHE_HOME="$top/Benchmarks/.data/cache-$name"
+        [ "$name" = 50k ] && export XDG_CACHE_HOME="$top/Benchmarks/.data/cache"  # the index above
+        cd "$dir"
+        "$VAULT_BIN" search --index checklist -l >/dev/null 2>&1 || true  # builds or refreshes it
+        isize=$(du -cb "$XDG_CACHE_HOME"/vault/search/* | tail -1 | cut -f1)
+        vsize=$(du -cb --apparent-size rooms diary | tail -1 | cut -f1)
+        files=$(find rooms diary -name '*.md' | wc -l)
+        args=()
+        for k in "${!gq[@]}"; do
+            args+=(-n "vault $k" "$(printf '%q ' "$VAULT_BIN" search "${gq[$k]}")")
+            args+=(-n "rg $k" "$(printf '%q ' rg -F -S "${gq[$k]}" rooms diary)")
+        done
+        json_out=$(mktemp)
+        hyperfine -i --warmup 2 --runs "$runs" --output=pipe --style none --export-json "$json_out" \
+            "${args[@]}" >/dev/null
+        for k in "${!gq[@]}"; do
+            hits=$(rg -l -F -S "${gq[$k]}" rooms diary | wc -l)
+            table+=("$(python3 -c '
+import json, sys
+rs = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+k, files, isize, vsize, q, hits = sys.argv[2:]
+v, g = rs[f"vault {k}"]["median"] * 1000, rs[f"rg {k}"]["median"] * 1000
+print(f"| {int(files):,} | {int(isize) / int(vsize):.2f} | `{q}` | {int(hits):,} | {v:.0f} ms | {g:.0f} ms | {v / g:.2f} |")
+' "$json_out" "$k" "$files" "$isize" "$vsize" "${gq[$k]}" "$hits")")
+        done
+        rm -f "$json_out"
+        stop_watcher
+    done
+    echo
+    echo "== growth ($(uptime))"
+    printf '%s\n' "${table[@]}"
+fi
 echo
 uptime
 printf '%s\n' "${results[@]}"

@@ -126,13 +126,13 @@ extension GitHistory {
         let pending = PendingIndex()
         var made = false
         let group = DispatchGroup()
-        let (indexPath, workdir) = (lock.indexPath, root)
+        let (indexPath, workdir, digests) = (lock.indexPath, root, gitDirectory + "/vault-index-digests")
         DispatchQueue.global().async(group: group) {
             // Mapped, not read: git and vault replace the index by renaming, never in place.
             if let old = MappedBytes(file: indexPath, populate: true) {
                 pending.written = IndexPatcher.patch(
-                    updates, old: UnsafeRawBufferPointer(old.buffer), workdir: workdir, reserve: lock.reserve,
-                    emit: lock.write)
+                    updates, old: UnsafeRawBufferPointer(old.buffer), workdir: workdir, digests: digests,
+                    reserve: lock.reserve, emit: lock.write)
                 Trace.mark("commit: index written (other core)")
             }
         }

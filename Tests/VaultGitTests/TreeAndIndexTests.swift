@@ -1,3 +1,4 @@
+import CCrypto
 import CGit2
 import Foundation
 import Testing
@@ -137,5 +138,90 @@ import VaultTestSupport
         #expect(after.count <= count + 4 * 2 + 1 * 2, "\(after.count - count) new entries")
         #expect(try git(["rev-parse", "HEAD:rooms"], in: root) == git(["rev-parse", "HEAD~2:rooms"], in: root))
         #expect(try git(["status", "--porcelain"], in: root) == "")
+    }
+
+    /// The index's checksum taken from the SHA-1 states a commit saved (`IndexDigests`) is the
+    /// one hashing it whole gives; the states are taken (forged ones give another checksum);
+    /// a damaged side file, or one of another index, is not.
+    @Test func indexChecksumFromSavedStatesIsTheWholeHash() throws {
+        let dir = TemporaryDirectory("vault-index-digests")
+        let root = dir.path
+        _ = try git(["init", "-q"], in: root)
+        for k in 0..<3000 { try dir.write("diary/entry-number-\(1000 + k)-of-a-large-index.md", "entry \(k)\n") }
+        try dir.write("rooms/a.md", "a\n")
+        _ = try git(["add", "."], in: root)
+        let side = root + "/.git/vault-index-digests"
+        let oid = git_oid()  // the patcher records the id it is given
+        func patch(_ old: [UInt8], digests: String?) -> [UInt8] {
+            var out: [UInt8] = []
+            let done = IndexPatcher.patch([.init(path: "rooms/a.md", oid: oid)], old: old, workdir: root, digests: digests) {
+                out += $0
+                return true
+            }
+            #expect(done)
+            return out
+        }
+        func saved(_ index: [UInt8]) -> [SHA_CTX] { index.withUnsafeBytes { IndexDigests.read(side, of: $0) } }
+        let first = try FileIO.read(root + "/.git/index")
+        #expect(first.count > 4 * IndexDigests.step)  // the change lies past several states
+        // No side file yet: hashed whole, and the new index's states saved.
+        let whole1 = patch(first, digests: nil)
+        #expect(patch(first, digests: side) == whole1)
+        #expect(saved(whole1).count == (whole1.count - 20) / IndexDigests.step)
+        #expect(saved(first).isEmpty)  // they are the new index's, not the old one's
+
+        // The next commit of the file resumes from them, and gets the same bytes.
+        try dir.write("rooms/a.md", "a, changed\n")
+        let whole2 = patch(whole1, digests: nil)
+        #expect(whole2 != whole1)
+        #expect(patch(whole1, digests: side) == whole2)
+        #expect(saved(whole2).count == (whole2.count - 20) / IndexDigests.step)
+
+        // Forged states with a valid file around them are taken: the checksum then differs.
+        var empty = SHA_CTX()
+        SHA1_Init(&empty)
+        let states = Array(repeating: empty, count: saved(whole2).count)
+        IndexDigests.save(states, size: whole2.count, checksum: Array(whole2.suffix(20)), to: side)
+        #expect(saved(whole2).count == states.count)
+        let genuine = patch(whole2, digests: nil)
+        #expect(patch(whole2, digests: side).suffix(20) != genuine.suffix(20))
+
+        // A damaged side file is not taken.
+        IndexDigests.save(states, size: whole2.count, checksum: Array(whole2.suffix(20)), to: side)
+        var bytes = try FileIO.read(side)
+        bytes[IndexDigests.headerSize + 3] ^= 1
+        try Data(bytes).write(to: URL(fileURLWithPath: side))
+        #expect(saved(whole2).isEmpty)
+        #expect(patch(whole2, digests: side) == genuine)
+
+        // Nor one of another index (git wrote the index since).
+        _ = patch(whole2, digests: side)
+        #expect(!saved(whole2).isEmpty)
+        try dir.write("rooms/a.md", "a, by git\n")
+        _ = try git(["add", "rooms/a.md"], in: root)
+        let byGit = try FileIO.read(root + "/.git/index")
+        #expect(saved(byGit).isEmpty)
+    }
+
+    /// Commits through the side file of states keep the index what git reads and HEAD's.
+    @Test func commitsOnALargeIndexKeepItGits() throws {
+        let dir = TemporaryDirectory("vault-git")
+        let root = dir.path
+        try Vault.create(at: root, locale: "en_US", timeZone: TimeZone(identifier: "UTC")!)
+        let vault = try Vault(root: root)
+        let history = try GitHistory.create(vault: root, config: vault.config)
+        let entries = (0..<3000).map { "diary/2026/entry-number-\(1000 + $0)-of-a-large-index.md" }
+        for name in entries { try dir.write(name, "entry \(name)\n") }
+        try dir.write("rooms/a.md", "a\n")
+        try history.commit(entries + ["rooms/a.md"], message: "add")
+        for turn in 1...3 {
+            try dir.write("rooms/a.md", "a\n" + String(repeating: "turn\n", count: turn))
+            try history.commit(["rooms/a.md"], message: "turn \(turn)")
+            #expect(try git(["status", "--porcelain"], in: root) == "")
+            _ = try git(["diff", "--cached", "--quiet"], in: root)  // throws when the index differs from HEAD
+        }
+        let index = try FileIO.read(root + "/.git/index")
+        #expect(!index.withUnsafeBytes { IndexDigests.read(root + "/.git/vault-index-digests", of: $0) }.isEmpty)
+        #expect(try git(["fsck", "--strict"], in: root) == "")
     }
 }

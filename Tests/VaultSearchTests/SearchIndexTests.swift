@@ -128,6 +128,36 @@ import Glibc
         }
     }
 
+    /// An index of version 3 (no `auto_vacuum`: the pages FTS5's merges free stayed in the file)
+    /// is built again; a first build then leaves no free page, and FTS5's leaves fit a page.
+    @Test func aBuiltIndexKeepsNoFreePagesAndNoOverflowingLeaves() throws {
+        try withCacheHome { _ in
+            let vault = try SampleVault()
+            // Enough text for FTS5 to write leaves of its full size, in several segments merged.
+            for k in 0..<300 {
+                let words = (0..<400).map { "w\((k * 7919 + $0 * 104_729) % 1_000_003)" }.joined(separator: " ")
+                try vault.dir.write("rooms/bulk-\(k).md", "부산 \(k) " + words + "\n")
+            }
+            let first = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
+            first.racyMargin = 0
+            first.optimizeAfter = 100
+            _ = try first.refresh(vault.files())
+            do {
+                let db = try SQLiteConnection(path: first.path, busyMilliseconds: 1_000)
+                #expect(try db.integer("PRAGMA auto_vacuum") == 2)  // incremental
+                #expect(try db.integer("PRAGMA freelist_count") == 0)
+                #expect(try db.integer("SELECT count(*) FROM texts_data WHERE length(block) > 3000") ?? 0 > 10)
+                // A leaf row fits the 4,053 bytes a 4,096-byte page with 8 reserved holds.
+                #expect(try db.integer("SELECT max(length(block)) FROM texts_data") ?? 0 <= 4_050)
+                try db.execute("PRAGMA user_version = 3")
+            }
+            let second = try SearchIndex(vaultRoot: vault.dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
+            second.racyMargin = 0
+            #expect(try second.refresh(vault.files()).read == vault.files().count)
+            #expect(try second.candidates(containingAll: [key("w7919")])?.contains("rooms/bulk-1.md") == true)
+        }
+    }
+
     @Test func filesThatAreNotUTF8AreListedAndNeverCandidates() throws {
         try withCacheHome { _ in
             let vault = try SampleVault()
