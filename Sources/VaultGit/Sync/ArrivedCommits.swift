@@ -1,0 +1,398 @@
+import CGit2
+import Foundation
+import VaultCore
+
+/// How far this machine has checked who wrote the commits its branch holds (issue #36): every
+/// way commits arrive (`vault sync`, `vault clone`, a plain `git clone`, `git pull`, `git merge`,
+/// `git am`, a fast-forward by hand) is checked the same way, by the next vault command.
+///
+/// `.vault/authorship-checked` holds commit ids, one a line: the first is HEAD as the last check
+/// (or vault's last commit) left it, and every commit reachable from one of the lines has been
+/// checked. A command compares HEAD (read from `.git` as git writes it, without libgit2) with the
+/// first line: the same, nothing came in (`isCurrent`). Otherwise `Authorship.checkArrived` walks
+/// the commits HEAD reaches and no line does. Local to the machine, like the marks it leads to.
+///
+/// A commit vault makes as this machine's person moves the first line with it (`advance`): it
+/// was checked as it was made, as before. So does a sync's merge or fast-forward, which
+/// `Authorship.check` checked. HEAD moved back (`git reset`) keeps the line it left (up to 8
+/// lines), so going forward again re-checks nothing.
+package enum AuthorshipCheckpoint {
+    static let fileName = "authorship-checked"
+    /// Marks of messages HEAD no longer holds (`git reset` back), kept for when it holds them again.
+    static let parkedName = "unverified-parked.json"
+    /// How many commits, besides HEAD's, are remembered as checked.
+    static let keptTips = 8
+
+    static func path(root: String) -> String { root + "/" + VaultPath.state + "/" + fileName }
+
+    /// The commits checked (HEAD as last checked first); empty: none yet (a clone, a vault made
+    /// before this check existed).
+    package static func tips(root: String) -> [String] {
+        guard let bytes = try? FileIO.read(path(root: root)) else { return [] }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+            .filter { $0.count == 40 && $0.allSatisfy(\.isHexDigit) }
+    }
+
+    static func save(_ tips: [String], root: String) {
+        try? FileIO.makeDirectory(root + "/" + VaultPath.state)
+        // Lost, it costs a check again (of commits that then pass as before): not flushed.
+        try? FileIO.write(Array(tips.map { $0 + "\n" }.joined().utf8), to: path(root: root), durable: false)
+    }
+
+    /// HEAD's commit id as git wrote it (`.git/HEAD`, the branch's file or `packed-refs`), nil
+    /// when the vault has no repository of its own or no commit yet. No libgit2.
+    package static func headID(root: String) -> String? {
+        let git = root + "/.git"
+        guard FileIO.isDirectory(git), let head = try? FileIO.read(git + "/HEAD") else { return nil }
+        let text = String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("ref: ") else { return text.count == 40 ? text : nil }
+        let ref = String(text.dropFirst(5))
+        if let bytes = try? FileIO.read(git + "/" + ref) {
+            let id = String(decoding: bytes.prefix(40), as: UTF8.self)
+            if id.count == 40 { return id }
+        }
+        guard let packed = try? FileIO.read(git + "/packed-refs") else { return nil }
+        for line in String(decoding: packed, as: UTF8.self).split(separator: "\n") where line.hasSuffix(" " + ref) {
+            return String(line.prefix(40))
+        }
+        return nil
+    }
+
+    /// Whether nothing came in since the last check: HEAD is the first line (one comparison of
+    /// two small files), or the vault has no commit to check.
+    package static func isCurrent(root: String) -> Bool {
+        guard let head = headID(root: root) else { return true }
+        return tips(root: root).first == head
+    }
+
+    /// A commit vault made on `parent` (nil: the first commit) as this machine's person, or a
+    /// sync's merge or fast-forward, checked as it was made: the first line follows it when the
+    /// line was at `parent` (else what came in before it is still to be checked, and the next
+    /// command checks both).
+    static func advance(from parent: String?, to new: String, root: String) {
+        var tips = tips(root: root)
+        if let parent {
+            guard tips.first == parent else { return }
+            tips[0] = new
+        } else {
+            tips = [new]
+        }
+        save(tips, root: root)
+    }
+
+    static func parked(root: String) -> [String: [String: String]] {
+        guard let bytes = try? FileIO.read(root + "/" + VaultPath.state + "/" + parkedName),
+            let marks = try? JSONDecoder().decode([String: [String: String]].self, from: Data(bytes))
+        else { return [:] }
+        return marks
+    }
+
+    static func saveParked(_ marks: [String: [String: String]], root: String) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(marks.filter { !$0.value.isEmpty }) else { return }
+        try? FileIO.write(Array(data), to: root + "/" + VaultPath.state + "/" + parkedName, durable: true)
+    }
+}
+
+/// What `Authorship.checkArrived` did.
+package struct ArrivedCheck: Sendable {
+    /// The commits looked at.
+    package var commits = 0
+    /// Whether HEAD reaches more unchecked commits than one check walks (`walkLimit`): the oldest
+    /// were not looked at.
+    package var limited = false
+    /// The messages marked now: room path → id → why.
+    package var marked: [String: [String: String]] = [:]
+    /// Marks moved aside (their messages no longer in HEAD) or brought back.
+    package var parked = 0
+    package var restored = 0
+}
+
+extension Authorship {
+    /// How many commits one check walks at most, newest first: a clone's first check of a long
+    /// history (measured: RELIABILITY.md).
+    static let walkLimit = 100_000
+
+    /// Checks the commits HEAD reaches that no earlier check saw (`AuthorshipCheckpoint`), as a
+    /// sync checks what it brings: each commit's messages it introduces (its rooms' and volumes'
+    /// messages, by id, and each new text of one, that none of its parents has) are compared with
+    /// the commit's author and signature (`unverified`, and a claim to be this machine's person not
+    /// made by vault as them). A message HEAD still holds that no good commit introduced is marked
+    /// (`UnverifiedMarks`) and unread; marks of messages HEAD no longer holds are put aside and
+    /// come back with them. The people are those of the `vault.yml` of the commit last checked
+    /// (a key that comes in cannot vouch for the commits it came with); a first check (a clone)
+    /// takes the `vault.yml` it checks out.
+    ///
+    /// The caller holds the vault's lock.
+    package static func checkArrived(history: GitHistory, vault: Vault) throws(VaultError) -> ArrivedCheck {
+        let root = vault.root
+        let tips = AuthorshipCheckpoint.tips(root: root)
+        var people = vault.config.people
+        if let first = tips.first, let known = try? history.config(at: first) { people = known.people }
+        let check = Authorship(history: history, people: people, me: history.author)
+        return try check.checkArrived(tips: tips, root: root)
+    }
+
+    func checkArrived(tips: [String], root: String, limit: Int = Authorship.walkLimit) throws(VaultError)
+        -> ArrivedCheck
+    {
+        var out = ArrivedCheck()
+        guard let head = try history.headCommit() else { return out }
+        defer { git_commit_free(head.commit); git_tree_free(head.tree) }
+        let headHex = oidString(git_commit_id(head.commit))
+        Trace.mark("authorship: HEAD moved since the last check: walking")
+        var walk: OpaquePointer?
+        try GitFailure.check(git_revwalk_new(&walk, history.repo), "walk the commits that came in")
+        defer { git_revwalk_free(walk) }
+        git_revwalk_sorting(walk, GIT_SORT_TIME.rawValue)
+        var headID = git_commit_id(head.commit).pointee
+        try GitFailure.check(git_revwalk_push(walk, &headID), "walk the commits that came in")
+        var known: [String] = []
+        for tip in tips where !known.contains(tip) {
+            var id = git_oid()
+            var commit: OpaquePointer?
+            // A commit gone (a `git gc` after a reset) hides nothing.
+            guard git_oid_fromstr(&id, tip) == 0, git_commit_lookup(&commit, history.repo, &id) == 0 else { continue }
+            git_commit_free(commit)
+            if git_revwalk_hide(walk, &id) == 0 { known.append(tip) }
+        }
+        let myKey = Workspace.key(me.name)
+        func claimsMe(_ author: Author?) -> Bool { author.map { Workspace.key($0.name) == myKey } ?? false }
+        let signed = self.signed
+        // Unsigned, only a claim to be me has anything to be checked against.
+        let claim = Array(" author=".utf8)
+        var keysOfBlob: [String: [String: Author?]] = [:]
+        func keys(_ blob: git_oid, _ path: String) -> [String: Author?] {
+            var id = blob
+            let hex = oidString(&id)
+            if let known = keysOfBlob[hex] { return known }
+            var found: [String: Author?] = [:]
+            if let bytes = try? history.blobBytes(blob), signed || bytes.firstRange(of: claim) != nil,
+                let file = try? RoomFile(parsing: bytes, path: path)
+            {
+                for m in file.messages where signed || claimsMe(m.author) {
+                    found[m.id] = .some(m.author)
+                    found[Authorship.key(m)] = .some(m.author)
+                }
+            }
+            keysOfBlob[hex] = found
+            return found
+        }
+        var touched = Set<String>()
+        /// The keys `new` has at the room and volume paths that differ from `old`, and `old` lacks.
+        func introduced(from old: OpaquePointer?, to new: OpaquePointer) throws(VaultError) -> [String: Author?] {
+            var added: [String: Author?] = [:]
+            var had = Set<String>()
+            for change in try changes(from: old, to: new) {
+                let kind = VaultPath.kind(of: change.path)
+                guard kind == .room || kind == .volume else { continue }
+                touched.insert(kind == .room ? change.path : VaultPath.room(ofVolume: change.path) ?? change.path)
+                if let oid = change.oid { added.merge(keys(oid, change.path)) { a, _ in a } }
+                if let old, let before = history.blob(at: change.path, in: old) {
+                    had.formUnion(keys(before, change.path).keys)
+                }
+            }
+            return added.filter { !had.contains($0.key) }
+        }
+        var arrivals: [(commit: git_oid, keys: [String: Author?])] = []
+        var next = git_oid()
+        while git_revwalk_next(&next, walk) == 0 {
+            if out.commits == limit {
+                out.limited = true
+                break
+            }
+            out.commits += 1
+            var commit: OpaquePointer?
+            try GitFailure.check(git_commit_lookup(&commit, history.repo, &next), "read a commit that came in")
+            defer { git_commit_free(commit) }
+            var tree: OpaquePointer?
+            try GitFailure.check(git_commit_tree(&tree, commit), "read a commit's tree")
+            defer { git_tree_free(tree) }
+            let parents = git_commit_parentcount(commit)
+            // What a merge introduces is what none of its parents had.
+            var found: [String: Author?]? = parents == 0 ? try introduced(from: nil, to: tree!) : nil
+            for n in 0..<parents {
+                var parent: OpaquePointer?
+                try GitFailure.check(git_commit_parent(&parent, commit, n), "read a commit's parent")
+                defer { git_commit_free(parent) }
+                var parentTree: OpaquePointer?
+                try GitFailure.check(git_commit_tree(&parentTree, parent), "read a commit's tree")
+                defer { git_tree_free(parentTree) }
+                let here = try introduced(from: parentTree, to: tree!)
+                found = found.map { $0.filter { here[$0.key] != nil } } ?? here
+                if found?.isEmpty == true { break }
+            }
+            if let found, !found.isEmpty { arrivals.append((next, found)) }
+        }
+        Trace.mark("authorship: \(out.commits) commits walked, \(arrivals.count) bring messages")
+        // What HEAD holds of the rooms those commits changed: only those messages matter.
+        let present = try messages(in: touched, at: head.tree)
+        let wanted = Set(present.flatMap { [$0.message.id, Authorship.key($0.message)] })
+        var good = Set<String>()
+        var bad: [String: String] = [:]
+        let allowed = Workspace.allowedSigners(people)
+        let signing = signed ? history.sshSigning() : nil
+        for arrival in arrivals {
+            let keys = arrival.keys.filter { wanted.contains($0.key) }
+            guard !keys.isEmpty else { continue }
+            var id = arrival.commit
+            var commit: OpaquePointer?
+            try GitFailure.check(git_commit_lookup(&commit, history.repo, &id), "read a commit that came in")
+            defer { git_commit_free(commit) }
+            let made = Made(commit: commit!)
+            let signer = signing.map { history.signer(of: commit!, allowedSigners: allowed, using: $0) }
+            for (key, claimed) in keys {
+                var why = signer.flatMap { unverified(claimed: claimed, signer: $0, made: made) }
+                if why == nil, claimsMe(claimed), !made.isMine(me) {
+                    why = "claims to be you, but was written as \(made.who) (commit \(made.short)), not on a machine of yours"
+                }
+                if let why { bad[key] = bad[key] ?? why } else { good.insert(key) }
+            }
+        }
+        Trace.mark("authorship: \(bad.count) versions not borne out")
+        // Marked: a message whose id no good commit brought, else its text as HEAD has it.
+        var marks: [String: [String: String]] = [:]
+        var whereNow: [String: String] = [:]
+        for (room, message) in present {
+            whereNow[message.id] = room
+            if !good.contains(message.id), let why = bad[message.id] {
+                marks[room, default: [:]][message.id] = why
+            } else if !good.contains(Authorship.key(message)), let why = bad[Authorship.key(message)] {
+                marks[room, default: [:]][message.id] = "edited: " + why
+            }
+        }
+        // Marks of messages HEAD no longer holds where they were are put aside (`git reset`
+        // back), and come back when it holds them again (forward again); a mark whose message a
+        // commit that came in moved to another room (a rename by plain git) moves with it.
+        let current = UnverifiedMarks.load(root: root)
+        var parked = AuthorshipCheckpoint.parked(root: root)
+        let ids = Set(current.values.flatMap(\.keys) + parked.values.flatMap(\.keys))
+        let held = try heldIDs(rooms: Set(current.keys).union(parked.keys), ids: ids, at: head.tree)
+        var removals: [(path: String, ids: [String])] = []
+        var carried: [String: [String: String]] = [:]  // marks kept, not new: not made unread again
+        for (room, reasons) in current {
+            let gone = reasons.filter { !held.contains(room + "\n" + $0.key) }
+            guard !gone.isEmpty else { continue }
+            for (id, why) in gone {
+                if let moved = whereNow[id], moved != room {
+                    carried[moved, default: [:]][id] = why
+                } else {
+                    parked[room, default: [:]][id] = why
+                    out.parked += 1
+                }
+            }
+            removals.append((room, Array(gone.keys)))
+        }
+        for (room, reasons) in parked {
+            for (id, why) in reasons where !good.contains(id) {
+                guard let there = held.contains(room + "\n" + id) ? room : whereNow[id] else { continue }
+                parked[room]?[id] = nil
+                carried[there, default: [:]][id] = why
+                out.restored += 1
+            }
+        }
+        // New marks only: a message already marked keeps its mark, and its read or unread state.
+        var added: [String: [String: String]] = [:]
+        for (room, reasons) in marks {
+            for (id, why) in reasons where current[room]?[id] == nil && carried[room]?[id] == nil {
+                added[room, default: [:]][id] = why
+            }
+        }
+        UnverifiedMarks.remove(removals, root: root)
+        UnverifiedMarks.add(carried.map { (path: $0.key, reasons: $0.value) }, root: root)
+        UnverifiedMarks.add(added.map { (path: $0.key, reasons: $0.value) }, root: root)
+        UnreadMarks.add(added.map { (path: $0.key, ids: $0.value.keys.sorted()) }, root: root)
+        AuthorshipCheckpoint.saveParked(parked, root: root)
+        out.marked = added
+        // HEAD first; the others kept while HEAD does not reach them.
+        var kept = [headHex]
+        for tip in known where tip != headHex && kept.count <= AuthorshipCheckpoint.keptTips {
+            var a = git_commit_id(head.commit).pointee
+            var b = git_oid()
+            guard git_oid_fromstr(&b, tip) == 0 else { continue }
+            if git_graph_descendant_of(history.repo, &a, &b) != 1 { kept.append(tip) }
+        }
+        AuthorshipCheckpoint.save(kept, root: root)
+        Trace.mark("authorship: checked up to \(headHex.prefix(7)), \(added.count) rooms marked")
+        return out
+    }
+
+    /// The room and volume files that differ between `old` (nil: an empty tree) and `new`.
+    private func changes(from old: OpaquePointer?, to new: OpaquePointer) throws(VaultError) -> [TreeMerge.Change] {
+        if let old { return try history.directChanges(from: old, to: new) }
+        var options = git_diff_options()
+        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
+        var diff: OpaquePointer?
+        try GitFailure.check(git_diff_tree_to_tree(&diff, history.repo, nil, new, &options), "read the first commit")
+        defer { git_diff_free(diff) }
+        var out: [TreeMerge.Change] = []
+        for i in 0..<git_diff_num_deltas(diff) {
+            guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+            out.append(TreeMerge.Change(path: String(cString: delta.new_file.path), oid: delta.new_file.id))
+        }
+        return out
+    }
+
+    /// The messages `tree` holds in each of `rooms` (its file and its volumes), by room path.
+    private func messages(in rooms: Set<String>, at tree: OpaquePointer) throws(VaultError)
+        -> [(room: String, message: Message)]
+    {
+        var out: [(room: String, message: Message)] = []
+        for room in rooms.sorted() {
+            for (path, blob) in try files(of: room, at: tree) {
+                guard let file = try? RoomFile(parsing: try history.blobBytes(blob), path: path) else { continue }
+                out += file.messages.map { (room, $0) }
+            }
+        }
+        return out
+    }
+
+    /// "room\nid" for each of `ids` that `tree`'s version of one of `rooms` holds (its bytes).
+    private func heldIDs(rooms: Set<String>, ids: Set<String>, at tree: OpaquePointer) throws(VaultError) -> Set<String>
+    {
+        var out = Set<String>()
+        for room in rooms {
+            for (_, blob) in try files(of: room, at: tree) {
+                let bytes = try history.blobBytes(blob)
+                for id in ids where bytes.firstRange(of: Array(id.utf8)) != nil { out.insert(room + "\n" + id) }
+            }
+        }
+        return out
+    }
+
+    /// A room's file and its volumes' in `tree`.
+    private func files(of room: String, at tree: OpaquePointer) throws(VaultError) -> [(String, git_oid)] {
+        var out: [(String, git_oid)] = []
+        if let blob = history.blob(at: room, in: tree) { out.append((room, blob)) }
+        let folder = VaultPath.volumeFolder(ofRoom: room)
+        guard let sub = try history.subtree(folder, of: git_tree_id(tree).pointee) else { return out }
+        let raw = try history.trees.read(sub)
+        for e in GitHistory.entries(of: raw) where !e.isTree {
+            let name = String(decoding: raw[e.name], as: UTF8.self)
+            out.append((folder + "/" + name, TreeEditor.oid(raw, at: e.oid)))
+        }
+        return out
+    }
+}
+
+extension GitHistory {
+    /// `Authorship.checkArrived` for `vault`, whose lock the caller holds.
+    package func checkArrivedAuthors(in vault: Vault) throws(VaultError) -> ArrivedCheck {
+        try Authorship.checkArrived(history: self, vault: vault)
+    }
+
+    /// `vault.yml` as the commit `hex` has it.
+    func config(at hex: String) throws(VaultError) -> VaultConfig? {
+        var id = git_oid()
+        guard git_oid_fromstr(&id, hex) == 0 else { return nil }
+        var commit: OpaquePointer?
+        guard git_commit_lookup(&commit, repo, &id) == 0 else { return nil }
+        defer { git_commit_free(commit) }
+        var tree: OpaquePointer?
+        guard git_commit_tree(&tree, commit) == 0 else { return nil }
+        defer { git_tree_free(tree) }
+        guard let blob = blob(at: VaultPath.config, in: tree) else { return nil }
+        return try VaultConfig(parsing: try blobBytes(blob))
+    }
+}
