@@ -77,6 +77,7 @@ import VaultTestSupport
         for machine in ["ada", "bob"] {
             let root = p.world.path(machine)
             let before = try git(["rev-parse", "HEAD"], in: root)
+            let unreadBefore = try p.counts(machine).unread
             try Self.pull(p, machine)
             #expect(try git(["rev-parse", "HEAD"], in: root) != before, "the pull brought commits")
             #expect(try git(["status", "--porcelain"], in: root).isEmpty)
@@ -88,9 +89,9 @@ import VaultTestSupport
                 "\(machine): \(rooms.stderr)")
             let counts = try p.counts(machine)
             #expect(counts.unverified == 1, "\(machine)")
-            // Ada's: the forgery claims to be her, so it is unread (Bob's message came by plain
-            // git, which marks nothing unread, as before).
-            #expect(counts.unread == 1, "\(machine): \(counts)")
+            // A marked message is unread (on Ada's machine it claims to be her); what else a plain
+            // `git pull` brings is not made unread, as before.
+            #expect(counts.unread == unreadBefore + 1, "\(machine): \(counts), \(unreadBefore) before")
             let marks = try Self.shownMarks(p, machine)
             #expect(marks.count == 1, "\(machine): \(marks)")
             #expect(marks.first?.contains("written as Ada Kim, but its commit") == true, "\(marks)")
@@ -113,6 +114,7 @@ import VaultTestSupport
         try p.say("ada", "from my laptop")
         try p.sync("ada")
         try p.sync("bob")
+        try p.say("bob", "안녕")
         let bob = p.world.path("bob")
         let text = try p.world.read("bob", Self.room)
             + "\n## 🧑 user · x · Ada Kim <!-- 2026-11-21T09:00:00+09:00 m-0000000PULL1 author=Ada%20Kim -->\n\n"
@@ -121,7 +123,7 @@ import VaultTestSupport
         try git(["-c", "user.name=Bob Lee", "-c", "user.email=bob@example.com", "commit", "--quiet", "-am", "by hand"], in: bob)
         try git(["push", "--quiet", "origin", "HEAD:main"], in: bob)
         try Self.pull(p, "ada")
-        #expect(try p.counts("ada") == (unread: 1, unverified: 1))
+        #expect(try p.counts("ada") == (unread: 1, unverified: 1), "the forged one; Bob's came by plain git")
         let marks = try Self.shownMarks(p, "ada")
         #expect(marks.count == 1 && marks[0].contains("claims to be you, but was written as Bob Lee <bob@example.com>, not by vault"), "\(marks)")
         // A sync after it finds nothing more to mark.
@@ -162,9 +164,10 @@ import VaultTestSupport
         try p.say("ada", "from my laptop")
         try p.sync("ada")
         try p.sync("bob")
+        try p.say("bob", "안녕")
         let text = try p.world.read("bob", Self.room)
-            + "\n## 🧑 user · x · Ada Kim <!-- 2026-11-21T09:00:00+09:00 m-000000CLONE -->\n\n"
-        try p.world.write("bob", Self.room, text.replacingOccurrences(of: "m-000000CLONE", with: "m-000000CLONE author=Ada%20Kim") + "it is me\n")
+            + "\n## 🧑 user · x · Ada Kim <!-- 2026-11-21T09:00:00+09:00 m-000000CLONE author=Ada%20Kim -->\n\nit is me\n"
+        try p.world.write("bob", Self.room, text)
         try p.sync("bob")
         let root = p.world.folder.path + "/ada-git"
         try git(["clone", "--quiet", p.world.remote, root], in: p.world.folder.path)
@@ -198,9 +201,12 @@ import VaultTestSupport
         try p.say("bob", "from Bob")
         try p.sync("bob")
         try Self.pull(p, "ada")
+        let brought = try git(["rev-list", "--count", "ORIG_HEAD..HEAD"], in: p.world.path("ada"))
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         let r = try p.world.vault("ada", ["rooms"], environment: traced)
         #expect(r.stderr.contains("authorship: HEAD moved since the last check"), "\(r.stderr)")
-        #expect(r.stderr.contains("authorship: 1 commits walked"), "\(r.stderr)")
+        // Exactly the commits the pull brought: none of the history before them.
+        #expect(r.stderr.contains("authorship: \(brought) commits walked"), "\(brought): \(r.stderr)")
         #expect(try !walked(), "checked once")
     }
 
@@ -211,7 +217,7 @@ import VaultTestSupport
         let forged = try Self.forgeAsAda(p)
         try Self.pull(p, "ada")
         let ada = p.world.path("ada")
-        let forward = try git(["rev-parse", "HEAD"], in: ada)
+        let forward = try git(["rev-parse", "HEAD"], in: ada).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(try p.counts("ada") == (unread: 1, unverified: 1))
         #expect(try Self.shownMarks(p, "ada").count == 1)
         #expect(try p.counts("ada") == (unread: 0, unverified: 1), "shown: read, still marked")
@@ -228,8 +234,12 @@ import VaultTestSupport
         // Back and forward once more, then a sync: still one mark.
         try git(["reset", "--quiet", "--hard", "HEAD~1"], in: ada)
         #expect(try p.counts("ada").unverified == 0)
+        // A sync that brings it back marks it as a sync marks what it brings: once, and unread.
         try p.sync("ada")
-        #expect(try p.counts("ada") == (unread: 0, unverified: 1), "the sync brought it back")
+        #expect(try p.counts("ada") == (unread: 1, unverified: 1), "the sync brought it back")
+        let again = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: ada + "/.vault/unverified.json")))
+            as? [String: [String: String]]
+        #expect(again?.mapValues { $0.keys.sorted() } == [Self.room: [forged.id]], "\(String(describing: again))")
     }
 
     /// `vault sync --undo` of a sync that renamed a room puts the room's marks back under its old
