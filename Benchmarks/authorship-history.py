@@ -70,6 +70,7 @@ def main():
             files = b""
             if n == 0:
                 files += b"M 100644 inline vault.yml\n" + blob(config)
+                files += b"M 100644 inline .gitignore\n" + blob(b".vault/\n")
                 for p in sorted(rooms):
                     files += b"M 100644 inline " + p.encode() + b"\n" + blob(rooms[p])
             else:
@@ -78,7 +79,6 @@ def main():
                 b"commit refs/heads/main\n"
                 + f"author {name} <{email}> {when} +0900\ncommitter {name} <{email}> {when} +0900\n".encode()
                 + blob(text.encode())
-                + (b"" if n == 0 else b"from refs/heads/main^0\n")
                 + files)
             continue
         # Signed: one tree and one signed commit at a time.
@@ -87,6 +87,8 @@ def main():
         if n == 0:
             with open(os.path.join(args.out, "vault.yml"), "wb") as f:
                 f.write(config)
+            with open(os.path.join(args.out, ".gitignore"), "w") as f:
+                f.write(".vault/\n")
             os.makedirs(os.path.join(args.out, "rooms"))
             for p in rooms:
                 with open(os.path.join(args.out, p), "wb") as f:
@@ -107,8 +109,6 @@ def main():
     else:
         run("git", "update-ref", "refs/heads/main", parent)
     run("git", "checkout", "--quiet", "-f", "main")
-    with open(os.path.join(args.out, ".gitignore"), "w") as f:
-        f.write(".vault/\n")
 
 
 if __name__ == "__main__":

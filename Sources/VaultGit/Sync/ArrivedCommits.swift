@@ -162,25 +162,22 @@ extension Authorship {
         let signed = self.signed
         // Unsigned, only a claim to be me has anything to be checked against.
         let claim = Array(" author=".utf8)
-        var keysOfBlob: [String: [String: Author?]] = [:]
-        func keys(_ blob: git_oid, _ path: String) -> [String: Author?] {
-            var id = blob
-            let hex = oidString(&id)
-            if let known = keysOfBlob[hex] { return known }
+        /// The keys of the messages of `bytes` (a room's or volume's file, or its end from a header on).
+        func keys(_ bytes: ArraySlice<UInt8>, _ path: String) -> [String: Author?] {
+            guard signed || bytes.firstRange(of: claim) != nil, let file = try? RoomFile(parsing: Array(bytes), path: path)
+            else { return [:] }
             var found: [String: Author?] = [:]
-            if let bytes = try? history.blobBytes(blob), signed || bytes.firstRange(of: claim) != nil,
-                let file = try? RoomFile(parsing: bytes, path: path)
-            {
-                for m in file.messages where signed || claimsMe(m.author) {
-                    found[m.id] = .some(m.author)
-                    found[Authorship.key(m)] = .some(m.author)
-                }
+            for m in file.messages where signed || claimsMe(m.author) {
+                found[m.id] = .some(m.author)
+                found[Authorship.key(m)] = .some(m.author)
             }
-            keysOfBlob[hex] = found
             return found
         }
         var touched = Set<String>()
         /// The keys `new` has at the room and volume paths that differ from `old`, and `old` lacks.
+        /// A file both have is read from the last message header before the first byte they differ
+        /// in: what comes before is the same in both (a commit appends a message, most often),
+        /// so a long history costs what its commits changed, not its rooms' lengths again and again.
         func introduced(from old: OpaquePointer?, to new: OpaquePointer) throws(VaultError) -> [String: Author?] {
             var added: [String: Author?] = [:]
             var had = Set<String>()
@@ -188,10 +185,12 @@ extension Authorship {
                 let kind = VaultPath.kind(of: change.path)
                 guard kind == .room || kind == .volume else { continue }
                 touched.insert(kind == .room ? change.path : VaultPath.room(ofVolume: change.path) ?? change.path)
-                if let oid = change.oid { added.merge(keys(oid, change.path)) { a, _ in a } }
-                if let old, let before = history.blob(at: change.path, in: old) {
-                    had.formUnion(keys(before, change.path).keys)
-                }
+                let after = try change.oid.map { id throws(VaultError) in try history.blobBytes(id) }
+                let before = try old.flatMap { history.blob(at: change.path, in: $0) }
+                    .map { id throws(VaultError) in try history.blobBytes(id) }
+                let start = after.flatMap { a in before.map { Authorship.sameUpTo(a, $0) } } ?? 0
+                if let after { added.merge(keys(after[start...], change.path)) { a, _ in a } }
+                if let before { had.formUnion(keys(before[start...], change.path).keys) }
             }
             return added.filter { !had.contains($0.key) }
         }
@@ -316,6 +315,33 @@ extension Authorship {
         AuthorshipCheckpoint.save(kept, root: root)
         Trace.mark("authorship: checked up to \(headHex.prefix(7)), \(added.count) rooms marked")
         return out
+    }
+
+    /// Where two versions of a file begin to differ, backed up to the start of the message header
+    /// line before it (`## … <!-- … -->`; 0 when there is none): every message before it is the same
+    /// in both, byte for byte.
+    static func sameUpTo(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        let count = min(a.count, b.count)
+        var same = a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in
+                var n = 0
+                // Blocks first (memcmp), then byte by byte.
+                while n + 4096 <= count, memcmp(x.baseAddress! + n, y.baseAddress! + n, 4096) == 0 { n += 4096 }
+                while n < count, x[n] == y[n] { n += 1 }
+                return n
+            }
+        }
+        if same == a.count && same == b.count { return 0 }
+        // Back to the start of a line "## …<!-- …": a message's header.
+        while same > 0 {
+            guard let nl = a[..<same].lastIndex(of: 0x0A) else { return 0 }
+            let line = a[(nl + 1)...].prefix { $0 != 0x0A }
+            if line.starts(with: [0x23, 0x23, 0x20]), line.firstRange(of: Array("<!-- ".utf8)) != nil {
+                return nl + 1
+            }
+            same = nl
+        }
+        return 0
     }
 
     /// The room and volume files that differ between `old` (nil: an empty tree) and `new`.
