@@ -1,5 +1,6 @@
 import CGit2
 import Foundation
+import Synchronization
 import VaultCore
 
 /// How far this machine has checked who wrote the commits its branch holds (issue #36): every
@@ -232,6 +233,10 @@ extension Authorship {
         var bad: [String: String] = [:]
         let allowed = Workspace.allowedSigners(people)
         let signing = signed ? history.sshSigning() : nil
+        // The commits whose messages HEAD holds, read here (libgit2, one thread); their signatures
+        // checked by `ssh-keygen` on every core at once (a program run per commit, as
+        // `git log --show-signature` runs it).
+        var checks: [(made: Made, keys: [String: Author?], signed: (data: [UInt8], signature: [UInt8])?)] = []
         for arrival in arrivals {
             let keys = arrival.keys.filter { wanted.contains($0.key) }
             guard !keys.isEmpty else { continue }
@@ -239,12 +244,30 @@ extension Authorship {
             var commit: OpaquePointer?
             try GitFailure.check(git_commit_lookup(&commit, history.repo, &id), "read a commit that came in")
             defer { git_commit_free(commit) }
-            let made = Made(commit: commit!)
-            let signer = signing.map { history.signer(of: commit!, allowedSigners: allowed, using: $0) }
-            for (key, claimed) in keys {
-                var why = signer.flatMap { unverified(claimed: claimed, signer: $0, made: made) }
-                if why == nil, claimsMe(claimed), !made.isMine(me) {
-                    why = "claims to be you, but was written as \(made.who) (commit \(made.short)), not on a machine of yours"
+            checks.append((Made(commit: commit!), keys, signing == nil ? nil : history.signedParts(of: commit!)))
+        }
+        let signers = Mutex<[Int: SSHSigning.Signer]>([:])
+        if let signing {
+            let parallel = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+            let parts = checks.map(\.signed)
+            let pending = parts.indices.filter { parts[$0] != nil }
+            DispatchQueue.concurrentPerform(iterations: min(parallel, max(1, pending.count))) { lane in
+                for k in stride(from: lane, to: pending.count, by: parallel) {
+                    let i = pending[k]
+                    let parts = parts[i]!
+                    let signer = signing.signer(of: parts.data, signature: parts.signature, allowedSigners: allowed)
+                    signers.withLock { $0[i] = signer }
+                }
+            }
+        }
+        let found = signers.withLock { $0 }
+        Trace.mark("authorship: \(checks.count) commits checked\(signing == nil ? "" : " (\(found.count) signatures)")")
+        for (i, check) in checks.enumerated() {
+            let signer: SSHSigning.Signer? = signing == nil ? nil : found[i] ?? .unsigned
+            for (key, claimed) in check.keys {
+                var why = signer.flatMap { unverified(claimed: claimed, signer: $0, made: check.made) }
+                if why == nil, claimsMe(claimed), !check.made.isMine(me) {
+                    why = "claims to be you, but was written as \(check.made.who) (commit \(check.made.short)), not on a machine of yours"
                 }
                 if let why { bad[key] = bad[key] ?? why } else { good.insert(key) }
             }
@@ -403,6 +426,21 @@ extension Authorship {
 }
 
 extension GitHistory {
+    /// A commit's signature and the bytes it signs (`git_commit_extract_signature`); nil: unsigned.
+    func signedParts(of commit: OpaquePointer) -> (data: [UInt8], signature: [UInt8])? {
+        var signature = git_buf()
+        var data = git_buf()
+        defer { git_buf_dispose(&signature); git_buf_dispose(&data) }
+        var id = git_commit_id(commit).pointee
+        guard git_commit_extract_signature(&signature, &data, repo, &id, nil) == 0, let sig = signature.ptr,
+            let signed = data.ptr
+        else { return nil }
+        return (
+            Array(UnsafeRawBufferPointer(start: signed, count: data.size)),
+            Array(UnsafeRawBufferPointer(start: sig, count: signature.size))
+        )
+    }
+
     /// `Authorship.checkArrived` for `vault`, whose lock the caller holds.
     package func checkArrivedAuthors(in vault: Vault) throws(VaultError) -> ArrivedCheck {
         try Authorship.checkArrived(history: self, vault: vault)
