@@ -9,8 +9,9 @@ A vault (format 1) in OUT_DIR, a git repository whose history is written with `g
 of three people (Ada Kim, Bob Lee, Mallory: its `author=`), made by that person's vault (git
 author and a `Vault-Machine:` trailer); one message in 1,000 claims to be Ada but is made by
 Bob. vault.yml lists the people, with the key's public half as each one's key when signed (all
-three share it, so every signature verifies: the cost measured is the check's). Seeded:
-the same arguments give the same files.
+three share it: every signature verifies, and `ssh-keygen -Y find-principals` names the first,
+Ada, so vault marks the others' messages "signed by Ada Kim's key"; the cost measured is the
+check's, a signature per commit). Seeded: the same arguments give the same files.
 """
 
 import argparse

@@ -30,8 +30,7 @@ package enum AuthorshipCheckpoint {
     /// before this check existed).
     package static func tips(root: String) -> [String] {
         guard let bytes = try? FileIO.read(path(root: root)) else { return [] }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
-            .filter { $0.count == 40 && $0.allSatisfy(\.isHexDigit) }
+        return bytes.split(separator: 0x0A).compactMap(AuthorshipCheckpoint.id)
     }
 
     static func save(_ tips: [String], root: String) {
@@ -40,21 +39,31 @@ package enum AuthorshipCheckpoint {
         try? FileIO.write(Array(tips.map { $0 + "\n" }.joined().utf8), to: path(root: root), durable: false)
     }
 
+    /// The 40 hex digits `line` begins with. Bytes, not `String` and Foundation: the check of a
+    /// command with nothing new runs before everything else, and must cost nothing.
+    static func id(_ line: ArraySlice<UInt8>) -> String? {
+        let hex = line.prefix(40)
+        guard hex.count == 40, hex.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            return nil
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
+
     /// HEAD's commit id as git wrote it (`.git/HEAD`, the branch's file or `packed-refs`), nil
     /// when the vault has no repository of its own or no commit yet. No libgit2.
     package static func headID(root: String) -> String? {
         let git = root + "/.git"
-        guard FileIO.isDirectory(git), let head = try? FileIO.read(git + "/HEAD") else { return nil }
-        let text = String(decoding: head, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard text.hasPrefix("ref: ") else { return text.count == 40 ? text : nil }
-        let ref = String(text.dropFirst(5))
-        if let bytes = try? FileIO.read(git + "/" + ref) {
-            let id = String(decoding: bytes.prefix(40), as: UTF8.self)
-            if id.count == 40 { return id }
-        }
+        guard let head = try? FileIO.read(git + "/HEAD") else { return nil }
+        let prefix = Array("ref: ".utf8)
+        guard head.starts(with: prefix) else { return id(head[...]) }
+        var end = head.endIndex
+        while end > prefix.count, [0x0A, 0x0D, 0x20, 0x09].contains(head[end - 1]) { end -= 1 }
+        let ref = String(decoding: head[prefix.count..<end], as: UTF8.self)
+        if let bytes = try? FileIO.read(git + "/" + ref), let found = id(bytes[...]) { return found }
         guard let packed = try? FileIO.read(git + "/packed-refs") else { return nil }
-        for line in String(decoding: packed, as: UTF8.self).split(separator: "\n") where line.hasSuffix(" " + ref) {
-            return String(line.prefix(40))
+        let suffix = Array((" " + ref).utf8)
+        for line in packed.split(separator: 0x0A) where line.last == suffix.last && line.suffix(suffix.count).elementsEqual(suffix) {
+            return id(line)
         }
         return nil
     }
