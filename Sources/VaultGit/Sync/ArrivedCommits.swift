@@ -259,12 +259,20 @@ extension Authorship {
         if let signing {
             let parallel = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
             let parts = checks.map(\.signed)
+            // The person every message of the commit names, when they name one: checked first.
+            let expected: [String?] = checks.map { check in
+                let named = Set(check.keys.values.map { claimed in
+                    claimed.flatMap { a in people.first { $0.key == Workspace.key(a.name) }?.principal } ?? ""
+                })
+                return named.count == 1 && named.first != "" ? named.first : nil
+            }
             let pending = parts.indices.filter { parts[$0] != nil }
             DispatchQueue.concurrentPerform(iterations: min(parallel, max(1, pending.count))) { lane in
                 for k in stride(from: lane, to: pending.count, by: parallel) {
                     let i = pending[k]
                     let parts = parts[i]!
-                    let signer = signing.signer(of: parts.data, signature: parts.signature, allowedSigners: allowed)
+                    let signer = signing.signer(
+                        of: parts.data, signature: parts.signature, allowedSigners: allowed, expecting: expected[i])
                     signers.withLock { $0[i] = signer }
                 }
             }
@@ -468,4 +476,35 @@ extension GitHistory {
         guard let blob = blob(at: VaultPath.config, in: tree) else { return nil }
         return try VaultConfig(parsing: try blobBytes(blob))
     }
+}
+
+extension SSHSigning {
+    /// `signer(of:signature:allowedSigners:)` with one program run where it needs two, when the
+    /// signature is by the key of `principal` (the person the commit's messages name, as nearly
+    /// every commit's is): `ssh-keygen -Y verify -I principal` first; only when that fails,
+    /// `find-principals` and `verify` say whose key it was.
+    func signer(of data: [UInt8], signature: [UInt8], allowedSigners: String, expecting principal: String?) -> Signer {
+        guard let principal,
+            String(decoding: signature.prefix(40), as: UTF8.self).hasPrefix("-----BEGIN SSH SIGNATURE-----")
+        else { return signer(of: data, signature: signature, allowedSigners: allowedSigners) }
+        let n = SSHSigning.expectedCounter.withLock { n in
+            n += 1
+            return n
+        }
+        let base = scratch + "/vault-verify-as-\(getpid())-\(n)"
+        defer { for suffix in ["", ".sig", ".allowed"] { unlink(base + suffix) } }
+        do {
+            try FileIO.write(data, to: base, durable: false)
+            try FileIO.write(signature, to: base + ".sig", durable: false)
+            try FileIO.write(Array(allowedSigners.utf8), to: base + ".allowed", durable: false)
+            let verified = try ChildProcess.run(
+                program,
+                ["-Y", "verify", "-f", base + ".allowed", "-I", principal, "-n", SSHSigning.namespace, "-s", base + ".sig"],
+                environment: environment, stdinFile: base)
+            if verified.status == 0 { return .person(principal: principal) }
+        } catch {}
+        return signer(of: data, signature: signature, allowedSigners: allowedSigners)
+    }
+
+    private static let expectedCounter = Mutex<Int>(0)
 }
