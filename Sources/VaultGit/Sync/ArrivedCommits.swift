@@ -78,15 +78,12 @@ package enum AuthorshipCheckpoint {
     /// A commit vault made on `parent` (nil: the first commit) as this machine's person, or a
     /// sync's merge or fast-forward, checked as it was made: the first line follows it when the
     /// line was at `parent` (else what came in before it is still to be checked, and the next
-    /// command checks both).
+    /// command checks both). A first commit (`vault init`) makes no file: the next command's
+    /// check of one commit does.
     static func advance(from parent: String?, to new: String, root: String) {
         var tips = tips(root: root)
-        if let parent {
-            guard tips.first == parent else { return }
-            tips[0] = new
-        } else {
-            tips = [new]
-        }
+        guard let parent, tips.first == parent else { return }
+        tips[0] = new
         save(tips, root: root)
     }
 
