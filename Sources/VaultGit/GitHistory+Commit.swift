@@ -251,6 +251,8 @@ extension GitHistory {
         Trace.mark("commit: objects flushed")
         if !recovering { CrashPoint.reach("objects-written") }
         try finish(move)
+        // Made here as this machine's person: checked as it is made (`AuthorshipCheckpoint`).
+        AuthorshipCheckpoint.advance(from: parent.map { oidString(git_commit_id($0)) }, to: oidString(&commitID), root: root)
         if !recovering { CrashPoint.reach("branch-moved") }
     }
 

@@ -124,9 +124,12 @@ extension VaultSession {
         url: String, into root: String, settings: ProcessSettings, interactive: Bool,
         onProgress: ProgressHandler? = nil
     ) throws(VaultError) -> Vault {
-        try VaultClone.clone(
+        let vault = try VaultClone.clone(
             url: url, into: root, interactive: interactive, settings: settings, onProgress: onProgress,
             limits: try IncomingLimits.ofThisMachine(settings))
+        // The whole history it received is checked now, as every later arrival will be.
+        VaultSession.checkArrivals(of: vault, settings: settings)
+        return vault
     }
 
     /// The folder `vault clone URL` makes when given none (named after the remote).

@@ -78,6 +78,49 @@ public final class VaultSession: Sendable {
             onDemand = history
             vault = plain.with(history: history)
         }
+        checkArrivals()
+    }
+
+    /// Checks who wrote the commits that reached the branch since this machine last looked
+    /// (`git pull`, `git merge`, `git am`, a plain `git clone`, a fast-forward by hand) as a sync
+    /// checks what it brings (issue #36): a message whose commit does not bear out its author is
+    /// marked unverified, and unread. When nothing came in it costs one comparison of HEAD's id
+    /// with the one last checked, read from two small files; libgit2 is not loaded. Every session
+    /// does it as it opens; a long-running front end (the MCP server) before each request.
+    ///
+    /// Never fails a read: what keeps it from checking (a lock another process holds past the
+    /// timeout, a damaged repository) is a note, and the next command tries again.
+    public func checkArrivals() {
+        VaultSession.checkArrivals(of: vault, settings: settings)
+    }
+
+    /// `checkArrivals()` for `vault` (a clone just made), its notes to the vault's.
+    static func checkArrivals(of vault: Vault, settings: ProcessSettings) {
+        guard !AuthorshipCheckpoint.isCurrent(root: vault.root) else { return }
+        do throws(VaultError) {
+            // Its own repository: a server calls it from the thread of each request.
+            let history = try GitHistory(vault: vault.root, config: vault.config, settings: settings)
+            let lock = try VaultLock(
+                vaultRoot: vault.root, timeout: settings.lockTimeout, doing: "vault: checking who wrote what came in")
+            defer { withExtendedLifetime(lock) {} }
+            guard !AuthorshipCheckpoint.isCurrent(root: vault.root) else { return }
+            let check = try history.checkArrivedAuthors(in: vault)
+            let marked = check.marked.values.reduce(0) { $0 + $1.count }
+            if marked > 0 {
+                vault.notes(
+                    Note(
+                        reported: "\(marked) message\(marked == 1 ? "" : "s") that came in outside `vault sync` "
+                            + "marked unverified: their commits do not bear out their authors (`vault rooms` counts them)"))
+            }
+            if check.limited {
+                vault.notes(
+                    Note(reported: "checked who wrote the last \(check.commits) commits; older ones were not checked"))
+            }
+        } catch VaultError.repository(.noRepository) {
+            return
+        } catch {
+            vault.notes(Note(reported: "could not check who wrote the commits that came in: \(error.description)"))
+        }
     }
 
     /// Opens the vault `Vault.locate` finds: `explicit` (`--vault DIR`), else `VAULT_DIR` in

@@ -229,6 +229,7 @@ package final class MCPServer: @unchecked Sendable {
         case "resources/read":
             work.async { [self] in
                 do throws(ToolFailure) {
+                    session?.checkArrivals()
                     reply(id, try resources.read(params["uri"]?.string))
                 } catch {
                     send(error: error.code, error.message, id: id)
@@ -284,6 +285,8 @@ package final class MCPServer: @unchecked Sendable {
         active.add(1, ordering: .sequentiallyConsistent)
         let body: @Sendable () -> Void = { [self] in
             defer { finished(id) }
+            // Commits a `git pull` brought meanwhile are checked before anything is read.
+            session?.checkArrivals()
             var result: JSONValue
             do throws(ToolFailure) {
                 result = try tool.run(try Arguments(arguments, allowed: tool.properties.keys), context)

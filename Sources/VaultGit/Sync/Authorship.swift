@@ -132,7 +132,7 @@ struct Authorship {
     }
 
     /// Why a message claiming `claimed` in a commit signed so is not verified; nil: it is.
-    private func unverified(claimed: Author?, signer: SSHSigning.Signer, made: Made) -> String? {
+    func unverified(claimed: Author?, signer: SSHSigning.Signer, made: Made) -> String? {
         let person = claimed.flatMap { a in people.first { $0.key == Workspace.key(a.name) } }
         switch signer {
         case .unsigned:

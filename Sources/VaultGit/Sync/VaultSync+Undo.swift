@@ -36,7 +36,14 @@ extension VaultSync {
             let changes = try history.directChanges(from: head.tree, to: beforeTree!)
             let restored = changes.filter { !edited.contains($0.path) }
             let kept = changes.map(\.path).filter { edited.contains($0) }
-            let marks = try history.newMessages(in: restored, from: beforeTree!, to: head.tree)
+            // A room the sync renamed comes back under its old name, its marks with it.
+            let renames = try history.renamedRooms(in: restored, from: beforeTree!, to: head.tree)
+            var marks = try history.newMessages(
+                in: restored.filter { c in !renames.contains { $0.now == c.path } }, from: beforeTree!, to: head.tree)
+            for r in renames {
+                let ids = try history.messageIDs(r.now, in: head.tree).subtracting(try history.messageIDs(r.before, in: beforeTree!))
+                if !ids.isEmpty { marks.append((r.now, ids.sorted())) }
+            }
             try history.checkoutAndMoveBranch(
                 restored, replacing: head.tree, to: git_commit_id(before).pointee, from: head.commit,
                 message: "vault: sync --undo")
@@ -47,6 +54,7 @@ extension VaultSync {
             history.deleteReference(VaultSync.beforeRef)
             UnreadMarks.remove(marks, root: vault.root)
             UnverifiedMarks.remove(marks, root: vault.root)
+            for r in renames { UnverifiedMarks.move(from: r.now, to: r.before, root: vault.root) }
             return UndoReport(
                 restored: oidString(git_commit_id(before)), undone: oidString(git_commit_id(after)),
                 paths: restored.map(\.path), keptEdits: edited, editedAndSynced: kept)
@@ -85,6 +93,35 @@ extension GitHistory {
             if !added.isEmpty { out.append((change.path, added.sorted())) }
         }
         return out
+    }
+
+    /// The rooms of `changes` (from `new` back to `old`) that `new` has under another name than
+    /// `old` (one room removed and one added that are one item, `Merge.isSameItem`).
+    func renamedRooms(in changes: [TreeMerge.Change], from old: OpaquePointer, to new: OpaquePointer)
+        throws(VaultError) -> [(now: String, before: String)]
+    {
+        let rooms = changes.filter { VaultPath.kind(of: $0.path) == .room }
+        let gone = rooms.filter { $0.oid == nil }.map(\.path)  // in `new` only
+        let back = rooms.compactMap { c in c.oid.map { (c.path, $0) } }.filter { blob(at: $0.0, in: new) == nil }
+        guard !gone.isEmpty, !back.isEmpty, gone.count * back.count <= 10_000 else { return [] }
+        var out: [(now: String, before: String)] = []
+        for path in gone {
+            guard let id = blob(at: path, in: new) else { continue }
+            let bytes = try blobBytes(id)
+            for (oldPath, oldID) in back where !out.contains(where: { $0.before == oldPath }) {
+                if Merge.isSameItem(try blobBytes(oldID), bytes, oldPath: oldPath, newPath: path) {
+                    out.append((path, oldPath))
+                    break
+                }
+            }
+        }
+        return out
+    }
+
+    /// The ids of the messages of the room at `path` in `tree`.
+    func messageIDs(_ path: String, in tree: OpaquePointer) throws(VaultError) -> Set<String> {
+        guard let id = blob(at: path, in: tree) else { return [] }
+        return Set((try? RoomFile(parsing: try blobBytes(id), path: path))?.messages.map(\.id) ?? [])
     }
 
     /// Sets the index entries of `paths` to their version in `tree` (removed where it has none),

@@ -96,6 +96,10 @@ public final class VaultSync {
             do {
                 step = try vault.reporting(to: changeNotes.sink).change { change throws(VaultError) -> MergeStep in
                     Trace.mark("sync: vault locked")
+                    // What reached the branch since the last check (a `git pull`) is checked first.
+                    if !AuthorshipCheckpoint.isCurrent(root: vault.root) {
+                        _ = try Authorship.checkArrived(history: history, vault: vault)
+                    }
                     // What plain git left (an unfinished merge, markers in changed files) is repaired first.
                     let scan = try history.workTreeChanges(asking: watcher)
                     var edits = scan.paths
@@ -307,6 +311,8 @@ public final class VaultSync {
         try history.checkoutAndMoveBranch(
             plan.changes, replacing: head.tree, to: newCommit, from: head.commit, message: "vault: sync \(name)")
         try history.setReference(VaultSync.afterRef, to: newCommit)
+        // What it brought was checked just now (`checkAuthors`).
+        AuthorshipCheckpoint.advance(from: oidString([oursID]), to: oidString([newCommit]), root: vault.root)
         // Marks stay with their messages when a room is renamed (the report's renames, a fast-forward's too).
         for r in step.report.renamed { UnverifiedMarks.move(from: r.from, to: r.to, root: vault.root) }
         UnverifiedMarks.add(step.report.unverifiedMarks, root: vault.root)
