@@ -25,6 +25,17 @@ package enum ProcessLimits {
     /// Address space vault needs to start: the binary and its libraries mapped, ICU's data,
     /// a few threads' stacks and malloc arenas.
     static let minimumAddressSpace: rlim_t = 1 << 30
+    /// Address space below which even reading the command line (ArgumentParser's reflection)
+    /// may run out of memory and crash: measured, a debug build parses `vault chat ROOM TEXT`
+    /// in 150,000 KiB and crashes in 100,000 KiB; kept at twice the first.
+    static let parsingAddressSpace: rlim_t = 300_000 * 1024
+
+    /// Whether the command line can be read with the limits as they are now.
+    package static var canParse: Bool {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_AS.rawValue), &limit) == 0 else { return true }
+        return limit.rlim_cur == rlim_t.max || limit.rlim_cur >= parsingAddressSpace
+    }
 
     /// Raises the soft limits on open files and address space to the hard ones, and starts
     /// libdispatch's event loop now while descriptors are free. Returns why no command can

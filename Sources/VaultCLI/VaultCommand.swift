@@ -114,7 +114,10 @@ package struct VaultCommand: ParsableCommand {
     package static func checkLimits(_ arguments: [String]) -> Int32? {
         guard let refusal = ProcessLimits.prepare() else { return nil }
         var outcome = "Nothing was changed"
-        if let chat = (try? parseAsRoot(arguments)) as? Chat {
+        if !ProcessLimits.canParse {
+            // Too little memory to read the command line safely: a chat message cannot be kept.
+            if arguments.first == "chat" { outcome = "Your message was not saved: too little memory to read it" }
+        } else if let chat = (try? parseAsRoot(arguments)) as? Chat {
             outcome = chat.keepForLater() ?? outcome
         }
         Terminal.error(refusal + ". " + outcome)

@@ -30,6 +30,9 @@ enum GitFailure {
 /// and one that does loads them on another core while its arguments are parsed (`warmUp`).
 enum LibGit2 {
     /// nil once libgit2 is loaded and started; otherwise why it could not be loaded.
+    /// Whether libgit2 loads (and is started). Loads it now if it is not yet.
+    static var loads: Bool { problem == nil }
+
     private static let problem: String? = {
         if let problem = cvault_git2_load() { return String(cString: problem) }
         Trace.mark("libgit2: loaded")

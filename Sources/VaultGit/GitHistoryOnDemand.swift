@@ -147,6 +147,9 @@ package final class GitHistoryOnDemand: VaultHistory, @unchecked Sendable {
     /// overlaps argument parsing and reading the vault.
     package static func warmUp() { LibGit2.warmUp() }
 
+    /// Whether libgit2 can be loaded here (it is, now, when it can).
+    package static var libraryLoads: Bool { LibGit2.loads }
+
     @discardableResult
     package func prepare(_ paths: [String], known: [String: KnownFile], notes: NoteSink) throws(VaultError) -> [String] {
         try history().prepare(paths, known: known, notes: notes)

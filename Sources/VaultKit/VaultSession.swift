@@ -96,15 +96,23 @@ public final class VaultSession: Sendable {
 
     /// `checkArrivals()` for `vault` (a clone just made), its notes to the vault's.
     static func checkArrivals(of vault: Vault, settings: ProcessSettings) {
-        guard !AuthorshipCheckpoint.isCurrent(root: vault.root) else { return }
+        // Without libgit2 there is nothing to check with; a command that needs git says so itself.
+        guard !AuthorshipCheckpoint.isCurrent(root: vault.root), GitHistoryOnDemand.libraryLoads else { return }
         do throws(VaultError) {
             // Its own repository: a server calls it from the thread of each request.
             let history = try GitHistory(vault: vault.root, config: vault.config, settings: settings)
-            let lock = try VaultLock(
-                vaultRoot: vault.root, timeout: settings.lockTimeout, doing: "vault: checking who wrote what came in")
+            // First without the lock: when nothing is to be marked (the common case: commits
+            // that bear out their authors), all it writes is how far it checked, in the git
+            // directory, and a read leaves the vault's folders as they were.
+            var check = try history.checkArrivedAuthors(in: vault, lookingOnly: true)
+            var lock: VaultLock?
+            if check.marksToWrite {
+                lock = try VaultLock(
+                    vaultRoot: vault.root, timeout: settings.lockTimeout, doing: "vault: checking who wrote what came in")
+                guard !AuthorshipCheckpoint.isCurrent(root: vault.root) else { return }
+                check = try history.checkArrivedAuthors(in: vault)
+            }
             defer { withExtendedLifetime(lock) {} }
-            guard !AuthorshipCheckpoint.isCurrent(root: vault.root) else { return }
-            let check = try history.checkArrivedAuthors(in: vault)
             let marked = check.marked.values.reduce(0) { $0 + $1.count }
             if marked > 0 {
                 vault.notes(

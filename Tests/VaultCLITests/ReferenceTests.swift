@@ -48,6 +48,7 @@ import VaultTestSupport
         "GIT_SSH": "the person's, passed on to git (and looked at: vault sets no ssh command of its own then)",
         "GIT_SSH_COMMAND": "the person's, passed on to git (as GIT_SSH)",
         "GIT_TERMINAL_PROMPT": "set for the git command vault runs",
+        "GIT_TRACE_PACKET": "set for the `git ls-remote` that reads an empty remote's unborn HEAD",
     ]
 
     /// Every environment variable the code reads, found the way a reviewer would grep for them.

@@ -7,7 +7,7 @@ import VaultCore
 /// way commits arrive (`vault sync`, `vault clone`, a plain `git clone`, `git pull`, `git merge`,
 /// `git am`, a fast-forward by hand) is checked the same way, by the next vault command.
 ///
-/// `.vault/authorship-checked` holds commit ids, one a line: the first is HEAD as the last check
+/// `.git/vault-authorship-checked` holds commit ids, one a line: the first is HEAD as the last check
 /// (or vault's last commit) left it, and every commit reachable from one of the lines has been
 /// checked. A command compares HEAD (read from `.git` as git writes it, without libgit2) with the
 /// first line: the same, nothing came in (`isCurrent`). Otherwise `Authorship.checkArrived` walks
@@ -24,7 +24,10 @@ package enum AuthorshipCheckpoint {
     /// How many commits, besides HEAD's, are remembered as checked.
     static let keptTips = 8
 
-    static func path(root: String) -> String { root + "/" + VaultPath.state + "/" + fileName }
+    /// In the git directory, beside git's own record of the branch (`ORIG_HEAD`, `FETCH_HEAD`):
+    /// it is about the repository's commits, and a command that changes nothing in the vault
+    /// (a refused one, a read) leaves the vault's folders as they were.
+    static func path(root: String) -> String { root + "/.git/vault-" + fileName }
 
     /// The commits checked (HEAD as last checked first); empty: none yet (a clone, a vault made
     /// before this check existed).
@@ -34,7 +37,6 @@ package enum AuthorshipCheckpoint {
     }
 
     static func save(_ tips: [String], root: String) {
-        try? FileIO.makeDirectory(root + "/" + VaultPath.state)
         // Lost, it costs a check again (of commits that then pass as before): not flushed.
         try? FileIO.write(Array(tips.map { $0 + "\n" }.joined().utf8), to: path(root: root), durable: false)
     }
@@ -97,13 +99,24 @@ package enum AuthorshipCheckpoint {
     static func saveParked(_ marks: [String: [String: String]], root: String) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(marks.filter { !$0.value.isEmpty }) else { return }
-        try? FileIO.write(Array(data), to: root + "/" + VaultPath.state + "/" + parkedName, durable: true)
+        let kept = marks.filter { !$0.value.isEmpty }
+        let path = root + "/" + VaultPath.state + "/" + parkedName
+        // None to keep: no file (a vault with nothing parked has none).
+        guard !kept.isEmpty else {
+            if FileIO.exists(path) { try? FileIO.remove(path) }
+            return
+        }
+        guard let data = try? encoder.encode(kept) else { return }
+        try? FileIO.makeDirectory(root + "/" + VaultPath.state)
+        try? FileIO.write(Array(data), to: path, durable: true)
     }
 }
 
 /// What `Authorship.checkArrived` did.
 package struct ArrivedCheck: Sendable {
+    /// Whether the check found marks to add, move, put aside or give back (with `lookingOnly`:
+    /// not written, nor how far it got).
+    package var marksToWrite = false
     /// The commits looked at.
     package var commits = 0
     /// Whether HEAD reaches more unchecked commits than one check walks (`walkLimit`): the oldest
@@ -131,18 +144,22 @@ extension Authorship {
     /// (a key that comes in cannot vouch for the commits it came with); a first check (a clone)
     /// takes the `vault.yml` it checks out.
     ///
-    /// The caller holds the vault's lock.
-    package static func checkArrived(history: GitHistory, vault: Vault) throws(VaultError) -> ArrivedCheck {
+    /// The caller holds the vault's lock, unless `lookingOnly`: then nothing is written but how
+    /// far the check got, and only when it found no mark to add, move or put aside
+    /// (`ArrivedCheck.marksToWrite`: the caller then checks again holding the lock).
+    package static func checkArrived(history: GitHistory, vault: Vault, lookingOnly: Bool = false) throws(VaultError)
+        -> ArrivedCheck
+    {
         let root = vault.root
         let tips = AuthorshipCheckpoint.tips(root: root)
         var people = vault.config.people
         if let first = tips.first, let known = try? history.config(at: first) { people = known.people }
         let check = Authorship(history: history, people: people, me: history.author)
-        return try check.checkArrived(tips: tips, root: root)
+        return try check.checkArrived(tips: tips, root: root, lookingOnly: lookingOnly)
     }
 
-    func checkArrived(tips: [String], root: String, limit: Int = Authorship.walkLimit) throws(VaultError)
-        -> ArrivedCheck
+    func checkArrived(tips: [String], root: String, limit: Int = Authorship.walkLimit, lookingOnly: Bool = false)
+        throws(VaultError) -> ArrivedCheck
     {
         var out = ArrivedCheck()
         guard let head = try history.headCommit() else { return out }
@@ -335,12 +352,16 @@ extension Authorship {
                 added[room, default: [:]][id] = why
             }
         }
-        UnverifiedMarks.remove(removals, root: root)
-        UnverifiedMarks.add(carried.map { (path: $0.key, reasons: $0.value) }, root: root)
-        UnverifiedMarks.add(added.map { (path: $0.key, reasons: $0.value) }, root: root)
-        UnreadMarks.add(added.map { (path: $0.key, ids: $0.value.keys.sorted()) }, root: root)
-        AuthorshipCheckpoint.saveParked(parked, root: root)
         out.marked = added
+        out.marksToWrite = !removals.isEmpty || !carried.isEmpty || !added.isEmpty || out.restored > 0
+        if lookingOnly && out.marksToWrite { return out }
+        if out.marksToWrite {
+            UnverifiedMarks.remove(removals, root: root)
+            UnverifiedMarks.add(carried.map { (path: $0.key, reasons: $0.value) }, root: root)
+            UnverifiedMarks.add(added.map { (path: $0.key, reasons: $0.value) }, root: root)
+            UnreadMarks.add(added.map { (path: $0.key, ids: $0.value.keys.sorted()) }, root: root)
+            AuthorshipCheckpoint.saveParked(parked, root: root)
+        }
         // HEAD first; the others kept while HEAD does not reach them.
         var kept = [headHex]
         for tip in known where tip != headHex && kept.count <= AuthorshipCheckpoint.keptTips {
@@ -456,8 +477,8 @@ extension GitHistory {
     }
 
     /// `Authorship.checkArrived` for `vault`, whose lock the caller holds.
-    package func checkArrivedAuthors(in vault: Vault) throws(VaultError) -> ArrivedCheck {
-        try Authorship.checkArrived(history: self, vault: vault)
+    package func checkArrivedAuthors(in vault: Vault, lookingOnly: Bool = false) throws(VaultError) -> ArrivedCheck {
+        try Authorship.checkArrived(history: self, vault: vault, lookingOnly: lookingOnly)
     }
 
     /// `vault.yml` as the commit `hex` has it.
