@@ -132,12 +132,13 @@ import VaultTestSupport
         #expect(until.status == 0 && until.stdout == "rooms/old.md\n", "\(until.stdout) \(until.stderr)")
     }
 
-    /// Every file of the vault (not `.git/`), path → bytes.
+    /// Every file of the vault (not `.git/`, nor this machine's state in `.vault/`, as
+    /// `TemporaryDirectory.snapshot` leaves it out), path → bytes.
     func snapshot(_ root: String) throws -> [String: Data] {
         var out: [String: Data] = [:]
         let e = FileManager.default.enumerator(atPath: root)
         while let p = e?.nextObject() as? String {
-            if p == ".git" { e?.skipDescendants(); continue }
+            if p == ".git" || p == ".vault" { e?.skipDescendants(); continue }
             var isDir: ObjCBool = false
             if FileManager.default.fileExists(atPath: root + "/" + p, isDirectory: &isDir), !isDir.boolValue {
                 out[p] = try Data(contentsOf: URL(fileURLWithPath: root + "/" + p))

@@ -162,14 +162,14 @@ func expectSucceeded(_ result: RunResult, sourceLocation: SourceLocation = #_sou
 
 /// Path → bytes of every file below `root`, hidden ones and `.git/` included.
 ///
-/// All but `.git/vault-authorship-checked`: this machine's record of how far it has checked who
+/// All but `.vault/authorship-checked`: this machine's record of how far it has checked who
 /// wrote the commits (FORMAT.md), which the first vault command after commits arrived by plain
 /// git writes, whatever the command (a vault made by `git commit`, as these tests make it).
 func fullSnapshot(_ root: String) throws -> [String: [UInt8]] {
     var out: [String: [UInt8]] = [:]
     let e = FileManager.default.enumerator(atPath: root)
     while let p = e?.nextObject() as? String {
-        if p == ".git/vault-authorship-checked" { continue }
+        if p == ".vault/authorship-checked" { continue }
         var isDir: ObjCBool = false
         let full = root + "/" + p
         if FileManager.default.fileExists(atPath: full, isDirectory: &isDir), !isDir.boolValue {

@@ -288,6 +288,10 @@ import Glibc
         _ = try git(["init", "-q"], in: vault)
         _ = try git(["add", "-A"], in: vault)
         _ = try git(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "vault"], in: vault)
+        // The first vault command after a commit made by plain git records, in `.vault/`, that
+        // it checked who wrote it (FORMAT.md); a search without the index does that here, before
+        // the watcher's own run is watched.
+        #expect(try setup.search(["해운대"]).status == 0)
         let before = setup.vault.files()
         #expect(try setup.search(["--index", "해운대"]).status == 0)
         let started = setup.watchers()
@@ -295,10 +299,12 @@ import Glibc
         // Left alone, it ends by itself.
         #expect(try waitUntil(atMost: 0, of: started).isEmpty)
         #expect(setup.watchers().isEmpty)
-        #expect(try git(["status", "--porcelain", "--ignored"], in: vault).isEmpty)
-        // The search's session recorded how far it checked who wrote the commit just made by
-        // plain git (FORMAT.md): that record, in the git directory, is all that is new.
-        #expect(setup.vault.files().filter { $0 != ".git/vault-authorship-checked" } == before)
+        // Nothing but that record, as it was before the watched run (this vault, made by plain
+        // git, has no `.gitignore`: `.vault/` shows as untracked).
+        let status = try git(["status", "--porcelain", "--ignored"], in: vault)
+        #expect(status.split(separator: "\n") == ["?? .vault/"], "\(status)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: vault + "/.vault") == ["authorship-checked"])
+        #expect(setup.vault.files() == before)
         // Its socket went with it; the next search starts another.
         let sockets = try FileManager.default.contentsOfDirectory(atPath: setup.cache.path + "/vault/search")
             .filter { $0.hasSuffix(".sock") }

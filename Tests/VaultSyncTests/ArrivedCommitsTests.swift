@@ -5,7 +5,7 @@ import VaultTestSupport
 
 /// Every way commits arrive is checked as `vault sync` checks them (issue #36): a plain `git
 /// pull`, a `vault clone`, a plain `git clone`; the next vault command checks the commits HEAD
-/// reaches that no check saw (`.git/vault-authorship-checked`), and a command with nothing new checks
+/// reaches that no check saw (`.vault/authorship-checked`), and a command with nothing new checks
 /// nothing. The people, keys and machines are `SignedCommitTests.People`'s: their own HOME, their
 /// own `ssh-keygen` keys, a real bare remote.
 @Suite struct ArrivedCommitsTests {

@@ -7,7 +7,7 @@ import VaultCore
 /// way commits arrive (`vault sync`, `vault clone`, a plain `git clone`, `git pull`, `git merge`,
 /// `git am`, a fast-forward by hand) is checked the same way, by the next vault command.
 ///
-/// `.git/vault-authorship-checked` holds commit ids, one a line: the first is HEAD as the last check
+/// `.vault/authorship-checked` holds commit ids, one a line: the first is HEAD as the last check
 /// (or vault's last commit) left it, and every commit reachable from one of the lines has been
 /// checked. A command compares HEAD (read from `.git` as git writes it, without libgit2) with the
 /// first line: the same, nothing came in (`isCurrent`). Otherwise `Authorship.checkArrived` walks
@@ -24,10 +24,8 @@ package enum AuthorshipCheckpoint {
     /// How many commits, besides HEAD's, are remembered as checked.
     static let keptTips = 8
 
-    /// In the git directory, beside git's own record of the branch (`ORIG_HEAD`, `FETCH_HEAD`):
-    /// it is about the repository's commits, and a command that changes nothing in the vault
-    /// (a refused one, a read) leaves the vault's folders as they were.
-    static func path(root: String) -> String { root + "/.git/vault-" + fileName }
+    /// In `.vault/`, with this machine's other state (unread and unverified marks).
+    static func path(root: String) -> String { root + "/" + VaultPath.state + "/" + fileName }
 
     /// The commits checked (HEAD as last checked first); empty: none yet (a clone, a vault made
     /// before this check existed).
@@ -37,6 +35,7 @@ package enum AuthorshipCheckpoint {
     }
 
     static func save(_ tips: [String], root: String) {
+        try? FileIO.makeDirectory(root + "/" + VaultPath.state)
         // Lost, it costs a check again (of commits that then pass as before): not flushed.
         try? FileIO.write(Array(tips.map { $0 + "\n" }.joined().utf8), to: path(root: root), durable: false)
     }
