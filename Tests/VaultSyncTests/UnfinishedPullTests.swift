@@ -58,8 +58,10 @@ import VaultTestSupport
             #expect(try run(cp).status == 0)
         }
         _ = try git(["remote", "set-url", "origin", remote], in: copy)
-        try w.expectOK(
-            runVault(["sync"], in: copy, environment: ["VAULT_MACHINE": machine, "PATH": SyncWorld.pathWithVault]))
+        var env = w.environment
+        env["VAULT_MACHINE"] = machine
+        env["PATH"] = SyncWorld.pathWithVault
+        try w.expectOK(runVault(["sync"], in: copy, environment: env))
         return (try git(["rev-parse", "HEAD^{tree}"], in: copy), try SyncWorld.files(at: copy))
     }
 
@@ -325,5 +327,97 @@ import VaultTestSupport
         try w.expectOK(w.vault("desktop", ["sync"]))
         try expectOnce(w, "desktop", ["LAPTOP-ONLY", "DESKTOP-ONLY"])
         #expect(try w.files("laptop") == w.files("desktop"))
+    }
+
+    /// Format 3 with volumes of a few kilobytes: both machines talk in one room offline and each
+    /// rolls it over at its own points, writing the same volume numbers with other messages in
+    /// them; a `git pull` without vault on the PATH (no merge driver) stops with the volumes
+    /// conflicted (add/add, modify/modify). `vault status` names the way out; `vault resolve` or
+    /// `vault sync` finishes it: every message once, `git status` clean, the tree `vault sync`
+    /// alone makes of the same commits.
+    @Test(arguments: ["sync", "resolve"]) func aVolumeConflictedByAPullIsFinishedAsSyncAloneWould(command: String) throws {
+        let w = try SyncWorld()
+        w.environment = ["VAULT_TEST_VOLUME_SIZES": "2048,512,1024"]
+        try w.expectOK(w.vault("laptop", ["migrate"]))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        let name = "김치찌개-레시피"
+        let room = try #require(try w.files("desktop").keys.first { $0.hasPrefix("rooms/") && $0.hasSuffix("/\(name).md") })
+        let folder = VaultPath.volumeFolder(ofRoom: room)
+        var tokens: [String] = []
+        for (machine, turns) in [("laptop", 6), ("desktop", 5)] {
+            for k in 1...turns {
+                tokens.append("\(machine)-VOLUME-TURN-\(k)")
+                try w.chat(machine, name, "\(machine)에서 한 질문 \(machine)-VOLUME-TURN-\(k)")
+            }
+        }
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        let alone = try syncAloneOnACopy(w, "desktop")
+        let pulled = try gitPull(w, "desktop", vaultOnPath: false)
+        #expect(pulled.status != 0, "\(pulled.out)")
+        let unmerged = try git(["-c", "core.quotePath=false", "diff", "--name-only", "--diff-filter=U"], in: w.path("desktop"))
+            .split(separator: "\n").map(String.init)
+        #expect(unmerged.contains { $0.hasPrefix(folder + "/") }, "a volume left conflicted: \(unmerged) \(pulled.out)")
+        let status = try w.vault("desktop", ["status"])
+        #expect(status.stdout.contains("unfinished merge") && status.stdout.contains("vault resolve"), "\(status.stdout)")
+        try w.expectOK(w.vault("desktop", [command]))
+        #expect(try git(["rev-parse", "HEAD^{tree}"], in: w.path("desktop")) == alone.tree)
+        #expect(try w.files("desktop") == alone.files)
+        try expectOnce(w, "desktop", tokens)
+        try w.expectHealthy("desktop")
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        #expect(try w.files("laptop") == (try w.files("desktop")))
+        try expectOnce(w, "laptop", tokens)
+        try w.expectHealthy("laptop")
+    }
+
+    /// A message deleted by hand in an ordinary commit (`git commit -a`, no merge) is a deletion
+    /// the person asked for: it stays deleted through syncs both ways, even where a merge plain
+    /// git made later has that message on one parent; the message that merge dropped (the
+    /// laptop's turn, lost by `git pull` without vault and `git commit -a`) comes back.
+    @Test func aMessageDeletedByHandStaysDeletedWhileOneAMergeDroppedComesBack() throws {
+        let w = try SyncWorld()
+        try w.chat("laptop", room, "지울 질문 DELETED-BY-HAND")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        // The desktop deletes the question's message (its header and body) in an editor and commits it.
+        let text = try w.read("desktop", room)
+        let parsed = try RoomFile(parsing: Array(text.utf8), path: room)
+        let doomed = try #require(parsed.messages.first { $0.body.contains("DELETED-BY-HAND") && $0.role == .user })
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("## ") && $0.contains(doomed.id) })
+        let end = lines[(start + 1)...].firstIndex { $0.hasPrefix("## ") } ?? lines.endIndex
+        try w.write("desktop", room, (lines[..<start] + lines[end...]).joined(separator: "\n"))
+        #expect(!(try w.ids("desktop", room)).contains(doomed.id))
+        _ = try git(["-c", "user.name=Desk", "-c", "user.email=desk@example.com", "commit", "-qam", "deleted by hand"],
+            in: w.path("desktop"))
+        // Meanwhile the laptop talks and syncs; the desktop talks, pulls with plain git (no
+        // driver: its own version of the room kept), commits the merge and pushes it.
+        try w.chat("laptop", room, "노트북에서 한 질문 LAPTOP-ONLY")
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.chat("desktop", room, "데스크톱에서 한 질문 DESKTOP-ONLY")
+        let pulled = try gitPull(w, "desktop", vaultOnPath: false)
+        #expect(pulled.status != 0, "\(pulled.out)")
+        #expect(!(try w.read("desktop", room)).contains("LAPTOP-ONLY"), "git left the desktop's version")
+        _ = try git(["-c", "user.name=Desk", "-c", "user.email=desk@example.com", "commit", "-qa", "--no-edit"],
+            in: w.path("desktop"))
+        _ = try git(["push", "-q", "origin", "main"], in: w.path("desktop"))
+        // Syncs both ways, twice, and a turn on each side between them.
+        let r = try w.vault("laptop", ["sync"])
+        try w.expectOK(r)
+        #expect(r.stdout.contains("dropped are back"), "\(r.stdout)")
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        try w.chat("desktop", room, "다음 질문 DESKTOP-LATER")
+        try w.chat("laptop", room, "다음 질문 LAPTOP-LATER")
+        for machine in ["desktop", "laptop", "desktop"] { try w.expectOK(w.vault(machine, ["sync"])) }
+        for machine in ["laptop", "desktop"] {
+            try expectOnce(w, machine, ["LAPTOP-ONLY", "DESKTOP-ONLY", "DESKTOP-LATER", "LAPTOP-LATER"])
+            #expect(!(try w.ids(machine, room)).contains(doomed.id), "the deleted message came back on \(machine)")
+            #expect(!(try w.files(machine).values.contains { String(decoding: $0, as: UTF8.self).contains("\n지울 질문 DELETED-BY-HAND") }),
+                "the deleted text is in no file on \(machine) (the reply's quote of it aside)")
+            try w.expectHealthy(machine)
+        }
+        #expect(try w.files("laptop") == (try w.files("desktop")))
     }
 }

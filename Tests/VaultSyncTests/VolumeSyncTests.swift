@@ -224,6 +224,14 @@ import VaultTestSupport
         let reported = rooms.flatMap { ($0["newMessageIDs"] as? [String]) ?? [] }
         #expect(Set(reported) == after.subtracting(before), "reported \(reported.count), new \(after.subtracting(before).count)")
         #expect(reported.count == Set(reported).count, "each once")
+        // One truth: the room's unread count in `vault rooms --json` is the report's new
+        // messages, those that merged into volumes too, and no other room has any.
+        let listed = try world.vault("laptop", ["rooms", "--json"])
+        try world.expectOK(listed)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        let unread = rows.first { $0["path"] as? String == room }?["unread"] as? Int
+        #expect(unread == reported.count, "unread \(unread ?? -1), reported \(reported.count)")
+        #expect(rows.reduce(0) { $0 + (($1["unread"] as? Int) ?? 0) } == reported.count, "no other unread mark")
     }
 }
 

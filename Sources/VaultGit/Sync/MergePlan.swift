@@ -63,8 +63,12 @@ extension GitHistory {
     /// Before the merge commit is written: the text of every version of every message and diary
     /// entry either side made is in the result (`Integrity.lost`), in the merged file or in a
     /// conflict copy. Otherwise nothing is changed and the sync (or the resolve) stops.
+    ///
+    /// The rooms and volumes it reads are parsed once, on every core, into `parsed`, which the
+    /// report (`describe`) reads them from after it.
     func verify(
-        _ plan: MergePlan, ours: (commit: OpaquePointer, tree: OpaquePointer), theirs: OpaquePointer, result: git_oid
+        _ plan: MergePlan, ours: (commit: OpaquePointer, tree: OpaquePointer), theirs: OpaquePointer, result: git_oid,
+        parsed: ParsedRooms = ParsedRooms()
     ) throws(VaultError) {
         var theirsTree: OpaquePointer?
         try GitFailure.check(git_commit_tree(&theirsTree, theirs), "read the remote's tree")
@@ -90,20 +94,38 @@ extension GitHistory {
         // A file renamed on both sides, differently: its base version is under the base's name.
         for p in plan.outcome.movedFromBase { paths.insert(p) }
         for p in plan.outcome.keptEdits { paths.insert(p) }
-        var versions = (base: [String: [UInt8]](), ours: [String: [UInt8]](), theirs: [String: [UInt8]](),
-            result: [String: [UInt8]]())
-        func read(_ blob: git_oid??, _ path: String, into map: inout [String: [UInt8]]) throws(VaultError) {
-            if case .some(.some(let id)) = blob { map[path] = try blobBytes(id) }
-        }
+        var blobs = (base: [String: git_oid](), ours: [String: git_oid](), theirs: [String: git_oid](),
+            result: [String: git_oid]())
         for path in paths where [.room, .volume, .diaryEntry].contains(VaultPath.kind(of: path)) {
             let oursBlob = blob(at: path, in: ours.tree)
-            try read(oursBlob, path, into: &versions.ours)
-            try read(blob(at: path, in: theirsTree), path, into: &versions.theirs)
-            try read(blob(at: path, in: baseTree), path, into: &versions.base)
-            try read(resultBlobs[path] ?? oursBlob, path, into: &versions.result)
+            blobs.ours[path] = oursBlob
+            blobs.theirs[path] = blob(at: path, in: theirsTree)
+            blobs.base[path] = blob(at: path, in: baseTree)
+            if let change = resultBlobs[path] { blobs.result[path] = change } else { blobs.result[path] = oursBlob }
         }
-        let missing = Integrity.lost(
-            base: versions.base, ours: versions.ours, theirs: versions.theirs, result: versions.result)
+        // Every room's and volume's versions parsed at once, on every core.
+        var rooms: [(id: git_oid, path: String)] = []
+        for side in [blobs.base, blobs.ours, blobs.theirs, blobs.result] {
+            for (path, id) in side where VaultPath.kind(of: path) != .diaryEntry { rooms.append((id, path)) }
+        }
+        try parsed.prefetch(rooms, in: self)
+        func read(_ side: [String: git_oid]) throws(VaultError) -> [String: Integrity.Version] {
+            var out: [String: Integrity.Version] = [:]
+            for (path, id) in side {
+                if VaultPath.kind(of: path) == .diaryEntry {
+                    out[path] = Integrity.Version(bytes: try blobBytes(id))
+                } else {
+                    let version = try parsed.version(id, path: path, in: self)
+                    out[path] = Integrity.Version(bytes: version.bytes, room: .some(version.room))
+                }
+            }
+            return out
+        }
+        let versions = (base: try read(blobs.base), ours: try read(blobs.ours), theirs: try read(blobs.theirs),
+            result: try read(blobs.result))
+        let missing = Integrity.lostVersions(
+            base: versions.base, ours: versions.ours, theirs: versions.theirs, result: versions.result
+        ).map(Integrity.described)
         if !missing.isEmpty {
             let lost = missing.prefix(5).joined(separator: "; ")
             throw VaultError.internal(
@@ -141,9 +163,19 @@ enum Integrity {
     static func lost(
         base: [String: [UInt8]], ours: [String: [UInt8]], theirs: [String: [UInt8]], result: [String: [UInt8]]
     ) -> [String] {
-        lostVersions(base: base, ours: ours, theirs: theirs, result: result).map {
-            "\($0.path): \($0.label) (\($0.side == .ours ? "this side's" : "the other side's") version)"
-        }
+        lostVersions(base: base, ours: ours, theirs: theirs, result: result).map(described)
+    }
+
+    /// `path: what (whose version)`.
+    static func described(_ lost: Lost) -> String {
+        "\(lost.path): \(lost.label) (\(lost.side == .ours ? "this side's" : "the other side's") version)"
+    }
+
+    /// A file's version as the check reads it: its bytes, and (a room or a volume) its parse
+    /// when the caller has it already (nil inside: it does not read as one).
+    struct Version {
+        var bytes: [UInt8]
+        var room: RoomFile?? = nil
     }
 
     /// One version `lostVersions` found missing: in which side's file, and what.
@@ -159,26 +191,56 @@ enum Integrity {
     static func lostVersions(
         base: [String: [UInt8]], ours: [String: [UInt8]], theirs: [String: [UInt8]], result: [String: [UInt8]]
     ) -> [Lost] {
+        func versions(_ files: [String: [UInt8]]) -> [String: Version] { files.mapValues { Version(bytes: $0) } }
+        return lostVersions(base: versions(base), ours: versions(ours), theirs: versions(theirs), result: versions(result))
+    }
+
+    /// `lostVersions` of versions some of which are parsed already.
+    static func lostVersions(
+        base: [String: Version], ours: [String: Version], theirs: [String: Version], result: [String: Version]
+    ) -> [Lost] {
+        // Every file's items (its messages parsed and their texts hashed) made first, on every core.
+        let sides = [base, result, ours, theirs]
+        var jobs: [(side: Int, path: String, version: Version)] = []
+        for (k, files) in sides.enumerated() { for (path, version) in files { jobs.append((k, path, version)) } }
+        var made = [[Item]](repeating: [], count: jobs.count)
+        let work = jobs.map { (path: $0.path, version: $0.version) }
+        let workers = min(max(jobs.count, 1), max(1, ProcessInfo.processInfo.activeProcessorCount))
+        made.withUnsafeMutableBufferPointer { out in
+            // Each index is written by one worker only.
+            nonisolated(unsafe) let slots = out.baseAddress!
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var i = worker
+                while i < work.count {
+                    slots[i] = Integrity.items(in: work[i].version, path: work[i].path)
+                    i += workers
+                }
+            }
+        }
+        var bySide = [[String: [Item]]](repeating: [:], count: sides.count)
+        for (job, items) in zip(jobs, made) { bySide[job.side][job.path] = items }
+        func itemsOf(_ side: Int, _ path: String) -> [Item] { bySide[side][path] ?? [] }
+
         var baseHashes: [String: Set<Int>] = [:]
         var baseLines: [String: [Substring: Int]] = [:]
-        for (path, bytes) in base {
-            for item in items(in: bytes, path: path) {
+        for path in base.keys {
+            for item in itemsOf(0, path) {
                 baseHashes[item.key, default: []].insert(item.hash)
                 for line in item.lines { baseLines[item.key, default: [:]][line, default: 0] += 1 }
             }
         }
         var present = Set<Int>()
         var resultLines: [String: [[Substring: Int]]] = [:]
-        for (path, bytes) in result {
-            for item in items(in: bytes, path: path) {
+        for path in result.keys {
+            for item in itemsOf(1, path) {
                 present.insert(item.hash)
                 if !item.lines.isEmpty { resultLines[item.key, default: []].append(counted(item.lines)) }
             }
         }
         var missing: [Lost] = []
-        for (side, files) in [(Lost.Side.ours, ours), (.theirs, theirs)] {
-            for (path, bytes) in files.sorted(by: { $0.key < $1.key }) {
-                for item in items(in: bytes, path: path)
+        for (k, side, files) in [(2, Lost.Side.ours, ours), (3, .theirs, theirs)] {
+            for path in files.keys.sorted() {
+                for item in itemsOf(k, path)
                 where baseHashes[item.key]?.contains(item.hash) != true && !present.contains(item.hash) {
                     // An entry merged line by line: every line the side added is in one file of it.
                     let base = baseLines[item.key] ?? [:]
@@ -202,10 +264,13 @@ enum Integrity {
 
     /// The messages of a room, or the entry of a diary file; a file that does not read is one
     /// item of its whole bytes.
-    private static func items(in bytes: [UInt8], path: String) -> [Item] {
+    private static func items(in version: Version, path: String) -> [Item] {
+        let bytes = version.bytes
         switch VaultPath.kind(of: path) {
         case .room, .volume:
-            guard let room = try? RoomFile(parsing: bytes, path: path) else { return [whole(bytes, path)] }
+            let parsed: RoomFile?
+            if case .some(let room) = version.room { parsed = room } else { parsed = try? RoomFile(parsing: bytes, path: path) }
+            guard let room = parsed else { return [whole(bytes, path)] }
             return room.messages.map { Item(key: $0.id, hash: hash(trimmed($0.body)), label: "message \($0.id)") }
         case .diaryEntry:
             guard let entry = try? DiaryFile(parsing: bytes, path: path) else { return [whole(bytes, path)] }

@@ -192,7 +192,7 @@ public final class VaultSync {
             cvault_odb_writer_begin_batch(history.objects.writer)
             defer { cvault_odb_writer_abandon_batch(history.objects.writer) }
             let plan = try history.plannedMerge(ours: head, theirs: theirs)
-            var described = try describe(plan, oursTree: head.tree, merged: ahead > 0)
+            var described = try describe(plan, oursTree: head.tree, merged: ahead > 0, parsed: ParsedRooms())
             try checkAuthors(&described, merge: plan.outcome, ours: head.commit, theirs: theirs)
             report.absorb(described)
         }
@@ -283,7 +283,7 @@ public final class VaultSync {
         let newCommit: git_oid
         if plan.fastForward {
             newCommit = git_commit_id(theirs).pointee  // not theirsID: the markers' repair may have moved it
-            step.report = try describe(plan, oursTree: head.tree, merged: false)
+            step.report = try describe(plan, oursTree: head.tree, merged: false, parsed: ParsedRooms())
             Trace.mark("sync merge: report described")
         } else {
             let newTree = try history.trees.apply(
@@ -296,10 +296,12 @@ public final class VaultSync {
                         context: "ours \(oidString(git_commit_id(head.commit)).prefix(12)),"
                             + " theirs \(oidString(git_commit_id(theirs)).prefix(12))"))
             }
-            try history.verify(plan, ours: head, theirs: theirs, result: newTree)
+            // The rooms the check parses, the report reads again: parsed once.
+            let parsed = ParsedRooms()
+            try history.verify(plan, ours: head, theirs: theirs, result: newTree, parsed: parsed)
             Trace.mark("sync merge: verified")
             // Made once: the commit's subject counts what the report lists.
-            step.report = try describe(plan, oursTree: head.tree, merged: true)
+            step.report = try describe(plan, oursTree: head.tree, merged: true, parsed: parsed)
             Trace.mark("sync merge: report described")
             newCommit = try history.writeCommit(
                 tree: newTree, parents: [head.commit, theirs], message: "sync: merge \(name)\(step.report.subjectSuffix)")
@@ -330,7 +332,8 @@ public final class VaultSync {
     /// it here or in the ancestor (a rollover moved them there), looked for by id in the
     /// volumes' bytes.
     private func unknown(
-        _ messages: [Message], room: String, former: [String], ours: OpaquePointer, base: OpaquePointer?
+        _ messages: [Message], room: String, former: [String], ours: OpaquePointer, base: OpaquePointer?,
+        parsed: ParsedRooms
     ) throws(VaultError) -> [Message] {
         guard !messages.isEmpty else { return [] }
         var left = messages
@@ -339,7 +342,7 @@ public final class VaultSync {
             guard let tree else { continue }
             for name in names {
                 if let id = history.blob(at: name, in: tree) {
-                    let ids = Set((try? RoomFile(parsing: try history.blobBytes(id), path: name))?.messages.map(\.id) ?? [])
+                    let ids = Set(((try? parsed.room(id, path: name, in: history)) ?? nil)?.messages.map(\.id) ?? [])
                     left.removeAll { ids.contains($0.id) }
                 }
                 guard !left.isEmpty else { return [] }
@@ -361,7 +364,10 @@ public final class VaultSync {
     /// A room's new messages are those this side never had: its messages are compared with this
     /// side's version of the room, at the path it had here before a rename, or (when this side
     /// deleted it and the other side's edit brought it back) with the common ancestor's version.
-    private func describe(_ plan: MergePlan, oursTree: OpaquePointer, merged: Bool) throws(VaultError) -> SyncReport {
+    /// Rooms are read from `parsed` (the no-loss check's, for a merge), each version parsed once.
+    private func describe(_ plan: MergePlan, oursTree: OpaquePointer, merged: Bool, parsed: ParsedRooms)
+        throws(VaultError) -> SyncReport
+    {
         let changes = plan.changes
         let outcome = plan.outcome
         var report = SyncReport(remote: "")
@@ -408,11 +414,11 @@ public final class VaultSync {
             let oursBlob = names.lazy.compactMap { self.history.blob(at: $0, in: oursTree) }.first
             let before = try oursBlob.map { id throws(VaultError) in try history.blobBytes(id) }
             // Deleted here, edited there: the messages this side had are the ancestor's.
-            var known = before
+            var known = oursBlob
             if known == nil, let id = names.reversed().lazy.compactMap({ self.history.blob(at: $0, in: baseTree) }).first {
-                known = try history.blobBytes(id)
+                known = id
             }
-            if known == nil, let id = removedHere[change.path] { known = try history.blobBytes(id) }
+            if known == nil, let id = removedHere[change.path] { known = id }
             let after = try change.oid.map { id throws(VaultError) in try history.blobBytes(id) }
             if renamedTo.contains(change.path), before == after { continue }  // only renamed: listed as such
             // A conflict copy another machine committed (a sync tool's, or its merge's) is no new room or entry.
@@ -426,17 +432,18 @@ public final class VaultSync {
             switch (VaultPath.kind(of: change.path), after) {
             case (_, nil):
                 if !renamedFrom.contains(change.path) { report.deleted.append(change.path) }
-            case (.room, let bytes?):
-                guard let room = try? RoomFile(parsing: bytes, path: change.path) else {
+            case (.room, _?):
+                guard let room = try parsed.room(change.oid!, path: change.path, in: history) else {
                     report.changed.append(change.path)  // `vault check` says what is wrong with it
                     continue
                 }
-                let old = known.flatMap { try? RoomFile(parsing: $0, path: change.path) }
+                let old = try known.flatMap { id throws(VaultError) in try parsed.room(id, path: change.path, in: history) }
                 let oldIDs = Set(old?.messages.map(\.id) ?? [])
                 var new = room.messages.filter { !oldIDs.contains($0.id) }
                 // Had here all the same: in the ancestor's version, or in a volume of the room.
                 new = try unknown(
-                    new, room: change.path, former: formerPaths[change.path] ?? [], ours: oursTree, base: baseTree)
+                    new, room: change.path, former: formerPaths[change.path] ?? [], ours: oursTree, base: baseTree,
+                    parsed: parsed)
                 let me = Workspace.key(history.author.name)
                 if !new.isEmpty || before == nil {
                     let newest = new.max { $0.timestamp.date < $1.timestamp.date }
@@ -453,17 +460,17 @@ public final class VaultSync {
                 } else {
                     report.changed.append(change.path)
                 }
-            case (.volume, let bytes?):
+            case (.volume, _?):
                 // A volume's messages that this machine never had are new in its room.
                 guard let roomPath = VaultPath.room(ofVolume: change.path),
-                    let volume = try? RoomFile(parsing: bytes, path: change.path)
+                    let volume = try parsed.room(change.oid!, path: change.path, in: history)
                 else { continue }
                 let before = try history.blob(at: change.path, in: oursTree).map { id throws(VaultError) in
-                    Set((try? RoomFile(parsing: try history.blobBytes(id), path: change.path))?.messages.map(\.id) ?? [])
+                    Set(((try? parsed.room(id, path: change.path, in: history)) ?? nil)?.messages.map(\.id) ?? [])
                 } ?? []
                 let new = try unknown(
                     volume.messages.filter { !before.contains($0.id) }, room: roomPath, former: formerPaths[roomPath] ?? [],
-                    ours: oursTree, base: baseTree)
+                    ours: oursTree, base: baseTree, parsed: parsed)
                 if !new.isEmpty { volumeMessages[roomPath, default: []] += new }
             case (.diaryEntry, _):
                 if outcome.conflictCopies.contains(change.path) { continue }
