@@ -190,15 +190,7 @@ extension GitHistory {
 
     /// Who signed `commit`, by the keys of `allowedSigners`.
     func signer(of commit: OpaquePointer, allowedSigners: String, using signing: SSHSigning) -> SSHSigning.Signer {
-        var signature = git_buf()
-        var data = git_buf()
-        defer { git_buf_dispose(&signature); git_buf_dispose(&data) }
-        var id = git_commit_id(commit).pointee
-        guard git_commit_extract_signature(&signature, &data, repo, &id, nil) == 0, let sig = signature.ptr,
-            let signed = data.ptr
-        else { return .unsigned }
-        let sigBytes = Array(UnsafeRawBufferPointer(start: sig, count: signature.size))
-        let dataBytes = Array(UnsafeRawBufferPointer(start: signed, count: data.size))
-        return signing.signer(of: dataBytes, signature: sigBytes, allowedSigners: allowedSigners)
+        guard let parts = signedParts(of: commit) else { return .unsigned }
+        return signing.signer(of: parts.data, signature: parts.signature, allowedSigners: allowedSigners)
     }
 }

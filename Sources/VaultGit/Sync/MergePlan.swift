@@ -203,19 +203,8 @@ enum Integrity {
         let sides = [base, result, ours, theirs]
         var jobs: [(side: Int, path: String, version: Version)] = []
         for (k, files) in sides.enumerated() { for (path, version) in files { jobs.append((k, path, version)) } }
-        var made = [[Item]](repeating: [], count: jobs.count)
-        let work = jobs.map { (path: $0.path, version: $0.version) }
-        let workers = min(max(jobs.count, 1), max(1, ProcessInfo.processInfo.activeProcessorCount))
-        made.withUnsafeMutableBufferPointer { out in
-            // Each index is written by one worker only.
-            nonisolated(unsafe) let slots = out.baseAddress!
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var i = worker
-                while i < work.count {
-                    slots[i] = Integrity.items(in: work[i].version, path: work[i].path)
-                    i += workers
-                }
-            }
+        let made = jobs.map { (path: $0.path, version: $0.version) }.mapOnEveryCore { job in
+            Integrity.items(in: job.version, path: job.path)
         }
         var bySide = [[String: [Item]]](repeating: [:], count: sides.count)
         for (job, items) in zip(jobs, made) { bySide[job.side][job.path] = items }

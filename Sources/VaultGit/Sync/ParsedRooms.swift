@@ -55,23 +55,8 @@ final class ParsedRooms {
             guard parsed[key] == nil, keys.insert(key).inserted else { continue }
             todo.append((key, blob.path, try history.blobBytes(blob.id)))
         }
-        guard todo.count >= 2 else {
-            for t in todo { parsed[t.key] = Parsed(bytes: t.bytes, room: try? RoomFile(parsing: t.bytes, path: t.path)) }
-            return
-        }
-        var rooms = [RoomFile?](repeating: nil, count: todo.count)
-        let read = todo
-        let workers = min(todo.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
-        rooms.withUnsafeMutableBufferPointer { out in
-            // Each index is written by one worker only.
-            nonisolated(unsafe) let slots = out.baseAddress!
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var i = worker
-                while i < read.count {
-                    slots[i] = try? RoomFile(parsing: read[i].bytes, path: read[i].path)
-                    i += workers
-                }
-            }
+        let rooms = todo.map { (path: $0.path, bytes: $0.bytes) }.mapOnEveryCore { t in
+            try? RoomFile(parsing: t.bytes, path: t.path)
         }
         for (t, room) in zip(todo, rooms) { parsed[t.key] = Parsed(bytes: t.bytes, room: room) }
     }

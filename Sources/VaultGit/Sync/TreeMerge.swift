@@ -254,27 +254,15 @@ struct TreeMerge {
         }
         let pending = Array(pending.prefix(versions.count))
         let newer: Merge.Newer = theirsNewer ? .theirs : .ours
-        var results = [Result<FileMerge, VaultError>?](repeating: nil, count: pending.count)
-        let paths = pending.map(\.path)
-        let read = versions
-        let workers = min(pending.count, max(1, ProcessInfo.processInfo.activeProcessorCount))
-        results.withUnsafeMutableBufferPointer { out in
-            // Each index is written by one worker only.
-            nonisolated(unsafe) let slots = out.baseAddress!
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var i = worker
-                while i < paths.count {
-                    let v = read[i]
-                    slots[i] = Result { () throws(VaultError) -> FileMerge in
-                        try Merge.committed(path: paths[i], base: v.base, ours: v.ours, theirs: v.theirs, newer: newer)
-                    }
-                    i += workers
-                }
+        let jobs = zip(pending.map(\.path), versions).map { (path: $0.0, base: $0.1.base, ours: $0.1.ours, theirs: $0.1.theirs) }
+        let results = jobs.mapOnEveryCore { v in
+            Result { () throws(VaultError) -> FileMerge in
+                try Merge.committed(path: v.path, base: v.base, ours: v.ours, theirs: v.theirs, newer: newer)
             }
         }
         var byBase: [String: Result<FileMerge, VaultError>] = [:]
         for (p, r) in zip(pending, results) { byBase[p.basePath] = r }
-        Trace.mark("tree merge: \(pending.count) files merged on \(workers) cores")
+        Trace.mark("tree merge: \(pending.count) files merged on every core")
         return byBase
     }
 
