@@ -73,6 +73,8 @@ let package = Package(
         .target(
             name: "VaultMCP", dependencies: ["VaultCore", "VaultKit"],
             exclude: ["README.md"]),
+        // `vault ui`: the full-screen terminal app, the third front end (its own renderer over termios).
+        .target(name: "VaultUI", dependencies: ["VaultCore", "VaultKit"], exclude: ["README.md"]),
         // The command-line interface: one file per command.
         .target(
             name: "VaultCLI",
@@ -80,6 +82,7 @@ let package = Package(
                 "VaultCore",
                 "VaultKit",
                 "VaultMCP",
+                "VaultUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ], exclude: ["README.md"]),
         // Exports CGitShims' stand-ins for mbedTLS's certificate loaders, so libgit2's calls

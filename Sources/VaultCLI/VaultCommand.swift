@@ -17,7 +17,7 @@ package struct VaultCommand: ParsableCommand {
             Init.self, Rooms.self, RoomCommand.self, Chat.self, Diary.self, Show.self, Check.self, Log.self,
             Diff.self, Restore.self, Remove.self, Unlock.self, Write.self, Today.self, Edit.self, Tag.self,
             Retry.self, Say.self, People.self, Watch.self, Export.self, Import.self, Search.self, Sync.self, Clone.self, Remote.self, Status.self,
-            Resolve.self, Migrate.self, MergeDriverCommand.self, SearchWatcherCommand.self, ReferenceCommand.self, MCP.self,
+            Resolve.self, Migrate.self, UI.self, MergeDriverCommand.self, SearchWatcherCommand.self, ReferenceCommand.self, MCP.self,
 
         ])
 
@@ -41,6 +41,8 @@ package struct VaultCommand: ParsableCommand {
     package static func run(_ arguments: [String]) -> Int32 {
         Termination.install()
         var parsed: (any ParsableCommand)?
+        // `vault` alone on a terminal is the app (`vault ui`); into a pipe it is the help, as before.
+        let arguments = arguments.isEmpty && isatty(0) == 1 && isatty(1) == 1 ? ["ui"] : arguments
         do {
             var command = try parseAsRoot(arguments)
             parsed = command

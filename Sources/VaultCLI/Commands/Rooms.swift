@@ -150,21 +150,7 @@ struct RoomRow {
         self.now = now
         self.locale = locale
         self.zone = zone
-        let words = words ?? ListingWords.of(locale)
-        var preview =
-            room.problem.map { $0.contains("conflict markers") ? words.markers : words.unreadable } ?? room.preview
-        // In a shared room, whose words they are: `Ada Kim: 10시!`.
-        if room.problem == nil, !room.hasPendingPrompt, let author = room.lastAuthor {
-            preview = author + ": " + preview
-        }
-        if room.problem == nil, !room.hasPendingPrompt, room.lastIsInterrupted {
-            preview = words.interrupted + " " + preview
-        }
-        // A Syncthing or Dropbox copy has its original's title: marked, never an unmarked twin.
-        if let original = room.conflictCopyOf { preview = words.conflictCopy(original) + " " + preview }
-        // Messages whose author their commit does not bear out: said before anything else.
-        if room.unverified > 0 { preview = ListingWords.unverified(room.unverified, locale: locale) + " " + preview }
-        self.preview = (room.unread > 0 ? words.unread(room.unread) + " " : "") + preview
+        self.preview = room.listingPreview(words: words ?? ListingWords.of(locale), locale: locale)
     }
 
     /// The row into a pipe: the fields that tell rooms apart and what a person reads, tab-separated.

@@ -27,6 +27,8 @@ enum CommandError: Error, CustomStringConvertible {
     case outputInVault(String, area: String)
     /// The export's file exists and `--force` was not given.
     case outputExists(String)
+    /// `vault ui` without a terminal on standard input and output.
+    case needsTerminal
 
     /// What to print after `vault: error:`; nil when the command has said all there is to say.
     var message: String? {
@@ -55,6 +57,8 @@ enum CommandError: Error, CustomStringConvertible {
                 + " outside it"
         case .outputExists(let path):
             return "\(path) already exists; pass --force to replace it"
+        case .needsTerminal:
+            return "vault ui needs a terminal for its input and output; into a pipe, `vault rooms` and `vault show` print the same"
         }
     }
 }

@@ -100,7 +100,7 @@ enum ExitStatus: Int32, CaseIterable {
                 }
             default: return of(inner)
             }
-        case .noDiaryEntries, .outputInGitFolder, .outputInVault, .outputExists: return .failure
+        case .noDiaryEntries, .outputInGitFolder, .outputInVault, .outputExists, .needsTerminal: return .failure
         }
     }
 }

@@ -142,3 +142,25 @@ public struct ListingWords: Sendable {
         }
     }
 }
+
+extension RoomSummary {
+    /// What a room's row shows after its title, in `locale` (`words`): how many new messages,
+    /// the marks (unverified authors, a conflict copy, an interrupted reply), then whose words
+    /// and the last message's first line (`Ada Kim: 10시!`), or why the file cannot be read.
+    /// `vault rooms` and `vault ui` show the same row.
+    package func listingPreview(words: ListingWords, locale: String) -> String {
+        var preview = problem.map { $0.contains("conflict markers") ? words.markers : words.unreadable } ?? self.preview
+        // In a shared room, whose words they are: `Ada Kim: 10시!`.
+        if problem == nil, !hasPendingPrompt, let author = lastAuthor {
+            preview = author + ": " + preview
+        }
+        if problem == nil, !hasPendingPrompt, lastIsInterrupted {
+            preview = words.interrupted + " " + preview
+        }
+        // A Syncthing or Dropbox copy has its original's title: marked, never an unmarked twin.
+        if let original = conflictCopyOf { preview = words.conflictCopy(original) + " " + preview }
+        // Messages whose author their commit does not bear out: said before anything else.
+        if unverified > 0 { preview = ListingWords.unverified(unverified, locale: locale) + " " + preview }
+        return (unread > 0 ? words.unread(unread) + " " : "") + preview
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import VaultCore
+
+/// A run of text in one style, part of a line the app draws.
+package struct Span: Sendable, Equatable {
+    package var text: String
+    package var style: CellStyle
+
+    package init(_ text: String, _ style: CellStyle = .plain) {
+        self.text = text
+        self.style = style
+    }
+}
+
+/// One line of a screen's content: spans, and the message it belongs to (for a jump).
+package struct TextLine: Sendable, Equatable {
+    package var spans: [Span]
+    package var messageID: String?
+
+    package init(_ spans: [Span], messageID: String? = nil) {
+        self.spans = spans
+        self.messageID = messageID
+    }
+
+    package static let empty = TextLine([])
+}
+
+/// Wrapping text to a width, by display columns: at a space when the line has one, else between
+/// characters (a long URL, Korean without spaces); tabs as four spaces; nothing cut.
+package enum Wrap {
+    package static func lines(_ text: String, width: Int) -> [String] {
+        let width = max(width, 4)
+        var out: [String] = []
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = raw.replacingOccurrences(of: "\t", with: "    ")
+            if DisplayWidth.of(line) <= width {
+                out.append(line)
+                continue
+            }
+            var current: [Character] = []
+            var used = 0
+            var lastSpace: Int?
+            for c in line {
+                let w = DisplayWidth.of(c)
+                if used + w > width {
+                    if let space = lastSpace, space > 0 {
+                        out.append(String(current[..<space]))
+                        current = Array(current[(space + 1)...])
+                    } else {
+                        out.append(String(current))
+                        current = []
+                    }
+                    used = current.reduce(0) { $0 + DisplayWidth.of($1) }
+                    lastSpace = current.lastIndex(of: " ")
+                }
+                if c == " " { lastSpace = current.count }
+                current.append(c)
+                used += w
+            }
+            out.append(String(current))
+        }
+        return out
+    }
+}
+
+/// A room's messages laid out for the screen: a divider wherever the day changes (`RoomTranscript`,
+/// in the vault's locale and zone), each message's header (its time, who wrote it: the author, the
+/// model, or the role in the vault's words; how it ended), its body wrapped to the width with
+/// fenced code blocks set apart by a bar, and marks for a conflict version and an unverified
+/// author.
+package struct TranscriptLayout {
+    package static func lines(
+        _ messages: ArraySlice<Message>, width: Int, locale: String, zone: TimeZone, me: String?,
+        unverified: [String: String], conflicts: Set<String>
+    ) -> [TextLine] {
+        let words = ListingWords.of(locale)
+        let transcript = RoomTranscript(Array(messages), locale: locale, timeZone: zone)
+        var out: [TextLine] = []
+        for item in transcript.items {
+            switch item {
+            case .day(_, let text):
+                let label = " \(text) "
+                let side = max(2, (width - DisplayWidth.of(label)) / 2)
+                out.append(.empty)
+                out.append(
+                    TextLine([Span(String(repeating: "─", count: side) + label + String(repeating: "─", count: side), .dim)]))
+            case .message(let view):
+                let m = view.message
+                let who = view.author ?? words.role(m.role)
+                var header = [Span(view.time + " ", .dim), Span(who, CellStyle(bold: true, color: TranscriptLayout.color(of: m, who: who, me: me)))]
+                if let note = view.note { header.append(Span(" · " + note, .colored(3))) }
+                if conflicts.contains(m.id) { header.append(Span(" · ⚠️ conflict version", .colored(3))) }
+                if let why = unverified[m.id] { header.append(Span(" · ⚠️ unverified author: " + why, .colored(1))) }
+                out.append(.empty)
+                out.append(TextLine(header, messageID: m.id))
+                out += body(m.body, width: width, id: m.id)
+            }
+        }
+        return out
+    }
+
+    /// A message's body: its lines wrapped, two columns in; lines inside a fenced code block
+    /// behind a bar, in the code color, not wrapped at spaces but cut into pieces.
+    static func body(_ text: String, width: Int, id: String) -> [TextLine] {
+        var out: [TextLine] = []
+        var inCode = false
+        let trimmed = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        for line in trimmed.split(separator: "\n", omittingEmptySubsequences: false) {
+            let fence = line.trimmingCharacters(in: .whitespaces).hasPrefix("```")
+            if fence {
+                inCode.toggle()
+                out.append(TextLine([Span("  "), Span(String(line), .dim)], messageID: id))
+                continue
+            }
+            if inCode {
+                for piece in Wrap.lines(String(line), width: width - 4) {
+                    out.append(TextLine([Span("  "), Span("│ ", .dim), Span(piece, .colored(6))], messageID: id))
+                }
+            } else {
+                for piece in Wrap.lines(String(line), width: width - 2) {
+                    out.append(TextLine([Span("  " + piece)], messageID: id))
+                }
+            }
+        }
+        return out
+    }
+
+    /// The author's color: you blue, a model green, the system dim; each other person one of
+    /// four colors by name, the same in every room.
+    static func color(of message: Message, who: String, me: String?) -> UInt8? {
+        switch message.role {
+        case .assistant: return 2
+        case .system: return nil
+        default:
+            guard let me, message.author?.name != nil, who != me else { return 4 }
+            let palette: [UInt8] = [5, 6, 3, 1]
+            var hash = 0
+            for u in who.unicodeScalars { hash = (hash &* 31 &+ Int(u.value)) & 0xFFFF }
+            return palette[hash % palette.count]
+        }
+    }
+}
