@@ -120,6 +120,8 @@ let package = Package(
             dependencies: ["VaultCore", "VaultCLI", "VaultTestSupport", "CCurlShims", "CGitShims", "CGit2Loader"]),
         // `vault mcp` driven by the official Python MCP SDK as the client, over a real stdio subprocess.
         .testTarget(name: "VaultMCPTests", dependencies: ["VaultCore", "VaultTestSupport"]),
+        // `vault ui`: its terminal layer, and the app on a real terminal (tmux) end to end.
+        .testTarget(name: "VaultUITests", dependencies: ["VaultCore", "VaultUI", "VaultTestSupport"]),
         .testTarget(name: "VaultSearchTests", dependencies: ["VaultCore", "VaultSearch", "VaultTestSupport"]),
         .testTarget(name: "VaultImportTests", dependencies: ["VaultCore", "VaultImport", "VaultGit", "VaultTestSupport"]),
         .testTarget(name: "VaultExportTests", dependencies: ["VaultCore", "VaultExport", "VaultTestSupport"]),

@@ -137,7 +137,9 @@ extension VaultApp {
             overlay = nil
         case .palette(var palette):
             switch key {
-            case .escape, .ctrl("c"), .ctrl("p"): overlay = nil
+            case .escape, .ctrl("c"), .ctrl("p"):
+                overlay = nil
+                return
             case .up: palette.selected = max(0, palette.selected - 1)
             case .down: palette.selected = min(max(0, palette.shown.count - 1), palette.selected + 1)
             case .enter:
@@ -156,7 +158,9 @@ extension VaultApp {
             overlay = .palette(palette)
         case .ask(var ask):
             switch key {
-            case .escape, .ctrl("c"): overlay = nil
+            case .escape, .ctrl("c"):
+                overlay = nil
+                return
             case .enter:
                 overlay = nil
                 let text = ask.input.text.trimmingCharacters(in: .whitespaces)
@@ -224,7 +228,8 @@ extension VaultApp {
     /// A framed box in the middle of the screen; returns its first inner row and column.
     @discardableResult
     private func box(_ canvas: inout Canvas, title: String, lines: [[Span]], selected: Int?) -> (Int, Int) {
-        let width = min(canvas.columns - 2, max(50, DisplayWidth.of(title) + 6))
+        let widest = lines.map { $0.reduce(0) { $0 + DisplayWidth.of($1.text) } }.max() ?? 0
+        let width = min(canvas.columns - 2, max(50, DisplayWidth.of(title) + 6, widest + 4))
         let height = min(canvas.rows - 2, lines.count + 2)
         let top = max(0, (canvas.rows - height) / 2)
         let left = max(0, (canvas.columns - width) / 2)
