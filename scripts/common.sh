@@ -2,8 +2,9 @@
 set -euo pipefail
 
 # Debian packages vault needs to build and test (zsh and fish: the completion tests run the real shells;
-# vim and nano: the terminal editor tests type into the real editors).
-VAULT_APT_PACKAGES=(zlib1g-dev libgit2-dev libcurl4-openssl-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libdeflate-dev pkg-config git python3 openssh-server openssh-client libsqlite3-dev libedit-dev zsh fish vim nano)
+# vim and nano: the terminal editor tests type into the real editors; tmux: the `vault ui` tests
+# drive the app on a real terminal).
+VAULT_APT_PACKAGES=(zlib1g-dev libgit2-dev libcurl4-openssl-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libdeflate-dev pkg-config git python3 openssh-server openssh-client libsqlite3-dev libedit-dev zsh fish vim nano tmux)
 
 find_swift() {
     if ! command -v swift >/dev/null 2>&1; then

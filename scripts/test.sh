@@ -16,7 +16,7 @@ fi
 # through VaultKit only (with VaultCore's models),
 # and no library reads the process's environment or ends it (the front end hands them
 # ProcessSettings; Termination's exit is the front end's installed signal handling).
-front_end_imports=$(grep -rnE '^(@testable )?import (VaultGit|VaultSearch|VaultChat|VaultImport|VaultExport)$' Sources/VaultCLI Sources/VaultMCP || true)
+front_end_imports=$(grep -rnE '^(@testable )?import (VaultGit|VaultSearch|VaultChat|VaultImport|VaultExport)$' Sources/VaultCLI Sources/VaultMCP Sources/VaultUI || true)
 if [ -n "$front_end_imports" ]; then
     echo "error: a front end imports a library below VaultKit (use what VaultSession hands out):" >&2
     echo "$front_end_imports" >&2
@@ -24,7 +24,7 @@ if [ -n "$front_end_imports" ]; then
 fi
 process_reads=$(grep -rnE 'getenv\(|ProcessInfo\.processInfo\.environment|[^a-z_]_exit\(' \
     Sources/VaultCore Sources/VaultGit Sources/VaultSearch Sources/VaultChat Sources/VaultImport \
-    Sources/VaultExport Sources/VaultKit Sources/VaultMCP \
+    Sources/VaultExport Sources/VaultKit Sources/VaultMCP Sources/VaultUI \
     | grep -vE '^[^:]+:[0-9]+:\s*///' | grep -v '^Sources/VaultCore/Store/Termination.swift:' || true)
 if [ -n "$process_reads" ]; then
     echo "error: a library reads the process's environment or ends it (take it from ProcessSettings):" >&2

@@ -60,6 +60,9 @@ package struct VaultCommand: ParsableCommand {
                 Terminal.error(text)
             case let error as UsageError: Terminal.error(error.description)
             case let error as CommandError: if let message = error.message { Terminal.error(message) }
+            // A status a command ends with after saying why itself (`vault ui` after its app
+            // was killed: 128 + the signal; `vault mcp`'s server).
+            case let code as ExitCode: return code.rawValue
             default:
                 // ArgumentParser's: help and the version (status 0) as it writes them; a usage
                 // error in vault's own format, with at most one hint line.

@@ -57,6 +57,17 @@ struct TerminalChild {
         _ command: String, arguments: [String] = [], environment: [String: String], input: Int32? = nil,
         output: Int32? = nil
     ) throws(StartFailure) -> TerminalChild {
+        try start(
+            program: "/bin/sh", arguments: ["/bin/sh", "-c", command, "sh"] + arguments, environment: environment,
+            input: input, output: output)
+    }
+
+    /// Starts the program at `program` with `arguments` (its `argv`, the name first), as `start`
+    /// starts a command line: `vault ui`'s guard starts the app so.
+    static func start(
+        program: String, arguments all: [String], environment: [String: String], input: Int32? = nil,
+        output: Int32? = nil
+    ) throws(StartFailure) -> TerminalChild {
         let terminal = ([0, 1, 2] as [Int32]).lazy.compactMap { fd -> (Int32, termios)? in
             var settings = termios()
             guard isatty(fd) == 1, tcgetattr(fd, &settings) == 0 else { return nil }
@@ -100,7 +111,6 @@ struct TerminalChild {
             if let fd = Int32(entry), fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
         }
 
-        let all = ["/bin/sh", "-c", command, "sh"] + arguments
         var argv: [UnsafeMutablePointer<CChar>?] = all.map { strdup($0) } + [nil]
         var envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
@@ -108,7 +118,7 @@ struct TerminalChild {
             for p in envp { free(p) }
         }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &argv, &envp)
+        let spawned = posix_spawn(&pid, program, &actions, &attributes, &argv, &envp)
         guard spawned == 0 else {
             sigaction(SIGINT, &interrupt, nil)
             sigaction(SIGQUIT, &quit, nil)
@@ -124,21 +134,27 @@ struct TerminalChild {
     /// Waits for the program to end, then gives SIGINT and SIGQUIT their actions back and the
     /// terminal its settings (only while vault is in the terminal's foreground: a background
     /// job that sets them is stopped).
-    func wait() -> Status {
+    func wait() -> Status { waitReporting().status }
+
+    /// `wait`, saying also whether the terminal's settings had to be put back (the program
+    /// ended with them changed).
+    func waitReporting() -> (status: Status, settingsPutBack: Bool) {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        var putBack = false
         if let (fd, before) = terminal, tcgetpgrp(fd) == getpgrp() {
             var now = termios()
             if tcgetattr(fd, &now) == 0, !TerminalChild.same(now, before) {
                 var settings = before
                 tcsetattr(fd, TCSADRAIN, &settings)
+                putBack = true
             }
         }
         var interrupt = self.interrupt
         var quit = self.quit
         sigaction(SIGINT, &interrupt, nil)
         sigaction(SIGQUIT, &quit, nil)
-        return status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F)
+        return (status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F), putBack)
     }
 
     private static func same(_ a: termios, _ b: termios) -> Bool {

@@ -173,8 +173,8 @@ public struct DiaryCalendar: Sendable {
         }
     }
 
-    /// Columns per day in `lines()`.
-    static let cell = 4
+    /// The columns a day takes in `lines` (its number, then its mark).
+    public static let cell = 4
 
     /// The month named by `text`: `2026-11`, `11` (this year) or nothing (this month).
     public static func month(_ text: String?, today: LocalDate) throws(VaultError) -> Month {

@@ -44,6 +44,8 @@ public struct ListingWords: Sendable {
     public var branch: @Sendable (Int) -> String = { "branch \($0)" }
     /// An exported diary's title, before its days: `Diary · 2026-11-28 – 2026-12-02`.
     public var diary = "Diary"
+    /// The rooms' tab in `vault ui`, beside the diary's.
+    public var rooms = "Rooms"
     /// The roles in an export's message headings (`🧑 user · …`); the room file keeps the
     /// machine's `user`, `assistant`, `system` (FORMAT.md).
     public var roles: [Role: String] = [.user: "user", .assistant: "assistant", .system: "system"]
@@ -85,7 +87,7 @@ public struct ListingWords: Sendable {
                 sections: ["그룹", "1:1 대화", "내 방", "참여하지 않은 방"],
                 interruptedNote: "⚠️ 중단됨: 완성되지 않은 답변", truncatedNote: { "⚠️ 서버가 답변을 끊었습니다 (\($0))" },
                 interruptedMark: "중단됨", truncatedMark: "잘림", offline: "오프라인, 모델 없음", untitled: "제목 없음",
-                branch: { "분기 \($0)" }, diary: "일기", roles: [.user: "사용자", .assistant: "어시스턴트", .system: "시스템"])
+                branch: { "분기 \($0)" }, diary: "일기", rooms: "방", roles: [.user: "사용자", .assistant: "어시스턴트", .system: "시스템"])
         case "ja":
             return ListingWords(
                 unread: { "(新着 \($0))" }, interrupted: "[中断]", conflictCopy: { "[\($0) の競合コピー]" },
@@ -95,7 +97,7 @@ public struct ListingWords: Sendable {
                 sections: ["グループ", "ダイレクトメッセージ", "自分のルーム", "未参加のルーム"],
                 interruptedNote: "⚠️ 中断: 未完の返答", truncatedNote: { "⚠️ サーバーが返答を打ち切りました (\($0))" },
                 interruptedMark: "中断", truncatedMark: "打ち切り", offline: "オフライン、モデルなし", untitled: "無題",
-                branch: { "分岐 \($0)" }, diary: "日記", roles: [.user: "ユーザー", .assistant: "アシスタント", .system: "システム"])
+                branch: { "分岐 \($0)" }, diary: "日記", rooms: "ルーム", roles: [.user: "ユーザー", .assistant: "アシスタント", .system: "システム"])
         case "de":
             return ListingWords(
                 unread: { "(\($0) neu)" }, interrupted: "[abgebrochen]", conflictCopy: { "[Konfliktkopie von \($0)]" },
@@ -106,7 +108,7 @@ public struct ListingWords: Sendable {
                 sections: ["Gruppen", "Direktnachrichten", "Eigene Räume", "Nicht beigetreten"],
                 interruptedNote: "⚠️ abgebrochen: unvollständige Antwort", truncatedNote: { "⚠️ vom Server abgeschnitten (\($0))" },
                 interruptedMark: "abgebrochen", truncatedMark: "abgeschnitten", offline: "offline, kein Modell",
-                untitled: "Ohne Titel", branch: { "Zweig \($0)" }, diary: "Tagebuch",
+                untitled: "Ohne Titel", branch: { "Zweig \($0)" }, diary: "Tagebuch", rooms: "Räume",
                 roles: [.user: "Nutzer", .assistant: "Assistent", .system: "System"])
         case "fr":
             return ListingWords(
@@ -119,7 +121,7 @@ public struct ListingWords: Sendable {
                 sections: ["Groupes", "Messages directs", "Vos salons", "Salons non rejoints"],
                 interruptedNote: "⚠️ interrompu : réponse incomplète", truncatedNote: { "⚠️ coupé par le serveur (\($0))" },
                 interruptedMark: "interrompu", truncatedMark: "tronqué", offline: "hors ligne, aucun modèle",
-                untitled: "Sans titre", branch: { "branche \($0)" }, diary: "Journal",
+                untitled: "Sans titre", branch: { "branche \($0)" }, diary: "Journal", rooms: "Salons",
                 roles: [.user: "utilisateur", .assistant: "assistant", .system: "système"])
         case "es":
             return ListingWords(
@@ -132,7 +134,7 @@ public struct ListingWords: Sendable {
                 sections: ["Grupos", "Mensajes directos", "Tus salas", "Salas sin unirse"],
                 interruptedNote: "⚠️ interrumpido: respuesta incompleta", truncatedNote: { "⚠️ cortado por el servidor (\($0))" },
                 interruptedMark: "interrumpido", truncatedMark: "truncado", offline: "sin conexión, sin modelo",
-                untitled: "Sin título", branch: { "rama \($0)" }, diary: "Diario",
+                untitled: "Sin título", branch: { "rama \($0)" }, diary: "Diario", rooms: "Salas",
                 roles: [.user: "usuario", .assistant: "asistente", .system: "sistema"])
         default:
             return ListingWords(

@@ -68,7 +68,7 @@ extension VaultApp {
         }
         home.entries = (try? DiaryQuery().entries(in: vault, watcher: session.watcher)) ?? []
         home.entrySelected = min(home.entrySelected, max(0, home.entries.count - 1))
-        let today = Timestamp(date: Date(), timeZone: options.zone).localDate
+        let today = Timestamp(date: options.now(), timeZone: options.zone).localDate
         if let month = try? DiaryCalendar.month(nil, today: today) {
             home.calendar = DiaryCalendar(
                 month: month, entryDays: DiaryCalendar.entryDays(home.entries), today: today, locale: options.locale)
@@ -95,10 +95,10 @@ extension VaultApp {
     }
 
     func drawHome(_ canvas: inout Canvas) {
-        let title = home.tab == .rooms ? "Rooms" : words.diary
+        let title = home.tab == .rooms ? words.rooms : words.diary
         canvas.put(" vault ", row: 0, column: 0, style: CellStyle(bold: true, reverse: true))
         var x = canvas.put(" ", row: 0, column: 7)
-        for (tab, name) in [(HomeState.Tab.rooms, "Rooms"), (.diary, words.diary)] {
+        for (tab, name) in [(HomeState.Tab.rooms, words.rooms), (.diary, words.diary)] {
             x = canvas.put(" \(name) ", row: 0, column: x, style: tab == home.tab ? .bold : .dim)
         }
         _ = title
@@ -119,7 +119,7 @@ extension VaultApp {
         }
         if home.selected < home.top { home.top = home.selected }
         if home.selected >= home.top + height { home.top = home.selected - height + 1 }
-        let now = Date()
+        let now = options.now()
         for (i, row) in home.rows.enumerated().dropFirst(home.top).prefix(height) {
             let y = top + i - home.top
             switch row {
@@ -155,8 +155,8 @@ extension VaultApp {
     }
 
     private func drawDiary(_ canvas: inout Canvas, top: Int, height: Int) {
-        let calendarWidth = 24
-        let showCalendar = canvas.columns >= 64 && home.calendar != nil
+        let calendarWidth = 7 * DiaryCalendar.cell
+        let showCalendar = canvas.columns >= 68 && home.calendar != nil
         let listWidth = showCalendar ? canvas.columns - calendarWidth - 2 : canvas.columns
         if home.entries.isEmpty {
             canvas.put(words.noEntries, row: top, column: 2, style: .dim)
@@ -183,7 +183,7 @@ extension VaultApp {
             }
         }
         if showCalendar, let calendar = home.calendar {
-            let x = canvas.columns - calendarWidth
+            let x = canvas.columns - calendarWidth - 1
             var y = top
             for line in calendar.lines(painting: { day, text in day.entries > 0 ? text : text }) {
                 canvas.put(line, row: y, column: x)
@@ -194,9 +194,9 @@ extension VaultApp {
                 for (d, day) in week.enumerated() {
                     guard let day, day.entries > 0 || day.isToday else { continue }
                     let row = top + 2 + w
-                    let column = x + d * 3
+                    let column = x + d * DiaryCalendar.cell
                     let style = day.isToday ? CellStyle.selected : .colored(2, bold: true)
-                    for c in column..<min(column + 3, canvas.columns) where canvas[row, c].character != " " {
+                    for c in column..<min(column + DiaryCalendar.cell, canvas.columns) where canvas[row, c].character != " " {
                         canvas.fill(row: row, from: c, to: c + 1, style: style)
                     }
                 }

@@ -30,9 +30,29 @@ struct RoomState {
 
     struct Streaming {
         var question: String
-        var text = ""
         var waiting: String? = "waiting for the reply…"
         let cancellation: Cancellation
+        /// The reply's complete lines, laid out as they came (the last few thousand).
+        var body: BodyLayout
+        /// What came after the last line break.
+        var partial = ""
+        var received = 0
+
+        init(question: String, cancellation: Cancellation, width: Int) {
+            self.question = question
+            self.cancellation = cancellation
+            body = BodyLayout(width: width, id: "")
+        }
+
+        mutating func add(_ text: String) {
+            received += text.utf8.count
+            partial += text
+            guard partial.contains("\n") else { return }
+            var pieces = partial.split(separator: "\n", omittingEmptySubsequences: false)
+            partial = String(pieces.removeLast())
+            for line in pieces { body.append(line) }
+            body.keepLast(4000)
+        }
     }
 }
 
@@ -149,7 +169,8 @@ extension VaultApp {
         var lines: [TextLine] = [.empty, TextLine([Span("you", CellStyle(bold: true, color: 4))])]
         lines += TranscriptLayout.body(streaming.question, width: width, id: "")
         lines += [.empty, TextLine([Span("reply", CellStyle(bold: true, color: 2))])]
-        lines += TranscriptLayout.body(streaming.text + "▍", width: width, id: "")
+        lines += streaming.body.lines
+        lines += streaming.body.preview(Substring(streaming.partial + "▍"))
         if let waiting = streaming.waiting { lines.append(TextLine([Span("  " + waiting, .dim)])) }
         return lines
     }
@@ -270,7 +291,8 @@ extension VaultApp {
         guard let state = room else { return }
         let path = state.path
         let cancellation = Cancellation(whenever: { Termination.requested })
-        room?.streaming = RoomState.Streaming(question: retrying ? "" : question, cancellation: cancellation)
+        room?.streaming = RoomState.Streaming(
+            question: retrying ? "" : question, cancellation: cancellation, width: columns)
         room?.scroll = 0
         if !retrying {
             room?.compose.clear()

@@ -102,27 +102,10 @@ package struct TranscriptLayout {
     /// A message's body: its lines wrapped, two columns in; lines inside a fenced code block
     /// behind a bar, in the code color, not wrapped at spaces but cut into pieces.
     static func body(_ text: String, width: Int, id: String) -> [TextLine] {
-        var out: [TextLine] = []
-        var inCode = false
+        var layout = BodyLayout(width: width, id: id)
         let trimmed = text.hasSuffix("\n") ? String(text.dropLast()) : text
-        for line in trimmed.split(separator: "\n", omittingEmptySubsequences: false) {
-            let fence = line.trimmingCharacters(in: .whitespaces).hasPrefix("```")
-            if fence {
-                inCode.toggle()
-                out.append(TextLine([Span("  "), Span(String(line), .dim)], messageID: id))
-                continue
-            }
-            if inCode {
-                for piece in Wrap.lines(String(line), width: width - 4) {
-                    out.append(TextLine([Span("  "), Span("│ ", .dim), Span(piece, .colored(6))], messageID: id))
-                }
-            } else {
-                for piece in Wrap.lines(String(line), width: width - 2) {
-                    out.append(TextLine([Span("  " + piece)], messageID: id))
-                }
-            }
-        }
-        return out
+        for line in trimmed.split(separator: "\n", omittingEmptySubsequences: false) { layout.append(line) }
+        return layout.lines
     }
 
     /// The author's color: you blue, a model green, the system dim; each other person one of
@@ -138,5 +121,48 @@ package struct TranscriptLayout {
             for u in who.unicodeScalars { hash = (hash &* 31 &+ Int(u.value)) & 0xFFFF }
             return palette[hash % palette.count]
         }
+    }
+}
+
+/// A body laid out line by line, so a reply that streams in is laid out once per line as it
+/// comes, not again whole for every piece.
+struct BodyLayout {
+    let width: Int
+    let id: String
+    private(set) var lines: [TextLine] = []
+    private var inCode = false
+
+    init(width: Int, id: String) {
+        self.width = width
+        self.id = id
+    }
+
+    /// The lines of one more line of the body.
+    static func lines(of line: Substring, width: Int, id: String, inCode: inout Bool) -> [TextLine] {
+        if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") {
+            inCode.toggle()
+            return [TextLine([Span("  "), Span(String(line), .dim)], messageID: id)]
+        }
+        if inCode {
+            return Wrap.lines(String(line), width: width - 4).map {
+                TextLine([Span("  "), Span("│ ", .dim), Span($0, .colored(6))], messageID: id)
+            }
+        }
+        return Wrap.lines(String(line), width: width - 2).map { TextLine([Span("  " + $0)], messageID: id) }
+    }
+
+    mutating func append(_ line: Substring) {
+        lines += BodyLayout.lines(of: line, width: width, id: id, inCode: &inCode)
+    }
+
+    /// The lines the unfinished last line would take, without keeping them.
+    func preview(_ line: Substring) -> [TextLine] {
+        var inCode = self.inCode
+        return BodyLayout.lines(of: line, width: width, id: id, inCode: &inCode)
+    }
+
+    /// Keeps the last `count` lines only (a reply of megabytes is in the file, whole).
+    mutating func keepLast(_ count: Int) {
+        if lines.count > count * 2 { lines.removeFirst(lines.count - count) }
     }
 }

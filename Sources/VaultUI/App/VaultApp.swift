@@ -34,12 +34,19 @@ package final class VaultApp {
         /// Where the session's notes go (the front end made the session with its sink): shown
         /// on the status line, never written to the screen's middle.
         package var notes: NoteList
+        /// The process that started the app and waits for it (the front end's guard of the
+        /// terminal): the app ends, as for SIGHUP, when it is gone.
+        package var guardian: pid_t?
+        /// The moment taken as now for the calendar's today and the rooms' "how long ago" (a fixed
+        /// one makes screens repeatable: `VAULT_UI_NOW`).
+        package var now: @Sendable () -> Date = { Date() }
 
         package init(
             room: String?, locale: String, zone: TimeZone, environment: [String: String], editor: TextEditor,
-            color: Bool, syncInterval: Double, workingDirectory: String, notes: NoteList
+            color: Bool, syncInterval: Double, workingDirectory: String, notes: NoteList, guardian: pid_t? = nil
         ) {
             self.notes = notes
+            self.guardian = guardian
             self.room = room
             self.locale = locale
             self.zone = zone
@@ -90,6 +97,8 @@ package final class VaultApp {
     var remoteProblem: String?
     var sync: BackgroundSync?
     var running = true
+    /// When a lone ESC arrived that may still be the start of a sequence.
+    var escapeSince: Date?
     /// A SIGTERM or SIGHUP: the app ends once the turn in progress is committed.
     var ending = false
     let words: ListingWords
@@ -160,8 +169,15 @@ package final class VaultApp {
             let timeout: Int32 = decoder.isWaiting ? 30 : nextTimeout()
             let n = poll(&fds, nfds_t(fds.count), timeout)
             if n < 0 && errno != EINTR { break }
+            // A lone ESC is the Esc key once 30 ms passed without the rest of a sequence, even
+            // while a reply keeps the loop busy.
+            if let since = escapeSince, Date().timeIntervalSince(since) >= 0.03 {
+                escapeSince = nil
+                for key in decoder.flush() { handle(key) }
+            }
             if n == 0 {
                 for key in decoder.flush() { handle(key) }
+                escapeSince = nil
                 tick()
                 continue
             }
@@ -172,6 +188,7 @@ package final class VaultApp {
                         handle(key)
                         if !running { break }
                     }
+                    escapeSince = decoder.isWaiting ? escapeSince ?? Date() : nil
                 } else if got == 0 || (errno != EINTR && errno != EAGAIN) {
                     // The terminal is gone (a closed ssh session): end as for SIGHUP.
                     ending = true
@@ -275,12 +292,31 @@ package final class VaultApp {
             let column = max(0, canvas.columns - width)
             canvas.put(text, row: statusRow, column: column, style: .colored(3))
         }
-        canvas.put(keys, row: canvas.rows - 1, column: 0, style: .dim)
+        canvas.put(VaultApp.fitting(keys, width: canvas.columns), row: canvas.rows - 1, column: 0, style: .dim)
+    }
+
+    /// As many of the keys (items two spaces apart) as fit whole in `width` columns, and
+    /// `? more` when some did not.
+    static func fitting(_ keys: String, width: Int) -> String {
+        guard DisplayWidth.of(keys) > width else { return keys }
+        let more = "  ? more"
+        var shown = ""
+        for item in keys.components(separatedBy: "  ") where !item.isEmpty {
+            let next = shown.isEmpty ? item : shown + "  " + item
+            guard DisplayWidth.of(next) + DisplayWidth.of(more) <= width else { break }
+            shown = next
+        }
+        return shown + more
     }
 
     // MARK: - Keys
 
     func handle(_ key: Key) {
+        // Everywhere: Ctrl-Z stops the app as a job (`fg` brings it back), even over a question.
+        if key == .ctrl("z") {
+            suspend()
+            return
+        }
         if case .some(let current) = overlay {
             handleOverlay(key, current)
             return
@@ -306,7 +342,7 @@ package final class VaultApp {
     private func receive(_ event: Mailbox.Event) {
         switch event {
         case .replyText(let text):
-            room?.streaming?.text += text
+            room?.streaming?.add(text)
             room?.streaming?.waiting = nil
         case .replyWait(let wait):
             switch wait {
@@ -370,6 +406,7 @@ package final class VaultApp {
         if now.timeIntervalSince(lastLook) >= 1 {
             lastLook = now
             lookForChanges()
+            if let guardian = options.guardian, getppid() != guardian { ending = true }
         }
     }
 }

@@ -12,8 +12,9 @@ import Glibc
 /// Given back on every way out: `leave()` on a normal end; a handler for the crash signals
 /// (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP) that writes the leaving sequence and
 /// puts the settings back with async-signal-safe calls only, then lets the signal go on; and
-/// SIGKILL, which no process can catch, leaves the settings to the shell (bash and zsh put
-/// their own back when a job is killed) and the cursor visible: the app never hides it.
+/// for SIGKILL, which no process can catch, the front end's guard (`vault ui` runs the app as
+/// its child and waits for it, so the shell waits for the guard) writes the leaving sequence
+/// and puts the settings back before the shell gets its terminal again.
 ///
 /// Ctrl-Z is a key here (raw mode): `suspend()` gives the terminal back, stops the process
 /// (SIGTSTP to its group, as the shell expects), and on `fg` takes the terminal again and has
@@ -45,7 +46,9 @@ package final class TerminalMode {
     nonisolated(unsafe) private static var previousActions: [sigaction] = (0..<32).map { _ in sigaction() }
 
     static let enterSequence = "\u{1B}[?1049h\u{1B}[?2004h\u{1B}[?1h\u{1B}=\u{1B}[H\u{1B}[2J"
-    static let leaveSequence = "\u{1B}[?2026l\u{1B}[0m\u{1B}[?25h\u{1B}[?2004l\u{1B}[?1l\u{1B}>\u{1B}[?1049l"
+    /// What gives the screen back (the main screen, the cursor, no paste brackets, colors
+    /// reset): also what `vault ui`'s guard writes when the app was killed in the middle.
+    package static let leaveSequence = "\u{1B}[?2026l\u{1B}[0m\u{1B}[?25h\u{1B}[?2004l\u{1B}[?1l\u{1B}>\u{1B}[?1049l"
     private static let leaveBytes: [UInt8] = Array(leaveSequence.utf8)
 
     /// Opens the terminal on `input`/`output`; nil when they are not a terminal.
@@ -92,7 +95,9 @@ package final class TerminalMode {
         TerminalMode.crashRestore = saved
         TerminalMode.crashOutput = output
         TerminalMode.installHandlers()
-        tcsetattr(input, TCSAFLUSH, &raw)
+        // TCSADRAIN, not TCSAFLUSH: keys typed ahead (while the app starts, right after `fg`) are
+        // kept, not thrown away.
+        tcsetattr(input, TCSADRAIN, &raw)
         write(TerminalMode.enterSequence)
         active = true
     }
