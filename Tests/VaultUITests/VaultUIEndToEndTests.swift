@@ -200,8 +200,98 @@ import Glibc
         #expect(room.contains("줄 000001: the stream that never ends"))
         #expect(room.contains("interrupted"))
         #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
+        // Ctrl-C during a reply stops the reply, as in `vault chat`, and the app stays.
+        let commits = try git(["rev-list", "--count", "HEAD"], in: dir.path)
+        try terminal.type("한 번 더")
+        try terminal.press("Enter")
+        try terminal.waitFor("Esc stops the reply")
+        try terminal.press("C-c")
+        try waitUntil("the second interrupted turn's commit") {
+            (try? git(["rev-list", "--count", "HEAD"], in: dir.path)) != commits
+        }
+        try terminal.waitFor("── message ")
+        #expect(try dir.readText("rooms/테스트-대화.md").contains("한 번 더"))
+        #expect(try !TmuxTerminal.atThePrompt(terminal.screen()))
         // Still in the room, the compose line ready: Esc goes back, q quits.
         try terminal.press("Escape")
+        try terminal.type("q")
+        try terminal.waitForThePrompt()
+    }
+
+    @Test func thePaletteMakesANewRoomThatIsCommitted() throws {
+        let dir = try vault()
+        let terminal = try TmuxTerminal(directory: dir.path)
+        try terminal.runLine("vault ui")
+        try terminal.waitFor("부산 여행")
+        try terminal.press("C-p")
+        try terminal.type("new room")
+        try terminal.waitFor("New room")
+        try terminal.press("Enter")
+        try terminal.waitFor("New room's title")
+        try terminal.type("팔레트로 만든 방")
+        try terminal.press("Enter")
+        let screen = try terminal.waitFor("── message ")
+        #expect(screen.hasPrefix(" 팔레트로 만든 방"))
+        #expect(try dir.readText("rooms/팔레트로-만든-방.md").contains("title: 팔레트로 만든 방"))
+        #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
+        #expect(try git(["log", "-1", "--format=%s"], in: dir.path).contains("팔레트로 만든 방"))
+        // `?` lists the keys; any key closes the list.
+        try terminal.press("Escape")
+        try terminal.waitFor("↑↓ move")
+        try terminal.type("?")
+        try terminal.waitFor("Keys (any key closes)")
+        try terminal.press("Escape")
+        try terminal.waitUntil("the keys' list closed") { !$0.contains("Keys (any key closes)") }
+        try terminal.type("q")
+        try terminal.waitForThePrompt()
+    }
+
+    @Test func aRemoteThatCannotBeReachedIsSaidOnTheStatusLine() throws {
+        let dir = try vault()
+        try git(["remote", "add", "origin", "file:///nonexistent/vault-remote.git"], in: dir.path)
+        let terminal = try TmuxTerminal(directory: dir.path, environment: ["VAULT_WATCH_INTERVAL": "1"])
+        try terminal.runLine("vault ui")
+        let screen = try terminal.waitFor("not synced")
+        #expect(screen.contains("부산 여행"), "the rooms still there")
+        try terminal.type("q")
+        try terminal.waitForThePrompt()
+    }
+
+    @Test func aCrashSignalGivesTheTerminalBackToo() throws {
+        let dir = try vault()
+        // Swift's backtracer off: the signal goes straight on after the app's handler.
+        let terminal = try TmuxTerminal(directory: dir.path, environment: ["SWIFT_BACKTRACE": "enable=no"])
+        let before = try settings(terminal, into: dir.path + "/.git/stty-before")
+        try terminal.runLine("vault ui")
+        try terminal.waitFor("부산 여행")
+        #expect(kill(try terminal.appProcess(), SIGABRT) == 0)
+        try terminal.waitFor("signal 6")
+        #expect(try terminal.pane("#{alternate_on}") == "0")
+        #expect(try terminal.pane("#{cursor_flag}") == "1")
+        #expect(try settings(terminal, into: dir.path + "/.git/stty-after") == before)
+    }
+
+    @Test func unreadMessagesAreMarkedInTheirSectionAndClearedOnceRead() throws {
+        let clones = try twoClones()
+        let said = try runVault(["say", "주말-계획", "토요일 어때?"], in: clones.bogum, environment: clones.bogumEnvironment)
+        #expect(said.status == 0, "\(said.stderr)")
+        let synced = try runVault(["sync"], in: clones.bogum, environment: clones.bogumEnvironment)
+        #expect(synced.status == 0, "\(synced.stderr)")
+        let dir = clones.ada
+        // Ada's app brings it by its background sync (every second here): unread.
+        let terminal = try TmuxTerminal(directory: dir.path, environment: clones.adaEnvironment)
+        try terminal.runLine("vault ui")
+        var screen = try terminal.waitFor("토요일 어때?", seconds: 30)
+        let row = try #require(screen.split(separator: "\n").first { $0.contains("토요일 어때?") })
+        #expect(row.hasPrefix("●") && row.contains("(새 메시지 1) 보검: 토요일 어때?"), "\(row)")
+        #expect(row.contains("보검"), "named by the other person, as a messenger names a direct room")
+        #expect(screen.contains("1:1 대화") && screen.contains("내 방"), "the sections of `vault rooms`")
+        try terminal.press("Enter")
+        try terminal.waitFor("── say to the room")
+        try terminal.press("Escape")
+        screen = try terminal.waitFor("↑↓ move")
+        let read = try #require(screen.split(separator: "\n").first { $0.contains("토요일 어때?") })
+        #expect(!read.hasPrefix("●") && !read.contains("새 메시지"), "\(read)")
         try terminal.type("q")
         try terminal.waitForThePrompt()
     }
@@ -319,7 +409,19 @@ import Glibc
 
     // MARK: Live
 
-    @Test func twoClonesEachWithTheAppSeeEachOthersMessagesLive() throws {
+    /// Two machines of one shared vault: Ada's (the sample vault, `people:` Ada and 보검, a room
+    /// 주말 계획 with 보검, pushed to a bare remote made with `git init --bare`) and 보검's clone.
+    struct TwoClones {
+        var remote: TemporaryDirectory
+        var ada: TemporaryDirectory
+        var folder: TemporaryDirectory
+        var bogum: String
+        var homes: TemporaryDirectory
+        var adaEnvironment: [String: String]
+        var bogumEnvironment: [String: String]
+    }
+
+    func twoClones() throws -> TwoClones {
         let remote = TemporaryDirectory("ui-remote")
         try makeBareRepository(at: remote.path + "/shared.git")
         let url = "file://" + remote.path + "/shared.git"
@@ -346,7 +448,15 @@ import Glibc
         let bogum = folder.path + "/vault"
         let cloned = try runVault(["clone", url, bogum], in: folder.path, environment: bogumEnvironment)
         #expect(cloned.status == 0, "\(cloned.stderr)")
+        return TwoClones(
+            remote: remote, ada: ada, folder: folder, bogum: bogum, homes: homes, adaEnvironment: adaEnvironment,
+            bogumEnvironment: bogumEnvironment)
+    }
 
+    @Test func twoClonesEachWithTheAppSeeEachOthersMessagesLive() throws {
+        let clones = try twoClones()
+        let (ada, bogum) = (clones.ada, clones.bogum)
+        let (adaEnvironment, bogumEnvironment) = (clones.adaEnvironment, clones.bogumEnvironment)
         let box = "── say to the room"
         let adaTerminal = try TmuxTerminal(directory: ada.path, environment: adaEnvironment)
         let bogumTerminal = try TmuxTerminal(directory: bogum, environment: bogumEnvironment)

@@ -16,7 +16,7 @@ public struct KeptRow: @unchecked Sendable {
     let owner: MappedBytes
 
     /// The path as text (unescaped).
-    var pathText: String { ListingCache.unescape(path) }
+    package var pathText: String { ListingCache.unescape(path) }
 
     /// How many fields the line has.
     var fieldCount: Int {

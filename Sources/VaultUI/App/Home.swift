@@ -10,7 +10,30 @@ struct HomeState {
     enum Tab { case rooms, diary }
     enum Row {
         case heading(String)
-        case room(RoomSummary)
+        case room(ListedRoom)
+    }
+
+    /// A room of the list, made into a summary only when it is drawn or chosen: a vault of
+    /// 20,000 rooms has its first screen without 20,000 summaries.
+    final class ListedRoom {
+        let row: RoomListing.Row?
+        private var made: RoomSummary?
+
+        init(_ row: RoomListing.Row) { self.row = row }
+        init(_ summary: RoomSummary) {
+            row = nil
+            made = summary
+        }
+
+        var summary: RoomSummary {
+            if let made { return made }
+            let summary = row!.summary()
+            made = summary
+            return summary
+        }
+
+        /// Its path, read from the kept line when it has one.
+        var path: String { made?.path ?? row?.kept?.pathText ?? summary.path }
     }
 
     var tab = Tab.rooms
@@ -23,10 +46,13 @@ struct HomeState {
     var calendar: DiaryCalendar?
     /// The rooms' and entries' folders' stamps when last listed: a change elsewhere lists again.
     var stamp: [String: FileStamp] = [:]
+    /// The listing the rows come from, kept while they are (a kept row reads the listing
+    /// cache's bytes in place).
+    var listing: RoomListing?
 
     var selectedRoom: RoomSummary? {
         guard rows.indices.contains(selected), case .room(let room) = rows[selected] else { return nil }
-        return room
+        return room.summary
     }
 }
 
@@ -48,18 +74,21 @@ struct FileStamp: Equatable {
 extension VaultApp {
     func reloadHome() {
         let listing = vault.roomListing(watcher: session.watcher)
-        let summaries = listing.map { $0.summary() }
-        listing.saveCache()
         let previous = home.selectedRoom?.path
         var rows: [HomeState.Row] = []
-        if let me, summaries.contains(where: { !$0.members.isEmpty }) {
+        if let me, listing.hasSharedRooms {
+            // Sections need every room's members: each one made into a summary.
+            let summaries = listing.map { $0.summary() }
             for (heading, rooms) in RoomSections(summaries, me: me).titled(words) where !rooms.isEmpty {
                 rows.append(.heading(heading))
-                rows += rooms.map { .room($0) }
+                rows += rooms.map { .room(HomeState.ListedRoom($0)) }
             }
         } else {
-            rows = summaries.map { .room($0) }
+            rows.reserveCapacity(listing.count)
+            for row in listing { rows.append(.room(HomeState.ListedRoom(row))) }
         }
+        listing.saveCache()
+        home.listing = listing
         home.rows = rows
         if let previous, let at = rows.firstIndex(where: { if case .room(let r) = $0 { r.path == previous } else { false } }) {
             home.selected = at
@@ -125,7 +154,8 @@ extension VaultApp {
             switch row {
             case .heading(let text):
                 canvas.put(text, row: y, column: 1, style: .colored(4, bold: true))
-            case .room(let room):
+            case .room(let listed):
+                let room = listed.summary
                 let selected = i == home.selected
                 let mark = room.unread > 0 ? "●" : " "
                 canvas.put(mark, row: y, column: 0, style: .colored(1, bold: true))
