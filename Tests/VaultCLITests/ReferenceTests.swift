@@ -42,6 +42,7 @@ import VaultTestSupport
         "LV": "set for lv when not set, as git does",
         "SAP_SHELL": "ArgumentParser's, set by its completion scripts",
         "VAULT_CRASH_AT": "the tests' crash points",
+        "VAULT_UI_GUARD": "set by `vault ui`'s guard in its app's environment",
         "VAULT_TEST_VOLUME_SIZES": "the tests' small volumes (the kill loop)",
         "LC_TIME": "listed with LC_ALL",
         "LANG": "listed with LC_ALL",

@@ -46,6 +46,11 @@ enum Reference {
         Variable(name: "PAGER", fallback: "less -FRX", meaning: "the pager, when neither `VAULT_PAGER` nor `pager:` names one"),
         Variable(name: "NO_COLOR", fallback: "", meaning: "set and not empty: no color, unless `--color` asks for it"),
         Variable(name: "COLUMNS", fallback: "", meaning: "the width listings are fitted to; set, listings are aligned even into a pipe"),
+        Variable(name: "LINES", fallback: "24", meaning: "the rows of `vault ui` when the terminal does not say its size"),
+        Variable(name: "TERM", fallback: "", meaning: "`dumb`: `vault ui` without colors, as `NO_COLOR`"),
+        Variable(
+            name: "VAULT_UI_NOW", fallback: "",
+            meaning: "a moment (`2026-12-03T09:00:00+09:00`) `vault ui` takes as now for its calendar and \"how long ago\": repeatable screens"),
         Variable(name: "VISUAL", fallback: "", meaning: "the editor, before `EDITOR` and `editor:` in the user configuration"),
         Variable(name: "EDITOR", fallback: "vi", meaning: "the editor, when `VISUAL` is not set"),
         Variable(

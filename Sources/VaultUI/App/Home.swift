@@ -10,30 +10,46 @@ struct HomeState {
     enum Tab { case rooms, diary }
     enum Row {
         case heading(String)
-        case room(ListedRoom)
+        /// The room at this index of `rooms`.
+        case room(Int)
     }
 
-    /// A room of the list, made into a summary only when it is drawn or chosen: a vault of
-    /// 20,000 rooms has its first screen without 20,000 summaries.
-    final class ListedRoom {
-        let row: RoomListing.Row?
-        private var made: RoomSummary?
+    /// The rooms of the list, each made into a summary only when it is drawn or chosen: a vault
+    /// of 20,000 rooms has its first screen without 20,000 summaries.
+    struct Rooms {
+        /// The listing's rows walked so far: as far as the screen has needed.
+        private var listed: [RoomListing.Row] = []
+        private var rest: RoomListing.Iterator?
+        var made: [RoomSummary?] = []
 
-        init(_ row: RoomListing.Row) { self.row = row }
-        init(_ summary: RoomSummary) {
-            row = nil
-            made = summary
+        init() {}
+        init(_ listing: RoomListing) {
+            rest = listing.makeIterator()
+            made = Array(repeating: nil, count: listing.count)
+        }
+        init(_ summaries: [RoomSummary]) { made = summaries }
+
+        var count: Int { made.count }
+
+        /// The row at `i`, walking the listing that far.
+        private mutating func row(_ i: Int) -> RoomListing.Row? {
+            while listed.count <= i, let next = rest?.next() { listed.append(next) }
+            return listed.indices.contains(i) ? listed[i] : nil
         }
 
-        var summary: RoomSummary {
-            if let made { return made }
-            let summary = row!.summary()
-            made = summary
+        mutating func summary(_ i: Int) -> RoomSummary? {
+            if let made = made[i] { return made }
+            guard let summary = row(i)?.summary() else { return nil }
+            made[i] = summary
             return summary
         }
 
-        /// Its path, read from the kept line when it has one.
-        var path: String { made?.path ?? row?.kept?.pathText ?? summary.path }
+        /// A room's path, read from its kept line when it has one.
+        mutating func path(_ i: Int) -> String? {
+            if let made = made[i] { return made.path }
+            guard let row = row(i) else { return nil }
+            return row.kept?.pathText ?? summary(i)?.path
+        }
     }
 
     var tab = Tab.rooms
@@ -49,10 +65,15 @@ struct HomeState {
     /// The listing the rows come from, kept while they are (a kept row reads the listing
     /// cache's bytes in place).
     var listing: RoomListing?
+    var rooms = Rooms()
+    /// Whether `entries` and `calendar` are the diary as last listed (else listed when shown).
+    var diaryListed = false
 
     var selectedRoom: RoomSummary? {
-        guard rows.indices.contains(selected), case .room(let room) = rows[selected] else { return nil }
-        return room.summary
+        mutating get {
+            guard rows.indices.contains(selected), case .room(let i) = rows[selected] else { return nil }
+            return rooms.summary(i)
+        }
     }
 }
 
@@ -78,23 +99,33 @@ extension VaultApp {
         var rows: [HomeState.Row] = []
         if let me, listing.hasSharedRooms {
             // Sections need every room's members: each one made into a summary.
-            let summaries = listing.map { $0.summary() }
-            for (heading, rooms) in RoomSections(summaries, me: me).titled(words) where !rooms.isEmpty {
+            var all: [RoomSummary] = []
+            for (heading, rooms) in RoomSections(listing.map { $0.summary() }, me: me).titled(words) where !rooms.isEmpty {
                 rows.append(.heading(heading))
-                rows += rooms.map { .room(HomeState.ListedRoom($0)) }
+                rows += rooms.indices.map { .room(all.count + $0) }
+                all += rooms
             }
+            home.rooms = HomeState.Rooms(all)
         } else {
-            rows.reserveCapacity(listing.count)
-            for row in listing { rows.append(.room(HomeState.ListedRoom(row))) }
+            home.rooms = HomeState.Rooms(listing)
+            rows = (0..<home.rooms.count).map { .room($0) }
         }
         listing.saveCache()
         home.listing = listing
         home.rows = rows
-        if let previous, let at = rows.firstIndex(where: { if case .room(let r) = $0 { r.path == previous } else { false } }) {
+        if let previous, let at = rows.firstIndex(where: { if case .room(let i) = $0 { home.rooms.path(i) == previous } else { false } }) {
             home.selected = at
         } else {
             home.selected = rows.firstIndex(where: { if case .room = $0 { true } else { false } }) ?? 0
         }
+        // The diary is listed when its tab is shown: the rooms' first screen does not wait for it.
+        home.diaryListed = false
+        if home.tab == .diary { listDiary() }
+        home.stamp = folderStamps()
+    }
+
+    /// The diary's entries and the month's calendar.
+    func listDiary() {
         home.entries = (try? DiaryQuery().entries(in: vault, watcher: session.watcher)) ?? []
         home.entrySelected = min(home.entrySelected, max(0, home.entries.count - 1))
         let today = Timestamp(date: options.now(), timeZone: options.zone).localDate
@@ -102,7 +133,7 @@ extension VaultApp {
             home.calendar = DiaryCalendar(
                 month: month, entryDays: DiaryCalendar.entryDays(home.entries), today: today, locale: options.locale)
         }
-        home.stamp = folderStamps()
+        home.diaryListed = true
     }
 
     func folderStamps() -> [String: FileStamp] {
@@ -154,8 +185,8 @@ extension VaultApp {
             switch row {
             case .heading(let text):
                 canvas.put(text, row: y, column: 1, style: .colored(4, bold: true))
-            case .room(let listed):
-                let room = listed.summary
+            case .room(let index):
+                guard let room = home.rooms.summary(index) else { continue }
                 let selected = i == home.selected
                 let mark = room.unread > 0 ? "●" : " "
                 canvas.put(mark, row: y, column: 0, style: .colored(1, bold: true))
@@ -242,7 +273,9 @@ extension VaultApp {
     func handleHome(_ key: Key) {
         switch key {
         case .text("q"), .ctrl("c"), .ctrl("d"): quit()
-        case .tab, .backTab: home.tab = home.tab == .rooms ? .diary : .rooms
+        case .tab, .backTab:
+            home.tab = home.tab == .rooms ? .diary : .rooms
+            if home.tab == .diary, !home.diaryListed { listDiary() }
         case .up, .text("k"): moveHome(-1)
         case .down, .text("j"): moveHome(1)
         case .pageUp: moveHome(-max(1, rows - 5))

@@ -99,6 +99,7 @@ package final class VaultApp {
     var running = true
     /// When a lone ESC arrived that may still be the start of a sequence.
     var escapeSince: Date?
+    private var drawnOnce = false
     /// A SIGTERM or SIGHUP: the app ends once the turn in progress is committed.
     var ending = false
     let words: ListingWords
@@ -133,8 +134,11 @@ package final class VaultApp {
     }
 
     private func start() {
+        Trace.mark("ui: starting")
         me = try? vault.identity(environment: options.environment).name
+        Trace.mark("ui: identity")
         reloadHome()
+        Trace.mark("ui: home listed")
         if let name = options.room {
             do {
                 let path = try vault.resolveRoom(name, workingDirectory: options.workingDirectory)
@@ -144,6 +148,7 @@ package final class VaultApp {
             }
         }
         startSync()
+        Trace.mark("ui: started")
     }
 
     private func startSync() {
@@ -278,6 +283,10 @@ package final class VaultApp {
         drawOverlay(&canvas)
         let bytes = renderer.update(to: canvas)
         if !bytes.isEmpty { terminal.write(bytes) }
+        if !drawnOnce {
+            drawnOnce = true
+            Trace.mark("ui: first frame written")
+        }
     }
 
     /// The last two rows: the status (what happened, the remote's state) and the keys.
