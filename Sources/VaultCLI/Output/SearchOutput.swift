@@ -32,6 +32,8 @@ struct SearchOutput {
         private var previous = (key: LabelKey(value: .min), range: 0..<0)
         /// The vault zone's offsets, by day.
         let offsets: ZoneOffsets
+        /// The label of the message the last hit was in, as shown: the hits of one message share it.
+        var label: [UInt8] = []
         /// The times of day as message headers show them in the locale (`오후 11:45`, `11:45 PM`,
         /// `23:45`), by minute of the day, made as they are first needed.
         private var times: [[UInt8]?] = Array(repeating: nil, count: 1440)
@@ -106,8 +108,9 @@ struct SearchOutput {
     }
 
     /// An item's heading, hits and context lines, each ended by a line feed, appended as bytes:
-    /// a search can print tens of thousands of hits. The hits are read where they are (a copy of
-    /// each would retain and release its text and arrays).
+    /// a search can print hundreds of thousands of hits. The hits are read where the scan keeps
+    /// them (`SearchHits`: no `SearchHit` is made unless it has context lines or something to make
+    /// visible), and the hits of one message share its label, made once.
     func render(_ item: SearchItem, into out: inout [UInt8]) {
         // A later part of an item (a file with very many hits) goes on under the same heading.
         if !item.continued {
@@ -122,27 +125,43 @@ struct SearchOutput {
             out += text.utf8
             out.append(0x0A)
         }
-        item.hits.withUnsafeBufferPointer { hits in
-            for k in hits.indices {
-                let (number, before, after) = (hits[k].line, hits[k].before.count, hits[k].after.count)
-                if before > 0 || after > 0, lastShown > 0, number - before > lastShown + 1 { line(paint("--", "2")) }
-                for (j, text) in hits[k].before.enumerated() where number - before + j > lastShown {
+        let hits = item.hits
+        // The message whose label is in `shownDays.label`.
+        var labeled = -1
+        for k in hits.indices {
+            let number = hits.line(k)
+            let (before, after) = hits.contextCounts(k)
+            let context = before > 0 || after > 0 ? hits[k] : nil
+            if let context {
+                if lastShown > 0, number - before > lastShown + 1 { line(paint("--", "2")) }
+                for (j, text) in context.before.enumerated() where number - before + j > lastShown {
                     line(contextLine(item.path, number - before + j, text))
                 }
-                appendVisible(item.path, "35", plain: pathIsPlain, to: &out)
-                out.append(0x3A)
-                if colored { out += "\u{1B}[32m".utf8 }
-                appendDecimal(number, to: &out)
-                if colored { out += "\u{1B}[0m".utf8 }
-                out.append(0x3A)
-                appendDecimal(hits[k].column, to: &out)
-                out += ": ".utf8
-                appendLabel(hits[k], item, to: &out)
-                out += " │ ".utf8
-                appendHighlighted(hits[k], to: &out)
-                out.append(0x0A)
-                lastShown = number
-                for (j, text) in hits[k].after.enumerated() {
+            }
+            appendVisible(item.path, "35", plain: pathIsPlain, to: &out)
+            out.append(0x3A)
+            if colored { out += "\u{1B}[32m".utf8 }
+            appendDecimal(number, to: &out)
+            if colored { out += "\u{1B}[0m".utf8 }
+            out.append(0x3A)
+            appendDecimal(hits.column(k), to: &out)
+            out += ": ".utf8
+            if let m = hits.messageNumber(k), !hits.inFrontMatter(k) {
+                if m != labeled {
+                    shownDays.label.removeAll(keepingCapacity: true)
+                    appendLabel(hits, k, item, to: &shownDays.label)
+                    labeled = m
+                }
+                out += shownDays.label
+            } else {
+                appendLabel(hits, k, item, to: &out)
+            }
+            out += " │ ".utf8
+            appendHighlighted(hits, k, to: &out)
+            out.append(0x0A)
+            lastShown = number
+            if let context {
+                for (j, text) in context.after.enumerated() {
                     line(contextLine(item.path, number + 1 + j, text))
                     lastShown = number + 1 + j
                 }
@@ -186,10 +205,10 @@ struct SearchOutput {
 
     /// Who and when (`🧑 user · 2026년 11월 21일 토요일 09:31`, `front-matter`, the entry's day), as
     /// bytes, each day's text made once.
-    func appendLabel(_ hit: borrowing SearchHit, _ item: SearchItem, to out: inout [UInt8]) {
-        if hit.inFrontMatter {
+    func appendLabel(_ hits: SearchHits, _ k: Int, _ item: SearchItem, to out: inout [UInt8]) {
+        if hits.inFrontMatter(k) {
             out += paint("front-matter", "33").utf8
-        } else if let m = hit.message {
+        } else if let m = hits.message(k) {
             // The local time, as `Timestamp(date:in:)` gives it, in seconds; its day and minute.
             let whole = Int64(m.timestamp.secondsSince1970.rounded(.down))
             let local = whole + Int64(shownDays.offsets.offset(at: whole))
@@ -215,16 +234,17 @@ struct SearchOutput {
         text.utf8.withContiguousStorageIfAvailable { Terminal.isPlainLine(UnsafeRawBufferPointer($0)) } ?? false
     }
 
-    /// `highlighted(hit)` as bytes: the line as it is when it holds nothing to make visible.
-    func appendHighlighted(_ hit: borrowing SearchHit, to out: inout [UInt8]) {
-        let done = hit.text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+    /// `highlighted(hits[k])` as bytes: the line as it is, where the scan keeps it, when it holds
+    /// nothing to make visible.
+    func appendHighlighted(_ hits: SearchHits, _ k: Int, to out: inout [UInt8]) {
+        let done = hits.withText(k) { bytes -> Bool in
             guard Terminal.isPlainLine(UnsafeRawBufferPointer(bytes)) else { return false }
             guard colored else {
                 out.append(contentsOf: bytes)
                 return true
             }
             var at = 0
-            for r in hit.matches where r.lowerBound >= at && r.upperBound <= bytes.count {
+            for r in hits.matches(k) where r.lowerBound >= at && r.upperBound <= bytes.count {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[at..<r.lowerBound]))
                 out += "\u{1B}[1;31m".utf8
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[r]))
@@ -234,7 +254,7 @@ struct SearchOutput {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[at...]))
             return true
         }
-        if done != true { out += highlighted(hit).utf8 }
+        if !done { out += highlighted(hits[k]).utf8 }
     }
 
     func paint(_ text: String, _ code: String) -> String {
