@@ -17,7 +17,7 @@ struct SearchOutput {
         self.colored = colored
         self.locale = locale
         self.zone = zone
-        shownDays = DayCache(zone)
+        shownDays = DayCache(zone, locale: locale)
     }
 
     final class DayCache {
@@ -45,16 +45,36 @@ struct SearchOutput {
                 out += known
                 return
             }
-            let utc = TimeZone(identifier: "UTC")!
-            let text = DateText.string(
-                for: Date(timeIntervalSince1970: Double(minute * 60)), style: .time, locale: locale, timeZone: utc)
+            let text: String
+            if let quick = dates() {
+                text = quick.time(minutes: minute)
+            } else {
+                text = DateText.string(
+                    for: Date(timeIntervalSince1970: Double(minute * 60)), style: .time, locale: locale,
+                    timeZone: TimeZone(identifier: "UTC")!)
+            }
             let bytes = Array(Terminal.visible(text, singleLine: true).utf8)
             times[minute] = bytes
             out += bytes
         }
 
-        init(_ zone: TimeZone) {
+        /// The locale's days and times made without ICU, when they can be (`SearchDates`), from
+        /// the 64th made on: checking them against ICU costs a hundred of ICU's.
+        private var quick: SearchDates?
+        private var made = 0
+        private let locale: String
+
+        func dates() -> SearchDates? {
+            if made < 64 {
+                made += 1
+                if made == 64 { quick = SearchOutput.quickDates(locale) }
+            }
+            return quick
+        }
+
+        init(_ zone: TimeZone, locale: String) {
             offsets = ZoneOffsets(zone)
+            self.locale = locale
         }
 
         /// Appends the label of `key` to `out`, made by `make` the first time.
@@ -84,7 +104,18 @@ struct SearchOutput {
     /// microseconds a day, and a search can meet thousands of days), by locale and day.
     static let headings = Mutex<[String: [LocalDate: String]]>([:])
 
+    /// `SearchDates` for each locale asked for (nil: ICU writes its days), made once.
+    static let quick = Mutex<[String: SearchDates?]>([:])
+
+    static func quickDates(_ locale: String) -> SearchDates? {
+        if let known = quick.withLock({ $0[locale] }) { return known }
+        let made = SearchDates(locale: locale)
+        quick.withLock { $0[locale] = .some(made) }
+        return made
+    }
+
     func heading(_ day: LocalDate) -> String {
+        if let quick = shownDays.dates() { return quick.day(day) }
         if let known = Self.headings.withLock({ $0[locale]?[day] }) { return known }
         let text = DateText.heading(day, locale: locale)
         Self.headings.withLock { $0[locale, default: [:]][day] = text }
