@@ -53,7 +53,7 @@ struct Scanner: Sendable {
     /// memory a search holds is what is in flight, not everything it found.
     func scan<Local, Result>(
         _ which: [Int]?, makeLocal: @Sendable () -> Local,
-        finish: @Sendable (inout Local, Int, FileScan) -> Result,
+        finish: @Sendable (inout Local, Int, inout FileScan) -> Result,
         deliver: @Sendable (Result) -> Void
     ) {
         let count = which?.count ?? files.count
@@ -81,17 +81,21 @@ struct Scanner: Sendable {
                     let k = which?[i] ?? i
                     // A part of file `i` goes out now only if it is next and no one is delivering.
                     let spill = { (part: FileScan) -> Bool in
+                        var part = part
                         let next = frontier.withLock { state in
                             guard state.done == i, !state.delivering else { return false }
                             state.delivering = true
                             return true
                         }
                         guard next else { return false }
-                        deliver(finish(&local, k, part))
+                        deliver(finish(&local, k, &part))
                         frontier.withLock { $0.delivering = false }
                         return true
                     }
-                    let result = finish(&local, k, scanFile(k, &buffers, spill: spill))
+                    var scanned = scanFile(k, &buffers, spill: spill)
+                    let result = finish(&local, k, &scanned)
+                    // Hits that `finish` emptied (printed) keep their room for the next file.
+                    if scanned.hits.isEmpty { buffers.hits = scanned.hits }
                     var delivers = frontier.withLock { state in
                         shared.buffer[i] = result
                         if state.delivering { return false }
@@ -120,6 +124,8 @@ struct Scanner: Sendable {
     struct Buffers {
         var bytes = [UInt8]()
         var folded = [UInt8]()
+        /// The last file's hits, emptied, whose arrays the next file's fill (no allocation per file).
+        var hits = SearchHits()
     }
 
     /// Scans file `k`; `spill` is offered its hits so far as a part whenever they pass
@@ -129,6 +135,8 @@ struct Scanner: Sendable {
         guard fd >= 0 else { return FileScan(problem: String(cString: strerror(errno))) }
         defer { close(fd) }
         var state = FileState()
+        swap(&state.hits, &buffers.hits)
+        state.hits.removeAll()
         var carry = 0  // bytes of an unfinished line kept at the start of the buffer
         var offsetOfBuffer = 0
         // One buffer per worker, of a piece's size: no `fstat` per file.
@@ -201,7 +209,10 @@ struct Scanner: Sendable {
             offsetOfBuffer += usable
             carry = rest
         }
-        guard !state.hits.isEmpty else { return FileScan() }
+        guard !state.hits.isEmpty else {
+            swap(&state.hits, &buffers.hits)
+            return FileScan()
+        }
         let relative = files.path(k)
         let metadata =
             state.metadata

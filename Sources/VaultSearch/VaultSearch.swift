@@ -337,15 +337,22 @@ public struct VaultSearch: Sendable {
         let printer = self.printer
         scanner.scan(
             which, makeLocal: { printer.map { Renderer($0.makeRenderer()) } },
-            finish: { (renderer: inout Renderer?, k: Int, scan: FileScan) -> Outcome in
+            finish: { (renderer: inout Renderer?, k: Int, scan: inout FileScan) -> Outcome in
                 if let problem = scan.problem { return .skipped(list.path(k), problem) }
-                guard !scan.hits.isEmpty, let found = item(scan.path ?? list.path(k), scan, query) else {
-                    return .nothing
+                guard !scan.hits.isEmpty else { return .nothing }
+                guard let renderer else {
+                    guard let found = item(scan.path ?? list.path(k), scan, query) else { return .nothing }
+                    return .item(Found(found))
                 }
-                guard let renderer else { return .item(Found(found)) }
-                renderer.scratch.removeAll(keepingCapacity: true)
-                renderer.render(found, &renderer.scratch)
-                return .rendered(Rendered(Array(renderer.scratch), found.continued, found.hits.count))
+                var rendered: Rendered?
+                if let found = item(scan.path ?? list.path(k), scan, query) {
+                    renderer.scratch.removeAll(keepingCapacity: true)
+                    renderer.render(found, &renderer.scratch)
+                    rendered = Rendered(Array(renderer.scratch), found.continued, found.hits.count)
+                }
+                // Printed, and the item gone: the hits' arrays are kept for the next file.
+                scan.hits.removeAll()
+                return rendered.map { .rendered($0) } ?? .nothing
             },
             deliver: { outcome in
                 switch outcome {

@@ -36,13 +36,16 @@ struct SearchOutput {
         var label: [UInt8] = []
         /// The times of day as message headers show them in the locale (`오후 11:45`, `11:45 PM`,
         /// `23:45`), by minute of the day, made as they are first needed.
-        private var times: [[UInt8]?] = Array(repeating: nil, count: 1440)
+        private var times: [UInt8] = []
+        /// Where each minute's time is in `times` (empty: not made yet).
+        private var timeRanges = [Range<Int>](repeating: 0..<0, count: 1440)
 
         /// Appends the time of day `minutes` after midnight, in `locale`'s short time style.
         func appendTime(_ minutes: Int, locale: String, to out: inout [UInt8]) {
             let minute = min(max(minutes, 0), 1439)
-            if let known = times[minute] {
-                out += known
+            let known = timeRanges[minute]
+            if !known.isEmpty {
+                times.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[known])) }
                 return
             }
             let text: String
@@ -53,9 +56,10 @@ struct SearchOutput {
                     for: Date(timeIntervalSince1970: Double(minute * 60)), style: .time, locale: locale,
                     timeZone: TimeZone(identifier: "UTC")!)
             }
-            let bytes = Array(Terminal.visible(text, singleLine: true).utf8)
-            times[minute] = bytes
-            out += bytes
+            let start = times.count
+            times += Terminal.visible(text, singleLine: true).utf8
+            timeRanges[minute] = start..<times.count
+            times.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...])) }
         }
 
         /// The locale's days and times made without ICU, when they can be (`SearchDates`), from
