@@ -166,8 +166,9 @@ struct SearchOutput {
         for k in hits.indices {
             let number = hits.line(k)
             let (before, after) = hits.contextCounts(k)
-            let context = before > 0 || after > 0 ? hits[k] : nil
-            if let context {
+            let hasContext = before > 0 || after > 0
+            if hasContext {
+                let context = hits[k]
                 if lastShown > 0, number - before > lastShown + 1 { line(paint("--", "2")) }
                 for (j, text) in context.before.enumerated() where number - before + j > lastShown {
                     line(contextLine(item.path, number - before + j, text))
@@ -195,8 +196,8 @@ struct SearchOutput {
             appendHighlighted(hits, k, to: &out)
             out.append(0x0A)
             lastShown = number
-            if let context {
-                for (j, text) in context.after.enumerated() {
+            if hasContext {
+                for (j, text) in hits[k].after.enumerated() {
                     line(contextLine(item.path, number + 1 + j, text))
                     lastShown = number + 1 + j
                 }
