@@ -7,6 +7,8 @@ import VaultSearch
 public typealias SearchQuery = SearchNames.Query
 /// One hit: its line, column and text (borrowed while the scan renders it).
 public typealias SearchHit = SearchNames.Hit
+/// An item's hits, packed as the scan found them: each made a `SearchHit` when it is read.
+public typealias SearchHits = SearchNames.Hits
 /// A room or entry with its hits.
 public typealias SearchItem = SearchNames.Item
 /// What a search found.

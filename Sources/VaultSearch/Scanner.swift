@@ -9,7 +9,7 @@ import Glibc
 
 /// What the scan found in one file.
 struct FileScan: Sendable {
-    var hits: [SearchHit] = []
+    var hits = SearchHits()
     /// Title, tags and day, read in the worker (only for a file with hits).
     var metadata: ItemMetadata?
     /// The file's path (only for a file with hits).
@@ -53,7 +53,7 @@ struct Scanner: Sendable {
     /// memory a search holds is what is in flight, not everything it found.
     func scan<Local, Result>(
         _ which: [Int]?, makeLocal: @Sendable () -> Local,
-        finish: @Sendable (inout Local, Int, FileScan) -> Result,
+        finish: @Sendable (inout Local, Int, inout FileScan) -> Result,
         deliver: @Sendable (Result) -> Void
     ) {
         let count = which?.count ?? files.count
@@ -81,17 +81,21 @@ struct Scanner: Sendable {
                     let k = which?[i] ?? i
                     // A part of file `i` goes out now only if it is next and no one is delivering.
                     let spill = { (part: FileScan) -> Bool in
+                        var part = part
                         let next = frontier.withLock { state in
                             guard state.done == i, !state.delivering else { return false }
                             state.delivering = true
                             return true
                         }
                         guard next else { return false }
-                        deliver(finish(&local, k, part))
+                        deliver(finish(&local, k, &part))
                         frontier.withLock { $0.delivering = false }
                         return true
                     }
-                    let result = finish(&local, k, scanFile(k, &buffers, spill: spill))
+                    var scanned = scanFile(k, &buffers, spill: spill)
+                    let result = finish(&local, k, &scanned)
+                    // Hits that `finish` emptied (printed) keep their room for the next file.
+                    if scanned.hits.isEmpty { buffers.hits = scanned.hits }
                     var delivers = frontier.withLock { state in
                         shared.buffer[i] = result
                         if state.delivering { return false }
@@ -120,6 +124,8 @@ struct Scanner: Sendable {
     struct Buffers {
         var bytes = [UInt8]()
         var folded = [UInt8]()
+        /// The last file's hits, emptied, whose arrays the next file's fill (no allocation per file).
+        var hits = SearchHits()
     }
 
     /// Scans file `k`; `spill` is offered its hits so far as a part whenever they pass
@@ -129,6 +135,8 @@ struct Scanner: Sendable {
         guard fd >= 0 else { return FileScan(problem: String(cString: strerror(errno))) }
         defer { close(fd) }
         var state = FileState()
+        swap(&state.hits, &buffers.hits)
+        state.hits.removeAll()
         var carry = 0  // bytes of an unfinished line kept at the start of the buffer
         var offsetOfBuffer = 0
         // One buffer per worker, of a piece's size: no `fstat` per file.
@@ -188,7 +196,8 @@ struct Scanner: Sendable {
                 }
                 let part = FileScan(hits: state.hits, metadata: state.metadata, path: path, continued: state.spilled)
                 if spill(part) {
-                    state.hits.removeAll()
+                    state.hits = SearchHits()
+                    state.headerIndex = -1
                     state.spilled = true
                 }
             }
@@ -200,7 +209,10 @@ struct Scanner: Sendable {
             offsetOfBuffer += usable
             carry = rest
         }
-        guard !state.hits.isEmpty else { return FileScan() }
+        guard !state.hits.isEmpty else {
+            swap(&state.hits, &buffers.hits)
+            return FileScan()
+        }
         let relative = files.path(k)
         let metadata =
             state.metadata
@@ -210,7 +222,7 @@ struct Scanner: Sendable {
 
     /// What the scan of a file knows between its pieces.
     struct FileState {
-        var hits: [SearchHit] = []
+        var hits = SearchHits()
         /// Line feeds before the current piece.
         var lineBase = 0
         /// The last line of the front-matter (1-based; 0: none, or not decided yet).
@@ -225,6 +237,8 @@ struct Scanner: Sendable {
         var spilled = false
         var firstPiece = true
         var header: SearchMessage?
+        /// `header`'s place in `hits.messages`; -1: not there yet.
+        var headerIndex = -1
         /// Where in the current piece headers have been looked for up to.
         var headerScanned = 0
     }
@@ -312,33 +326,44 @@ struct Scanner: Sendable {
                 var e = end
                 if e > start && p[e - 1] == 0x0D { e -= 1 }
                 // A line that may match must be valid UTF-8, or the file is not searched: checked
-                // as its text is made (most candidates are hits), or alone after `-l`'s first hit.
+                // before its bytes are kept (most candidates are hits), or alone after `-l`'s first hit.
                 let bytes = UnsafeBufferPointer(start: p + start, count: e - start)
-                func invalid(_ at: Int) -> String {
-                    "not valid UTF-8 (byte \(offset + start + at + 1)); `vault check` shows where"
+                func invalid() -> String {
+                    let at = TextScan.firstInvalidUTF8(p + start, e - start) ?? 0
+                    return "not valid UTF-8 (byte \(offset + start + at + 1)); `vault check` shows where"
                 }
                 if firstHitOnly && !state.hits.isEmpty {
-                    if let at = TextScan.firstInvalidUTF8(p + start, e - start) {
-                        return invalid(at)
-                    }
+                    if !TextScan.isValidUTF8(p + start, e - start) { return invalid() }
                     continue
                 }
-                guard let text = String(validating: bytes, as: UTF8.self) else {
-                    return invalid(TextScan.firstInvalidUTF8(p + start, e - start) ?? 0)
-                }
+                guard TextScan.isValidUTF8(p + start, e - start) else { return invalid() }
                 // The line itself decides whether it can be matched on its bytes.
                 let line = TextScan.survey(p + start, e - start)
-                let ranges = matcher.matches(
-                    in: bytes, plain: !line.unstable && !line.foldsToASCII, nfc: !line.unstable)
-                guard !ranges.isEmpty else { continue }
+                let firstSpan = state.hits.spans.count
+                matcher.appendMatches(
+                    in: bytes, plain: !line.unstable && !line.foldsToASCII, nfc: !line.unstable, to: &state.hits.spans)
+                guard state.hits.spans.count > firstSpan else { continue }
                 let inFrontMatter = lineNumber <= state.frontMatterEnd
                 // The headers up to and with this line (a hit in a header is in its own message).
-                if !inFrontMatter { advanceHeaders(p, upTo: end, &state) }
-                var hit = SearchHit(
-                    line: lineNumber, column: ranges[0].lowerBound + 1, text: text, matches: ranges,
-                    inFrontMatter: inFrontMatter, message: inFrontMatter ? nil : state.header, before: [], after: [])
-                if context > 0 { addContext(&hit, p, start, end, n) }
-                state.hits.append(hit)
+                var message = -1
+                if !inFrontMatter {
+                    advanceHeaders(p, upTo: end, &state)
+                    if let header = state.header {
+                        if state.headerIndex < 0 {
+                            state.headerIndex = state.hits.messages.count
+                            state.hits.messages.append(header)
+                        }
+                        message = state.headerIndex
+                    }
+                }
+                let textStart = state.hits.bytes.count
+                state.hits.bytes.append(contentsOf: bytes)
+                var record = SearchHits.Record(
+                    line: lineNumber, column: state.hits.spans[firstSpan].lowerBound + 1,
+                    text: textStart..<state.hits.bytes.count, matches: firstSpan..<state.hits.spans.count,
+                    message: message, inFrontMatter: inFrontMatter, before: 0..<0, after: 0..<0)
+                if context > 0 { addContext(&record, &state.hits, p, start, end, n) }
+                state.hits.records.append(record)
             }
             // The front-matter is read where it is while the first piece is in the buffer: at
             // once if there are hits; else kept (a copy) only for a file of several pieces.
@@ -356,13 +381,6 @@ struct Scanner: Sendable {
             if !last { state.lineBase += TextScan.lineFeeds(p, from: 0, to: n) }
             return nil
         }
-    }
-
-    /// The line `start..<end` as text, without a carriage return before its line feed.
-    func lineText(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> String {
-        var e = end
-        if e > start && p[e - 1] == 0x0D { e -= 1 }
-        return String(decoding: UnsafeBufferPointer(start: p + start, count: e - start), as: UTF8.self)
     }
 
     /// Notes the front-matter: the file starts with a `---` line (after a byte-order mark) and
@@ -425,45 +443,65 @@ struct Scanner: Sendable {
             if let (role, timestamp, id) = MessageHeader.essentials(line: line) {
                 // The author and the kind are read only from a header that has one (shared rooms,
                 // imported conversations).
-                let parsed = Scanner.holds(" author=", line) || Scanner.holds(" kind=", line) ? MessageHeader.parse(line: line) : nil
+                let parsed = Scanner.holdsAuthorOrKind(line) ? MessageHeader.parse(line: line) : nil
                 state.header = SearchMessage(
                     role: role, timestamp: timestamp, id: id, author: parsed?.author, kind: parsed?.attribute("kind"))
+                state.headerIndex = -1
                 return
             }
         }
     }
 
-    /// Whether a header line holds `key` (` author=`, ` kind=`).
-    static func holds(_ key: String, _ line: UnsafeBufferPointer<UInt8>) -> Bool {
-        let key = Array(key.utf8)
-        guard line.count >= key.count else { return false }
-        for i in 0...(line.count - key.count) where line[i] == 0x20 {
-            var k = 1
-            while k < key.count && line[i + k] == key[k] { k += 1 }
-            if k == key.count { return true }
+    /// Whether a header line holds ` author=` or ` kind=`: each `=` (found by `memchr`; a
+    /// header has two or three) is looked behind.
+    static func holdsAuthorOrKind(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = line.baseAddress else { return false }
+        var i = 0
+        while i < line.count, let hit = memchr(base + i, 0x3D, line.count - i) {
+            let at = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+            func after(_ key: StaticString) -> Bool {
+                let k = key.utf8CodeUnitCount
+                guard at >= k else { return false }
+                return memcmp(base + at - k, key.utf8Start, k) == 0
+            }
+            if after(" author") || after(" kind") { return true }
+            i = at + 1
         }
         return false
     }
 
-    /// The `context` lines before and after the hit's line, within the piece.
-    func addContext(_ hit: inout SearchHit, _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ n: Int) {
+    /// The `context` lines before and after the hit's line, within the piece, into `hits`.
+    func addContext(
+        _ record: inout SearchHits.Record, _ hits: inout SearchHits, _ p: UnsafePointer<UInt8>, _ start: Int,
+        _ end: Int, _ n: Int
+    ) {
+        func keep(_ s: Int, _ e: Int) -> Range<Int> {
+            var e = e
+            if e > s && p[e - 1] == 0x0D { e -= 1 }
+            let at = hits.bytes.count
+            hits.bytes.append(contentsOf: UnsafeBufferPointer(start: p + s, count: e - s))
+            return at..<hits.bytes.count
+        }
         var s = start
-        var before: [String] = []
+        var before: [Range<Int>] = []
         while before.count < context && s > 0 {
             let prevEnd = s - 1
             let prevStart = TextScan.lineStart(p, before: prevEnd)
-            before.insert(lineText(p, prevStart, prevEnd), at: 0)
+            before.insert(keep(prevStart, prevEnd), at: 0)
             s = prevStart
         }
-        var after: [String] = []
+        var after: [Range<Int>] = []
         var e = end
         while after.count < context && e + 1 < n {
             let nextEnd = TextScan.lineEnd(p, from: e + 1, n)
-            after.append(lineText(p, e + 1, nextEnd))
+            after.append(keep(e + 1, nextEnd))
             e = nextEnd
         }
-        hit.before = before
-        hit.after = after
+        let first = hits.spans.count
+        hits.spans += before
+        record.before = first..<hits.spans.count
+        hits.spans += after
+        record.after = (first + before.count)..<hits.spans.count
     }
 }
 

@@ -5,6 +5,7 @@ public enum SearchNames {
     public typealias Engine = VaultSearch
     public typealias Query = SearchQuery
     public typealias Hit = SearchHit
+    public typealias Hits = SearchHits
     public typealias Item = SearchItem
     public typealias Results = SearchResults
     public typealias Printer = SearchPrinter

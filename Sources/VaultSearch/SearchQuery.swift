@@ -176,6 +176,23 @@ final class LineMatcher: @unchecked Sendable {
         return hangul ? .hangulJamo : .none
     }
 
+    /// `matches(in:plain:nfc:)` appended to `spans`: a literal found in the bytes themselves
+    /// makes no array of its own.
+    func appendMatches(
+        in bytes: UnsafeBufferPointer<UInt8>, plain: Bool, nfc: Bool = false, to spans: inout [Range<Int>]
+    ) {
+        if regex == nil && plain && mode != .folded {
+            guard let base = bytes.baseAddress else { return }
+            let m = needle.count
+            (asciiFinder ?? finder).occurrences(in: base, bytes.count) { at in
+                spans.append(at..<(at + m))
+                return true
+            }
+            return
+        }
+        spans += matches(in: bytes, plain: plain, nfc: nfc)
+    }
+
     /// The byte ranges of every match in the line `bytes` (UTF-8, no line ending), in order.
     /// `plain`: the line is NFC and holds nothing that folds into ASCII (the piece's survey),
     /// so a literal needle in `bytes` or `ascii` mode is found in the bytes themselves.

@@ -45,6 +45,9 @@ enum TextScan {
         return nil
     }
 
+    /// Whether `p[0..<n]` is valid UTF-8 (`vs_utf8_valid`: 32 bytes at a time).
+    static func isValidUTF8(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool { vs_utf8_valid(p, n) != 0 }
+
     /// What a quick look at `p[0..<n]` finds: a code point that can make it not NFC, and one
     /// whose case folding holds ASCII (`ß`, `ſ`, `K` (Kelvin), `ﬁ`, …). Eight bytes at a time:
     /// only the lead bytes of such code points (`C3`–`E3`, `EA`, `EF`–`F4`) are looked at

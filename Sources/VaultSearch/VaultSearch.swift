@@ -41,6 +41,107 @@ public struct SearchMessage: Sendable, Hashable {
     }
 }
 
+/// The hits of an item (or of a part of one), as the scan keeps them: the lines' bytes one after
+/// another and a small record for each hit, with no `String` or array made per hit. A hit is
+/// made a `SearchHit` only when it is asked for (`self[k]`, iterating); a printer reads the
+/// parts it prints where they are (`line(_:)`, `withText(_:_:)`, `matches(_:)`, …), so a search
+/// with hundreds of thousands of hits allocates per file, not per hit.
+public struct SearchHits: RandomAccessCollection, Sendable {
+    /// The hits' lines, and their context lines, one after another.
+    var bytes: [UInt8] = []
+    var records: [Record] = []
+    /// The ranges of the matches (in their line's bytes), then of context lines (in `bytes`),
+    /// as the records point to them.
+    var spans: [Range<Int>] = []
+    /// The messages the hits are in, each once (records point to them).
+    var messages: [SearchMessage] = []
+
+    struct Record: Sendable {
+        var line: Int
+        var column: Int
+        /// The line, in `bytes`.
+        var text: Range<Int>
+        /// Its matches, in `spans`.
+        var matches: Range<Int>
+        /// Its message in `messages`; -1: none.
+        var message: Int
+        var inFrontMatter: Bool
+        /// Its context lines before and after, in `spans` (each a range of `bytes`).
+        var before: Range<Int>
+        var after: Range<Int>
+    }
+
+    public init() {}
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { records.count }
+
+    /// Hit `k` as a value of its own (its text and arrays made now).
+    public subscript(k: Int) -> SearchHit {
+        let r = records[k]
+        return SearchHit(
+            line: r.line, column: r.column, text: text(k), matches: Array(spans[r.matches]),
+            inFrontMatter: r.inFrontMatter, message: r.message >= 0 ? messages[r.message] : nil,
+            before: lines(r.before), after: lines(r.after))
+    }
+
+    /// Hit `k`'s 1-based line number.
+    public func line(_ k: Int) -> Int { records[k].line }
+    /// Hit `k`'s 1-based byte column (of its first match).
+    public func column(_ k: Int) -> Int { records[k].column }
+    /// Whether hit `k` is in the item's front-matter.
+    public func inFrontMatter(_ k: Int) -> Bool { records[k].inFrontMatter }
+    /// The message hit `k` is in.
+    public func message(_ k: Int) -> SearchMessage? {
+        let m = records[k].message
+        return m >= 0 ? messages[m] : nil
+    }
+    /// Which of these hits' messages hit `k` is in (hits in one message have the same number);
+    /// nil when none.
+    public func messageNumber(_ k: Int) -> Int? {
+        let m = records[k].message
+        return m >= 0 ? m : nil
+    }
+    /// The byte ranges of hit `k`'s matches in its line.
+    public func matches(_ k: Int) -> ArraySlice<Range<Int>> { spans[records[k].matches] }
+    /// How many context lines hit `k` has before and after it (`-C`).
+    public func contextCounts(_ k: Int) -> (before: Int, after: Int) {
+        (records[k].before.count, records[k].after.count)
+    }
+    /// Hit `k`'s line as text.
+    public func text(_ k: Int) -> String {
+        bytes.withUnsafeBufferPointer {
+            String(decoding: UnsafeBufferPointer(rebasing: $0[records[k].text]), as: UTF8.self)
+        }
+    }
+    /// Calls `body` with hit `k`'s line's bytes (valid UTF-8, no line ending), where they are.
+    public func withText<R>(_ k: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        let range = records[k].text
+        return try bytes.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    func lines(_ which: Range<Int>) -> [String] {
+        guard !which.isEmpty else { return [] }
+        return bytes.withUnsafeBufferPointer { b in
+            spans[which].map { String(decoding: UnsafeBufferPointer(rebasing: b[$0]), as: UTF8.self) }
+        }
+    }
+
+    /// These hits with only those `keep` says to keep (the bytes are shared, not copied).
+    func filter(keeping keep: (Int) -> Bool) -> SearchHits {
+        var kept = self
+        kept.records = records.indices.filter(keep).map { records[$0] }
+        return kept
+    }
+
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        records.removeAll(keepingCapacity: true)
+        spans.removeAll(keepingCapacity: true)
+        messages.removeAll(keepingCapacity: true)
+    }
+}
+
 /// A room or diary entry with hits.
 public struct SearchItem: Sendable {
     public var path: String
@@ -48,7 +149,7 @@ public struct SearchItem: Sendable {
     public var title: String
     /// The entry's day (diary) or the room's `created` day, when known.
     public var day: LocalDate?
-    public var hits: [SearchHit]
+    public var hits: SearchHits
     /// These hits go on from the item given just before, the same file: `onItem` gets a file
     /// with very many hits in parts, as it is read.
     public var continued = false
@@ -236,15 +337,22 @@ public struct VaultSearch: Sendable {
         let printer = self.printer
         scanner.scan(
             which, makeLocal: { printer.map { Renderer($0.makeRenderer()) } },
-            finish: { (renderer: inout Renderer?, k: Int, scan: FileScan) -> Outcome in
+            finish: { (renderer: inout Renderer?, k: Int, scan: inout FileScan) -> Outcome in
                 if let problem = scan.problem { return .skipped(list.path(k), problem) }
-                guard !scan.hits.isEmpty, let found = item(scan.path ?? list.path(k), scan, query) else {
-                    return .nothing
+                guard !scan.hits.isEmpty else { return .nothing }
+                guard let renderer else {
+                    guard let found = item(scan.path ?? list.path(k), scan, query) else { return .nothing }
+                    return .item(Found(found))
                 }
-                guard let renderer else { return .item(Found(found)) }
-                renderer.scratch.removeAll(keepingCapacity: true)
-                renderer.render(found, &renderer.scratch)
-                return .rendered(Rendered(Array(renderer.scratch), found.continued, found.hits.count))
+                var rendered: Rendered?
+                if let found = item(scan.path ?? list.path(k), scan, query) {
+                    renderer.scratch.removeAll(keepingCapacity: true)
+                    renderer.render(found, &renderer.scratch)
+                    rendered = Rendered(Array(renderer.scratch), found.continued, found.hits.count)
+                }
+                // Printed, and the item gone: the hits' arrays are kept for the next file.
+                scan.hits.removeAll()
+                return rendered.map { .rendered($0) } ?? .nothing
             },
             deliver: { outcome in
                 switch outcome {
@@ -322,19 +430,21 @@ public struct VaultSearch: Sendable {
         var hits = scan.hits
         if query.role != nil || query.author != nil || query.since != nil || query.until != nil {
             let author = query.author.map(SearchQuery.authorKey)
-            hits.removeAll { hit in
+            let found = scan.hits
+            hits = found.filter(keeping: { k in
+                let message = found.message(k)
                 // A message with a kind (a tool's output, thoughts) is neither the person's nor the reply.
-                if let role = query.role, hit.message?.role != role || hit.message?.kind != nil { return true }
-                if let author, hit.message?.author.map({ SearchQuery.authorKey($0.name) }) != author { return true }
-                guard query.since != nil || query.until != nil else { return false }
+                if let role = query.role, message?.role != role || message?.kind != nil { return false }
+                if let author, message?.author.map({ SearchQuery.authorKey($0.name) }) != author { return false }
+                guard query.since != nil || query.until != nil else { return true }
                 guard
-                    let day = hit.message.map({ Timestamp(date: $0.timestamp.date, timeZone: zone).localDate })
+                    let day = message.map({ Timestamp(date: $0.timestamp.date, timeZone: zone).localDate })
                         ?? meta.day
-                else { return true }
-                if let since = query.since, day < since { return true }
-                if let until = query.until, day > until { return true }
-                return false
-            }
+                else { return false }
+                if let since = query.since, day < since { return false }
+                if let until = query.until, day > until { return false }
+                return true
+            })
         }
         guard !hits.isEmpty else { return nil }
         return SearchItem(

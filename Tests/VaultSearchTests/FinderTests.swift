@@ -79,4 +79,40 @@ import VaultTestSupport
         }
         #expect(seen == 2)
     }
+
+    /// `TextScan.isValidUTF8` (`vs_utf8_valid`, 32 bytes at a time) accepts what
+    /// `String(validating:)` accepts, on seeded random lines of up to 120 bytes: random bytes, bytes
+    /// from a few that make near misses (overlong forms, surrogates, code points past U+10FFFF,
+    /// sequences cut short at a block's edge), and Hangul text with one byte changed.
+    @Test func utf8ValidationAgreesWithSwifts() {
+        var random = SeededRandom(seed: 11)
+        let pool: [UInt8] = [
+            0x41, 0x0A, 0xEA, 0xB0, 0x80, 0xBF, 0xED, 0x9F, 0xA0, 0xE0, 0xF0, 0xF4, 0x8F, 0x90, 0xC2, 0xC1, 0xDF,
+            0xF5, 0xFF, 0x9D, 0xEB, 0xB8, 0xE1, 0x84,
+        ]
+        var valid = 0
+        for round in 0..<30_000 {
+            let n = Int.random(in: 0..<120, using: &random)
+            var bytes: [UInt8]
+            switch round % 3 {
+            case 0: bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &random) }
+            case 1: bytes = (0..<n).map { _ in pool.randomElement(using: &random)! }
+            default:
+                let hangul = (0..<(n / 3)).map { _ in Character(Unicode.Scalar(UInt32.random(in: 0xAC00...0xD7A3, using: &random))!) }
+                bytes = Array(String(hangul).utf8) + Array(repeating: 0x20, count: n % 3)
+                if !bytes.isEmpty && Bool.random(using: &random) {
+                    bytes[Int.random(in: 0..<bytes.count, using: &random)] = pool.randomElement(using: &random)!
+                }
+            }
+            let expected = bytes.withUnsafeBufferPointer { String(validating: $0, as: UTF8.self) != nil }
+            let got = bytes.withUnsafeBufferPointer { b in
+                b.baseAddress.map { TextScan.isValidUTF8($0, b.count) } ?? true
+            }
+            if expected { valid += 1 }
+            #expect(got == expected, "\(bytes.map { String($0, radix: 16) })")
+            if got != expected { break }
+        }
+        // Both kinds were met often.
+        #expect(valid > 3_000 && valid < 27_000)
+    }
 }

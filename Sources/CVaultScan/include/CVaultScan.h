@@ -194,6 +194,10 @@ size_t vs_find(const vs_finder *f, const unsigned char *p, size_t i, size_t n);
 /// time with AVX2, else 16.
 size_t vs_count_byte(const unsigned char *p, size_t n, unsigned char byte);
 
+/// Whether `p[0..<n]` is valid UTF-8 (what Swift's `String(validating:)` accepts): 1 or 0.
+/// 32 bytes at a time with AVX2 when the processor has it (utf8.c).
+int vs_utf8_valid(const unsigned char *p, size_t n);
+
 /// The first position from `i` of a byte a listing cannot print as it is: below 0x20, 0x7F, a
 /// backslash, or 0xC2 (the lead byte of U+0080–U+009F, and of other characters); `n` when none.
 size_t vs_next_unplain(const unsigned char *p, size_t i, size_t n);

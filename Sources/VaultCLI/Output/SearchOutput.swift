@@ -17,7 +17,7 @@ struct SearchOutput {
         self.colored = colored
         self.locale = locale
         self.zone = zone
-        shownDays = DayCache(zone)
+        shownDays = DayCache(zone, locale: locale)
     }
 
     final class DayCache {
@@ -32,27 +32,53 @@ struct SearchOutput {
         private var previous = (key: LabelKey(value: .min), range: 0..<0)
         /// The vault zone's offsets, by day.
         let offsets: ZoneOffsets
+        /// The label of the message the last hit was in, as shown: the hits of one message share it.
+        var label: [UInt8] = []
         /// The times of day as message headers show them in the locale (`오후 11:45`, `11:45 PM`,
         /// `23:45`), by minute of the day, made as they are first needed.
-        private var times: [[UInt8]?] = Array(repeating: nil, count: 1440)
+        private var times: [UInt8] = []
+        /// Where each minute's time is in `times` (empty: not made yet).
+        private var timeRanges = [Range<Int>](repeating: 0..<0, count: 1440)
 
         /// Appends the time of day `minutes` after midnight, in `locale`'s short time style.
         func appendTime(_ minutes: Int, locale: String, to out: inout [UInt8]) {
             let minute = min(max(minutes, 0), 1439)
-            if let known = times[minute] {
-                out += known
+            let known = timeRanges[minute]
+            if !known.isEmpty {
+                times.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[known])) }
                 return
             }
-            let utc = TimeZone(identifier: "UTC")!
-            let text = DateText.string(
-                for: Date(timeIntervalSince1970: Double(minute * 60)), style: .time, locale: locale, timeZone: utc)
-            let bytes = Array(Terminal.visible(text, singleLine: true).utf8)
-            times[minute] = bytes
-            out += bytes
+            let text: String
+            if let quick = dates() {
+                text = quick.time(minutes: minute)
+            } else {
+                text = DateText.string(
+                    for: Date(timeIntervalSince1970: Double(minute * 60)), style: .time, locale: locale,
+                    timeZone: TimeZone(identifier: "UTC")!)
+            }
+            let start = times.count
+            times += Terminal.visible(text, singleLine: true).utf8
+            timeRanges[minute] = start..<times.count
+            times.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...])) }
         }
 
-        init(_ zone: TimeZone) {
+        /// The locale's days and times made without ICU, when they can be (`SearchDates`), from
+        /// the 64th made on: checking them against ICU costs a hundred of ICU's.
+        private var quick: SearchDates?
+        private var made = 0
+        private let locale: String
+
+        func dates() -> SearchDates? {
+            if made < 64 {
+                made += 1
+                if made == 64 { quick = SearchOutput.quickDates(locale) }
+            }
+            return quick
+        }
+
+        init(_ zone: TimeZone, locale: String) {
             offsets = ZoneOffsets(zone)
+            self.locale = locale
         }
 
         /// Appends the label of `key` to `out`, made by `make` the first time.
@@ -82,7 +108,18 @@ struct SearchOutput {
     /// microseconds a day, and a search can meet thousands of days), by locale and day.
     static let headings = Mutex<[String: [LocalDate: String]]>([:])
 
+    /// `SearchDates` for each locale asked for (nil: ICU writes its days), made once.
+    static let quick = Mutex<[String: SearchDates?]>([:])
+
+    static func quickDates(_ locale: String) -> SearchDates? {
+        if let known = quick.withLock({ $0[locale] }) { return known }
+        let made = SearchDates(locale: locale)
+        quick.withLock { $0[locale] = .some(made) }
+        return made
+    }
+
     func heading(_ day: LocalDate) -> String {
+        if let quick = shownDays.dates() { return quick.day(day) }
         if let known = Self.headings.withLock({ $0[locale]?[day] }) { return known }
         let text = DateText.heading(day, locale: locale)
         Self.headings.withLock { $0[locale, default: [:]][day] = text }
@@ -106,8 +143,9 @@ struct SearchOutput {
     }
 
     /// An item's heading, hits and context lines, each ended by a line feed, appended as bytes:
-    /// a search can print tens of thousands of hits. The hits are read where they are (a copy of
-    /// each would retain and release its text and arrays).
+    /// a search can print hundreds of thousands of hits. The hits are read where the scan keeps
+    /// them (`SearchHits`: no `SearchHit` is made unless it has context lines or something to make
+    /// visible), and the hits of one message share its label, made once.
     func render(_ item: SearchItem, into out: inout [UInt8]) {
         // A later part of an item (a file with very many hits) goes on under the same heading.
         if !item.continued {
@@ -122,26 +160,43 @@ struct SearchOutput {
             out += text.utf8
             out.append(0x0A)
         }
-        item.hits.withUnsafeBufferPointer { hits in
-            for k in hits.indices {
-                let (number, before, after) = (hits[k].line, hits[k].before.count, hits[k].after.count)
-                if before > 0 || after > 0, lastShown > 0, number - before > lastShown + 1 { line(paint("--", "2")) }
-                for (j, text) in hits[k].before.enumerated() where number - before + j > lastShown {
+        let hits = item.hits
+        // The message whose label is in `shownDays.label`.
+        var labeled = -1
+        for k in hits.indices {
+            let number = hits.line(k)
+            let (before, after) = hits.contextCounts(k)
+            let hasContext = before > 0 || after > 0
+            if hasContext {
+                let context = hits[k]
+                if lastShown > 0, number - before > lastShown + 1 { line(paint("--", "2")) }
+                for (j, text) in context.before.enumerated() where number - before + j > lastShown {
                     line(contextLine(item.path, number - before + j, text))
                 }
-                appendVisible(item.path, "35", plain: pathIsPlain, to: &out)
-                out.append(0x3A)
-                if colored { out += "\u{1B}[32m".utf8 }
-                appendDecimal(number, to: &out)
-                if colored { out += "\u{1B}[0m".utf8 }
-                out.append(0x3A)
-                appendDecimal(hits[k].column, to: &out)
-                out += ": ".utf8
-                appendLabel(hits[k], item, to: &out)
-                out += " │ ".utf8
-                appendHighlighted(hits[k], to: &out)
-                out.append(0x0A)
-                lastShown = number
+            }
+            appendVisible(item.path, "35", plain: pathIsPlain, to: &out)
+            out.append(0x3A)
+            if colored { out += "\u{1B}[32m".utf8 }
+            appendDecimal(number, to: &out)
+            if colored { out += "\u{1B}[0m".utf8 }
+            out.append(0x3A)
+            appendDecimal(hits.column(k), to: &out)
+            out += ": ".utf8
+            if let m = hits.messageNumber(k), !hits.inFrontMatter(k) {
+                if m != labeled {
+                    shownDays.label.removeAll(keepingCapacity: true)
+                    appendLabel(hits, k, item, to: &shownDays.label)
+                    labeled = m
+                }
+                out += shownDays.label
+            } else {
+                appendLabel(hits, k, item, to: &out)
+            }
+            out += " │ ".utf8
+            appendHighlighted(hits, k, to: &out)
+            out.append(0x0A)
+            lastShown = number
+            if hasContext {
                 for (j, text) in hits[k].after.enumerated() {
                     line(contextLine(item.path, number + 1 + j, text))
                     lastShown = number + 1 + j
@@ -186,10 +241,10 @@ struct SearchOutput {
 
     /// Who and when (`🧑 user · 2026년 11월 21일 토요일 09:31`, `front-matter`, the entry's day), as
     /// bytes, each day's text made once.
-    func appendLabel(_ hit: borrowing SearchHit, _ item: SearchItem, to out: inout [UInt8]) {
-        if hit.inFrontMatter {
+    func appendLabel(_ hits: SearchHits, _ k: Int, _ item: SearchItem, to out: inout [UInt8]) {
+        if hits.inFrontMatter(k) {
             out += paint("front-matter", "33").utf8
-        } else if let m = hit.message {
+        } else if let m = hits.message(k) {
             // The local time, as `Timestamp(date:in:)` gives it, in seconds; its day and minute.
             let whole = Int64(m.timestamp.secondsSince1970.rounded(.down))
             let local = whole + Int64(shownDays.offsets.offset(at: whole))
@@ -215,16 +270,17 @@ struct SearchOutput {
         text.utf8.withContiguousStorageIfAvailable { Terminal.isPlainLine(UnsafeRawBufferPointer($0)) } ?? false
     }
 
-    /// `highlighted(hit)` as bytes: the line as it is when it holds nothing to make visible.
-    func appendHighlighted(_ hit: borrowing SearchHit, to out: inout [UInt8]) {
-        let done = hit.text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+    /// `highlighted(hits[k])` as bytes: the line as it is, where the scan keeps it, when it holds
+    /// nothing to make visible.
+    func appendHighlighted(_ hits: SearchHits, _ k: Int, to out: inout [UInt8]) {
+        let done = hits.withText(k) { bytes -> Bool in
             guard Terminal.isPlainLine(UnsafeRawBufferPointer(bytes)) else { return false }
             guard colored else {
                 out.append(contentsOf: bytes)
                 return true
             }
             var at = 0
-            for r in hit.matches where r.lowerBound >= at && r.upperBound <= bytes.count {
+            for r in hits.matches(k) where r.lowerBound >= at && r.upperBound <= bytes.count {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[at..<r.lowerBound]))
                 out += "\u{1B}[1;31m".utf8
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[r]))
@@ -234,7 +290,7 @@ struct SearchOutput {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[at...]))
             return true
         }
-        if done != true { out += highlighted(hit).utf8 }
+        if !done { out += highlighted(hits[k]).utf8 }
     }
 
     func paint(_ text: String, _ code: String) -> String {

@@ -44,9 +44,7 @@ final class SearchSink: @unchecked Sendable {
                     return { item, out in output.render(item, into: &out) }
                 case .json:
                     return { item, out in
-                        item.hits.withUnsafeBufferPointer { hits in
-                            for k in hits.indices { output.appendJSON(hits[k], in: item, to: &out) }
-                        }
+                        for hit in item.hits { output.appendJSON(hit, in: item, to: &out) }
                     }
                 case .counts:
                     // The path (not for a later part of the same file), a NUL, then the part's
@@ -56,11 +54,10 @@ final class SearchSink: @unchecked Sendable {
                         out.append(0)
                         var lines = 0
                         var last = -1
-                        item.hits.withUnsafeBufferPointer { hits in
-                            for k in hits.indices where hits[k].line != last {
-                                lines += 1
-                                last = hits[k].line
-                            }
+                        let hits = item.hits
+                        for k in hits.indices where hits.line(k) != last {
+                            lines += 1
+                            last = hits.line(k)
                         }
                         output.appendDecimal(lines, to: &out)
                     }

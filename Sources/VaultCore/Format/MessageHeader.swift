@@ -1,3 +1,5 @@
+import CVaultScan
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -193,10 +195,18 @@ public struct MessageHeader: Sendable, Hashable {
     /// The parts of the header candidate `start..<end` (see `classifyCandidate`).
     private static func candidateParts(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Candidate {
         let commentEnd = end - 4  // start of " -->"
-        // The last " <!-- " before the end.
-        var open = commentEnd - 6
-        while open >= start + 3, b[open + 1] != UInt8(ascii: "<") || !b.hasPrefix(" <!-- ", at: open, end: commentEnd) {
-            open -= 1
+        // The last " <!-- " before the end: each `<` from the end (`vs_last_byte`), looked behind.
+        var open = start + 2  // none
+        let low = start + 4
+        var limit = commentEnd - 4
+        while limit > low, let base = b.baseAddress {
+            let back = vs_last_byte(base + low, UInt8(ascii: "<"), limit - low)
+            guard back < limit - low else { break }
+            if b.hasPrefix(" <!-- ", at: low + back - 1, end: commentEnd) {
+                open = low + back - 1
+                break
+            }
+            limit = low + back
         }
         guard open >= start + 3 else { return .text }
         let headStart = start + 3
