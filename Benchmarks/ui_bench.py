@@ -11,6 +11,7 @@ from the moment the bytes were sent to the end of the frame that shows them:
 
   first screen    from the start of `vault ui` to the end of its first frame (--home, and --room:
                   `vault ui ROOM`, a room read from its end)
+  open a room     Enter on the list's room → the end of the frame with the room (--room)
   key → repaint   a letter typed in a room's compose box → the end of the frame that has it
                   (--room); the same while a reply streams (--stream: a room whose model is the
                   loopback server's endless `forever`)
@@ -133,6 +134,19 @@ def first_screens(directory, arguments, label):
     print(f"{label:<48} first screen {ms(times)}   peak memory {statistics.median(memory):6.1f} MB")
 
 
+def open_from_the_list(directory, label):
+    """Enter on the list's first room → the end of the frame with its compose box."""
+    times = []
+    for _ in range(args.runs):
+        app = App(directory)
+        app.first_frame()
+        time.sleep(0.2)
+        sent = app.send(b"\r")
+        times.append(app.frame_with(b"message \xe2\x94\x80") - sent)
+        app.quit()
+    print(f"{label:<48} Enter → room shown {ms(times)}")
+
+
 def keys(directory, room, label, streaming=False):
     app = App(directory, [room])
     app.first_frame()
@@ -172,7 +186,8 @@ def search(directory, query):
 if args.home:
     first_screens(args.home, [], f"home: {os.path.basename(args.home)}")
 if args.room:
-    first_screens(args.room[0], [args.room[1]], f"room: {os.path.basename(args.room[0])}/{args.room[1]}")
+    first_screens(args.room[0], [args.room[1]], f"vault ui ROOM: {os.path.basename(args.room[0])}")
+    open_from_the_list(args.room[0], f"opened from the list: {os.path.basename(args.room[0])}")
     keys(args.room[0], args.room[1], "typing in the room")
 if args.stream:
     keys(args.stream[0], args.stream[1], "typing while a reply streams", streaming=True)
