@@ -14,7 +14,8 @@ from the moment the bytes were sent to the end of the frame that shows them:
   open a room     Enter on the list's room → the end of the frame with the room (--room)
   key → repaint   a letter typed in a room's compose box → the end of the frame that has it
                   (--room); the same while a reply streams (--stream: a room whose model is the
-                  loopback server's endless `forever`)
+                  loopback server's `steady`, words at a fast model's pace, or its `forever`,
+                  lines as fast as loopback carries them)
   search          `/`, then QUERY typed a key every 25 ms (as a quick typist, inside the debounce),
                   the last key → the end of the first frame with the hit count (--search)
   peak memory     VmHWM of the app's process after the first screen and after the search
@@ -152,7 +153,7 @@ def keys(directory, room, label, streaming=False):
     app.first_frame()
     if streaming:
         app.send("끝없이 말해 줘\r".encode())
-        app.frame_with(b"the stream that never ends")
+        app.frame_with(b"stream")
         time.sleep(0.5)
     times = []
     for i in range(args.keys):
@@ -190,6 +191,6 @@ if args.room:
     open_from_the_list(args.room[0], f"opened from the list: {os.path.basename(args.room[0])}")
     keys(args.room[0], args.room[1], "typing in the room")
 if args.stream:
-    keys(args.stream[0], args.stream[1], "typing while a reply streams", streaming=True)
+    keys(args.stream[0], args.stream[1], f"typing while a reply streams ({args.stream[1]})", streaming=True)
 if args.search:
     search(args.search[0], args.search[1])

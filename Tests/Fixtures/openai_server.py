@@ -396,6 +396,19 @@ class Handler(BaseHTTPRequestHandler):
             self.write_chunk(event(chunk(content=FOREVER_LINE % n)))
             n += 1
 
+    def steady(self, request):
+        """Words without end at a fast model's pace: a piece of a few characters every 10 ms
+        (about 100 tokens a second), a line break every dozen pieces, until the client goes away."""
+        self.start_stream()
+        self.write_chunk(event(chunk(role="assistant", content="")))
+        words = ["부산 ", "여행 ", "계획을 ", "세워 ", "볼게요 ", "the ", "stream ", "keeps ", "going ", "🌊 "]
+        n = 0
+        while True:
+            piece = words[n % len(words)] + ("\n" if n % 12 == 11 else "")
+            self.write_chunk(event(chunk(content=piece)))
+            n += 1
+            time.sleep(0.01)
+
     def big(self, request, mebibytes):
         self.start_stream()
         self.write_chunk(event(chunk(role="assistant", content="")))
@@ -494,6 +507,7 @@ BEHAVIOURS = {
     "error-in-stream": Handler.error_in_stream,
     "no-answer": Handler.no_answer,
     "forever": Handler.forever,
+    "steady": Handler.steady,
     "length": Handler.length,
     "content-filter": Handler.content_filter,
     "json-length": Handler.json_length,

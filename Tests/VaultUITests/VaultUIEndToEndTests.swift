@@ -129,6 +129,20 @@ import Glibc
         try terminal.waitForThePrompt()
     }
 
+    @Test func vaultAloneOnATerminalIsTheAppAndIntoAPipeTheHelp() throws {
+        let dir = try vault()
+        let terminal = try TmuxTerminal(directory: dir.path)
+        try terminal.runLine("vault")
+        try terminal.waitFor("부산 여행")
+        #expect(try terminal.pane("#{alternate_on}") == "1")
+        try terminal.type("q")
+        try terminal.waitForThePrompt()
+        try terminal.runLine("vault | grep USAGE")
+        try terminal.waitFor("USAGE: vault <subcommand>")
+        #expect(try terminal.waitForThePrompt().contains("USAGE: vault <subcommand>"))
+        #expect(try terminal.pane("#{alternate_on}") == "0")
+    }
+
     @Test func withoutColorTheScreenHasNoColorsButKeepsBoldAndReverse() throws {
         let dir = try vault()
         let terminal = try TmuxTerminal(directory: dir.path, environment: ["NO_COLOR": "1"])
@@ -173,6 +187,8 @@ import Glibc
         #expect(room.contains("두부는 언제 넣어?") && room.contains("- 둘째 날: 감천 문화 마을"))
         #expect(try server.requests().last?.messages.last?.content == "두부는 언제 넣어?")
         try terminal.press("Escape")
+        // (Esc and a key within 30 ms would be Alt and the key, as a terminal sends it.)
+        try terminal.waitFor("↑↓ move")
         try terminal.type("q")
         try terminal.waitForThePrompt()
         #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
@@ -214,6 +230,8 @@ import Glibc
         #expect(try !TmuxTerminal.atThePrompt(terminal.screen()))
         // Still in the room, the compose line ready: Esc goes back, q quits.
         try terminal.press("Escape")
+        // (Esc and a key within 30 ms would be Alt and the key, as a terminal sends it.)
+        try terminal.waitFor("↑↓ move")
         try terminal.type("q")
         try terminal.waitForThePrompt()
     }

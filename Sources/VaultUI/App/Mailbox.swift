@@ -41,13 +41,28 @@ final class Mailbox: @unchecked Sendable {
         _ = write(writable, &byte, 1)
     }
 
-    func take() -> [Event] {
+    /// The events taken from the queue and not handed out yet (the main loop's alone).
+    private var taken: [Event] = []
+    private var next = 0
+
+    /// Whether events wait that the last `take` left for the next pass.
+    var hasMore: Bool { next < taken.count }
+
+    /// Up to `limit` events, oldest first: a reply arriving faster than it can be laid out is
+    /// handed over a slice a pass, so a key waits for one slice, not for the whole backlog.
+    func take(atMost limit: Int = 256) -> ArraySlice<Event> {
         var drain = [UInt8](repeating: 0, count: 256)
         while read(readable, &drain, drain.count) > 0 {}
-        return lock.withLock {
-            defer { queue = [] }
-            return queue
+        if next >= taken.count {
+            taken = lock.withLock {
+                defer { queue = [] }
+                return queue
+            }
+            next = 0
         }
+        let end = min(taken.count, next + limit)
+        defer { next = end }
+        return taken[next..<end]
     }
 }
 

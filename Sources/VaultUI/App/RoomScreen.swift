@@ -127,22 +127,33 @@ extension VaultApp {
         let composeTop = canvas.rows - 2 - shownRows - 1
         let firstShown = max(0, min(caretRow - shownRows + 1, composeRows.count - shownRows))
 
-        // The transcript fills what is left, its end at the bottom.
-        var lines = state.lines
-        if let streaming = state.streaming {
-            lines += streamingLines(streaming, width: width)
+        // The transcript fills what is left, its end at the bottom: the room's lines, then a
+        // streaming reply's, read in place (a frame copies only the rows it shows, however long
+        // the reply has grown).
+        var parts = [state.lines]
+        if let streaming = state.streaming { parts += streamingLines(streaming, width: width) }
+        let count = parts.reduce(0) { $0 + $1.count }
+        func line(_ index: Int) -> TextLine {
+            var index = index
+            for part in parts {
+                if index < part.count { return part[index] }
+                index -= part.count
+            }
+            return .empty
         }
         let height = max(1, composeTop - 1)
-        if let id = state.jumpTo, let at = lines.firstIndex(where: { $0.messageID == id }) {
-            state.scroll = max(0, lines.count - at - height / 2)
+        if let id = state.jumpTo, let at = state.lines.firstIndex(where: { $0.messageID == id }) {
+            state.scroll = max(0, count - at - height / 2)
             state.jumpTo = nil
         }
-        state.scroll = max(0, min(state.scroll, max(0, lines.count - height)))
-        let end = lines.count - state.scroll
+        state.scroll = max(0, min(state.scroll, max(0, count - height)))
+        let end = count - state.scroll
         let start = max(0, end - height)
-        for (i, line) in lines[start..<end].enumerated() {
+        for (i, index) in (start..<end).enumerated() {
             var column = 0
-            for span in line.spans { column = canvas.put(span.text, row: 1 + i + (height - (end - start)), column: column, style: span.style) }
+            for span in line(index).spans {
+                column = canvas.put(span.text, row: 1 + i + (height - (end - start)), column: column, style: span.style)
+            }
         }
         if state.scroll > 0 {
             canvas.put("↓ \(state.scroll) more lines below (End)", row: composeTop - 1, column: 2, style: .dim)
@@ -165,14 +176,15 @@ extension VaultApp {
         drawFooter(&canvas, keys: "Enter send  Alt-Enter new line  Esc back/stop  PgUp/PgDn scroll  Ctrl-E editor  Ctrl-R retry  Ctrl-F search  Ctrl-P commands")
     }
 
-    private func streamingLines(_ streaming: RoomState.Streaming, width: Int) -> [TextLine] {
-        var lines: [TextLine] = [.empty, TextLine([Span("you", CellStyle(bold: true, color: 4))])]
-        lines += TranscriptLayout.body(streaming.question, width: width, id: "")
-        lines += [.empty, TextLine([Span("reply", CellStyle(bold: true, color: 2))])]
-        lines += streaming.body.lines
-        lines += streaming.body.preview(Substring(streaming.partial + "▍"))
-        if let waiting = streaming.waiting { lines.append(TextLine([Span("  " + waiting, .dim)])) }
-        return lines
+    /// A streaming reply's lines in three parts: the question and the reply's heading, the lines
+    /// laid out so far (the reply's own array, not copied), the line still arriving.
+    private func streamingLines(_ streaming: RoomState.Streaming, width: Int) -> [[TextLine]] {
+        var head: [TextLine] = [.empty, TextLine([Span("you", CellStyle(bold: true, color: 4))])]
+        head += TranscriptLayout.body(streaming.question, width: width, id: "")
+        head += [.empty, TextLine([Span("reply", CellStyle(bold: true, color: 2))])]
+        var tail = streaming.body.preview(Substring(streaming.partial + "▍"))
+        if let waiting = streaming.waiting { tail.append(TextLine([Span("  " + waiting, .dim)])) }
+        return [head, streaming.body.lines, tail]
     }
 
     func handleRoom(_ key: Key) {

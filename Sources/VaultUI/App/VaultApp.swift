@@ -171,7 +171,7 @@ package final class VaultApp {
                 pollfd(fd: mailbox.readable, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
             ]
-            let timeout: Int32 = decoder.isWaiting ? 30 : nextTimeout()
+            let timeout: Int32 = mailbox.hasMore ? 0 : decoder.isWaiting ? 30 : nextTimeout()
             let n = poll(&fds, nfds_t(fds.count), timeout)
             if n < 0 && errno != EINTR { break }
             // A lone ESC is the Esc key once 30 ms passed without the rest of a sequence, even
@@ -180,7 +180,7 @@ package final class VaultApp {
                 escapeSince = nil
                 for key in decoder.flush() { handle(key) }
             }
-            if n == 0 {
+            if n == 0, !mailbox.hasMore {
                 for key in decoder.flush() { handle(key) }
                 escapeSince = nil
                 tick()
@@ -210,7 +210,7 @@ package final class VaultApp {
                     }
                 }
             }
-            if fds[2].revents != 0 { for event in mailbox.take() { receive(event) } }
+            if fds[2].revents != 0 || mailbox.hasMore { for event in mailbox.take() { receive(event) } }
             for note in options.notes.taken() { say(note.text, error: note.kind == .warning) }
             if wake >= 0, fds[3].revents != 0, Termination.signal != nil, Termination.signal != SIGINT {
                 ending = true
