@@ -12,6 +12,9 @@ struct RoomState {
     var lines: [TextLine] = []
     /// The width `lines` were laid out for (0: lay out again).
     var layoutWidth = 0
+    /// The first message `lines` hold: a room opens with only its last screens laid out, the
+    /// rest when the person scrolls up or jumps (0: every message read).
+    var laidFrom = 0
     /// Lines scrolled up from the end (0: the newest at the bottom).
     var scroll = 0
     var compose = Compose()
@@ -104,11 +107,22 @@ extension VaultApp {
     func drawRoom(_ canvas: inout Canvas) {
         guard var state = room else { return }
         let width = canvas.columns
-        if state.layoutWidth != width {
+        let need = canvas.rows * 2 + state.scroll
+        if state.layoutWidth != width || (state.laidFrom > 0 && (state.lines.count < need || state.jumpTo != nil)) {
+            // From the end, as many messages as the screen needs (doubling), or all of them
+            // once the person scrolls up past them or jumps to one.
             let conflicts = Set(state.page.room.conflicts.map(\.other.id))
-            state.lines = TranscriptLayout.lines(
-                state.page.messages, width: width, locale: options.locale, zone: options.zone, me: me,
-                unverified: state.page.unverified, conflicts: conflicts)
+            let messages = state.page.messages
+            var take = state.layoutWidth == width || state.jumpTo != nil ? messages.count : 8
+            while true {
+                let from = max(0, messages.count - take)
+                state.lines = TranscriptLayout.lines(
+                    messages[from...], width: width, locale: options.locale, zone: options.zone, me: me,
+                    unverified: state.page.unverified, conflicts: conflicts)
+                state.laidFrom = from
+                if from == 0 || state.lines.count >= need { break }
+                take *= 2
+            }
             state.layoutWidth = width
         }
         // The header: the title, and who or what answers.
@@ -251,7 +265,7 @@ extension VaultApp {
         guard var state = room else { return }
         state.scroll += lines
         let height = max(1, rows - 6)
-        if state.scroll > state.lines.count - height, state.page.room.elision != nil {
+        if state.laidFrom == 0, state.scroll > state.lines.count - height, state.page.room.elision != nil {
             // Older messages: read further back.
             let scroll = state.scroll
             let before = state.lines.count

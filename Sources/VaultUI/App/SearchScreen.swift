@@ -88,11 +88,12 @@ extension VaultApp {
         let generation = search.generation
         let vault = self.vault
         let mailbox = self.mailbox
+        let watcher = options.searchWatcher
         Thread {
             var query = SearchQuery(pattern: pattern)
             query.firstHitOnly = true
             do throws(VaultError) {
-                let outcome = try Searching(index: .whenBuilt).run(in: vault, query)
+                let outcome = try Searching(index: .whenBuilt, watcherCommand: watcher).run(in: vault, query)
                 mailbox.post(.searched(generation: generation, results: outcome.results, error: nil))
             } catch {
                 mailbox.post(.searched(generation: generation, results: nil, error: error))
