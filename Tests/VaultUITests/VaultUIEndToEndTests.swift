@@ -143,6 +143,33 @@ import Glibc
         #expect(try terminal.pane("#{alternate_on}") == "0")
     }
 
+    @Test func aLongRoomOpensAtItsEndAndPageUpReadsBackToItsStart() throws {
+        let dir = try vault()
+        // 600 messages: more than the app reads when it opens a room (from the end).
+        var room = "---\ntitle: 긴 방\ncreated: 2026-10-01T09:00:00+09:00\n---\n"
+        for i in 1...600 {
+            let minute = String(format: "%02d", i % 60)
+            let hour = String(format: "%02d", 9 + i / 60)
+            room += "\n## 🧑 user · 2026년 10월 1일 목요일 <!-- 2026-10-01T\(hour):\(minute):00+09:00 m-\(String(format: "%012d", i)) -->\n\n"
+            room += "메시지 번호 \(i)\n"
+        }
+        try dir.write("rooms/긴-방.md", room)
+        try git(["add", "-A"], in: dir.path)
+        try git(["-c", "user.name=Test", "-c", "user.email=test@example.com", "commit", "-qm", "long"], in: dir.path)
+        let terminal = try TmuxTerminal(directory: dir.path)
+        try terminal.runLine("vault ui 긴-방")
+        let screen = try terminal.waitFor("메시지 번호 600")
+        #expect(!screen.contains("메시지 번호 1\n"))
+        for _ in 0..<200 { try terminal.press("PageUp") }
+        try terminal.waitFor("메시지 번호 1\n", seconds: 30)
+        try terminal.press("End")
+        try terminal.waitFor("메시지 번호 600")
+        try terminal.press("Escape")
+        try terminal.waitFor("↑↓ move")
+        try terminal.type("q")
+        try terminal.waitForThePrompt()
+    }
+
     @Test func withoutColorTheScreenHasNoColorsButKeepsBoldAndReverse() throws {
         let dir = try vault()
         let terminal = try TmuxTerminal(directory: dir.path, environment: ["NO_COLOR": "1"])

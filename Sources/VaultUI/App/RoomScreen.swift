@@ -15,6 +15,10 @@ struct RoomState {
     /// The first message `lines` hold: a room opens with only its last screens laid out, the
     /// rest when the person scrolls up or jumps (0: every message read).
     var laidFrom = 0
+
+    /// Whether the room has messages before the page's: not read (a long room read from its
+    /// end), or read and not on the page.
+    var hasOlder: Bool { page.room.elision != nil || page.messages.startIndex > 0 }
     /// Lines scrolled up from the end (0: the newest at the bottom).
     var scroll = 0
     var compose = Compose()
@@ -115,12 +119,13 @@ extension VaultApp {
             let messages = state.page.messages
             var take = state.layoutWidth == width || state.jumpTo != nil ? messages.count : 8
             while true {
-                let from = max(0, messages.count - take)
+                // (The page's messages may be a slice of the room's: counted from its start.)
+                let from = messages.index(messages.endIndex, offsetBy: -take, limitedBy: messages.startIndex) ?? messages.startIndex
                 state.lines = TranscriptLayout.lines(
                     messages[from...], width: width, locale: options.locale, zone: options.zone, me: me,
                     unverified: state.page.unverified, conflicts: conflicts)
-                state.laidFrom = from
-                if from == 0 || state.lines.count >= need { break }
+                state.laidFrom = messages.distance(from: messages.startIndex, to: from)
+                if state.laidFrom == 0 || state.lines.count >= need { break }
                 take *= 2
             }
             state.layoutWidth = width
@@ -171,7 +176,7 @@ extension VaultApp {
         }
         if state.scroll > 0 {
             canvas.put("↓ \(state.scroll) more lines below (End)", row: composeTop - 1, column: 2, style: .dim)
-        } else if start == 0, state.page.room.elision != nil {
+        } else if start == 0, state.hasOlder {
             canvas.put("↑ older messages: PgUp", row: 1, column: 2, style: .dim)
         }
 
@@ -265,7 +270,7 @@ extension VaultApp {
         guard var state = room else { return }
         state.scroll += lines
         let height = max(1, rows - 6)
-        if state.laidFrom == 0, state.scroll > state.lines.count - height, state.page.room.elision != nil {
+        if state.laidFrom == 0, state.scroll > state.lines.count - height, state.hasOlder {
             // Older messages: read further back.
             let scroll = state.scroll
             let before = state.lines.count
