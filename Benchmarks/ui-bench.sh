@@ -53,7 +53,7 @@ query="야경"
 (cd "$big" && "$vault" search --index -l "$query" >/dev/null 2>&1 || true)
 
 echo "# $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# vault: $(du -sh "$big" --exclude=.vault | cut -f1) in $(find "$big/rooms" "$big/diary" -name '*.md' | wc -l) files (50k); the room: $(grep -c '^## ' "$long/rooms/$room.md") messages, $(du -h "$long/rooms/$room.md" | cut -f1)"
+echo "# vault: $(du -sh "$big" --exclude=.vault | cut -f1) in $(find "$big/rooms" "$big/diary" -name '*.md' | wc -l) files (50k); the room: $(grep -c '^## .* <!-- ' "$long/rooms/$room.md") messages, $(du -h "$long/rooms/$room.md" | cut -f1)"
 python3 Benchmarks/ui_bench.py "$vault" --runs "$runs" --home "$sample"
 python3 Benchmarks/ui_bench.py "$vault" --runs "$runs" --home "$big"
 python3 Benchmarks/ui_bench.py "$vault" --runs "$runs" --room "$long" "$room"

@@ -101,15 +101,21 @@ class App:
 
     def quit(self):
         self.send(b"\x1b")
-        time.sleep(0.05)
+        time.sleep(0.1)
+        self.send(b"\x1b")
+        time.sleep(0.1)
         self.send(b"q")
-        self.send(b"\x03")
+        # What it writes meanwhile is read (a terminal nobody reads would block its writes).
         deadline = time.time() + 10
         while time.time() < deadline:
             done, _ = os.waitpid(self.pid, os.WNOHANG)
             if done:
                 break
-            time.sleep(0.01)
+            if select.select([self.fd], [], [], 0.01)[0]:
+                try:
+                    os.read(self.fd, 65536)
+                except OSError:
+                    pass
         else:
             os.kill(self.pid, signal.SIGTERM)
             os.waitpid(self.pid, 0)

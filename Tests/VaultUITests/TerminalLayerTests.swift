@@ -165,3 +165,20 @@ import Testing
         #expect(Wrap.lines("부산 여행 계획", width: 6) == ["부산", "여행", "계획"])
     }
 }
+
+@Suite struct TranscriptLayoutTests {
+    @Test func aReplyOfMegabytesIsLaidOutFromItsLastPartWithALineSayingWhatIsAbove() {
+        let line = "부산 여행 계획을 세워 볼게요 the stream keeps going 🌊\n"
+        let text = String(repeating: line, count: 40_000)  // about 2.6 MB
+        let lines = TranscriptLayout.body(text, width: 80, id: "m-1")
+        let first = lines.first?.spans.map(\.text).joined() ?? ""
+        #expect(first.contains("above (Ctrl-E opens the room in your editor)"))
+        // Its end is there, whole lines only, and no more than the last 256 KiB.
+        #expect(lines.last?.spans.map(\.text).joined() == "  부산 여행 계획을 세워 볼게요 the stream keeps going 🌊")
+        #expect(lines.count - 1 <= TranscriptLayout.longestShown / line.utf8.count + 1)
+        #expect(lines.dropFirst().allSatisfy { $0.spans.map(\.text).joined().hasPrefix("  부산") })
+        // One line of megabytes: cut at a character's start.
+        let one = TranscriptLayout.body(String(repeating: "강", count: 200_000), width: 80, id: "m-2")
+        #expect(one.count > 1 && one.dropFirst().allSatisfy { !$0.spans.map(\.text).joined().contains("\u{FFFD}") })
+    }
+}

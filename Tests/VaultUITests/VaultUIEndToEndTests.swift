@@ -87,7 +87,9 @@ import Glibc
         try terminal.waitFor("2026년 10월 28일 수요일")
 
         // The diary with the month's calendar.
-        try terminal.press("Escape", "Tab")
+        try terminal.press("Escape")
+        try terminal.waitFor("↑↓ move")
+        try terminal.press("Tab")
         screen = try terminal.waitFor("첫눈")
         try expectScreen(screen, "diary-ko")
 
@@ -122,8 +124,10 @@ import Glibc
         screen = try terminal.waitFor("── message ")
         #expect(screen.contains("Monday, November 9, 2026"))
         try expectScreen(screen, "room-en")
-        try terminal.press("Escape", "Tab")
-        screen = try terminal.waitFor("Diary")
+        try terminal.press("Escape")
+        try terminal.waitFor("↑↓ move")
+        try terminal.press("Tab")
+        screen = try terminal.waitFor("November 2026")
         try expectScreen(screen, "diary-en")
         try terminal.type("q")
         try terminal.waitForThePrompt()

@@ -101,11 +101,31 @@ package struct TranscriptLayout {
 
     /// A message's body: its lines wrapped, two columns in; lines inside a fenced code block
     /// behind a bar, in the code color, not wrapped at spaces but cut into pieces.
+    /// The most of a message's body laid out: its end. A reply of megabytes is shown from where
+    /// its last 256 KiB begin (a line's start), with a line saying how much is above it; the
+    /// whole is in the file (Ctrl-E opens it).
+    static let longestShown = 256 * 1024
+
     static func body(_ text: String, width: Int, id: String) -> [TextLine] {
         var layout = BodyLayout(width: width, id: id)
-        let trimmed = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        var trimmed = Substring(text.hasSuffix("\n") ? String(text.dropLast()) : text)
+        var out: [TextLine] = []
+        let bytes = trimmed.utf8.count
+        if bytes > longestShown {
+            var start = trimmed.utf8.index(trimmed.utf8.endIndex, offsetBy: -longestShown)
+            if let newline = trimmed.utf8[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                start = trimmed.utf8.index(after: newline)
+            } else {
+                // One long line: from a character's start.
+                while String.Index(start, within: trimmed) == nil { start = trimmed.utf8.index(after: start) }
+            }
+            let above = trimmed.utf8.distance(from: trimmed.utf8.startIndex, to: start)
+            let size = ByteCountFormatter.string(fromByteCount: Int64(above), countStyle: .file)
+            out.append(TextLine([Span("  ⋯ \(size) above (Ctrl-E opens the room in your editor)", .dim)], messageID: id))
+            trimmed = trimmed[start...]
+        }
         for line in trimmed.split(separator: "\n", omittingEmptySubsequences: false) { layout.append(line) }
-        return layout.lines
+        return out + layout.lines
     }
 
     /// The author's color: you blue, a model green, the system dim; each other person one of
