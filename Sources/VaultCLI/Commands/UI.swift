@@ -44,7 +44,6 @@ extension VaultCommand {
                 room: room, locale: locale, zone: zone, environment: environment, editor: .person, color: color,
                 syncInterval: interval, workingDirectory: FileManager.default.currentDirectoryPath, notes: notes,
                 guardian: guardian)
-            options.searchWatcher = VaultCommand.settings.watcherCommand
             if let fixed = environment["VAULT_UI_NOW"], !fixed.isEmpty {
                 guard let moment = ISO8601DateFormatter().date(from: fixed) else {
                     throw ValidationError("VAULT_UI_NOW is not a moment like 2026-12-03T09:00:00+09:00: \(fixed)")

@@ -19,6 +19,7 @@ struct HomeState {
     struct Rooms {
         /// The listing's rows walked so far: as far as the screen has needed.
         private var listed: [RoomListing.Row] = []
+        /// The rest of the walk; it also keeps the listing cache's bytes the kept rows read.
         private var rest: RoomListing.Iterator?
         var made: [RoomSummary?] = []
 
@@ -62,9 +63,6 @@ struct HomeState {
     var calendar: DiaryCalendar?
     /// The rooms' and entries' folders' stamps when last listed: a change elsewhere lists again.
     var stamp: [String: FileStamp] = [:]
-    /// The listing the rows come from, kept while they are (a kept row reads the listing
-    /// cache's bytes in place).
-    var listing: RoomListing?
     var rooms = Rooms()
     /// Whether `entries` and `calendar` are the diary as last listed (else listed when shown).
     var diaryListed = false
@@ -111,7 +109,6 @@ extension VaultApp {
             rows = (0..<home.rooms.count).map { .room($0) }
         }
         listing.saveCache()
-        home.listing = listing
         home.rows = rows
         if let previous, let at = rows.firstIndex(where: { if case .room(let i) = $0 { home.rooms.path(i) == previous } else { false } }) {
             home.selected = at

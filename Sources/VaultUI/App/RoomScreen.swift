@@ -43,7 +43,6 @@ struct RoomState {
         var body: BodyLayout
         /// What came after the last line break.
         var partial = ""
-        var received = 0
 
         init(question: String, cancellation: Cancellation, width: Int) {
             self.question = question
@@ -52,7 +51,6 @@ struct RoomState {
         }
 
         mutating func add(_ text: String) {
-            received += text.utf8.count
             partial += text
             guard partial.contains("\n") else { return }
             var pieces = partial.split(separator: "\n", omittingEmptySubsequences: false)

@@ -88,7 +88,9 @@ extension VaultApp {
         let generation = search.generation
         let vault = self.vault
         let mailbox = self.mailbox
-        let watcher = options.searchWatcher
+        // The front end's search watcher (its `ProcessSettings`, as `vault search` has it): with
+        // it a search through the index checks no file's stamp.
+        let watcher = vault.settings.watcherCommand
         Thread {
             var query = SearchQuery(pattern: pattern)
             query.firstHitOnly = true

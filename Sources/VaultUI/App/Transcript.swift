@@ -99,13 +99,13 @@ package struct TranscriptLayout {
         return out
     }
 
-    /// A message's body: its lines wrapped, two columns in; lines inside a fenced code block
-    /// behind a bar, in the code color, not wrapped at spaces but cut into pieces.
-    /// The most of a message's body laid out: its end. A reply of megabytes is shown from where
-    /// its last 256 KiB begin (a line's start), with a line saying how much is above it; the
-    /// whole is in the file (Ctrl-E opens it).
+    /// The most of a message's body laid out: its end (`body`).
     static let longestShown = 256 * 1024
 
+    /// A message's body: its lines wrapped, two columns in; lines inside a fenced code block
+    /// behind a bar, in the code color, not wrapped at spaces but cut into pieces. A reply of
+    /// megabytes is shown from where its last `longestShown` bytes begin (a line's start), with a
+    /// line saying how much is above it; the whole is in the file (Ctrl-E opens it).
     static func body(_ text: String, width: Int, id: String) -> [TextLine] {
         var layout = BodyLayout(width: width, id: id)
         var trimmed = Substring(text.hasSuffix("\n") ? String(text.dropLast()) : text)

@@ -40,9 +40,6 @@ package final class VaultApp {
         /// The moment taken as now for the calendar's today and the rooms' "how long ago" (a fixed
         /// one makes screens repeatable: `VAULT_UI_NOW`).
         package var now: @Sendable () -> Date = { Date() }
-        /// The program that keeps the search index's watcher (the front end's `vault
-        /// search-watcher`): with it a search through the index checks no file's stamp.
-        package var searchWatcher: [String]?
 
         package init(
             room: String?, locale: String, zone: TimeZone, environment: [String: String], editor: TextEditor,
