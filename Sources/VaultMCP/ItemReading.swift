@@ -87,8 +87,8 @@ enum ItemReading {
 
 /// The `search` tool: `vault search`'s query, checked as the command checks it, run with the
 /// command's engine and index policy (`Searching`: the index when the vault has one, brought up
-/// to date with every file's stamp first, so it never answers for a file a hand edit changed;
-/// else a scan).
+/// to date first with what the search watcher saw change, or every file's stamp when there is no
+/// watcher, so it never answers for a file a hand edit changed; else a scan).
 enum SearchTool {
     static func run(_ args: Arguments, vault: Vault, cancellation: Cancellation) throws(ToolFailure) -> JSONValue {
         let zone = vault.config.timeZone
@@ -118,7 +118,8 @@ enum SearchTool {
         let outcome: Searching.Outcome
         do throws(VaultError) {
             try query.validate()
-            outcome = try Searching(index: .whenBuilt).run(in: vault, query, cancellation: cancellation)
+            outcome = try Searching(index: .whenBuilt, watcherCommand: vault.settings.watcherCommand)
+                .run(in: vault, query, cancellation: cancellation)
         } catch {
             throw ToolFailure(error)
         }

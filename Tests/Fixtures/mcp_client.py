@@ -167,11 +167,19 @@ async def tools(binary, vault):
         print(json.dumps({"entry": path}), flush=True)
 
 
-async def handedit(binary, vault):
+async def handedit(binary, vault, searching="scan"):
+    """searching: "scan" (no index), or "index": the index built first with `vault search --index`,
+    so the server's searches go through it and ask the search watcher what changed."""
+    if searching == "index":
+        subprocess.run([binary, "search", "--vault", vault, "--index", "-l", "김치찌개"], check=True,
+                       stdout=subprocess.DEVNULL, env={"LANG": "C.UTF-8", **os.environ})
     s = Session(binary, vault)
     async with stdio_client(s.params) as (r, w), ClientSession(r, w, client_info=CLIENT) as session:
         await session.initialize()
         path = os.path.join(vault, "rooms", "김치찌개-레시피.md")
+        # A search before the edit (through the index, it starts the watcher that sees the edit).
+        before = structured(await session.call_tool("search", {"query": "zebra-quartz-42"}))
+        check(before["total_hits"] == 0, "nothing found before the hand edit")
         with open(path, "a", encoding="utf-8") as f:
             f.write("\n손으로 쓴 줄 zebra-quartz-42\n")
         hits = structured(await session.call_tool("search", {"query": "zebra-quartz-42"}))

@@ -104,9 +104,12 @@ import Glibc
         try git(["fsck", "--strict"], in: vault.path)
     }
 
-    @Test func aHandEditIsWhatTheNextSearchAndReadReturn() throws {
+    /// Scanning, and through the index (built first; the server's searches ask the search
+    /// watcher what changed, as `vault search` does).
+    @Test(arguments: ["scan", "index"]) func aHandEditIsWhatTheNextSearchAndReadReturn(searching: String) throws {
         let vault = try sampleVault()
-        try scenario("handedit", vault: vault.path)
+        let cache = TemporaryDirectory("mcp-cache")
+        try scenario("handedit", vault: vault.path, [searching], environment: ["XDG_CACHE_HOME": cache.path])
     }
 
     /// With `vault search`'s watcher (a room made by hand changes the list too), and without it
