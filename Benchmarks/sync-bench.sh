@@ -37,8 +37,8 @@
 # the branch, the work tree and index (then refreshed a second later, so no entry is racily
 # clean), refs/remotes/origin/main, refs/vault/*, .vault/unread.json, .vault/authorship-checked
 # (HEAD), and the remote's main; the objects a run added (fetched packs, merge objects, pushed
-# objects) are deleted from mine and from the remote. Packing is off for both tools (gc.auto 0). Figures: medians and ratios; the
-# machines are shared and noisy.
+# objects) are deleted from mine and from the remote. Packing is off for both tools (gc.auto 0).
+# Figures: medians and ratios; the machines are shared and noisy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data="$PWD/Benchmarks/.data/sync"
