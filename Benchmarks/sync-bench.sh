@@ -35,10 +35,10 @@
 #
 # Every timed run starts from the same state, restored untimed (`sync-bench.sh --reset WHAT`):
 # the branch, the work tree and index (then refreshed a second later, so no entry is racily
-# clean), refs/remotes/origin/main, refs/vault/*, .vault/unread.json, and the remote's main; the
-# objects a run added (fetched packs, merge objects, pushed objects) are deleted from mine and
-# from the remote. Packing is off for both tools (gc.auto 0). Figures: medians and ratios; the
-# machines are shared and noisy.
+# clean), refs/remotes/origin/main, refs/vault/*, .vault/unread.json, .vault/authorship-checked
+# (HEAD), and the remote's main; the objects a run added (fetched packs, merge objects, pushed
+# objects) are deleted from mine and from the remote. Packing is off for both tools (gc.auto 0).
+# Figures: medians and ratios; the machines are shared and noisy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data="$PWD/Benchmarks/.data/sync"
@@ -101,6 +101,9 @@ reset_state() {  # merge | wide | noop | turns | plain-merge | plain-wide | pipe
     rm -f "$mine/.git/ORIG_HEAD"
     restore_objects "$mine/.git" "$data/mine.objects"
     rm -f "$mine/.vault/unread.json"
+    # HEAD as the last authorship check (vault's own commits move it): a checkpoint left by the
+    # last run names a merge commit the reset deleted, and the check then walks the whole history.
+    echo "$head" > "$mine/.vault/authorship-checked"
     settle_index "$mine"
 }
 

@@ -43,6 +43,32 @@ import VaultTestSupport
         try w.expectHealthy("desktop")
     }
 
+    /// The index after a merge holds each file the merge wrote with the merged blob and the
+    /// file's own stat data (`GitHistory.updateIndex` splices the records): `git diff-files`,
+    /// which trusts the stat data and refreshes nothing, finds no file changed, and the index is
+    /// HEAD's tree; a file the merge removed is gone from it.
+    @Test func theIndexAfterAMergeHoldsTheWrittenFiles() throws {
+        let w = try SyncWorld()
+        try w.chat("laptop", room, "노트북에서 보낸 질문")
+        try w.chat("desktop", room, "데스크톱에서 보낸 질문")
+        try FileManager.default.removeItem(atPath: w.path("laptop") + "/" + entry)
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        try w.expectOK(w.vault("desktop", ["sync"]))
+        let desktop = w.path("desktop")
+        #expect(try git(["log", "-1", "--format=%P", "HEAD"], in: desktop).split(separator: " ").count == 2)
+        #expect(try git(["diff-files", "--name-status"], in: desktop) == "")
+        #expect(try git(["diff-index", "--cached", "--name-status", "HEAD"], in: desktop) == "")
+        let merged = try git(["rev-parse", "HEAD:" + room], in: desktop).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try git(["ls-files", "-s", room], in: desktop).contains(" \(merged) 0\t"))
+        #expect(try git(["ls-files", entry], in: desktop) == "")
+        // The fast-forward on the other machine, the same.
+        try w.expectOK(w.vault("laptop", ["sync"]))
+        #expect(try git(["diff-files", "--name-status"], in: w.path("laptop")) == "")
+        #expect(try git(["diff-index", "--cached", "--name-status", "HEAD"], in: w.path("laptop")) == "")
+        try w.expectHealthy("laptop")
+        try w.expectHealthy("desktop")
+    }
+
     /// One room renamed differently on both machines, and an old message edited on one: the
     /// later name is kept, with the edit. (The no-loss check once compared the unedited side's
     /// message with no base version, because the base name was neither side's, and stopped

@@ -270,7 +270,8 @@ extension GitHistory {
         Trace.mark("sync: files written")
         try moveBranch(to: new, from: old, message: message)
         Trace.mark("sync: branch moved")
-        try updateIndexWithLibgit2(paths)
+        // The files are the changes' blobs, just written (`checkout`).
+        try updateIndex(changes.map { IndexPatcher.Update(path: $0.path, oid: $0.oid) })
         Trace.mark("sync: index updated")
         CommitIntent.remove(paths, root: root)
     }
