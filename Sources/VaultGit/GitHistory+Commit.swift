@@ -126,15 +126,10 @@ extension GitHistory {
         let pending = PendingIndex()
         var made = false
         let group = DispatchGroup()
-        let (indexPath, workdir, digests) = (lock.indexPath, root, gitDirectory + "/vault-index-digests")
+        let workdir = root
         DispatchQueue.global().async(group: group) {
-            // Mapped, not read: git and vault replace the index by renaming, never in place.
-            if let old = MappedBytes(file: indexPath, populate: true) {
-                pending.written = IndexPatcher.patch(
-                    updates, old: UnsafeRawBufferPointer(old.buffer), workdir: workdir, digests: digests,
-                    reserve: lock.reserve, emit: lock.write)
-                Trace.mark("commit: index written (other core)")
-            }
+            pending.written = lock.patch(updates, workdir: workdir)
+            if pending.written { Trace.mark("commit: index written (other core)") }
         }
         do {
             let oldRoot = head.map { git_tree_id($0.tree).pointee }
@@ -163,12 +158,7 @@ extension GitHistory {
             throw error
         }
         group.wait()
-        if pending.written {
-            try lock.finish()
-        } else {
-            lock.release()
-            try updateIndexWithLibgit2(changes.map(\.path))
-        }
+        try finishIndex(lock, patched: pending.written, paths: changes.map(\.path))
         Trace.mark("commit: index updated")
         CommitIntent.remove(paths, root: root)
         if head == nil {
@@ -370,18 +360,17 @@ extension GitHistory {
     /// none yet) goes to libgit2 (`updateIndexWithLibgit2`).
     func updateIndex(_ updates: [IndexPatcher.Update]) throws(VaultError) {
         let lock = try IndexLock(gitDirectory: gitDirectory)
-        var written = false
-        // Mapped, not read: git and vault replace the index by renaming, never in place.
-        if let old = MappedBytes(file: lock.indexPath, populate: true) {
-            written = IndexPatcher.patch(
-                updates, old: UnsafeRawBufferPointer(old.buffer), workdir: root,
-                digests: gitDirectory + "/vault-index-digests", reserve: lock.reserve, emit: lock.write)
-        }
-        if written {
+        try finishIndex(lock, patched: lock.patch(updates, workdir: root), paths: updates.map(\.path))
+    }
+
+    /// The index `lock` holds put in place when `patched` (`IndexLock.patch`), else the lock
+    /// given up and `paths` brought up to date by libgit2.
+    func finishIndex(_ lock: IndexLock, patched: Bool, paths: [String]) throws(VaultError) {
+        if patched {
             try lock.finish()
         } else {
             lock.release()
-            try updateIndexWithLibgit2(updates.map(\.path))
+            try updateIndexWithLibgit2(paths)
         }
     }
 

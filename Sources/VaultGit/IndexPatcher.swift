@@ -318,12 +318,26 @@ final class IndexLock: @unchecked Sendable {
     // Used by one thread at a time: the thread that writes the new index, then (after the
     // DispatchGroup wait) the committing thread.
     let indexPath: String
+    /// `IndexDigests`' file.
+    private let digestsPath: String
     private let lock: HeldLock
     var lockPath: String { lock.lockPath }
 
     init(gitDirectory: String) throws(VaultError) {
         indexPath = gitDirectory + "/index"
+        digestsPath = gitDirectory + "/vault-index-digests"
         lock = try HeldLock(gitDirectory: gitDirectory, name: "index.lock", whenLocked: "Your files are saved.")
+    }
+
+    /// Writes into the lock file the index with `updates` spliced in (`IndexPatcher`, stat data
+    /// from the files in `workdir`); false when the patcher leaves this index alone (none yet,
+    /// conflicts, another version): then `finish` must not be called.
+    func patch(_ updates: [IndexPatcher.Update], workdir: String) -> Bool {
+        // Mapped, not read: git and vault replace the index by renaming, never in place.
+        guard let old = MappedBytes(file: indexPath, populate: true) else { return false }
+        return IndexPatcher.patch(
+            updates, old: UnsafeRawBufferPointer(old.buffer), workdir: workdir, digests: digestsPath,
+            reserve: reserve, emit: write)
     }
 
     /// Bytes written into the lock file so far.
