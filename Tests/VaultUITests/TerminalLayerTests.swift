@@ -182,3 +182,26 @@ import Testing
         #expect(one.count > 1 && one.dropFirst().allSatisfy { !$0.spans.map(\.text).joined().contains("\u{FFFD}") })
     }
 }
+
+/// The main loop's mailbox: what background threads post, in order, with a reply streamed
+/// faster than the screen is drawn handed over whole each pass.
+@Suite struct MailboxTests {
+    @Test func piecesOfAReplyArriveJoinedAndInOrderWithWhatCameBetween() throws {
+        let mailbox = try #require(Mailbox())
+        for n in 1...10_000 { mailbox.post(.replyText("줄 \(n)\n")) }
+        mailbox.post(.replyDone(path: "rooms/a.md", error: nil, truncated: false))
+        mailbox.post(.replyText("after"))
+        let events = Array(mailbox.take(atMost: 256))
+        #expect(events.count == 3)
+        guard events.count == 3, case .replyText(let text) = events[0], case .replyDone(let path, _, _) = events[1],
+            case .replyText(let after) = events[2]
+        else {
+            Issue.record("not one reply piece, the turn's end and one piece: \(events)")
+            return
+        }
+        #expect(text == (1...10_000).map { "줄 \($0)\n" }.joined())
+        #expect(path == "rooms/a.md")
+        #expect(after == "after")
+        #expect(!mailbox.hasMore)
+    }
+}

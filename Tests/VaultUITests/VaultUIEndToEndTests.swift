@@ -44,19 +44,27 @@ import Glibc
 
     /// The screen compared with `Tests/Fixtures/ui-screens/NAME.txt`; `VAULT_UPDATE_SCREENS=1`
     /// writes it instead (then read it before committing).
-    func expectScreen(_ screen: String, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectScreen(_ terminal: TmuxTerminal, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let path = Project.root + "/Tests/Fixtures/ui-screens/" + name + ".txt"
+        if ProcessInfo.processInfo.environment["VAULT_UPDATE_SCREENS"] == "1" {
+            try Self.normalized(terminal.screen()).write(toFile: path, atomically: true, encoding: .utf8)
+            return
+        }
+        let golden = try String(contentsOfFile: path, encoding: .utf8)
+        // tmux can be read between two writes of one redraw (the transcript drawn, the footer not
+        // yet): the screen is read again until it settles on the golden or the deadline passes.
+        let settled = try? terminal.waitUntil("the screen of \(name).txt", seconds: 5) { Self.normalized($0) == golden }
+        let text = Self.normalized(try settled ?? terminal.screen())
+        #expect(text == golden, "the screen differs from \(name).txt:\n\(text)", sourceLocation: sourceLocation)
+    }
+
+    /// A screen as the golden files keep it: no trailing blanks on a line, one newline at the end.
+    static func normalized(_ screen: String) -> String {
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }
         var text = lines.joined(separator: "\n")
         while text.hasSuffix("\n") { text.removeLast() }
-        text += "\n"
-        if ProcessInfo.processInfo.environment["VAULT_UPDATE_SCREENS"] == "1" {
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-            return
-        }
-        let golden = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(text == golden, "the screen differs from \(name).txt:\n\(text)", sourceLocation: sourceLocation)
+        return text + "\n"
     }
 
     /// The shell's terminal settings, as `stty -g` prints them there.
@@ -74,15 +82,15 @@ import Glibc
         let terminal = try TmuxTerminal(directory: dir.path, environment: ["VAULT_UI_NOW": Self.now])
         let before = try settings(terminal, into: dir.path + "/.git/stty-before")
         try terminal.runLine("vault ui")
-        var screen = try terminal.waitFor("부산 여행")
+        try terminal.waitFor("부산 여행")
         #expect(try terminal.pane("#{alternate_on}") == "1")
-        try expectScreen(screen, "rooms-ko")
+        try expectScreen(terminal, "rooms-ko")
 
         // A room: its transcript from the end, with a divider where the day changes.
         try terminal.press("Down", "Down", "Enter")
-        screen = try terminal.waitFor("2026년 11월 9일 월요일")
+        var screen = try terminal.waitFor("2026년 11월 9일 월요일")
         #expect(screen.contains("─── 2026년 11월 9일 월요일 ───"))
-        try expectScreen(screen, "room-ko")
+        try expectScreen(terminal, "room-ko")
         for _ in 0..<30 { try terminal.press("PageUp") }
         try terminal.waitFor("2026년 10월 28일 수요일")
 
@@ -90,14 +98,14 @@ import Glibc
         try terminal.press("Escape")
         try terminal.waitFor("↑↓ move")
         try terminal.press("Tab")
-        screen = try terminal.waitFor("첫눈")
-        try expectScreen(screen, "diary-ko")
+        try terminal.waitFor("첫눈")
+        try expectScreen(terminal, "diary-ko")
 
         // Search as you type; Enter jumps to the message in its room.
         try terminal.type("/")
         try terminal.type("감천")
-        screen = try terminal.waitUntil("search hits for 감천") { $0.contains("부산 여행") && $0.contains("감천") }
-        try expectScreen(screen, "search-ko")
+        try terminal.waitUntil("search hits for 감천") { $0.contains("부산 여행") && $0.contains("감천") }
+        try expectScreen(terminal, "search-ko")
         try terminal.press("Enter")
         screen = try terminal.waitFor("── message ")
         #expect(screen.contains("부산 여행"))
@@ -118,17 +126,17 @@ import Glibc
         let dir = try vault(locale: "en_US", zone: "America/New_York")
         let terminal = try TmuxTerminal(directory: dir.path, environment: ["VAULT_UI_NOW": "2026-11-22T20:00:00-05:00"])
         try terminal.runLine("vault ui")
-        var screen = try terminal.waitFor("SF trip packing list")
-        try expectScreen(screen, "rooms-en")
+        try terminal.waitFor("SF trip packing list")
+        try expectScreen(terminal, "rooms-en")
         try terminal.press("Down", "Down", "Enter")
-        screen = try terminal.waitFor("── message ")
+        let screen = try terminal.waitFor("── message ")
         #expect(screen.contains("Monday, November 9, 2026"))
-        try expectScreen(screen, "room-en")
+        try expectScreen(terminal, "room-en")
         try terminal.press("Escape")
         try terminal.waitFor("↑↓ move")
         try terminal.press("Tab")
-        screen = try terminal.waitFor("November 2026")
-        try expectScreen(screen, "diary-en")
+        try terminal.waitFor("November 2026")
+        try expectScreen(terminal, "diary-en")
         try terminal.type("q")
         try terminal.waitForThePrompt()
     }

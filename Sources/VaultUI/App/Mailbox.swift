@@ -54,15 +54,37 @@ final class Mailbox: @unchecked Sendable {
         var drain = [UInt8](repeating: 0, count: 256)
         while read(readable, &drain, drain.count) > 0 {}
         if next >= taken.count {
-            taken = lock.withLock {
+            taken = Self.joiningReplyText(lock.withLock {
                 defer { queue = [] }
                 return queue
-            }
+            })
             next = 0
         }
         let end = min(taken.count, next + limit)
         defer { next = end }
         return taken[next..<end]
+    }
+
+    /// `events` with each run of reply pieces made one piece: a server can stream faster than
+    /// the screen is drawn (a local model, a loopback server), and a piece a pass would leave the
+    /// reply's end, and a stop's `replyDone`, behind a backlog that only grows.
+    static func joiningReplyText(_ events: [Event]) -> [Event] {
+        var joined: [Event] = []
+        joined.reserveCapacity(events.count)
+        var run: [String] = []
+        for event in events {
+            if case .replyText(let text) = event {
+                run.append(text)
+                continue
+            }
+            if !run.isEmpty {
+                joined.append(.replyText(run.joined()))
+                run.removeAll(keepingCapacity: true)
+            }
+            joined.append(event)
+        }
+        if !run.isEmpty { joined.append(.replyText(run.joined())) }
+        return joined
     }
 }
 
