@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import VaultUI
 
 /// The app's terminal layer on its own: cells and widths, the renderer's bytes, the key decoder,
@@ -203,5 +206,32 @@ import Testing
         #expect(path == "rooms/a.md")
         #expect(after == "after")
         #expect(!mailbox.hasMore)
+    }
+}
+
+extension MailboxTests {
+    /// The loop as `VaultApp.loop` runs it: it takes while the pipe is readable or a slice is
+    /// left. Events posted while the pipe is full (its bytes not written) and a backlog is being
+    /// handed out are still handed out: none waits in the queue with nothing to wake the loop.
+    @Test func eventsPostedWhileThePipeIsFullAreNeverStranded() throws {
+        let mailbox = try #require(Mailbox())
+        for _ in 0..<300 { mailbox.post(.replyWait(.replying)) }
+        var received = mailbox.take(atMost: 256).count
+        #expect(mailbox.hasMore)
+        // More than the pipe holds (64 KiB on Linux): the last posts write no byte.
+        let more = 70_000
+        for _ in 0..<more { mailbox.post(.replyWait(.finished)) }
+        mailbox.post(.replyDone(path: "rooms/a.md", error: nil, truncated: false))
+        var done = false
+        while true {
+            var fd = pollfd(fd: mailbox.readable, events: Int16(POLLIN), revents: 0)
+            guard poll(&fd, 1, 0) > 0 || mailbox.hasMore else { break }
+            for event in mailbox.take(atMost: 256) {
+                received += 1
+                if case .replyDone = event { done = true }
+            }
+        }
+        #expect(received == 300 + more + 1)
+        #expect(done)
     }
 }

@@ -51,9 +51,12 @@ final class Mailbox: @unchecked Sendable {
     /// Up to `limit` events, oldest first: a reply arriving faster than it can be laid out is
     /// handed over a slice a pass, so a key waits for one slice, not for the whole backlog.
     func take(atMost limit: Int = 256) -> ArraySlice<Event> {
-        var drain = [UInt8](repeating: 0, count: 256)
-        while read(readable, &drain, drain.count) > 0 {}
         if next >= taken.count {
+            // The pipe is drained only when the queue is taken, right before: a byte a post could
+            // not write (the pipe full) stands for an event already queued, and the queue is
+            // never left holding an event with no byte to wake the loop for it.
+            var drain = [UInt8](repeating: 0, count: 256)
+            while read(readable, &drain, drain.count) > 0 {}
             taken = Self.joiningReplyText(lock.withLock {
                 defer { queue = [] }
                 return queue

@@ -163,10 +163,12 @@ package final class VaultApp {
     private func loop() {
         let wake = Termination.wakeUpDescriptor() ?? -1
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var inputGone = false
         while running {
             draw()
             var fds = [
-                pollfd(fd: terminal.input, events: Int16(POLLIN), revents: 0),
+                // A terminal that is gone (end of input) is not polled again: it would be readable forever.
+                pollfd(fd: inputGone ? -1 : terminal.input, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: terminal.events, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: mailbox.readable, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wake, events: Int16(POLLIN), revents: 0),
@@ -197,6 +199,7 @@ package final class VaultApp {
                 } else if got == 0 || (errno != EINTR && errno != EAGAIN) {
                     // The terminal is gone (a closed ssh session): end as for SIGHUP.
                     ending = true
+                    inputGone = true
                 }
             }
             if fds[1].revents != 0 {
@@ -215,7 +218,12 @@ package final class VaultApp {
             if wake >= 0, fds[3].revents != 0, Termination.signal != nil, Termination.signal != SIGINT {
                 ending = true
             }
-            if ending, room?.streaming == nil { running = false }
+            if ending {
+                // A reply still streaming stops (what arrived is kept, as Esc keeps it); the app
+                // ends when its turn has.
+                room?.streaming?.cancellation.cancel()
+                if room?.streaming == nil { running = false }
+            }
             tick()
         }
     }
