@@ -464,6 +464,27 @@ import Glibc
         #expect(room[marker.upperBound...].contains("끊기기 직전"))
     }
 
+    @Test func aHangUpDuringAReplyStopsItKeepsWhatArrivedAndEndsTheApp() throws {
+        let server = try FakeOpenAIServer(expectedKey: nil)
+        defer { server.stop() }
+        let dir = try vault(server: server, model: "forever")
+        let terminal = try TmuxTerminal(directory: dir.path)
+        try terminal.runLine("vault ui 테스트-대화")
+        try terminal.waitFor("── message ")
+        let app = try terminal.appProcess()
+        try terminal.type("끝없이 말해 줘")
+        try terminal.press("Enter")
+        try terminal.waitFor("the stream that never ends")
+        // The terminal closes mid-reply: the reply stops, what arrived is committed, the app ends.
+        try terminal.tmux(["kill-pane"])
+        try waitUntil("the app to end", seconds: 20) { kill(app, 0) != 0 }
+        #expect(try git(["log", "-1", "--format=%s"], in: dir.path).contains("reply interrupted"))
+        let room = try dir.readText("rooms/테스트-대화.md")
+        #expect(room.contains("끝없이 말해 줘"))
+        #expect(room.contains("줄 000001: the stream that never ends"))
+        #expect(try git(["status", "--porcelain"], in: dir.path).isEmpty)
+    }
+
     // MARK: Live
 
     /// Two machines of one shared vault: Ada's (the sample vault, `people:` Ada and 보검, a room
