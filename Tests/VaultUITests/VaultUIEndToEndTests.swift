@@ -204,13 +204,19 @@ import Glibc
 
     // MARK: A reply
 
-    @Test func aMessageSentAndTheReplyStreamsInPlaceThenCommitted() throws {
-        let server = try FakeOpenAIServer(expectedKey: nil)
-        defer { server.stop() }
-        let dir = try vault(server: server, model: "slow")
+    /// The app open on the sample vault's 테스트-대화, its replies from `server`'s `model`.
+    func testRoom(server: FakeOpenAIServer, model: String) throws -> (TemporaryDirectory, TmuxTerminal) {
+        let dir = try vault(server: server, model: model)
         let terminal = try TmuxTerminal(directory: dir.path)
         try terminal.runLine("vault ui 테스트-대화")
         try terminal.waitFor("── message ")
+        return (dir, terminal)
+    }
+
+    @Test func aMessageSentAndTheReplyStreamsInPlaceThenCommitted() throws {
+        let server = try FakeOpenAIServer(expectedKey: nil)
+        defer { server.stop() }
+        let (dir, terminal) = try testRoom(server: server, model: "slow")
         try terminal.type("두부는 언제 넣어?")
         try terminal.press("Enter")
         // `slow` sends its first piece, waits 1.5 s, then the rest: the first piece is on the
@@ -236,10 +242,7 @@ import Glibc
     @Test func escMidReplyKeepsWhatArrivedMarkedInterruptedAndCommitted() throws {
         let server = try FakeOpenAIServer(expectedKey: nil)
         defer { server.stop() }
-        let dir = try vault(server: server, model: "forever")
-        let terminal = try TmuxTerminal(directory: dir.path)
-        try terminal.runLine("vault ui 테스트-대화")
-        try terminal.waitFor("── message ")
+        let (dir, terminal) = try testRoom(server: server, model: "forever")
         try terminal.type("끝없이 말해 줘")
         try terminal.press("Enter")
         try terminal.waitFor("the stream that never ends")
@@ -467,10 +470,7 @@ import Glibc
     @Test func aHangUpDuringAReplyStopsItKeepsWhatArrivedAndEndsTheApp() throws {
         let server = try FakeOpenAIServer(expectedKey: nil)
         defer { server.stop() }
-        let dir = try vault(server: server, model: "forever")
-        let terminal = try TmuxTerminal(directory: dir.path)
-        try terminal.runLine("vault ui 테스트-대화")
-        try terminal.waitFor("── message ")
+        let (dir, terminal) = try testRoom(server: server, model: "forever")
         let app = try terminal.appProcess()
         try terminal.type("끝없이 말해 줘")
         try terminal.press("Enter")

@@ -48,8 +48,9 @@ final class Mailbox: @unchecked Sendable {
     /// Whether events wait that the last `take` left for the next pass.
     var hasMore: Bool { next < taken.count }
 
-    /// Up to `limit` events, oldest first: a reply arriving faster than it can be laid out is
-    /// handed over a slice a pass, so a key waits for one slice, not for the whole backlog.
+    /// Up to `limit` events, oldest first (a run of reply pieces counts as one,
+    /// `joiningReplyText`): a backlog is handed over a slice a pass, so a key waits for one
+    /// slice, not for the whole backlog.
     func take(atMost limit: Int = 256) -> ArraySlice<Event> {
         if next >= taken.count {
             // The pipe is drained only when the queue is taken, right before: a byte a post could
