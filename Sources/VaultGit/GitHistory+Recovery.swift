@@ -32,7 +32,9 @@ extension GitHistory {
     ///   `recover: PATHS (left uncommitted by `vault COMMAND`, which stopped before its commit)` (nothing is
     ///   committed when those files are as committed; git's index is brought up to date for
     ///   them all the same: a process killed after the branch moved left it behind);
-    /// - their temporary files next to those paths (`.NAME.vault-tmp-PID-N`) are removed.
+    /// - their temporary files next to those paths (`.NAME.vault-tmp-PID-N`) are removed, and
+    ///   so are those of this machine's notes in `.vault/` (`unread.json`, `authorship-checked`,
+    ///   …), which no intent names: a kill between a note's write and its rename leaves one.
     ///
     /// A sync's merge and an undo note their paths too (`checkoutAndMoveBranch`), so an index
     /// they left behind HEAD is put right here for those paths; `vault unlock` also compares the
@@ -74,6 +76,7 @@ extension GitHistory {
             unlink(file)
             removeTemporaryFiles(of: owner.pid, near: paths)
         }
+        _ = Leftovers.remove(Leftovers.deadTemporaryFiles(in: root + "/" + VaultPath.state))
         return recovery
     }
 

@@ -56,6 +56,17 @@ enum Leftovers {
         }
     }
 
+    /// The temporary files of vault processes that are not running any more among the files of
+    /// `folder` itself (not its subfolders): one listing, cheap enough for every command.
+    static func deadTemporaryFiles(in folder: String) -> [String] {
+        FileIO.list(folder).compactMap { name, kind in
+            guard kind != .directory, let pid = temporaryFileOwner(name), pid > 0,
+                kill(pid, 0) != 0 && errno == ESRCH
+            else { return nil }
+            return folder + "/" + name
+        }
+    }
+
     /// Removes the files, returning those removed.
     static func remove(_ paths: [String]) -> [String] {
         paths.filter { unlink($0) == 0 }

@@ -96,6 +96,28 @@ import VaultTestSupport
         try expectNothingLeft(dir)
     }
 
+    /// A note of this machine's in `.vault/` (`unread.json`, `authorship-checked`) is written to a
+    /// temporary file and renamed; a kill between the two leaves the temporary file, which no
+    /// intent names. The next command removes it when its process is gone, and leaves a running
+    /// process's alone. (The kill loop found one: `.vault/.authorship-checked.vault-tmp-PID-N`.)
+    @Test func theNextCommandRemovesWhatAKilledNoteWriteLeftInDotVault() throws {
+        let dir = try vaultWithRoom()
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let dead = ".vault/.authorship-checked.vault-tmp-\(gone.processIdentifier)-12345"
+        let deadUnread = ".vault/.unread.json.vault-tmp-\(gone.processIdentifier)-678"
+        let running = ".vault/.unread.json.vault-tmp-\(getpid())-9"
+        for name in [dead, deadUnread, running] { try dir.write(name, "half a note") }
+        expectSucceeded(try runVault(["chat", "부산", "after the kill"], in: dir.path))
+        let files = dir.files()
+        #expect(!files.contains(dead) && !files.contains(deadUnread), "\(files.filter { $0.hasPrefix(".vault/") })")
+        #expect(files.contains(running), "a running process's temporary file was removed")
+        try FileManager.default.removeItem(atPath: dir.path + "/" + running)
+        try expectNothingLeft(dir)
+    }
+
     /// `vault unlock` removes at once (no minute's wait, no --force) the lock of a vault that was
     /// killed, and commits what it left.
     @Test func unlockRemovesTheLockOfAKilledVaultAtOnce() throws {
