@@ -150,6 +150,10 @@ package struct VaultCommand: ParsableCommand {
 
     package static func startGitEarly(for arguments: [String]) {
         Trace.mark("main")
+        if arguments.count > 1, arguments[1] == "search" {
+            startSearchEarly(arguments)
+            return
+        }
         guard arguments.count > 1, gitCommands.contains(arguments[1]) else { return }
         // A chat turn commits into rooms/: its repository is opened, and HEAD's rooms tree
         // read, on another core while the arguments are parsed and the room is read.
@@ -158,6 +162,20 @@ package struct VaultCommand: ParsableCommand {
         } else {
             VaultSession.warmUp()
         }
+    }
+
+    /// A search through the index: the index opened, its watcher asked and the files listed on
+    /// another core while the arguments are parsed and the vault opened (`Search.execute` uses
+    /// the same watcher: none with `--no-watch`). Not for `--index` (a build, with its progress)
+    /// or `--no-index`.
+    static func startSearchEarly(_ arguments: [String]) {
+        let options = arguments.dropFirst(2).prefix { $0 != "--" }
+        guard !options.contains("--index"), !options.contains("--no-index"),
+            let root = earlyVaultRoot(arguments)
+        else { return }
+        VaultSession.preopenSearch(
+            root: root, settings: settings,
+            watcherCommand: options.contains("--no-watch") ? nil : settings.watcherCommand)
     }
 
     /// The vault the command will find (`--vault DIR`, else `VAULT_DIR`, else the folders

@@ -388,9 +388,16 @@ public struct VaultSearch: Sendable {
         if !refreshingAnyway && !Self.indexCanNarrow(query) {
             return (try run(query), SearchIndex.Refresh(read: 0, indexed: 0, removed: 0, invalidUTF8: []))
         }
-        // The watcher first: what it vouches for is what had happened when it answered.
-        let vouched = index.askWatcher()
-        let everything = FileList.everything(root: vault.root, cache: index.listingPath, racyMargin: index.racyMargin)
+        // The watcher first: what it vouches for is what had happened when it answered. Taken
+        // on another core already when the front end started them early (`SearchIndex.preopen`).
+        let first: SearchIndex.Early
+        if let early = index.early, index.vaultRoot == vault.root {
+            first = early
+        } else {
+            first = index.takeFirstSteps(root: vault.root)
+        }
+        index.early = nil
+        let (vouched, everything) = (first.vouched, first.everything)
         Trace.mark("search: \(everything.count) files listed\(everything.fromCache ? " (saved listing)" : "")")
         let listed = ListedFiles(everything)
         let (stamps, side) = index.stamps(of: everything, listed, vouched)

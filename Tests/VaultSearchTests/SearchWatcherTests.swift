@@ -351,4 +351,41 @@ import Glibc
         #expect(flagged.stdout == scanned.stdout && variable.stdout == scanned.stdout)
         #expect(!flagged.stderr.contains("watcher"))
     }
+
+    /// `vault search` opens the index, asks the watcher and lists the files on another core
+    /// while its arguments are parsed (`SearchIndex.preopen`); the search takes them over and
+    /// answers as a scan does. `--index` (a build, with its progress) and `--no-index` take no
+    /// early steps; `--no-watch` and `--vault DIR` are the search's own watcher and vault.
+    @Test func theEarlyStepsAreTakenOverAndAnswerAsAScan() throws {
+        let setup = try Setup()
+        defer { setup.stopWatchers() }
+        let early = "files listed (other core)"
+        let built = try setup.search(["--index", "해운대", "-l"])
+        #expect(built.status == 0 && !built.stderr.contains(early), "\(built.stderr)")
+        let traces = try expectSameAsScan(setup, ["해운대", "부산 여행", "없는말"], "early")
+        for trace in traces {
+            #expect(trace.contains(early) && trace.contains("search: watcher answered"), "\(trace)")
+            // Taken over: the search itself neither asks the watcher nor lists again.
+            #expect(trace.components(separatedBy: "search: watcher answered").count == 2, "\(trace)")
+        }
+        // A change between two searches is seen by the early steps' watcher answer.
+        try setup.vault.write(
+            "rooms/이른-방.md", "---\ntitle: 이른 방\n---\n\n## 🧑 user <!-- 2026-11-20T10:00:00+09:00 m-1 -->\n\n먼저찾는말\n")
+        let changed = try expectSameAsScan(setup, ["먼저찾는말"], "a new room")
+        #expect(changed[0].contains(early), "\(changed[0])")
+        #expect(try setup.search(["먼저찾는말", "-l"]).stdout == "rooms/이른-방.md\n")
+        // From another folder, naming the vault.
+        var env = setup.environment
+        env["VAULT_TRACE"] = "1"
+        let named = try runVault(
+            ["search", "--vault", setup.vault.path, "해운대", "--json"], in: setup.cache.path, environment: env)
+        let scanned = try setup.search(["해운대", "--json"], scan: true)
+        #expect(named.stdout == scanned.stdout && named.stderr.contains(early), "\(named.stderr)")
+        // No watcher: the early steps ask none either.
+        let unwatched = try setup.search(["--no-watch", "해운대", "--json"])
+        #expect(unwatched.stdout == scanned.stdout && unwatched.stderr.contains(early), "\(unwatched.stderr)")
+        #expect(!unwatched.stderr.contains("watcher answered"), "\(unwatched.stderr)")
+        let plain = try runVault(["search", "--no-index", "해운대", "--json"], in: setup.vault.path, environment: env)
+        #expect(plain.stdout == scanned.stdout && !plain.stderr.contains(early), "\(plain.stderr)")
+    }
 }

@@ -75,9 +75,13 @@ public struct Searching {
         let indexed = index != .never && (index == .build || SearchIndex.exists(forVaultAt: root, cacheHome: cacheHome))
         if indexed {
             let started = Date()
-            let searchIndex = try SearchIndex(vaultRoot: root, cacheHome: cacheHome)
+            // Opened, and the watcher asked, on another core as the process started
+            // (`VaultSession.preopenSearch`), when that was for this vault and watcher.
+            let early = SearchIndex.takeEarly(vaultRoot: root, cacheHome: cacheHome, watcherCommand: watcherCommand)
+            let searchIndex: SearchIndex
+            if let early { searchIndex = early } else { searchIndex = try SearchIndex(vaultRoot: root, cacheHome: cacheHome) }
             Trace.mark("search: index opened")
-            if let watcherCommand { searchIndex.watcher = SearchWatcher(command: watcherCommand) }
+            if early == nil, let watcherCommand { searchIndex.watcher = SearchWatcher(command: watcherCommand) }
             searchIndex.onProgress = onProgress
             let (found, refresh) = try search.run(query, index: searchIndex, refreshingAnyway: index == .build)
             if refresh.indexed >= 1000 || (index == .build && refresh.read > 0) {
@@ -98,6 +102,15 @@ public struct Searching {
 }
 
 extension VaultSession {
+    /// Starts, on another core, a search's first steps through the index of the vault at
+    /// `root` (opened, its watcher asked, the files listed; nothing written), when it has one:
+    /// a front end calls it as it starts, before parsing its arguments, having found the vault
+    /// the way the search will; `Searching.run` then takes them over when it searches that
+    /// vault with the same watcher (`watcherCommand`: `Searching.watcherCommand`).
+    public static func preopenSearch(root: String, settings: ProcessSettings, watcherCommand: [String]?) {
+        SearchIndex.preopen(vaultRoot: root, cacheHome: settings.cacheHome, watcherCommand: watcherCommand)
+    }
+
     /// `vault search-watcher`: the search index's watcher for the vault at `root`, run in this
     /// process until it has been idle for `idleSeconds`; its exit status (`SearchWatcher.serve`).
     public static func serveSearchWatcher(

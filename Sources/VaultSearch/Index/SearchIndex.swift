@@ -54,6 +54,9 @@ public final class SearchIndex {
     /// The watcher to ask what changed (`SearchWatcher`); nil: none is asked or started, and
     /// every refresh from `VaultSearch` stamps every file.
     public var watcher: SearchWatcher?
+    /// The watcher's answer and the listing, when the early steps took them (`preopen`): the
+    /// search uses them instead of asking and listing again. Taken once.
+    var early: Early?
     /// The side file `WatchRecord`: the watcher's generation the record was brought up to date
     /// against.
     var watchRecordPath: String { path + ".watch" }
@@ -650,11 +653,11 @@ public final class SearchIndex {
         var previous: WatchRecord?
     }
 
-    /// Asks the watcher (starting one when none runs) what changed since the generation the
-    /// index's record was brought up to date against. Must come before the files are listed
-    /// and stamped: only a change after the answer can be missing from it (Index/README.md,
-    /// "The watcher"). Nil without a watcher.
-    func askWatcher() -> Vouched? {
+    /// Asks the watcher (starting one when none runs, unless not `starting`) what changed since
+    /// the generation the index's record was brought up to date against. Must come before the
+    /// files are listed and stamped: only a change after the answer can be missing from it
+    /// (Index/README.md, "The watcher"). Nil without a watcher, or when none answers.
+    func askWatcher(starting: Bool = true) -> Vouched? {
         guard let watcher else { return nil }
         let previous = WatchRecord.read(watchRecordPath)
         Trace.mark("search: watch record read")
@@ -668,7 +671,8 @@ public final class SearchIndex {
             side = record
         }
         Trace.mark("search: records read")
-        let asked = watcher.ask(root: realRoot, indexPath: path, epoch: since.epoch, generation: since.generation)
+        let asking = starting ? watcher : SearchWatcher(command: [])
+        let asked = asking.ask(root: realRoot, indexPath: path, epoch: since.epoch, generation: since.generation)
         guard let answer = asked else { return nil }
         Trace.mark("search: watcher answered (\(answer.changed.map { "\($0.count) changed" } ?? "everything"))")
         let listed = answer.changed != nil && answer.epoch == since.epoch
