@@ -2,7 +2,7 @@
 # Quick exits of the commands that use git (`--help`, usage errors, a room that does not
 # exist), two at a time: none may die of a signal. libgit2 loads on a thread started with the
 # process, and an exit that ran the libraries' clean-up under it crashed (SIGSEGV) about twice
-# in a thousand runs. The test suite runs 1,000 with one seed; this runs VAULT_EXIT_RUNS (default 1000) for each
+# in a thousand runs. The test suite runs 300 with one seed; this runs VAULT_EXIT_RUNS (default 1000) for each
 # seed given (default 1).
 #
 #     scripts/quick-exit-loop.sh              # 1,000 runs
