@@ -47,23 +47,23 @@ enum Leftovers {
         return nil
     }
 
+    /// Whether `name` is a temporary file of a vault process that is not running any more.
+    static func isDeadTemporaryFile(_ name: String) -> Bool {
+        guard let pid = temporaryFileOwner(name), pid > 0 else { return false }
+        return kill(pid, 0) != 0 && errno == ESRCH
+    }
+
     /// The temporary files of vault processes that are not running any more, in the vault at
     /// `root` (not in `.git/`; in `.vault/`, whose notes are written the same way).
     static func deadTemporaryFiles(root: String) -> [String] {
-        files(under: root, skipping: [".git"]) { name in
-            guard let pid = temporaryFileOwner(name), pid > 0 else { return false }
-            return kill(pid, 0) != 0 && errno == ESRCH
-        }
+        files(under: root, skipping: [".git"], matching: isDeadTemporaryFile)
     }
 
-    /// The temporary files of vault processes that are not running any more among the files of
-    /// `folder` itself (not its subfolders): one listing, cheap enough for every command.
+    /// The same among the files of `folder` itself (not its subfolders): one listing, cheap
+    /// enough for every command.
     static func deadTemporaryFiles(in folder: String) -> [String] {
         FileIO.list(folder).compactMap { name, kind in
-            guard kind != .directory, let pid = temporaryFileOwner(name), pid > 0,
-                kill(pid, 0) != 0 && errno == ESRCH
-            else { return nil }
-            return folder + "/" + name
+            kind != .directory && isDeadTemporaryFile(name) ? folder + "/" + name : nil
         }
     }
 

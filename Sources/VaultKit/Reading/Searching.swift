@@ -81,7 +81,7 @@ public struct Searching {
             let searchIndex: SearchIndex
             if let early { searchIndex = early } else { searchIndex = try SearchIndex(vaultRoot: root, cacheHome: cacheHome) }
             Trace.mark("search: index opened")
-            if early == nil, let watcherCommand { searchIndex.watcher = SearchWatcher(command: watcherCommand) }
+            if let watcherCommand { searchIndex.watcher = SearchWatcher(command: watcherCommand) }
             searchIndex.onProgress = onProgress
             let (found, refresh) = try search.run(query, index: searchIndex, refreshingAnyway: index == .build)
             if refresh.indexed >= 1000 || (index == .build && refresh.read > 0) {
