@@ -3,6 +3,12 @@ import PackageDescription
 
 // Linux only (README.md, "Where it runs"), which `platforms:` cannot say: it names none rather
 // than one vault does not run on.
+
+/// The byte loops in C (search's scans, the object writer's hashing and packing) built with
+/// optimization in debug builds too: at -O0 their SIMD intrinsics run ~20x slower, and the test
+/// suite, which runs the debug build, searches hundreds of megabytes.
+let optimizedInDebugBuilds: [CSetting] = [.unsafeFlags(["-O2"], .when(configuration: .debug))]
+
 let package = Package(
     name: "vault",
     products: [
@@ -40,7 +46,8 @@ let package = Package(
         .target(name: "CGitShims", dependencies: ["CGit2", "CGit2Loader"], exclude: ["README.md"]),
         // A write-only loose-object backend for libgit2 (stored trees, fast commits on large folders).
         .target(
-            name: "CVaultObjects", dependencies: ["CGit2", "CGit2Loader", "CCrypto"], exclude: ["README.md"], linkerSettings: [.linkedLibrary("z"), .linkedLibrary("deflate")]),
+            name: "CVaultObjects", dependencies: ["CGit2", "CGit2Loader", "CCrypto"], exclude: ["README.md"],
+            cSettings: optimizedInDebugBuilds, linkerSettings: [.linkedLibrary("z"), .linkedLibrary("deflate")]),
         // Models, the file format, dates, the file store. No C imports.
         .target(
             name: "VaultCore",
@@ -53,7 +60,7 @@ let package = Package(
         // Chat with OpenAI-compatible servers: libcurl client, event-stream decoder, providers.
         .target(name: "VaultChat", dependencies: ["VaultCore", "CCurl", "CCurlShims"], exclude: ["README.md"]),
         // `vault search`'s listing, opening and stamping of files, relative to open folders.
-        .target(name: "CVaultScan", exclude: ["README.md"]),
+        .target(name: "CVaultScan", exclude: ["README.md"], cSettings: optimizedInDebugBuilds),
         // `vault search`: the scan (NFC, case folding, every core) and the optional index.
         // Its byte loops run without Swift's run-time exclusivity checks (a third of a scan's time).
         .target(
