@@ -12,8 +12,10 @@
 // one thread that writes the index only adds words: FTS5's own trigram tokenizer emitted every
 // trigram of a text, repeats included, on that thread.
 //
-// The three kinds of words never meet: a trigram is six letters [0-9a-v], a pair `w` and six,
-// a single code point `x` and five (its value, not a hash: no two share one).
+// The four kinds of words never meet: a trigram is six letters [0-9a-v], a pair `w` and six,
+// a single code point `x` and five (its value, not a hash: no two share one), and a trigram
+// as written, before case folding, that holds a capital A–Z `y` and six (`vs_case_terms`: a
+// search that keeps case, `Swift`, reads only the files that have it with that capital).
 
 /// The 30-bit term of the code points a, b, c: a multiplicative hash of the three (each at
 /// most 21 bits), so that two trigrams rarely share a term (sharing one only adds candidates).
@@ -53,13 +55,13 @@ static uint32_t next_scalar(const unsigned char *p, size_t *i, size_t n) {
     return c;
 }
 
-enum { TRIGRAM = 0, PAIR = 1, SINGLE = 2 };
+enum { TRIGRAM = 0, PAIR = 1, SINGLE = 2, CASED = 3 };
 
 /// The words made so far and the set of those already made.
 typedef struct {
     // An open-addressing set of the terms seen (kind << 30 | value, + 1 so 0 is empty), grown
     // at half full.
-    uint32_t *seen;
+    uint64_t *seen;
     size_t capacity;
     char *text;
     size_t text_capacity;
@@ -71,9 +73,9 @@ static const char digits[] = "0123456789abcdefghijklmnopqrstuv";
 
 /// Adds the word of `value` (30 bits) of `kind` unless it is in already; -1 when memory ran out.
 static int add(words *w, int kind, uint32_t value) {
-    uint32_t key = ((uint32_t)kind << 30 | value) + 1;
+    uint64_t key = ((uint64_t)kind << 30 | value) + 1;
     size_t mask = w->capacity - 1;
-    size_t slot = (key * 2654435761u) & mask;
+    size_t slot = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
     while (w->seen[slot] != 0 && w->seen[slot] != key) slot = (slot + 1) & mask;
     if (w->seen[slot] != 0) return 0;
     w->seen[slot] = key;
@@ -88,15 +90,16 @@ static int add(words *w, int kind, uint32_t value) {
     int letters = 6;
     if (kind == PAIR) w->text[w->length++] = 'w';
     if (kind == SINGLE) { w->text[w->length++] = 'x'; letters = 5; }
+    if (kind == CASED) w->text[w->length++] = 'y';
     for (int d = 0; d < letters; d++) w->text[w->length++] = digits[(value >> (5 * d)) & 31];
     w->text[w->length++] = ' ';
     if (w->count * 2 > w->capacity) {
         size_t grown_capacity = w->capacity * 2;
-        uint32_t *grown = calloc(grown_capacity, sizeof *grown);
+        uint64_t *grown = calloc(grown_capacity, sizeof *grown);
         if (!grown) return -1;
         for (size_t s = 0; s < w->capacity; s++) {
             if (w->seen[s] == 0) continue;
-            size_t at = (w->seen[s] * 2654435761u) & (grown_capacity - 1);
+            size_t at = (size_t)((w->seen[s] * 0x9E3779B97F4A7C15ull) >> 32) & (grown_capacity - 1);
             while (grown[at] != 0) at = (at + 1) & (grown_capacity - 1);
             grown[at] = w->seen[s];
         }
@@ -111,7 +114,7 @@ int vs_index_terms(const unsigned char *p, size_t n, int of_query, vs_terms *out
     out->text = NULL;
     out->length = 0;
     out->count = 0;
-    words w = { calloc(1024, sizeof(uint32_t)), 1024, malloc(8 * 256), 8 * 256, 0, 0 };
+    words w = { calloc(1024, sizeof(uint64_t)), 1024, malloc(8 * 256), 8 * 256, 0, 0 };
     if (!w.seen || !w.text) goto failed;
     // A query of three code points or more is looked up by its trigrams alone (they narrow
     // more); a shorter one by its pair when both are CJK, else by its CJK code points.
@@ -146,6 +149,35 @@ int vs_index_terms(const unsigned char *p, size_t n, int of_query, vs_terms *out
             uint32_t c = next_scalar(p, &i, n);
             if (is_cjk(c) && add(&w, SINGLE, c) != 0) goto failed;
         }
+    }
+    free(w.seen);
+    out->text = w.text;
+    out->length = w.length;
+    out->count = w.count;
+    return 0;
+failed:
+    free(w.seen);
+    free(w.text);
+    return -1;
+}
+
+static int is_capital(uint32_t c) { return c >= 'A' && c <= 'Z'; }
+
+int vs_case_terms(const unsigned char *p, size_t n, vs_terms *out) {
+    out->text = NULL;
+    out->length = 0;
+    out->count = 0;
+    words w = { calloc(256, sizeof(uint64_t)), 256, malloc(8 * 64), 8 * 64, 0, 0 };
+    if (!w.seen || !w.text) goto failed;
+    size_t i = 0, scalars = 0;
+    uint32_t a = 0, b = 0;
+    while (i < n) {
+        uint32_t c = next_scalar(p, &i, n);
+        scalars++;
+        int capital = is_capital(a) || is_capital(b) || is_capital(c);
+        if (scalars >= 3 && capital && add(&w, CASED, term(a, b, c)) != 0) goto failed;
+        a = b;
+        b = c;
     }
     free(w.seen);
     out->text = w.text;

@@ -406,7 +406,9 @@ public struct VaultSearch: Sendable {
         Trace.mark("search: index refreshed (\(refresh.read) read)")
         let needle = SearchText.key(query.needle, folding: true)
         // Positions in `everything` of the candidates and of the files that are not UTF-8.
-        let narrowed = try index.candidatePositions(containingAll: [needle], of: listed)
+        // A literal search that keeps case (smart case with a capital) also needs its capitals.
+        let asWritten = query.isRegex || query.ignoresCase ? [] : [SearchText.key(query.needle, folding: false)]
+        let narrowed = try index.candidatePositions(containingAll: [needle], asWritten: asWritten, of: listed)
         Trace.mark("search: \(narrowed?.count ?? -1) candidates")
         guard query.scope != .everything else {
             return (try run(query, everything, narrowed, usedIndex: narrowed != nil), refresh)

@@ -213,6 +213,47 @@ import Glibc
         #expect(foreign.paths == ["rooms/c.md"])
     }
 
+    /// A search that keeps case (smart case: `Swift`) reads only the files with its capitals as
+    /// written (the index's case-kept terms); one without capitals, `-i` and a regular expression
+    /// read every file with the letters; each finds what the scan finds.
+    @Test func aSearchThatKeepsCaseReadsOnlyTheFilesWithItsCapitals() throws {
+        try withCacheHome { _ in
+            let dir = TemporaryDirectory("search-case-terms")
+            try dir.write("vault.yml", "format: 1\n")
+            try dir.write("rooms/a.md", "---\ntitle: A\n---\n\nSwift 6 동시성.\n")
+            try dir.write("rooms/b.md", "---\ntitle: B\n---\n\nswift 패키지만.\n")
+            try dir.write("rooms/c.md", "---\ntitle: C\n---\n\nSWIFT 대문자.\n")
+            try dir.write("diary/2024/2024-03-01-x.md", "# x\n\nTaylor Swift 노래.\n")
+            try dir.write("diary/2024/2024-03-02-y.md", "# y\n\nSwif\u{301}t, decomposed accents around: Swı̇ft.\n")
+            let search = VaultSearch(vault: try Vault(root: dir.path))
+            let index = try SearchIndex(vaultRoot: dir.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
+            func searched(_ query: SearchQuery, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int {
+                let scan = try search.run(query)
+                let (indexed, _) = try search.run(query, index: index)
+                #expect(indexed.usedIndex, sourceLocation: sourceLocation)
+                #expect(
+                    indexed.items.map { "\($0.path) \($0.hits.map(\.line))" }
+                        == scan.items.map { "\($0.path) \($0.hits.map(\.line))" }, sourceLocation: sourceLocation)
+                return indexed.filesSearched
+            }
+            #expect(try searched(SearchQuery(pattern: "Swift")) == 2)
+            #expect(try searched(SearchQuery(pattern: "SWIFT")) == 1)
+            #expect(try searched(SearchQuery(pattern: "swift")) == 4)
+            var insensitive = SearchQuery(pattern: "Swift")
+            insensitive.caseMode = .insensitive
+            #expect(try searched(insensitive) == 4)
+            // A regular expression's literal part narrows by its folded terms only.
+            var regex = SearchQuery(pattern: "Swi[f]t")
+            regex.isRegex = true
+            #expect(try searched(regex) >= 4)
+            // A capital that is not A–Z (`Å`) adds no term: the files with the letters are read.
+            try dir.write("rooms/d.md", "---\ntitle: D\n---\n\nÅngström 단위.\n")
+            try dir.write("rooms/e.md", "---\ntitle: E\n---\n\nångström 단위.\n")
+            #expect(try searched(SearchQuery(pattern: "Ångström")) == 2)
+            #expect(try searched(SearchQuery(pattern: "Ångström 단")) == 2)
+        }
+    }
+
     /// Through `VaultSearch.run(_:index:)` (stamps from the C listing, candidates by position):
     /// an edit in place that keeps the size and the modification time, in the same second as
     /// the index read the file, is found (the file was recorded unsettled); so are a deleted

@@ -126,6 +126,62 @@ extension SearchIndexTests {
             #expect(checked > 150)
         }
     }
+
+    /// A search that keeps case (`Swift`): the candidates of a needle as written are exactly the
+    /// files whose search key holds its trigrams and whose NFC text holds its runs of three with a
+    /// capital A–Z, and every file that contains it as written is one.
+    @Test(arguments: [4, 5] as [UInt64])
+    func needlesAsWrittenMatchTheTextsThatHoldTheirCapitals(seed: UInt64) throws {
+        try withCacheHome { _ in
+            var random = SeededRandom(seed: seed)
+            let vault = TemporaryDirectory("search-property-case")
+            var files: [String] = []
+            var written: [String] = []
+            for k in 0..<120 {
+                let text = Self.text(&random)
+                let path = "rooms/r\(k).md"
+                try vault.write(path, text)
+                files.append(path)
+                written.append(SearchText.key(text, folding: false))
+            }
+            let folded = written.map { scalarTrigrams(SearchText.fold($0)) }
+            let capitals = written.map(capitalTrigrams)
+            let index = try SearchIndex(vaultRoot: vault.path, cacheHome: ProcessSettings.ofThisTest.cacheHome)
+            _ = try index.refresh(files)
+            var narrowed = 0
+            for _ in 0..<200 {
+                let asWritten = Self.needle(written, &random)
+                guard asWritten.unicodeScalars.count >= 3 else { continue }
+                let needle = SearchText.fold(asWritten)
+                let found = try index.candidates(containingAll: [needle], asWritten: [asWritten])
+                let wanted = scalarTrigrams(needle)
+                let wantedCapitals = capitalTrigrams(asWritten)
+                let expected = files.indices.filter {
+                    wanted.isSubset(of: folded[$0]) && wantedCapitals.isSubset(of: capitals[$0])
+                }.map { files[$0] }.sorted()
+                #expect(found == expected, "\(asWritten.debugDescription)")
+                let containing = files.indices.filter { contains(written[$0], asWritten) }.map { files[$0] }
+                #expect(Set(containing).isSubset(of: found ?? []), "\(asWritten.debugDescription)")
+                let ignoringCase = try index.candidates(containingAll: [needle]) ?? []
+                if !wantedCapitals.isEmpty && (found?.count ?? 0) < ignoringCase.count { narrowed += 1 }
+            }
+            // Capitals narrow some needles further than their folded trigrams do.
+            #expect(narrowed > 0)
+        }
+    }
+}
+
+/// Every run of three consecutive Unicode scalars of `text` that holds a capital A–Z, packed as
+/// `scalarTrigrams` packs them: a search's case-kept terms, by brute force.
+func capitalTrigrams(_ text: String) -> Set<UInt64> {
+    let scalars = text.unicodeScalars.map { UInt64($0.value) }
+    guard scalars.count >= 3 else { return [] }
+    let capital: (UInt64) -> Bool = { $0 >= 0x41 && $0 <= 0x5A }
+    var out = Set<UInt64>()
+    for k in 0...(scalars.count - 3) where capital(scalars[k]) || capital(scalars[k + 1]) || capital(scalars[k + 2]) {
+        out.insert(scalars[k] << 42 | scalars[k + 1] << 21 | scalars[k + 2])
+    }
+    return out
 }
 
 /// Whether `text` holds every run of three consecutive Unicode scalars of `needle` (anywhere,

@@ -195,7 +195,7 @@ extension SearchIndex {
 /// The index terms of a file of `vault` as it is now.
 private func termsOfFile(_ path: String, _ vault: SampleVault) throws -> [String] {
     let text = try vault.dir.readText(path)
-    return FileVersion.terms(of: key(text)).text.split(separator: " ").map(String.init)
+    return FileVersion.indexTerms(of: text).text.split(separator: " ").map(String.init)
 }
 
 /// The distinct terms of every file of `vault`, summed over its distinct contents.
@@ -203,10 +203,10 @@ private func totalTerms(_ vault: SampleVault) -> Int64 {
     var contents = Set<String>()
     for file in vault.files() {
         if let bytes = try? vault.dir.read(file), let text = String(validating: bytes, as: UTF8.self) {
-            contents.insert(key(text))
+            contents.insert(text)
         }
     }
-    return contents.reduce(0) { $0 + Int64(FileVersion.terms(of: $1).count) }
+    return contents.reduce(0) { $0 + Int64(FileVersion.indexTerms(of: $1).count) }
 }
 
 /// The index's rows (text ids) whose terms hold all of `terms`, read from its database.

@@ -208,7 +208,8 @@ uint32_t vs_crc32c(uint32_t crc, const unsigned char *p, size_t n);
 
 /// A search key's index terms (grams.c): `count` words, each followed by a space, in
 /// `text[0..<length]` (malloc'ed; `vs_terms_free` frees it): six characters `[0-9a-v]` for a
-/// trigram, `w` and six for a pair of CJK code points, `x` and five for one CJK code point.
+/// trigram, `w` and six for a pair of CJK code points, `x` and five for one CJK code point, `y`
+/// and six for a trigram as written that holds a capital (`vs_case_terms`).
 typedef struct {
     char *text;
     size_t length;
@@ -223,6 +224,11 @@ typedef struct {
 /// none for one or two code points that are not CJK. Every term of a query is a term of every
 /// text that contains it. Returns 0, or -1 when memory ran out.
 int vs_index_terms(const unsigned char *p, size_t n, int of_query, vs_terms *out);
+/// The case-kept terms of the UTF-8 text `p[0..<n]` (NFC, not case folded), a text's and a
+/// query's alike: `y` and six `[0-9a-v]` for each distinct run of three consecutive code points
+/// that holds a capital letter A–Z (hashed as a trigram). A text that contains a query as written
+/// has every one of the query's. Returns 0, or -1 when memory ran out.
+int vs_case_terms(const unsigned char *p, size_t n, vs_terms *out);
 void vs_terms_free(vs_terms *terms);
 
 #endif

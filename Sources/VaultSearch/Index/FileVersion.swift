@@ -19,8 +19,8 @@ struct FileVersion {
     var blob: [UInt8]?
     /// Whether the bytes are UTF-8.
     var isValidUTF8 = false
-    /// The index terms of `SearchText.key(text, folding: true)` (`terms(of:)`), when computed
-    /// (valid UTF-8, and the blob was not known to be indexed already).
+    /// The index terms of the text (`indexTerms(of:)`), when computed (valid UTF-8, and the
+    /// blob was not known to be indexed already).
     var terms: Terms?
     /// The bytes, kept only when the text was not computed and is valid UTF-8 (the blob, known
     /// when the file was read, may be gone by the time it is stored).
@@ -56,17 +56,30 @@ struct FileVersion {
         if let blob = version.blob, knownBlobs.contains(blob) {
             version.bytes = bytes
         } else {
-            version.terms = terms(of: searchKey(text))
+            version.terms = indexTerms(of: text)
         }
         return version
     }
 
+    /// A text's index terms: those of its search key (`SearchText.key(text, folding: true)`,
+    /// `terms(of:)`) and its case-kept ones (`caseTerms(of:)` of its NFC).
+    static func indexTerms(of text: String) -> Terms {
+        let written = nfc(text)
+        let folded = terms(of: SearchText.fold(written))
+        let cased = caseTerms(of: written)
+        guard folded.count >= 0, cased.count >= 0 else { return Terms(text: "", count: -1) }
+        return Terms(text: folded.text + cased.text, count: folded.count + cased.count)
+    }
+
     /// `SearchText.key(text, folding: true)`, without the NFC normalization when no scalar of
-    /// `text` can make a text not NFC (`SearchText.isUnstable`): the text is NFC already, and
-    /// normalizing it would take about half the time of the key on a vault's files.
-    static func searchKey(_ text: String) -> String {
-        let isNFC = !text.unicodeScalars.contains { SearchText.isUnstable($0.value) }
-        return isNFC ? SearchText.fold(text) : SearchText.key(text, folding: true)
+    /// `text` can make a text not NFC (`nfc(_:)`).
+    static func searchKey(_ text: String) -> String { SearchText.fold(nfc(text)) }
+
+    /// `text` in NFC: itself when no scalar of it can make a text not NFC
+    /// (`SearchText.isUnstable`), as normalizing it would take about half the time of the key on
+    /// a vault's files.
+    static func nfc(_ text: String) -> String {
+        text.unicodeScalars.contains { SearchText.isUnstable($0.value) } ? SearchText.nfc(text) : text
     }
 
     /// A search key's index terms (`vs_index_terms`), each followed by a space, as FTS5's
@@ -101,12 +114,30 @@ struct FileVersion {
         }
     }
 
+    /// The case-kept terms of `text` (NFC, not case folded; `vs_case_terms`): `y` and six letters
+    /// per distinct run of three Unicode scalars that holds a capital A–Z, a text's and a
+    /// needle's alike. A search that keeps case (`Swift`, by smart case) looks these up too, so
+    /// the files with only `swift` are not read.
+    static func caseTerms(of text: String) -> Terms {
+        var text = text
+        return text.withUTF8 { utf8 -> Terms in
+            var out = vs_terms()
+            guard vs_case_terms(utf8.baseAddress, utf8.count, &out) == 0, let words = out.text else {
+                return Terms(text: "", count: -1)
+            }
+            defer { vs_terms_free(&out) }
+            return Terms(
+                text: String(decoding: UnsafeRawBufferPointer(start: words, count: out.length), as: UTF8.self),
+                count: out.count)
+        }
+    }
+
     /// The index terms, computing them from the kept bytes when they were not computed on
     /// reading.
     mutating func indexTerms() -> Terms? {
         guard isValidUTF8 else { return nil }
         if terms == nil, let bytes {
-            terms = Self.terms(of: Self.searchKey(String(decoding: bytes, as: UTF8.self)))
+            terms = Self.indexTerms(of: String(decoding: bytes, as: UTF8.self))
         }
         return terms
     }

@@ -91,8 +91,8 @@ public final class SearchIndex {
 
     /// The schema this code reads and writes, in `PRAGMA user_version`. A database of another
     /// version is deleted and built again (version 3 had no `auto_vacuum` and FTS5 pages that
-    /// each took a page and a half of the file).
-    static let schemaVersion: Int64 = 4
+    /// each took a page and a half of the file; version 4 no case-kept terms).
+    static let schemaVersion: Int64 = 5
     /// FTS5's `pgsz`: the bytes of its leaf pages, each a row of `texts_data`. Its default, 4050,
     /// is just too long for one 4,096-byte page that keeps 8 bytes for its checksum (a row's
     /// payload may fill 4,053 there): each leaf then went to an overflow page, 13 MB of the
@@ -727,8 +727,14 @@ public final class SearchIndex {
     /// Files recorded as not UTF-8 are never candidates (`invalidUTF8Files`); listed files the
     /// index could not read always are. A damaged database is deleted (the next refresh builds
     /// it again) and the answer is nil.
-    public func candidates(containingAll needles: [String]) throws(VaultError) -> [String]? {
-        guard isRefreshed, let query = Self.matchQuery(needles) else { return nil }
+    ///
+    /// `asWritten`: needles the files must contain as written, case kept (`SearchText.key` with
+    /// folding: false; a search that keeps case): their case-kept terms (`FileVersion.caseTerms`)
+    /// are looked up too, so a file that has `swift` only is no candidate of `Swift`.
+    public func candidates(
+        containingAll needles: [String], asWritten: [String] = []
+    ) throws(VaultError) -> [String]? {
+        guard isRefreshed, let query = Self.matchQuery(needles, asWritten: asWritten) else { return nil }
         do throws(SQLiteFailure) {
             let db = try database()
             return try db.transaction(writing: false) { () throws(SQLiteFailure) -> [String] in
@@ -748,8 +754,10 @@ public final class SearchIndex {
     /// The positions in `files` (the files of the last refresh, in its order) of the candidates
     /// and of the files recorded as not UTF-8 (the scan reports them), ascending; nil when the
     /// index cannot narrow (as `candidates`).
-    func candidatePositions(containingAll needles: [String], of files: ListedFiles) throws(VaultError) -> [Int]? {
-        guard isRefreshed, let query = Self.matchQuery(needles) else { return nil }
+    func candidatePositions(
+        containingAll needles: [String], asWritten: [String] = [], of files: ListedFiles
+    ) throws(VaultError) -> [Int]? {
+        guard isRefreshed, let query = Self.matchQuery(needles, asWritten: asWritten) else { return nil }
         if let current, current.files === files {
             do throws(SQLiteFailure) {
                 let db = try database()
@@ -777,7 +785,7 @@ public final class SearchIndex {
             }
         }
         // Another process wrote since: the database's rows, by path.
-        guard let found = try candidates(containingAll: needles) else { return nil }
+        guard let found = try candidates(containingAll: needles, asWritten: asWritten) else { return nil }
         let wanted = Set(found + invalidUTF8Files)
         let paths = files.paths
         return paths.indices.filter { wanted.contains(paths[$0]) }
@@ -786,16 +794,20 @@ public final class SearchIndex {
     /// The FTS5 query of needles: every term of each (`FileVersion.terms`), all of them (`AND`);
     /// nil when no needle has a term (one or two Unicode scalars, none CJK: the index cannot narrow).
     /// At most `queryTerms` terms a needle: fewer terms only add candidates.
-    static func matchQuery(_ needles: [String]) -> String? {
+    /// The needles `asWritten` add their case-kept terms (at most `queryTerms` more each); alone
+    /// they narrow nothing (a needle of theirs is among `needles`, folded).
+    static func matchQuery(_ needles: [String], asWritten: [String] = []) -> String? {
         var words: [Substring] = []
         var seen = Set<Substring>()
-        for needle in needles {
-            let terms = FileVersion.terms(of: needle, ofQuery: true)
+        func add(_ terms: FileVersion.Terms) {
             for word in terms.text.split(separator: " ").prefix(queryTerms) where seen.insert(word).inserted {
                 words.append(word)
             }
         }
-        return words.isEmpty ? nil : words.joined(separator: " AND ")
+        for needle in needles { add(FileVersion.terms(of: needle, ofQuery: true)) }
+        guard !words.isEmpty else { return nil }
+        for needle in asWritten { add(FileVersion.caseTerms(of: needle)) }
+        return words.joined(separator: " AND ")
     }
 
     /// The most terms of one needle a query looks up (a long needle's first ones).
