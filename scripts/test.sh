@@ -102,8 +102,8 @@ bundle="$(swift build --show-bin-path)/vaultPackageTests.xctest"
 logs=.build/test-logs
 rm -rf "$logs" && mkdir -p "$logs"
 shards=(
-    "cli-git --filter ^VaultCLITests\\. --filter ^VaultGitTests\\."
-    "sync --filter ^VaultSyncTests\\."
+    "cli --filter ^VaultCLITests\\."
+    "sync-git --filter ^VaultSyncTests\\. --filter ^VaultGitTests\\."
     "rest --skip ^VaultCLITests\\. --skip ^VaultSyncTests\\. --skip ^VaultGitTests\\."
 )
 pids=()
