@@ -110,12 +110,27 @@ static int add(words *w, int kind, uint32_t value) {
     return 0;
 }
 
+/// Empty words with room for `terms` before growing; 0, or -1 when memory ran out.
+static int words_start(words *w, size_t terms) {
+    *w = (words){ calloc(terms * 4, sizeof(uint64_t)), terms * 4, malloc(8 * terms), 8 * terms, 0, 0 };
+    return w->seen && w->text ? 0 : -1;
+}
+
+/// Hands the words over to `out` when `status` is 0 (else frees them); returns `status`.
+static int words_finish(words *w, int status, vs_terms *out) {
+    free(w->seen);
+    if (status != 0) {
+        free(w->text);
+        *out = (vs_terms){ NULL, 0, 0 };
+        return status;
+    }
+    *out = (vs_terms){ w->text, w->length, w->count };
+    return 0;
+}
+
 int vs_index_terms(const unsigned char *p, size_t n, int of_query, vs_terms *out) {
-    out->text = NULL;
-    out->length = 0;
-    out->count = 0;
-    words w = { calloc(1024, sizeof(uint64_t)), 1024, malloc(8 * 256), 8 * 256, 0, 0 };
-    if (!w.seen || !w.text) goto failed;
+    words w;
+    if (words_start(&w, 256) != 0) goto failed;
     // A query of three code points or more is looked up by its trigrams alone (they narrow
     // more); a shorter one by its pair when both are CJK, else by its CJK code points.
     size_t total = 0;
@@ -150,25 +165,16 @@ int vs_index_terms(const unsigned char *p, size_t n, int of_query, vs_terms *out
             if (is_cjk(c) && add(&w, SINGLE, c) != 0) goto failed;
         }
     }
-    free(w.seen);
-    out->text = w.text;
-    out->length = w.length;
-    out->count = w.count;
-    return 0;
+    return words_finish(&w, 0, out);
 failed:
-    free(w.seen);
-    free(w.text);
-    return -1;
+    return words_finish(&w, -1, out);
 }
 
 static int is_capital(uint32_t c) { return c >= 'A' && c <= 'Z'; }
 
 int vs_case_terms(const unsigned char *p, size_t n, vs_terms *out) {
-    out->text = NULL;
-    out->length = 0;
-    out->count = 0;
-    words w = { calloc(256, sizeof(uint64_t)), 256, malloc(8 * 64), 8 * 64, 0, 0 };
-    if (!w.seen || !w.text) goto failed;
+    words w;
+    if (words_start(&w, 64) != 0) goto failed;
     size_t i = 0, scalars = 0;
     uint32_t a = 0, b = 0;
     while (i < n) {
@@ -179,15 +185,9 @@ int vs_case_terms(const unsigned char *p, size_t n, vs_terms *out) {
         a = b;
         b = c;
     }
-    free(w.seen);
-    out->text = w.text;
-    out->length = w.length;
-    out->count = w.count;
-    return 0;
+    return words_finish(&w, 0, out);
 failed:
-    free(w.seen);
-    free(w.text);
-    return -1;
+    return words_finish(&w, -1, out);
 }
 
 void vs_terms_free(vs_terms *terms) {

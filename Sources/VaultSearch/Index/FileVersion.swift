@@ -100,18 +100,7 @@ struct FileVersion {
     /// (`ofQuery`: its trigrams when it has three scalars or more, else its CJK pair or
     /// scalars; none for one or two scalars that are not CJK).
     static func terms(of key: String, ofQuery: Bool = false) -> Terms {
-        var key = key
-        return key.withUTF8 { utf8 -> Terms in
-            var out = vs_terms()
-            guard vs_index_terms(utf8.baseAddress, utf8.count, ofQuery ? 1 : 0, &out) == 0, let words = out.text else {
-                // Out of memory: no terms, so the text is never a candidate of a needle with some;
-                // the caller records such a file as not indexed (always a candidate).
-                return Terms(text: "", count: -1)
-            }
-            defer { vs_terms_free(&out) }
-            let text = String(decoding: UnsafeRawBufferPointer(start: words, count: out.length), as: UTF8.self)
-            return Terms(text: text, count: out.count)
-        }
+        words(of: key) { vs_index_terms($0, $1, ofQuery ? 1 : 0, &$2) }
     }
 
     /// The case-kept terms of `text` (NFC, not case folded; `vs_case_terms`): `y` and six letters
@@ -119,16 +108,24 @@ struct FileVersion {
     /// needle's alike. A search that keeps case (`Swift`, by smart case) looks these up too, so
     /// the files with only `swift` are not read.
     static func caseTerms(of text: String) -> Terms {
+        words(of: text) { vs_case_terms($0, $1, &$2) }
+    }
+
+    /// The words a C term maker (`vs_index_terms`, `vs_case_terms`) makes of `text`'s UTF-8.
+    private static func words(
+        of text: String, _ make: (UnsafePointer<UInt8>?, Int, inout vs_terms) -> Int32
+    ) -> Terms {
         var text = text
         return text.withUTF8 { utf8 -> Terms in
             var out = vs_terms()
-            guard vs_case_terms(utf8.baseAddress, utf8.count, &out) == 0, let words = out.text else {
+            guard make(utf8.baseAddress, utf8.count, &out) == 0, let words = out.text else {
+                // Out of memory: no terms, so the text is never a candidate of a needle with some;
+                // the caller records such a file as not indexed (always a candidate).
                 return Terms(text: "", count: -1)
             }
             defer { vs_terms_free(&out) }
-            return Terms(
-                text: String(decoding: UnsafeRawBufferPointer(start: words, count: out.length), as: UTF8.self),
-                count: out.count)
+            let text = String(decoding: UnsafeRawBufferPointer(start: words, count: out.length), as: UTF8.self)
+            return Terms(text: text, count: out.count)
         }
     }
 
