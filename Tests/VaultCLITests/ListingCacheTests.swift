@@ -262,10 +262,15 @@ import VaultTestSupport
         #expect(unwatchedTraces.contains { $0.hasPrefix("changed: ") && $0.contains("rooms: 1 kept, 3 read (stamps: 5 changed)") }, "\(unwatchedTraces)")
         #expect(unwatchedTraces.contains { $0.hasPrefix("changed: ") && $0.contains("diary: 3 kept, 1 read (stamps: 1 changed)") }, "\(unwatchedTraces)")
         // A new folder under diary/: the watcher cannot name its files, and says so; every file's
-        // stamp then finds the new one (the appended entry is read again: not settled yet).
+        // stamp then finds the new one. The appended entry is read again too if it is not settled
+        // yet: whether it is depends on how long the steps since the append took (more than the
+        // window on a loaded machine), so either count is right, and nothing else is.
         try dir.write("diary/2027/2027-01-01-new.md", "---\ntitle: 새해\ncreated: 2027-01-01T09:00:00+09:00\n---\n\n새해\n")
         try same("new folder")
-        #expect(traces.contains { $0.hasPrefix("new folder") && $0.contains("diary: 3 kept, 2 read (stamps: 2 changed)") }, "\(traces)")
+        #expect(traces.contains {
+            $0.hasPrefix("new folder")
+                && ($0.contains("diary: 3 kept, 2 read (stamps: 2 changed)") || $0.contains("diary: 4 kept, 1 read (stamps: 1 changed)"))
+        }, "\(traces)")
         try waitUntilSettled([dir.path], window: ListingCacheWindow.watcher)
         try same("settled again")
         try same("last")
