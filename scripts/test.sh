@@ -106,6 +106,17 @@ shards=(
     "sync-git --filter ^VaultSyncTests\\. --filter ^VaultGitTests\\."
     "rest --skip ^VaultCLITests\\. --skip ^VaultSyncTests\\. --skip ^VaultGitTests\\."
 )
+# The tests' temporary folders go to memory (/dev/shm, when it is a tmpfs with 4 GiB free) unless
+# TMPDIR names a place: the suite makes and removes hundreds of thousands of files, and on ext4
+# each new file's inode search stepped over the ones just deleted (`recently_deleted`,
+# `find_inode_bit`: 12 % of the suite's CPU in a system-wide profile). On tmpfs the tests took
+# 293 s instead of 388 s here, and no test depends on the disk's file system.
+if [ -z "${TMPDIR:-}" ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] \
+    && [ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -ge $((4 * 1024 * 1024)) ]; then
+    test_tmp=$(mktemp -d /dev/shm/vault-tests.XXXXXX)
+    trap 'rm -f "$build_log"; rm -rf "$test_tmp"' EXIT
+    export TMPDIR="$test_tmp"
+fi
 pids=()
 for shard in "${shards[@]}"; do
     name=${shard%% *}
